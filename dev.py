@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""One entry point for newcomers and CI: builds the virtual environment, then runs a task.
+
+    python3 dev.py demo [ARGS...]   run runai-why against the bundled simulated Run:ai cluster
+    python3 dev.py test [PYTEST ARGS...]   format check, lint, type check and the whole test suite
+    python3 dev.py run ARGS...      any runai-why command inside the environment
+
+Only the Python standard library is used here, so this works on a machine that has nothing
+but Python 3.11+. The environment lives in `.venv/` and is reinstalled only when
+`pyproject.toml` changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("RUNAI_WHY_VENV", ROOT / ".venv"))
+STAMP = VENV / ".runai-why-installed"
+MIN_PYTHON = (3, 11)
+
+
+def _bin(name: str) -> Path:
+    scripts = "Scripts" if os.name == "nt" else "bin"
+    return VENV / scripts / name
+
+
+def _fingerprint() -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+
+
+def ensure_venv() -> None:
+    """Create `.venv` and install the project with its dev extras when missing or stale."""
+    if sys.version_info < MIN_PYTHON:
+        sys.exit(f"runai-why needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]}+, this is {sys.version}")
+    if STAMP.exists() and STAMP.read_text() == _fingerprint() and _bin("runai-why").exists():
+        return
+    if not _bin("python").exists():
+        print(f"dev.py: creating virtual environment in {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("dev.py: installing runai-why and its dev tools (first run only)", flush=True)
+    pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "install", "-e", f"{ROOT}[dev]"], check=True)
+    STAMP.write_text(_fingerprint())
+
+
+def _run(args: list[str]) -> int:
+    print("$ " + " ".join(args), flush=True)
+    return subprocess.run(args, cwd=ROOT, check=False).returncode
+
+
+def task_test(extra: list[str]) -> int:
+    """Run every check CI runs, stopping at the first that fails."""
+    steps = [
+        [str(_bin("ruff")), "format", "--check", "."],
+        [str(_bin("ruff")), "check", "."],
+        [str(_bin("mypy"))],
+        [str(_bin("python")), "-m", "pytest", *extra],
+    ]
+    for step in steps:
+        code = _run(step)
+        if code != 0:
+            return code
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """Dispatch `demo`, `test` or `run`."""
+    if not argv or argv[0] not in {"demo", "test", "run"}:
+        print(__doc__)
+        return 2
+    ensure_venv()
+    task, rest = argv[0], argv[1:]
+    if task == "test":
+        return task_test(rest)
+    if task == "demo":
+        return _run([str(_bin("runai-why")), "demo", *rest])
+    return _run([str(_bin("runai-why")), *rest])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,135 @@
+"""What the caller asks the engine to diagnose: identifiers, lookback and intent.
+
+Missing identifiers are not an error here (the pipeline answers `needs_input`); malformed
+ones are (`InvalidRequest`), because a typo'd UUID must never be silently ignored.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import timedelta
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from diagnosis.errors import InvalidRequest
+
+__all__ = ["DEFAULT_LOOKBACK", "DiagnosisRequest", "Symptom", "parse_lookback"]
+
+DEFAULT_LOOKBACK = timedelta(hours=24)
+MAX_LOOKBACK = timedelta(days=30)
+_LOOKBACK_RE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
+
+
+class Symptom(StrEnum):
+    """A current-symptom intent; `None` on a request means "a past or terminal failure"."""
+
+    CRASHLOOP = "crashloop"
+    IMAGE_PULL = "image-pull"
+    INIT = "init"
+    MOUNT = "mount"
+    STARTUP = "startup"
+    FAILED_POD = "failed-pod"
+
+
+def parse_lookback(text: str) -> timedelta:
+    """Parse `90m`, `24h`, `7d`, `2w` (one number and one unit) into a timedelta.
+
+    Raises:
+        InvalidRequest: on any other form, zero, or more than 30 days.
+    """
+    match = _LOOKBACK_RE.match(text)
+    if not match:
+        raise InvalidRequest(
+            f"lookback {text!r} is not a duration; use a number and a unit, e.g. 24h, 90m, 7d"
+        )
+    value = timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()])
+    if value <= timedelta(0) or value > MAX_LOOKBACK:
+        raise InvalidRequest(f"lookback {text!r} must be more than 0 and at most 30d")
+    return value
+
+
+def _check_uuid(value: str | None, what: str) -> str | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        return str(uuid.UUID(value.strip()))
+    except ValueError:
+        raise InvalidRequest(
+            f"{what} {value!r} is not a UUID (Run:ai {what}s look like "
+            "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11)"
+        ) from None
+
+
+class DiagnosisRequest(BaseModel):
+    """One diagnosis question.
+
+    Attributes:
+        cluster_id: Run:ai cluster UUID; always required, never inferred.
+        workload_id: Option A, the workload UUID.
+        workload_name: Option B, with `project`.
+        project: Option B, the Run:ai project name.
+        lookback: history window for evidence and recurrence (default 24h).
+        symptom: a current-symptom intent, or None for a past/terminal failure.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    cluster_id: str | None = None
+    workload_id: str | None = None
+    workload_name: str | None = None
+    project: str | None = None
+    lookback: timedelta = DEFAULT_LOOKBACK
+    symptom: Symptom | None = None
+
+    @field_validator("cluster_id")
+    @classmethod
+    def _cluster_uuid(cls, value: str | None) -> str | None:
+        return _check_uuid(value, "cluster ID")
+
+    @field_validator("workload_id")
+    @classmethod
+    def _workload_uuid(cls, value: str | None) -> str | None:
+        return _check_uuid(value, "workload ID")
+
+    @field_validator("workload_name", "project")
+    @classmethod
+    def _k8s_name(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        if not _NAME_RE.match(value):
+            raise InvalidRequest(
+                f"{value!r} is not a valid Run:ai name (lower-case letters, digits, '-' and '.')"
+            )
+        return value
+
+    @field_validator("lookback")
+    @classmethod
+    def _lookback_range(cls, value: timedelta) -> timedelta:
+        if value <= timedelta(0) or value > MAX_LOOKBACK:
+            raise InvalidRequest("lookback must be more than 0 and at most 30d")
+        return value
+
+    def missing(self) -> list[str]:
+        """Name exactly what is missing before the engine may call any tool."""
+        gaps: list[str] = []
+        if self.cluster_id is None:
+            gaps.append("cluster_id")
+        if self.workload_id is None:
+            if self.workload_name is None:
+                gaps.append("workload_id or workload_name")
+            if self.workload_name is not None and self.project is None:
+                gaps.append("project")
+        return gaps
+
+    def lookback_label(self) -> str:
+        """The lookback as a user would write it (`24h`, `7d`)."""
+        seconds = int(self.lookback.total_seconds())
+        for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+            if seconds % size == 0:
+                return f"{seconds // size}{unit}"
+        return f"{seconds}s"
