@@ -1,0 +1,1 @@
+"""The Run:ai control-plane client: auth, read-only transport, typed responses."""

@@ -90,7 +90,7 @@ class Workload(_ApiModel):
     phase_reason: str | None = None
     phase_message: str | None = None
     phase_updated_at: datetime | None = None
-    k8s_phase: str | None = None
+    k8s_phase: str | None = Field(default=None, alias="k8sPhase")
     conditions: tuple[Condition, ...] = ()
     running_pods: int | None = None
     workload_requested_resources: Resources | None = None
@@ -120,8 +120,8 @@ class Pod(_ApiModel):
     name: str
     workload_id: str | None = None
     node_name: str | None = None
-    k8s_phase: str | None = None
-    k8s_phase_updated_at: datetime | None = None
+    k8s_phase: str | None = Field(default=None, alias="k8sPhase")
+    k8s_phase_updated_at: datetime | None = Field(default=None, alias="k8sPhaseUpdatedAt")
     created_at: datetime | None = None
     completed_at: datetime | None = None
     containers: tuple[Container, ...] = ()

@@ -1,0 +1,343 @@
+"""`RunaiClient`: the read-only HTTP implementation of `RunaiReader`."""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import UTC, datetime
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel
+
+from diagnosis.errors import InvalidRequest, NotFound, UpstreamUnavailable
+from diagnosis.runai.auth import RunaiTokenAuth
+from diagnosis.runai.models import (
+    Cluster,
+    Event,
+    HistoryRecord,
+    Measurement,
+    Node,
+    Pod,
+    Workload,
+    WorkloadSpec,
+)
+from diagnosis.runai.transport import (
+    TOKEN_PATH,
+    ReadOnlyTransport,
+    RetryTransport,
+    get_json,
+    json_member,
+    parse_model,
+    parse_models,
+    safe_url,
+    shape_error,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+
+    from diagnosis.runai.config import RunaiConfig
+    from diagnosis.runai.reader import RunaiReader
+
+    def _satisfies_reader(client: RunaiClient) -> RunaiReader:
+        return client  # mypy proves RunaiClient structurally implements RunaiReader
+
+
+__all__ = ["FALLBACK_SPEC_KINDS", "MAX_PAGES", "SPEC_KIND_PATHS", "RunaiClient"]
+
+MAX_PAGES = 50
+"""Most pages one list call follows before deciding the server's pagination is broken."""
+
+SPEC_KIND_PATHS: Mapping[str, str] = {
+    "training": "trainings",
+    "train": "trainings",
+    "workspace": "workspaces",
+    "interactive": "workspaces",
+    "inference": "inferences",
+    "distributed": "distributed",
+    "distributedinference": "distributed-inferences",
+}
+"""Workload `type` (lower-cased, letters and digits only) → `/api/v1/workloads/<kind>/{id}`."""
+
+FALLBACK_SPEC_KINDS = ("trainings", "workspaces", "inferences", "distributed")
+"""Kind paths tried in turn, 404 meaning "not this kind", when the `type` is not recognised."""
+
+_V2_KIND = "v2"
+_PAGE_SIZE = 100
+_HISTORY_PAGE_SIZE = 50
+_HISTORY_MAX_PAGES = 200
+
+_M = TypeVar("_M", bound=BaseModel)
+_Params = dict[str, str | int]
+
+
+class RunaiClient:
+    """Reads workloads, events, specs, pods, history, metrics, clusters and nodes from Run:ai.
+
+    Satisfies `RunaiReader`. Requests flow AsyncClient → `RunaiTokenAuth` → `RetryTransport`
+    → `ReadOnlyTransport` → `transport`, so nothing but GET (and the token POST) can leave.
+    Raises only `diagnosis.errors` exceptions (plus `ReadOnlyViolation`, a `DiagnosisError`).
+
+    Args:
+        config: control-plane URL, credentials, timeout, retry and refresh settings.
+        transport: what actually sends requests (default `httpx.AsyncHTTPTransport()`);
+            tests pass an `httpx.MockTransport`.
+        clock: wall clock in epoch seconds (token expiry, `Retry-After` dates).
+        sleep: awaitable sleep used between retries (default `asyncio.sleep`).
+        logger: structlog-style logger (default `structlog.get_logger()` per module).
+    """
+
+    def __init__(
+        self,
+        config: RunaiConfig,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        logger: Any = None,
+    ) -> None:
+        base = httpx.URL(config.url)
+        token_path = base.path.rstrip("/") + TOKEN_PATH
+        guarded = ReadOnlyTransport(transport or httpx.AsyncHTTPTransport(), token_path=token_path)
+        retrying = RetryTransport(
+            guarded,
+            retries=config.retries,
+            backoff_s=config.backoff_s,
+            max_backoff_s=config.max_backoff_s,
+            sleep=sleep,
+            clock=clock,
+            logger=logger,
+        )
+        self._auth = RunaiTokenAuth(
+            token_url=base.copy_with(path=token_path, query=None),
+            client_id=config.client_id,
+            client_secret=config.client_secret,
+            refresh_margin_s=config.token_refresh_margin_s,
+            clock=clock,
+            logger=logger,
+        )
+        self._http = httpx.AsyncClient(
+            base_url=config.url,
+            timeout=httpx.Timeout(config.timeout_s),
+            transport=retrying,
+            auth=self._auth,
+            headers={"Accept": "application/json", "User-Agent": "runai-why"},
+        )
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._http.aclose()
+
+    async def list_workloads(self, *, cluster_id: str, project: str, name: str) -> list[Workload]:
+        """`list_workloads`: exact name/cluster/project matches, newest `phaseUpdatedAt` first."""
+        params: _Params = {
+            "filterBy": f"name=={name},clusterId=={cluster_id},projectName=={project}",
+            "sortBy": "phaseUpdatedAt",
+            "sortOrder": "desc",
+            "limit": _PAGE_SIZE,
+        }
+        found = await self._collect(
+            "list_workloads", "/api/v1/workloads", params, key="workloads", model=Workload
+        )
+        return [
+            w
+            for w in found
+            if w.name == name and w.project_name == project and w.cluster_id == cluster_id
+        ]
+
+    async def get_workload(self, workload_id: str) -> Workload:
+        """`get_workload_status`: `GET /api/v1/workloads/{id}`."""
+        path = f"/api/v1/workloads/{_segment(workload_id)}"
+        body, url = await get_json(self._http, path, operation="get_workload_status")
+        return parse_model(Workload, body, operation="get_workload_status", url=url)
+
+    async def list_events(self, workload_id: str, *, since: datetime) -> list[Event] | None:
+        """`get_workload_events`: newest first down to `since`; None when `events` is null."""
+        since = _aware(since)
+        path = f"/api/v1/workloads/{_segment(workload_id)}/events"
+        params: _Params = {"sortOrder": "desc", "limit": _PAGE_SIZE}
+        events: list[Event] = []
+        pages = self._pages("get_workload_events", path, params, key="events", model=Event)
+        async with contextlib.aclosing(pages):
+            async for page in pages:
+                if page is None:
+                    return events or None
+                times = [_aware(e.created_at) for e in page if e.created_at is not None]
+                events.extend(
+                    e for e in page if e.created_at is None or _aware(e.created_at) >= since
+                )
+                if any(t < since for t in times):
+                    break
+        return events
+
+    async def get_workload_spec(self, workload: Workload) -> WorkloadSpec:
+        """`get_workload_spec`: the kind-specific spec, `kind_path` set to the kind that served it.
+
+        The kind comes from `workload.type` (`SPEC_KIND_PATHS`); `sourceApi == WorkloadsV2` uses
+        `/api/v2/workloads/{id}` (kind ``"v2"``). An unrecognised type tries
+        `FALLBACK_SPEC_KINDS` in turn; `NotFound` when none of them has the workload.
+        """
+        segment = _segment(workload.id)
+        if (workload.source_api or "").casefold() == "workloadsv2":
+            return await self._spec(f"/api/v2/workloads/{segment}", _V2_KIND)
+        normalised = "".join(c for c in (workload.type or "").casefold() if c.isalnum())
+        kind = SPEC_KIND_PATHS.get(normalised)
+        if kind is not None:
+            return await self._spec(f"/api/v1/workloads/{kind}/{segment}", kind)
+        for kind in FALLBACK_SPEC_KINDS:
+            with contextlib.suppress(NotFound):
+                return await self._spec(f"/api/v1/workloads/{kind}/{segment}", kind)
+        raise NotFound(
+            f"no spec endpoint ({', '.join(FALLBACK_SPEC_KINDS)}) knows type {workload.type!r}",
+            operation="get_workload_spec",
+            url=safe_url(self._http.base_url.join(f"api/v1/workloads/*/{segment}")),
+            status=404,
+        )
+
+    async def list_pods(self, workload_id: str) -> list[Pod]:
+        """`get_workload_pods`: every page of `GET /api/v1/workloads/{id}/pods`."""
+        path = f"/api/v1/workloads/{_segment(workload_id)}/pods"
+        params: _Params = {"limit": _PAGE_SIZE}
+        return await self._collect("get_workload_pods", path, params, key="pods", model=Pod)
+
+    async def get_history(self, workload_id: str, *, cutoff: datetime) -> list[HistoryRecord]:
+        """`get_workload_history`: records at or after `cutoff`, oldest first.
+
+        Follows pages of 50 until `next` is null, or until a page in descending time order
+        reaches back past `cutoff` (ascending or unordered pages are all followed).
+        """
+        cutoff = _aware(cutoff)
+        path = f"/api/v1/workloads/{_segment(workload_id)}/history"
+        params: _Params = {"limit": _HISTORY_PAGE_SIZE}
+        records: list[HistoryRecord] = []
+        pages = self._pages(
+            "get_workload_history",
+            path,
+            params,
+            key="records",
+            model=HistoryRecord,
+            max_pages=_HISTORY_MAX_PAGES,
+        )
+        async with contextlib.aclosing(pages):
+            async for page in pages:
+                times = [_aware(r.at) for r in page or ()]
+                records.extend(page or ())
+                descending = len(times) > 1 and all(a >= b for a, b in pairwise(times))
+                if descending and times[0] > times[-1] and times[-1] < cutoff:
+                    break
+        return sorted((r for r in records if _aware(r.at) >= cutoff), key=lambda r: _aware(r.at))
+
+    async def get_metrics(
+        self,
+        workload_id: str,
+        *,
+        metric_types: Sequence[str],
+        start: datetime,
+        end: datetime,
+        samples: int = 200,
+    ) -> list[Measurement]:
+        """`get_workload_metrics`: `metricType` comma-joined; 200 and 207 both accepted."""
+        if not metric_types:
+            raise InvalidRequest("metric_types must name at least one metric")
+        operation = "get_workload_metrics"
+        params: _Params = {
+            "metricType": ",".join(metric_types),
+            "start": _iso(start),
+            "end": _iso(end),
+            "numberOfSamples": samples,
+        }
+        path = f"/api/v1/workloads/{_segment(workload_id)}/metrics"
+        body, url = await get_json(
+            self._http, path, operation=operation, params=params, ok=(200, 207)
+        )
+        raw = json_member(body, "measurements", operation=operation, url=url)
+        return [] if raw is None else parse_models(Measurement, raw, operation=operation, url=url)
+
+    async def list_clusters(self) -> list[Cluster]:
+        """`GET /api/v1/clusters` (a bare JSON array)."""
+        body, url = await get_json(self._http, "/api/v1/clusters", operation="list_clusters")
+        return parse_models(Cluster, body, operation="list_clusters", url=url)
+
+    async def list_nodes(self, *, cluster_id: str, names: Sequence[str]) -> list[Node]:
+        """`GET /api/v1/nodes` for the cluster; only nodes named in `names` are returned."""
+        wanted = set(names)
+        if not wanted:
+            return []
+        filter_by = f"clusterUuid=={cluster_id}"
+        if len(wanted) == 1:
+            filter_by += f",name=={next(iter(wanted))}"
+        params: _Params = {"filterBy": filter_by, "limit": _PAGE_SIZE}
+        nodes = await self._collect("list_nodes", "/api/v1/nodes", params, key="nodes", model=Node)
+        return [n for n in nodes if n.name in wanted and n.cluster_uuid in {None, cluster_id}]
+
+    async def _spec(self, path: str, kind: str) -> WorkloadSpec:
+        body, url = await get_json(self._http, path, operation="get_workload_spec")
+        spec = parse_model(WorkloadSpec, body, operation="get_workload_spec", url=url)
+        return spec.model_copy(update={"kind_path": kind})
+
+    async def _collect(
+        self, operation: str, path: str, params: _Params, *, key: str, model: type[_M]
+    ) -> list[_M]:
+        items: list[_M] = []
+        async for page in self._pages(operation, path, params, key=key, model=model):
+            items.extend(page or ())
+        return items
+
+    async def _pages(
+        self,
+        operation: str,
+        path: str,
+        params: _Params,
+        *,
+        key: str,
+        model: type[_M],
+        max_pages: int = MAX_PAGES,
+    ) -> AsyncGenerator[list[_M] | None]:
+        """Yield each page's `key` items (None if null), following `next` offsets."""
+        offset = 0
+        url = path
+        for page_number in range(max_pages):
+            query = params if page_number == 0 else {**params, "offset": offset}
+            body, url = await get_json(self._http, path, operation=operation, params=query)
+            raw = json_member(body, key, operation=operation, url=url)
+            yield None if raw is None else parse_models(model, raw, operation=operation, url=url)
+            following = body.get("next")
+            if following is None or following == "":
+                return
+            if not isinstance(following, int) or isinstance(following, bool):
+                raise shape_error(f"`next` is {following!r}", operation=operation, url=url)
+            if following <= offset:
+                raise UpstreamUnavailable(
+                    f"pagination did not terminate (next offset {following} repeats)",
+                    operation=operation,
+                    url=url,
+                )
+            offset = following
+        raise UpstreamUnavailable(
+            f"pagination did not terminate after {max_pages} pages", operation=operation, url=url
+        )
+
+
+def _segment(value: str) -> str:
+    """`value` escaped as one path segment; an empty identifier is the caller's mistake."""
+    if not value.strip():
+        raise InvalidRequest("a workload id must not be empty")
+    return quote(value, safe="")
+
+
+def _aware(moment: datetime) -> datetime:
+    """`moment` with a timezone; naive datetimes are taken to be UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _iso(moment: datetime) -> str:
+    """ISO-8601 in UTC with a `Z` suffix, as the metrics endpoint expects."""
+    return _aware(moment).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

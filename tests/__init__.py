@@ -1,0 +1,1 @@
+"""The runai-why test suite, mirroring the packages it tests."""
