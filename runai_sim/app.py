@@ -1,0 +1,391 @@
+"""The simulator's state and ASGI app: tokens, request log, faults, latency and every endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import math
+import secrets
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, get_args
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from runai_sim import filters
+from runai_sim.faults import FaultRule, FaultSet, error_body, fault_response
+from runai_sim.scenario import Kind, Scenario, WorkloadEntry
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["TOKEN_PATHS", "RecordedRequest", "Simulator"]
+
+TOKEN_PATHS = frozenset({"/api/v1/token", "/api/v2/token"})
+_Handler = Callable[[Request], Awaitable[Response]]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the simulator saw it (the Authorization value is redacted)."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    status: int
+    time: datetime
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _error(status: int, details: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(status, details), status, dict(headers or {}))
+
+
+def _oauth_error(status: int, error: str, description: str) -> JSONResponse:
+    return JSONResponse({"error": error, "error_description": description}, status)
+
+
+def _paged(key: str, items: list[Any], offset: int, limit: int) -> JSONResponse:
+    chosen, next_offset = filters.page(items, offset, limit)
+    body: dict[str, Any] = {key: chosen}
+    if next_offset is not None:
+        body["next"] = next_offset
+    return JSONResponse(body)
+
+
+def _list_item(workload: Mapping[str, Any]) -> dict[str, Any]:
+    """A `Workload` list item: the detail body without `pendingSchedulingMessages`."""
+    return {k: v for k, v in workload.items() if k != "pendingSchedulingMessages"}
+
+
+class Simulator:
+    """A simulated Run:ai control plane serving one scenario; `app` is its ASGI application.
+
+    `token_ttl_s` is the lifetime of issued tokens; `clock` returns Unix seconds (default
+    `time.time`) and drives token issue and expiry. Safe to drive from another thread.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        token_ttl_s: float = 3600,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.scenario = scenario
+        self.token_ttl_s = token_ttl_s
+        self._clock = clock or time.time
+        self._lock = threading.Lock()
+        self._tokens: dict[str, float] = {}
+        self._log: list[RecordedRequest] = []
+        self._faults = FaultSet(scenario.faults)
+        self._key = secrets.token_bytes(32)
+        self._router = Starlette(
+            routes=self._routes(),
+            exception_handlers={
+                HTTPException: self._http_error,  # type: ignore[dict-item]
+            },
+        )
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def app(self) -> ASGIApp:
+        """The ASGI app: request log, latency, faults and auth in front of the endpoints."""
+        return self._gate
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A snapshot of every request received so far, oldest first."""
+        with self._lock:
+            return list(self._log)
+
+    def clear_requests(self) -> None:
+        """Forget the recorded requests."""
+        with self._lock:
+            self._log.clear()
+
+    def add_fault(self, rule: FaultRule | Mapping[str, Any]) -> FaultRule:
+        """Add a fault rule at runtime (after the scenario's rules); returns the parsed rule."""
+        return self._faults.add(rule)
+
+    def clear_faults(self) -> None:
+        """Remove every fault rule, including the scenario's."""
+        self._faults.clear()
+
+    def revoke_tokens(self) -> None:
+        """Invalidate every token issued so far (clients then get 401 and must re-authenticate)."""
+        with self._lock:
+            self._tokens.clear()
+
+    def issue_token(self, client_id: str) -> str:
+        """Issue a JWT access token for `client_id` valid for `token_ttl_s` from now."""
+        issued = self._clock()
+        expires = issued + self.token_ttl_s
+        claims = {
+            "iss": "runai-sim",
+            "sub": client_id,
+            "azp": client_id,
+            "iat": int(issued),
+            "exp": int(issued) + math.ceil(self.token_ttl_s),
+            "jti": secrets.token_hex(8),
+        }
+        header = _b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+        payload = _b64(json.dumps(claims, separators=(",", ":")).encode())
+        signature = hmac.new(self._key, f"{header}.{payload}".encode(), hashlib.sha256).digest()
+        token = f"{header}.{payload}.{_b64(signature)}"
+        with self._lock:
+            self._tokens[token] = expires
+        return token
+
+    # ------------------------------------------------------------------ gate
+    async def _gate(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._router(scope, receive, send)
+            return
+        arrived = datetime.fromtimestamp(self._clock(), UTC)
+        method, path = str(scope["method"]), str(scope["path"])
+        request = Request(scope)
+        rule = self._faults.take(method, path)
+        extra = [] if rule is None or rule.replaces_response else list(rule.headers.items())
+        status = 0
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                added = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra]
+                message = {**message, "headers": [*message.get("headers", []), *added]}
+            await send(message)
+
+        try:
+            delay = self.scenario.latency_ms + (rule.latency_ms if rule is not None else 0)
+            if delay:
+                await asyncio.sleep(delay / 1000)
+            response: ASGIApp = self._router
+            if rule is not None and rule.replaces_response:
+                response = fault_response(rule)
+            elif path not in TOKEN_PATHS and (problem := self._auth_problem(request)):
+                response = _error(401, problem, {"WWW-Authenticate": "Bearer"})
+            await response(scope, receive, tracking_send)
+        finally:
+            self._record(request, status, arrived)
+
+    def _record(self, request: Request, status: int, arrived: datetime) -> None:
+        headers: dict[str, str] = {}
+        for key, raw in request.headers.items():
+            value = raw.split(" ", 1)[0] + " <redacted>" if key == "authorization" else raw
+            headers[key] = f"{headers[key]}, {value}" if key in headers else value
+        query = parse_qs(request.url.query, keep_blank_values=True)
+        entry = RecordedRequest(request.method, request.url.path, query, headers, status, arrived)
+        with self._lock:
+            self._log.append(entry)
+
+    def _auth_problem(self, request: Request) -> str | None:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return "Missing bearer token."
+        with self._lock:
+            expires = self._tokens.get(token.strip())
+        if expires is None:
+            return "Token was not issued by this server or was revoked."
+        if self._clock() >= expires:
+            return "Token has expired."
+        return None
+
+    async def _http_error(self, _request: Request, exc: HTTPException) -> Response:
+        return _error(exc.status_code, str(exc.detail), exc.headers)
+
+    # ------------------------------------------------------------------ routing
+    def _routes(self) -> list[Route]:
+        def get(path: str, handler: _Handler) -> Route:
+            async def guarded(request: Request) -> Response:
+                try:
+                    return await handler(request)
+                except filters.QueryError as exc:
+                    return JSONResponse(
+                        {"code": 400, "message": exc.message, "details": exc.details}, 400
+                    )
+
+            return Route(path, guarded, methods=["GET"])
+
+        kinds: tuple[Kind, ...] = get_args(Kind)
+        v1 = "/api/v1/workloads"
+        return [
+            Route("/api/v1/token", self._token_v1, methods=["POST"]),
+            Route("/api/v2/token", self._token_v2, methods=["POST"]),
+            get(v1, self._list_workloads),
+            get(f"{v1}/count", self._count_workloads),
+            *[
+                get(f"{v1}/{kind}/{{workload_id}}", self._spec(kind))
+                for kind in kinds
+                if kind != "v2"
+            ],
+            get("/api/v2/workloads/{workload_id}", self._spec("v2")),
+            get(f"{v1}/{{workload_id}}", self._get_workload),
+            get(f"{v1}/{{workload_id}}/pods", self._pods),
+            get(f"{v1}/{{workload_id}}/events", self._events),
+            get(f"{v1}/{{workload_id}}/history", self._history),
+            get(f"{v1}/{{workload_id}}/metrics", self._metrics),
+            get("/api/v1/clusters", self._clusters),
+            get("/api/v1/clusters/{cluster_uuid}", self._cluster),
+            get("/api/v1/nodes", self._nodes),
+        ]
+
+    # ------------------------------------------------------------------ tokens
+    def _credentials_ok(self, client_id: Any, secret: Any) -> bool:
+        expected = self.scenario.credentials
+        return (
+            isinstance(client_id, str)
+            and isinstance(secret, str)
+            and hmac.compare_digest(client_id, expected.client_id)
+            and hmac.compare_digest(secret, expected.client_secret)
+        )
+
+    async def _token_v1(self, request: Request) -> Response:
+        try:
+            data = json.loads(await request.body())
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if not isinstance(data, dict):
+            return _error(400, "The body must be a JSON TokenRequest object.")
+        fields = {str(key).lower(): value for key, value in data.items()}
+        grant = fields.get("granttype")
+        if grant != "client_credentials":
+            return _error(400, f"Unsupported grantType {grant!r}; use client_credentials.")
+        if not self._credentials_ok(fields.get("clientid"), fields.get("clientsecret")):
+            return _error(401, "Invalid client credentials.")
+        client_id = str(fields["clientid"])
+        return JSONResponse(
+            {
+                "accessToken": self.issue_token(client_id),
+                "idToken": self.issue_token(client_id),
+                "refreshToken": secrets.token_urlsafe(32),
+                "expiresIn": math.ceil(self.token_ttl_s),
+            }
+        )
+
+    async def _token_v2(self, request: Request) -> Response:
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != "application/x-www-form-urlencoded":
+            return _oauth_error(400, "invalid_request", "Use application/x-www-form-urlencoded.")
+        raw = (await request.body()).decode("utf-8", "replace")
+        form = {key: values[0] for key, values in parse_qs(raw, keep_blank_values=True).items()}
+        grant = form.get("grant_type")
+        if not grant:
+            return _oauth_error(400, "invalid_request", "grant_type is required.")
+        if grant != "client_credentials":
+            return _oauth_error(400, "unsupported_grant_type", f"Grant {grant!r} not supported.")
+        if not self._credentials_ok(form.get("client_id"), form.get("client_secret")):
+            return _oauth_error(401, "invalid_client", "Client authentication failed.")
+        return JSONResponse(
+            {
+                "access_token": self.issue_token(form["client_id"]),
+                "token_type": "Bearer",
+                "expires_in": math.ceil(self.token_ttl_s),
+            }
+        )
+
+    # ------------------------------------------------------------------ workloads
+    def _entry(self, request: Request) -> WorkloadEntry:
+        workload_id = str(request.path_params["workload_id"])
+        entry = self.scenario.workload(workload_id)
+        if entry is None:
+            raise HTTPException(404, f"Workload {workload_id} not found.")
+        return entry
+
+    def _selected_workloads(self, request: Request) -> list[dict[str, Any]]:
+        params = request.query_params
+        deleted = filters.parse_bool(params, "deleted")
+        terms = filters.parse_filters(params.getlist("filterBy"), filters.WORKLOAD_FIELDS)
+        search = (params.get("search") or "").lower()
+        items = [
+            _list_item(entry.workload)
+            for entry in self.scenario.workloads
+            if (entry.workload.get("deletedAt") is not None) == deleted
+            and search in str(entry.workload.get("name", "")).lower()
+        ]
+        return filters.apply_filters(items, terms)
+
+    async def _list_workloads(self, request: Request) -> Response:
+        spec, descending = filters.parse_sort(request.query_params, filters.WORKLOAD_FIELDS)
+        offset, limit = filters.parse_page(request.query_params)
+        items = filters.sort_items(self._selected_workloads(request), spec, descending=descending)
+        return _paged("workloads", items, offset, limit)
+
+    async def _count_workloads(self, request: Request) -> Response:
+        return JSONResponse({"count": len(self._selected_workloads(request))})
+
+    async def _get_workload(self, request: Request) -> Response:
+        return JSONResponse(self._entry(request).workload)
+
+    def _spec(self, kind: Kind) -> _Handler:
+        async def handler(request: Request) -> Response:
+            entry = self._entry(request)
+            if entry.resolved_kind != kind or entry.spec is None:
+                raise HTTPException(404, f"Workload {entry.id} has no {kind} spec.")
+            return JSONResponse(entry.spec)
+
+        return handler
+
+    async def _pods(self, request: Request) -> Response:
+        entry = self._entry(request)
+        offset, limit = filters.parse_page(request.query_params)
+        return _paged("pods", entry.pods, offset, limit)
+
+    async def _events(self, request: Request) -> Response:
+        entry = self._entry(request)
+        descending = filters.parse_descending(request.query_params, default_desc=True)
+        offset, limit = filters.parse_page(request.query_params)
+        if entry.events is None:
+            return JSONResponse({"events": None})
+        key = filters.FieldSpec("date", lambda event: event.get("createdAt"))
+        return _paged(
+            "events", filters.sort_items(entry.events, key, descending=descending), offset, limit
+        )
+
+    async def _history(self, request: Request) -> Response:
+        entry = self._entry(request)
+        offset, limit = filters.parse_page(request.query_params)
+        return _paged("records", entry.history, offset, limit)
+
+    async def _metrics(self, request: Request) -> Response:
+        entry = self._entry(request)
+        query = filters.parse_metrics_query(request.query_params)
+        return JSONResponse({"measurements": filters.select_measurements(entry.metrics, query)})
+
+    # ------------------------------------------------------------------ clusters and nodes
+    async def _clusters(self, _request: Request) -> Response:
+        return JSONResponse(self.scenario.clusters)
+
+    async def _cluster(self, request: Request) -> Response:
+        uuid = str(request.path_params["cluster_uuid"])
+        for cluster in self.scenario.clusters:
+            if cluster.get("uuid") == uuid:
+                return JSONResponse(cluster)
+        raise HTTPException(404, f"Cluster {uuid} not found.")
+
+    async def _nodes(self, request: Request) -> Response:
+        params = request.query_params
+        terms = filters.parse_filters(params.getlist("filterBy"), filters.NODE_FIELDS)
+        spec, descending = filters.parse_sort(params, filters.NODE_FIELDS)
+        offset, limit = filters.parse_page(params)
+        items = filters.sort_items(
+            filters.apply_filters(self.scenario.nodes, terms), spec, descending=descending
+        )
+        chosen, _ = filters.page(items, offset, limit)
+        return JSONResponse({"nodes": chosen})

@@ -1,0 +1,160 @@
+"""Running the simulator over real HTTP: in the current loop, in a thread, or from the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+import uvicorn
+
+from runai_sim.app import Simulator
+from runai_sim.scenario import Scenario
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Generator, Iterator
+    from pathlib import Path
+
+__all__ = ["run", "serve", "serve_in_thread"]
+
+_STARTUP_TIMEOUT_S = 10.0
+
+
+class _NoSignalServer(uvicorn.Server):
+    """A uvicorn server that leaves the host process's signal handlers alone."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None]:
+        yield
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _base_url(host: str, sock: socket.socket) -> str:
+    port = sock.getsockname()[1]
+    shown = "127.0.0.1" if host in ("", "0.0.0.0") else host  # noqa: S104 - display only.
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def _config(simulator: Simulator) -> uvicorn.Config:
+    return uvicorn.Config(
+        simulator.app,
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        interface="asgi3",
+        timeout_graceful_shutdown=3,
+    )
+
+
+@contextlib.asynccontextmanager
+async def serve(simulator: Simulator, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
+    """Serve `simulator` in the running event loop; yields the base URL (`http://host:port`).
+
+    `port=0` picks a free ephemeral port. The server is shut down when the block exits.
+    """
+    sock = _bind(host, port)
+    server = _NoSignalServer(_config(simulator))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(_STARTUP_TIMEOUT_S):
+            while not server.started:
+                if task.done():
+                    task.result()
+                    raise RuntimeError("the simulator stopped during startup")
+                await asyncio.sleep(0.005)
+        yield _base_url(host, sock)
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        sock.close()
+
+
+class _ThreadState:
+    """What the server thread reports back to the thread that started it."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.url: str | None = None
+        self.error: BaseException | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.stop: asyncio.Event | None = None
+
+
+@contextlib.contextmanager
+def serve_in_thread(simulator: Simulator, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve `simulator` from a background thread with its own event loop; yields the base URL."""
+    state = _ThreadState()
+
+    async def main() -> None:
+        state.loop, state.stop = asyncio.get_running_loop(), asyncio.Event()
+        async with serve(simulator, host, port) as url:
+            state.url = url
+            state.ready.set()
+            await state.stop.wait()
+
+    def target() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # noqa: BLE001 - handed to the starting thread.
+            state.error = exc
+        finally:
+            state.ready.set()
+
+    thread = threading.Thread(target=target, name="runai-sim", daemon=True)
+    thread.start()
+    state.ready.wait(_STARTUP_TIMEOUT_S + 5)
+    if state.url is None or state.loop is None or state.stop is None:
+        thread.join(1)
+        raise RuntimeError("the simulator thread did not start") from state.error
+    try:
+        yield state.url
+    finally:
+        state.loop.call_soon_threadsafe(state.stop.set)
+        thread.join(10)
+
+
+def run(
+    scenario_path: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    token_ttl_s: float = 3600,
+) -> None:
+    """Serve a scenario file until interrupted (the `runai-why sim` command).
+
+    Raises `ScenarioError` for a bad file and `OSError` when the port cannot be bound.
+    """
+    scenario = Scenario.load(scenario_path)
+    simulator = Simulator(scenario, token_ttl_s=token_ttl_s)
+    sock = _bind(host, port)
+    creds = scenario.credentials
+    sys.stdout.write(
+        f"Run:ai simulator serving {scenario.name} on {_base_url(host, sock)} "
+        f"(client id {creds.client_id}, secret {creds.client_secret})\n"
+    )
+    sys.stdout.flush()
+    server = uvicorn.Server(_config(simulator))
+    try:
+        asyncio.run(server.serve(sockets=[sock]))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()

@@ -1,0 +1,56 @@
+"""Fixtures: the basic scenario served over real HTTP on loopback, and an authenticated client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+
+from runai_sim import Scenario, Simulator, serve, serve_in_thread
+from tests.runai_sim.sim_helpers import BASIC, fetch_token
+
+
+@pytest.fixture
+def scenario() -> Scenario:
+    return Scenario.load(BASIC)
+
+
+@pytest.fixture
+def sim(scenario: Scenario) -> Simulator:
+    return Simulator(scenario)
+
+
+@pytest.fixture
+async def base_url(sim: Simulator) -> AsyncIterator[str]:
+    async with serve(sim) as url:
+        yield url
+
+
+@pytest.fixture
+async def anon(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A client without credentials."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=10) as client:
+        yield client
+
+
+@pytest.fixture
+async def client(anon: httpx.AsyncClient) -> httpx.AsyncClient:
+    """The same client, now sending a valid bearer token."""
+    anon.headers["Authorization"] = f"Bearer {await fetch_token(anon)}"
+    return anon
+
+
+@pytest.fixture(scope="session")
+def shared_url() -> Iterator[str]:
+    """One server for read-only tests, run by `serve_in_thread` so every test loop can use it."""
+    with serve_in_thread(Simulator(Scenario.load(BASIC))) as url:
+        yield url
+
+
+@pytest.fixture
+async def reader(shared_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """An authenticated client of the shared server; tests using it must not change its state."""
+    async with httpx.AsyncClient(base_url=shared_url, timeout=10) as client:
+        client.headers["Authorization"] = f"Bearer {await fetch_token(client)}"
+        yield client

@@ -1,0 +1,88 @@
+import os
+import signal
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from runai_sim import Scenario, ScenarioError, Simulator, run, serve, serve_in_thread
+from tests.runai_sim.sim_helpers import BASIC, CREDENTIALS
+
+
+async def test_serve_binds_an_ephemeral_loopback_port_and_stops(sim):
+    async with serve(sim) as url:
+        assert url.startswith("http://127.0.0.1:")
+        assert int(url.rsplit(":", 1)[1]) > 0
+        async with httpx.AsyncClient(base_url=url) as client:
+            response = await client.post(
+                "/api/v1/token", json={"grantType": "client_credentials", **CREDENTIALS}
+            )
+            assert response.status_code == 200
+    with pytest.raises(httpx.ConnectError):
+        async with httpx.AsyncClient(base_url=url) as client:
+            await client.post("/api/v1/token", json={})
+
+
+async def test_two_servers_run_side_by_side(scenario):
+    async with serve(Simulator(scenario)) as first, serve(Simulator(scenario)) as second:
+        assert first != second
+
+
+def test_serve_in_thread_serves_sync_clients(scenario):
+    sim = Simulator(scenario)
+    with serve_in_thread(sim) as url, httpx.Client(base_url=url) as client:
+        token = client.post(
+            "/api/v1/token", json={"grantType": "client_credentials", **CREDENTIALS}
+        )
+        headers = {"Authorization": f"Bearer {token.json()['accessToken']}"}
+        assert client.get("/api/v1/clusters", headers=headers).status_code == 200
+        sim.add_fault({"path": "/api/v1/clusters", "status": 503, "count": 1})
+        assert client.get("/api/v1/clusters", headers=headers).status_code == 503
+    assert len(sim.requests) == 3
+
+
+def test_serve_in_thread_reports_a_port_in_use(scenario):
+    sim = Simulator(scenario)
+    with serve_in_thread(sim) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with pytest.raises(RuntimeError, match="did not start"), serve_in_thread(sim, port=port):
+            pass
+
+
+@pytest.mark.slow
+def test_run_prints_one_line_and_serves_until_interrupted():
+    code = "import sys; from runai_sim import run; run(sys.argv[1])"
+    process = subprocess.Popen(  # noqa: S603 - our own interpreter and test file.
+        [sys.executable, "-c", code, str(BASIC)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        assert line.startswith("Run:ai simulator serving basic on http://127.0.0.1:")
+        assert line.endswith("(client id runai-why-demo, secret demo-secret)")
+        url = line.split(" on ", 1)[1].split(" ", 1)[0]
+        response = httpx.post(
+            f"{url}/api/v1/token", json={"grantType": "client_credentials", **CREDENTIALS}
+        )
+        assert response.status_code == 200
+    finally:
+        os.kill(process.pid, signal.SIGINT)
+        process.wait(timeout=10)
+    assert process.returncode == 0
+    assert process.stderr is not None
+    assert process.stderr.read() == ""
+    process.stdout.close()
+    process.stderr.close()
+
+
+def test_run_raises_scenario_error_for_a_bad_file(tmp_path):
+    with pytest.raises(ScenarioError, match="cannot read"):
+        run(tmp_path / "missing.json")
+
+
+def test_scenario_loads_for_the_subprocess():
+    assert Scenario.load(BASIC).name == "basic"
