@@ -1,0 +1,113 @@
+"""Steps 2-4: collect spec, pods and history concurrently, then metrics and nodes if indicated.
+
+Every fetch that fails becomes a `Gap`; nothing here classifies. The wall time is the
+dependency chain (status → events → {spec, pods, history} → {metrics, nodes}), not the sum.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import TypeVar
+
+from diagnosis.evidence import Evidence, Gap, Signal
+from diagnosis.exitcodes import SIGKILL_EXIT
+from diagnosis.fetch import Fetched, gather_gap
+from diagnosis.lexicon import SignalKind
+from diagnosis.memory import LIMIT, USAGE
+from diagnosis.redact import Redactor
+from diagnosis.request import DiagnosisRequest
+from diagnosis.runai.models import Event, Workload
+from diagnosis.runai.reader import RunaiReader
+from diagnosis.signals import history_signals, pod_signals
+
+__all__ = ["collect"]
+
+T = TypeVar("T")
+_NODE_KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION)
+
+
+def _needs_metrics(signals: list[Signal]) -> bool:
+    """OOM, or an exit 137 that nothing else explains yet (the seed's Step 4 trigger)."""
+    return any(
+        s.kind is SignalKind.OOM_KILLED
+        or (s.kind is SignalKind.EXIT_CODE and s.exit_code == SIGKILL_EXIT)
+        for s in signals
+    )
+
+
+async def _when(flag: bool, call: Callable[[], Awaitable[Fetched[T]]]) -> Fetched[T] | None:  # noqa: FBT001
+    """Run `call` only when `flag` is set (conditional evidence, the seed's Step 4)."""
+    return await call() if flag else None
+
+
+async def collect(
+    request: DiagnosisRequest,
+    runai: RunaiReader,
+    *,
+    workload: Workload,
+    events: Fetched[tuple[Event, ...]],
+    status: list[Signal],
+    now: datetime,
+    cutoff: datetime,
+    redactor: Redactor,
+) -> Evidence:
+    """Gather the rest of the Tier 1 evidence for a workload that is in scope."""
+    spec, pods, history = await asyncio.gather(
+        gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload)),
+        gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id)),
+        gather_gap(
+            "get_workload_history", "history", runai.get_history(workload.id, cutoff=cutoff)
+        ),
+    )
+    gaps = [f.gap for f in (events, spec, pods, history) if f.gap is not None]
+    signals = [
+        *status,
+        *pod_signals(pods.value or (), redactor),
+        *history_signals(history.value or (), redactor),
+    ]
+    if pods.value is not None and not pods.value:
+        gaps.append(
+            Gap(
+                source="get_workload_pods", what="pods (none returned: cleaned up or never created)"
+            )
+        )
+
+    want_metrics = _needs_metrics(signals)
+    node_names = sorted({p.node_name for p in pods.value or () if p.node_name})
+    want_nodes = bool(node_names) and any(s.kind in _NODE_KINDS for s in signals)
+    metrics, nodes = await asyncio.gather(
+        _when(
+            want_metrics,
+            lambda: gather_gap(
+                "get_workload_metrics",
+                "CPU-memory metrics",
+                runai.get_metrics(workload.id, metric_types=(USAGE, LIMIT), start=cutoff, end=now),
+            ),
+        ),
+        _when(
+            want_nodes,
+            lambda: gather_gap(
+                "list_nodes",
+                "node status",
+                runai.list_nodes(cluster_id=workload.cluster_id, names=node_names),
+            ),
+        ),
+    )
+    gaps.extend(f.gap for f in (metrics, nodes) if f is not None and f.gap is not None)
+    return Evidence(
+        request=request,
+        now=now,
+        cutoff=cutoff,
+        workload=workload,
+        events=events.value,
+        spec=spec.value,
+        pods=tuple(pods.value) if pods.value is not None else None,
+        history=tuple(history.value) if history.value is not None else None,
+        metrics=tuple(metrics.value) if metrics and metrics.value is not None else None,
+        metrics_requested=want_metrics,
+        nodes=tuple(nodes.value) if nodes and nodes.value is not None else None,
+        signals=tuple(signals),
+        gaps=tuple(gaps),
+    )

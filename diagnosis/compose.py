@@ -1,0 +1,85 @@
+"""Assemble the final `Report` from evidence and the chosen finding (pure)."""
+
+from __future__ import annotations
+
+from diagnosis.evidence import Evidence
+from diagnosis.memory import memory_evidence
+from diagnosis.recommend import recommendations
+from diagnosis.recurrence import recurrence
+from diagnosis.redact import Redactor, shorten
+from diagnosis.report import Category, EvidenceLine, Outcome, Report
+from diagnosis.resolve import workload_ref
+from diagnosis.rules import Finding
+
+__all__ = ["TIER2_MISSING", "compose", "count_redactions"]
+
+TIER2_MISSING = (
+    "container exit codes, termination reasons, restart counts and previous logs "
+    "(Kubernetes Tier 2 access is not configured for this cluster)"
+)
+_MEMORY_CATEGORIES = frozenset({Category.OOM_KILLED, Category.UNKNOWN})
+
+
+def _context(ev: Evidence, cited: set[str]) -> list[EvidenceLine]:
+    """Quantified context the rules did not already cite: phase, pods, submitted spec."""
+    redactor = Redactor()
+    lines: list[EvidenceLine] = []
+    w = ev.workload
+    when = f" since {w.phase_updated_at:%Y-%m-%d %H:%M:%SZ}" if w.phase_updated_at else ""
+    phase = f"Workload phase {w.phase or 'unknown'}{when}"
+    if w.phase_message and not any(w.phase_message[:40] in c for c in cited):
+        phase += f"; message: {shorten(redactor.clean(w.phase_message), 160)}"
+    lines.append(EvidenceLine(text=phase, source="get_workload_status"))
+    for pod in (ev.pods or ())[:3]:
+        node = f" on node {pod.node_name}" if pod.node_name else " (not placed on a node)"
+        lines.append(
+            EvidenceLine(
+                text=f"Pod {pod.name}{node}: k8sPhase {pod.k8s_phase or 'unknown'}",
+                source="get_workload_pods",
+            )
+        )
+    spec = ev.spec.spec if ev.spec else None
+    if spec is not None:
+        parts = []
+        if spec.restart_policy:
+            parts.append(f"restart policy {spec.restart_policy}")
+        if spec.backoff_limit is not None:
+            parts.append(f"backoffLimit {spec.backoff_limit}")
+        if parts:
+            lines.append(
+                EvidenceLine(text="Submitted " + ", ".join(parts), source="get_workload_spec")
+            )
+    return lines
+
+
+def count_redactions(report: Report) -> int:
+    """How many `[REDACTED:…]` markers the report's text carries."""
+    texts = [report.headline, *(e.text for e in report.evidence), *report.recommendations]
+    return sum(t.count("[REDACTED:") for t in texts)
+
+
+def compose(ev: Evidence, finding: Finding, *, extra_missing: tuple[str, ...] = ()) -> Report:
+    """The `diagnosed` report: category first, cited evidence, recurrence, next steps, gaps."""
+    lookback = ev.request.lookback_label()
+    recur = recurrence(ev, finding.category, lookback)
+    evidence = list(finding.evidence)
+    evidence.extend(_context(ev, {e.text for e in evidence}))
+    missing = [g.what for g in ev.gaps]
+    memory = None
+    if finding.category in _MEMORY_CATEGORIES and ev.metrics_requested:
+        memory, _, memory_missing = memory_evidence(ev)
+        missing.extend(memory_missing)
+    missing.append(TIER2_MISSING)
+    missing.extend(extra_missing)
+    report = Report(
+        outcome=Outcome.DIAGNOSED,
+        category=finding.category,
+        workload=workload_ref(ev.workload),
+        headline=finding.headline,
+        evidence=tuple(evidence),
+        recurrence=recur,
+        memory=memory,
+        recommendations=tuple(recommendations(ev, finding, recur)),
+        missing=tuple(dict.fromkeys(missing)),
+    )
+    return report.model_copy(update={"redactions": count_redactions(report)})

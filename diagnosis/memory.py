@@ -1,0 +1,97 @@
+"""CPU-memory figures for OOM questions: request and limit as configured, peak as measured.
+
+The limit is the OOM ceiling and the request only the reservation floor (the seed). A peak
+is only ever taken from `CPU_MEMORY_USAGE_BYTES` samples; request, limit or allocation are
+never presented as a measured peak, and an empty series is said out loud.
+"""
+
+from __future__ import annotations
+
+from diagnosis.evidence import Evidence
+from diagnosis.quantity import format_bytes, parse_quantity
+from diagnosis.report import EvidenceLine, MemoryFigures
+from diagnosis.runai.models import Resources
+
+__all__ = ["USAGE", "memory_evidence"]
+
+USAGE = "CPU_MEMORY_USAGE_BYTES"
+LIMIT = "CPU_MEMORY_LIMIT_BYTES"
+SPEC = "get_workload_spec"
+PODS = "get_workload_pods"
+METRICS = "get_workload_metrics"
+
+
+def _pair(resources: Resources | None) -> tuple[int | None, int | None]:
+    if resources is None or resources.cpu_memory is None:
+        return None, None
+    mem = resources.cpu_memory
+    return parse_quantity(mem.request), parse_quantity(mem.limit)
+
+
+def _configured(ev: Evidence) -> tuple[int | None, int | None, str | None]:
+    """Request and limit from the spec, else the pods, else the workload record."""
+    compute = ev.spec.spec.compute if ev.spec and ev.spec.spec else None
+    if compute and (compute.cpu_memory_request or compute.cpu_memory_limit):
+        return (
+            parse_quantity(compute.cpu_memory_request),
+            parse_quantity(compute.cpu_memory_limit),
+            SPEC,
+        )
+    for pod in ev.pods or ():
+        request, limit = _pair(pod.requested_resources)
+        if request is not None or limit is not None:
+            return request, limit, PODS
+    request, limit = _pair(
+        ev.workload.pods_requested_resources or ev.workload.workload_requested_resources
+    )
+    if request is not None or limit is not None:
+        return request, limit, "get_workload_status"
+    return None, None, None
+
+
+def _peak(ev: Evidence) -> int | None:
+    values: list[int] = []
+    for series in ev.metrics or ():
+        if series.type != USAGE:
+            continue
+        for sample in series.values:
+            parsed = parse_quantity(sample.value)
+            if parsed is not None:
+                values.append(parsed)
+    return max(values) if values else None
+
+
+def memory_evidence(ev: Evidence) -> tuple[MemoryFigures, list[EvidenceLine], list[str]]:
+    """Memory figures, the lines that cite them, and what could not be measured."""
+    request, limit, source = _configured(ev)
+    lines: list[EvidenceLine] = []
+    missing: list[str] = []
+    if source is not None:
+        shown = " / ".join(
+            format_bytes(v) if v is not None else "not set" for v in (request, limit)
+        )
+        lines.append(EvidenceLine(text=f"CPU-memory request/limit: {shown}", source=source))
+    else:
+        missing.append("CPU-memory request and limit (not in the spec, pods or workload record)")
+    if limit is None and source is not None:
+        missing.append("CPU-memory limit (none configured: the node's memory is the ceiling)")
+    peak = _peak(ev)
+    if not ev.metrics_requested:
+        pass
+    elif ev.metrics is None:
+        missing.append("CPU-memory usage (metrics unavailable)")
+    elif peak is None:
+        lines.append(
+            EvidenceLine(
+                text="No CPU-memory samples were recorded before termination "
+                "(no peak observed; the job may have been too short for the sampling interval)",
+                source=METRICS,
+            )
+        )
+        missing.append("peak CPU-memory usage (empty metrics series)")
+    else:
+        ratio = f" = {peak / limit:.0%} of the limit" if limit else ""
+        lines.append(
+            EvidenceLine(text=f"Peak CPU-memory usage: {format_bytes(peak)}{ratio}", source=METRICS)
+        )
+    return MemoryFigures(request_bytes=request, limit_bytes=limit, peak_bytes=peak), lines, missing

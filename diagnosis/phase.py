@@ -1,0 +1,126 @@
+"""Step 1 gates: preemption routing, the seed's phase table, and symptom confirmation.
+
+Pure functions over a workload and its signals; they decide whether the failure pipeline
+continues (`None`) or which non-diagnosis outcome ends it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from diagnosis.evidence import Signal
+from diagnosis.lexicon import SignalKind
+from diagnosis.report import Outcome
+from diagnosis.request import Symptom
+from diagnosis.runai.models import HistoryRecord
+
+__all__ = [
+    "DIRECT_POD_FAILURE",
+    "SYMPTOM_SIGNALS",
+    "confirms",
+    "phase_gate",
+    "recent_preemption",
+]
+
+#: Signals that are a direct failed-pod signal (keep a Pending workload in scope).
+DIRECT_POD_FAILURE = frozenset(
+    {
+        SignalKind.IMAGE_PULL,
+        SignalKind.MOUNT_FAILED,
+        SignalKind.INIT_FAILED,
+        SignalKind.CRASHLOOP,
+        SignalKind.OOM_KILLED,
+        SignalKind.POD_ERROR,
+    }
+)
+
+#: What confirms each current-symptom intent.
+SYMPTOM_SIGNALS: dict[Symptom, frozenset[SignalKind]] = {
+    Symptom.CRASHLOOP: frozenset({SignalKind.CRASHLOOP}),
+    Symptom.IMAGE_PULL: frozenset({SignalKind.IMAGE_PULL}),
+    Symptom.INIT: frozenset({SignalKind.INIT_FAILED}),
+    Symptom.MOUNT: frozenset({SignalKind.MOUNT_FAILED}),
+    Symptom.STARTUP: frozenset(
+        {
+            SignalKind.IMAGE_PULL,
+            SignalKind.INIT_FAILED,
+            SignalKind.MOUNT_FAILED,
+            SignalKind.CRASHLOOP,
+        }
+    ),
+    Symptom.FAILED_POD: DIRECT_POD_FAILURE,
+}
+
+#: Two crashes of the workload's containers make "repeated container crashes".
+REPEATED = 2
+_CONTINUE = frozenset({"failed", "crashed", "stopped"})
+_SUCCESS = frozenset({"completed", "succeeded"})
+_RUNNING_AGAIN = frozenset({"running", "pending", "creating", "initializing", "resuming"})
+
+
+def _repeated_crash(signals: Sequence[Signal]) -> bool:
+    crashes = {
+        s.key
+        for s in signals
+        if s.kind is SignalKind.POD_ERROR or (s.kind is SignalKind.EXIT_CODE and s.exit_code)
+    }
+    return len(crashes) >= REPEATED
+
+
+def confirms(symptom: Symptom, signals: Sequence[Signal]) -> bool:
+    """Whether status, conditions or events confirm the asked-for current symptom."""
+    wanted = SYMPTOM_SIGNALS[symptom]
+    if any(s.kind in wanted for s in signals):
+        return True
+    return symptom in {Symptom.CRASHLOOP, Symptom.FAILED_POD} and _repeated_crash(signals)
+
+
+def recent_preemption(
+    signals: Iterable[Signal],
+    history: Iterable[HistoryRecord] = (),
+    *,
+    cutoff: datetime,
+) -> Signal | None:
+    """The newest preemption signal within the lookback, unless the workload ran again after it.
+
+    A preemption followed by a new `Scheduled`/`Started` event or a phase update back to
+    Running/Pending was survived: the workload was rescheduled, and a later failure is its
+    own story.
+    """
+    listed = list(signals)
+    preemptions = [
+        s for s in listed if s.kind is SignalKind.PREEMPTED and (s.at is None or s.at >= cutoff)
+    ]
+    if not preemptions:
+        return None
+    newest = max(preemptions, key=lambda s: s.at or cutoff)
+    if newest.at is None:
+        return newest
+    restarted = any(
+        s.kind is SignalKind.RESTARTED and s.at is not None and s.at > newest.at for s in listed
+    ) or any(
+        r.spec.phase_update is not None
+        and r.spec.phase_update.phase.lower() in _RUNNING_AGAIN
+        and r.at > newest.at
+        for r in history
+    )
+    return None if restarted else newest
+
+
+def phase_gate(phase: str | None, signals: Sequence[Signal]) -> Outcome | None:
+    """The seed's phase table. None means "continue with the failure diagnosis"."""
+    name = (phase or "").lower()
+    if name in _CONTINUE:
+        return None
+    if name in _SUCCESS:
+        return Outcome.SUCCEEDED
+    if name == "pending":
+        direct = any(s.kind in DIRECT_POD_FAILURE for s in signals)
+        return None if direct else Outcome.PENDING_SCHEDULING
+    if name == "suspended":
+        return Outcome.SUSPENDED
+    if name == "running":
+        crashloop = any(s.kind is SignalKind.CRASHLOOP for s in signals)
+        return None if crashloop or _repeated_crash(signals) else Outcome.RUNNING_NO_FAILURE
+    return Outcome.NOT_TERMINAL

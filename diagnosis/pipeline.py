@@ -1,0 +1,202 @@
+"""`diagnose`: the seed's Steps 1-5 as one read-only, deterministic pipeline.
+
+resolve → status + events → cluster guard → preemption routing → phase table →
+collect (spec, pods, history; then metrics/nodes) → classify → compose. The only
+orchestrator; every step below it is either a client call or a pure function.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import structlog
+
+from diagnosis.collect import collect
+from diagnosis.compose import compose, count_redactions
+from diagnosis.errors import NotFound
+from diagnosis.evidence import Signal
+from diagnosis.fetch import Fetched, fetch_events
+from diagnosis.lexicon import SignalKind
+from diagnosis.phase import phase_gate, recent_preemption
+from diagnosis.redact import Redactor, shorten
+from diagnosis.report import Category, EvidenceLine, Outcome, Report
+from diagnosis.request import DiagnosisRequest
+from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
+from diagnosis.rules import Finding, classify
+from diagnosis.rules.base import cite, cite_all
+from diagnosis.runai.models import Event, Workload
+from diagnosis.runai.reader import RunaiReader
+from diagnosis.signals import events_signals, status_signals
+
+__all__ = ["diagnose"]
+
+_QUESTIONS = {
+    "cluster_id": "Which Run:ai cluster? I need its cluster ID; I never guess it, infer it "
+    "from a workload ID or search across clusters.",
+    "workload_id or workload_name": (
+        "Which workload? Give its workload ID, or its name and project."
+    ),
+    "project": (
+        "Which project is the workload in? A workload name is only unique within a project."
+    ),
+}
+
+_STOP_HEADLINES: dict[Outcome, str] = {
+    Outcome.SUCCEEDED: (
+        "The workload finished successfully ({phase}); there is no failure to diagnose."
+    ),
+    Outcome.PENDING_SCHEDULING: "The workload is Pending and waiting to be scheduled; no pod "
+    "has failed. This is a scheduling question, not a failure.",
+    Outcome.SUSPENDED: (
+        "The workload is Suspended (paused, not failed); failure diagnosis does not apply."
+    ),
+    Outcome.RUNNING_NO_FAILURE: "The workload is Running and nothing confirms a crash loop or "
+    "repeated container crashes.",
+    Outcome.NOT_TERMINAL: "The workload is {phase}, which is neither a failure nor finished; "
+    "no category is assigned.",
+}
+
+
+def _needs_input(missing: list[str]) -> Report:
+    question = " ".join(_QUESTIONS[m] for m in missing)
+    return Report(
+        outcome=Outcome.NEEDS_INPUT, headline=question, question=question, missing=tuple(missing)
+    )
+
+
+def _stop(
+    outcome: Outcome, workload: Workload, lines: list[EvidenceLine], missing: tuple[str, ...] = ()
+) -> Report:
+    headline = _STOP_HEADLINES[outcome].format(phase=workload.phase or "unknown")
+    question = None
+    if outcome is Outcome.RUNNING_NO_FAILURE:
+        question = (
+            "Did you mean a past run of this workload? Give that run's workload ID, "
+            "or ask again when it fails."
+        )
+    report = Report(
+        outcome=outcome,
+        workload=workload_ref(workload),
+        headline=headline,
+        evidence=tuple(lines),
+        question=question,
+        missing=missing,
+    )
+    return report.model_copy(update={"redactions": count_redactions(report)})
+
+
+def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLine]:
+    redactor = Redactor()
+    text = f"Phase {workload.phase or 'unknown'}"
+    if workload.phase_reason:
+        text += f", reason {shorten(redactor.clean(workload.phase_reason), 80)}"
+    if workload.phase_message:
+        text += f": {shorten(redactor.clean(workload.phase_message), 200)}"
+    return [EvidenceLine(text=text, source="get_workload_status"), *cite_all(signals)]
+
+
+async def _resolve(
+    request: DiagnosisRequest, runai: RunaiReader, cutoff: datetime
+) -> Resolved | Report:
+    if request.workload_id is None:
+        return await resolve_by_name(request, runai, cutoff=cutoff)
+    try:
+        return Resolved(await runai.get_workload(request.workload_id))
+    except NotFound:
+        return Report(
+            outcome=Outcome.NOT_FOUND,
+            headline=f"No workload with ID {request.workload_id} on the control plane.",
+            missing=("workload",),
+        )
+
+
+async def diagnose(
+    request: DiagnosisRequest, *, runai: RunaiReader, now: datetime | None = None
+) -> Report:
+    """Diagnose one workload; read-only. Raises only `diagnosis.errors` exceptions.
+
+    Missing identifiers, unknown workloads, a cluster mismatch and out-of-scope phases are
+    outcomes in the returned `Report`, not exceptions. An upstream failure of a call the
+    diagnosis cannot do without (resolution, status) raises `UpstreamError`; any other
+    failed call is recorded as a gap in the report.
+    """
+    log = structlog.get_logger(__name__)
+    missing = request.missing()
+    if missing:
+        return _needs_input(missing)
+    now = now or datetime.now(UTC)
+    cutoff = now - request.lookback
+    resolved = await _resolve(request, runai, cutoff)
+    if isinstance(resolved, Report):
+        return resolved
+    workload = resolved.workload
+    if workload.cluster_id != request.cluster_id:
+        log.info("cluster_mismatch", workload_id=workload.id)
+        return Report(
+            outcome=Outcome.CLUSTER_MISMATCH,
+            workload=workload_ref(workload),
+            headline=f"Workload {workload.name} belongs to cluster {workload.cluster_id}, "
+            f"not {request.cluster_id}; stopping rather than diagnosing the wrong cluster.",
+        )
+    events: Fetched[tuple[Event, ...]] = resolved.events or await fetch_events(
+        runai, workload.id, cutoff
+    )
+    redactor = Redactor()
+    status = [*status_signals(workload, redactor), *events_signals(events.value or (), redactor)]
+    gaps = (events.gap.what,) if events.gap else ()
+    preempted = recent_preemption(status, cutoff=cutoff)
+    if preempted is not None:
+        return _preempted(workload, preempted, gaps)
+    outcome = phase_gate(workload.phase, status)
+    if outcome is not None:
+        return _stop(outcome, workload, _status_lines(workload, status), gaps)
+
+    ev = await collect(
+        request,
+        runai,
+        workload=workload,
+        events=events,
+        status=status,
+        now=now,
+        cutoff=cutoff,
+        redactor=redactor,
+    )
+    preempted = recent_preemption(ev.signals, ev.history or (), cutoff=cutoff)
+    if preempted is not None:
+        return _preempted(workload, preempted, tuple(g.what for g in ev.gaps))
+    extra: tuple[str, ...] = ()
+    finding = classify(ev)
+    if (workload.phase or "").lower() == "stopped" and ev.events is None and ev.history is None:
+        finding = Finding(
+            category=Category.UNKNOWN,
+            at=finding.at,
+            headline="The workload was Stopped, but with events and history both unavailable "
+            "a preemption cannot be excluded, so no category is assigned.",
+            evidence=finding.evidence,
+        )
+        extra = ("preemption could not be excluded: events and history are both unavailable",)
+    report = compose(ev, finding, extra_missing=extra)
+    log.info(
+        "diagnosis_classified",
+        workload_id=workload.id,
+        category=report.category,
+        gaps=len(report.missing),
+        signals=sorted({s.kind.value for s in ev.signals if s.kind is not SignalKind.RESTARTED}),
+    )
+    return report
+
+
+def _preempted(workload: Workload, signal: Signal, gaps: tuple[str, ...]) -> Report:
+    report = Report(
+        outcome=Outcome.PREEMPTED,
+        workload=workload_ref(workload),
+        headline="Run:ai preempted this workload to free resources for another one; "
+        "this is a preemption, not a failure.",
+        evidence=(cite(signal),),
+        recommendations=(
+            "Use a non-preemptible priority or stay within the project's guaranteed quota if "
+            "the workload must not be preempted; checkpoint so a preempted run can resume.",
+        ),
+        missing=gaps,
+    )
+    return report.model_copy(update={"redactions": count_redactions(report)})

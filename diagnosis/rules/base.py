@@ -1,0 +1,71 @@
+"""What a rule returns (`Finding`) and the small helpers rules share to cite signals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from diagnosis.evidence import Evidence, Signal
+from diagnosis.report import Category, EvidenceLine
+from diagnosis.signals import unique
+
+__all__ = ["MAX_CITED", "Finding", "Rule", "cite", "cite_all", "latest"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+#: How many signals of one kind a finding quotes; the rest are counted, not repeated.
+MAX_CITED = 4
+
+
+class Finding(BaseModel):
+    """A rule's verdict: the category, when its decisive signal happened, and why.
+
+    Attributes:
+        category: the category this rule stands for.
+        at: time of the most recent decisive signal (None when undated).
+        headline: one sentence stating the cause with its key figure.
+        evidence: cited lines, decisive ones first.
+        details: machine-readable specifics (sub-cause, exit code, container, volume, ...).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    category: Category
+    at: datetime | None
+    headline: str
+    evidence: tuple[EvidenceLine, ...]
+    details: dict[str, str | int] = {}
+
+
+Rule = Callable[[Evidence], Finding | None]
+
+
+def cite(signal: Signal) -> EvidenceLine:
+    """One evidence line for a signal: what was said, where, and when."""
+    when = f" at {signal.at:%Y-%m-%d %H:%M:%SZ}" if signal.at else ""
+    return EvidenceLine(
+        text=f"{signal.origin.capitalize()}{when}: {signal.text}", source=signal.source
+    )
+
+
+def cite_all(signals: Iterable[Signal]) -> list[EvidenceLine]:
+    """Cite the newest `MAX_CITED` distinct signals, newest first, and count the rest."""
+    distinct = unique(signals)
+    newest = sorted(distinct, key=lambda s: s.at or _EPOCH, reverse=True)
+    lines = [cite(s) for s in newest[:MAX_CITED]]
+    if len(newest) > MAX_CITED:
+        lines.append(
+            EvidenceLine(
+                text=f"…and {len(newest) - MAX_CITED} more of the same kind",
+                source=newest[MAX_CITED].source,
+            )
+        )
+    return lines
+
+
+def latest(signals: Iterable[Signal]) -> datetime | None:
+    """The most recent timestamp among signals, or None if none is dated."""
+    dated = [s.at for s in signals if s.at is not None]
+    return max(dated) if dated else None

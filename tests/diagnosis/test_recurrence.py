@@ -1,0 +1,88 @@
+"""Recurrence counts distinct failures of the same category within the lookback."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from diagnosis.recurrence import recurrence
+from diagnosis.report import Category
+from tests.factories import evidence, history_event, phase_update, workload
+
+
+def oom_run(minutes_ago: float) -> list:
+    """One OOM termination as Run:ai history records it: event, then phase update."""
+    return [
+        phase_update("Running", minutes_ago + 30),
+        history_event("OOMKilled", "Container trainer was OOMKilled", minutes_ago + 0.5),
+        phase_update("Failed", minutes_ago, "OOMKilled"),
+    ]
+
+
+def crash_run(minutes_ago: float) -> list:
+    return [
+        phase_update("Running", minutes_ago + 30),
+        phase_update("Failed", minutes_ago, "container trainer terminated with exit code 1"),
+    ]
+
+
+def test_event_and_phase_update_of_one_termination_count_once():
+    history = oom_run(10)
+    ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
+    result = recurrence(ev, Category.OOM_KILLED, "24h")
+    assert (result.count, result.recurring) == (1, False)
+
+
+def test_three_ooms_are_recurring():
+    history = [*oom_run(600), *oom_run(300), *oom_run(10)]
+    ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
+    result = recurrence(ev, Category.OOM_KILLED, "24h")
+    assert (result.count, result.recurring, result.lookback) == (3, True, "24h")
+
+
+def test_other_categories_do_not_count():
+    history = [*crash_run(600), *oom_run(10)]
+    ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
+    assert recurrence(ev, Category.OOM_KILLED, "24h").count == 1
+
+
+def test_failures_older_than_lookback_do_not_count():
+    history = [*oom_run(3 * 24 * 60), *oom_run(10)]
+    ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
+    assert recurrence(ev, Category.OOM_KILLED, "24h").count == 1
+    week = evidence(
+        workload(phaseUpdatedAt=history[-1].at.isoformat()),
+        history=history,
+        lookback=timedelta(days=7),
+    )
+    assert recurrence(week, Category.OOM_KILLED, "7d").count == 2
+
+
+def test_repeated_failed_phase_updates_are_one_occurrence():
+    history = [*oom_run(10), phase_update("Failed", 9, "OOMKilled")]
+    ev = evidence(workload(phaseUpdatedAt=history[-2].at.isoformat()), history=history)
+    assert recurrence(ev, Category.OOM_KILLED, "24h").count == 1
+
+
+def test_current_failure_without_history_anchor_counts_once():
+    ev = evidence(workload(phase="Running"), history=[])
+    assert recurrence(ev, Category.CRASH_APP_ERROR, "24h").count == 1
+
+
+def test_history_unavailable_means_not_measured():
+    """No history is "not measured" (None), never "happened once"."""
+    ev = evidence(history=None)
+    result = recurrence(ev, Category.OOM_KILLED, "24h")
+    assert result.count is None
+    assert result.recurring is False
+
+
+def test_preempted_occurrence_is_not_a_failure():
+    history = [
+        phase_update("Running", 300),
+        history_event("Evict", "Pod x was preempted by higher priority workload y", 200.5),
+        phase_update("Failed", 200, "exit code 137"),
+        *oom_run(10),
+    ]
+    ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
+    assert recurrence(ev, Category.UNKNOWN, "24h").count == 0
+    assert recurrence(ev, Category.OOM_KILLED, "24h").count == 1

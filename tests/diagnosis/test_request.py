@@ -1,0 +1,82 @@
+"""Identifiers, lookback and what counts as missing versus malformed."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from diagnosis.errors import InvalidRequest
+from diagnosis.request import DiagnosisRequest, parse_lookback
+
+CLUSTER = "71f69d83-ba66-4822-adf5-55ce55efd210"
+WORKLOAD = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("24h", timedelta(hours=24)),
+        ("90m", timedelta(minutes=90)),
+        ("7d", timedelta(days=7)),
+        ("2w", timedelta(weeks=2)),
+        (" 30 D ", timedelta(days=30)),
+        ("45s", timedelta(seconds=45)),
+    ],
+)
+def test_parse_lookback(text, expected):
+    assert parse_lookback(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "24", "h", "1.5h", "-1h", "0h", "31d", "5y", "24h;rm"])
+def test_parse_lookback_rejects(text):
+    with pytest.raises(InvalidRequest, match="lookback"):
+        parse_lookback(text)
+
+
+@pytest.mark.parametrize(
+    ("fields", "missing"),
+    [
+        ({}, ["cluster_id", "workload_id or workload_name"]),
+        ({"cluster_id": CLUSTER}, ["workload_id or workload_name"]),
+        ({"cluster_id": CLUSTER, "workload_name": "bert-ft"}, ["project"]),
+        ({"workload_id": WORKLOAD}, ["cluster_id"]),
+        ({"cluster_id": CLUSTER, "workload_id": WORKLOAD}, []),
+        ({"cluster_id": CLUSTER, "workload_name": "bert-ft", "project": "nlp"}, []),
+        ({"cluster_id": " ", "workload_id": WORKLOAD}, ["cluster_id"]),
+    ],
+)
+def test_missing_names_exactly_what_is_missing(fields, missing):
+    """Missing identifiers are an outcome listing each missing piece, never an exception."""
+    assert DiagnosisRequest(**fields).missing() == missing
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"cluster_id": "prod-a"}, "cluster ID 'prod-a' is not a UUID"),
+        ({"workload_id": "3f1c2a9e"}, "workload ID '3f1c2a9e' is not a UUID"),
+        ({"workload_name": "Bert FT"}, "not a valid Run:ai name"),
+        ({"project": "nlp;drop"}, "not a valid Run:ai name"),
+    ],
+)
+def test_malformed_identifiers_are_rejected(fields, message):
+    with pytest.raises(InvalidRequest, match=message):
+        DiagnosisRequest(**fields)
+
+
+def test_uuid_is_normalised():
+    assert DiagnosisRequest(cluster_id=CLUSTER.upper()).cluster_id == CLUSTER
+
+
+@pytest.mark.parametrize(
+    ("lookback", "label"),
+    [
+        (timedelta(hours=24), "1d"),
+        (timedelta(hours=36), "36h"),
+        (timedelta(days=14), "2w"),
+        (timedelta(minutes=90), "90m"),
+    ],
+)
+def test_lookback_label(lookback, label):
+    assert DiagnosisRequest(lookback=lookback).lookback_label() == label
