@@ -31,6 +31,8 @@ def _context(ev: Evidence, cited: set[str]) -> list[EvidenceLine]:
         phase += f"; message: {shorten(redactor.clean(w.phase_message), 160)}"
     lines.append(EvidenceLine(text=phase, source="get_workload_status"))
     for pod in (ev.pods or ())[:3]:
+        if any(f"Pod {pod.name} " in c for c in cited):
+            continue
         node = f" on node {pod.node_name}" if pod.node_name else " (not placed on a node)"
         lines.append(
             EvidenceLine(

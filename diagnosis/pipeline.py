@@ -92,7 +92,8 @@ def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLin
         text += f", reason {shorten(redactor.clean(workload.phase_reason), 80)}"
     if workload.phase_message:
         text += f": {shorten(redactor.clean(workload.phase_message), 200)}"
-    return [EvidenceLine(text=text, source="get_workload_status"), *cite_all(signals)]
+    telling = [s for s in signals if s.kind is not SignalKind.RESTARTED]
+    return [EvidenceLine(text=text, source="get_workload_status"), *cite_all(telling)]
 
 
 async def _resolve(

@@ -51,7 +51,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
         (
             "secret-value",
             # KEY=value, KEY: value, "key": "value", --key value, --key=value
-            rf"(?i)(?<![\w-])(?:--)?{_SENSITIVE_KEY}[\"']?(?:\s*[:=]\s*|\s+(?=[\"']?\S{{6,}}))"
+            rf"(?i)(?:(?<![\w-]){_SENSITIVE_KEY}[\"']?\s*[:=]\s*|(?<![\w-])--{_SENSITIVE_KEY}\s+)"
             r"[\"']?([^\s\"',;}]{3,})",
             0,
             1,
@@ -98,6 +98,14 @@ class Redactor:
 
 
 def shorten(text: str, limit: int = 240) -> str:
-    """Collapse whitespace and cut to `limit` characters with an ellipsis."""
+    """Collapse whitespace; cut the middle out of long text, keeping its start and its end.
+
+    Errors put the cause last (containerd: `failed to pull …: 401 Unauthorized`), so the
+    tail is worth more than the middle.
+    """
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    head = limit * 2 // 5
+    tail = limit - head - 3
+    return f"{flat[:head].rstrip()} … {flat[-tail:].lstrip()}"

@@ -20,6 +20,7 @@ __all__ = ["DEFAULT_LOOKBACK", "DiagnosisRequest", "Symptom", "parse_lookback"]
 DEFAULT_LOOKBACK = timedelta(hours=24)
 MAX_LOOKBACK = timedelta(days=30)
 _LOOKBACK_RE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$", re.IGNORECASE)
+_DAY = 86400
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
 
@@ -129,7 +130,9 @@ class DiagnosisRequest(BaseModel):
     def lookback_label(self) -> str:
         """The lookback as a user would write it (`24h`, `7d`)."""
         seconds = int(self.lookback.total_seconds())
-        for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % _DAY == 0 and seconds > _DAY:
+            return f"{seconds // _DAY}d"
+        for unit, size in (("h", 3600), ("m", 60)):
             if seconds % size == 0:
                 return f"{seconds // size}{unit}"
         return f"{seconds}s"

@@ -45,15 +45,29 @@ Rule = Callable[[Evidence], Finding | None]
 def cite(signal: Signal) -> EvidenceLine:
     """One evidence line for a signal: what was said, where, and when."""
     when = f" at {signal.at:%Y-%m-%d %H:%M:%SZ}" if signal.at else ""
-    return EvidenceLine(
-        text=f"{signal.origin.capitalize()}{when}: {signal.text}", source=signal.source
-    )
+    origin = signal.origin[:1].upper() + signal.origin[1:]
+    return EvidenceLine(text=f"{origin}{when}: {signal.text}", source=signal.source)
+
+
+def _words(signal: Signal) -> str:
+    """The message without its reason prefix, lower-cased: what a reader would call 'the same'."""
+    text = signal.text
+    if signal.reason and text.startswith(f"{signal.reason}: "):
+        text = text[len(signal.reason) + 2 :]
+    return text.lower()
 
 
 def cite_all(signals: Iterable[Signal]) -> list[EvidenceLine]:
     """Cite the newest `MAX_CITED` distinct signals, newest first, and count the rest."""
-    distinct = unique(signals)
-    newest = sorted(distinct, key=lambda s: s.at or _EPOCH, reverse=True)
+    newest = sorted(unique(signals), key=lambda s: s.at or _EPOCH, reverse=True)
+    seen: set[str] = set()
+    distinct = []
+    for signal in newest:  # the same words in a condition, an event and history: cite once
+        words = _words(signal)
+        if words not in seen:
+            seen.add(words)
+            distinct.append(signal)
+    newest = distinct
     lines = [cite(s) for s in newest[:MAX_CITED]]
     if len(newest) > MAX_CITED:
         lines.append(

@@ -33,6 +33,6 @@ def crash_app_error(ev: Evidence) -> Finding | None:
         category=Category.CRASH_APP_ERROR,
         at=latest(exits),
         headline=f"{who} exited with code {describe_exit_code(code)}.",
-        evidence=tuple(cite_all(exits)),
+        evidence=tuple(cite_all([*exits, *ev.of(SignalKind.CRASHLOOP)])),
         details=details,
     )

@@ -13,10 +13,12 @@ __all__ = ["node_failure"]
 _KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION)
 
 
-def _node_lines(ev: Evidence) -> list[EvidenceLine]:
+def _node_lines(ev: Evidence, failing: str | None) -> list[EvidenceLine]:
     lines = []
     redactor = Redactor()
     for node in ev.nodes or ():
+        if node.name != failing and (node.status or "").lower() == "ready":
+            continue  # a healthy bystander says nothing about this failure
         conditions = "; ".join(
             shorten(redactor.clean(f"{c.type}={c.reason or '?'}: {c.message or ''}"), 120)
             for c in node.conditions
@@ -47,6 +49,6 @@ def node_failure(ev: Evidence) -> Finding | None:
         category=Category.NODE_FAILURE,
         at=when,
         headline=f"{what} {kind}{stamp} while the workload ran.",
-        evidence=(*cite_all(signals), *_node_lines(ev)),
+        evidence=(*cite_all(signals), *_node_lines(ev, node)),
         details={"node": node} if node else {},
     )

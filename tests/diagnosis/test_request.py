@@ -72,9 +72,9 @@ def test_uuid_is_normalised():
 @pytest.mark.parametrize(
     ("lookback", "label"),
     [
-        (timedelta(hours=24), "1d"),
+        (timedelta(hours=24), "24h"),
         (timedelta(hours=36), "36h"),
-        (timedelta(days=14), "2w"),
+        (timedelta(days=14), "14d"),
         (timedelta(minutes=90), "90m"),
     ],
 )
