@@ -1,0 +1,113 @@
+"""The console front end: the same conversation engine, replies rendered as text.
+
+Type what you would type in Slack. Lines go to one thread until `/new`; a line starting
+with `/runai-why` starts a new thread, as a slash command would; a number picks a button.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+
+from bot.conversation import (
+    Choice,
+    ConversationEngine,
+    Incoming,
+    Question,
+    Reply,
+    ReportReply,
+    ThreadKey,
+)
+from bot.render.text import render_text, sanitize
+
+__all__ = ["ConsoleResponder", "ConsoleSession", "render_reply"]
+
+PROMPT = "you> "
+BOT = "runai-why> "
+
+
+def render_reply(reply: Reply) -> str:
+    """A reply as console text (the report exactly as `runai-why diagnose` prints it)."""
+    if isinstance(reply, ReportReply):
+        notes = "".join(f"\n({sanitize(n)})" for n in reply.notes)
+        return render_text(reply.report) + notes
+    if isinstance(reply, Question):
+        buttons = "".join(
+            f"\n  [{i}] {sanitize(c.label)}" for i, c in enumerate(reply.choices, start=1)
+        )
+        hint = "\n  (type a number to pick)" if reply.choices else ""
+        return sanitize(reply.text) + buttons + hint
+    return sanitize(reply.text)
+
+
+class ConsoleResponder:
+    """Prints replies; an update prints the replacement under the same message number."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._write = write
+        self._ids = itertools.count(1)
+        self.choices: tuple[Choice, ...] = ()
+
+    async def post(self, reply: Reply) -> str:
+        """Print a new message."""
+        ref = str(next(self._ids))
+        self._show(reply)
+        return ref
+
+    async def update(self, ref: str, reply: Reply) -> None:
+        """Print the message that replaces message `ref`."""
+        del ref  # a terminal cannot edit what it printed; the replacement follows it
+        self._show(reply)
+
+    def _show(self, reply: Reply) -> None:
+        self.choices = reply.choices if isinstance(reply, Question) else self.choices
+        if isinstance(reply, ReportReply):
+            self._write(f"{BOT}\n{render_reply(reply)}\n")
+        else:
+            self._write(f"{BOT}{render_reply(reply)}\n")
+
+
+class ConsoleSession:
+    """One person chatting with the engine in a terminal (or from a script)."""
+
+    def __init__(self, engine: ConversationEngine, write: Callable[[str], None]) -> None:
+        self._engine = engine
+        self._write = write
+        self._responder = ConsoleResponder(write)
+        self._threads = itertools.count(1)
+        self._thread = self._new_thread()
+
+    def _new_thread(self) -> ThreadKey:
+        return ThreadKey(
+            platform="console", team="local", channel="console", thread=str(next(self._threads))
+        )
+
+    async def say(self, line: str) -> None:
+        """Handle one line the person typed."""
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return
+        if text == "/new":
+            self._thread = self._new_thread()
+            self._responder.choices = ()
+            self._write(f"{BOT}(new thread)\n")
+            return
+        if text.startswith("/runai-why"):
+            self._thread = self._new_thread()
+            self._responder.choices = ()
+            text = text.removeprefix("/runai-why").strip() or "help"
+        if text.isdigit() and 1 <= int(text) <= len(self._responder.choices):
+            choice = self._responder.choices[int(text) - 1]
+            self._responder.choices = ()
+            await self._engine.handle(
+                Incoming(self._thread, "you", choice=choice.value), self._responder
+            )
+            return
+        await self._engine.handle(Incoming(self._thread, "you", text=text), self._responder)
+
+    async def run_script(self, lines: Iterable[str]) -> None:
+        """Replay lines as if typed, echoing each one."""
+        for line in lines:
+            if line.strip() and not line.lstrip().startswith("#"):
+                self._write(f"{PROMPT}{line.strip()}\n")
+            await self.say(line)

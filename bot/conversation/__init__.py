@@ -1,0 +1,33 @@
+"""The platform-neutral conversation engine shared by the console, Slack and (later) Teams."""
+
+from bot.conversation.engine import ConversationEngine, Responder
+from bot.conversation.model import (
+    Choice,
+    ConversationState,
+    Incoming,
+    Notice,
+    Question,
+    Reply,
+    ReportReply,
+    Slots,
+    ThreadKey,
+)
+from bot.conversation.store import MemoryStore, RedisStore, StateStore, StoreUnavailable
+
+__all__ = [
+    "Choice",
+    "ConversationEngine",
+    "ConversationState",
+    "Incoming",
+    "MemoryStore",
+    "Notice",
+    "Question",
+    "RedisStore",
+    "Reply",
+    "ReportReply",
+    "Responder",
+    "Slots",
+    "StateStore",
+    "StoreUnavailable",
+    "ThreadKey",
+]

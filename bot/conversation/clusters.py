@@ -1,0 +1,47 @@
+"""The cluster directory: the control plane's cluster list, cached briefly, matched exactly."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from diagnosis import Cluster, RunaiReader
+
+__all__ = ["ClusterDirectory", "ClusterMatch"]
+
+
+@dataclass(frozen=True)
+class ClusterMatch:
+    """The result of looking up what the user typed as a cluster."""
+
+    cluster: Cluster | None
+    known: tuple[Cluster, ...]
+
+
+class ClusterDirectory:
+    """Resolves a cluster UUID or exact name; never a fuzzy or partial match."""
+
+    def __init__(
+        self, runai: RunaiReader, *, ttl_s: float = 60, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._runai = runai
+        self._ttl_s = ttl_s
+        self._clock = clock
+        self._cached: tuple[float, tuple[Cluster, ...]] | None = None
+
+    async def clusters(self) -> tuple[Cluster, ...]:
+        """Every cluster the service account can see (cached for `ttl_s`)."""
+        now = self._clock()
+        if self._cached is None or now - self._cached[0] > self._ttl_s:
+            self._cached = (now, tuple(await self._runai.list_clusters()))
+        return self._cached[1]
+
+    async def match(self, typed: str) -> ClusterMatch:
+        """Match a UUID (case-insensitive) or an exact name; raises `UpstreamError`."""
+        known = await self.clusters()
+        wanted = typed.strip()
+        found = next(
+            (c for c in known if c.uuid.lower() == wanted.lower() or c.name == wanted), None
+        )
+        return ClusterMatch(found, known)

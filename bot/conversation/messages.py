@@ -1,0 +1,57 @@
+"""The words the bot says that are not a report: help, progress, and actionable errors."""
+
+from __future__ import annotations
+
+from bot.conversation.model import Slots
+from diagnosis import AuthError, NotFound, UpstreamError, UpstreamTimeout, UpstreamUnavailable
+
+__all__ = ["HELP", "describe_upstream", "working_text"]
+
+HELP = """\
+I explain why a Run:ai workload failed: the category first, then cited evidence, how often \
+it happened recently, and what to do next. I only read; I never change a workload.
+
+Ask me in plain words, or with key=value pairs:
+• `/runai-why why did training-job-42 in ml-team fail on cluster prod-a?`
+• `/runai-why cluster=prod-a workload=train-bert project=nlp lookback=7d`
+• `/runai-why cluster=prod-a id=<workload UUID>`
+• `@runai-why is train-bert in nlp crashlooping?` (a current symptom: crash loop, image pull, \
+init, mount, startup)
+
+I always need the cluster, and either the workload ID or its name and project. If something \
+is missing I ask in the thread; I never guess."""
+
+_ADVICE: dict[type[UpstreamError], tuple[str, str]] = {
+    AuthError: (
+        "refused my credentials",
+        "An admin should check RUNAI_CLIENT_ID/RUNAI_CLIENT_SECRET and the service account's "
+        "read access to this project.",
+    ),
+    NotFound: ("does not know that resource", "Check the ID and the cluster."),
+    UpstreamTimeout: ("did not answer in time", "Try again in a minute."),
+    UpstreamUnavailable: (
+        "could not be reached or kept failing",
+        "Try again in a minute; if it persists, check the control plane's status.",
+    ),
+}
+
+
+def describe_upstream(error: UpstreamError, doing: str) -> str:
+    """A short, specific message for a failed upstream call: which call, what to try."""
+    what, advice = next(
+        (v for k, v in _ADVICE.items() if isinstance(error, k)),
+        ("answered with an error", "Try again; if it persists, tell the bot's operators."),
+    )
+    status = f", HTTP {error.status}" if error.status is not None else ""
+    return (
+        f"I could not {doing}: the Run:ai control plane {what} "
+        f"(during `{error.operation}`{status}). {advice}"
+    )
+
+
+def working_text(slots: Slots) -> str:
+    """The progress notice that the report will replace."""
+    target = slots.workload_name or slots.workload_id or "the workload"
+    project = f" in {slots.project}" if slots.project and slots.workload_name else ""
+    cluster = f" on {slots.cluster_label or slots.cluster_id}"
+    return f"Diagnosing {target}{project}{cluster}…"

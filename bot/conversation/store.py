@@ -1,0 +1,149 @@
+"""Conversation state and idempotency keys: in Redis for replicas, in memory for one process.
+
+Both stores offer the same three things: state per thread (JSON with a TTL), a per-thread
+lock so two replicas never handle the same thread at once, and `claim` (`SET NX EX`) so a
+Slack retry or a double delivery is answered exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
+
+import redis.asyncio as redis
+
+from bot.conversation.model import ConversationState, ThreadKey
+
+__all__ = ["MemoryStore", "RedisStore", "StateStore", "StoreUnavailable"]
+
+
+class StoreUnavailable(Exception):
+    """The state store (Redis) could not be reached; nothing was processed."""
+
+
+@asynccontextmanager
+async def _translated(what: str) -> AsyncIterator[None]:
+    try:
+        yield
+    except (redis.RedisError, OSError) as error:
+        raise StoreUnavailable(f"Redis is unavailable ({what}: {type(error).__name__})") from error
+
+
+class StateStore(Protocol):
+    """Where conversations live between turns."""
+
+    async def load(self, key: ThreadKey) -> ConversationState | None:
+        """The thread's state, or None when the bot does not own the thread."""
+        ...
+
+    async def save(self, key: ThreadKey, state: ConversationState) -> None:
+        """Store the thread's state, refreshing its TTL."""
+        ...
+
+    def lock(self, key: ThreadKey) -> AbstractAsyncContextManager[None]:
+        """Serialise turns of one thread across tasks (and replicas, for Redis)."""
+        ...
+
+    async def claim(self, token: str, ttl_s: int) -> bool:
+        """True the first time `token` is claimed within `ttl_s` seconds, False after."""
+        ...
+
+    async def ping(self) -> bool:
+        """Whether the store is usable (for readiness checks)."""
+        ...
+
+
+class MemoryStore:
+    """Single-process store; state is lost on restart and not shared with replicas."""
+
+    def __init__(self, ttl_s: int = 86400) -> None:
+        self._ttl_s = ttl_s
+        self._states: dict[ThreadKey, tuple[float, str]] = {}
+        self._claims: dict[str, float] = {}
+        self._locks: dict[ThreadKey, asyncio.Lock] = {}
+
+    async def load(self, key: ThreadKey) -> ConversationState | None:
+        """See `StateStore.load`."""
+        entry = self._states.get(key)
+        if entry is None or entry[0] < time.monotonic():
+            return None
+        return ConversationState.model_validate_json(entry[1])
+
+    async def save(self, key: ThreadKey, state: ConversationState) -> None:
+        """See `StateStore.save`."""
+        self._states[key] = (time.monotonic() + self._ttl_s, state.model_dump_json())
+
+    @asynccontextmanager
+    async def lock(self, key: ThreadKey) -> AsyncIterator[None]:
+        """See `StateStore.lock`."""
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            yield
+
+    async def claim(self, token: str, ttl_s: int) -> bool:
+        """See `StateStore.claim`."""
+        now = time.monotonic()
+        self._claims = {k: v for k, v in self._claims.items() if v > now}
+        if token in self._claims:
+            return False
+        self._claims[token] = now + ttl_s
+        return True
+
+    async def ping(self) -> bool:
+        """See `StateStore.ping`."""
+        return True
+
+
+class RedisStore:
+    """Redis-backed store shared by every replica (`REDIS_URL`)."""
+
+    def __init__(
+        self, client: redis.Redis, *, ttl_s: int = 86400, lock_timeout_s: float = 60
+    ) -> None:
+        self._redis = client
+        self._ttl_s = ttl_s
+        self._lock_timeout_s = lock_timeout_s
+
+    async def load(self, key: ThreadKey) -> ConversationState | None:
+        """See `StateStore.load`."""
+        async with _translated("load"):
+            raw = await self._redis.get(key.redis_key("conv"))
+        return ConversationState.model_validate_json(raw) if raw else None
+
+    async def save(self, key: ThreadKey, state: ConversationState) -> None:
+        """See `StateStore.save`."""
+        async with _translated("save"):
+            await self._redis.set(key.redis_key("conv"), state.model_dump_json(), ex=self._ttl_s)
+
+    @asynccontextmanager
+    async def lock(self, key: ThreadKey) -> AsyncIterator[None]:
+        """See `StateStore.lock`; the lock expires by itself if a replica dies holding it."""
+        lock = self._redis.lock(
+            key.redis_key("lock"),
+            timeout=self._lock_timeout_s,
+            blocking_timeout=self._lock_timeout_s,
+        )
+        async with _translated("lock"):
+            acquired = await lock.acquire()
+        if not acquired:
+            raise StoreUnavailable("another replica is still answering in this thread")
+        try:
+            yield
+        finally:
+            async with _translated("unlock"):
+                await lock.release()
+
+    async def claim(self, token: str, ttl_s: int) -> bool:
+        """See `StateStore.claim` (Redis `SET NX EX`)."""
+        async with _translated("claim"):
+            claimed = await self._redis.set(f"runai-why:claim:{token}", "1", nx=True, ex=ttl_s)
+        return bool(claimed)
+
+    async def ping(self) -> bool:
+        """See `StateStore.ping`."""
+        try:
+            return bool(await self._redis.ping())
+        except redis.RedisError:
+            return False

@@ -1,0 +1,1 @@
+"""Pure renderers: a `Report` in, text or Block Kit out; no I/O."""

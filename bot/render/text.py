@@ -1,0 +1,84 @@
+"""Renders a `Report` as plain text for terminals: category first, as in the seed's example.
+
+Upstream text is untrusted: control characters (terminal escape sequences), zero-width and
+bidirectional-override characters are removed, so a log line cannot rewrite the screen.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnosis import Outcome, Report
+
+__all__ = ["render_text", "sanitize"]
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+_OUTCOME_LINE: dict[Outcome, str] = {
+    Outcome.SUCCEEDED: "Outcome: SUCCEEDED (not a failure)",
+    Outcome.PREEMPTED: "Outcome: PREEMPTED (not a failure category)",
+    Outcome.PENDING_SCHEDULING: "Outcome: PENDING (scheduling, not a failure)",
+    Outcome.SUSPENDED: "Outcome: SUSPENDED (out of scope)",
+    Outcome.RUNNING_NO_FAILURE: "Outcome: RUNNING (no failure confirmed)",
+    Outcome.NOT_TERMINAL: "Outcome: NOT TERMINAL (no category assigned)",
+    Outcome.CLUSTER_MISMATCH: "Outcome: CLUSTER MISMATCH (stopped)",
+    Outcome.NEEDS_INPUT: "Outcome: NEED MORE INFORMATION",
+    Outcome.NOT_FOUND: "Outcome: NOT FOUND",
+}
+
+
+def sanitize(text: str) -> str:
+    """Drop control, zero-width and bidi-override characters from untrusted text."""
+    return _UNSAFE.sub("", text)
+
+
+def _first_line(report: Report) -> str:
+    if report.category is not None:
+        return f"Category: {report.category.value}"
+    return _OUTCOME_LINE.get(report.outcome, f"Outcome: {report.outcome.value}")
+
+
+def _recurrence(report: Report) -> str | None:
+    recur = report.recurrence
+    if recur is None or report.category is None:
+        return None
+    if recur.count is None:
+        return f"History: not measured (history unavailable for the last {recur.lookback})."
+    noun = "failure" if recur.count == 1 else "failures"
+    label = "recurring" if recur.recurring else "one-off"
+    category = report.category.value
+    return f"History: {recur.count} {category} {noun} in the last {recur.lookback} ({label})."
+
+
+def render_text(report: Report) -> str:
+    """The whole report as text, category (or outcome) on line one."""
+    lines = [_first_line(report)]
+    if report.workload is not None:
+        w = report.workload
+        lines.append(
+            f"Workload: {w.name} | Phase: {w.phase or 'unknown'} | "
+            f"Project: {w.project or 'unknown'} | Cluster: {w.cluster_id}"
+        )
+    if report.headline:
+        lines.append(report.headline)
+    if report.evidence:
+        lines += ["", "Evidence:"]
+        lines += [f"- {e.text} (source: {e.source})" for e in report.evidence]
+    recurrence = _recurrence(report)
+    if recurrence:
+        lines += ["", recurrence]
+    if report.recommendations:
+        lines += ["", "Recommendation:"]
+        lines += [f"- {r}" for r in report.recommendations]
+    if report.candidates:
+        lines += ["", "Candidates:"]
+        lines += [
+            f"- {c.name} ({c.project or '?'}) phase {c.phase or '?'}: workload ID {c.id}"
+            for c in report.candidates
+        ]
+    if report.missing and report.outcome is not Outcome.NEEDS_INPUT:
+        lines += ["", "Not measured:"]
+        lines += [f"- {m}" for m in report.missing]
+    if report.redactions:
+        lines += ["", f"({report.redactions} sensitive value(s) redacted)"]
+    return sanitize("\n".join(lines))

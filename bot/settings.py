@@ -1,0 +1,121 @@
+"""The one configuration object, read from the environment once at the entry point.
+
+Nothing else reads the environment: the entry point builds `Settings` and passes the parts
+down (`Settings.runai_config()` for the diagnosis engine). Secrets are `SecretStr`, so they
+never appear in a repr, a log line or a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from diagnosis import RunaiConfig
+
+__all__ = ["ConfigError", "Settings"]
+
+_PLACEHOLDERS = frozenset({"", "changeme", "change-me", "xxx", "todo", "<secret>", "replace-me"})
+
+
+class ConfigError(Exception):
+    """The configuration is missing or unusable; the message says which variable to set."""
+
+
+class Settings(BaseSettings):
+    """Everything runai-why reads from the environment (or a `.env` file in development).
+
+    Attributes:
+        runai_url: `RUNAI_URL`, the control-plane base URL (e.g. https://acme.run.ai).
+        runai_client_id: `RUNAI_CLIENT_ID`, a service account or access key client ID.
+        runai_client_secret: `RUNAI_CLIENT_SECRET`.
+        runai_timeout_s: `RUNAI_TIMEOUT_S`, per-request timeout in seconds.
+        runai_retries: `RUNAI_RETRIES`, extra attempts on transient failures.
+        log_level: `LOG_LEVEL`.
+        log_format: `LOG_FORMAT`, `json` for deployments, `console` for people.
+        slack_bot_token: `SLACK_BOT_TOKEN` (`xoxb-…`).
+        slack_signing_secret: `SLACK_SIGNING_SECRET`, to verify requests come from Slack.
+        slack_app_token: `SLACK_APP_TOKEN` (`xapp-…`), only for Socket Mode.
+        slack_api_url: `SLACK_API_URL`, the Web API base URL (tests point it at a fake).
+        redis_url: `REDIS_URL`; without it state lives in one process's memory.
+        port: `PORT`, the HTTP port of `runai-why serve`.
+        channel_default_clusters: `CHANNEL_DEFAULT_CLUSTERS`, JSON `{"C0123": "prod-a"}`:
+            a channel's default cluster (name or UUID), stated in every reply that uses it.
+        state_ttl_s: `STATE_TTL_S`, how long a thread's conversation is remembered.
+        max_concurrent_diagnoses: `MAX_CONCURRENT_DIAGNOSES` per process.
+    """
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
+
+    runai_url: str | None = None
+    runai_client_id: str | None = None
+    runai_client_secret: SecretStr | None = None
+    runai_timeout_s: float = Field(default=10.0, gt=0, le=120)
+    runai_retries: int = Field(default=3, ge=0, le=10)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["json", "console"] = "json"
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_api_url: str = "https://slack.com/api/"
+    redis_url: SecretStr | None = None
+    port: int = Field(default=3000, ge=1, le=65535)
+    channel_default_clusters: dict[str, str] = Field(default_factory=dict)
+    state_ttl_s: int = Field(default=86400, ge=60, le=7 * 86400)
+    max_concurrent_diagnoses: int = Field(default=8, ge=1, le=100)
+
+    @field_validator("slack_api_url")
+    @classmethod
+    def _trailing_slash(cls, value: str) -> str:
+        """slack_sdk joins method names onto the base URL, which must end with `/`."""
+        return value if value.endswith("/") else value + "/"
+
+    def slack_secrets(self, *, socket_mode: bool) -> tuple[str, str, str | None]:
+        """Bot token, signing secret and (Socket Mode) app token; `ConfigError` if unusable."""
+        values = {
+            "SLACK_BOT_TOKEN": self.slack_bot_token,
+            "SLACK_SIGNING_SECRET": self.slack_signing_secret,
+        }
+        if socket_mode:
+            values["SLACK_APP_TOKEN"] = self.slack_app_token
+        plain = {k: v.get_secret_value().strip() if v else "" for k, v in values.items()}
+        problems = [k for k, v in plain.items() if v.lower() in _PLACEHOLDERS]
+        if problems:
+            raise ConfigError(
+                f"set {', '.join(problems)} (from the Slack app's settings) before "
+                "`runai-why serve`; see deploy/slack-app-manifest.yaml"
+            )
+        if not plain["SLACK_BOT_TOKEN"].startswith("xoxb-"):
+            raise ConfigError("SLACK_BOT_TOKEN must be a bot token (xoxb-…)")
+        if socket_mode and not plain["SLACK_APP_TOKEN"].startswith("xapp-"):
+            raise ConfigError("SLACK_APP_TOKEN must be an app-level token (xapp-…)")
+        return plain["SLACK_BOT_TOKEN"], plain["SLACK_SIGNING_SECRET"], plain.get("SLACK_APP_TOKEN")
+
+    def runai_config(self) -> RunaiConfig:
+        """The engine's connection settings; `ConfigError` names whatever is missing."""
+        secret = self.runai_client_secret.get_secret_value() if self.runai_client_secret else ""
+        problems = [
+            name
+            for name, value in (
+                ("RUNAI_URL", self.runai_url or ""),
+                ("RUNAI_CLIENT_ID", self.runai_client_id or ""),
+                ("RUNAI_CLIENT_SECRET", secret),
+            )
+            if value.strip().lower() in _PLACEHOLDERS
+        ]
+        if problems:
+            raise ConfigError(
+                f"set {', '.join(problems)} to reach a Run:ai control plane "
+                "(or pass --scenario FILE to use the simulator)"
+            )
+        url = (self.runai_url or "").strip()
+        if not url.startswith(("https://", "http://")):
+            raise ConfigError(f"RUNAI_URL must start with https:// (got {url!r})")
+        return RunaiConfig(
+            url=url.rstrip("/"),
+            client_id=(self.runai_client_id or "").strip(),
+            client_secret=SecretStr(secret),
+            timeout_s=self.runai_timeout_s,
+            retries=self.runai_retries,
+        )

@@ -1,0 +1,1 @@
+"""Tests for the bot: CLI, rendering, conversation and Slack front end."""
