@@ -1,0 +1,192 @@
+"""The `runai-why` command line: `diagnose`, `sim` and `demo`.
+
+Exit codes: 0 a report was printed (whatever its outcome), 2 bad input (flags, IDs,
+scenario file, configuration), 3 the control plane failed or could not be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+
+import structlog
+
+from bot.demo import bundled_script, run_chat
+from bot.logging import configure_logging
+from bot.render.text import render_text, sanitize
+from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.settings import ConfigError, Settings
+from diagnosis import (
+    DiagnosisError,
+    DiagnosisRequest,
+    InvalidRequest,
+    Report,
+    RunaiClient,
+    RunaiConfig,
+    Symptom,
+    UpstreamError,
+    diagnose,
+    parse_lookback,
+)
+from runai_sim.app import Simulator
+from runai_sim.scenario import Scenario, ScenarioError
+from runai_sim.server import run as run_simulator
+from runai_sim.server import serve
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_USAGE, EXIT_UPSTREAM = 0, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors as one line and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(
+            f"runai-why: error: {message} (see runai-why {self.prog.split()[-1]} --help)\n"
+        )
+        sys.exit(EXIT_USAGE)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="runai-why", description="Why did my Run:ai workload fail?")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    diag = commands.add_parser("diagnose", help="diagnose one workload")
+    diag.add_argument("--cluster-id", help="Run:ai cluster UUID (always required)")
+    target = diag.add_mutually_exclusive_group()
+    target.add_argument("--workload-id", help="workload UUID (option A)")
+    target.add_argument("--workload-name", help="workload name, with --project (option B)")
+    diag.add_argument("--project", help="Run:ai project name (option B)")
+    diag.add_argument(
+        "--lookback", default="24h", help="history window, e.g. 24h, 7d (default 24h)"
+    )
+    diag.add_argument("--symptom", choices=[s.value for s in Symptom], help="a current symptom")
+    diag.add_argument(
+        "--scenario", type=Path, help="serve this scenario with the built-in simulator"
+    )
+    diag.add_argument("--json", action="store_true", help="print one JSON object")
+
+    sim = commands.add_parser("sim", help="serve a scenario as a simulated Run:ai control plane")
+    sim.add_argument("--scenario", type=Path, required=True)
+    sim.add_argument("--port", type=int, default=8600, help="loopback port (default 8600; 0 = any)")
+
+    demo = commands.add_parser(
+        "demo", help="chat with the bot in the terminal, against the bundled simulated cluster"
+    )
+    demo.add_argument("--scenario", type=Path, help="another scenario file instead of the demo")
+    demo.add_argument(
+        "--script", help="replay the lines of FILE ('-' = standard input) instead of chatting"
+    )
+    demo.add_argument(
+        "--all", action="store_true", help="diagnose every workload the scenario lists and exit"
+    )
+    demo.add_argument("--json", action="store_true", help="with --all: one JSON object per line")
+    return parser
+
+
+@asynccontextmanager
+async def _control_plane(scenario: Scenario | None) -> AsyncIterator[RunaiClient]:
+    """A client for the real control plane from settings, or for an in-process simulator."""
+    if scenario is None:
+        config = Settings().runai_config()
+        async with RunaiClient(config) as client:
+            yield client
+        return
+    async with serve(Simulator(scenario)) as base_url:
+        creds = scenario.credentials
+        config = RunaiConfig(
+            url=base_url, client_id=creds.client_id, client_secret=creds.client_secret
+        )
+        async with RunaiClient(config) as client:
+            yield client
+
+
+def _print(report: Report, lookback: str, *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(report.to_json_dict(lookback), ensure_ascii=False))
+    else:
+        print(render_text(report))
+
+
+async def _diagnose(args: argparse.Namespace) -> int:
+    request = DiagnosisRequest(
+        cluster_id=args.cluster_id,
+        workload_id=args.workload_id,
+        workload_name=args.workload_name,
+        project=args.project,
+        lookback=parse_lookback(args.lookback),
+        symptom=Symptom(args.symptom) if args.symptom else None,
+    )
+    scenario = Scenario.load(args.scenario) if args.scenario else None
+    now: datetime | None = scenario.now if scenario else None
+    async with _control_plane(scenario) as runai:
+        report = await diagnose(request, runai=runai, now=now)
+    _print(report, request.lookback_label(), as_json=args.json)
+    return EXIT_OK
+
+
+async def _demo(args: argparse.Namespace) -> int:
+    scenario = Scenario.load(args.scenario) if args.scenario else bundled_scenario("demo")
+    if not args.all:
+        script: list[str] | None = None
+        if args.script == "-":
+            script = sys.stdin.read().splitlines()
+        elif args.script:
+            text = await asyncio.to_thread(Path(args.script).read_text, encoding="utf-8")
+            script = text.splitlines()
+        elif not sys.stdin.isatty():
+            script = bundled_script()
+        await run_chat(scenario, script=script, interactive=sys.stdin.isatty(), write=_write)
+        return EXIT_OK
+    async with _control_plane(scenario) as runai:
+        for index, expectation in enumerate(scenario.expect or []):
+            request = request_from_expectation(scenario, expectation)
+            report = await diagnose(request, runai=runai, now=scenario.now)
+            if not args.json and index:
+                print("\n" + "─" * 72 + "\n")
+            _print(report, request.lookback_label(), as_json=args.json)
+    return EXIT_OK
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    args = _parser().parse_args(argv)
+    level = ("WARNING", "INFO", "DEBUG")[min(args.verbose, 2)]
+    configure_logging(level, "console")
+    log = structlog.get_logger(__name__)
+    try:
+        if args.command == "sim":
+            run_simulator(args.scenario, port=args.port)
+            return EXIT_OK
+        runner = _diagnose if args.command == "diagnose" else _demo
+        return asyncio.run(runner(args))
+    except (InvalidRequest, ScenarioError, ConfigError) as error:
+        sys.stderr.write(f"runai-why: error: {sanitize(str(error))}\n")
+        return EXIT_USAGE
+    except UpstreamError as error:
+        log.info("upstream_failed", operation=error.operation, status=error.status)
+        sys.stderr.write(
+            f"runai-why: the Run:ai control plane failed during {error.operation}: "
+            f"{sanitize(str(error.args[0]))} [{error.url}]. "
+            "Check RUNAI_URL, the network path and the service account, then retry.\n"
+        )
+        return EXIT_UPSTREAM
+    except DiagnosisError as error:
+        sys.stderr.write(f"runai-why: error: {sanitize(str(error))}\n")
+        return EXIT_UPSTREAM
+    except OSError as error:
+        sys.stderr.write(f"runai-why: error: {error}\n")
+        return EXIT_USAGE

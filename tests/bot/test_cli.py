@@ -1,0 +1,207 @@
+"""The `runai-why` CLI contract: flags, exit codes, JSON shape, clear errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+
+import pytest
+
+from bot.cli import main
+from bot.scenarios import bundled_paths
+
+SCENARIOS = {p.stem: p for p in bundled_paths()}
+CLUSTER = "71f69d83-ba66-4822-adf5-55ce55efd210"
+JSON_KEYS = {
+    "outcome",
+    "category",
+    "workload",
+    "evidence",
+    "recurrence",
+    "memory",
+    "recommendations",
+    "missing",
+    "question",
+}
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch, tmp_path):
+    """No RUNAI_* from the developer's shell or a .env file leaks into these tests."""
+    for name in ("RUNAI_URL", "RUNAI_CLIENT_ID", "RUNAI_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def _scenario_cluster(name: str) -> str:
+    return json.loads(SCENARIOS[name].read_text())["clusters"][0]["uuid"]
+
+
+def _first_workload(name: str) -> str:
+    return json.loads(SCENARIOS[name].read_text())["workloads"][0]["workload"]["id"]
+
+
+@pytest.mark.slow
+def test_diagnose_json_contract(capsys):
+    """--json prints exactly one object with the documented keys."""
+    code = main(
+        [
+            "diagnose",
+            "--scenario",
+            str(SCENARIOS["oom-killed"]),
+            "--cluster-id",
+            _scenario_cluster("oom-killed"),
+            "--workload-id",
+            _first_workload("oom-killed"),
+            "--json",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == JSON_KEYS
+    assert data["outcome"] == "diagnosed"
+    assert data["category"] == "OOM_KILLED"
+    assert set(data["workload"]) == {"id", "name", "project", "cluster_id", "phase"}
+    assert set(data["recurrence"]) == {"count", "lookback", "recurring"}
+    assert set(data["memory"]) == {"request_bytes", "limit_bytes", "peak_bytes"}
+    assert out.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_diagnose_text_puts_category_first(capsys):
+    code = main(
+        [
+            "diagnose",
+            "--scenario",
+            str(SCENARIOS["oom-killed"]),
+            "--cluster-id",
+            _scenario_cluster("oom-killed"),
+            "--workload-id",
+            _first_workload("oom-killed"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines()[0] == "Category: OOM_KILLED"
+    assert "(source: get_workload_status)" in out
+
+
+@pytest.mark.slow
+def test_missing_identifiers_are_an_outcome_not_an_error(capsys):
+    code = main(
+        ["diagnose", "--scenario", str(SCENARIOS["oom-killed"]), "--workload-name", "x", "--json"]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert data["outcome"] == "needs_input"
+    assert "cluster" in data["question"].lower()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["diagnose", "--bogus"], "unrecognized arguments: --bogus"),
+        (
+            ["diagnose", "--cluster-id", "prod-a", "--workload-id", CLUSTER],
+            "cluster ID 'prod-a' is not a UUID",
+        ),
+        (
+            ["diagnose", "--cluster-id", CLUSTER, "--workload-id", "abc"],
+            "workload ID 'abc' is not a UUID",
+        ),
+        (
+            ["diagnose", "--workload-id", CLUSTER, "--workload-name", "x"],
+            "not allowed with argument",
+        ),
+        (
+            ["diagnose", "--cluster-id", CLUSTER, "--workload-id", CLUSTER, "--lookback", "soon"],
+            "lookback 'soon'",
+        ),
+        (["diagnose", "--symptom", "sad"], "invalid choice"),
+        (
+            [
+                "diagnose",
+                "--cluster-id",
+                CLUSTER,
+                "--workload-id",
+                CLUSTER,
+                "--scenario",
+                "/nope.json",
+            ],
+            "/nope.json",
+        ),
+        (
+            ["diagnose", "--cluster-id", CLUSTER, "--workload-id", CLUSTER],
+            "set RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET",
+        ),
+        ([], "the following arguments are required"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as raised:
+        raise SystemExit(main(argv))
+    err = capsys.readouterr().err
+    assert raised.value.code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_unreadable_scenario_is_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code = main(
+        ["diagnose", "--cluster-id", CLUSTER, "--workload-id", CLUSTER, "--scenario", str(bad)]
+    )
+    assert code == 2
+    assert "bad.json" in capsys.readouterr().err
+
+
+def test_unreachable_control_plane_names_the_url(monkeypatch, capsys):
+    """A control plane that is down is a clear message naming the URL, not a traceback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("RUNAI_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("RUNAI_CLIENT_ID", "svc")
+    monkeypatch.setenv("RUNAI_CLIENT_SECRET", "s3cret-value")
+    monkeypatch.setenv("RUNAI_RETRIES", "0")
+    code = main(["diagnose", "--cluster-id", CLUSTER, "--workload-id", CLUSTER])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert f"127.0.0.1:{port}" in err
+    assert "Traceback" not in err
+    assert "s3cret-value" not in err
+
+
+@pytest.mark.slow
+def test_demo_all_prints_a_report_per_demo_workload(capsys):
+    """`demo --all` diagnoses every workload the demo scenario lists, category first."""
+    assert main(["demo", "--all"]) == 0
+    reports = capsys.readouterr().out.split("─" * 72)
+    assert len(reports) == 12
+    assert all(r.strip().splitlines()[0].startswith(("Category: ", "Outcome: ")) for r in reports)
+
+
+@pytest.mark.slow
+def test_demo_without_a_terminal_plays_the_guided_tour(capsys, monkeypatch):
+    """Not attached to a terminal, the demo replays its bundled conversation."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "you> why did training-job-42 in ml-team fail?" in out
+    assert "runai-why> Which Run:ai cluster is it on?" in out
+    assert "Category: OOM_KILLED" in out
+    assert "Category: IMAGE_PULL_FAILED" in out
+    assert "Outcome: PREEMPTED" in out
+
+
+@pytest.mark.slow
+def test_demo_script_from_stdin(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("help\ncluster=prod-a workload=eval-harness project=ml-team\n"))
+    assert main(["demo", "--script", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "I explain why a Run:ai workload failed" in out
+    assert "Category: CRASH_APP_ERROR" in out
