@@ -3,6 +3,7 @@
 
     python3 dev.py demo [ARGS...]   run runai-why against the bundled simulated Run:ai cluster
     python3 dev.py test [PYTEST ARGS...]   format check, lint, type check and the whole test suite
+    python3 dev.py bench [ARGS...]  the pipeline benchmark (bench/pipeline.py)
     python3 dev.py run ARGS...      any runai-why command inside the environment
 
 Only the Python standard library is used here, so this works on a machine that has nothing
@@ -70,14 +71,16 @@ def task_test(extra: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """Dispatch `demo`, `test` or `run`."""
-    if not argv or argv[0] not in {"demo", "test", "run"}:
+    """Dispatch `demo`, `test`, `bench` or `run`."""
+    if not argv or argv[0] not in {"demo", "test", "run", "bench"}:
         print(__doc__)
         return 2
     ensure_venv()
     task, rest = argv[0], argv[1:]
     if task == "test":
         return task_test(rest)
+    if task == "bench":
+        return _run([str(_bin("python")), str(ROOT / "bench" / "pipeline.py"), *rest])
     if task == "demo":
         return _run([str(_bin("runai-why")), "demo", *rest])
     return _run([str(_bin("runai-why")), *rest])

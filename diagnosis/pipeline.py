@@ -7,6 +7,7 @@ orchestrator; every step below it is either a client call or a pure function.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import structlog
@@ -101,14 +102,24 @@ async def _resolve(
 ) -> Resolved | Report:
     if request.workload_id is None:
         return await resolve_by_name(request, runai, cutoff=cutoff)
-    try:
-        return Resolved(await runai.get_workload(request.workload_id))
-    except NotFound:
+    # Status and its recent events are one step (the seed's get_workload_status): fetched
+    # together; the events are only used once the cluster guard below has passed.
+    status, events = await asyncio.gather(
+        runai.get_workload(request.workload_id),
+        fetch_events(runai, request.workload_id, cutoff),
+        return_exceptions=True,
+    )
+    if isinstance(status, NotFound):
         return Report(
             outcome=Outcome.NOT_FOUND,
             headline=f"No workload with ID {request.workload_id} on the control plane.",
             missing=("workload",),
         )
+    if isinstance(status, BaseException):
+        raise status
+    if isinstance(events, BaseException):
+        raise events
+    return Resolved(status, events)
 
 
 async def diagnose(
