@@ -21,10 +21,11 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from runai_sim import filters
 from runai_sim.faults import FaultRule, FaultSet, error_body, fault_response
+from runai_sim.kube import KUBE_PREFIX, KubeAPI, is_kube_path, kube_fault_response
 from runai_sim.scenario import Kind, Scenario, WorkloadEntry
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class Simulator:
         self._log: list[RecordedRequest] = []
         self._faults = FaultSet(scenario.faults)
         self._key = secrets.token_bytes(32)
+        self._kube = KubeAPI(scenario.kubernetes, [str(c["uuid"]) for c in scenario.clusters])
         self._router = Starlette(
             routes=self._routes(),
             exception_handlers={
@@ -107,6 +109,16 @@ class Simulator:
     def app(self) -> ASGIApp:
         """The ASGI app: request log, latency, faults and auth in front of the endpoints."""
         return self._gate
+
+    @property
+    def kube_token(self) -> str | None:
+        """The bearer token of the fake Kubernetes API; None without a `kubernetes` key."""
+        return self._kube.token
+
+    @property
+    def kube_clusters(self) -> list[str]:
+        """Cluster UUIDs whose Kubernetes API is served at `<base_url>/k8s/<uuid>`."""
+        return list(self._kube.clusters)
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -177,9 +189,10 @@ class Simulator:
             if delay:
                 await asyncio.sleep(delay / 1000)
             response: ASGIApp = self._router
+            kube = is_kube_path(path)  # the Kubernetes API checks its own token
             if rule is not None and rule.replaces_response:
-                response = fault_response(rule)
-            elif path not in TOKEN_PATHS and (problem := self._auth_problem(request)):
+                response = kube_fault_response(rule) if kube else fault_response(rule)
+            elif not kube and path not in TOKEN_PATHS and (problem := self._auth_problem(request)):
                 response = _error(401, problem, {"WWW-Authenticate": "Bearer"})
             await response(scope, receive, tracking_send)
         finally:
@@ -211,7 +224,7 @@ class Simulator:
         return _error(exc.status_code, str(exc.detail), exc.headers)
 
     # ------------------------------------------------------------------ routing
-    def _routes(self) -> list[Route]:
+    def _routes(self) -> list[Route | Mount]:
         def get(path: str, handler: _Handler) -> Route:
             async def guarded(request: Request) -> Response:
                 try:
@@ -244,6 +257,7 @@ class Simulator:
             get("/api/v1/clusters", self._clusters),
             get("/api/v1/clusters/{cluster_uuid}", self._cluster),
             get("/api/v1/nodes", self._nodes),
+            Mount(KUBE_PREFIX, app=self._kube.app),
         ]
 
     # ------------------------------------------------------------------ tokens

@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -23,9 +24,12 @@ from runai_sim.filters import parse_datetime
 __all__ = [
     "DEFAULT_CLIENT_ID",
     "DEFAULT_CLIENT_SECRET",
+    "DEFAULT_KUBE_TOKEN",
     "REQUIRED_FIELDS",
+    "ContainerLogs",
     "Credentials",
     "Kind",
+    "KubernetesView",
     "Scenario",
     "ScenarioError",
     "WorkloadEntry",
@@ -33,6 +37,7 @@ __all__ = [
 
 DEFAULT_CLIENT_ID = "runai-why-demo"
 DEFAULT_CLIENT_SECRET = "demo-secret"  # noqa: S105 - the published demo secret.
+DEFAULT_KUBE_TOKEN = "demo-kube-token"  # noqa: S105 - the published demo token.
 
 Kind = Literal[
     "trainings", "workspaces", "inferences", "distributed", "distributed-inferences", "v2"
@@ -156,6 +161,61 @@ class WorkloadEntry(BaseModel):
         return _KIND_BY_TYPE.get(str(self.workload.get("type", "")).lower(), "trainings")
 
 
+class ContainerLogs(BaseModel):
+    """One container's log texts: its previous (terminated) instance and its current one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    previous: str | None = None
+    current: str | None = None
+
+
+class KubernetesView(BaseModel):
+    """The `kubernetes` key: the objects the fake Kubernetes API (`runai_sim.kube`) serves."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: str = Field(default=DEFAULT_KUBE_TOKEN, min_length=1)
+    clusters: list[str] | None = None
+    pods: list[dict[str, Any]] = Field(default_factory=list)
+    events: list[dict[str, Any]] = Field(default_factory=list)
+    logs: dict[str, ContainerLogs] = Field(default_factory=dict)
+    nodes: list[dict[str, Any]] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ignore_comments(cls, data: Any) -> Any:
+        return _drop_comments(data)
+
+    @field_validator("pods", "events", "nodes")
+    @classmethod
+    def _named(cls, value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
+        keys = ("name",) if info.field_name == "nodes" else ("namespace", "name")
+        for index, item in enumerate(value):
+            meta = item.get("metadata")
+            if not isinstance(meta, dict):
+                raise ValueError(f"[{index}].metadata is missing")  # noqa: TRY004 - pydantic reports ValueError only.
+            for key in keys:
+                if not isinstance(meta.get(key), str) or not meta[key]:
+                    raise ValueError(f"[{index}].metadata.{key} is missing")
+        return value
+
+    @model_validator(mode="after")
+    def _logs_name_containers(self) -> KubernetesView:
+        known = {
+            f"{pod['metadata']['namespace']}/{pod['metadata']['name']}/{container.get('name')}"
+            for pod in self.pods
+            if isinstance(spec := pod.get("spec"), dict)
+            for group in ("containers", "initContainers")
+            for container in spec.get(group) or []
+            if isinstance(container, dict)
+        }
+        for key in self.logs:
+            if key not in known:
+                raise ValueError(f"logs.{key}: no such container (key: namespace/pod/container)")
+        return self
+
+
 class Scenario(BaseModel):
     """A whole scenario file. Bodies are kept as raw JSON and served as written."""
 
@@ -167,7 +227,7 @@ class Scenario(BaseModel):
     clusters: list[dict[str, Any]] = Field(default_factory=list)
     workloads: list[WorkloadEntry] = Field(default_factory=list)
     nodes: list[dict[str, Any]] = Field(default_factory=list)
-    kubernetes: Any = None
+    kubernetes: KubernetesView | None = None
     faults: list[FaultRule] = Field(default_factory=list)
     latency_ms: int = Field(default=0, ge=0)
     expect: Any = None  # the end-to-end tests own its shape (object or list); ignored here
@@ -193,6 +253,14 @@ class Scenario(BaseModel):
             if not isinstance(node.get("name"), str):
                 raise ValueError(f"[{index}].name is missing")  # noqa: TRY004 - pydantic reports ValueError only.
         return value
+
+    @model_validator(mode="after")
+    def _kube_clusters_exist(self) -> Scenario:
+        uuids = {str(cluster["uuid"]) for cluster in self.clusters}
+        for uuid in (self.kubernetes.clusters or []) if self.kubernetes else []:
+            if uuid not in uuids:
+                raise ValueError(f"kubernetes.clusters: {uuid!r} is not the uuid of a cluster")
+        return self
 
     @field_validator("workloads")
     @classmethod

@@ -81,20 +81,30 @@ class ReadOnlyTransport(httpx.AsyncBaseTransport):
 
     Args:
         inner: the transport that actually sends requests.
-        token_path: the URL path of the token endpoint (the base URL's path prefix included).
+        token_path: the URL path of the token endpoint (the base URL's path prefix included);
+            None allows no POST at all (GET only).
+        name: what the refusal message calls the client.
     """
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, *, token_path: str = TOKEN_PATH) -> None:
+    def __init__(
+        self,
+        inner: httpx.AsyncBaseTransport,
+        *,
+        token_path: str | None = TOKEN_PATH,
+        name: str = "the Run:ai client",
+    ) -> None:
         self._inner = inner
         self._token_path = token_path
+        self._name = name
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Forward an allowed request; raise `ReadOnlyViolation` for any other."""
         method = request.method.upper()
-        allowed = method == "GET" or (method == "POST" and request.url.path == self._token_path)
+        token_post = self._token_path is not None and request.url.path == self._token_path
+        allowed = method == "GET" or (method == "POST" and token_post)
         if not allowed:
             raise ReadOnlyViolation(
-                f"refused {method} {request.url.path}: the Run:ai client is read-only"
+                f"refused {method} {request.url.path}: {self._name} is read-only"
             )
         return await self._inner.handle_async_request(request)
 

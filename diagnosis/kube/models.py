@@ -1,0 +1,360 @@
+"""Typed, tolerant models of the Kubernetes objects Tier 2 reads: pods, events and nodes.
+
+Field names follow the core/v1 API (camelCase on the wire, snake_case here; acronyms such as
+`containerID` carry explicit aliases). Unknown fields are ignored and `null` lists read as
+empty, so a newer API server does not break the bot. Only the fields the diagnosis uses are
+declared. Events from core/v1 and events.k8s.io/v1 are normalised into one `KubeEvent`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "Container",
+    "ContainerState",
+    "ContainerStatus",
+    "KubeEvent",
+    "KubeNode",
+    "NodeCondition",
+    "ObjectMeta",
+    "Pod",
+    "PodCondition",
+    "PodSpec",
+    "PodStatus",
+    "Resources",
+    "Running",
+    "Taint",
+    "Terminated",
+    "Volume",
+    "Waiting",
+    "event_from_core",
+    "event_from_events_v1",
+]
+
+
+class _KubeModel(BaseModel):
+    """Base: camelCase on the wire, snake_case in Python, unknown fields ignored.
+
+    An explicit `null` where the field has a non-null default (a list, an object, a flag)
+    reads as that default.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
+    )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _null_is_default(cls, value: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name or "")
+        if value is None and field is not None and not field.is_required():
+            return field.get_default(call_default_factory=True, validated_data={})
+        return value
+
+
+class ObjectMeta(_KubeModel):
+    """`metadata` (only what the diagnosis reads)."""
+
+    name: str = ""
+    namespace: str | None = None
+    uid: str | None = None
+    creation_timestamp: datetime | None = None
+    deletion_timestamp: datetime | None = None
+
+
+class Resources(_KubeModel):
+    """A container's `resources`: quantities as written (``32Gi``, ``500m``), as strings."""
+
+    requests: dict[str, str] = Field(default_factory=dict)
+    limits: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("requests", "limits", mode="before")
+    @classmethod
+    def _quantities(cls, value: Any) -> Any:
+        return {k: str(v) for k, v in value.items()} if isinstance(value, dict) else value
+
+
+class Container(_KubeModel):
+    """A container of the pod spec: name, image and resource quantities as strings."""
+
+    name: str
+    image: str | None = None
+    resources: Resources = Field(default_factory=Resources)
+
+
+class _ClaimSource(_KubeModel):
+    claim_name: str
+
+
+class _SecretSource(_KubeModel):
+    secret_name: str | None = None
+
+
+class _ConfigMapSource(_KubeModel):
+    name: str | None = None
+
+
+class Volume(_KubeModel):
+    """A pod volume; only the PVC, secret and config-map sources are read."""
+
+    name: str
+    persistent_volume_claim: _ClaimSource | None = None
+    secret: _SecretSource | None = None
+    config_map: _ConfigMapSource | None = None
+
+
+class PodSpec(_KubeModel):
+    """`spec` of a pod."""
+
+    node_name: str | None = None
+    restart_policy: str | None = None
+    containers: tuple[Container, ...] = ()
+    init_containers: tuple[Container, ...] = ()
+    volumes: tuple[Volume, ...] = ()
+
+
+class Waiting(_KubeModel):
+    """`state.waiting`, e.g. reason ``ImagePullBackOff`` or ``CrashLoopBackOff``."""
+
+    reason: str | None = None
+    message: str | None = None
+
+
+class Running(_KubeModel):
+    """`state.running`."""
+
+    started_at: datetime | None = None
+
+
+class Terminated(_KubeModel):
+    """`state.terminated`, e.g. reason ``OOMKilled`` with exit code 137."""
+
+    exit_code: int
+    signal: int | None = None
+    reason: str | None = None
+    message: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    container_id: str | None = Field(default=None, alias="containerID")
+
+
+class ContainerState(_KubeModel):
+    """At most one of `waiting`, `running` and `terminated` is set."""
+
+    waiting: Waiting | None = None
+    running: Running | None = None
+    terminated: Terminated | None = None
+
+
+class ContainerStatus(_KubeModel):
+    """A `containerStatuses[]` / `initContainerStatuses[]` item."""
+
+    name: str
+    image: str | None = None
+    ready: bool = False
+    restart_count: int = 0
+    started: bool | None = None
+    state: ContainerState = Field(default_factory=ContainerState)
+    last_state: ContainerState = Field(default_factory=ContainerState)
+
+
+class PodCondition(_KubeModel):
+    """A pod condition (`PodScheduled`, `Initialized`, `ContainersReady`, `Ready`, ...)."""
+
+    type: str
+    status: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    last_transition_time: datetime | None = None
+
+
+class PodStatus(_KubeModel):
+    """`status` of a pod; `reason`/`message` carry e.g. ``Evicted`` and the kubelet's why."""
+
+    phase: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    qos_class: str | None = None
+    start_time: datetime | None = None
+    conditions: tuple[PodCondition, ...] = ()
+    container_statuses: tuple[ContainerStatus, ...] = ()
+    init_container_statuses: tuple[ContainerStatus, ...] = ()
+
+
+class Pod(_KubeModel):
+    """A core/v1 Pod, as `kubectl describe pod` shows it."""
+
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    spec: PodSpec = Field(default_factory=PodSpec)
+    status: PodStatus = Field(default_factory=PodStatus)
+
+    @property
+    def name(self) -> str:
+        """`metadata.name`."""
+        return self.metadata.name
+
+
+class KubeEvent(_KubeModel):
+    """One event about an object, from core/v1 or events.k8s.io/v1, normalised.
+
+    `count` is at least 1; `first_timestamp`/`last_timestamp` fall back to `eventTime`, then
+    to the event object's `creationTimestamp`; `source_component` is the reporting component
+    (``kubelet``, ``default-scheduler``) and `source_host` the node, when reported.
+    """
+
+    reason: str | None = None
+    message: str | None = None
+    type: str | None = None
+    count: int = 1
+    first_timestamp: datetime | None = None
+    last_timestamp: datetime | None = None
+    source_component: str | None = None
+    source_host: str | None = None
+    involved_kind: str | None = None
+    involved_name: str | None = None
+    involved_field_path: str | None = None
+
+
+class Taint(_KubeModel):
+    """A node taint, e.g. ``node.kubernetes.io/unreachable:NoExecute``."""
+
+    key: str
+    value: str | None = None
+    effect: str | None = None
+    time_added: datetime | None = None
+
+
+class NodeCondition(_KubeModel):
+    """A node condition (`Ready`, `MemoryPressure`, `DiskPressure`, ...)."""
+
+    type: str
+    status: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    last_transition_time: datetime | None = None
+    last_heartbeat_time: datetime | None = None
+
+
+class KubeNode(_KubeModel):
+    """A core/v1 Node, flattened to what `kubectl describe node` shows for diagnosis.
+
+    Validates either the API object (`metadata.name`, `spec.taints`, `spec.unschedulable`,
+    `status.conditions`) or the flat field names.
+    """
+
+    name: str
+    unschedulable: bool = False
+    taints: tuple[Taint, ...] = ()
+    conditions: tuple[NodeCondition, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "metadata" not in data:
+            return data
+        spec, status = data.get("spec") or {}, data.get("status") or {}
+        return {
+            "name": (data.get("metadata") or {}).get("name"),
+            "unschedulable": spec.get("unschedulable"),
+            "taints": spec.get("taints"),
+            "conditions": status.get("conditions"),
+        }
+
+
+# ------------------------------------------------------------------ raw events
+
+
+class _Reference(_KubeModel):
+    kind: str | None = None
+    name: str | None = None
+    field_path: str | None = None
+
+
+class _Series(_KubeModel):
+    count: int | None = None
+    last_observed_time: datetime | None = None
+
+
+class _Source(_KubeModel):
+    component: str | None = None
+    host: str | None = None
+
+
+class _RawEvent(_KubeModel):
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    reason: str | None = None
+    type: str | None = None
+    event_time: datetime | None = None
+    series: _Series = Field(default_factory=_Series)
+
+
+class _CoreEvent(_RawEvent):
+    """core/v1 Event: `involvedObject`, `message`, `count`, `first/lastTimestamp`, `source`."""
+
+    involved_object: _Reference = Field(default_factory=_Reference)
+    message: str | None = None
+    count: int | None = None
+    first_timestamp: datetime | None = None
+    last_timestamp: datetime | None = None
+    source: _Source = Field(default_factory=_Source)
+    reporting_component: str | None = None
+
+
+class _EventsV1Event(_RawEvent):
+    """events.k8s.io/v1 Event: `regarding`, `note`, `deprecated*`, `reportingController`."""
+
+    regarding: _Reference = Field(default_factory=_Reference)
+    note: str | None = None
+    deprecated_count: int | None = None
+    deprecated_first_timestamp: datetime | None = None
+    deprecated_last_timestamp: datetime | None = None
+    deprecated_source: _Source = Field(default_factory=_Source)
+    reporting_controller: str | None = None
+
+
+def event_from_core(raw: Any) -> KubeEvent:
+    """A core/v1 Event normalised (raises `pydantic.ValidationError` on a wrong shape)."""
+    event = _CoreEvent.model_validate(raw)
+    series, source = event.series, event.source
+    first = event.first_timestamp or event.event_time or event.metadata.creation_timestamp
+    return KubeEvent(
+        reason=event.reason,
+        message=event.message,
+        type=event.type,
+        count=max(1, event.count or 0, series.count or 0),
+        first_timestamp=first,
+        last_timestamp=event.last_timestamp or series.last_observed_time or first,
+        source_component=source.component or event.reporting_component or None,
+        source_host=source.host or None,
+        involved_kind=event.involved_object.kind,
+        involved_name=event.involved_object.name,
+        involved_field_path=event.involved_object.field_path,
+    )
+
+
+def event_from_events_v1(raw: Any) -> KubeEvent:
+    """An events.k8s.io/v1 Event normalised: `note` → message, `deprecatedCount` → count."""
+    event = _EventsV1Event.model_validate(raw)
+    series, source = event.series, event.deprecated_source
+    first = (
+        event.deprecated_first_timestamp or event.event_time or event.metadata.creation_timestamp
+    )
+    last = event.deprecated_last_timestamp or series.last_observed_time or first
+    return KubeEvent(
+        reason=event.reason,
+        message=event.note,
+        type=event.type,
+        count=max(1, event.deprecated_count or 0, series.count or 0),
+        first_timestamp=first,
+        last_timestamp=last,
+        source_component=source.component or event.reporting_controller or None,
+        source_host=source.host or None,
+        involved_kind=event.regarding.kind,
+        involved_name=event.regarding.name,
+        involved_field_path=event.regarding.field_path,
+    )
