@@ -21,6 +21,7 @@ from bot.demo import bundled_script, run_chat
 from bot.logging import configure_logging
 from bot.render.text import render_text, sanitize
 from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.server import run_server
 from bot.settings import ConfigError, Settings
 from diagnosis import (
     DiagnosisError,
@@ -77,6 +78,14 @@ def _parser() -> argparse.ArgumentParser:
     sim = commands.add_parser("sim", help="serve a scenario as a simulated Run:ai control plane")
     sim.add_argument("--scenario", type=Path, required=True)
     sim.add_argument("--port", type=int, default=8600, help="loopback port (default 8600; 0 = any)")
+
+    srv = commands.add_parser("serve", help="run the Slack bot (HTTP on $PORT, or Socket Mode)")
+    srv.add_argument("--host", default="0.0.0.0", help="interface to bind (default all)")  # noqa: S104
+    srv.add_argument(
+        "--socket-mode",
+        action="store_true",
+        help="connect out with SLACK_APP_TOKEN instead of HTTP",
+    )
 
     demo = commands.add_parser(
         "demo", help="chat with the bot in the terminal, against the bundled simulated cluster"
@@ -156,6 +165,13 @@ async def _demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _serve(args: argparse.Namespace) -> int:
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_format)
+    run_server(settings, host=args.host, socket_mode=args.socket_mode)
+    return EXIT_OK
+
+
 def _write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -171,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sim":
             run_simulator(args.scenario, port=args.port)
             return EXIT_OK
+        if args.command == "serve":
+            return _serve(args)
         runner = _diagnose if args.command == "diagnose" else _demo
         return asyncio.run(runner(args))
     except (InvalidRequest, ScenarioError, ConfigError) as error:

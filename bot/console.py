@@ -48,6 +48,10 @@ class ConsoleResponder:
         self._ids = itertools.count(1)
         self.choices: tuple[Choice, ...] = ()
 
+    def thread(self) -> str | None:
+        """The console's threads are explicit (`/new`), never created by posting."""
+        return None
+
     async def post(self, reply: Reply) -> str:
         """Print a new message."""
         ref = str(next(self._ids))

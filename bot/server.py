@@ -1,0 +1,146 @@
+"""`runai-why serve`: the Slack app over HTTP (Starlette + uvicorn) or Socket Mode.
+
+HTTP mode serves `POST /slack/events` (commands, events and interactivity on one URL),
+`GET /healthz` (the process is up) and `GET /readyz` (settings loaded, state store reachable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import redis.asyncio as redis
+import structlog
+import uvicorn
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
+from slack_bolt.async_app import AsyncApp
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bot.conversation import ConversationEngine, MemoryStore, RedisStore, StateStore
+from bot.settings import Settings
+from bot.slack.app import build_slack_app, build_web_client
+from bot.slack.deps import SlackDeps
+from diagnosis import RunaiClient, RunaiReader
+
+__all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
+
+
+@dataclass
+class Runtime:
+    """What one process owns while it serves: the clients and the Slack app."""
+
+    app: AsyncApp
+    store: StateStore
+    runai: RunaiClient | None
+    redis: redis.Redis | None
+
+
+def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
+    log = structlog.get_logger(__name__)
+    if settings.redis_url is None:
+        log.warning("state_store_in_memory", reason="REDIS_URL is not set; one process only")
+        return MemoryStore(ttl_s=settings.state_ttl_s), None
+    client = redis.Redis.from_url(
+        settings.redis_url.get_secret_value(),
+        decode_responses=True,
+        socket_timeout=5,
+        socket_connect_timeout=5,
+        health_check_interval=30,
+    )
+    return RedisStore(client, ttl_s=settings.state_ttl_s), client
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    runai: RunaiReader | None = None,
+    clock: Callable[[], datetime | None] = lambda: None,
+) -> Runtime:
+    """Validate settings (fail fast with a clear message) and build every collaborator.
+
+    `runai` and `clock` are seams for tests and the simulator; production passes neither.
+    """
+    token, signing_secret, _ = settings.slack_secrets(socket_mode=False)
+    client: RunaiClient | None = None
+    if runai is None:
+        client = RunaiClient(settings.runai_config())
+        runai = client
+    store, redis_client = _store(settings)
+    engine = ConversationEngine(
+        runai=runai,
+        store=store,
+        channel_defaults=settings.channel_default_clusters,
+        max_concurrent=settings.max_concurrent_diagnoses,
+        clock=clock,
+    )
+    web = build_web_client(token, settings.slack_api_url)
+    app = build_slack_app(client=web, signing_secret=signing_secret, deps=SlackDeps(engine, store))
+    return Runtime(app=app, store=store, runai=client, redis=redis_client)
+
+
+def create_asgi_app(runtime: Runtime) -> Starlette:
+    """The ASGI app; its lifespan closes the HTTP and Redis clients on shutdown."""
+    handler = AsyncSlackRequestHandler(runtime.app)
+
+    async def events(request: Request) -> Response:
+        return await handler.handle(request)
+
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(_: Request) -> Response:
+        ok = await runtime.store.ping()
+        return JSONResponse(
+            {"status": "ready" if ok else "state store unreachable"}, 200 if ok else 503
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        yield
+        if runtime.runai is not None:
+            await runtime.runai.aclose()
+        if runtime.redis is not None:
+            await runtime.redis.aclose()
+
+    return Starlette(
+        routes=[
+            Route("/slack/events", events, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+
+
+def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
+    """Serve until interrupted: HTTP on `host:PORT`, or Socket Mode with SLACK_APP_TOKEN."""
+    if socket_mode:
+        asyncio.run(_socket_mode(settings))
+        return
+    runtime = build_runtime(settings)
+    uvicorn.run(
+        create_asgi_app(runtime),
+        host=host,
+        port=settings.port,
+        log_config=None,
+        proxy_headers=True,
+        timeout_graceful_shutdown=20,
+    )
+
+
+async def _socket_mode(settings: Settings) -> None:
+    _, _, app_token = settings.slack_secrets(socket_mode=True)
+    runtime = build_runtime(settings)
+    handler = AsyncSocketModeHandler(runtime.app, app_token)
+    try:
+        await handler.start_async()  # type: ignore[no-untyped-call]
+    finally:
+        if runtime.runai is not None:
+            await runtime.runai.aclose()

@@ -1,0 +1,21 @@
+"""What the Slack listeners need, built once at start-up and passed in (no globals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.conversation import ConversationEngine, StateStore
+
+__all__ = ["SlackDeps"]
+
+#: Slack retries an event for up to ~6 minutes; remember what we answered for an hour.
+DEDUPE_TTL_S = 3600
+
+
+@dataclass(frozen=True)
+class SlackDeps:
+    """The engine and store shared by every listener of one process."""
+
+    engine: ConversationEngine
+    store: StateStore
+    dedupe_ttl_s: int = DEDUPE_TTL_S

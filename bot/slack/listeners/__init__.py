@@ -1,0 +1,17 @@
+"""Registers every Slack listener; each module owns one kind of Slack surface."""
+
+from __future__ import annotations
+
+from slack_bolt.async_app import AsyncApp
+
+from bot.slack.deps import SlackDeps
+from bot.slack.listeners import actions, commands, events
+
+__all__ = ["register_listeners"]
+
+
+def register_listeners(app: AsyncApp, deps: SlackDeps) -> None:
+    """Attach the command, event and action listeners to `app`."""
+    commands.register(app, deps)
+    events.register(app, deps)
+    actions.register(app, deps)

@@ -1,0 +1,212 @@
+"""The conversation engine over the real client and simulator: slots, questions, reports."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+import structlog.testing
+
+from bot.conversation import (
+    ConversationEngine,
+    Incoming,
+    MemoryStore,
+    Notice,
+    Question,
+    Reply,
+    ReportReply,
+    ThreadKey,
+)
+from bot.scenarios import bundled_scenario
+from diagnosis import Category, Outcome, RunaiClient, RunaiConfig
+from runai_sim.app import Simulator
+from runai_sim.scenario import Scenario
+from runai_sim.server import serve
+
+pytestmark = pytest.mark.slow
+
+DEMO = bundled_scenario("demo")
+PROD_A = DEMO.clusters[0]["uuid"]
+
+
+@dataclass
+class Recorder:
+    """A Responder that keeps the conversation as a list of (action, reply)."""
+
+    log: list[tuple[str, Reply]] = field(default_factory=list)
+
+    def thread(self) -> str | None:
+        return None
+
+    async def post(self, reply: Reply) -> str:
+        self.log.append(("post", reply))
+        return str(len(self.log))
+
+    async def update(self, ref: str, reply: Reply) -> None:
+        self.log.append((f"update {ref}", reply))
+
+    def last(self) -> Reply:
+        return self.log[-1][1]
+
+
+@dataclass
+class Harness:
+    engine: ConversationEngine
+    simulator: Simulator
+    key: ThreadKey = field(default_factory=lambda: ThreadKey("test", "T1", "C1", "100.1"))
+
+    async def say(
+        self, text: str, *, directed: bool = True, recorder: Recorder | None = None
+    ) -> Recorder:
+        recorder = recorder or Recorder()
+        await self.engine.handle(Incoming(self.key, "U1", text=text, directed=directed), recorder)
+        return recorder
+
+    async def click(self, value: str) -> Recorder:
+        recorder = Recorder()
+        await self.engine.handle(Incoming(self.key, "U1", choice=value), recorder)
+        return recorder
+
+
+async def _harness(scenario: Scenario, **engine_options) -> AsyncIterator[Harness]:
+    simulator = Simulator(scenario)
+    async with serve(simulator) as base_url:
+        creds = scenario.credentials
+        config = RunaiConfig(
+            url=base_url,
+            client_id=creds.client_id,
+            client_secret=creds.client_secret,
+            retries=0,
+        )
+        async with RunaiClient(config) as client:
+            engine = ConversationEngine(
+                runai=client, store=MemoryStore(), clock=lambda: scenario.now, **engine_options
+            )
+            yield Harness(engine, simulator)
+
+
+@pytest.fixture
+async def demo() -> AsyncIterator[Harness]:
+    async for harness in _harness(DEMO):
+        yield harness
+
+
+async def test_everything_given_posts_one_notice_then_updates_it_with_the_report(demo):
+    """'Diagnosing …' is posted once and replaced in place by the category-first report."""
+    recorder = await demo.say("why did training-job-42 in ml-team fail on cluster prod-a?")
+    assert [action for action, _ in recorder.log] == ["post", "update 1"]
+    notice, report = recorder.log[0][1], recorder.last()
+    assert isinstance(notice, Notice)
+    assert notice.text == "Diagnosing training-job-42 in ml-team on prod-a…"
+    assert isinstance(report, ReportReply)
+    assert report.report.category is Category.OOM_KILLED
+
+
+async def test_missing_cluster_is_asked_with_the_clusters_as_buttons_then_filled(demo):
+    asked = (await demo.say("why did training-job-42 in ml-team fail?")).last()
+    assert isinstance(asked, Question)
+    assert "cluster" in asked.text.lower()
+    assert [c.label for c in asked.choices] == ["prod-a"]
+    report = (await demo.say("prod-a", directed=False)).last()
+    assert isinstance(report, ReportReply)
+    assert report.report.workload is not None
+    assert report.report.workload.cluster_id == PROD_A
+
+
+async def test_cluster_button_continues_the_thread(demo):
+    await demo.say("why did training-job-42 in ml-team fail?")
+    report = (await demo.click(f"cluster:{PROD_A}")).last()
+    assert isinstance(report, ReportReply)
+
+
+async def test_unknown_cluster_name_is_never_guessed(demo):
+    asked = (await demo.say("why did training-job-42 in ml-team fail on cluster prod")).last()
+    assert isinstance(asked, Question)
+    assert "I don't know a cluster called 'prod'" in asked.text
+    assert [c.value for c in asked.choices] == [f"cluster:{PROD_A}"]
+
+
+async def test_missing_project_names_exactly_what_is_missing(demo):
+    asked = (await demo.say("what happened to resnet-ddp on cluster prod-a")).last()
+    assert isinstance(asked, Question)
+    assert asked.text == "Which project is `resnet-ddp` in?"
+    report = (await demo.say("vision", directed=False)).last()
+    assert isinstance(report, ReportReply)
+    assert report.report.category is Category.NODE_FAILURE
+
+
+async def test_plain_reply_in_a_thread_the_bot_does_not_own_is_ignored(demo):
+    recorder = await demo.say(
+        "why did training-job-42 in ml-team fail on cluster prod-a?", directed=False
+    )
+    assert recorder.log == []
+    assert demo.simulator.requests == []
+
+
+async def test_help(demo):
+    reply = (await demo.say("help")).last()
+    assert isinstance(reply, Notice)
+    assert "I never guess" in reply.text
+
+
+async def test_follow_up_in_the_thread_keeps_the_cluster(demo):
+    await demo.say("why did training-job-42 in ml-team fail on cluster prod-a?")
+    report = (await demo.say("and eval-harness in ml-team?", directed=False)).last()
+    assert isinstance(report, ReportReply)
+    assert report.report.category is Category.CRASH_APP_ERROR
+
+
+async def test_channel_default_cluster_is_used_and_said():
+    async for harness in _harness(DEMO, channel_defaults={"C1": "prod-a"}):
+        report = (await harness.say("why did eval-harness in ml-team fail?")).last()
+        assert isinstance(report, ReportReply)
+        assert report.notes == ("Cluster prod-a is this channel's configured default.",)
+
+
+async def test_ambiguous_name_offers_candidates_and_a_click_diagnoses():
+    async for harness in _harness(bundled_scenario("name-tie")):
+        cluster = harness.simulator.scenario.clusters[0]["uuid"]
+        workload = harness.simulator.scenario.workloads[0]
+        name, project = workload.workload["name"], workload.workload["projectName"]
+        asked = (await harness.say(f"cluster={cluster} workload={name} project={project}")).last()
+        assert isinstance(asked, Question)
+        assert len(asked.choices) == 2
+        report = (await harness.click(asked.choices[1].value)).last()
+        assert isinstance(report, ReportReply)
+        assert report.report.outcome is Outcome.DIAGNOSED
+        assert report.report.workload is not None
+        assert f"workload:{report.report.workload.id}" == asked.choices[1].value
+
+
+async def test_control_plane_failure_is_a_short_actionable_message(demo):
+    demo.simulator.add_fault({"path": "/api/v1/workloads", "status": 503})
+    recorder = await demo.say("why did training-job-42 in ml-team fail on cluster prod-a?")
+    final = recorder.last()
+    assert isinstance(final, Notice)
+    assert final.text.startswith("I could not finish the diagnosis: the Run:ai control plane")
+    assert "`list_workloads`, HTTP 503" in final.text
+    assert "Traceback" not in final.text
+
+
+async def test_malformed_parts_are_reported(demo):
+    recorder = await demo.say("cluster=prod-a workload=eval-harness project=ml-team lookback=soon")
+    first = recorder.log[0][1]
+    assert isinstance(first, Notice)
+    assert "lookback 'soon' is not a duration" in first.text
+    assert isinstance(recorder.last(), ReportReply)
+
+
+async def test_every_diagnosis_emits_one_audit_event(demo):
+    """Who asked, where, what, the outcome and category, redactions and duration: one event."""
+    with structlog.testing.capture_logs() as logs:
+        await demo.say("why did training-job-42 in ml-team fail on cluster prod-a?")
+    [audit] = [e for e in logs if e["event"] == "diagnosis_audit"]
+    assert audit["platform"] == "test"
+    assert (audit["team"], audit["channel"], audit["user"]) == ("T1", "C1", "U1")
+    assert audit["cluster_id"] == PROD_A
+    assert audit["workload"] == "training-job-42"
+    assert (audit["outcome"], audit["category"]) == ("diagnosed", "OOM_KILLED")
+    assert audit["resolved_id"] is not None
+    assert audit["failed_call"] is None
+    assert isinstance(audit["duration_ms"], int)

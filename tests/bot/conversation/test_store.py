@@ -1,0 +1,72 @@
+"""Both state stores keep the same promises: state with a TTL, one lock per thread, claims once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.conversation import (
+    ConversationState,
+    MemoryStore,
+    RedisStore,
+    Slots,
+    StoreUnavailable,
+    ThreadKey,
+)
+
+KEY = ThreadKey("slack", "T1", "C1", "1700.1")
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request, redis_client) -> AsyncIterator[MemoryStore | RedisStore]:
+    if request.param == "memory":
+        yield MemoryStore(ttl_s=60)
+    else:
+        yield RedisStore(redis_client, ttl_s=60, lock_timeout_s=5)
+
+
+async def test_state_round_trip(store):
+    assert await store.load(KEY) is None
+    state = ConversationState(slots=Slots(cluster_id="c", workload_name="w"), started_by="U1")
+    await store.save(KEY, state)
+    assert await store.load(KEY) == state
+    assert await store.load(ThreadKey("slack", "T1", "C1", "other")) is None
+
+
+async def test_claim_is_true_exactly_once(store):
+    results = await asyncio.gather(*(store.claim("evt:Ev1", 60) for _ in range(10)))
+    assert results.count(True) == 1
+
+
+async def test_lock_serialises_one_thread(store):
+    order: list[str] = []
+
+    async def turn(name: str) -> None:
+        async with store.lock(KEY):
+            order.append(f"{name}-in")
+            await asyncio.sleep(0.05)
+            order.append(f"{name}-out")
+
+    await asyncio.gather(turn("a"), turn("b"))
+    assert order in (["a-in", "a-out", "b-in", "b-out"], ["b-in", "b-out", "a-in", "a-out"])
+
+
+async def test_redis_state_expires(redis_client):
+    store = RedisStore(redis_client, ttl_s=60)
+    await store.save(KEY, ConversationState())
+    assert 0 < await redis_client.ttl(KEY.redis_key("conv")) <= 60
+
+
+async def test_redis_down_is_a_clear_error_and_ping_false():
+    import redis.asyncio as redis  # noqa: PLC0415 - only this test needs the raw client
+
+    client = redis.Redis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.5)
+    store = RedisStore(client)
+    with pytest.raises(StoreUnavailable, match="Redis is unavailable"):
+        await store.load(KEY)
+    with pytest.raises(StoreUnavailable):
+        await store.claim("x", 10)
+    assert await store.ping() is False
+    await client.aclose()

@@ -1,0 +1,1 @@
+"""Tests for the pure renderers: plain text and Slack Block Kit."""
