@@ -17,32 +17,26 @@ import statistics
 import time
 import tracemalloc
 
+from bot.backends import simulated
 from bot.logging import configure_logging
 from bot.scenarios import bundled_scenario, request_from_expectation
-from diagnosis import RunaiClient, RunaiConfig, diagnose
-from runai_sim.app import Simulator
-from runai_sim.server import serve
+from diagnosis import diagnose
 
 
 async def _run(name: str, latency_ms: int, runs: int) -> None:
     scenario = bundled_scenario(name).model_copy(update={"latency_ms": latency_ms})
     expectation = (scenario.expect or [])[0]
     request = request_from_expectation(scenario, expectation)
-    simulator = Simulator(scenario)
     walls: list[float] = []
     calls = 0
-    async with serve(simulator) as base_url:
-        creds = scenario.credentials
-        config = RunaiConfig(
-            url=base_url, client_id=creds.client_id, client_secret=creds.client_secret
-        )
-        for _ in range(runs):
-            simulator.clear_requests()
-            async with RunaiClient(config) as client:  # a fresh token each run, as a cold start
-                started = time.perf_counter()
-                report = await diagnose(request, runai=client, now=scenario.now)
-                walls.append(time.perf_counter() - started)
-            calls = len(simulator.requests)
+    for _ in range(runs):
+        async with simulated(scenario) as up:  # a fresh token each run, as a cold start
+            if up.simulator is None:
+                raise RuntimeError("simulated() always serves a simulator")
+            started = time.perf_counter()
+            report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
+            walls.append(time.perf_counter() - started)
+            calls = len(up.simulator.requests)
     serial = calls * latency_ms / 1000
     median = statistics.median(walls)
     print(f"scenario {name}: {report.outcome.value} {report.category}")

@@ -10,13 +10,14 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
 
 import structlog
 
+from bot.backends import Backends, from_settings, simulated
 from bot.demo import bundled_script, run_chat
 from bot.logging import configure_logging
 from bot.render.text import render_text, sanitize
@@ -28,17 +29,13 @@ from diagnosis import (
     DiagnosisRequest,
     InvalidRequest,
     Report,
-    RunaiClient,
-    RunaiConfig,
     Symptom,
     UpstreamError,
     diagnose,
     parse_lookback,
 )
-from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario, ScenarioError
 from runai_sim.server import run as run_simulator
-from runai_sim.server import serve
 
 __all__ = ["main"]
 
@@ -101,21 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-@asynccontextmanager
-async def _control_plane(scenario: Scenario | None) -> AsyncIterator[RunaiClient]:
-    """A client for the real control plane from settings, or for an in-process simulator."""
-    if scenario is None:
-        config = Settings().runai_config()
-        async with RunaiClient(config) as client:
-            yield client
-        return
-    async with serve(Simulator(scenario)) as base_url:
-        creds = scenario.credentials
-        config = RunaiConfig(
-            url=base_url, client_id=creds.client_id, client_secret=creds.client_secret
-        )
-        async with RunaiClient(config) as client:
-            yield client
+def _backends(scenario: Scenario | None) -> AbstractAsyncContextManager[Backends]:
+    """The simulator when a scenario is given, else the control plane from the environment."""
+    return simulated(scenario) if scenario is not None else from_settings(Settings())
 
 
 def _print(report: Report, lookback: str, *, as_json: bool) -> None:
@@ -136,8 +121,8 @@ async def _diagnose(args: argparse.Namespace) -> int:
     )
     scenario = Scenario.load(args.scenario) if args.scenario else None
     now: datetime | None = scenario.now if scenario else None
-    async with _control_plane(scenario) as runai:
-        report = await diagnose(request, runai=runai, now=now)
+    async with _backends(scenario) as up:
+        report = await diagnose(request, runai=up.runai, kube=up.kube, now=now)
     _print(report, request.lookback_label(), as_json=args.json)
     return EXIT_OK
 
@@ -155,10 +140,10 @@ async def _demo(args: argparse.Namespace) -> int:
             script = bundled_script()
         await run_chat(scenario, script=script, interactive=sys.stdin.isatty(), write=_write)
         return EXIT_OK
-    async with _control_plane(scenario) as runai:
+    async with simulated(scenario) as up:
         for index, expectation in enumerate(scenario.expect or []):
             request = request_from_expectation(scenario, expectation)
-            report = await diagnose(request, runai=runai, now=scenario.now)
+            report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
             if not args.json and index:
                 print("\n" + "─" * 72 + "\n")
             _print(report, request.lookback_label(), as_json=args.json)

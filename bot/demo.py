@@ -11,12 +11,10 @@ import sys
 from collections.abc import Callable, Iterable
 from importlib import resources
 
+from bot.backends import simulated
 from bot.console import PROMPT, ConsoleSession
 from bot.conversation import ConversationEngine, MemoryStore
-from diagnosis import RunaiClient, RunaiConfig
-from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
-from runai_sim.server import serve
 
 __all__ = ["bundled_script", "run_chat"]
 
@@ -49,26 +47,21 @@ async def run_chat(
     write: Callable[[str], None],
 ) -> None:
     """Serve the scenario, then replay `script` or chat interactively until end of input."""
-    async with serve(Simulator(scenario)) as base_url:
-        creds = scenario.credentials
-        config = RunaiConfig(
-            url=base_url, client_id=creds.client_id, client_secret=creds.client_secret
+    async with simulated(scenario) as up:
+        engine = ConversationEngine(
+            runai=up.runai, kube=up.kube, store=MemoryStore(), clock=lambda: scenario.now
         )
-        async with RunaiClient(config) as runai:
-            engine = ConversationEngine(
-                runai=runai, store=MemoryStore(), clock=lambda: scenario.now
-            )
-            session = ConsoleSession(engine, write)
-            write(_welcome(scenario))
-            if script is not None:
-                await session.run_script(script)
+        session = ConsoleSession(engine, write)
+        write(_welcome(scenario))
+        if script is not None:
+            await session.run_script(script)
+            return
+        while True:
+            if interactive:
+                write(PROMPT)
+            lines = await _lines_from_terminal()
+            if lines is None:
+                write("\n")
                 return
-            while True:
-                if interactive:
-                    write(PROMPT)
-                lines = await _lines_from_terminal()
-                if lines is None:
-                    write("\n")
-                    return
-                for line in lines:
-                    await session.say(line)
+            for line in lines:
+                await session.say(line)

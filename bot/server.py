@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,6 +29,8 @@ from bot.settings import Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.deps import SlackDeps
 from diagnosis import RunaiClient, RunaiReader
+from diagnosis.kube import KubeAccess
+from diagnosis.kube.reader import KubeConnector, KubeDirectory
 
 __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
 
@@ -40,6 +43,7 @@ class Runtime:
     store: StateStore
     runai: RunaiClient | None
     redis: redis.Redis | None
+    kube: KubeDirectory | None = None
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -61,20 +65,27 @@ def build_runtime(
     settings: Settings,
     *,
     runai: RunaiReader | None = None,
+    kube: KubeConnector | None = None,
     clock: Callable[[], datetime | None] = lambda: None,
 ) -> Runtime:
     """Validate settings (fail fast with a clear message) and build every collaborator.
 
-    `runai` and `clock` are seams for tests and the simulator; production passes neither.
+    `runai`, `kube` and `clock` are seams for tests and the simulator; production passes
+    none of them and gets clients built from the settings (KUBE_CLUSTERS for Tier 2).
     """
     token, signing_secret, _ = settings.slack_secrets(socket_mode=False)
     client: RunaiClient | None = None
     if runai is None:
         client = RunaiClient(settings.runai_config())
         runai = client
+    owned_kube: KubeDirectory | None = None
+    if kube is None:
+        access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
+        kube = owned_kube = KubeDirectory(access) if len(access) else None
     store, redis_client = _store(settings)
     engine = ConversationEngine(
         runai=runai,
+        kube=kube,
         store=store,
         channel_defaults=settings.channel_default_clusters,
         max_concurrent=settings.max_concurrent_diagnoses,
@@ -82,7 +93,7 @@ def build_runtime(
     )
     web = build_web_client(token, settings.slack_api_url)
     app = build_slack_app(client=web, signing_secret=signing_secret, deps=SlackDeps(engine, store))
-    return Runtime(app=app, store=store, runai=client, redis=redis_client)
+    return Runtime(app=app, store=store, runai=client, redis=redis_client, kube=owned_kube)
 
 
 def create_asgi_app(runtime: Runtime) -> Starlette:
@@ -108,6 +119,8 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
             await runtime.runai.aclose()
         if runtime.redis is not None:
             await runtime.redis.aclose()
+        if runtime.kube is not None:
+            await runtime.kube.aclose()
 
     return Starlette(
         routes=[

@@ -44,6 +44,10 @@ class Settings(BaseSettings):
             a channel's default cluster (name or UUID), stated in every reply that uses it.
         state_ttl_s: `STATE_TTL_S`, how long a thread's conversation is remembered.
         max_concurrent_diagnoses: `MAX_CONCURRENT_DIAGNOSES` per process.
+        kube_clusters: `KUBE_CLUSTERS`, JSON mapping a Run:ai cluster UUID to its Kubernetes
+            access (`{"<uuid>": {"mode": "in-cluster"}}`, `kubeconfig` + `path` + `context`,
+            or `token` + `api_url` + `token_file` [+ `ca_file`]). Clusters not listed get no
+            Tier 2 evidence, and their reports say so.
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
@@ -64,6 +68,7 @@ class Settings(BaseSettings):
     channel_default_clusters: dict[str, str] = Field(default_factory=dict)
     state_ttl_s: int = Field(default=86400, ge=60, le=7 * 86400)
     max_concurrent_diagnoses: int = Field(default=8, ge=1, le=100)
+    kube_clusters: str | None = None
 
     @field_validator("slack_api_url")
     @classmethod

@@ -1,7 +1,8 @@
-"""Steps 2-4: collect spec, pods and history concurrently, then metrics and nodes if indicated.
+"""Steps 2-4: spec, pods (then Kubernetes) and history concurrently; metrics/nodes if indicated.
 
 Every fetch that fails becomes a `Gap`; nothing here classifies. The wall time is the
-dependency chain (status → events → {spec, pods, history} → {metrics, nodes}), not the sum.
+dependency chain (status+events → {spec, history, pods → Tier 2} → {metrics, nodes}), not
+the sum of the calls.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from typing import TypeVar
 from diagnosis.evidence import Evidence, Gap, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
 from diagnosis.fetch import Fetched, gather_gap
+from diagnosis.kube.collect import Tier2, collect_tier2
+from diagnosis.kube.reader import KubeReader
 from diagnosis.lexicon import SignalKind
 from diagnosis.memory import LIMIT, USAGE
 from diagnosis.redact import Redactor
 from diagnosis.request import DiagnosisRequest
-from diagnosis.runai.models import Event, Workload
+from diagnosis.runai.models import Event, Pod, Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.signals import history_signals, pod_signals
 
@@ -52,21 +55,32 @@ async def collect(
     now: datetime,
     cutoff: datetime,
     redactor: Redactor,
+    kube: KubeReader | None = None,
 ) -> Evidence:
     """Gather the rest of the Tier 1 evidence for a workload that is in scope."""
-    spec, pods, history = await asyncio.gather(
+
+    async def pods_then_tier2() -> tuple[Fetched[list[Pod]], Tier2 | None]:
+        pods = await gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id))
+        if kube is None:
+            return pods, None
+        found = tuple(pods.value) if pods.value is not None else None
+        return pods, await collect_tier2(kube, workload, found, since=cutoff, redactor=redactor)
+
+    spec, history, (pods, tier2) = await asyncio.gather(
         gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload)),
-        gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id)),
         gather_gap(
             "get_workload_history", "history", runai.get_history(workload.id, cutoff=cutoff)
         ),
+        pods_then_tier2(),
     )
     gaps = [f.gap for f in (events, spec, pods, history) if f.gap is not None]
     signals = [
         *status,
         *pod_signals(pods.value or (), redactor),
         *history_signals(history.value or (), redactor),
+        *(tier2.signals if tier2 else ()),
     ]
+    gaps.extend(tier2.gaps if tier2 else ())
     if pods.value is not None and not pods.value:
         gaps.append(
             Gap(
@@ -110,4 +124,6 @@ async def collect(
         nodes=tuple(nodes.value) if nodes and nodes.value is not None else None,
         signals=tuple(signals),
         gaps=tuple(gaps),
+        tier2=kube is not None,
+        tier2_lines=tuple(tier2.lines) if tier2 else (),
     )

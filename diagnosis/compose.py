@@ -65,13 +65,15 @@ def compose(ev: Evidence, finding: Finding, *, extra_missing: tuple[str, ...] = 
     lookback = ev.request.lookback_label()
     recur = recurrence(ev, finding.category, lookback)
     evidence = list(finding.evidence)
+    evidence.extend(ev.tier2_lines)
     evidence.extend(_context(ev, {e.text for e in evidence}))
     missing = [g.what for g in ev.gaps]
     memory = None
     if finding.category in _MEMORY_CATEGORIES and ev.metrics_requested:
         memory, _, memory_missing = memory_evidence(ev)
         missing.extend(memory_missing)
-    missing.append(TIER2_MISSING)
+    if not ev.tier2:
+        missing.append(TIER2_MISSING)
     missing.extend(extra_missing)
     report = Report(
         outcome=Outcome.DIAGNOSED,

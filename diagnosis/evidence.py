@@ -12,6 +12,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from diagnosis.lexicon import SignalKind
+from diagnosis.report import EvidenceLine
 from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import (
     Event,
@@ -64,7 +65,11 @@ class Signal(BaseModel):
 
 
 class Evidence(BaseModel):
-    """Everything known about one workload when classification starts."""
+    """Everything known about one workload when classification starts.
+
+    `tier2` says whether Kubernetes access was configured for the cluster (its signals are
+    in `signals`, its context lines in `tier2_lines`, its failures in `gaps`).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -81,6 +86,8 @@ class Evidence(BaseModel):
     nodes: tuple[Node, ...] | None = None
     signals: tuple[Signal, ...] = ()
     gaps: tuple[Gap, ...] = ()
+    tier2: bool = False
+    tier2_lines: tuple[EvidenceLine, ...] = ()
 
     def of(self, *kinds: SignalKind) -> list[Signal]:
         """Signals of the given kinds, oldest first (undated ones last)."""

@@ -39,6 +39,7 @@ class SignalKind(StrEnum):
     PREEMPTED = "preempted"
     UNSCHEDULABLE = "unschedulable"
     RESTARTED = "restarted"
+    LOG_ERROR = "log_error"
 
 
 def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:

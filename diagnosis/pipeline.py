@@ -15,8 +15,10 @@ import structlog
 from diagnosis.collect import collect
 from diagnosis.compose import compose, count_redactions
 from diagnosis.errors import NotFound
-from diagnosis.evidence import Signal
+from diagnosis.evidence import Gap, Signal
 from diagnosis.fetch import Fetched, fetch_events
+from diagnosis.kube.config import KubeAccessError
+from diagnosis.kube.reader import KubeConnector, KubeReader
 from diagnosis.lexicon import SignalKind
 from diagnosis.phase import phase_gate, recent_preemption
 from diagnosis.redact import Redactor, shorten
@@ -123,7 +125,11 @@ async def _resolve(
 
 
 async def diagnose(
-    request: DiagnosisRequest, *, runai: RunaiReader, now: datetime | None = None
+    request: DiagnosisRequest,
+    *,
+    runai: RunaiReader,
+    kube: KubeConnector | None = None,
+    now: datetime | None = None,
 ) -> Report:
     """Diagnose one workload; read-only. Raises only `diagnosis.errors` exceptions.
 
@@ -163,6 +169,7 @@ async def diagnose(
     if outcome is not None:
         return _stop(outcome, workload, _status_lines(workload, status), gaps)
 
+    reader, kube_gap = _kube_reader(kube, request.cluster_id)
     ev = await collect(
         request,
         runai,
@@ -172,7 +179,10 @@ async def diagnose(
         now=now,
         cutoff=cutoff,
         redactor=redactor,
+        kube=reader,
     )
+    if kube_gap is not None:
+        ev = ev.model_copy(update={"gaps": (*ev.gaps, kube_gap)})
     preempted = recent_preemption(ev.signals, ev.history or (), cutoff=cutoff)
     if preempted is not None:
         return _preempted(workload, preempted, tuple(g.what for g in ev.gaps))
@@ -196,6 +206,20 @@ async def diagnose(
         signals=sorted({s.kind.value for s in ev.signals if s.kind is not SignalKind.RESTARTED}),
     )
     return report
+
+
+def _kube_reader(
+    kube: KubeConnector | None, cluster_id: str | None
+) -> tuple[KubeReader | None, Gap | None]:
+    """The cluster's Kubernetes reader; a broken access configuration is a gap, not a crash."""
+    if kube is None or cluster_id is None:
+        return None, None
+    try:
+        return kube.for_cluster(cluster_id), None
+    except KubeAccessError as error:
+        return None, Gap(
+            source="kubectl", what=f"Kubernetes evidence: access misconfigured ({error})"
+        )
 
 
 def _preempted(workload: Workload, signal: Signal, gaps: tuple[str, ...]) -> Report:

@@ -81,10 +81,16 @@ def _by_category(ev: Evidence, finding: Finding) -> list[str]:
             ]
         case Category.SCHEDULING_POLICY_TERMINATED:
             return [_POLICY.get(str(details.get("policy")), "Identify the policy that stopped it.")]
+        case Category.CRASH_APP_ERROR if details.get("finding") == "gpu-oom":
+            return [
+                "The GPU ran out of memory: reduce the per-GPU batch size, enable gradient "
+                "checkpointing or mixed precision, or request a GPU with more memory. Raising "
+                "the CPU-memory limit will not help.",
+            ]
         case Category.CRASH_APP_ERROR:
             return [
-                "Fix the code or configuration indicated by the exit code and the last "
-                "error line of the previous container logs (`kubectl logs --previous`)."
+                "Fix the code or configuration indicated by the exit code and the failing log "
+                "line (`kubectl logs --previous`); rerunning unchanged will fail the same way.",
             ]
         case Category.UNKNOWN:
             return [

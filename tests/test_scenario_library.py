@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
+from bot.backends import simulated
 from bot.scenarios import bundled_paths, request_from_expectation
-from diagnosis import RunaiClient, RunaiConfig, diagnose
-from runai_sim.app import Simulator
+from diagnosis import diagnose
 from runai_sim.scenario import Scenario
-from runai_sim.server import serve
 
 
 def _cases() -> list[Any]:
@@ -61,18 +60,8 @@ def test_library_covers_every_outcome_and_category():
 @pytest.mark.parametrize(("scenario", "expected"), CASES)
 async def test_scenario(scenario: Scenario, expected: dict[str, Any]):
     request = request_from_expectation(scenario, expected)
-    simulator = Simulator(scenario)
-    async with serve(simulator) as base_url:
-        creds = scenario.credentials
-        config = RunaiConfig(
-            url=base_url,
-            client_id=creds.client_id,
-            client_secret=creds.client_secret,
-            backoff_s=0,
-            max_backoff_s=0,
-        )
-        async with RunaiClient(config) as client:
-            report = await diagnose(request, runai=client, now=scenario.now)
+    async with simulated(scenario, retries=1) as up:
+        report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
 
     data = report.to_json_dict(request.lookback_label())
     assert data["outcome"] == expected["outcome"], report.headline
@@ -87,6 +76,9 @@ async def test_scenario(scenario: Scenario, expected: dict[str, Any]):
         assert text in report.headline
     for text in expected.get("evidence_contains", []):
         assert any(text in e["text"] for e in data["evidence"]), (text, data["evidence"])
+    for text in expected.get("evidence_not_contains", []):
+        rendered = " ".join([report.headline, *(e["text"] for e in data["evidence"])])
+        assert text not in rendered, f"{text!r} leaked into the report"
     for text in expected.get("missing_contains", []):
         assert any(text in m for m in data["missing"]), (text, data["missing"])
     assert all(e["source"] for e in data["evidence"]), "every evidence line cites its source"

@@ -41,6 +41,7 @@ from diagnosis import (
     diagnose,
     parse_lookback,
 )
+from diagnosis.kube.reader import KubeConnector
 
 __all__ = ["ConversationEngine", "Responder"]
 
@@ -103,12 +104,14 @@ class ConversationEngine:
         *,
         runai: RunaiReader,
         store: StateStore,
+        kube: KubeConnector | None = None,
         channel_defaults: Mapping[str, str] | None = None,
         clock: Callable[[], datetime | None] = lambda: None,
         bot_user_id: str | None = None,
         max_concurrent: int = 8,
     ) -> None:
         self._runai = runai
+        self._kube = kube
         self._store = store
         self._clusters = ClusterDirectory(runai)
         self._defaults = dict(channel_defaults or {})
@@ -254,7 +257,9 @@ class ConversationEngine:
         failed: str | None = None
         try:
             async with self._slots:
-                report = await diagnose(request, runai=self._runai, now=self._clock())
+                report = await diagnose(
+                    request, runai=self._runai, kube=self._kube, now=self._clock()
+                )
         except UpstreamError as error:
             failed = error.operation
             await responder.update(ref, Notice(describe_upstream(error, "finish the diagnosis")))

@@ -29,10 +29,20 @@ def crash_app_error(ev: Evidence) -> Finding | None:
     details: dict[str, str | int] = {"exit_code": code}
     if newest.detail:
         details["container"] = newest.detail
+    logs = ev.of(SignalKind.LOG_ERROR)
+    headline = f"{who} exited with code {describe_exit_code(code)}."
+    if any(s.detail == "gpu-oom" for s in logs):
+        details["finding"] = "gpu-oom"
+        headline = (
+            f"{who} exited with code {code} after a GPU memory error (CUDA out of memory): "
+            "the GPU allocator failed inside the process, not the kernel's OOM killer."
+        )
+    elif logs:
+        details["finding"] = logs[-1].detail or "error"
     return Finding(
         category=Category.CRASH_APP_ERROR,
         at=latest(exits),
-        headline=f"{who} exited with code {describe_exit_code(code)}.",
-        evidence=tuple(cite_all([*exits, *ev.of(SignalKind.CRASHLOOP)])),
+        headline=headline,
+        evidence=(*cite_all(logs), *cite_all([*exits, *ev.of(SignalKind.CRASHLOOP)])),
         details=details,
     )

@@ -11,7 +11,12 @@ from diagnosis.rules.base import Finding, cite, cite_all, latest
 
 __all__ = ["unknown"]
 
-_INCONCLUSIVE = (SignalKind.POD_ERROR, SignalKind.CRASHLOOP, SignalKind.NODE_EVICTION)
+_INCONCLUSIVE = (
+    SignalKind.POD_ERROR,
+    SignalKind.CRASHLOOP,
+    SignalKind.NODE_EVICTION,
+    SignalKind.LOG_ERROR,
+)
 
 
 def unknown(ev: Evidence) -> Finding:

@@ -1,0 +1,206 @@
+"""Pure extraction of `Signal`s from Kubernetes objects: container states, events, nodes, logs.
+
+The container that was killed is the one cited, whichever position it has in the status
+list, init containers included. A pod that Succeeded has no failure, whatever a sidecar's
+exit code says; an exit code 0 is never a failure signal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+
+from diagnosis.evidence import Signal
+from diagnosis.kube.models import ContainerState, ContainerStatus, KubeEvent, KubeNode, Pod
+from diagnosis.lexicon import PULL_SUBCAUSES, SignalKind, extract_detail
+from diagnosis.logs import FailingLine
+from diagnosis.redact import Redactor, shorten
+from diagnosis.signals import text_signals
+
+__all__ = [
+    "DESCRIBE_NODE",
+    "container_signals",
+    "event_signals",
+    "log_signal",
+    "node_signals",
+    "source",
+]
+
+DESCRIBE_NODE = "kubectl describe node"
+_PULL_WAITING = frozenset(
+    {"imagepullbackoff", "errimagepull", "invalidimagename", "errimageneverpull"}
+)
+_CONFIG_ERRORS = frozenset({"createcontainerconfigerror", "createcontainererror"})
+
+
+def source(command: str, namespace: str) -> str:
+    """The seed's citation label: `kubectl describe pod, namespace runai-ml-team`."""
+    return f"{command}, namespace {namespace}"
+
+
+def _terminated(
+    pod: Pod,
+    status: ContainerStatus,
+    which: str,
+    state: ContainerState,
+    *,
+    init: bool,
+    cite: str,
+    r: Redactor,
+) -> Iterator[Signal]:
+    term = state.terminated
+    if term is None or term.exit_code == 0 or (pod.status.phase or "").lower() == "succeeded":
+        return
+    kind_of = "init container" if init else "container"
+    what = (
+        f"{kind_of} {status.name} {which}: terminated, reason {term.reason or 'none'}, "
+        f"exit code {term.exit_code}"
+    )
+    if term.signal:
+        what += f", signal {term.signal}"
+    if status.restart_count:
+        what += f", restarted {status.restart_count} times"
+    base = f"k8s:{pod.name}:{status.name}:{which}"
+    common = {
+        "at": term.finished_at,
+        "source": cite,
+        "origin": f"pod {pod.name}",
+        "reason": term.reason,
+    }
+    text = shorten(r.clean(what))
+    if (term.reason or "").lower() == "oomkilled":
+        yield Signal(
+            kind=SignalKind.OOM_KILLED, text=text, detail=status.name, key=f"{base}:oom", **common
+        )
+    if init:
+        yield Signal(
+            kind=SignalKind.INIT_FAILED, text=text, detail=status.name, key=f"{base}:init", **common
+        )
+    yield Signal(
+        kind=SignalKind.EXIT_CODE,
+        text=text,
+        detail=status.name,
+        exit_code=term.exit_code,
+        key=f"{base}:exit",
+        **common,
+    )
+
+
+def _waiting(
+    pod: Pod, status: ContainerStatus, *, init: bool, cite: str, at: datetime | None, r: Redactor
+) -> Iterator[Signal]:
+    wait = status.state.waiting
+    if wait is None or not wait.reason:
+        return
+    reason = wait.reason.lower()
+    message = wait.message or ""
+    kind_of = "init container" if init else "container"
+    text = shorten(
+        r.clean(f"{kind_of} {status.name} waiting: {wait.reason}: {message}".rstrip(": "))
+    )
+    base = f"k8s:{pod.name}:{status.name}:waiting"
+    common = {
+        "at": at,
+        "source": cite,
+        "origin": f"pod {pod.name}",
+        "reason": wait.reason,
+        "text": text,
+    }
+    if reason in _PULL_WAITING:
+        subcause = next(
+            (name for name, rx in PULL_SUBCAUSES if rx.search(f"{wait.reason} {message}")), None
+        )
+        yield Signal(kind=SignalKind.IMAGE_PULL, detail=subcause, key=f"{base}:pull", **common)
+    elif reason == "crashloopbackoff":
+        kind = SignalKind.INIT_FAILED if init else SignalKind.CRASHLOOP
+        yield Signal(kind=kind, detail=status.name, key=f"{base}:loop", **common)
+    elif reason in _CONFIG_ERRORS and " not found" in message:
+        volume = extract_detail("volume", message)
+        yield Signal(kind=SignalKind.MOUNT_FAILED, detail=volume, key=f"{base}:config", **common)
+
+
+def container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signal]:
+    """Signals from every init and main container's state and last state, and the pod status."""
+    status = pod.status
+    groups = ((True, status.init_container_statuses), (False, status.container_statuses))
+    for init, statuses in groups:
+        for container in statuses:
+            for which, state in (("state", container.state), ("lastState", container.last_state)):
+                yield from _terminated(
+                    pod, container, which, state, init=init, cite=cite, r=redactor
+                )
+            yield from _waiting(
+                pod, container, init=init, cite=cite, at=status.start_time, r=redactor
+            )
+    if (status.reason or "").lower() == "evicted":
+        yield from text_signals(
+            "Evicted",
+            status.message,
+            at=None,
+            source=cite,
+            origin=f"pod {pod.name}",
+            key=f"k8s:{pod.name}:evicted",
+            redactor=redactor,
+        )
+    for cond in status.conditions:
+        if cond.type == "DisruptionTarget" and (cond.status or "").lower() == "true":
+            yield from text_signals(
+                cond.reason,
+                cond.message,
+                at=cond.last_transition_time,
+                source=cite,
+                origin=f"pod {pod.name} condition DisruptionTarget",
+                key=f"k8s:{pod.name}:disruption",
+                redactor=redactor,
+            )
+
+
+def event_signals(events: Iterable[KubeEvent], cite: str, redactor: Redactor) -> Iterator[Signal]:
+    """The system lexicon over Kubernetes events (kubelet, scheduler, node controller)."""
+    for index, event in enumerate(events):
+        yield from text_signals(
+            event.reason,
+            event.message,
+            at=event.last_timestamp,
+            source=cite,
+            origin="event",
+            key=f"k8sevent:{event.involved_name}:{index}:{event.reason}",
+            redactor=redactor,
+        )
+
+
+def node_signals(node: KubeNode, *, since: datetime, redactor: Redactor) -> Iterator[Signal]:
+    """A node whose Ready condition is not True since a time within the lookback."""
+    for cond in node.conditions:
+        if cond.type != "Ready" or (cond.status or "").lower() == "true":
+            continue
+        changed = cond.last_transition_time
+        if changed is not None and changed < since:
+            continue
+        taints = ", ".join(f"{t.key}:{t.effect}" for t in node.taints)
+        why = f"{cond.reason or 'no reason'}: {cond.message or ''}"
+        text = f"Node {node.name} Ready={cond.status} since {changed} ({why})"
+        text += f"; taints: {taints}" if taints else ""
+        yield Signal(
+            kind=SignalKind.NODE_NOT_READY,
+            at=changed,
+            source=DESCRIBE_NODE,
+            origin=f"node {node.name}",
+            reason=cond.reason,
+            text=shorten(redactor.clean(text)),
+            detail=node.name,
+            key=f"node:{node.name}",
+        )
+
+
+def log_signal(line: FailingLine, *, container: str, cite: str, redactor: Redactor) -> Signal:
+    """The failing log line as supporting evidence (never a verdict by itself)."""
+    return Signal(
+        kind=SignalKind.LOG_ERROR,
+        at=None,
+        source=cite,
+        origin=f"container {container} log line {line.line_number}",
+        text=shorten(redactor.clean(line.text), 200),
+        detail=line.kind,
+        key=f"log:{container}:{line.line_number}",
+    )
