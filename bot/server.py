@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from bot.audit import build_audit_sink
 from bot.conversation import ConversationEngine, MemoryStore, RedisStore, StateStore
 from bot.settings import Settings
 from bot.slack.app import build_slack_app, build_web_client
@@ -90,6 +91,7 @@ def build_runtime(
         channel_defaults=settings.channel_default_clusters,
         max_concurrent=settings.max_concurrent_diagnoses,
         clock=clock,
+        audit=build_audit_sink(redis_client),
     )
     web = build_web_client(token, settings.slack_api_url)
     app = build_slack_app(client=web, signing_secret=signing_secret, deps=SlackDeps(engine, store))

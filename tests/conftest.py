@@ -1,8 +1,16 @@
-"""Suite-wide guards: every request the client sends to a simulator is audited as read-only.
+"""Suite-wide guards: every request our clients send to a simulator is audited as read-only.
 
 Every `Simulator` created during the run is registered; when the session ends, each request
-that our client sent (User-Agent `runai-why`) must be a GET or the token POST. A violation
-fails the whole run, whichever test caused it.
+that our clients sent must be read-only, whichever test caused it, or the whole run fails:
+
+* to the simulated Kubernetes API (`/k8s/<cluster>/...`): GET only, with no exception;
+* to the simulated Run:ai API: GET, or the POST of a token request (`TOKEN_PATHS`).
+
+"Ours" means a User-Agent starting `runai-why` (both `RunaiClient` and `KubeClient` send it)
+or no User-Agent at all: the Run:ai token request is built outside the client's defaults and
+carries none, and counting it keeps a future request built the same way from slipping past.
+A test's own probes (httpx's `python-httpx/...`, e.g. checking that the simulator answers
+405) are not audited.
 """
 
 from __future__ import annotations
@@ -15,12 +23,13 @@ from typing import Any
 import pytest
 import redis.asyncio
 
-from runai_sim.app import Simulator
+from runai_sim.app import TOKEN_PATHS, RecordedRequest, Simulator
+from runai_sim.kube import is_kube_path
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.redis_server import RedisServer, RedisUnavailableError, check_url
 
 _SIMULATORS: list[Simulator] = []
-_TOKEN_PATHS = frozenset({"/api/v1/token"})
+OUR_USER_AGENT = "runai-why"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -34,18 +43,44 @@ def pytest_configure(config: pytest.Config) -> None:
     Simulator.__init__ = registering_init  # type: ignore[method-assign]
 
 
-def read_only_violations() -> tuple[int, list[str]]:
-    """(requests audited, descriptions of those that were not read-only)."""
+def unregister_simulator(simulator: Simulator) -> None:
+    """Leave `simulator` out of the end-of-session audit (for tests that violate on purpose)."""
+    _SIMULATORS[:] = [s for s in _SIMULATORS if s is not simulator]
+
+
+def is_ours(request: RecordedRequest) -> bool:
+    """Whether one of our clients sent `request` (see the module docstring)."""
+    agent = request.headers.get("user-agent", "")
+    return agent.startswith(OUR_USER_AGENT) or not agent.strip()
+
+
+def violation(request: RecordedRequest) -> str | None:
+    """Why `request` is not read-only, or None when it is."""
+    if is_kube_path(request.path):
+        if request.method != "GET":
+            return f"{request.method} {request.path} (Kubernetes API: GET only)"
+        return None
+    if request.method == "GET" or (request.method == "POST" and request.path in TOKEN_PATHS):
+        return None
+    return f"{request.method} {request.path}"
+
+
+def read_only_violations(
+    simulators: list[Simulator] | None = None,
+) -> tuple[int, list[str]]:
+    """(requests audited, descriptions of those that were not read-only).
+
+    Audits every registered simulator unless `simulators` is given.
+    """
     audited, bad = 0, []
-    for simulator in _SIMULATORS:
+    for simulator in _SIMULATORS if simulators is None else simulators:
         for request in simulator.requests:
-            if not request.headers.get("user-agent", "").startswith("runai-why"):
+            if not is_ours(request):
                 continue  # a test's own probe, e.g. checking that the simulator answers 405
             audited += 1
-            if request.method != "GET" and not (
-                request.method == "POST" and request.path in _TOKEN_PATHS
-            ):
-                bad.append(f"{request.method} {request.path}")
+            problem = violation(request)
+            if problem is not None:
+                bad.append(problem)
     return audited, bad
 
 

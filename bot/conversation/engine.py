@@ -16,6 +16,7 @@ from typing import Protocol
 
 import structlog
 
+from bot.audit import AuditSink, LogAuditSink, audit_event
 from bot.conversation.clusters import ClusterDirectory
 from bot.conversation.messages import HELP, describe_upstream, working_text
 from bot.conversation.model import (
@@ -109,6 +110,7 @@ class ConversationEngine:
         clock: Callable[[], datetime | None] = lambda: None,
         bot_user_id: str | None = None,
         max_concurrent: int = 8,
+        audit: AuditSink | None = None,
     ) -> None:
         self._runai = runai
         self._kube = kube
@@ -119,6 +121,7 @@ class ConversationEngine:
         self._bot_user_id = bot_user_id
         self._slots = asyncio.Semaphore(max_concurrent)
         self._log = structlog.get_logger(__name__)
+        self._audit = audit or LogAuditSink()
 
     async def handle(self, incoming: Incoming, responder: Responder) -> None:
         """Answer one incoming message or click, holding the thread's lock throughout."""
@@ -263,7 +266,31 @@ class ConversationEngine:
         except UpstreamError as error:
             failed = error.operation
             await responder.update(ref, Notice(describe_upstream(error, "finish the diagnosis")))
-        self._audit(incoming, slots, report, failed, time.perf_counter() - started)
+        event = audit_event(incoming, slots, report, failed, time.perf_counter() - started)
+        try:
+            return await self._reply(
+                ref,
+                state=state,
+                slots=slots,
+                request=request,
+                notes=notes,
+                report=report,
+                responder=responder,
+            )
+        finally:
+            await self._audit.record(event)  # after the reply: a slow Redis never delays it
+
+    async def _reply(
+        self,
+        ref: str,
+        *,
+        state: ConversationState,
+        slots: Slots,
+        request: DiagnosisRequest,
+        notes: tuple[str, ...],
+        report: Report | None,
+        responder: Responder,
+    ) -> ConversationState:
         if report is None:
             return state.model_copy(update={"slots": slots, "expecting": None})
         if report.outcome is Outcome.NEEDS_INPUT and report.candidates:
@@ -281,29 +308,3 @@ class ConversationEngine:
             )
         await responder.update(ref, ReportReply(report, request.lookback_label(), notes))
         return state.model_copy(update={"slots": slots, "expecting": None, "candidates": ()})
-
-    def _audit(
-        self,
-        incoming: Incoming,
-        slots: Slots,
-        report: Report | None,
-        failed: str | None,
-        seconds: float,
-    ) -> None:
-        self._log.info(
-            "diagnosis_audit",
-            platform=incoming.key.platform,
-            team=incoming.key.team,
-            channel=incoming.key.channel,
-            user=incoming.user,
-            cluster_id=slots.cluster_id,
-            workload=slots.workload_id or slots.workload_name,
-            project=slots.project,
-            resolved_id=report.workload.id if report and report.workload else None,
-            outcome=report.outcome.value if report else "upstream_error",
-            category=report.category.value if report and report.category else None,
-            redactions=report.redactions if report else 0,
-            duration_ms=round(seconds * 1000),
-            failed_call=failed,
-            gaps=list(report.missing) if report else [],
-        )

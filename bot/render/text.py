@@ -1,18 +1,17 @@
 """Renders a `Report` as plain text for terminals: category first, as in the seed's example.
 
-Upstream text is untrusted: control characters (terminal escape sequences), zero-width and
-bidirectional-override characters are removed, so a log line cannot rewrite the screen.
+Upstream text is untrusted: control characters (terminal escape sequences), zero-width,
+bidirectional and other invisible format characters are removed, so a log line cannot
+rewrite the screen or hide text from the reader.
 """
 
 from __future__ import annotations
 
-import re
-
+from bot.render.slack_text import clean
 from diagnosis import Outcome, Report
 
 __all__ = ["render_text", "sanitize"]
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 _OUTCOME_LINE: dict[Outcome, str] = {
     Outcome.SUCCEEDED: "Outcome: SUCCEEDED (not a failure)",
@@ -28,8 +27,12 @@ _OUTCOME_LINE: dict[Outcome, str] = {
 
 
 def sanitize(text: str) -> str:
-    """Drop control, zero-width and bidi-override characters from untrusted text."""
-    return _UNSAFE.sub("", text)
+    """Drop control, zero-width, bidi and other format characters from untrusted text.
+
+    The same cleaning the Slack renderer applies (`bot.render.slack_text.clean`): one list of
+    what is unsafe, for every front end.
+    """
+    return clean(text)
 
 
 def _first_line(report: Report) -> str:

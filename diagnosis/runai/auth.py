@@ -110,7 +110,7 @@ class RunaiTokenAuth(httpx.Auth):
                 "clientID": self._client_id,
                 "clientSecret": self._secret.get_secret_value(),
             },
-            headers={"Accept": "application/json"},
+            headers={"Accept": "application/json", "User-Agent": "runai-why"},
             extensions={} if timeout is None else {"timeout": timeout},
         )
 

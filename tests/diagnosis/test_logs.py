@@ -18,15 +18,24 @@ ValueError: invalid literal for int() with base 10: 'auto'
 
 CASES = [
     (TRACEBACK, "exception", "ValueError: invalid literal for int() with base 10: 'auto'"),
-    ("step 1\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n", "gpu-oom",
-     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"),
-    ("x\ntorch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error\n",
-     "nccl", "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error"),
+    (
+        "step 1\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+        "gpu-oom",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    ),
+    (
+        "x\ntorch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error\n",
+        "nccl",
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error",
+    ),
     ("loading\n/bin/sh: 1: torchrun: not found\n", "not-found", "/bin/sh: 1: torchrun: not found"),
     ("ok\nSegmentation fault (core dumped)\n", "segfault", "Segmentation fault (core dumped)"),
     ("ok\nKilled\n", "killed", "Killed"),
-    ("usage: train.py [-h] --epochs EPOCHS\ntrain.py: error: unrecognized arguments: --bs 64\n", "error",
-     "train.py: error: unrecognized arguments: --bs 64"),
+    (
+        "usage: train.py [-h] --epochs EPOCHS\ntrain.py: error: unrecognized arguments: --bs 64\n",
+        "error",
+        "train.py: error: unrecognized arguments: --bs 64",
+    ),
     ("all fine\nepoch 9 done\n", None, None),
     ("", None, None),
 ]

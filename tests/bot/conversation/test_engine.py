@@ -208,5 +208,5 @@ async def test_every_diagnosis_emits_one_audit_event(demo):
     assert audit["workload"] == "training-job-42"
     assert (audit["outcome"], audit["category"]) == ("diagnosed", "OOM_KILLED")
     assert audit["resolved_id"] is not None
-    assert audit["failed_call"] is None
+    assert audit["failed_calls"] == []
     assert isinstance(audit["duration_ms"], int)

@@ -1,0 +1,453 @@
+"""The Kubernetes manifests grant read-only access to pods, logs, events and nodes, and no more.
+
+Every YAML document under `deploy/kubernetes/` is checked: any role-like document (whatever
+its kind) may only `get`/`list`/`watch` pods, pods/log, events (core and events.k8s.io) and
+nodes; bindings may only bind that role to the bot's service account; the Deployment runs
+non-root, read-only, as that service account. A table of deliberately bad manifests proves
+the checker catches each way of granting more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+KUBE_DIR = Path(__file__).resolve().parent.parent / "deploy" / "kubernetes"
+
+NAMESPACE = "runai-why"
+SERVICE_ACCOUNT = "runai-why"
+ROLE = "runai-why-reader"
+VERBS = frozenset({"get", "list", "watch"})
+RESOURCES = frozenset({"pods", "pods/log", "events", "nodes"})
+#: Which API group each allowed resource may be granted from.
+GROUPS: Mapping[str, frozenset[str]] = {
+    "pods": frozenset({""}),
+    "pods/log": frozenset({""}),
+    "nodes": frozenset({""}),
+    "events": frozenset({"", "events.k8s.io"}),
+}
+DANGEROUS = frozenset(
+    {"secrets", "pods/exec", "pods/attach", "pods/portforward", "pods/proxy", "nodes/proxy"}
+)
+#: What the read-only Kubernetes client actually sends (diagnosis/kube/client.py).
+NEEDED = {("", "pods", "get"), ("", "pods/log", "get"), ("", "nodes", "get")}
+NEEDED_EVENTS = {("", "events", "list"), ("events.k8s.io", "events", "list")}
+SECRET_ENV = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "RUNAI_CLIENT_SECRET", "REDIS_URL"}
+
+
+# ---------------------------------------------------------------- the checker
+
+
+def _strings(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def rule_problems(where: str, rule: Mapping[str, Any]) -> list[str]:
+    """Why one RBAC rule grants more than read-only access to the four resources."""
+    problems: list[str] = []
+    groups, resources = _strings(rule.get("apiGroups")), _strings(rule.get("resources"))
+    verbs, names = _strings(rule.get("verbs")), _strings(rule.get("resourceNames"))
+    if rule.get("nonResourceURLs"):
+        problems.append(f"{where}: nonResourceURLs {rule['nonResourceURLs']}")
+    for field, values in (
+        ("apiGroups", groups),
+        ("resources", resources),
+        ("verbs", verbs),
+        ("resourceNames", names),
+    ):
+        if any("*" in v for v in values):
+            problems.append(f"{where}: wildcard in {field} {values}")
+    if not resources or not verbs or not groups:
+        problems.append(f"{where}: a rule must name its apiGroups, resources and verbs")
+    problems += [f"{where}: verb {v!r} is not read-only" for v in verbs if v not in VERBS]
+    for resource in resources:
+        if resource in DANGEROUS:
+            problems.append(f"{where}: {resource!r} must never be granted")
+        elif resource not in RESOURCES:
+            problems.append(f"{where}: resource {resource!r} is not needed")
+        else:
+            problems += [
+                f"{where}: {resource!r} from API group {g!r}"
+                for g in groups
+                if g not in GROUPS[resource]
+            ]
+    return problems
+
+
+def binding_problems(where: str, doc: Mapping[str, Any]) -> list[str]:
+    """Why a (Cluster)RoleBinding binds more than our role to our service account."""
+    problems: list[str] = []
+    ref = doc.get("roleRef") or {}
+    if (ref.get("kind"), ref.get("name")) != ("ClusterRole", ROLE):
+        problems.append(f"{where}: binds {ref.get('kind')} {ref.get('name')!r}, not {ROLE}")
+    subjects = doc.get("subjects") or []
+    if not subjects:
+        problems.append(f"{where}: no subjects")
+    for subject in subjects:
+        who = (subject.get("kind"), subject.get("name"), subject.get("namespace"))
+        if who != ("ServiceAccount", SERVICE_ACCOUNT, NAMESPACE):
+            problems.append(f"{where}: subject {who} is not the bot's service account")
+    return problems
+
+
+def _containers(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+
+
+def _pod_spec(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    if doc.get("kind") == "Pod":
+        return doc.get("spec") or {}
+    return ((doc.get("spec") or {}).get("template") or {}).get("spec") or {}
+
+
+def container_problems(
+    name: str, container: Mapping[str, Any], pod: Mapping[str, Any]
+) -> list[str]:
+    """Why one container is not non-root, unprivileged and read-only, with secrets by reference."""
+    security = {**pod, **(container.get("securityContext") or {})}
+    capabilities = security.get("capabilities") or {}
+    checks = {
+        "runAsNonRoot is not true": security.get("runAsNonRoot") is not True,
+        "runs as uid 0": security.get("runAsUser") == 0,
+        "privileged": bool(security.get("privileged")),
+        "allowPrivilegeEscalation is not false": security.get("allowPrivilegeEscalation")
+        is not False,
+        "the root filesystem is writable": security.get("readOnlyRootFilesystem") is not True,
+        "capabilities are not all dropped": "ALL" not in _strings(capabilities.get("drop")),
+        "adds capabilities": bool(_strings(capabilities.get("add"))),
+    }
+    problems = [f"{name}: {what}" for what, failed in checks.items() if failed]
+    problems += [
+        f"{name}: {env['name']} is written in the manifest"
+        for env in container.get("env") or []
+        if env.get("name") in SECRET_ENV and "value" in env
+    ]
+    return problems
+
+
+def workload_problems(where: str, doc: Mapping[str, Any]) -> list[str]:
+    """Why a Deployment (or other pod owner) does not run locked down as the bot's account."""
+    spec = _pod_spec(doc)
+    problems: list[str] = []
+    if spec.get("serviceAccountName") != SERVICE_ACCOUNT:
+        problems.append(f"{where}: serviceAccountName is not {SERVICE_ACCOUNT}")
+    problems += [
+        f"{where}: {flag}" for flag in ("hostNetwork", "hostPID", "hostIPC") if spec.get(flag)
+    ]
+    problems += [
+        f"{where}: hostPath volume {v.get('name')!r}"
+        for v in spec.get("volumes") or []
+        if "hostPath" in v
+    ]
+    pod_security = spec.get("securityContext") or {}
+    for container in _containers(spec):
+        name = f"{where} container {container.get('name')!r}"
+        problems += container_problems(name, container, pod_security)
+    return problems
+
+
+def manifest_problems(docs: Iterable[Mapping[str, Any] | None]) -> list[str]:
+    """Everything in these YAML documents that grants or runs with more than read-only."""
+    problems: list[str] = []
+    for index, doc in enumerate(docs):
+        if not doc:
+            continue
+        kind = str(doc.get("kind"))
+        where = f"{kind} {(doc.get('metadata') or {}).get('name')!r} (document {index})"
+        if "aggregationRule" in doc:
+            problems.append(f"{where}: aggregationRule pulls in other roles' rules")
+        # Any document with rules is checked, whatever it calls itself (Role, ClusterRole, ...).
+        for n, rule in enumerate(doc.get("rules") or []):
+            problems += rule_problems(f"{where} rule {n}", rule)
+        if kind.endswith("Binding") or "roleRef" in doc:
+            problems += binding_problems(where, doc)
+        if kind in {"Deployment", "StatefulSet", "DaemonSet", "Pod", "Job", "CronJob"}:
+            problems += workload_problems(where, doc)
+    return problems
+
+
+def grants(docs: Iterable[Mapping[str, Any] | None]) -> set[tuple[str, str, str]]:
+    """(apiGroup, resource, verb) triples granted by every rule in the documents."""
+    return {
+        (group, resource, verb)
+        for doc in docs
+        if doc
+        for rule in doc.get("rules") or []
+        for group in _strings(rule.get("apiGroups"))
+        for resource in _strings(rule.get("resources"))
+        for verb in _strings(rule.get("verbs"))
+    }
+
+
+def load(path: Path) -> list[Mapping[str, Any] | None]:
+    return list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+
+
+def all_docs() -> list[Mapping[str, Any] | None]:
+    return [doc for path in sorted(KUBE_DIR.glob("*.y*ml")) for doc in load(path)]
+
+
+# ---------------------------------------------------------------- the real manifests
+
+
+def test_there_are_manifests_to_check():
+    kinds = {doc["kind"] for doc in all_docs() if doc}
+    assert {"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service"} <= (
+        kinds
+    )
+
+
+@pytest.mark.parametrize("path", sorted(KUBE_DIR.glob("*.y*ml")), ids=lambda p: p.name)
+def test_every_manifest_is_read_only(path):
+    assert manifest_problems(load(path)) == []
+
+
+def test_the_cluster_role_grants_exactly_read_access_to_the_four_resources():
+    [role] = [d for d in all_docs() if d and d["kind"] == "ClusterRole"]
+    assert role["metadata"]["name"] == ROLE
+    granted = grants([role])
+    expected = {(g, r, v) for r in RESOURCES for g in GROUPS[r] for v in VERBS}
+    assert granted == expected
+    assert granted >= NEEDED | NEEDED_EVENTS  # and everything the client sends is allowed
+
+
+def test_the_service_account_is_bound_and_used():
+    docs = [d for d in all_docs() if d]
+    [account] = [d for d in docs if d["kind"] == "ServiceAccount"]
+    assert (account["metadata"]["name"], account["metadata"]["namespace"]) == (
+        SERVICE_ACCOUNT,
+        NAMESPACE,
+    )
+    [binding] = [d for d in docs if d["kind"] == "ClusterRoleBinding"]
+    assert binding_problems("binding", binding) == []
+    [deployment] = [d for d in docs if d["kind"] == "Deployment"]
+    spec = _pod_spec(deployment)
+    assert spec["serviceAccountName"] == SERVICE_ACCOUNT
+    assert spec["automountServiceAccountToken"] is True
+    assert deployment["metadata"]["namespace"] == NAMESPACE
+
+
+def test_the_deployment_runs_non_root_read_only_with_probes_and_secrets_from_a_secret():
+    [deployment] = [d for d in all_docs() if d and d["kind"] == "Deployment"]
+    assert deployment["spec"]["replicas"] == 2
+    spec = _pod_spec(deployment)
+    assert spec["securityContext"]["runAsNonRoot"] is True
+    assert spec["securityContext"]["runAsUser"] != 0
+    [container] = spec["containers"]
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["resources"]["requests"]
+    assert container["resources"]["limits"]["memory"]
+    from_secret = {
+        e["name"]: e["valueFrom"]["secretKeyRef"]["name"]
+        for e in container["env"]
+        if "valueFrom" in e and "secretKeyRef" in e["valueFrom"]
+    }
+    assert from_secret == dict.fromkeys(SECRET_ENV, "runai-why")
+    text = (KUBE_DIR / "deployment.yaml").read_text(encoding="utf-8")
+    assert '{"<cluster uuid>": {"mode": "in-cluster"}}' in text  # how to turn on Tier 2
+
+
+def test_the_readme_says_what_the_bot_reads_and_never_does():
+    readme = (KUBE_DIR / "README.md").read_text(encoding="utf-8")
+    assert "kubectl apply" in readme
+    for word in ("pods/log", "events", "nodes", "secrets", "exec", "get", "list", "watch"):
+        assert word in readme, word
+
+
+# ---------------------------------------------------------------- the checker catches these
+
+ROLE_HEAD = """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: {kind}
+metadata: {{name: runai-why-reader, namespace: runai-why}}
+rules:
+"""
+
+BAD_RULES = {
+    "create-pods": ('- {apiGroups: [""], resources: [pods], verbs: [get, create]}', "'create'"),
+    "delete-pods": ('- {apiGroups: [""], resources: [pods], verbs: [delete]}', "'delete'"),
+    "patch-nodes": ('- {apiGroups: [""], resources: [nodes], verbs: [patch]}', "'patch'"),
+    "read-secrets": ('- {apiGroups: [""], resources: [secrets], verbs: [get]}', "'secrets'"),
+    "exec": ('- {apiGroups: [""], resources: [pods/exec], verbs: [create, get]}', "pods/exec"),
+    "attach": ('- {apiGroups: [""], resources: [pods/attach], verbs: [get]}', "pods/attach"),
+    "port-forward": (
+        '- {apiGroups: [""], resources: [pods/portforward], verbs: [get]}',
+        "pods/portforward",
+    ),
+    "configmaps": ('- {apiGroups: [""], resources: [configmaps], verbs: [get]}', "configmaps"),
+    "wildcard-verbs": ('- {apiGroups: [""], resources: [pods], verbs: ["*"]}', "wildcard"),
+    "wildcard-resources": ('- {apiGroups: [""], resources: ["*"], verbs: [get]}', "wildcard"),
+    "wildcard-subresource": ('- {apiGroups: [""], resources: ["pods/*"], verbs: [get]}', "wild"),
+    "wildcard-groups": ('- {apiGroups: ["*"], resources: [pods], verbs: [get]}', "wildcard"),
+    "other-group": (
+        "- {apiGroups: [apps], resources: [deployments], verbs: [get]}",
+        "deployments",
+    ),
+    "pods-from-apps": ("- {apiGroups: [apps], resources: [pods], verbs: [get]}", "API group"),
+    "non-resource-urls": ('- {nonResourceURLs: ["/metrics"], verbs: [get]}', "nonResourceURLs"),
+    "escalate": (
+        "- {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [escalate]}",
+        "escalate",
+    ),
+    "impersonate": ('- {apiGroups: [""], resources: [users], verbs: [impersonate]}', "imperson"),
+    "empty-verbs": ('- {apiGroups: [""], resources: [pods], verbs: []}', "must name"),
+}
+
+
+@pytest.mark.parametrize("kind", ["ClusterRole", "Role", "SomeFutureRole"])
+@pytest.mark.parametrize(("rule", "expected"), BAD_RULES.values(), ids=BAD_RULES.keys())
+def test_the_checker_rejects_a_bad_rule(kind, rule, expected):
+    good = '- {apiGroups: [""], resources: [pods], verbs: [get, list, watch]}'
+    docs = list(yaml.safe_load_all(ROLE_HEAD.format(kind=kind) + good + "\n" + rule))
+    problems = manifest_problems(docs)
+    assert problems, "the checker let a bad rule through"
+    assert any(expected in p for p in problems), problems
+
+
+BAD_DOCUMENTS = {
+    "binding-to-cluster-admin": (
+        """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: runai-why}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects: [{kind: ServiceAccount, name: runai-why, namespace: runai-why}]
+""",
+        "cluster-admin",
+    ),
+    "binding-to-a-group": (
+        """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: runai-why, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: runai-why-reader}
+subjects: [{kind: Group, name: "system:authenticated"}]
+""",
+        "system:authenticated",
+    ),
+    "aggregated-role": (
+        """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: runai-why-reader}
+aggregationRule:
+  clusterRoleSelectors: [{matchLabels: {rbac.example.com/aggregate-to-view: "true"}}]
+rules: []
+""",
+        "aggregationRule",
+    ),
+    "deployment-as-root": (
+        """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: runai-why, namespace: runai-why}
+spec:
+  template:
+    spec:
+      serviceAccountName: runai-why
+      containers:
+        - name: runai-why
+          image: x
+          securityContext: {runAsUser: 0, allowPrivilegeEscalation: false,
+                            readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
+""",
+        "runAsNonRoot",
+    ),
+    "deployment-default-account": (
+        """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: runai-why, namespace: runai-why}
+spec:
+  template:
+    spec:
+      securityContext: {runAsNonRoot: true, runAsUser: 10001}
+      containers:
+        - name: runai-why
+          image: x
+          securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
+                            capabilities: {drop: [ALL]}}
+""",
+        "serviceAccountName",
+    ),
+    "deployment-writable-privileged": (
+        """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: runai-why, namespace: runai-why}
+spec:
+  template:
+    spec:
+      serviceAccountName: runai-why
+      securityContext: {runAsNonRoot: true, runAsUser: 10001}
+      containers:
+        - name: runai-why
+          image: x
+          securityContext: {privileged: true, capabilities: {drop: [ALL]},
+                            allowPrivilegeEscalation: false}
+""",
+        "privileged",
+    ),
+    "deployment-secret-inline": (
+        """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: runai-why, namespace: runai-why}
+spec:
+  template:
+    spec:
+      serviceAccountName: runai-why
+      securityContext: {runAsNonRoot: true, runAsUser: 10001}
+      containers:
+        - name: runai-why
+          image: x
+          env: [{name: SLACK_BOT_TOKEN, value: xoxb-inline}]
+          securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
+                            capabilities: {drop: [ALL]}}
+""",
+        "SLACK_BOT_TOKEN",
+    ),
+    "deployment-host-path": (
+        """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: runai-why, namespace: runai-why}
+spec:
+  template:
+    spec:
+      serviceAccountName: runai-why
+      securityContext: {runAsNonRoot: true, runAsUser: 10001}
+      volumes: [{name: docker, hostPath: {path: /var/run/docker.sock}}]
+      containers:
+        - name: runai-why
+          image: x
+          securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
+                            capabilities: {drop: [ALL]}}
+""",
+        "hostPath",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), BAD_DOCUMENTS.values(), ids=BAD_DOCUMENTS.keys())
+def test_the_checker_rejects_a_bad_document(text, expected):
+    problems = manifest_problems(list(yaml.safe_load_all(text)))
+    assert any(expected in p for p in problems), problems
+
+
+def test_the_checker_accepts_the_read_only_rules_under_any_role_kind():
+    rules = '- {apiGroups: ["", events.k8s.io], resources: [events], verbs: [get, list, watch]}'
+    for kind in ("ClusterRole", "Role"):
+        assert (
+            manifest_problems(list(yaml.safe_load_all(ROLE_HEAD.format(kind=kind) + rules))) == []
+        )
