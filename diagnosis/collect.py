@@ -126,4 +126,5 @@ async def collect(
         gaps=tuple(gaps),
         tier2=kube is not None,
         tier2_lines=tuple(tier2.lines) if tier2 else (),
+        container_memory=tier2.memory if tier2 else {},
     )

@@ -68,7 +68,9 @@ class Evidence(BaseModel):
     """Everything known about one workload when classification starts.
 
     `tier2` says whether Kubernetes access was configured for the cluster (its signals are
-    in `signals`, its context lines in `tier2_lines`, its failures in `gaps`).
+    in `signals`, its context lines in `tier2_lines`, its failures in `gaps`), and
+    `container_memory` maps a container name to its memory (request, limit, cited source)
+    from the Kubernetes pod spec, init containers included.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -88,6 +90,7 @@ class Evidence(BaseModel):
     gaps: tuple[Gap, ...] = ()
     tier2: bool = False
     tier2_lines: tuple[EvidenceLine, ...] = ()
+    container_memory: dict[str, tuple[str | None, str | None, str]] = {}
 
     def of(self, *kinds: SignalKind) -> list[Signal]:
         """Signals of the given kinds, oldest first (undated ones last)."""

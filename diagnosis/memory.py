@@ -28,8 +28,11 @@ def _pair(resources: Resources | None) -> tuple[int | None, int | None]:
     return parse_quantity(mem.request), parse_quantity(mem.limit)
 
 
-def _configured(ev: Evidence) -> tuple[int | None, int | None, str | None]:
-    """Request and limit from the spec, else the pods, else the workload record."""
+def _configured(ev: Evidence, container: str | None) -> tuple[int | None, int | None, str | None]:
+    """Request and limit of the killed container (Kubernetes), else the spec, pods, workload."""
+    if container is not None and container in ev.container_memory:
+        raw_request, raw_limit, cited = ev.container_memory[container]
+        return parse_quantity(raw_request), parse_quantity(raw_limit), cited
     compute = ev.spec.spec.compute if ev.spec and ev.spec.spec else None
     if compute and (compute.cpu_memory_request or compute.cpu_memory_limit):
         return (
@@ -61,16 +64,19 @@ def _peak(ev: Evidence) -> int | None:
     return max(values) if values else None
 
 
-def memory_evidence(ev: Evidence) -> tuple[MemoryFigures, list[EvidenceLine], list[str]]:
-    """Memory figures, the lines that cite them, and what could not be measured."""
-    request, limit, source = _configured(ev)
+def memory_evidence(
+    ev: Evidence, container: str | None = None
+) -> tuple[MemoryFigures, list[EvidenceLine], list[str]]:
+    """Memory figures (of `container` when known), the lines citing them, what is missing."""
+    request, limit, source = _configured(ev, container)
     lines: list[EvidenceLine] = []
     missing: list[str] = []
     if source is not None:
         shown = " / ".join(
             format_bytes(v) if v is not None else "not set" for v in (request, limit)
         )
-        lines.append(EvidenceLine(text=f"CPU-memory request/limit: {shown}", source=source))
+        whose = f" of container {container}" if container in ev.container_memory else ""
+        lines.append(EvidenceLine(text=f"CPU-memory request/limit{whose}: {shown}", source=source))
     else:
         missing.append("CPU-memory request and limit (not in the spec, pods or workload record)")
     if limit is None and source is not None:

@@ -48,6 +48,7 @@ class Tier2:
     signals: list[Signal] = field(default_factory=list)
     lines: list[EvidenceLine] = field(default_factory=list)
     gaps: list[Gap] = field(default_factory=list)
+    memory: dict[str, tuple[str | None, str | None, str]] = field(default_factory=dict)
 
 
 def namespace_for(workload: Workload) -> tuple[str | None, bool]:
@@ -108,6 +109,11 @@ async def _one_pod(
     if pod is None:
         return
     out.signals.extend(container_signals(pod, describe, redactor))
+    for container in (*pod.spec.init_containers, *pod.spec.containers):
+        res = container.resources
+        if "memory" in res.requests or "memory" in res.limits:
+            memory = (res.requests.get("memory"), res.limits.get("memory"), describe)
+            out.memory.setdefault(container.name, memory)
     target = _log_target(pod)
     if target is not None:
         status, previous = target

@@ -2,7 +2,8 @@
 
 The container that was killed is the one cited, whichever position it has in the status
 list, init containers included. A pod that Succeeded has no failure, whatever a sidecar's
-exit code says; an exit code 0 is never a failure signal.
+exit code says; an exit code 0 is never a failure signal (it is only cited when Run:ai
+reports a failure that nothing explains).
 """
 
 from __future__ import annotations
@@ -49,8 +50,11 @@ def _terminated(
     r: Redactor,
 ) -> Iterator[Signal]:
     term = state.terminated
-    if term is None or term.exit_code == 0 or (pod.status.phase or "").lower() == "succeeded":
-        return
+    succeeded = (pod.status.phase or "").lower() == "succeeded"
+    if term is None or (succeeded and term.exit_code != 0):
+        return  # a pod that Succeeded did not fail, whatever a sidecar's exit code says
+    if term.exit_code == 0 and (init or which == "lastState"):
+        return  # an init container that finished, or a restart after a clean exit
     kind_of = "init container" if init else "container"
     what = (
         f"{kind_of} {status.name} {which}: terminated, reason {term.reason or 'none'}, "
@@ -68,6 +72,16 @@ def _terminated(
         "reason": term.reason,
     }
     text = shorten(r.clean(what))
+    if term.exit_code == 0:  # cited when nothing else explains a failure; never a verdict
+        yield Signal(
+            kind=SignalKind.EXIT_CODE,
+            text=text,
+            detail=status.name,
+            exit_code=0,
+            key=f"{base}:exit",
+            **common,
+        )
+        return
     if (term.reason or "").lower() == "oomkilled":
         yield Signal(
             kind=SignalKind.OOM_KILLED, text=text, detail=status.name, key=f"{base}:oom", **common

@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
-from diagnosis.evidence import Evidence
+import re
+
+from diagnosis.evidence import Evidence, Signal
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules.base import Finding, cite_all, latest
 
 __all__ = ["datasource_mount_failed"]
+
+
+_MISSING = re.compile(
+    r"\b(secret|configmap|persistentvolumeclaim) \"([^\"]+)\" not found", re.IGNORECASE
+)
+_NAMES = {"secret": "secret", "configmap": "config map", "persistentvolumeclaim": "PVC"}
+
+
+def _missing(signals: list[Signal]) -> str | None:
+    """'secret hf-token', 'PVC nlp-data': what an error says does not exist, if it says so."""
+    for signal in reversed(signals):
+        match = _MISSING.search(signal.text)
+        if match:
+            return f"{_NAMES[match.group(1).lower()]} {match.group(2)}"
+    return None
+
+
+def _headline(volume: str | None, missing: str | None) -> str:
+    if volume and missing and missing.split()[-1] != volume:
+        return f"The pod could not mount volume {volume}: {missing} not found."
+    if missing:
+        return f"The pod could not start: {missing} not found."
+    return f"The pod could not mount {'volume ' + volume if volume else 'a data source volume'}."
 
 
 def datasource_mount_failed(ev: Evidence) -> Finding | None:
@@ -26,11 +51,10 @@ def datasource_mount_failed(ev: Evidence) -> Finding | None:
                 source="get_workload_spec",
             )
         )
-    what = f"volume {volume}" if volume else "a data source volume"
     return Finding(
         category=Category.DATASOURCE_MOUNT_FAILED,
         at=latest(signals),
-        headline=f"The pod could not mount {what}.",
+        headline=_headline(volume, _missing(signals)),
         evidence=tuple(lines),
         details={"volume": volume} if volume else {},
     )

@@ -43,11 +43,12 @@ def node_failure(ev: Evidence) -> Finding | None:
     kind = "went NotReady or was lost"
     if not any(s.kind is SignalKind.NODE_NOT_READY for s in signals):
         kind = "evicted the pod (node pressure or drain)"
-    when = latest(signals)
+    not_ready = [s.at for s in signals if s.kind is SignalKind.NODE_NOT_READY and s.at]
+    when = min(not_ready) if not_ready else latest(signals)
     stamp = f" at {when:%Y-%m-%d %H:%M:%SZ}" if when else ""
     return Finding(
         category=Category.NODE_FAILURE,
-        at=when,
+        at=latest(signals),
         headline=f"{what} {kind}{stamp} while the workload ran.",
         evidence=(*cite_all(signals), *_node_lines(ev, node)),
         details={"node": node} if node else {},

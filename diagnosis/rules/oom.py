@@ -21,10 +21,12 @@ def oom_killed(ev: Evidence) -> Finding | None:
     signals = ev.of(SignalKind.OOM_KILLED)
     if not signals:
         return None
-    memory, memory_lines, _ = memory_evidence(ev)
-    limit = f" of {format_bytes(memory.limit_bytes)}" if memory.limit_bytes else ""
     container = next((s.detail for s in reversed(signals) if s.detail), None)
-    who = f"Container {container}" if container else "A container"
+    memory, memory_lines, _ = memory_evidence(ev, container)
+    limit = f" of {format_bytes(memory.limit_bytes)}" if memory.limit_bytes else ""
+    init = any(s.kind is SignalKind.INIT_FAILED and s.detail == container for s in ev.signals)
+    kind = "Init container" if init else "Container"
+    who = f"{kind} {container}" if container else "A container"
     return Finding(
         category=Category.OOM_KILLED,
         at=latest(signals),

@@ -39,6 +39,13 @@ def unknown(ev: Evidence) -> Finding:
                 f"Exit {describe_exit_code(code)}; no event, history or node signal "
                 "says who sent it."
             )
+    clean_exits = [s for s in ev.of(SignalKind.EXIT_CODE) if s.exit_code == 0]
+    if clean_exits and not kills:
+        headline = (
+            f"Kubernetes says container {clean_exits[-1].detail or '?'} exited 0, yet Run:ai "
+            f"reports {ev.workload.phase or 'a failure'}; no signal explains the failure."
+        )
+        lines.extend(cite_all(clean_exits))
     lines.extend(cite_all(ev.of(*_INCONCLUSIVE)))
     if ev.metrics_requested:
         _, memory_lines, _ = memory_evidence(ev)

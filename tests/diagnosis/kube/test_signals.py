@@ -132,14 +132,23 @@ CASES = [
         ),
         {(SignalKind.MOUNT_FAILED, "hf-token", None)},
     ),
-    ("exit-0-is-nothing", pod([status("trainer", terminated(0, "Completed"))]), set()),
+    (
+        "exit-0-is-cited-never-a-failure",
+        pod([status("trainer", terminated(0, "Completed"))]),
+        {(SignalKind.EXIT_CODE, "trainer", 0)},
+    ),
+    (
+        "init-exit-0-is-nothing",
+        pod([status("trainer")], init=[status("unpack", terminated(0, "Completed"))]),
+        set(),
+    ),
     (
         "succeeded-pod-with-killed-sidecar",
         pod(
             [status("trainer", terminated(0, "Completed")), status("log-shipper", terminated(137))],
             phase="Succeeded",
         ),
-        set(),
+        {(SignalKind.EXIT_CODE, "trainer", 0)},  # the sidecar's 137 is not a failure
     ),
     ("running-is-nothing", pod([status("trainer")]), set()),
     (
