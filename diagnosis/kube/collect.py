@@ -79,6 +79,13 @@ def _log_target(pod: Pod) -> tuple[ContainerStatus, bool] | None:
     return None
 
 
+def _oom_killed(status: ContainerStatus) -> bool:
+    return any(
+        state.terminated is not None and (state.terminated.reason or "").lower() == "oomkilled"
+        for state in (status.state, status.last_state)
+    )
+
+
 async def _safe(call: Awaitable[T], gap: str, gaps: list[Gap], cite: str) -> T | None:
     try:
         return await call
@@ -126,21 +133,19 @@ async def _one_pod(
             cite,
         )
         if log is not None:
-            which = (
-                "previous (before the last restart)"
-                if previous
-                else "current (no restart happened)"
-            )
-            out.lines.append(
-                EvidenceLine(
-                    text=f"Read the {which} logs of container {status.name} in pod {name}",
-                    source=cite,
-                )
-            )
             line = failing_line(log)
             if line is not None:
                 out.signals.append(
                     log_signal(line, container=status.name, cite=cite, redactor=redactor)
+                )
+            elif not _oom_killed(status):  # an OOM kill needs no log to explain it
+                which = "previous" if previous else "current (it never restarted)"
+                out.lines.append(
+                    EvidenceLine(
+                        text=f"The {which} logs of container {status.name} in pod {name} "
+                        "show no error line",
+                        source=cite,
+                    )
                 )
     node = pod.spec.node_name
     if node and (

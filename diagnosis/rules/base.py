@@ -16,7 +16,7 @@ __all__ = ["MAX_CITED", "Finding", "Rule", "cite", "cite_all", "latest"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: How many signals of one kind a finding quotes; the rest are counted, not repeated.
-MAX_CITED = 4
+MAX_CITED = 5
 
 
 class Finding(BaseModel):
@@ -58,23 +58,30 @@ def _words(signal: Signal) -> str:
 
 
 def cite_all(signals: Iterable[Signal]) -> list[EvidenceLine]:
-    """Cite the newest `MAX_CITED` distinct signals, newest first, and count the rest."""
+    """Cite up to `MAX_CITED` distinct signals, every source represented, newest first.
+
+    The same words repeated by a condition, an event and history are cited once; then each
+    source (status, history, pods, `kubectl describe pod`, ...) gets its newest signal in
+    before any source gets a second one, and the rest are counted, not repeated.
+    """
     newest = sorted(unique(signals), key=lambda s: s.at or _EPOCH, reverse=True)
     seen: set[str] = set()
-    distinct = []
-    for signal in newest:  # the same words in a condition, an event and history: cite once
+    by_source: dict[str, list[Signal]] = {}
+    for signal in newest:
         words = _words(signal)
         if words not in seen:
             seen.add(words)
-            distinct.append(signal)
-    newest = distinct
-    lines = [cite(s) for s in newest[:MAX_CITED]]
-    if len(newest) > MAX_CITED:
+            by_source.setdefault(signal.source, []).append(signal)
+    chosen: list[Signal] = []
+    rounds = max((len(group) for group in by_source.values()), default=0)
+    for index in range(rounds):
+        chosen.extend(group[index] for group in by_source.values() if index < len(group))
+    shown = sorted(chosen[:MAX_CITED], key=lambda s: s.at or _EPOCH, reverse=True)
+    lines = [cite(s) for s in shown]
+    if len(chosen) > MAX_CITED:
+        rest = chosen[MAX_CITED:]
         lines.append(
-            EvidenceLine(
-                text=f"…and {len(newest) - MAX_CITED} more of the same kind",
-                source=newest[MAX_CITED].source,
-            )
+            EvidenceLine(text=f"…and {len(rest)} more of the same kind", source=rest[0].source)
         )
     return lines
 
