@@ -8,21 +8,62 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
 import structlog
 
+from diagnosis.redact import Redactor
+
 __all__ = ["configure_logging", "mask_secrets"]
 
-_SECRET_KEYS = ("token", "secret", "password", "authorization", "response_url", "cookie")
+_SECRET_KEYS = (
+    "token", "secret", "password", "passwd", "authorization", "auth", "response_url", "cookie",
+    "signing", "api_key", "apikey", "credential", "private_key", "session",
+)  # fmt: skip
+_MASK = "[REDACTED]"
+_META = frozenset({"_record", "_from_structlog"})  # ProcessorFormatter's own, never rendered
+
+
+def _secret_key(key: object) -> bool:
+    return isinstance(key, str) and any(part in key.lower() for part in _SECRET_KEYS)
+
+
+def _masked(value: Any, redactor: Redactor) -> Any:
+    """`value` with credentials masked: strings cleaned, containers walked, keys checked."""
+    if isinstance(value, str):
+        return redactor.clean(value) if value else value
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, Mapping):
+        return {
+            k: _MASK if _secret_key(k) and v is not None else _masked(v, redactor)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_masked(v, redactor) for v in value]
+    text = str(value)  # an exception, a URL object, a model: rendered as text anyway
+    cleaned = redactor.clean(text)
+    return value if cleaned == text else cleaned
 
 
 def mask_secrets(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
-    """Mask values whose key names a credential (a structlog processor)."""
+    """Mask credentials before any renderer sees them (a structlog processor).
+
+    Values whose key names a credential (`token`, `signing_secret`, `response_url`,
+    `authorization`, ...) are replaced whole; every other value, the event message included,
+    goes through the same `Redactor` as quoted evidence, so a token inside a message string,
+    a URL or an exception's traceback is masked too.
+    """
+    if event_dict.get("exc_info"):
+        # Render the traceback here, where it can still be cleaned, not after masking.
+        event_dict = structlog.processors.format_exc_info(_, __, event_dict)
+    redactor = Redactor()
     for key in list(event_dict):
-        if any(part in key.lower() for part in _SECRET_KEYS) and event_dict[key] is not None:
-            event_dict[key] = "[REDACTED]"
+        value = event_dict[key]
+        if key in _META or value is None:
+            continue
+        event_dict[key] = _MASK if _secret_key(key) else _masked(value, redactor)
     return event_dict
 
 
