@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 import structlog.testing
 
+from bot.backends import simulated
 from bot.conversation import (
     ConversationEngine,
     Incoming,
@@ -19,10 +20,9 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.scenarios import bundled_scenario
-from diagnosis import Category, Outcome, RunaiClient, RunaiConfig
+from diagnosis import Category, Outcome
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
-from runai_sim.server import serve
 
 pytestmark = pytest.mark.slow
 
@@ -70,20 +70,16 @@ class Harness:
 
 
 async def _harness(scenario: Scenario, **engine_options) -> AsyncIterator[Harness]:
-    simulator = Simulator(scenario)
-    async with serve(simulator) as base_url:
-        creds = scenario.credentials
-        config = RunaiConfig(
-            url=base_url,
-            client_id=creds.client_id,
-            client_secret=creds.client_secret,
-            retries=0,
+    async with simulated(scenario, retries=0) as up:
+        assert up.simulator is not None
+        engine = ConversationEngine(
+            runai=up.runai,
+            kube=up.kube,
+            store=MemoryStore(),
+            clock=lambda: scenario.now,
+            **engine_options,
         )
-        async with RunaiClient(config) as client:
-            engine = ConversationEngine(
-                runai=client, store=MemoryStore(), clock=lambda: scenario.now, **engine_options
-            )
-            yield Harness(engine, simulator)
+        yield Harness(engine, up.simulator)
 
 
 @pytest.fixture
