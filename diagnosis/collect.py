@@ -15,7 +15,7 @@ from typing import TypeVar
 from diagnosis.evidence import Evidence, Gap, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
 from diagnosis.fetch import Fetched, gather_gap
-from diagnosis.kube.collect import Tier2, collect_tier2
+from diagnosis.kube.collect import Tier2, collect_tier2, describe_nodes
 from diagnosis.kube.reader import KubeReader
 from diagnosis.lexicon import SignalKind
 from diagnosis.memory import LIMIT, USAGE
@@ -110,6 +110,14 @@ async def collect(
         ),
     )
     gaps.extend(f.gap for f in (metrics, nodes) if f is not None and f.gap is not None)
+    described = tier2.nodes_read if tier2 else set()
+    undescribed = [n for n in node_names if n not in described]
+    if want_nodes and kube is not None and undescribed:
+        node_signals, node_gaps = await describe_nodes(
+            kube, undescribed, since=cutoff, redactor=redactor
+        )
+        signals.extend(node_signals)
+        gaps.extend(node_gaps)
     return Evidence(
         request=request,
         now=now,

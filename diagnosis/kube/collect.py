@@ -32,7 +32,7 @@ from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Pod as RunaiPod
 from diagnosis.runai.models import Workload
 
-__all__ = ["MAX_PODS", "Tier2", "collect_tier2", "namespace_for"]
+__all__ = ["MAX_PODS", "Tier2", "collect_tier2", "describe_nodes", "namespace_for"]
 
 T = TypeVar("T")
 MAX_PODS = 3
@@ -49,6 +49,7 @@ class Tier2:
     lines: list[EvidenceLine] = field(default_factory=list)
     gaps: list[Gap] = field(default_factory=list)
     memory: dict[str, tuple[str | None, str | None, str]] = field(default_factory=dict)
+    nodes_read: set[str] = field(default_factory=set)
 
 
 def namespace_for(workload: Workload) -> tuple[str | None, bool]:
@@ -152,6 +153,7 @@ async def _one_pod(
         any(s.kind in _NODE_KINDS for s in out.signals)
         or (pod.status.reason or "").lower() == "evicted"
     ):
+        out.nodes_read.add(node)
         described = await _safe(
             kube.get_node(node), f"node {node} ({DESCRIBE_NODE})", out.gaps, DESCRIBE_NODE
         )
@@ -202,3 +204,23 @@ async def collect_tier2(
         )
     )
     return out
+
+
+async def describe_nodes(
+    kube: KubeReader, names: list[str], *, since: datetime, redactor: Redactor
+) -> tuple[list[Signal], list[Gap]]:
+    """`kubectl describe node` for nodes that Run:ai evidence (history, status) implicated."""
+    gaps: list[Gap] = []
+    nodes = await asyncio.gather(
+        *(
+            _safe(kube.get_node(n), f"node {n} ({DESCRIBE_NODE})", gaps, DESCRIBE_NODE)
+            for n in names
+        )
+    )
+    signals = [
+        s
+        for node in nodes
+        if node is not None
+        for s in node_signals(node, since=since, redactor=redactor)
+    ]
+    return signals, gaps
