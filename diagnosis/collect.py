@@ -54,23 +54,26 @@ async def collect(
     status: list[Signal],
     now: datetime,
     cutoff: datetime,
+    since: datetime,
     redactor: Redactor,
     kube: KubeReader | None = None,
 ) -> Evidence:
-    """Gather the rest of the Tier 1 evidence for a workload that is in scope."""
+    """Gather the rest of the evidence for a workload that is in scope.
+
+    `cutoff` is the lookback (recurrence); `since` is where the failure's own evidence
+    starts (at or before `cutoff`), so an old failure keeps its history and metrics.
+    """
 
     async def pods_then_tier2() -> tuple[Fetched[list[Pod]], Tier2 | None]:
         pods = await gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id))
         if kube is None:
             return pods, None
         found = tuple(pods.value) if pods.value is not None else None
-        return pods, await collect_tier2(kube, workload, found, since=cutoff, redactor=redactor)
+        return pods, await collect_tier2(kube, workload, found, since=since, redactor=redactor)
 
     spec, history, (pods, tier2) = await asyncio.gather(
         gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload)),
-        gather_gap(
-            "get_workload_history", "history", runai.get_history(workload.id, cutoff=cutoff)
-        ),
+        gather_gap("get_workload_history", "history", runai.get_history(workload.id, cutoff=since)),
         pods_then_tier2(),
     )
     gaps = [f.gap for f in (events, spec, pods, history) if f.gap is not None]
@@ -97,7 +100,7 @@ async def collect(
             lambda: gather_gap(
                 "get_workload_metrics",
                 "CPU-memory metrics",
-                runai.get_metrics(workload.id, metric_types=(USAGE, LIMIT), start=cutoff, end=now),
+                runai.get_metrics(workload.id, metric_types=(USAGE, LIMIT), start=since, end=now),
             ),
         ),
         _when(

@@ -77,7 +77,10 @@ SIGNAL_REASONS: dict[str, SignalKind] = {
 
 #: Message patterns per signal. Order matters only for readability; all are tried.
 SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
-    SignalKind.PREEMPTED: _rx(r"\bpreempted\b"),
+    SignalKind.PREEMPTED: _rx(
+        r"(?<!not )(?<!n't )(?<!never )\bpreempted\b",
+        r"\b(?:after|due to|because of|by) preemption\b",
+    ),
     SignalKind.OOM_KILLED: _rx(
         r"\bOOMKilled\b",
         r"\bOOM[- ]?kill(ed|ing)?\b",

@@ -8,7 +8,8 @@ orchestrator; every step below it is either a client call or a pure function.
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 
 import structlog
 
@@ -16,22 +17,26 @@ from diagnosis.collect import collect
 from diagnosis.compose import compose, count_redactions
 from diagnosis.errors import NotFound
 from diagnosis.evidence import Gap, Signal
-from diagnosis.fetch import Fetched, fetch_events
+from diagnosis.fetch import fetch_events
 from diagnosis.kube.config import KubeAccessError
 from diagnosis.kube.reader import KubeConnector, KubeReader
 from diagnosis.lexicon import SignalKind
 from diagnosis.phase import phase_gate, recent_preemption
+from diagnosis.recurrence import current_run
 from diagnosis.redact import Redactor, shorten
 from diagnosis.report import Category, EvidenceLine, Outcome, Report
 from diagnosis.request import DiagnosisRequest
 from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
 from diagnosis.rules import Finding, classify
-from diagnosis.rules.base import cite, cite_all
-from diagnosis.runai.models import Event, Workload
+from diagnosis.rules.base import cite_all
+from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.signals import events_signals, status_signals
 
-__all__ = ["diagnose"]
+__all__ = ["EVIDENCE_WINDOW", "diagnose"]
+
+#: How far before the failure its own evidence (events, history, metrics) is read.
+EVIDENCE_WINDOW = timedelta(hours=24)
 
 _QUESTIONS = {
     "cluster_id": "Which Run:ai cluster? I need its cluster ID; I never guess it, infer it "
@@ -156,15 +161,18 @@ async def diagnose(
             headline=f"Workload {workload.name} belongs to cluster {workload.cluster_id}, "
             f"not {request.cluster_id}; stopping rather than diagnosing the wrong cluster.",
         )
-    events: Fetched[tuple[Event, ...]] = resolved.events or await fetch_events(
-        runai, workload.id, cutoff
-    )
+    # The lookback bounds recurrence; the failure itself is read in full even when it is
+    # older than the lookback (a Friday failure asked about on Monday keeps its evidence).
+    since = min(cutoff, (workload.phase_updated_at or now) - EVIDENCE_WINDOW)
+    events = resolved.events
+    if events is None or since < cutoff:
+        events = await fetch_events(runai, workload.id, since)
     redactor = Redactor()
     status = [*status_signals(workload, redactor), *events_signals(events.value or (), redactor)]
     gaps = (events.gap.what,) if events.gap else ()
-    preempted = recent_preemption(status, cutoff=cutoff)
+    preempted = recent_preemption(status, cutoff=since)
     if preempted is not None:
-        return _preempted(workload, preempted, gaps)
+        return _preempted(workload, preempted, status, gaps)
     outcome = phase_gate(workload.phase, status)
     if outcome is not None:
         return _stop(outcome, workload, _status_lines(workload, status), gaps)
@@ -178,16 +186,17 @@ async def diagnose(
         status=status,
         now=now,
         cutoff=cutoff,
+        since=since,
         redactor=redactor,
         kube=reader,
     )
     if kube_gap is not None:
         ev = ev.model_copy(update={"gaps": (*ev.gaps, kube_gap)})
-    preempted = recent_preemption(ev.signals, ev.history or (), cutoff=cutoff)
+    preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
     if preempted is not None:
-        return _preempted(workload, preempted, tuple(g.what for g in ev.gaps))
+        return _preempted(workload, preempted, ev.signals, tuple(g.what for g in ev.gaps))
     extra: tuple[str, ...] = ()
-    finding = classify(ev)
+    finding = classify(ev.model_copy(update={"signals": current_run(ev)}))
     if (workload.phase or "").lower() == "stopped" and ev.events is None and ev.history is None:
         finding = Finding(
             category=Category.UNKNOWN,
@@ -222,13 +231,21 @@ def _kube_reader(
         )
 
 
-def _preempted(workload: Workload, signal: Signal, gaps: tuple[str, ...]) -> Report:
+def _preempted(
+    workload: Workload, signal: Signal, signals: Sequence[Signal], gaps: tuple[str, ...]
+) -> Report:
+    """The preemption report, citing every preemption signal up to the decisive one."""
+    cited = [
+        s
+        for s in signals
+        if s.kind is SignalKind.PREEMPTED and not (s.at and signal.at and s.at > signal.at)
+    ]
     report = Report(
         outcome=Outcome.PREEMPTED,
         workload=workload_ref(workload),
         headline="Run:ai preempted this workload to free resources for another one; "
         "this is a preemption, not a failure.",
-        evidence=(cite(signal),),
+        evidence=tuple(cite_all(cited or [signal])),
         recommendations=(
             "Use a non-preemptible priority or stay within the project's guaranteed quota if "
             "the workload must not be preempted; checkpoint so a preempted run can resume.",

@@ -17,9 +17,11 @@ from diagnosis.report import Category, Recurrence
 from diagnosis.rules import classify
 from diagnosis.signals import unique
 
-__all__ = ["FAILURE_PHASES", "recurrence"]
+__all__ = ["ACTIVE_PHASES", "FAILURE_PHASES", "current_run", "recurrence"]
 
 FAILURE_PHASES = frozenset({"failed", "crashed", "stopped"})
+#: A phase update into one of these starts (or resumes) a run of the workload.
+ACTIVE_PHASES = frozenset({"running", "pending", "creating", "initializing", "resuming"})
 #: The seed: one occurrence is one-off; two or more are recurring.
 RECURRING = 2
 #: Events describing a termination may be recorded shortly after its phase update.
@@ -46,6 +48,27 @@ def _attributed(ev: Evidence, segment: list[Signal]) -> Category | None:
     return classify(ev.model_copy(update={"signals": tuple(segment)})).category
 
 
+def current_run(ev: Evidence) -> tuple[Signal, ...]:
+    """The signals of the run being diagnosed: none from before its last start in history.
+
+    An OOM three runs ago must not decide why the workload failed today; older signals still
+    count for recurrence. Undated signals are kept; without history everything is kept,
+    since runs cannot be told apart.
+    """
+    end = ev.workload.phase_updated_at or ev.now
+    starts = [
+        r.at
+        for r in ev.history or ()
+        if r.spec.phase_update is not None
+        and r.spec.phase_update.phase.lower() in ACTIVE_PHASES
+        and r.at <= end
+    ]
+    if not starts:
+        return ev.signals
+    start = max(starts) - GRACE
+    return tuple(s for s in ev.signals if s.at is None or s.at >= start)
+
+
 def recurrence(ev: Evidence, category: Category, lookback: str) -> Recurrence:
     """Count occurrences of `category` in the lookback; None when history was unavailable."""
     if ev.history is None:
@@ -62,6 +85,7 @@ def recurrence(ev: Evidence, category: Category, lookback: str) -> Recurrence:
             count += 1
     current = ev.workload.phase_updated_at
     covered = current is not None and any(abs(a - current) <= GRACE for a in anchors)
-    if not covered:
+    within = current is None or current >= ev.cutoff
+    if not covered and within:
         count += 1  # the failure being diagnosed has no anchor of its own in history
     return Recurrence(count=count, lookback=lookback, recurring=count >= RECURRING)

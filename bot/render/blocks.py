@@ -24,6 +24,7 @@ from bot.render.slack_text import (
     section,
     slack_len,
 )
+from bot.render.wording import recurrence_sentence
 from diagnosis import Outcome, Report
 
 __all__ = [
@@ -120,15 +121,8 @@ def _fields(report: Report) -> Block | None:
 
 
 def _recurrence(report: Report) -> str | None:
-    recur = report.recurrence
-    if recur is None or report.category is None:
-        return None
-    lookback = safe(recur.lookback, 50, single_line=True)
-    if recur.count is None:
-        return f"History: not measured (history unavailable for the last {lookback})"
-    noun = "failure" if recur.count == 1 else "failures"
-    label = "recurring" if recur.recurring else "one-off"
-    return f"History: {recur.count} {report.category.value} {noun} in the last {lookback} — {label}"
+    sentence = recurrence_sentence(report)
+    return safe(sentence, _LINE_MAX) if sentence else None
 
 
 def _bullet(text: str, suffix: str = "") -> str:

@@ -8,6 +8,7 @@ rewrite the screen or hide text from the reader.
 from __future__ import annotations
 
 from bot.render.slack_text import clean
+from bot.render.wording import recurrence_sentence
 from diagnosis import Outcome, Report
 
 __all__ = ["render_text", "sanitize"]
@@ -41,18 +42,6 @@ def _first_line(report: Report) -> str:
     return _OUTCOME_LINE.get(report.outcome, f"Outcome: {report.outcome.value}")
 
 
-def _recurrence(report: Report) -> str | None:
-    recur = report.recurrence
-    if recur is None or report.category is None:
-        return None
-    if recur.count is None:
-        return f"History: not measured (history unavailable for the last {recur.lookback})."
-    noun = "failure" if recur.count == 1 else "failures"
-    label = "recurring" if recur.recurring else "one-off"
-    category = report.category.value
-    return f"History: {recur.count} {category} {noun} in the last {recur.lookback} ({label})."
-
-
 def render_text(report: Report) -> str:
     """The whole report as text, category (or outcome) on line one."""
     lines = [_first_line(report)]
@@ -67,7 +56,7 @@ def render_text(report: Report) -> str:
     if report.evidence:
         lines += ["", "Evidence:"]
         lines += [f"- {e.text} (source: {e.source})" for e in report.evidence]
-    recurrence = _recurrence(report)
+    recurrence = recurrence_sentence(report)
     if recurrence:
         lines += ["", recurrence]
     if report.recommendations:

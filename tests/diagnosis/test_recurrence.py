@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from diagnosis.recurrence import recurrence
+from diagnosis.recurrence import current_run, recurrence
 from diagnosis.report import Category
+from diagnosis.rules import classify
 from tests.factories import evidence, history_event, phase_update, workload
 
 
@@ -86,3 +87,24 @@ def test_preempted_occurrence_is_not_a_failure():
     ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
     assert recurrence(ev, Category.UNKNOWN, "24h").count == 0
     assert recurrence(ev, Category.OOM_KILLED, "24h").count == 1
+
+
+def test_an_earlier_runs_evidence_never_decides_todays_failure():
+    """An OOM two runs ago is history, not the cause of a failure nothing explains."""
+    history = [*oom_run(600), phase_update("Running", 60), phase_update("Failed", 10)]
+    ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
+    assert classify(ev).category is Category.OOM_KILLED  # all signals: the old OOM would win
+    current = ev.model_copy(update={"signals": current_run(ev)})
+    assert classify(current).category is Category.UNKNOWN
+    assert recurrence(ev, Category.UNKNOWN, "24h").count == 1
+
+
+def test_without_history_every_signal_belongs_to_the_current_run():
+    ev = evidence(history=[])
+    assert current_run(ev) == ev.signals
+
+
+def test_a_failure_older_than_the_lookback_is_not_counted_in_it():
+    history = oom_run(3 * 24 * 60)
+    ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
+    assert recurrence(ev, Category.OOM_KILLED, "24h").count == 0

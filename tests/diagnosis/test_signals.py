@@ -34,6 +34,17 @@ def kinds(*events):
             {SignalKind.MOUNT_FAILED, SignalKind.UNSCHEDULABLE},
         ),
         ("Evict", "Pod a/b was preempted by workload a/c.", {SignalKind.PREEMPTED}),
+        (
+            None,
+            "Workload stopped after preemption (terminateAfterPreemption)",
+            {SignalKind.PREEMPTED},
+        ),
+        (None, "Pod a/b was not preempted; retrying", set()),
+        (
+            "FailedScheduling",
+            "0/8 nodes are available: preemption: 0/8 nodes are available: 8 Preemption is not helpful for scheduling.",
+            {SignalKind.UNSCHEDULABLE},
+        ),
         ("NodeNotReady", "Node dgx-1 status is now: NodeNotReady", {SignalKind.NODE_NOT_READY}),
         (
             "Scheduled",

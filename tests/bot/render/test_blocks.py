@@ -207,7 +207,9 @@ def test_the_report_reads_in_render_text_order():
     assert blocks[3]["text"]["text"] == (
         "*Evidence*\n• Peak CPU-memory usage: 31 GiB = 97% of the limit  _(get_workload_metrics)_"
     )
-    assert blocks[4]["text"]["text"] == "History: 3 OOM_KILLED failures in the last 24h — recurring"
+    assert (
+        blocks[4]["text"]["text"] == "History: 3 OOM_KILLED failures in the last 24h (recurring)."
+    )
     assert blocks[5]["text"]["text"] == "*Recommendation*\n• Raise the memory limit to 40 GiB."
     assert blocks[6]["text"]["text"] == "*Not measured*\n• GPU memory (metrics unavailable)"
     assert [e["text"] for e in blocks[7]["elements"]] == [
@@ -221,15 +223,20 @@ def test_the_report_reads_in_render_text_order():
     [
         (
             Recurrence(count=3, lookback="24h", recurring=True),
-            "History: 3 OOM_KILLED failures in the last 24h — recurring",
+            "History: 3 OOM_KILLED failures in the last 24h (recurring).",
         ),
         (
             Recurrence(count=1, lookback="7d", recurring=False),
-            "History: 1 OOM_KILLED failure in the last 7d — one-off",
+            "History: 1 OOM_KILLED failure in the last 7d (one-off).",
         ),
         (
             Recurrence(count=None, lookback="24h", recurring=False),
-            "History: not measured (history unavailable for the last 24h)",
+            "History: not measured (history unavailable for the last 24h).",
+        ),
+        (
+            Recurrence(count=0, lookback="24h", recurring=False),
+            "History: no OOM_KILLED failures in the last 24h; this one is older than the "
+            "lookback (ask with a longer lookback to count it).",
         ),
     ],
 )
