@@ -124,9 +124,16 @@ def _key_value(m: re.Match[str]) -> bool:
     spaced = not m.group("sep").strip()
     if spaced and (not key.startswith("-") or m.group("close") or _secret(m).startswith("-")):
         return False
-    if m.group("sep") == ":" and not m.group("close"):
-        key = "".join(_CAMEL.findall(key)[-1:])  # `secret-model:2`, `auth-proxy:443`: not keys
+    if m.group("sep") == ":" and not m.group("close") and "_" not in key:
+        # `secret-model:2`, `auth-proxy:443` are images and hosts, not keys; names with an
+        # underscore (`WANDB_API_KEY:…`, `api_key:…`) never are.
+        key = "".join(_CAMEL.findall(key)[-1:])
     return sensitive_key(key, flag=spaced) and not _plain_value(m)
+
+
+def _not_uid_gid(m: re.Match[str]) -> bool:
+    """`docker run -u 1000:1000` is a user and group id, not a password."""
+    return not m.group("s").isdigit()
 
 
 def _env_pair(m: re.Match[str]) -> bool:
@@ -187,6 +194,7 @@ _HINTS = {
     "url-password": "://", "url-token": "? & ; # sig", "ngc-legacy-key": "ngc",
     "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
     "bearer-token": "bearer", "cli-password": "login sshpass mysql", "env-secret": "value",
+    "basic-auth-flag": "-u --user --proxy-user --http-user",
     "secret-value": _KEY_HINTS,
     "secret-blob": "pass secret token key credential auth session cookie",
 }  # fmt: skip
@@ -201,9 +209,11 @@ _PEM_END = r"-----END[A-Z ]*PRIVATE KEY[A-Z ]*-----"
 _B64 = r"A-Za-z0-9+/"
 # fmt: off
 RULES: tuple[Rule, ...] = (
+    # No possessive quantifiers here: CPython before 3.11.5 mishandles them with DOTALL
+    # alternations, and this rule must hold on every 3.11 (Debian 12 ships 3.11.2).
     _rule("private-key", r"-----BEGIN[A-Z ]*PRIVATE KEY[A-Z ]*-----"
-          rf"(?:[^-]|-(?!----))*+(?:{_PEM_END})?"
-          rf"|(?<![{_B64}=\\\s])[{_B64}=\\\s]{{40,}}+{_PEM_END}"),
+          rf"(?:[^-]|-(?!----))*(?:{_PEM_END})?"
+          rf"|(?<![{_B64}=\\\s])[{_B64}=\\\s]{{40,}}{_PEM_END}"),
     _rule("jwt", r"\beyJ[\w-]{6,}+\.[\w-]{6,}+(?:\.[\w-]*+)?"),
     _rule("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_\w{40,}+)"),
     _rule("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|agent)-[\w-]{20,}+"),
@@ -221,7 +231,9 @@ RULES: tuple[Rule, ...] = (
     _rule("aws-access-key-id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     _rule("azure-storage-key",
           r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<s>[^;\s\"']+)"),
-    _rule("url-password", r"(?<=://)[^/\s:@\"'<>]*+:(?P<s>[^/\s\"'<>]+)@"),
+    # The user may itself contain `@` (`user@example.com:pw@host`); the password ends at
+    # the last `@` before the host.
+    _rule("url-password", r"(?<=://)[^/\s:\"'<>]*+:(?P<s>[^/\s\"'<>]+)@"),
     _rule("url-token", r"(?i)(?:[?&;#](?:key|code|auth|sas|token|access_token|id_token"
           r"|refresh_token|auth_token|api_key|apikey|secret|client_secret|password|pwd)"
           r"|(?:[?&;#]|(?<![\w.%-]))(?:sig|signature|x-amz-signature|x-amz-credential"
@@ -243,6 +255,8 @@ RULES: tuple[Rule, ...] = (
           r"|helm[ \t]+registry)[ \t]+login|\bsshpass)\b[^\n]{0,160}?[ \t](?:-p|--password)"
           r"(?:[ \t]+|=)(?:\"(?P<s>[^\"\n]*)\"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s\"']+))"
           r"|\bmysql\w*\b[^\n]{0,160}?[ \t]-p(?P<s4>[^\s\"'-][^\s\"']*+)"),
+    _rule("basic-auth-flag", r"(?<![\w-])(?:-u|--user|--proxy-user|--http-user)(?:[ \t]+|=)?"
+          r"[\"']?[^\s:\"']+:(?P<s>[^\s\"']+)", _not_uid_gid),
     _rule("env-secret", r"(?i:\bname)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?P<name>[\w.-]++)"
           r"\\?[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\?[\"']?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*"
           + _VALUE, _env_pair),

@@ -153,6 +153,10 @@ LEAKS: tuple[Leak, ...] = (
     Leak("dockerconfig-json", '{"auths":{"nvcr.io":{"username":"$oauthtoken","password":"' + NGC_LEGACY + '","auth":"' + DOCKER_AUTH + '"}}}', (NGC_LEGACY, DOCKER_AUTH), ("docker-auth",)),
     Leak("dockerconfig-b64-yaml", f"apiVersion: v1\nkind: Secret\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {DOCKER_CONFIG_B64}", (DOCKER_CONFIG_B64, DOCKER_CONFIG_B64[:60]), ("encoded-secret",)),
     Leak("docker-login-p", "docker login registry.acme.internal -u ci-bot -p 'Rg7!xQ2#pL9' && docker push registry.acme.internal/ml/trainer:2", ("Rg7!xQ2#pL9",), ("cli-password",)),
+    Leak("curl-u", "+ curl -fsSL -u admin:Sup3rS3cret! https://registry.acme.internal/v2/_catalog", ("Sup3rS3cret!",), ("basic-auth-flag",)),
+    Leak("curl-user-eq", "wget --user=ci:W9x!kQ2zR7 https://artifacts.acme.internal/model.tar", ("W9x!kQ2zR7",), ("basic-auth-flag",)),
+    Leak("url-user-with-at", "Cloning into 'data'... https://bot@acme.io:Pq8zX2mW4n@git.acme.internal/ml/data.git", ("Pq8zX2mW4n",), ("url-password",)),
+    Leak("env-key-colon", "WANDB_API_KEY:0123456789abcdef0123456789abcdef01234567 set by init script", ("0123456789abcdef0123456789abcdef01234567",), ("secret-value",)),
     Leak("mysql-glued-p", "mysql -h 10.0.0.4 -u root -pMyS3cretPw -e 'select 1'", ("MyS3cretPw",), ("cli-password",)),
     # ------------------------------------------------------------ sensitive keys, every form
     Leak("kv-env", "PASSWORD=hunter2-prod", ("hunter2-prod",), ("secret-value",)),
@@ -185,6 +189,7 @@ LEAKS: tuple[Leak, ...] = (
 
 # Evidence with no secret in it: must come through byte-for-byte.
 CLEAN: tuple[str, ...] = (
+    "docker run --rm -u 1000:1000 -v /data:/data nvcr.io/nvidia/pytorch:24.05-py3 python train.py",
     "nvcr.io/nvidia/pytorch@sha256:6f0b0f6d3c5a8e1b2c4d7e9f0a1b3c5d7e9f1a2b4c6d8e0f2a4b6c8d0e2f4a6b",
     'Successfully pulled image "nvcr.io/nvidia/pytorch:24.05-py3" in 41.2s (41.2s including waiting). Image size: 9876543210 bytes.',
     'Back-off pulling image "nvcr.io/acme/llm-ft:1.4.2"',
