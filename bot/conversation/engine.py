@@ -18,7 +18,7 @@ import structlog
 
 from bot.audit import AuditSink, LogAuditSink, audit_event
 from bot.conversation.clusters import ClusterDirectory
-from bot.conversation.messages import HELP, describe_upstream, working_text
+from bot.conversation.messages import CRASHED, HELP, describe_upstream, working_text
 from bot.conversation.model import (
     Choice,
     ConversationState,
@@ -78,6 +78,8 @@ def _merge(slots: Slots, query: Query) -> Slots:
         changes |= {"workload_id": query.workload_id, "workload_name": None}
     if query.workload_name:
         changes |= {"workload_name": query.workload_name, "workload_id": None}
+    if query.workload_id or query.workload_name:
+        changes["symptom"] = None  # a new workload is a new question: its own intent only
     for name in ("project", "lookback", "symptom"):
         value = getattr(query, name)
         if value is not None:
@@ -127,8 +129,10 @@ class ConversationEngine:
         """Answer one incoming message or click, holding the thread's lock throughout."""
         async with self._store.lock(incoming.key):
             state = await self._store.load(incoming.key)
-            if state is None and not incoming.directed:
-                return  # a plain reply in a thread the bot does not own
+            if not incoming.directed and (state is None or state.expecting is None):
+                # A plain reply is only for the bot while it waits for an answer in its own
+                # thread; after a report the thread is the people's again (mention to ask).
+                return
             state = state or ConversationState(started_by=incoming.user)
             if incoming.choice is not None:
                 slots = _choice(state, incoming.choice)
@@ -266,6 +270,11 @@ class ConversationEngine:
         except UpstreamError as error:
             failed = error.operation
             await responder.update(ref, Notice(describe_upstream(error, "finish the diagnosis")))
+        except Exception:
+            # Never leave "Diagnosing …" spinning: say so in place, then let the error
+            # reach the front end's error handler (logged with its traceback there).
+            await responder.update(ref, Notice(CRASHED))
+            raise
         event = audit_event(incoming, slots, report, failed, time.perf_counter() - started)
         try:
             return await self._reply(

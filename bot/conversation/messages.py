@@ -5,7 +5,14 @@ from __future__ import annotations
 from bot.conversation.model import Slots
 from diagnosis import AuthError, NotFound, UpstreamError, UpstreamTimeout, UpstreamUnavailable
 
-__all__ = ["HELP", "describe_upstream", "working_text"]
+__all__ = ["BUSY", "CRASHED", "HELP", "STORE_DOWN", "describe_upstream", "working_text"]
+
+STORE_DOWN = (
+    "I cannot reach my state store (Redis), so I did not process this request and lost "
+    "nothing. Please try again in a minute; if it persists, tell the bot's operators."
+)
+BUSY = "I am still answering an earlier request in this thread; ask again once it has answered."
+CRASHED = "Something went wrong on my side while answering; the operators have the details."
 
 HELP = """\
 I explain why a Run:ai workload failed: the category first, then cited evidence, how often \

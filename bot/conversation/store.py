@@ -14,14 +14,20 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Protocol
 
 import redis.asyncio as redis
+import structlog
+from redis.exceptions import LockError
 
 from bot.conversation.model import ConversationState, ThreadKey
 
-__all__ = ["MemoryStore", "RedisStore", "StateStore", "StoreUnavailable"]
+__all__ = ["MemoryStore", "RedisStore", "StateStore", "StoreUnavailable", "ThreadBusy"]
 
 
 class StoreUnavailable(Exception):
     """The state store (Redis) could not be reached; nothing was processed."""
+
+
+class ThreadBusy(StoreUnavailable):
+    """Another task or replica still holds this thread's lock; nothing was processed."""
 
 
 @asynccontextmanager
@@ -100,7 +106,7 @@ class RedisStore:
     """Redis-backed store shared by every replica (`REDIS_URL`)."""
 
     def __init__(
-        self, client: redis.Redis, *, ttl_s: int = 86400, lock_timeout_s: float = 60
+        self, client: redis.Redis, *, ttl_s: int = 86400, lock_timeout_s: float = 300
     ) -> None:
         self._redis = client
         self._ttl_s = ttl_s
@@ -128,12 +134,18 @@ class RedisStore:
         async with _translated("lock"):
             acquired = await lock.acquire()
         if not acquired:
-            raise StoreUnavailable("another replica is still answering in this thread")
+            raise ThreadBusy("another replica is still answering in this thread")
         try:
             yield
         finally:
-            async with _translated("unlock"):
+            try:
                 await lock.release()
+            except LockError:
+                # The turn outlived the lock: say so in the logs, not to the user, who
+                # already has the answer.
+                structlog.get_logger(__name__).warning("thread_lock_expired", key=key.thread)
+            except (redis.RedisError, OSError):
+                structlog.get_logger(__name__).warning("thread_unlock_failed", key=key.thread)
 
     async def claim(self, token: str, ttl_s: int) -> bool:
         """See `StateStore.claim` (Redis `SET NX EX`)."""

@@ -16,19 +16,14 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import StoreUnavailable
-from bot.conversation.messages import describe_upstream
+from bot.conversation.messages import BUSY, CRASHED, STORE_DOWN, describe_upstream
+from bot.conversation.store import ThreadBusy
 from bot.render.blocks import render_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import register_listeners
 from diagnosis import UpstreamError
 
-__all__ = ["build_slack_app", "build_web_client"]
-
-STORE_DOWN = (
-    "I cannot reach my state store (Redis), so I did not process this request and lost "
-    "nothing. Please try again in a minute; if it persists, tell the bot's operators."
-)
-CRASHED = "Something went wrong on my side while answering; the operators have the details."
+__all__ = ["STORE_DOWN", "build_slack_app", "build_web_client"]
 
 
 def build_web_client(token: str, base_url: str) -> AsyncWebClient:
@@ -95,7 +90,9 @@ def build_slack_app(*, client: AsyncWebClient, signing_secret: str, deps: SlackD
         )
         if retry is not None:
             return  # Slack's retry of a request that already failed: say it once only
-        if isinstance(error, StoreUnavailable):
+        if isinstance(error, ThreadBusy):
+            text = BUSY
+        elif isinstance(error, StoreUnavailable):
             text = STORE_DOWN
         elif isinstance(error, UpstreamError):
             text = describe_upstream(error, "answer")

@@ -148,7 +148,7 @@ async def test_help(demo):
 
 async def test_follow_up_in_the_thread_keeps_the_cluster(demo):
     await demo.say("why did training-job-42 in ml-team fail on cluster prod-a?")
-    report = (await demo.say("and eval-harness in ml-team?", directed=False)).last()
+    report = (await demo.say("@runai-why and eval-harness in ml-team?")).last()
     assert isinstance(report, ReportReply)
     assert report.report.category is Category.CRASH_APP_ERROR
 
@@ -206,3 +206,41 @@ async def test_every_diagnosis_emits_one_audit_event(demo):
     assert audit["resolved_id"] is not None
     assert audit["failed_calls"] == []
     assert isinstance(audit["duration_ms"], int)
+
+
+async def test_chatter_after_a_report_is_not_a_new_request(demo):
+    """Once answered, plain replies in the thread are people talking; only a mention asks again."""
+    await demo.say("why did training-job-42 in ml-team fail on cluster prod-a?")
+    before = len(demo.simulator.requests)
+    recorder = await demo.say(
+        "thanks! I think it's the node dgx-07, let's restart it", directed=False
+    )
+    assert recorder.log == []
+    assert len(demo.simulator.requests) == before
+
+
+async def test_a_new_workload_does_not_inherit_the_previous_symptom(demo):
+    first = (await demo.say("is t5-distill in nlp crashlooping on cluster prod-a?")).last()
+    assert isinstance(first, ReportReply)
+    second = (await demo.say("why did training-job-42 in ml-team fail?")).last()
+    assert isinstance(second, ReportReply)
+    assert second.report.category is Category.OOM_KILLED
+
+
+async def test_an_unexpected_error_never_leaves_the_progress_notice_spinning(demo, monkeypatch):
+    async def broken(*_args, **_kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("bot.conversation.engine.diagnose", broken)
+    recorder = Recorder()
+    with pytest.raises(RuntimeError, match="a bug"):
+        await demo.engine.handle(
+            Incoming(
+                demo.key, "U1", text="why did training-job-42 in ml-team fail on cluster prod-a?"
+            ),
+            recorder,
+        )
+    assert [action for action, _ in recorder.log] == ["post", "update 1"]
+    final = recorder.last()
+    assert isinstance(final, Notice)
+    assert final.text.startswith("Something went wrong on my side")

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+import structlog.testing
 
 from bot.conversation import (
     ConversationState,
@@ -15,6 +16,7 @@ from bot.conversation import (
     StoreUnavailable,
     ThreadKey,
 )
+from bot.conversation.store import ThreadBusy
 
 KEY = ThreadKey("slack", "T1", "C1", "1700.1")
 
@@ -70,3 +72,22 @@ async def test_redis_down_is_a_clear_error_and_ping_false():
         await store.claim("x", 10)
     assert await store.ping() is False
     await client.aclose()
+
+
+async def test_a_turn_that_outlives_its_redis_lock_is_logged_not_reported_as_redis_down(
+    redis_client,
+):
+    store = RedisStore(redis_client, lock_timeout_s=0.2)
+    with structlog.testing.capture_logs() as logs:
+        async with store.lock(KEY):
+            await asyncio.sleep(0.4)  # the lock expires while the diagnosis is still running
+    assert [e["event"] for e in logs] == ["thread_lock_expired"]
+
+
+async def test_a_thread_held_elsewhere_is_busy_not_redis_down(redis_client):
+    holder = RedisStore(redis_client, lock_timeout_s=5)
+    waiter = RedisStore(redis_client, lock_timeout_s=0.2)
+    async with holder.lock(KEY):
+        with pytest.raises(ThreadBusy):
+            async with waiter.lock(KEY):
+                pass
