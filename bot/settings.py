@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+import httpx
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -115,8 +116,12 @@ class Settings(BaseSettings):
                 "(or pass --scenario FILE to use the simulator)"
             )
         url = (self.runai_url or "").strip()
-        if not url.startswith(("https://", "http://")):
-            raise ConfigError(f"RUNAI_URL must start with https:// (got {url!r})")
+        try:
+            parsed = httpx.URL(url)
+        except httpx.InvalidURL as error:
+            raise ConfigError(f"RUNAI_URL {url!r} is not a valid URL ({error})") from None
+        if parsed.scheme not in {"https", "http"} or not parsed.host:
+            raise ConfigError(f"RUNAI_URL must look like https://acme.run.ai (got {url!r})")
         return RunaiConfig(
             url=url.rstrip("/"),
             client_id=(self.runai_client_id or "").strip(),

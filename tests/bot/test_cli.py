@@ -207,3 +207,14 @@ def test_demo_script_from_stdin(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "I explain why a Run:ai workload failed" in out
     assert "Category: CRASH_APP_ERROR" in out
+
+
+def test_malformed_runai_url_is_a_configuration_error(monkeypatch, capsys):
+    monkeypatch.setenv("RUNAI_URL", "http://[::1")
+    monkeypatch.setenv("RUNAI_CLIENT_ID", "svc")
+    monkeypatch.setenv("RUNAI_CLIENT_SECRET", "s3cret-value")
+    code = main(["diagnose", "--cluster-id", CLUSTER, "--workload-id", CLUSTER])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "RUNAI_URL 'http://[::1' is not a valid URL" in err
+    assert "Traceback" not in err
