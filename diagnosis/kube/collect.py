@@ -67,8 +67,16 @@ def _pods_to_read(pods: tuple[RunaiPod, ...]) -> list[str]:
 
 
 def _log_target(pod: Pod) -> tuple[ContainerStatus, bool] | None:
-    """The container whose logs explain the failure, and whether to read `--previous`."""
-    statuses = [*pod.status.init_container_statuses, *pod.status.container_statuses]
+    """The container whose logs explain the failure, and whether to read `--previous`.
+
+    An OOM-killed container needs no log to explain it (the kernel killed it mid-line), so
+    it is not read.
+    """
+    statuses = [
+        s
+        for s in (*pod.status.init_container_statuses, *pod.status.container_statuses)
+        if not _oom_killed(s)
+    ]
     for status in statuses:
         last = status.last_state.terminated
         if last is not None and last.exit_code != 0:
@@ -139,7 +147,7 @@ async def _one_pod(
                 out.signals.append(
                     log_signal(line, container=status.name, cite=cite, redactor=redactor)
                 )
-            elif not _oom_killed(status):  # an OOM kill needs no log to explain it
+            else:
                 which = "previous" if previous else "current (it never restarted)"
                 out.lines.append(
                     EvidenceLine(
