@@ -1,14 +1,8 @@
-"""The simulator's state and ASGI app: tokens, request log, faults, latency and every endpoint."""
+"""The simulator's state and ASGI app: request log, faults, latency, auth and the endpoints."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
-import hmac
-import json
-import math
-import secrets
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -27,6 +21,7 @@ from runai_sim import filters
 from runai_sim.faults import FaultRule, FaultSet, error_body, fault_response
 from runai_sim.kube import KUBE_PREFIX, KubeAPI, is_kube_path, kube_fault_response
 from runai_sim.scenario import Kind, Scenario, WorkloadEntry
+from runai_sim.tokens import TokenIssuer
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -49,16 +44,8 @@ class RecordedRequest:
     time: datetime
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
 def _error(status: int, details: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
     return JSONResponse(error_body(status, details), status, dict(headers or {}))
-
-
-def _oauth_error(status: int, error: str, description: str) -> JSONResponse:
-    return JSONResponse({"error": error, "error_description": description}, status)
 
 
 def _paged(key: str, items: list[Any], offset: int, limit: int) -> JSONResponse:
@@ -89,13 +76,11 @@ class Simulator:
         clock: Callable[[], float] | None = None,
     ) -> None:
         self.scenario = scenario
-        self.token_ttl_s = token_ttl_s
         self._clock = clock or time.time
         self._lock = threading.Lock()
-        self._tokens: dict[str, float] = {}
+        self._tokens = TokenIssuer(scenario.credentials, ttl_s=token_ttl_s, clock=self._clock)
         self._log: list[RecordedRequest] = []
         self._faults = FaultSet(scenario.faults)
-        self._key = secrets.token_bytes(32)
         self._kube = KubeAPI(scenario.kubernetes, [str(c["uuid"]) for c in scenario.clusters])
         self._router = Starlette(
             routes=self._routes(),
@@ -139,30 +124,22 @@ class Simulator:
         """Remove every fault rule, including the scenario's."""
         self._faults.clear()
 
+    @property
+    def token_ttl_s(self) -> float:
+        """Lifetime of the tokens issued from now on."""
+        return self._tokens.ttl_s
+
+    @token_ttl_s.setter
+    def token_ttl_s(self, value: float) -> None:
+        self._tokens.ttl_s = value
+
     def revoke_tokens(self) -> None:
         """Invalidate every token issued so far (clients then get 401 and must re-authenticate)."""
-        with self._lock:
-            self._tokens.clear()
+        self._tokens.revoke()
 
     def issue_token(self, client_id: str) -> str:
         """Issue a JWT access token for `client_id` valid for `token_ttl_s` from now."""
-        issued = self._clock()
-        expires = issued + self.token_ttl_s
-        claims = {
-            "iss": "runai-sim",
-            "sub": client_id,
-            "azp": client_id,
-            "iat": int(issued),
-            "exp": int(issued) + math.ceil(self.token_ttl_s),
-            "jti": secrets.token_hex(8),
-        }
-        header = _b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-        payload = _b64(json.dumps(claims, separators=(",", ":")).encode())
-        signature = hmac.new(self._key, f"{header}.{payload}".encode(), hashlib.sha256).digest()
-        token = f"{header}.{payload}.{_b64(signature)}"
-        with self._lock:
-            self._tokens[token] = expires
-        return token
+        return self._tokens.issue(client_id)
 
     # ------------------------------------------------------------------ gate
     async def _gate(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -192,7 +169,9 @@ class Simulator:
             kube = is_kube_path(path)  # the Kubernetes API checks its own token
             if rule is not None and rule.replaces_response:
                 response = kube_fault_response(rule) if kube else fault_response(rule)
-            elif not kube and path not in TOKEN_PATHS and (problem := self._auth_problem(request)):
+            elif (
+                not kube and path not in TOKEN_PATHS and (problem := self._tokens.problem(request))
+            ):
                 response = _error(401, problem, {"WWW-Authenticate": "Bearer"})
             await response(scope, receive, tracking_send)
         finally:
@@ -207,18 +186,6 @@ class Simulator:
         entry = RecordedRequest(request.method, request.url.path, query, headers, status, arrived)
         with self._lock:
             self._log.append(entry)
-
-    def _auth_problem(self, request: Request) -> str | None:
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            return "Missing bearer token."
-        with self._lock:
-            expires = self._tokens.get(token.strip())
-        if expires is None:
-            return "Token was not issued by this server or was revoked."
-        if self._clock() >= expires:
-            return "Token has expired."
-        return None
 
     async def _http_error(self, _request: Request, exc: HTTPException) -> Response:
         return _error(exc.status_code, str(exc.detail), exc.headers)
@@ -239,8 +206,8 @@ class Simulator:
         kinds: tuple[Kind, ...] = get_args(Kind)
         v1 = "/api/v1/workloads"
         return [
-            Route("/api/v1/token", self._token_v1, methods=["POST"]),
-            Route("/api/v2/token", self._token_v2, methods=["POST"]),
+            Route("/api/v1/token", self._tokens.token_v1, methods=["POST"]),
+            Route("/api/v2/token", self._tokens.token_v2, methods=["POST"]),
             get(v1, self._list_workloads),
             get(f"{v1}/count", self._count_workloads),
             *[
@@ -259,60 +226,6 @@ class Simulator:
             get("/api/v1/nodes", self._nodes),
             Mount(KUBE_PREFIX, app=self._kube.app),
         ]
-
-    # ------------------------------------------------------------------ tokens
-    def _credentials_ok(self, client_id: Any, secret: Any) -> bool:
-        expected = self.scenario.credentials
-        return (
-            isinstance(client_id, str)
-            and isinstance(secret, str)
-            and hmac.compare_digest(client_id, expected.client_id)
-            and hmac.compare_digest(secret, expected.client_secret)
-        )
-
-    async def _token_v1(self, request: Request) -> Response:
-        try:
-            data = json.loads(await request.body())
-        except (ValueError, UnicodeDecodeError):
-            data = None
-        if not isinstance(data, dict):
-            return _error(400, "The body must be a JSON TokenRequest object.")
-        fields = {str(key).lower(): value for key, value in data.items()}
-        grant = fields.get("granttype")
-        if grant != "client_credentials":
-            return _error(400, f"Unsupported grantType {grant!r}; use client_credentials.")
-        if not self._credentials_ok(fields.get("clientid"), fields.get("clientsecret")):
-            return _error(401, "Invalid client credentials.")
-        client_id = str(fields["clientid"])
-        return JSONResponse(
-            {
-                "accessToken": self.issue_token(client_id),
-                "idToken": self.issue_token(client_id),
-                "refreshToken": secrets.token_urlsafe(32),
-                "expiresIn": math.ceil(self.token_ttl_s),
-            }
-        )
-
-    async def _token_v2(self, request: Request) -> Response:
-        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media_type != "application/x-www-form-urlencoded":
-            return _oauth_error(400, "invalid_request", "Use application/x-www-form-urlencoded.")
-        raw = (await request.body()).decode("utf-8", "replace")
-        form = {key: values[0] for key, values in parse_qs(raw, keep_blank_values=True).items()}
-        grant = form.get("grant_type")
-        if not grant:
-            return _oauth_error(400, "invalid_request", "grant_type is required.")
-        if grant != "client_credentials":
-            return _oauth_error(400, "unsupported_grant_type", f"Grant {grant!r} not supported.")
-        if not self._credentials_ok(form.get("client_id"), form.get("client_secret")):
-            return _oauth_error(401, "invalid_client", "Client authentication failed.")
-        return JSONResponse(
-            {
-                "access_token": self.issue_token(form["client_id"]),
-                "token_type": "Bearer",
-                "expires_in": math.ceil(self.token_ttl_s),
-            }
-        )
 
     # ------------------------------------------------------------------ workloads
     def _entry(self, request: Request) -> WorkloadEntry:

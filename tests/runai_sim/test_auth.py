@@ -223,3 +223,11 @@ async def test_a_token_of_another_simulator_is_refused(scenario, client):
     foreign = other.issue_token("runai-why-demo")
     response = await client.get("/api/v1/clusters", headers={"Authorization": f"Bearer {foreign}"})
     assert response.status_code == 401
+
+
+@pytest.mark.parametrize("client_id", ["démo", "runai-why-demo\u202e", "🔑"])
+async def test_non_ascii_credentials_are_refused_not_a_server_error(anon, client_id):
+    """A non-ASCII client id must be a 401 (hmac.compare_digest refuses non-ASCII str)."""
+    body = {"grantType": "client_credentials", "clientID": client_id, "clientSecret": "demo-secret"}
+    response = await anon.post("/api/v1/token", json=body)
+    assert response.status_code == 401
