@@ -22,17 +22,10 @@ from diagnosis.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from diagnosis.http.responses import error_message, parse_model, safe_url, shape_error
+from diagnosis.http.transport import RETRYABLE_STATUSES, ReadOnlyTransport, RetryTransport
 from diagnosis.kube.config import BearerTokenAuth, TokenSource, TokenUnreadable, ssl_context
 from diagnosis.kube.models import KubeEvent, KubeNode, Pod, event_from_core, event_from_events_v1
-from diagnosis.runai.transport import (
-    RETRYABLE_STATUSES,
-    ReadOnlyTransport,
-    RetryTransport,
-    error_message,
-    parse_model,
-    safe_url,
-    shape_error,
-)
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable

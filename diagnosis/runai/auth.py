@@ -14,12 +14,20 @@ import structlog
 from pydantic import SecretStr
 
 from diagnosis.errors import AuthError, UpstreamUnavailable
-from diagnosis.runai.transport import TOKEN_OPERATION, error_message, safe_url
+from diagnosis.http.responses import TOKEN_OPERATION, error_message, safe_url
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Callable, Generator
 
-__all__ = ["DEFAULT_TOKEN_LIFETIME_S", "RunaiTokenAuth", "jwt_exp"]
+__all__ = [
+    "DEFAULT_TOKEN_LIFETIME_S",
+    "TOKEN_PATH",
+    "RunaiTokenAuth",
+    "jwt_exp",
+]
+
+TOKEN_PATH = "/api/v1/token"  # noqa: S105 - a URL path, not a password
+"""The one path the Run:ai client may POST to (the client-credentials token grant)."""
 
 DEFAULT_TOKEN_LIFETIME_S = 3600.0
 """Assumed token lifetime when neither `expiresIn` nor the JWT `exp` claim says otherwise."""

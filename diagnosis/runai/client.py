@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from datetime import UTC, datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Self, TypeVar
@@ -12,7 +13,16 @@ import httpx
 from pydantic import BaseModel
 
 from diagnosis.errors import InvalidRequest, NotFound, UpstreamUnavailable
-from diagnosis.runai.auth import RunaiTokenAuth
+from diagnosis.http.responses import (
+    get_json,
+    json_member,
+    parse_model,
+    parse_models,
+    safe_url,
+    shape_error,
+)
+from diagnosis.http.transport import ReadOnlyTransport, RetryTransport
+from diagnosis.runai.auth import TOKEN_PATH, RunaiTokenAuth
 from diagnosis.runai.models import (
     Cluster,
     Event,
@@ -22,17 +32,6 @@ from diagnosis.runai.models import (
     Pod,
     Workload,
     WorkloadSpec,
-)
-from diagnosis.runai.transport import (
-    TOKEN_PATH,
-    ReadOnlyTransport,
-    RetryTransport,
-    get_json,
-    json_member,
-    parse_model,
-    parse_models,
-    safe_url,
-    shape_error,
 )
 
 if TYPE_CHECKING:
@@ -46,6 +45,9 @@ if TYPE_CHECKING:
 
 
 __all__ = ["FALLBACK_SPEC_KINDS", "MAX_PAGES", "SPEC_KIND_PATHS", "RunaiClient"]
+
+#: `get_json` for Run:ai: an httpx error while fetching the token reports operation `token`.
+_get = functools.partial(get_json, token_path=TOKEN_PATH)
 
 MAX_PAGES = 50
 """Most pages one list call follows before deciding the server's pagination is broken."""
@@ -100,7 +102,9 @@ class RunaiClient:
     ) -> None:
         base = httpx.URL(config.url)
         token_path = base.path.rstrip("/") + TOKEN_PATH
-        guarded = ReadOnlyTransport(transport or httpx.AsyncHTTPTransport(), token_path=token_path)
+        guarded = ReadOnlyTransport(
+            transport or httpx.AsyncHTTPTransport(), token_path=token_path, name="the Run:ai client"
+        )
         retrying = RetryTransport(
             guarded,
             retries=config.retries,
@@ -156,7 +160,7 @@ class RunaiClient:
     async def get_workload(self, workload_id: str) -> Workload:
         """`get_workload_status`: `GET /api/v1/workloads/{id}`."""
         path = f"/api/v1/workloads/{_segment(workload_id)}"
-        body, url = await get_json(self._http, path, operation="get_workload_status")
+        body, url = await _get(self._http, path, operation="get_workload_status")
         return parse_model(Workload, body, operation="get_workload_status", url=url)
 
     async def list_events(self, workload_id: str, *, since: datetime) -> list[Event] | None:
@@ -255,15 +259,13 @@ class RunaiClient:
             "numberOfSamples": samples,
         }
         path = f"/api/v1/workloads/{_segment(workload_id)}/metrics"
-        body, url = await get_json(
-            self._http, path, operation=operation, params=params, ok=(200, 207)
-        )
+        body, url = await _get(self._http, path, operation=operation, params=params, ok=(200, 207))
         raw = json_member(body, "measurements", operation=operation, url=url)
         return [] if raw is None else parse_models(Measurement, raw, operation=operation, url=url)
 
     async def list_clusters(self) -> list[Cluster]:
         """`GET /api/v1/clusters` (a bare JSON array)."""
-        body, url = await get_json(self._http, "/api/v1/clusters", operation="list_clusters")
+        body, url = await _get(self._http, "/api/v1/clusters", operation="list_clusters")
         return parse_models(Cluster, body, operation="list_clusters", url=url)
 
     async def list_nodes(self, *, cluster_id: str, names: Sequence[str]) -> list[Node]:
@@ -279,7 +281,7 @@ class RunaiClient:
         return [n for n in nodes if n.name in wanted and n.cluster_uuid in {None, cluster_id}]
 
     async def _spec(self, path: str, kind: str) -> WorkloadSpec:
-        body, url = await get_json(self._http, path, operation="get_workload_spec")
+        body, url = await _get(self._http, path, operation="get_workload_spec")
         spec = parse_model(WorkloadSpec, body, operation="get_workload_spec", url=url)
         return spec.model_copy(update={"kind_path": kind})
 
@@ -306,7 +308,7 @@ class RunaiClient:
         url = path
         for page_number in range(max_pages):
             query = params if page_number == 0 else {**params, "offset": offset}
-            body, url = await get_json(self._http, path, operation=operation, params=query)
+            body, url = await _get(self._http, path, operation=operation, params=query)
             raw = json_member(body, key, operation=operation, url=url)
             yield None if raw is None else parse_models(model, raw, operation=operation, url=url)
             following = body.get("next")

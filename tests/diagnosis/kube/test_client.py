@@ -18,9 +18,10 @@ from diagnosis.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from diagnosis.http.responses import error_message
+from diagnosis.http.transport import ReadOnlyViolation
 from diagnosis.kube.client import MAX_PAGES, KubeClient
 from diagnosis.kube.config import KubeTarget
-from diagnosis.runai.transport import ReadOnlyViolation, error_message
 
 BASE = "https://10.96.0.1"
 TOKEN = "eyJhbGciOiJSUzI1NiIsImtpZCI6Ik5HZ3Y0In0.sa-token.sig"

@@ -15,13 +15,12 @@ from diagnosis.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
-from diagnosis.runai.transport import (
+from diagnosis.http.responses import error_message, safe_url
+from diagnosis.http.transport import (
     ReadOnlyTransport,
     ReadOnlyViolation,
     RetryTransport,
-    error_message,
     retry_after_s,
-    safe_url,
 )
 
 WORKLOAD = {"id": "w-1", "name": "train-1", "clusterId": "c-1"}
@@ -64,7 +63,7 @@ async def test_read_only_transport_table(method, path, allowed):
         seen.append(request.method)
         return httpx.Response(200, json={})
 
-    transport = ReadOnlyTransport(httpx.MockTransport(handler))
+    transport = ReadOnlyTransport(httpx.MockTransport(handler), token_path="/api/v1/token")
     request = httpx.Request(method, f"https://acme.run.ai{path}")
     if allowed:
         response = await transport.handle_async_request(request)

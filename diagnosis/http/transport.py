@@ -1,4 +1,9 @@
-"""The HTTP layer under the Run:ai client: read-only guard, retries, mapping onto errors."""
+"""The HTTP layer under both API clients: a read-only guard and bounded retries.
+
+Both the Run:ai and the Kubernetes client stack `RetryTransport` over `ReadOnlyTransport`
+over the network transport, below their auth, so nothing but GET (and, for Run:ai, the
+token POST) can ever leave the process, and transient failures are retried in one place.
+"""
 
 from __future__ import annotations
 
@@ -7,49 +12,25 @@ import random
 import time
 from datetime import UTC
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import structlog
-from pydantic import BaseModel, ValidationError
 
-from diagnosis.errors import (
-    AuthError,
-    DiagnosisError,
-    NotFound,
-    UpstreamError,
-    UpstreamTimeout,
-    UpstreamUnavailable,
-)
+from diagnosis.errors import DiagnosisError
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Collection, Mapping
+    from collections.abc import Awaitable, Callable
 
 __all__ = [
+    "ATTEMPTS_EXTENSION",
     "RETRYABLE_EXCEPTIONS",
     "RETRYABLE_STATUSES",
-    "TOKEN_OPERATION",
-    "TOKEN_PATH",
     "ReadOnlyTransport",
     "ReadOnlyViolation",
     "RetryTransport",
-    "error_for_exception",
-    "error_for_response",
-    "error_message",
-    "get_json",
-    "json_member",
-    "parse_model",
-    "parse_models",
     "retry_after_s",
-    "safe_url",
-    "shape_error",
 ]
-
-TOKEN_PATH = "/api/v1/token"  # noqa: S105 - a URL path, not a password
-"""The one path the client may POST to (the client-credentials token grant)."""
-
-TOKEN_OPERATION = "token"  # noqa: S105 - an operation name, not a password
-"""`UpstreamError.operation` of failures while obtaining a token."""
 
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
 """Statuses retried with backoff; every other status is final."""
@@ -64,9 +45,8 @@ RETRYABLE_EXCEPTIONS: tuple[type[httpx.TransportError], ...] = (
 )
 """Transport failures retried with backoff (connect errors, read timeouts, resets)."""
 
-_M = TypeVar("_M", bound=BaseModel)
-_MESSAGE_LIMIT = 200
-_ATTEMPTS_EXTENSION = "runai_attempts"
+#: Response extension where `RetryTransport` records how many attempts a response took.
+ATTEMPTS_EXTENSION = "runai_attempts"
 
 
 class ReadOnlyViolation(DiagnosisError):
@@ -90,8 +70,8 @@ class ReadOnlyTransport(httpx.AsyncBaseTransport):
         self,
         inner: httpx.AsyncBaseTransport,
         *,
-        token_path: str | None = TOKEN_PATH,
-        name: str = "the Run:ai client",
+        token_path: str | None = None,
+        name: str = "the client",
     ) -> None:
         self._inner = inner
         self._token_path = token_path
@@ -170,7 +150,7 @@ class RetryTransport(httpx.AsyncBaseTransport):
                 status = response.status_code
                 self._log_request(request, attempt, started, status=status)
                 if status not in RETRYABLE_STATUSES or attempt > self._retries:
-                    response.extensions[_ATTEMPTS_EXTENSION] = attempt
+                    response.extensions[ATTEMPTS_EXTENSION] = attempt
                     return response
                 after = retry_after_s(response, now=self._clock())
                 delay = self._backoff(attempt) if after is None else min(after, self._max_backoff_s)
@@ -234,123 +214,3 @@ def retry_after_s(response: httpx.Response, *, now: float) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, when.timestamp() - now)
-
-
-def safe_url(url: httpx.URL) -> str:
-    """The URL as text without any userinfo (the query carries no secrets here)."""
-    return str(url.copy_with(username=None, password=None))
-
-
-def error_message(response: httpx.Response) -> str:
-    """``": <message>"`` from a Run:ai `{code, message}` error body (truncated), else ``""``."""
-    try:
-        body = response.json()
-    except ValueError:
-        return ""
-    message = body.get("message") if isinstance(body, dict) else None
-    if not isinstance(message, str) or not message.strip():
-        return ""
-    message = " ".join(message.split())
-    if len(message) > _MESSAGE_LIMIT:
-        message = message[: _MESSAGE_LIMIT - 1] + "…"
-    return f": {message}"
-
-
-def error_for_response(response: httpx.Response, *, operation: str) -> UpstreamError:
-    """The `UpstreamError` for a final, unexpected response status."""
-    status = response.status_code
-    error: type[UpstreamError] = UpstreamUnavailable
-    if status in {401, 403}:
-        error, text = AuthError, "Run:ai refused the credentials"
-    elif status == httpx.codes.NOT_FOUND:
-        error, text = NotFound, "Run:ai has no such resource"
-    elif status in RETRYABLE_STATUSES:
-        attempts = response.extensions.get(_ATTEMPTS_EXTENSION, 1)
-        text = "Run:ai kept failing" + (f" after {attempts} attempts" if attempts > 1 else "")
-    elif httpx.codes.is_client_error(status):
-        error, text = UpstreamError, "Run:ai rejected the request"
-    else:
-        text = "unexpected answer from Run:ai"
-    return error(
-        text + error_message(response),
-        operation=operation,
-        url=safe_url(response.request.url),
-        status=status,
-    )
-
-
-def error_for_exception(exc: httpx.HTTPError, *, operation: str) -> UpstreamError:
-    """The `UpstreamError` for an httpx exception; a token request reports operation `token`."""
-    kind = type(exc).__name__
-    try:
-        url = exc.request.url
-    except RuntimeError:  # raised before a request existed
-        return UpstreamUnavailable(f"request failed ({kind})", operation=operation, url="")
-    if url.path.endswith(TOKEN_PATH):
-        operation = TOKEN_OPERATION
-    if isinstance(exc, httpx.TimeoutException):
-        return UpstreamTimeout(
-            f"no answer in time ({kind})", operation=operation, url=safe_url(url)
-        )
-    return UpstreamUnavailable(
-        f"could not reach Run:ai ({kind})", operation=operation, url=safe_url(url)
-    )
-
-
-async def get_json(
-    http: httpx.AsyncClient,
-    path: str,
-    *,
-    operation: str,
-    params: Mapping[str, str | int] | None = None,
-    ok: Collection[int] = (200,),
-) -> tuple[Any, str]:
-    """GET `path`; the decoded JSON body and the URL, or the matching `UpstreamError`."""
-    try:
-        response = await http.get(path, params=params)
-    except httpx.HTTPError as exc:
-        raise error_for_exception(exc, operation=operation) from exc
-    if response.status_code not in ok:
-        raise error_for_response(response, operation=operation)
-    url = safe_url(response.request.url)
-    try:
-        return response.json(), url
-    except ValueError as exc:
-        raise shape_error(
-            "the body is not JSON", operation=operation, url=url, status=response.status_code
-        ) from exc
-
-
-def json_member(body: Any, key: str, *, operation: str, url: str) -> Any:
-    """`body[key]` of a JSON object; `UpstreamUnavailable` when there is no such member."""
-    if not isinstance(body, dict) or key not in body:
-        raise shape_error(f"no `{key}` member", operation=operation, url=url)
-    return body[key]
-
-
-def parse_model(model: type[_M], raw: Any, *, operation: str, url: str) -> _M:
-    """`raw` validated as `model`; `UpstreamUnavailable` when it does not fit."""
-    return parse_models(model, [raw], operation=operation, url=url)[0]
-
-
-def parse_models(model: type[_M], raw: Any, *, operation: str, url: str) -> list[_M]:
-    """A JSON array validated item by item as `model`; `UpstreamUnavailable` if it does not fit."""
-    if not isinstance(raw, list):
-        raise shape_error(
-            f"expected a list, got {type(raw).__name__}", operation=operation, url=url
-        )
-    try:
-        return [model.model_validate(item) for item in raw]
-    except ValidationError as exc:
-        first = exc.errors(include_input=False, include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "body"
-        detail = f"{where}: {first['msg']}"
-        raise shape_error(detail, operation=operation, url=url) from exc
-
-
-def shape_error(
-    detail: str, *, operation: str, url: str, status: int | None = None
-) -> UpstreamUnavailable:
-    """The error for a body that is not the documented shape (values are never quoted)."""
-    message = f"the response is not the documented shape ({detail})"
-    return UpstreamUnavailable(message, operation=operation, url=url, status=status)

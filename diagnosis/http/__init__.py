@@ -1,0 +1,1 @@
+"""The HTTP layer shared by the Run:ai and Kubernetes clients: guard, retries, errors."""
