@@ -24,7 +24,7 @@ from bot.render.slack_text import (
     section,
     slack_len,
 )
-from bot.render.wording import recurrence_sentence
+from bot.render.wording import OWNER_LABEL, recurrence_sentence
 from diagnosis import Outcome, Report
 
 __all__ = [
@@ -117,6 +117,8 @@ def _fields(report: Report) -> Block | None:
     pairs = (("Workload", w.name), ("Project", w.project), ("Cluster", w.cluster_id))
     fields = [f"*{name}*\n{code(value or 'unknown', _VALUE_SHOWN_MAX)}" for name, value in pairs]
     fields.append(f"*Phase*\n{safe(w.phase or 'unknown', _VALUE_SHOWN_MAX, single_line=True)}")
+    if report.recovery_owner:
+        fields.append(f"*{OWNER_LABEL}*\n{safe(report.recovery_owner, _VALUE_SHOWN_MAX)}")
     return {"type": "section", "fields": [mrkdwn(f) for f in fields]}
 
 

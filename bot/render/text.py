@@ -8,7 +8,7 @@ rewrite the screen or hide text from the reader.
 from __future__ import annotations
 
 from bot.render.slack_text import clean
-from bot.render.wording import recurrence_sentence
+from bot.render.wording import OWNER_LABEL, recurrence_sentence
 from diagnosis import Outcome, Report
 
 __all__ = ["render_text", "sanitize"]
@@ -53,6 +53,8 @@ def render_text(report: Report) -> str:
         )
     if report.headline:
         lines.append(report.headline)
+    if report.recovery_owner:
+        lines.append(f"{OWNER_LABEL}: {report.recovery_owner}")
     if report.evidence:
         lines += ["", "Evidence:"]
         lines += [f"- {e.text} (source: {e.source})" for e in report.evidence]

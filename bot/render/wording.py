@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from diagnosis import Report
 
-__all__ = ["recurrence_sentence"]
+__all__ = ["OWNER_LABEL", "recurrence_sentence"]
+
+#: The seed's "Recovery owner" column, as shown to users.
+OWNER_LABEL = "Who fixes it"
 
 
 def recurrence_sentence(report: Report) -> str | None:

@@ -85,6 +85,7 @@ def test_diagnose_text_puts_category_first(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert out.splitlines()[0] == "Category: OOM_KILLED"
+    assert "Who fixes it: User: raise memory; administrator: node memory" in out.splitlines()
     assert "(source: get_workload_status)" in out
 
 

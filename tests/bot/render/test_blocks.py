@@ -202,6 +202,7 @@ def test_the_report_reads_in_render_text_order():
         "*Project*\n`ml-team`",
         "*Cluster*\n`prod-a`",
         "*Phase*\nFailed",
+        "*Who fixes it*\nUser: raise memory; administrator: node memory",
     ]
     assert blocks[2]["text"]["text"] == report().headline
     assert blocks[3]["text"]["text"] == (
