@@ -96,11 +96,3 @@ class Evidence(BaseModel):
         """Signals of the given kinds, oldest first (undated ones last)."""
         found = [s for s in self.signals if s.kind in kinds]
         return sorted(found, key=lambda s: (s.at is None, s.at or self.now))
-
-    def has(self, *kinds: SignalKind) -> bool:
-        """Whether any signal of the given kinds was observed."""
-        return any(s.kind in kinds for s in self.signals)
-
-    def gap(self, source: str) -> Gap | None:
-        """The gap recorded for a source, if any."""
-        return next((g for g in self.gaps if g.source == source), None)

@@ -82,11 +82,9 @@ def memory_evidence(
     if limit is None and source is not None:
         missing.append("CPU-memory limit (none configured: the node's memory is the ceiling)")
     peak = _peak(ev)
-    if not ev.metrics_requested:
-        pass
-    elif ev.metrics is None:
+    if ev.metrics_requested and ev.metrics is None:
         missing.append("CPU-memory usage (metrics unavailable)")
-    elif peak is None:
+    elif ev.metrics_requested and peak is None:
         lines.append(
             EvidenceLine(
                 text="No CPU-memory samples were recorded before termination "
@@ -95,7 +93,7 @@ def memory_evidence(
             )
         )
         missing.append("peak CPU-memory usage (empty metrics series)")
-    else:
+    elif peak is not None:
         ratio = f" = {peak / limit:.0%} of the limit" if limit else ""
         lines.append(
             EvidenceLine(text=f"Peak CPU-memory usage: {format_bytes(peak)}{ratio}", source=METRICS)
