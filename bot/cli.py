@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
@@ -190,6 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DiagnosisError as error:
         sys.stderr.write(f"runai-why: error: {sanitize(str(error))}\n")
         return EXIT_UPSTREAM
+    except BrokenPipeError:
+        # The reader went away (`runai-why diagnose ... | head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except OSError as error:
         sys.stderr.write(f"runai-why: error: {error}\n")
         return EXIT_USAGE
