@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, get_args
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
@@ -26,7 +26,7 @@ from runai_sim.tokens import TokenIssuer
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["TOKEN_PATHS", "RecordedRequest", "Simulator"]
+__all__ = ["TOKEN_PATHS", "RecordedRequest", "RequestObserver", "Simulator"]
 
 TOKEN_PATHS = frozenset({"/api/v1/token", "/api/v2/token"})
 _Handler = Callable[[Request], Awaitable[Response]]
@@ -42,6 +42,10 @@ class RecordedRequest:
     headers: dict[str, str]
     status: int
     time: datetime
+
+
+#: Called with (simulator, request) for every request any simulator records; see `observe`.
+RequestObserver = Callable[["Simulator", RecordedRequest], None]
 
 
 def _error(status: int, details: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
@@ -68,6 +72,8 @@ class Simulator:
     `time.time`) and drives token issue and expiry. Safe to drive from another thread.
     """
 
+    _observers: ClassVar[list[RequestObserver]] = []
+
     def __init__(
         self,
         scenario: Scenario,
@@ -88,6 +94,16 @@ class Simulator:
                 HTTPException: self._http_error,  # type: ignore[dict-item]
             },
         )
+
+    @classmethod
+    def observe(cls, observer: RequestObserver) -> Callable[[], None]:
+        """Call `observer` for every request that any simulator records, until undone.
+
+        For auditors that must see all traffic without knowing which simulators exist (the
+        test suite's read-only audit). Returns the function that removes the observer.
+        """
+        cls._observers.append(observer)
+        return lambda: cls._observers.remove(observer)
 
     # ------------------------------------------------------------------ public state
     @property
@@ -186,6 +202,8 @@ class Simulator:
         entry = RecordedRequest(request.method, request.url.path, query, headers, status, arrived)
         with self._lock:
             self._log.append(entry)
+        for observer in list(self._observers):
+            observer(self, entry)
 
     async def _http_error(self, _request: Request, exc: HTTPException) -> Response:
         return _error(exc.status_code, str(exc.detail), exc.headers)

