@@ -3,14 +3,21 @@
 `simulated(scenario)` serves a scenario in-process on a loopback port and points both the
 Run:ai client and (when the scenario has a `kubernetes` key) the Kubernetes clients at it,
 so `diagnose --scenario`, the demo, the benchmark and the tests run the real clients.
+With `transport="asgi"` the same clients reach the simulator through `httpx.ASGITransport`
+instead of a socket: everything above the transport (auth, read-only guard, retries,
+parsing) is unchanged, and no server starts (the tests' default; timeouts are not enforced
+there, so tests of timeouts and of the wire itself keep `"socket"`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
+from typing import Literal
+
+import httpx
 
 from bot.settings import Settings
 from diagnosis import RunaiClient, RunaiConfig
@@ -21,7 +28,7 @@ from runai_sim.kube import kube_base_url
 from runai_sim.scenario import Scenario
 from runai_sim.server import serve
 
-__all__ = ["Backends", "from_settings", "simulated"]
+__all__ = ["ASGI_BASE_URL", "Backends", "from_settings", "simulated"]
 
 
 @dataclass
@@ -33,11 +40,24 @@ class Backends:
     simulator: Simulator | None = None
 
 
+#: The base URL clients use for a simulator reached through `httpx.ASGITransport`.
+ASGI_BASE_URL = "http://runai-sim.invalid"
+
+
 @asynccontextmanager
-async def simulated(scenario: Scenario, *, retries: int = 3) -> AsyncIterator[Backends]:
+async def simulated(
+    scenario: Scenario,
+    *,
+    retries: int = 3,
+    transport: Literal["socket", "asgi"] = "socket",
+) -> AsyncIterator[Backends]:
     """Serve `scenario` and yield clients pointed at it; everything is closed on exit."""
     simulator = Simulator(scenario)
-    async with serve(simulator) as base_url:
+    asgi = httpx.ASGITransport(app=simulator.app) if transport == "asgi" else None
+    server: AbstractAsyncContextManager[str] = (
+        nullcontext(ASGI_BASE_URL) if asgi is not None else serve(simulator)
+    )
+    async with server as base_url:
         creds = scenario.credentials
         config = RunaiConfig(
             url=base_url,
@@ -55,8 +75,8 @@ async def simulated(scenario: Scenario, *, retries: int = 3) -> AsyncIterator[Ba
                 )
                 for uuid in simulator.kube_clusters
             }
-            kube = KubeDirectory(KubeAccess(targets))
-        async with RunaiClient(config) as runai:
+            kube = KubeDirectory(KubeAccess(targets), transport=asgi)
+        async with RunaiClient(config, transport=asgi) as runai:
             try:
                 yield Backends(runai, kube, simulator)
             finally:

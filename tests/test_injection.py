@@ -133,7 +133,7 @@ def _raw(name: str) -> dict[str, Any]:
 
 
 async def _run(scenario: Scenario, request: DiagnosisRequest) -> tuple[Report, list[Any]]:
-    async with simulated(scenario, retries=0) as up:
+    async with simulated(scenario, retries=0, transport="asgi") as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
         assert up.simulator is not None
         return report, up.simulator.requests
@@ -225,7 +225,7 @@ def _cases() -> list[Any]:
     return cases
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 @pytest.mark.parametrize(("name", "raw", "expectation"), _cases())
 async def test_planted_instructions_change_nothing_the_bot_does(name, raw, expectation):
     clean = Scenario.parse(raw, source=name)

@@ -1,4 +1,7 @@
-"""Every bundled scenario, end to end over real HTTP: simulator → RunaiClient → diagnose.
+"""Every bundled scenario, end to end: simulator → RunaiClient (+ KubeClient) → diagnose.
+
+The clients reach the simulator in-process through `httpx.ASGITransport`; a few scenarios
+also run over a real loopback socket (`e2e`), to keep the wire itself covered.
 
 Each `expect` entry of each file is one case; the expectations live next to the data they
 describe, so a new scenario is a new file and needs no new test code.
@@ -6,7 +9,7 @@ describe, so a new scenario is a new file and needs no new test code.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -56,11 +59,27 @@ def test_library_covers_every_outcome_and_category():
     }
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "expected"), CASES)
 async def test_scenario(scenario: Scenario, expected: dict[str, Any]):
+    await check_scenario(scenario, expected, transport="asgi")
+
+
+#: Over a real socket: paging through the wire, and Tier 2 (a second client) on one server.
+WIRE = ("list-paged", "t2-oom-lastState")
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("scenario", "expected"), [c for c in CASES if c.id.startswith(WIRE)])
+async def test_scenario_over_a_real_socket(scenario: Scenario, expected: dict[str, Any]):
+    await check_scenario(scenario, expected, transport="socket")
+
+
+async def check_scenario(
+    scenario: Scenario, expected: dict[str, Any], *, transport: Literal["asgi", "socket"]
+) -> None:
+    """Diagnose the scenario's request and compare the report with its expectations."""
     request = request_from_expectation(scenario, expected)
-    async with simulated(scenario, retries=1) as up:
+    async with simulated(scenario, retries=1, transport=transport) as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
 
     data = report.to_json_dict(request.lookback_label())

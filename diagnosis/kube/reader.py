@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import httpx
+
 from diagnosis.kube.access import KubeAccess
 from diagnosis.kube.client import KubeClient
 from diagnosis.kube.models import KubeEvent, KubeNode, Pod
@@ -54,10 +56,18 @@ class KubeConnector(Protocol):
 
 
 class KubeDirectory:
-    """One `KubeClient` per configured cluster, created on first use, closed together."""
+    """One `KubeClient` per configured cluster, created on first use, closed together.
 
-    def __init__(self, access: KubeAccess) -> None:
+    `transport`, when given, is what every client sends its requests through (tests and the
+    in-process simulator pass an `httpx.ASGITransport`); by default each client builds its own
+    network transport from its target's TLS settings.
+    """
+
+    def __init__(
+        self, access: KubeAccess, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
         self._access = access
+        self._transport = transport
         self._clients: dict[str, KubeClient] = {}
 
     def for_cluster(self, cluster_id: str) -> KubeReader | None:
@@ -66,7 +76,7 @@ class KubeDirectory:
         if target is None:
             return None
         if cluster_id not in self._clients:
-            self._clients[cluster_id] = KubeClient(target)
+            self._clients[cluster_id] = KubeClient(target, transport=self._transport)
         return self._clients[cluster_id]
 
     async def aclose(self) -> None:

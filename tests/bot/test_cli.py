@@ -42,7 +42,7 @@ def _first_workload(name: str) -> str:
     return json.loads(SCENARIOS[name].read_text())["workloads"][0]["workload"]["id"]
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_diagnose_json_contract(capsys):
     """--json prints exactly one object with the documented keys."""
     code = main(
@@ -69,7 +69,7 @@ def test_diagnose_json_contract(capsys):
     assert out.count("\n") == 1
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_diagnose_text_puts_category_first(capsys):
     code = main(
         [
@@ -89,7 +89,7 @@ def test_diagnose_text_puts_category_first(capsys):
     assert "(source: get_workload_status)" in out
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_missing_identifiers_are_an_outcome_not_an_error(capsys):
     code = main(
         ["diagnose", "--scenario", str(SCENARIOS["oom-killed"]), "--workload-name", "x", "--json"]
@@ -177,7 +177,7 @@ def test_unreachable_control_plane_names_the_url(monkeypatch, capsys):
     assert "s3cret-value" not in err
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_demo_all_prints_a_report_per_demo_workload(capsys):
     """`demo --all` diagnoses every workload the demo scenario lists, category first."""
     assert main(["demo", "--all"]) == 0
@@ -186,7 +186,7 @@ def test_demo_all_prints_a_report_per_demo_workload(capsys):
     assert all(r.strip().splitlines()[0].startswith(("Category: ", "Outcome: ")) for r in reports)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_demo_without_a_terminal_plays_the_guided_tour(capsys, monkeypatch):
     """Not attached to a terminal, the demo replays its bundled conversation."""
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
@@ -199,7 +199,7 @@ def test_demo_without_a_terminal_plays_the_guided_tour(capsys, monkeypatch):
     assert "Outcome: PREEMPTED" in out
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_demo_script_from_stdin(capsys, monkeypatch):
     monkeypatch.setattr(
         "sys.stdin", io.StringIO("help\ncluster=prod-a workload=eval-harness project=ml-team\n")

@@ -12,7 +12,7 @@ from bot.scenarios import bundled_paths, request_from_expectation
 from diagnosis import diagnose
 from runai_sim.scenario import Scenario
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 def _three_days_later(name: str) -> Scenario:
@@ -36,7 +36,7 @@ def _three_days_later(name: str) -> Scenario:
 async def test_asked_three_days_later_with_the_default_lookback(name, outcome, category):
     scenario = _three_days_later(name)
     request = request_from_expectation(scenario, scenario.expect[0])
-    async with simulated(scenario, retries=0) as up:
+    async with simulated(scenario, retries=0, transport="asgi") as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
     data = report.to_json_dict(request.lookback_label())
     assert (data["outcome"], data["category"]) == (outcome, category)

@@ -1,4 +1,8 @@
-"""Fixtures: the basic scenario served over real HTTP on loopback, and an authenticated client."""
+"""Fixtures: the basic scenario, reached in-process (ASGI) or over one shared loopback server.
+
+Most simulator tests talk to a private simulator through `httpx.ASGITransport`; the wire
+itself (sockets, threads, latency, faults) is covered by the tests marked `e2e`.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,8 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
-from runai_sim import Scenario, Simulator, serve, serve_in_thread
-from tests.runai_sim.sim_helpers import BASIC, fetch_token
+from runai_sim import Scenario, Simulator, serve_in_thread
+from tests.runai_sim.sim_helpers import BASIC, asgi_client, fetch_token
 
 
 @pytest.fixture
@@ -22,15 +26,9 @@ def sim(scenario: Scenario) -> Simulator:
 
 
 @pytest.fixture
-async def base_url(sim: Simulator) -> AsyncIterator[str]:
-    async with serve(sim) as url:
-        yield url
-
-
-@pytest.fixture
-async def anon(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    """A client without credentials."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=10) as client:
+async def anon(sim: Simulator) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of `sim` without credentials."""
+    async with asgi_client(sim) as client:
         yield client
 
 

@@ -7,6 +7,9 @@ from typing import Any
 
 import httpx
 
+from bot.backends import ASGI_BASE_URL
+from runai_sim import Simulator
+
 DATA = Path(__file__).parent / "data"
 BASIC = DATA / "basic.json"
 
@@ -31,3 +34,9 @@ async def fetch_token(client: httpx.AsyncClient) -> str:
 
 def names(body: dict[str, Any]) -> list[str]:
     return [item["name"] for item in body["workloads"]]
+
+
+def asgi_client(sim: Simulator, base_url: str = ASGI_BASE_URL, **kwargs: Any) -> httpx.AsyncClient:
+    """A client that reaches `sim` in-process through `httpx.ASGITransport` (no socket)."""
+    transport = httpx.ASGITransport(app=sim.app)
+    return httpx.AsyncClient(transport=transport, base_url=base_url, timeout=10, **kwargs)

@@ -1,11 +1,10 @@
 import base64
 import json
 
-import httpx
 import pytest
 
-from runai_sim import Credentials, Simulator, serve
-from tests.runai_sim.sim_helpers import BERT, CREDENTIALS, fetch_token
+from runai_sim import Credentials, Simulator
+from tests.runai_sim.sim_helpers import BERT, CREDENTIALS, asgi_client, fetch_token
 
 
 def jwt_claims(token: str) -> dict:
@@ -143,7 +142,7 @@ async def test_scenario_credentials_replace_the_defaults(scenario):
     custom = scenario.model_copy(
         update={"credentials": Credentials(client_id="me", client_secret="pw")}
     )
-    async with serve(Simulator(custom)) as url, httpx.AsyncClient(base_url=url) as client:
+    async with asgi_client(Simulator(custom)) as client:
         default = await client.post(
             "/api/v1/token", json={"grantType": "client_credentials", **CREDENTIALS}
         )
@@ -186,7 +185,7 @@ async def test_unknown_paths_also_need_a_token_first(anon):
 async def test_expired_tokens_are_refused_and_a_new_one_works(scenario):
     clock = FakeClock()
     sim = Simulator(scenario, token_ttl_s=120, clock=clock)
-    async with serve(sim) as url, httpx.AsyncClient(base_url=url) as client:
+    async with asgi_client(sim) as client:
         token = await fetch_token(client)
         assert jwt_claims(token)["exp"] == int(clock.now) + 120
         auth = {"Authorization": f"Bearer {token}"}
@@ -202,10 +201,7 @@ async def test_expired_tokens_are_refused_and_a_new_one_works(scenario):
 
 
 async def test_expires_in_reports_the_configured_ttl(scenario):
-    async with (
-        serve(Simulator(scenario, token_ttl_s=90)) as url,
-        httpx.AsyncClient(base_url=url) as client,
-    ):
+    async with asgi_client(Simulator(scenario, token_ttl_s=90)) as client:
         body = {"grantType": "client_credentials", **CREDENTIALS}
         assert (await client.post("/api/v1/token", json=body)).json()["expiresIn"] == 90
 

@@ -101,6 +101,7 @@ async def test_clear_faults(sim, client):
     assert (await client.get(LIST)).status_code == 200
 
 
+@pytest.mark.e2e
 async def test_scenario_faults_and_latency_apply(scenario):
     faulty = scenario.model_copy(
         update={"faults": [FaultRule(path=LIST, status=503, count=1)], "latency_ms": 50}

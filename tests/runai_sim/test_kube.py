@@ -6,10 +6,11 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
-from runai_sim import Scenario, ScenarioError, Simulator, serve, serve_in_thread
+from bot.backends import ASGI_BASE_URL
+from runai_sim import Scenario, ScenarioError, Simulator, serve_in_thread
 from runai_sim.kube import kube_base_url
 from runai_sim.scenario import DEFAULT_KUBE_TOKEN
-from tests.runai_sim.sim_helpers import BASIC, CLUSTER, DATA, fetch_token
+from tests.runai_sim.sim_helpers import BASIC, CLUSTER, DATA, asgi_client, fetch_token
 
 KUBE = DATA / "kube.json"
 STAGING = "0c4e8b1a-2d3f-4a5b-9c6d-7e8f9a0b1c2d"  # a scenario cluster without a Kubernetes view
@@ -56,10 +57,8 @@ async def kube(kube_root: str) -> AsyncIterator[httpx.AsyncClient]:
 async def fresh() -> AsyncIterator[tuple[Simulator, httpx.AsyncClient]]:
     """A private simulator (for faults and the request log) and an authenticated client."""
     sim = Simulator(Scenario.load(KUBE))
-    async with serve(sim) as url:
-        base = kube_base_url(url, CLUSTER)
-        async with httpx.AsyncClient(base_url=base, headers=AUTH) as client:
-            yield sim, client
+    async with asgi_client(sim, kube_base_url(ASGI_BASE_URL, CLUSTER), headers=AUTH) as client:
+        yield sim, client
 
 
 # ---------------------------------------------------------------------- objects
@@ -452,10 +451,10 @@ async def test_unknown_clusters_and_paths_are_404(kube_root, cluster, path, mess
     assert response.json() == status(404, "NotFound", message)
 
 
-async def test_a_scenario_without_kubernetes_serves_no_cluster(base_url, sim):
+async def test_a_scenario_without_kubernetes_serves_no_cluster(sim):
     assert sim.kube_token is None
     assert sim.kube_clusters == []
-    async with httpx.AsyncClient(base_url=kube_base_url(base_url, CLUSTER), headers=AUTH) as c:
+    async with asgi_client(sim, kube_base_url(ASGI_BASE_URL, CLUSTER), headers=AUTH) as c:
         response = await c.get("/version")
     assert response.status_code == 404
     assert response.json()["reason"] == "NotFound"
@@ -568,7 +567,7 @@ def test_kubernetes_key_defaults():
 
 async def test_scenario_token_replaces_the_default():
     sim = Simulator(Scenario.parse(kube_scenario(token="t0k", pods=[POD])))
-    async with serve(sim) as url, httpx.AsyncClient(base_url=kube_base_url(url, "c2")) as c:
+    async with asgi_client(sim, kube_base_url(ASGI_BASE_URL, "c2")) as c:
         assert (await c.get("/version", headers=AUTH)).status_code == 401
         pod = await c.get("/api/v1/namespaces/ns/pods/p", headers={"Authorization": "Bearer t0k"})
         assert pod.json() == {"kind": "Pod", "apiVersion": "v1", **POD}  # kind added when absent

@@ -24,7 +24,7 @@ from diagnosis import Category, Outcome
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 DEMO = bundled_scenario("demo")
 PROD_A = DEMO.clusters[0]["uuid"]
@@ -70,7 +70,7 @@ class Harness:
 
 
 async def _harness(scenario: Scenario, **engine_options) -> AsyncIterator[Harness]:
-    async with simulated(scenario, retries=0) as up:
+    async with simulated(scenario, retries=0, transport="asgi") as up:
         assert up.simulator is not None
         engine = ConversationEngine(
             runai=up.runai,

@@ -12,7 +12,7 @@ from bot.scenarios import bundled_paths, request_from_expectation
 from diagnosis import Category, diagnose
 from runai_sim.scenario import Scenario
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 NODE = {
     "metadata": {"name": "dgx-a100-07"},
@@ -42,7 +42,7 @@ async def test_node_named_by_run_ai_history_is_described_with_kubectl():
     """NodeNotReady in Run:ai history alone makes Tier 2 read the node (the seed's Step 4)."""
     scenario = _node_failure_with_kubernetes({"nodes": [NODE]})
     request = request_from_expectation(scenario, scenario.expect[0])
-    async with simulated(scenario, retries=0) as up:
+    async with simulated(scenario, retries=0, transport="asgi") as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
         assert up.simulator is not None
         paths = [r.path for r in up.simulator.requests]
@@ -72,7 +72,7 @@ async def test_kubernetes_down_is_a_gap_and_tier_1_still_decides():
         }
     )
     request = request_from_expectation(scenario, scenario.expect[0])
-    async with simulated(scenario, retries=0) as up:
+    async with simulated(scenario, retries=0, transport="asgi") as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
     assert report.category is Category.NODE_FAILURE
     assert any("unavailable (HTTP 503" in m for m in report.missing)
