@@ -86,7 +86,9 @@ def assert_within_limits(message: SlackMessage) -> None:
     assert message.text.strip()
     assert 1 <= len(message.blocks) <= MAX_BLOCKS
     for block in message.blocks:
-        Block.parse(block).validate_json()  # raises SlackObjectFormationError
+        parsed = Block.parse(block)
+        assert parsed is not None, block
+        parsed.validate_json()  # raises SlackObjectFormationError
         kind = block["type"]
         if kind == "header":
             assert block["text"]["type"] == "plain_text"

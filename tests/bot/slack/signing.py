@@ -24,6 +24,7 @@ from slack_sdk.signature import SignatureVerifier
 from tests.bot.slack.fake_slack import APP_ID, BOT_ID, BOT_USER_ID, TEAM_ID
 
 __all__ = [
+    "BOT_USER_ID",
     "FORM",
     "JSON",
     "VERIFICATION_TOKEN",

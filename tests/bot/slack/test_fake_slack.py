@@ -10,6 +10,7 @@ import asyncio
 import json
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -388,8 +389,9 @@ async def test_stop_closes_idle_keep_alive_connections() -> None:
             fake.base_url + "auth.test", headers={"Authorization": f"Bearer {TOKEN}"}
         ) as resp:
             assert (await resp.json())["ok"]
-        assert fake._server is not None
-        assert len(fake._server._connections) == 1  # kept alive, its handler thread waiting
+        server = fake._server
+        assert server is not None
+        assert len(server._connections) == 1  # kept alive, its handler thread waiting
         started = time.monotonic()
         await asyncio.to_thread(fake.stop)
         assert time.monotonic() - started < 2
@@ -517,7 +519,7 @@ def _bolt_app(fake: FakeSlack) -> AsyncApp:
 
 
 async def _dispatch(app: AsyncApp, body: bytes, **extra: str) -> Any:
-    headers = {**signed_headers(SECRET, body), **extra}
+    headers: dict[str, str | Sequence[str]] = {**signed_headers(SECRET, body), **extra}
     return await app.async_dispatch(AsyncBoltRequest(body=body.decode(), headers=headers))
 
 
@@ -541,7 +543,9 @@ async def test_bolt_accepts_signed_slash_command_and_responds(fake_slack: FakeSl
     [post] = fake_slack.calls("chat.postMessage")
     assert (post.body["channel"], post.blocks) == ("C1", GOOD_BLOCKS)
 
-    stale = {**signed_headers(SECRET, body, timestamp=int(time.time()) - 600)}
+    stale: dict[str, str | Sequence[str]] = {
+        **signed_headers(SECRET, body, timestamp=int(time.time()) - 600)
+    }
     rejected = await app.async_dispatch(AsyncBoltRequest(body=body.decode(), headers=stale))
     assert rejected.status == 401
 

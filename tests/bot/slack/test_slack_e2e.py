@@ -40,7 +40,7 @@ from tests.bot.slack.signing import (
     url_verification_body,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 SECRET = "e2e-signing-secret"
 DEMO = bundled_scenario("demo")
@@ -119,7 +119,7 @@ async def test_slash_command_with_everything_acks_then_updates_one_message(bot: 
     assert acked_in < 3.0
     [posted] = await bot.slack.wait_for_async("chat.postMessage")
     assert posted.body.get("thread_ts") is None  # the answer anchors a new thread
-    assert posted.text.startswith("Diagnosing training-job-42 in ml-team on prod-a")
+    assert (posted.text or "").startswith("Diagnosing training-job-42 in ml-team on prod-a")
     [updated] = await bot.slack.wait_for_async("chat.update")
     assert updated.body["ts"] == posted.response["ts"]
     assert _first_line(updated).startswith("OOM_KILLED")
@@ -139,7 +139,7 @@ async def test_mention_missing_cluster_is_asked_in_the_thread_then_answered(bot:
     assert (await bot.send(event_body(mention))).status_code == 200
     [question] = await bot.slack.wait_for_async("chat.postMessage")
     assert question.body["thread_ts"] == "1700000100.000100"
-    assert "Which Run:ai cluster" in question.text
+    assert "Which Run:ai cluster" in (question.text or "")
     buttons = [e for b in question.blocks if b["type"] == "actions" for e in b["elements"]]
     assert [b["text"]["text"] for b in buttons] == ["prod-a"]
 
@@ -255,10 +255,12 @@ async def test_two_replicas_sharing_redis_answer_once(
 
 
 @pytest.mark.parametrize(
-    ("timestamp", "secret"), [(int(time.time()) - 600, SECRET), (None, "forged")]
+    ("age_s", "secret"),
+    [pytest.param(600, SECRET, id="stale"), pytest.param(None, "forged", id="forged")],
 )
-async def test_stale_and_forged_requests_are_rejected(bot: Bot, timestamp, secret):
+async def test_stale_and_forged_requests_are_rejected(bot: Bot, age_s, secret):
     body = slash_command_body("help", response_url=bot.slack.response_url())
+    timestamp = None if age_s is None else int(time.time()) - age_s
     headers = signed_headers(secret, body, timestamp)
     response = await bot.http.post(f"{bot.url}/slack/events", content=body, headers=headers)
     assert response.status_code == 401
@@ -355,4 +357,4 @@ async def test_slack_rate_limit_is_retried_after_retry_after(bot: Bot):
     await bot.send(slash_command_body("help", response_url=bot.slack.response_url()))
     calls = await bot.slack.wait_for_async("chat.postMessage", count=2)
     assert [c.status for c in calls] == [429, 200]
-    assert "I explain why a Run:ai workload failed" in calls[1].text
+    assert "I explain why a Run:ai workload failed" in (calls[1].text or "")

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from pydantic import SecretStr
 
 from diagnosis.errors import AuthError, InvalidRequest
 from diagnosis.kube.access import KubeAccess
@@ -82,13 +83,24 @@ def kubeconfig(
     return path
 
 
+def secret(value: SecretStr | None) -> str:
+    """The revealed value of a secret the test expects to be set."""
+    assert value is not None, "the secret is not set"
+    return value.get_secret_value()
+
+
+def configured(access: KubeAccess, cluster: str) -> KubeTarget:
+    """The target `access` has for `cluster`; the test fails when there is none."""
+    target = access.target(cluster)
+    assert target is not None, f"no Kubernetes target for {cluster}"
+    return target
+
+
 def from_kubeconfig(path: Path, context: str = "prod-a") -> KubeTarget:
     access = KubeAccess.parse(
         {CLUSTER: {"mode": "kubeconfig", "path": str(path), "context": context}}
     )
-    target = access.target(CLUSTER)
-    assert target is not None
-    return target
+    return configured(access, CLUSTER)
 
 
 # ------------------------------------------------------------------ KUBE_CLUSTERS
@@ -105,11 +117,11 @@ def test_parse_json_setting(tmp_path):
 
     assert access.cluster_ids == (CLUSTER, OTHER)
     assert len(access) == 2
-    prod = access.target(CLUSTER)
+    prod = configured(access, CLUSTER)
     assert prod.api_url == "https://prod-a.example.com:6443"
-    assert prod.token.get_secret_value() == SECRET_TOKEN
+    assert secret(prod.token) == SECRET_TOKEN
     assert prod.ca_data == "CA PEM"
-    sim = access.target(OTHER.upper())
+    sim = configured(access, OTHER.upper())
     assert (sim.api_url, sim.token_file, sim.timeout_s) == (
         f"http://127.0.0.1:8600/k8s/{OTHER}",
         Path("/run/t"),
@@ -228,7 +240,7 @@ def test_kubeconfig_client_certificate_data(tmp_path):
     target = from_kubeconfig(kubeconfig(tmp_path, user))
 
     assert target.client_cert_data == "CERT PEM"
-    assert target.client_key_data.get_secret_value() == "KEY PEM"
+    assert secret(target.client_key_data) == "KEY PEM"
     assert "KEY PEM" not in repr(target)
 
 
@@ -248,7 +260,7 @@ def test_kubeconfig_other_context_is_chosen_explicitly(tmp_path):
     target = from_kubeconfig(kubeconfig(tmp_path, {"token": SECRET_TOKEN}), context="dev")
 
     assert target.api_url == "https://dev.example.com:6443"
-    assert target.token.get_secret_value() == "dev"
+    assert secret(target.token) == "dev"
 
 
 @pytest.mark.parametrize(
@@ -374,7 +386,7 @@ def test_kubeconfig_path_expands_home(tmp_path, monkeypatch):
         {CLUSTER: {"mode": "kubeconfig", "path": "~/.kube/config", "context": "prod-a"}}
     )
 
-    assert access.target(CLUSTER).api_url == "https://prod-a.example.com:6443"
+    assert configured(access, CLUSTER).api_url == "https://prod-a.example.com:6443"
 
 
 # ------------------------------------------------------------------ in-cluster
@@ -383,7 +395,7 @@ def test_kubeconfig_path_expands_home(tmp_path, monkeypatch):
 def test_in_cluster_defaults():
     access = KubeAccess.parse({CLUSTER: {"mode": "in-cluster"}}, env=ENV)
 
-    target = access.target(CLUSTER)
+    target = configured(access, CLUSTER)
     assert target.api_url == "https://10.96.0.1:443"
     assert (str(target.token_file), str(target.ca_file)) == (
         SERVICE_ACCOUNT_TOKEN_FILE,
@@ -397,7 +409,7 @@ def test_in_cluster_ipv6_and_default_port():
         {CLUSTER: {"mode": "in-cluster"}}, env={"KUBERNETES_SERVICE_HOST": "fd00:10:96::1"}
     )
 
-    assert access.target(CLUSTER).api_url == "https://[fd00:10:96::1]:443"
+    assert configured(access, CLUSTER).api_url == "https://[fd00:10:96::1]:443"
 
 
 async def test_in_cluster_from_files(tmp_path, pki):
@@ -409,7 +421,7 @@ async def test_in_cluster_from_files(tmp_path, pki):
         "token_file": str(tmp_path / "token"),
         "ca_file": str(tmp_path / "ca.crt"),
     }
-    target = KubeAccess.parse({CLUSTER: entry}, env=ENV).target(CLUSTER)
+    target = configured(KubeAccess.parse({CLUSTER: entry}, env=ENV), CLUSTER)
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -516,7 +528,12 @@ def test_unchanged_token_file_is_not_reread(tmp_path, monkeypatch):
     source = TokenSource(path=path)
     source.get()
     reads: list[Path] = []
-    monkeypatch.setattr(Path, "read_text", lambda self, **_: reads.append(self) or "x")
+
+    def read_text(self: Path, **_: object) -> str:
+        reads.append(self)
+        return "x"
+
+    monkeypatch.setattr(Path, "read_text", read_text)
 
     assert source.get() == "tok-1"
     assert reads == []
@@ -581,9 +598,11 @@ async def test_missing_token_file_is_an_auth_error_naming_the_file(tmp_path):
     target = KubeTarget(api_url="http://127.0.0.1:8600/k8s/x", token_file=tmp_path / "absent")
     requests: list[httpx.Request] = []
 
-    async with KubeClient(
-        target, transport=httpx.MockTransport(lambda r: requests.append(r) or httpx.Response(200))
-    ) as client:
+    def answer(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(200)
+
+    async with KubeClient(target, transport=httpx.MockTransport(answer)) as client:
         with pytest.raises(AuthError) as caught:
             await client.get_node("gpu-node-7")
 
