@@ -2,13 +2,15 @@
 """One entry point for newcomers and CI: builds the virtual environment, then runs a task.
 
     python3 dev.py demo [ARGS...]   run runai-why against the bundled simulated Run:ai cluster
-    python3 dev.py test [PYTEST ARGS...]   format check, lint, type check and the whole test suite
+    python3 dev.py test [PYTEST ARGS...]   format check, lint, type check, Dockerfile lint and
+                                    the whole test suite (in parallel, with the coverage gate)
     python3 dev.py bench [ARGS...]  the pipeline benchmark (bench/pipeline.py)
+    python3 dev.py lock             re-resolve requirements/*.txt after changing dependencies
     python3 dev.py run ARGS...      any runai-why command inside the environment
 
 Only the Python standard library is used here, so this works on a machine that has nothing
-but Python 3.11+. The environment lives in `.venv/` and is reinstalled only when
-`pyproject.toml` changes.
+but Python 3.11+. The environment lives in `.venv/`; it installs exactly the hashed versions
+in `requirements/dev.txt` and is reinstalled only when that lock or `pyproject.toml` changes.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ ROOT = Path(__file__).resolve().parent
 VENV = Path(os.environ.get("RUNAI_WHY_VENV", ROOT / ".venv"))
 STAMP = VENV / ".runai-why-installed"
 MIN_PYTHON = (3, 11)
+LOCKS = ROOT / "requirements"
+#: The branch coverage the suite must keep (measured over bot/, diagnosis/ and runai_sim/).
+COVERAGE_FLOOR = 95
 
 
 def _bin(name: str) -> Path:
@@ -32,7 +37,10 @@ def _bin(name: str) -> Path:
 
 
 def _fingerprint() -> str:
-    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for path in (ROOT / "pyproject.toml", LOCKS / "dev.txt"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def ensure_venv() -> None:
@@ -45,8 +53,10 @@ def ensure_venv() -> None:
         print(f"dev.py: creating virtual environment in {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     print("dev.py: installing runai-why and its dev tools (first run only)", flush=True)
-    pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "install", "-e", f"{ROOT}[dev]"], check=True)
+    pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "-q", "install"]
+    subprocess.run([*pip, "--require-hashes", "-r", str(LOCKS / "dev.txt")], check=True)
+    # Everything it needs is in the lock, the build backend included.
+    subprocess.run([*pip, "--no-deps", "--no-build-isolation", "-e", str(ROOT)], check=True)
     STAMP.write_text(_fingerprint())
 
 
@@ -57,11 +67,15 @@ def _run(args: list[str]) -> int:
 
 def task_test(extra: list[str]) -> int:
     """Run every check CI runs, stopping at the first that fails."""
+    pytest = [str(_bin("python")), "-m", "pytest"]
+    if not extra:  # the whole suite: on every core, with the coverage gate
+        extra = ["-n", "auto", "--cov", "--cov-report=term", f"--cov-fail-under={COVERAGE_FLOOR}"]
     steps = [
         [str(_bin("ruff")), "format", "--check", "."],
         [str(_bin("ruff")), "check", "."],
         [str(_bin("mypy"))],
-        [str(_bin("python")), "-m", "pytest", *extra],
+        [str(_bin("hadolint")), str(ROOT / "deploy" / "Dockerfile")],
+        [*pytest, *extra],
     ]
     for step in steps:
         code = _run(step)
@@ -70,15 +84,30 @@ def task_test(extra: list[str]) -> int:
     return 0
 
 
+def task_lock() -> int:
+    """Re-resolve both locks from pyproject.toml (needs the package index)."""
+    compile_ = [str(_bin("uv")), "pip", "compile", "--universal", "--generate-hashes", "--quiet"]
+    compile_ += ["--python-version", f"{MIN_PYTHON[0]}.{MIN_PYTHON[1]}"]
+    compile_ += ["--custom-compile-command", "python3 dev.py lock"]
+    sources = ["pyproject.toml", "requirements/build.in"]  # relative: they are named in the lock
+    for extra, out in (([], "runtime.txt"), (["--extra", "dev"], "dev.txt")):
+        code = _run([*compile_, *sources, *extra, "-o", f"requirements/{out}"])
+        if code != 0:
+            return code
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    """Dispatch `demo`, `test`, `bench` or `run`."""
-    if not argv or argv[0] not in {"demo", "test", "run", "bench"}:
+    """Dispatch `demo`, `test`, `bench`, `lock` or `run`."""
+    if not argv or argv[0] not in {"demo", "test", "run", "bench", "lock"}:
         print(__doc__)
         return 2
     ensure_venv()
     task, rest = argv[0], argv[1:]
     if task == "test":
         return task_test(rest)
+    if task == "lock":
+        return task_lock()
     if task == "bench":
         return _run([str(_bin("python")), str(ROOT / "bench" / "pipeline.py"), *rest])
     if task == "demo":
