@@ -1,0 +1,48 @@
+"""`clean()` removes exactly the control, format and surrogate characters, and keeps the rest."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.render.slack_text import clean
+
+DROPPED = {"Cc", "Cf", "Cs"}
+
+
+def by_definition(text: str) -> str:
+    """What clean() promises, one character at a time."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+    text = text.replace("\u2028", "\n").replace("\u2029", "\n")
+    return "".join(c for c in text if c == "\n" or unicodedata.category(c) not in DROPPED)
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.characters(codec=None, exclude_categories=())))
+def test_clean_is_its_definition(text: str) -> None:
+    assert clean(text) == by_definition(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain log line", "plain log line"),
+        ("two\nlines", "two\nlines"),
+        ("tab\there", "tab here"),
+        ("crlf\r\nline", "crlf\nline"),
+        ("zero\u200bwidth\nnext", "zerowidth\nnext"),
+        ("bidi \u202eevil\u202c", "bidi evil"),
+        ("nul\x00bell\x07", "nulbell"),
+        ("tag \U000e0041\U000e007f chars", "tag  chars"),
+        ("soft\u00adhyphen", "softhyphen"),
+        ("line\u2028sep", "line\nsep"),
+        ("nbsp\u00a0kept", "nbsp\u00a0kept"),
+        ("emoji 🚀 kept", "emoji 🚀 kept"),
+    ],
+    ids=lambda v: v if isinstance(v, str) and v.isascii() and v.isprintable() else None,
+)
+def test_clean_table(text: str, expected: str) -> None:
+    assert clean(text) == expected
