@@ -67,9 +67,14 @@ class Choice:
 
 @dataclass(frozen=True)
 class Notice:
-    """A short message: help, "Diagnosing …", or an error a person can act on."""
+    """A short message: help, "Diagnosing …", or an error a person can act on.
+
+    `private` notices (help, hints, errors about the asker's own input) are shown only to
+    the person who asked, where the platform allows it (Slack: an ephemeral message).
+    """
 
     text: str
+    private: bool = False
 
 
 @dataclass(frozen=True)

@@ -254,15 +254,21 @@ def block_action_body(
     block_id: str = "b1",
     trigger_id: str = "t1",
     message_blocks: list[dict[str, Any]] | None = None,
+    label: str | None = None,
+    message_text: str = "runai-why",
 ) -> bytes:
-    """The form-encoded `payload=<json>` of a button click (`block_actions`) on a bot message."""
+    """The form-encoded `payload=<json>` of a button click (`block_actions`) on a bot message.
+
+    `label` is the button's text (default: its value); pass the clicked message's blocks
+    and text as Slack echoes them back.
+    """
     message: dict[str, Any] = {
         "type": "message",
         "user": BOT_USER_ID,
         "bot_id": BOT_ID,
         "app_id": APP_ID,
         "team": team,
-        "text": "runai-why",
+        "text": message_text,
         "ts": message_ts,
         "blocks": message_blocks or [],
     }
@@ -298,7 +304,7 @@ def block_action_body(
             {
                 "action_id": action_id,
                 "block_id": block_id,
-                "text": {"type": "plain_text", "text": value, "emoji": True},
+                "text": {"type": "plain_text", "text": label or value, "emoji": True},
                 "value": value,
                 "type": "button",
                 "action_ts": f"{time.time():.6f}",

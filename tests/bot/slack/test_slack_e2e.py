@@ -178,12 +178,19 @@ async def test_ambiguous_name_resolved_by_a_button_click(
             message_ts=root.response["ts"],
             thread_ts=None,
             response_url=fake_slack.response_url("click"),
+            message_blocks=question.blocks,
+            label=buttons[0]["text"]["text"],
         )
         assert (await bot.send(click)).status_code == 200
         calls = await fake_slack.wait_for_async("chat.postMessage", count=2)
         assert calls[1].body["thread_ts"] == root.response["ts"]  # the click continues the thread
-        updates = await fake_slack.wait_for_async("chat.update", count=2)
-        assert _first_line(updates[1]).split(" ")[0] in {"CRASH_APP_ERROR", "OOM_KILLED", "UNKNOWN"}
+        updates = await fake_slack.wait_for_async("chat.update", count=3)
+        picked = updates[1]  # the question, its buttons replaced by the choice
+        assert picked.body["ts"] == root.response["ts"]
+        assert not [b for b in picked.blocks if b["type"] == "actions"]
+        [choice] = [b for b in picked.blocks if b["type"] == "context"]
+        assert [e["text"] for e in choice["elements"]] == ["<@U1> picked", buttons[0]["text"]["text"]]
+        assert _first_line(updates[2]).split(" ")[0] in {"CRASH_APP_ERROR", "OOM_KILLED", "UNKNOWN"}
 
 
 async def test_slack_retries_delivered_three_times_get_one_answer(bot: Bot):
@@ -289,9 +296,11 @@ async def test_redis_down_gets_a_clear_message_not_silence(fake_slack: FakeSlack
             f"<@{BOT_USER_ID}> help", user="U1", channel="C1", ts="1700000600.000100"
         )
         await bot.send(event_body(mention))
-        [posted] = await fake_slack.wait_for_async("chat.postMessage")
-        assert posted.text == STORE_DOWN
-        assert posted.body["thread_ts"] == "1700000600.000100"
+        [told] = await fake_slack.wait_for_async("chat.postEphemeral")
+        assert told.text == STORE_DOWN  # to the asker only: nothing public was processed
+        assert told.body["user"] == "U1"
+        assert told.body["thread_ts"] == "1700000600.000100"
+        assert fake_slack.calls("chat.postMessage") == []
         readyz = await bot.http.get(f"{bot.url}/readyz")
         assert readyz.status_code == 503
 
@@ -352,7 +361,8 @@ async def test_hostile_upstream_text_cannot_ping_the_channel(
 async def test_slack_rate_limit_is_retried_after_retry_after(bot: Bot):
     """A 429 from chat.postMessage is retried after Retry-After, and the answer still arrives."""
     bot.slack.fail_next("chat.postMessage", status=429, retry_after=1)
-    await bot.send(slash_command_body("help", response_url=bot.slack.response_url()))
+    body = slash_command_body("why did training-job-42 fail?", response_url=bot.slack.response_url())
+    await bot.send(body)
     calls = await bot.slack.wait_for_async("chat.postMessage", count=2)
     assert [c.status for c in calls] == [429, 200]
-    assert "I explain why a Run:ai workload failed" in calls[1].text
+    assert "Which Run:ai cluster" in calls[1].text
