@@ -11,23 +11,14 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
 
-import httpx
 import pytest
-from pydantic import SecretStr
 
 from bot.scenarios import bundled_scenario
-from bot.server import build_runtime, create_asgi_app
-from bot.settings import Settings
 from bot.slack.app import STORE_DOWN
 from bot.slack.responder import INVITE_HINT
-from runai_sim.app import Simulator
-from runai_sim.scenario import Scenario
-from runai_sim.server import serve, serve_asgi
 from tests.bot.slack.fake_slack import FakeSlack
+from tests.bot.slack.harness import DEMO, SECRET, Bot, first_line, running_bots
 from tests.bot.slack.signing import (
     BOT_USER_ID,
     app_mention_event,
@@ -42,68 +33,7 @@ from tests.bot.slack.signing import (
 
 pytestmark = pytest.mark.slow
 
-SECRET = "e2e-signing-secret"
-DEMO = bundled_scenario("demo")
-
-
-@dataclass
-class Bot:
-    """One running replica of the bot and what it talks to."""
-
-    url: str
-    slack: FakeSlack
-    http: httpx.AsyncClient
-
-    async def send(
-        self, body: bytes, *, headers: dict[str, str] | None = None, timestamp: int | None = None
-    ) -> httpx.Response:
-        signed = signed_headers(SECRET, body, timestamp)
-        return await self.http.post(
-            f"{self.url}/slack/events", content=body, headers={**signed, **(headers or {})}
-        )
-
-
-def _settings(slack: FakeSlack, runai_url: str, redis_url: str | None) -> Settings:
-    return Settings(
-        _env_file=None,
-        slack_bot_token=SecretStr("xoxb-e2e-token"),
-        slack_signing_secret=SecretStr(SECRET),
-        slack_api_url=slack.base_url,
-        redis_url=SecretStr(redis_url) if redis_url else None,
-        runai_url=runai_url,
-        runai_client_id="runai-why-demo",
-        runai_client_secret=SecretStr("demo-secret"),
-        runai_retries=0,
-    )
-
-
-@asynccontextmanager
-async def running_bots(
-    slack: FakeSlack, redis_url: str | None, *, scenario: Scenario = DEMO, replicas: int = 1
-) -> AsyncIterator[list[Bot]]:
-    async with AsyncExitStack() as stack:
-        runai_url = await stack.enter_async_context(serve(Simulator(scenario)))
-        http = await stack.enter_async_context(httpx.AsyncClient(timeout=10))
-        bots = []
-        for _ in range(replicas):
-            runtime = build_runtime(
-                _settings(slack, runai_url, redis_url), clock=lambda: scenario.now
-            )
-            url = await stack.enter_async_context(
-                serve_asgi(create_asgi_app(runtime), lifespan="on")
-            )
-            bots.append(Bot(url, slack, http))
-        yield bots
-
-
-@pytest.fixture
-async def bot(fake_slack: FakeSlack, redis_url: str, redis_client) -> AsyncIterator[Bot]:
-    async with running_bots(fake_slack, redis_url) as bots:
-        yield bots[0]
-
-
-def _first_line(call) -> str:
-    return (call.text or "").splitlines()[0]
+_first_line = first_line
 
 
 async def test_slash_command_with_everything_acks_then_updates_one_message(bot: Bot):
@@ -189,7 +119,10 @@ async def test_ambiguous_name_resolved_by_a_button_click(
         assert picked.body["ts"] == root.response["ts"]
         assert not [b for b in picked.blocks if b["type"] == "actions"]
         [choice] = [b for b in picked.blocks if b["type"] == "context"]
-        assert [e["text"] for e in choice["elements"]] == ["<@U1> picked", buttons[0]["text"]["text"]]
+        assert [e["text"] for e in choice["elements"]] == [
+            "<@U1> picked",
+            buttons[0]["text"]["text"],
+        ]
         assert _first_line(updates[2]).split(" ")[0] in {"CRASH_APP_ERROR", "OOM_KILLED", "UNKNOWN"}
 
 
@@ -361,7 +294,9 @@ async def test_hostile_upstream_text_cannot_ping_the_channel(
 async def test_slack_rate_limit_is_retried_after_retry_after(bot: Bot):
     """A 429 from chat.postMessage is retried after Retry-After, and the answer still arrives."""
     bot.slack.fail_next("chat.postMessage", status=429, retry_after=1)
-    body = slash_command_body("why did training-job-42 fail?", response_url=bot.slack.response_url())
+    body = slash_command_body(
+        "why did training-job-42 fail?", response_url=bot.slack.response_url()
+    )
     await bot.send(body)
     calls = await bot.slack.wait_for_async("chat.postMessage", count=2)
     assert [c.status for c in calls] == [429, 200]
