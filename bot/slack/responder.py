@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import structlog
 from slack_sdk.errors import SlackApiError
+from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
@@ -80,19 +81,30 @@ class SlackResponder:
         """The thread the conversation lives in (a slash command's root once posted)."""
         return self._thread_ts if self._threaded else None
 
-    async def tell(self, text: str) -> None:
-        """Show `text` to the asker only (errors, hints and denials); never raises."""
+    async def tell(self, text: str, *, ours: bool = False) -> None:
+        """Show `text` to the asker only (errors, hints and denials); never raises.
+
+        Text is escaped like any notice unless `ours`: written by the bot with nothing from
+        upstream in it, so that a `<@U…>` mention in it shows as a name.
+        """
+        message = (
+            SlackMessage(
+                text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text)).to_dict()]
+            )
+            if ours
+            else blocks.render_notice(text)
+        )
         try:
-            await self._private(blocks.render_notice(text))
+            await self._private(message)
         except Exception:  # noqa: BLE001 - a failed private notice must not hide the first error
             self._log.warning("slack_private_reply_failed", exc_info=True)
 
     async def post(self, reply: Reply) -> str:
         """Post `reply` (in the thread, or as a new root); returns the main message's ts.
 
-        A private `Notice` goes to the asker only and returns "" (it is never updated).
+        A private reply goes to the asker only and returns "" (it is never updated).
         """
-        if isinstance(reply, Notice) and reply.private:
+        if reply.private:
             await self._private(*to_slack(reply))
             return ""
         main, *overflow = to_slack(reply)

@@ -105,8 +105,9 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             if state is None:
                 await responder.tell(LOST_CONTEXT)
                 return
-            if state.started_by and state.started_by != user:
-                await responder.tell(only_asker(state.started_by))
+            asker = getattr(state, "asker", "") or state.started_by
+            if asker and asker != user:
+                await responder.tell(only_asker(asker), ours=True)
                 return
             click = f"act:{channel}:{message.get('ts')}:{action.get('value')}"
             if not await deps.store.claim(click, deps.dedupe_ttl_s):
