@@ -172,12 +172,7 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         yield
-        if runtime.runai is not None:
-            await runtime.runai.aclose()
-        if runtime.redis is not None:
-            await runtime.redis.aclose()
-        if runtime.kube is not None:
-            await runtime.kube.aclose()
+        await _close(runtime)
 
     return Starlette(
         routes=[
@@ -212,5 +207,14 @@ async def _socket_mode(settings: Settings) -> None:
     try:
         await handler.start_async()  # type: ignore[no-untyped-call]
     finally:
-        if runtime.runai is not None:
-            await runtime.runai.aclose()
+        await _close(runtime)
+
+
+async def _close(runtime: Runtime) -> None:
+    """Close the clients the process owns (HTTP pools, Redis)."""
+    if runtime.runai is not None:
+        await runtime.runai.aclose()
+    if runtime.redis is not None:
+        await runtime.redis.aclose()
+    if runtime.kube is not None:
+        await runtime.kube.aclose()
