@@ -13,7 +13,7 @@ import json
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 __all__ = ["body_problem"]
 
@@ -27,7 +27,9 @@ class _Typed(_Shape):
 
 
 class _Event(_Shape):
-    type: str
+    """A message or mention, the only events the bot reads fields of."""
+
+    type: Literal["app_mention", "message"]
     channel: str = ""
     user: str = ""
     text: str = ""
@@ -42,7 +44,16 @@ class _EventCallback(_Shape):
     type: Literal["event_callback"]
     team_id: str = ""
     event_id: str = ""
-    event: _Event
+    event: _Event | _Typed  # other event types (user_change, ...) need only their type
+
+    @model_validator(mode="before")
+    @classmethod
+    def _event_of_its_type(cls, data: Any) -> Any:
+        """Check a message or mention strictly; pydantic's union would let it fall through."""
+        event = data.get("event") if isinstance(data, dict) else None
+        if isinstance(event, dict) and event.get("type") in {"app_mention", "message"}:
+            _Event.model_validate(event)
+        return data
 
 
 class _UrlVerification(_Shape):
