@@ -24,7 +24,8 @@ from slack_bolt.adapter.starlette.async_handler import (
     to_async_bolt_request,
     to_starlette_response,
 )
-from slack_bolt.async_app import AsyncApp
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.request.async_internals import build_async_context
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -35,7 +36,7 @@ from bot.conversation import ConversationEngine, MemoryStore, RedisStore, StateS
 from bot.settings import Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.deps import SlackDeps
-from bot.slack.payloads import body_problem
+from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
 from diagnosis import RunaiClient, RunaiReader
 from diagnosis.kube import KubeAccess
@@ -144,13 +145,19 @@ async def slack_events(runtime: Runtime, request: Request) -> Response:
     if body is None:
         return _rejected(Rejection(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap"))
     rejection = verifier.verify(request.headers, body)
-    if rejection is None:
-        problem = body_problem(request.headers.get("content-type", ""), body)
-        if problem is not None:
-            rejection = Rejection(HTTPStatus.BAD_REQUEST, problem)
     if rejection is not None:
         return _rejected(rejection)
-    response = await runtime.app.async_dispatch(to_async_bolt_request(request, body))
+    checked = check_body(request.headers.get("content-type", ""), body)
+    if checked.problem is not None:
+        return _rejected(Rejection(HTTPStatus.BAD_REQUEST, checked.problem))
+    bolt_request = to_async_bolt_request(request, body)
+    if bolt_request.body != checked.data:
+        # Bolt reads any form body containing the word "payload" as an interaction, so
+        # `/runai-why why did payload-etl fail` would reach no listener: use what the
+        # body actually says.
+        bolt_request.body = checked.data
+        bolt_request.context = build_async_context(AsyncBoltContext(), checked.data)
+    response = await runtime.app.async_dispatch(bolt_request)
     return to_starlette_response(response)
 
 

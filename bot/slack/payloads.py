@@ -10,12 +10,13 @@ need only a `type`.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-__all__ = ["body_problem"]
+__all__ = ["Checked", "check_body"]
 
 
 class _Shape(BaseModel):
@@ -122,6 +123,14 @@ _PAYLOAD_TYPES: dict[str, type[_Shape]] = {
 }
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A verified body: what it says (`data`), or why it cannot be handled (`problem`)."""
+
+    data: dict[str, Any]
+    problem: str | None = None
+
+
 def _checked(data: object, table: dict[str, type[_Shape]], what: str) -> str | None:
     if not isinstance(data, dict):
         return f"{what} is not a JSON object"
@@ -135,31 +144,33 @@ def _checked(data: object, table: dict[str, type[_Shape]], what: str) -> str | N
     return None
 
 
-def _form_problem(body: str) -> str | None:
+def _form(body: str) -> Checked:
     try:
         parsed = parse_qs(body, keep_blank_values=True, strict_parsing=True)
     except ValueError:
-        return "form body malformed"
+        return Checked({}, "form body malformed")
     if any(len(values) != 1 for values in parsed.values()):
-        return "form field repeated"
+        return Checked({}, "form field repeated")
     form = {key: values[0] for key, values in parsed.items()}
     if "payload" in form:
         try:
             payload = json.loads(form["payload"])
         except ValueError:
-            return "payload is not JSON"
-        return _checked(payload, _PAYLOAD_TYPES, "payload")
+            return Checked({}, "payload is not JSON")
+        problem = _checked(payload, _PAYLOAD_TYPES, "payload")
+        return Checked(payload if problem is None else {}, problem)
     if "ssl_check" in form:
-        return None
+        return Checked(form)
     try:
         _SlashCommand.model_validate(form)
     except ValidationError as error:
-        return f"slash command: {error.errors()[0]['loc'][0]}: {error.errors()[0]['msg']}"
-    return None
+        first = error.errors()[0]
+        return Checked({}, f"slash command: {first['loc'][0]}: {first['msg']}")
+    return Checked(form)
 
 
-def body_problem(content_type: str, body: bytes) -> str | None:
-    """Why a verified body cannot be handled (for a 400), or None when it can.
+def check_body(content_type: str, body: bytes) -> Checked:
+    """What a verified body says, or why it cannot be handled (for a 400).
 
     JSON is recognised exactly the way Bolt recognises it (content type
     `application/json`, or a body that starts with `{`); everything else is form-encoded.
@@ -167,11 +178,12 @@ def body_problem(content_type: str, body: bytes) -> str | None:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        return "body is not UTF-8"
+        return Checked({}, "body is not UTF-8")
     if content_type == "application/json" or text.startswith("{"):
         try:
             data = json.loads(text)
         except ValueError:
-            return "body is not JSON"
-        return _checked(data, _JSON_TYPES, "body")
-    return _form_problem(text)
+            return Checked({}, "body is not JSON")
+        problem = _checked(data, _JSON_TYPES, "body")
+        return Checked(data if problem is None else {}, problem)
+    return _form(text)

@@ -182,3 +182,15 @@ async def test_another_bots_mention_starts_nothing_but_a_person_after_it_does(bo
     await bot.slack.wait_for_async("chat.update")
     threads = [c.body.get("thread_ts") for c in bot.slack.calls("chat.postMessage")]
     assert threads == ["1700003501.1"]
+
+
+async def test_a_command_that_mentions_payload_still_reaches_the_command(bot: Bot):
+    """Bolt alone reads any form body containing "payload" as an interaction and drops it."""
+    body = slash_command_body(
+        "cluster=prod-a workload=payload-etl project=ml-team",
+        response_url=bot.slack.response_url("p"),
+    )
+    assert (await bot.send(body)).status_code == 200
+    [working] = await bot.slack.wait_for_async("chat.postMessage")
+    assert working.text.startswith("Diagnosing payload-etl in ml-team on prod-a")
+    await bot.slack.wait_for_async("chat.update")
