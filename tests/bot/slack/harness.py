@@ -20,9 +20,9 @@ from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
 from runai_sim.server import serve, serve_asgi
 from tests.bot.slack.fake_slack import Call, FakeSlack
-from tests.bot.slack.signing import signed_headers
+from tests.bot.slack.signing import signed_headers, slash_command_body
 
-__all__ = ["DEMO", "SECRET", "Bot", "first_line", "running_bots"]
+__all__ = ["DEMO", "SECRET", "Bot", "first_line", "running_bots", "settle"]
 
 SECRET = "e2e-signing-secret"
 DEMO = bundled_scenario("demo")
@@ -81,3 +81,14 @@ async def running_bots(
 def first_line(call: Call) -> str:
     """The first line of a call's text fallback (a report's category line)."""
     return (call.text or "").splitlines()[0]
+
+
+async def settle(bot: Bot, key: str = "settle") -> None:
+    """Wait until the bot has handled everything sent before, without a fixed sleep.
+
+    Sends `/runai-why help` (answered privately through its own response_url, so it adds
+    no public message) and waits for that answer.
+    """
+    body = slash_command_body("help", response_url=bot.slack.response_url(key))
+    await bot.send(body)
+    await bot.slack.wait_for_async("response_url", where=lambda c: c.key == key)

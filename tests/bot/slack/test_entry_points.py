@@ -194,3 +194,25 @@ async def test_a_command_that_mentions_payload_still_reaches_the_command(bot: Bo
     [working] = await bot.slack.wait_for_async("chat.postMessage")
     assert working.text.startswith("Diagnosing payload-etl in ml-team on prod-a")
     await bot.slack.wait_for_async("chat.update")
+
+
+async def test_a_button_in_a_direct_message_continues_the_conversation(bot: Bot):
+    ask = message_event("why did eval-harness in ml-team fail?", user="U1", channel="D2", ts="1.5")
+    await bot.send(event_body(ask))
+    [question] = await bot.slack.wait_for_async("chat.postMessage")
+    [button] = _buttons(question)
+    click = block_action_body(
+        button["action_id"],
+        button["value"],
+        user="U1",
+        channel="D2",
+        message_ts=question.response["ts"],
+        response_url=bot.slack.response_url("dm"),
+        message_blocks=question.blocks,
+        label=button["text"]["text"],
+    )
+    await bot.send(click)
+    updates = await bot.slack.wait_for_async("chat.update", count=2)
+    assert _buttons(updates[0]) == []
+    assert first_line(updates[1]).startswith("CRASH_APP_ERROR")
+    assert all("thread_ts" not in c.body for c in bot.slack.calls("chat.postMessage"))

@@ -18,7 +18,7 @@ from bot.scenarios import bundled_scenario
 from bot.slack.app import STORE_DOWN
 from bot.slack.responder import INVITE_HINT
 from tests.bot.slack.fake_slack import FakeSlack
-from tests.bot.slack.harness import DEMO, SECRET, Bot, first_line, running_bots
+from tests.bot.slack.harness import DEMO, SECRET, Bot, first_line, running_bots, settle
 from tests.bot.slack.signing import (
     BOT_USER_ID,
     app_mention_event,
@@ -138,7 +138,7 @@ async def test_slack_retries_delivered_three_times_get_one_answer(bot: Bot):
     await bot.send(body, headers=retry_headers(1))
     await bot.send(body, headers=retry_headers(2))
     await bot.slack.wait_for_async("chat.update")
-    await asyncio.sleep(0.5)
+    await settle(bot)
     assert len(bot.slack.calls("chat.postMessage")) == 1
     assert len(bot.slack.calls("chat.update")) == 1
 
@@ -149,7 +149,7 @@ async def test_mention_and_message_double_delivery_gets_one_answer(bot: Bot):
     await bot.send(event_body(message_event(text, user="U1", channel="C1", ts=ts)))
     await bot.send(event_body(app_mention_event(text, user="U1", channel="C1", ts=ts)))
     await bot.slack.wait_for_async("chat.update")
-    await asyncio.sleep(0.5)
+    await settle(bot)
     assert len(bot.slack.calls("chat.postMessage")) == 1
 
 
@@ -170,7 +170,8 @@ async def test_two_replicas_sharing_redis_answer_once(
         )
         assert [r.status_code for r in responses] == [200, 200]
         await fake_slack.wait_for_async("chat.update")
-        await asyncio.sleep(0.5)
+        await settle(first)
+        await settle(second, "settle-2")
         assert len(fake_slack.calls("chat.postMessage")) == 1
 
         # A thread reply reaching the *other* replica still finds the conversation (Redis state).
@@ -202,7 +203,7 @@ async def test_stale_and_forged_requests_are_rejected(bot: Bot, timestamp, secre
     headers = signed_headers(secret, body, timestamp)
     response = await bot.http.post(f"{bot.url}/slack/events", content=body, headers=headers)
     assert response.status_code == 401
-    await asyncio.sleep(0.2)
+    await settle(bot)
     assert bot.slack.calls("chat.postMessage") == []
 
 
@@ -265,7 +266,7 @@ async def test_bots_own_messages_and_edits_are_ignored(bot: Bot):
     )
     for event in (own, edit):
         assert (await bot.send(event_body(event))).status_code == 200
-    await asyncio.sleep(0.3)
+    await settle(bot)
     assert bot.slack.calls("chat.postMessage") == []
 
 
