@@ -1,7 +1,8 @@
-"""The `runai-why` command line: `diagnose`, `sim` and `demo`.
+"""The `runai-why` command line: `diagnose`, `sim`, `serve` and `demo`.
 
 Exit codes: 0 a report was printed (whatever its outcome), 2 bad input (flags, IDs,
-scenario file, configuration), 3 the control plane failed or could not be reached.
+scenario file, configuration), 3 the control plane failed or could not be reached, 130
+interrupted (Ctrl-C), which leaves quietly.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import sys
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
+from importlib import metadata
 from pathlib import Path
 
 import structlog
+from pydantic import ValidationError
 
 from bot.backends import Backends, from_settings, simulated
 from bot.demo import bundled_script, run_chat
@@ -40,21 +43,31 @@ from runai_sim.server import run as run_simulator
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_USAGE, EXIT_UPSTREAM = 0, 2, 3
+EXIT_OK, EXIT_USAGE, EXIT_UPSTREAM, EXIT_INTERRUPTED = 0, 2, 3, 130
+PROG = "runai-why"
+SIMULATOR_HINT = " (or pass --scenario FILE to use the simulator)"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports errors as one line and exit code 2."""
+    """argparse that reports errors as one line and exit code 2, naming the right --help."""
+
+    subcommands: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(
-            f"runai-why: error: {message} (see runai-why {self.prog.split()[-1]} --help)\n"
-        )
+        sys.stderr.write(f"{PROG}: error: {message} (see {self.prog} --help)\n")
         sys.exit(EXIT_USAGE)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="runai-why", description="Why did my Run:ai workload fail?")
+def _version() -> str:
+    try:
+        return metadata.version(PROG)
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        return "unknown"
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog=PROG, description="Why did my Run:ai workload fail?")
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -96,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="diagnose every workload the scenario lists and exit"
     )
     demo.add_argument("--json", action="store_true", help="with --all: one JSON object per line")
+    parser.subcommands = dict(commands.choices)
     return parser
 
 
@@ -122,6 +136,11 @@ async def _diagnose(args: argparse.Namespace) -> int:
     )
     scenario = Scenario.load(args.scenario) if args.scenario else None
     now: datetime | None = scenario.now if scenario else None
+    if scenario is None:
+        try:
+            Settings().runai_config()
+        except ConfigError as error:  # only `diagnose` has --scenario to offer instead
+            raise ConfigError(f"{error}{SIMULATOR_HINT}") from None
     async with _backends(scenario) as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=now)
     _print(report, request.lookback_label(), as_json=args.json)
@@ -163,9 +182,30 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
+def _settings_problems(error: ValidationError) -> str:
+    """Every invalid setting at once, by its environment variable, without its value."""
+    names = [
+        ".".join(str(p) for p in e["loc"]).upper() + f" ({e['msg'].lower()})"
+        for e in error.errors()
+    ]
+    return "invalid settings: " + "; ".join(names)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
-    args = _parser().parse_args(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")  # Ctrl-C: leave quietly, on a fresh line
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # say it in the words of the subcommand that was given them
+        command = parser.subcommands.get(args.command, parser)
+        command.error(f"unrecognized arguments: {' '.join(extra)}")
     level = ("WARNING", "INFO", "DEBUG")[min(args.verbose, 2)]
     configure_logging(level, "console")
     log = structlog.get_logger(__name__)
@@ -179,6 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(runner(args))
     except (InvalidRequest, ScenarioError, ConfigError) as error:
         sys.stderr.write(f"runai-why: error: {sanitize(str(error))}\n")
+        return EXIT_USAGE
+    except ValidationError as error:  # Settings(): a value of the wrong type or range
+        sys.stderr.write(f"runai-why: error: {_settings_problems(error)}\n")
         return EXIT_USAGE
     except UpstreamError as error:
         log.info("upstream_failed", operation=error.operation, status=error.status)

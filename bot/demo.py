@@ -1,13 +1,16 @@
 """`runai-why demo`: chat with the bot in a terminal against the bundled simulated cluster.
 
 The simulator runs in-process on a loopback port; the real client, engine and renderer run
-against it, so what you see is what Slack users get, rendered as text.
+against it, so what you see is what Slack users get, rendered as text. Ctrl-D or Ctrl-C
+leaves (Ctrl-C quietly, with exit code 130).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from importlib import resources
 
@@ -34,9 +37,40 @@ def _welcome(scenario: Scenario) -> str:
     )
 
 
-async def _lines_from_terminal() -> list[str] | None:
-    line = await asyncio.to_thread(sys.stdin.readline)
-    return None if line == "" else [line]
+def _read_lines(fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
+    """Forward each line read from `fd` to `lines`, then None at end of input.
+
+    Runs in a daemon thread on the raw descriptor: a pending read never holds up Ctrl-C or
+    the interpreter's exit (an executor thread blocked in `readline` would, until Enter).
+    """
+    pending = b""
+
+    def put(item: str | None) -> None:
+        loop.call_soon_threadsafe(lines.put_nowait, item)
+
+    try:
+        while chunk := os.read(fd, 4096):
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                put(line.decode(errors="replace") + "\n")
+        if pending:
+            put(pending.decode(errors="replace"))
+        put(None)
+    except (OSError, RuntimeError):  # the terminal went away, or the loop already closed
+        return
+
+
+def _terminal_lines() -> asyncio.Queue[str | None]:
+    lines: asyncio.Queue[str | None] = asyncio.Queue()
+    reader = threading.Thread(
+        target=_read_lines,
+        args=(sys.stdin.fileno(), asyncio.get_running_loop(), lines),
+        name="demo-stdin",
+        daemon=True,
+    )
+    reader.start()
+    return lines
 
 
 async def run_chat(
@@ -56,12 +90,12 @@ async def run_chat(
         if script is not None:
             await session.run_script(script)
             return
+        typed = _terminal_lines()
         while True:
             if interactive:
                 write(PROMPT)
-            lines = await _lines_from_terminal()
-            if lines is None:
+            line = await typed.get()
+            if line is None:
                 write("\n")
                 return
-            for line in lines:
-                await session.say(line)
+            await session.say(line)

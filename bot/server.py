@@ -2,6 +2,8 @@
 
 HTTP mode serves `POST /slack/events` (commands, events and interactivity on one URL),
 `GET /healthz` (the process is up) and `GET /readyz` (settings loaded, state store reachable).
+Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, signature on
+the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt.
 """
 
 from __future__ import annotations
@@ -12,16 +14,21 @@ import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from http import HTTPStatus
 
 import redis.asyncio as redis
 import structlog
 import uvicorn
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
-from slack_bolt.async_app import AsyncApp
+from slack_bolt.adapter.starlette.async_handler import (
+    to_async_bolt_request,
+    to_starlette_response,
+)
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.request.async_internals import build_async_context
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.audit import build_audit_sink
@@ -29,6 +36,8 @@ from bot.conversation import ConversationEngine, MemoryStore, RedisStore, StateS
 from bot.settings import Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.deps import SlackDeps
+from bot.slack.payloads import check_body
+from bot.slack.verify import Rejection, RequestVerifier
 from diagnosis import RunaiClient, RunaiReader
 from diagnosis.kube import KubeAccess
 from diagnosis.kube.reader import KubeConnector, KubeDirectory
@@ -41,6 +50,7 @@ class Runtime:
     """What one process owns while it serves: the clients and the Slack app."""
 
     app: AsyncApp
+    verifier: RequestVerifier
     store: StateStore
     runai: RunaiClient | None
     redis: redis.Redis | None
@@ -68,13 +78,14 @@ def build_runtime(
     runai: RunaiReader | None = None,
     kube: KubeConnector | None = None,
     clock: Callable[[], datetime | None] = lambda: None,
+    socket_mode: bool = False,
 ) -> Runtime:
     """Validate settings (fail fast with a clear message) and build every collaborator.
 
     `runai`, `kube` and `clock` are seams for tests and the simulator; production passes
     none of them and gets clients built from the settings (KUBE_CLUSTERS for Tier 2).
     """
-    token, signing_secret, _ = settings.slack_secrets(socket_mode=False)
+    token, signing_secret, _ = settings.serve_secrets(socket_mode=socket_mode, runai=runai is None)
     client: RunaiClient | None = None
     if runai is None:
         client = RunaiClient(settings.runai_config())
@@ -95,15 +106,66 @@ def build_runtime(
     )
     web = build_web_client(token, settings.slack_api_url)
     app = build_slack_app(client=web, signing_secret=signing_secret, deps=SlackDeps(engine, store))
-    return Runtime(app=app, store=store, runai=client, redis=redis_client, kube=owned_kube)
+    return Runtime(
+        app=app,
+        verifier=RequestVerifier(signing_secret),
+        store=store,
+        runai=client,
+        redis=redis_client,
+        kube=owned_kube,
+    )
+
+
+def _rejected(rejection: Rejection) -> Response:
+    structlog.get_logger(__name__).warning(
+        "slack_request_rejected", status=int(rejection.status), reason=rejection.reason
+    )
+    return PlainTextResponse(rejection.status.phrase, status_code=rejection.status)
+
+
+async def _capped_body(request: Request, limit: int) -> bytes | None:
+    """The raw body, or None as soon as it grows past `limit` (whatever Content-Length said)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def slack_events(runtime: Runtime, request: Request) -> Response:
+    """The gate, then Bolt: nothing unverified or malformed is parsed, logged or dispatched."""
+    verifier = runtime.verifier
+    rejection = verifier.check_length(request.headers)
+    if rejection is not None:
+        return _rejected(rejection)
+    body = await _capped_body(request, verifier.max_body_bytes)
+    if body is None:
+        return _rejected(Rejection(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap"))
+    rejection = verifier.verify(request.headers, body)
+    if rejection is not None:
+        return _rejected(rejection)
+    checked = check_body(request.headers.get("content-type", ""), body)
+    if checked.problem is not None:
+        return _rejected(Rejection(HTTPStatus.BAD_REQUEST, checked.problem))
+    bolt_request = to_async_bolt_request(request, body)
+    if bolt_request.body != checked.data:
+        # Bolt reads any form body containing the word "payload" as an interaction, so
+        # `/runai-why why did payload-etl fail` would reach no listener: use what the
+        # body actually says.
+        bolt_request.body = checked.data
+        bolt_request.context = build_async_context(AsyncBoltContext(), checked.data)
+    response = await runtime.app.async_dispatch(bolt_request)
+    return to_starlette_response(response)
 
 
 def create_asgi_app(runtime: Runtime) -> Starlette:
     """The ASGI app; its lifespan closes the HTTP and Redis clients on shutdown."""
-    handler = AsyncSlackRequestHandler(runtime.app)
 
     async def events(request: Request) -> Response:
-        return await handler.handle(request)
+        return await slack_events(runtime, request)
 
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -117,12 +179,7 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         yield
-        if runtime.runai is not None:
-            await runtime.runai.aclose()
-        if runtime.redis is not None:
-            await runtime.redis.aclose()
-        if runtime.kube is not None:
-            await runtime.kube.aclose()
+        await _close(runtime)
 
     return Starlette(
         routes=[
@@ -151,11 +208,20 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
 
 
 async def _socket_mode(settings: Settings) -> None:
-    _, _, app_token = settings.slack_secrets(socket_mode=True)
-    runtime = build_runtime(settings)
+    _, _, app_token = settings.serve_secrets(socket_mode=True, runai=True)
+    runtime = build_runtime(settings, socket_mode=True)
     handler = AsyncSocketModeHandler(runtime.app, app_token)
     try:
         await handler.start_async()  # type: ignore[no-untyped-call]
     finally:
-        if runtime.runai is not None:
-            await runtime.runai.aclose()
+        await _close(runtime)
+
+
+async def _close(runtime: Runtime) -> None:
+    """Close the clients the process owns (HTTP pools, Redis)."""
+    if runtime.runai is not None:
+        await runtime.runai.aclose()
+    if runtime.redis is not None:
+        await runtime.redis.aclose()
+    if runtime.kube is not None:
+        await runtime.kube.aclose()

@@ -15,9 +15,21 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from diagnosis import RunaiConfig
 
-__all__ = ["ConfigError", "Settings"]
+__all__ = ["ConfigError", "Settings", "is_placeholder"]
 
-_PLACEHOLDERS = frozenset({"", "changeme", "change-me", "xxx", "todo", "<secret>", "replace-me"})
+_PLACEHOLDERS = frozenset({"", "xxx", "todo", "<secret>", "none", "null"})
+#: Words that make any value a placeholder, wherever they appear (`xoxb-change-me`,
+#: `https://change-me.run.ai`), as deploy/env.example writes them.
+_PLACEHOLDER_WORDS = ("changeme", "change-me", "change_me", "replace-me", "replaceme", "your-")
+_TOKEN_PREFIXES = ("xoxb-", "xapp-")
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether `value` is unset or a placeholder rather than a real setting."""
+    plain = value.strip().lower()
+    for prefix in _TOKEN_PREFIXES:
+        plain = plain.removeprefix(prefix)
+    return plain in _PLACEHOLDERS or any(word in plain for word in _PLACEHOLDER_WORDS)
 
 
 class ConfigError(Exception):
@@ -77,8 +89,12 @@ class Settings(BaseSettings):
         """slack_sdk joins method names onto the base URL, which must end with `/`."""
         return value if value.endswith("/") else value + "/"
 
-    def slack_secrets(self, *, socket_mode: bool) -> tuple[str, str, str | None]:
-        """Bot token, signing secret and (Socket Mode) app token; `ConfigError` if unusable."""
+    def serve_secrets(self, *, socket_mode: bool, runai: bool) -> tuple[str, str, str | None]:
+        """Bot token, signing secret and (Socket Mode) app token for `runai-why serve`.
+
+        Everything `serve` needs is checked at once (with `runai`, the Run:ai settings too),
+        so one `ConfigError` lists every missing, placeholder or malformed setting.
+        """
         values = {
             "SLACK_BOT_TOKEN": self.slack_bot_token,
             "SLACK_SIGNING_SECRET": self.slack_signing_secret,
@@ -86,42 +102,60 @@ class Settings(BaseSettings):
         if socket_mode:
             values["SLACK_APP_TOKEN"] = self.slack_app_token
         plain = {k: v.get_secret_value().strip() if v else "" for k, v in values.items()}
-        problems = [k for k, v in plain.items() if v.lower() in _PLACEHOLDERS]
-        if problems:
+        unset = [k for k, v in plain.items() if is_placeholder(v)]
+        malformed = []
+        if "SLACK_BOT_TOKEN" not in unset and not plain["SLACK_BOT_TOKEN"].startswith("xoxb-"):
+            malformed.append("SLACK_BOT_TOKEN must be a bot token (xoxb-…)")
+        if (
+            socket_mode
+            and "SLACK_APP_TOKEN" not in unset
+            and not plain["SLACK_APP_TOKEN"].startswith("xapp-")
+        ):
+            malformed.append("SLACK_APP_TOKEN must be an app-level token (xapp-…)")
+        if runai:
+            runai_unset, runai_malformed = self._runai_problems()
+            unset += runai_unset
+            malformed += runai_malformed
+        problems = [f"set {', '.join(unset)} (missing or a placeholder)"] if unset else []
+        if problems or malformed:
             raise ConfigError(
-                f"set {', '.join(problems)} (from the Slack app's settings) before "
-                "`runai-why serve`; see deploy/slack-app-manifest.yaml"
+                "; ".join(problems + malformed)
+                + " before `runai-why serve`; see deploy/env.example and "
+                "deploy/slack-app-manifest.yaml"
             )
-        if not plain["SLACK_BOT_TOKEN"].startswith("xoxb-"):
-            raise ConfigError("SLACK_BOT_TOKEN must be a bot token (xoxb-…)")
-        if socket_mode and not plain["SLACK_APP_TOKEN"].startswith("xapp-"):
-            raise ConfigError("SLACK_APP_TOKEN must be an app-level token (xapp-…)")
         return plain["SLACK_BOT_TOKEN"], plain["SLACK_SIGNING_SECRET"], plain.get("SLACK_APP_TOKEN")
 
-    def runai_config(self) -> RunaiConfig:
-        """The engine's connection settings; `ConfigError` names whatever is missing."""
+    def _runai_problems(self) -> tuple[list[str], list[str]]:
+        """(Run:ai settings that are unset or placeholders, messages about malformed ones)."""
         secret = self.runai_client_secret.get_secret_value() if self.runai_client_secret else ""
-        problems = [
+        unset = [
             name
             for name, value in (
                 ("RUNAI_URL", self.runai_url or ""),
                 ("RUNAI_CLIENT_ID", self.runai_client_id or ""),
                 ("RUNAI_CLIENT_SECRET", secret),
             )
-            if value.strip().lower() in _PLACEHOLDERS
+            if is_placeholder(value)
         ]
-        if problems:
-            raise ConfigError(
-                f"set {', '.join(problems)} to reach a Run:ai control plane "
-                "(or pass --scenario FILE to use the simulator)"
-            )
+        if "RUNAI_URL" in unset:
+            return unset, []
         url = (self.runai_url or "").strip()
         try:
             parsed = httpx.URL(url)
         except httpx.InvalidURL as error:
-            raise ConfigError(f"RUNAI_URL {url!r} is not a valid URL ({error})") from None
+            return unset, [f"RUNAI_URL {url!r} is not a valid URL ({error})"]
         if parsed.scheme not in {"https", "http"} or not parsed.host:
-            raise ConfigError(f"RUNAI_URL must look like https://acme.run.ai (got {url!r})")
+            return unset, [f"RUNAI_URL must look like https://acme.run.ai (got {url!r})"]
+        return unset, []
+
+    def runai_config(self) -> RunaiConfig:
+        """The engine's connection settings; `ConfigError` names everything that is wrong."""
+        unset, malformed = self._runai_problems()
+        problems = [f"set {', '.join(unset)} to reach a Run:ai control plane"] if unset else []
+        if problems or malformed:
+            raise ConfigError("; ".join(problems + malformed))
+        secret = self.runai_client_secret.get_secret_value() if self.runai_client_secret else ""
+        url = (self.runai_url or "").strip()
         return RunaiConfig(
             url=url.rstrip("/"),
             client_id=(self.runai_client_id or "").strip(),

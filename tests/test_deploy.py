@@ -18,6 +18,7 @@ def test_slack_manifest_is_minimal_and_points_every_surface_at_one_url():
         "chat:write",
         "channels:history",
         "groups:history",
+        "im:history",
     }
     [command] = manifest["features"]["slash_commands"]
     assert command["command"] == "/runai-why"
@@ -26,6 +27,7 @@ def test_slack_manifest_is_minimal_and_points_every_surface_at_one_url():
         "app_mention",
         "message.channels",
         "message.groups",
+        "message.im",
     }
     urls = {
         command["url"],

@@ -141,11 +141,14 @@ class ConversationEngine:
                     incoming.text, bot_user_id=self._bot_user_id, expecting=state.expecting
                 )
                 if query.help:
-                    await responder.post(Notice(HELP))
+                    await responder.post(Notice(HELP, private=True))
                     return
                 if query.problems:
                     await responder.post(
-                        Notice("I could not use part of that: " + "; ".join(query.problems))
+                        Notice(
+                            "I could not use part of that: " + "; ".join(query.problems),
+                            private=True,
+                        )
                     )
                 slots = _merge(state.slots, query)
             state = await self._turn(incoming, state.model_copy(update={"slots": slots}), responder)
@@ -179,7 +182,7 @@ class ConversationEngine:
                 symptom=slots.symptom,
             )
         except InvalidRequest as error:
-            await responder.post(Notice(f"That does not look right: {error}"))
+            await responder.post(Notice(f"That does not look right: {error}", private=True))
             return state.model_copy(
                 update={"slots": slots.model_copy(update={"workload_name": None, "project": None})}
             )

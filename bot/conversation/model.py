@@ -67,9 +67,15 @@ class Choice:
 
 @dataclass(frozen=True)
 class Notice:
-    """A short message: help, "Diagnosing …", or an error a person can act on."""
+    """A short message: help, "Diagnosing …", or an error a person can act on.
+
+    Every reply has `private`: True means only the person who wrote the incoming message
+    sees it (Slack: ephemeral). Help, hints, "I could not use part of that" and errors
+    about the asker's own input are private; answers are public.
+    """
 
     text: str
+    private: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,7 @@ class Question:
 
     text: str
     choices: tuple[Choice, ...] = ()
+    private: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,7 @@ class ReportReply:
     report: Report
     lookback: str
     notes: tuple[str, ...] = field(default=())
+    private: bool = False
 
 
 Reply = Notice | Question | ReportReply

@@ -1,4 +1,8 @@
-"""Builds the Bolt `AsyncApp`: web client, listeners, log context and the one error handler."""
+"""Builds the Bolt `AsyncApp`: web client, listeners, log context and the one error handler.
+
+The error handler never posts: a request it sees could not be attributed to an asker and a
+place safely, so it is only logged. Listeners report their own failures (`bot.slack.turns`).
+"""
 
 from __future__ import annotations
 
@@ -15,13 +19,9 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import StoreUnavailable
-from bot.conversation.messages import BUSY, CRASHED, STORE_DOWN, describe_upstream
-from bot.conversation.store import ThreadBusy
-from bot.render.blocks import render_notice
+from bot.conversation.messages import STORE_DOWN
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import register_listeners
-from diagnosis import UpstreamError
 
 __all__ = ["STORE_DOWN", "build_slack_app", "build_web_client"]
 
@@ -38,16 +38,8 @@ def build_web_client(token: str, base_url: str) -> AsyncWebClient:
     return client
 
 
-def _where(body: dict[str, Any]) -> tuple[str | None, str | None]:
-    """(channel, thread) of whatever the request was about, for an error reply."""
-    event = body.get("event") or {}
-    if event:
-        return event.get("channel"), event.get("thread_ts") or event.get("ts")
-    if "channel_id" in body:
-        return body.get("channel_id"), None
-    message = body.get("message") or {}
-    channel = (body.get("channel") or {}).get("id")
-    return channel, message.get("thread_ts") or message.get("ts")
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _retry_num(request: AsyncBoltRequest) -> str | None:
@@ -61,12 +53,12 @@ async def _log_context(
     next: Callable[[], Awaitable[BoltResponse]],  # noqa: A002
 ) -> BoltResponse:
     """Bind team, channel, user, event id and Slack's retry number to every log line."""
-    event = body.get("event") or {}
+    event = _dict(body.get("event"))
     structlog.contextvars.clear_contextvars()
     structlog.contextvars.bind_contextvars(
-        team_id=body.get("team_id") or (body.get("team") or {}).get("id"),
+        team_id=body.get("team_id") or _dict(body.get("team")).get("id"),
         channel_id=event.get("channel") or body.get("channel_id"),
-        user_id=event.get("user") or body.get("user_id") or (body.get("user") or {}).get("id"),
+        user_id=event.get("user") or body.get("user_id") or _dict(body.get("user")).get("id"),
         event_id=body.get("event_id"),
         retry_num=_retry_num(req),
     )
@@ -80,30 +72,16 @@ def build_slack_app(*, client: AsyncWebClient, signing_secret: str, deps: SlackD
     register_listeners(app, deps)
     log = structlog.get_logger(__name__)
 
-    async def on_error(error: Exception, body: dict[str, Any], request: AsyncBoltRequest) -> None:
-        retry = _retry_num(request)
+    async def on_error(error: Exception, request: AsyncBoltRequest) -> None:
+        # Listeners answer their own failures, privately, to the person they know asked
+        # (bot.slack.turns). What reaches here failed before a listener could know that
+        # safely, so it is logged and nothing is posted anywhere.
         log.error(
             "slack_listener_failed",
             error_type=type(error).__name__,
-            retry_num=retry,
+            retry_num=_retry_num(request),
             exc_info=error,
         )
-        if retry is not None:
-            return  # Slack's retry of a request that already failed: say it once only
-        if isinstance(error, ThreadBusy):
-            text = BUSY
-        elif isinstance(error, StoreUnavailable):
-            text = STORE_DOWN
-        elif isinstance(error, UpstreamError):
-            text = describe_upstream(error, "answer")
-        else:
-            text = CRASHED
-        channel, thread = _where(body)
-        if channel:
-            notice = render_notice(text)
-            await client.chat_postMessage(
-                channel=channel, thread_ts=thread, text=notice.text, blocks=notice.blocks
-            )
 
     app.error(on_error)
     return app

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.conversation import ConversationEngine, StateStore
+from bot.slack.threads import ThreadOwnership
 
 __all__ = ["SlackDeps"]
 
@@ -14,8 +15,9 @@ DEDUPE_TTL_S = 3600
 
 @dataclass(frozen=True)
 class SlackDeps:
-    """The engine and store shared by every listener of one process."""
+    """The engine, store and thread-ownership cache shared by every listener of one process."""
 
     engine: ConversationEngine
     store: StateStore
     dedupe_ttl_s: int = DEDUPE_TTL_S
+    threads: ThreadOwnership = field(default_factory=ThreadOwnership)

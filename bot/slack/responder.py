@@ -1,9 +1,12 @@
 """Shows engine replies in Slack: one message posted, then updated in place, in a thread.
 
 A slash command has no thread yet, so its first reply becomes the thread's root; a mention
-replies in the mention's thread. Content that does not fit one message goes into thread
-replies. When the bot is not in the channel, the reply goes through the command's
-`response_url` with a note on how to invite the bot.
+replies in the mention's thread; a direct message is answered in the conversation itself.
+Content that does not fit one message goes into thread replies. Private replies (help,
+hints, errors about the asker's input) are shown only to the asker: through the request's
+`response_url` as an ephemeral message when there is one, else `chat.postEphemeral`. When
+the bot is not in the channel, the reply goes through `response_url` with a note on how to
+invite the bot.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Sequence
 
 import structlog
 from slack_sdk.errors import SlackApiError
+from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
@@ -53,21 +57,56 @@ class SlackResponder:
         *,
         channel: str,
         thread_ts: str | None,
+        user: str,
         response_url: str | None = None,
+        threaded: bool = True,
     ) -> None:
+        """Answer in `channel`/`thread_ts`; private replies go to `user` only.
+
+        `threaded=False` keeps a direct message's answers in the conversation itself
+        instead of starting a thread.
+        """
         self._client = client
         self._channel = channel
         self._thread_ts = thread_ts
-        self._response_url = response_url
+        self._user = user
+        self._response_url = response_url or None
+        self._threaded = threaded
         self._hinted = False
         self._log = structlog.get_logger(__name__)
+        self.public = False
+        """Whether anything was shown in the channel for this request (posted or updated)."""
 
     def thread(self) -> str | None:
         """The thread the conversation lives in (a slash command's root once posted)."""
-        return self._thread_ts
+        return self._thread_ts if self._threaded else None
+
+    async def tell(self, text: str, *, ours: bool = False) -> None:
+        """Show `text` to the asker only (errors, hints and denials); never raises.
+
+        Text is escaped like any notice unless `ours`: written by the bot with nothing from
+        upstream in it, so that a `<@U…>` mention in it shows as a name.
+        """
+        message = (
+            SlackMessage(
+                text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text)).to_dict()]
+            )
+            if ours
+            else blocks.render_notice(text)
+        )
+        try:
+            await self._private(message)
+        except Exception:  # noqa: BLE001 - a failed private notice must not hide the first error
+            self._log.warning("slack_private_reply_failed", exc_info=True)
 
     async def post(self, reply: Reply) -> str:
-        """Post `reply` (in the thread, or as a new root); returns the main message's ts."""
+        """Post `reply` (in the thread, or as a new root); returns the main message's ts.
+
+        A private reply goes to the asker only and returns "" (it is never updated).
+        """
+        if reply.private:
+            await self._private(*to_slack(reply))
+            return ""
         main, *overflow = to_slack(reply)
         try:
             response = await self._client.chat_postMessage(
@@ -84,7 +123,8 @@ class SlackResponder:
                 return ""
             raise
         ts = str(response["ts"])
-        if self._thread_ts is None:
+        self.public = True
+        if self._thread_ts is None and self._threaded:
             self._thread_ts = ts
         await self._post_overflow(overflow)
         return ts
@@ -98,7 +138,26 @@ class SlackResponder:
         await self._client.chat_update(
             channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
         )
+        self.public = True
         await self._post_overflow(overflow)
+
+    async def _private(self, *messages: SlackMessage) -> None:
+        """Ephemeral to the asker: through `response_url` if there is one, else postEphemeral."""
+        if self._response_url is not None:
+            webhook = AsyncWebhookClient(self._response_url)
+            for message in messages:
+                await webhook.send(
+                    text=message.text, blocks=message.blocks, response_type="ephemeral"
+                )
+            return
+        for message in messages:
+            await self._client.chat_postEphemeral(
+                channel=self._channel,
+                user=self._user,
+                thread_ts=self._thread_ts,
+                text=message.text,
+                blocks=message.blocks,
+            )
 
     async def _post_overflow(self, messages: Sequence[SlackMessage]) -> None:
         for message in messages:

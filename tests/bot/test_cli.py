@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import select
+import shutil
+import signal
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -26,10 +34,23 @@ JSON_KEYS = {
 }
 
 
+SETTINGS = (
+    "RUNAI_URL",
+    "RUNAI_CLIENT_ID",
+    "RUNAI_CLIENT_SECRET",
+    "SLACK_BOT_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "SLACK_APP_TOKEN",
+    "REDIS_URL",
+    "PORT",
+)
+ROOT = Path(__file__).resolve().parents[2]
+
+
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch, tmp_path):
-    """No RUNAI_* from the developer's shell or a .env file leaks into these tests."""
-    for name in ("RUNAI_URL", "RUNAI_CLIENT_ID", "RUNAI_CLIENT_SECRET"):
+    """No setting from the developer's shell or a .env file leaks into these tests."""
+    for name in SETTINGS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
 
@@ -219,3 +240,118 @@ def test_malformed_runai_url_is_a_configuration_error(monkeypatch, capsys):
     assert code == 2
     assert "RUNAI_URL 'http://[::1' is not a valid URL" in err
     assert "Traceback" not in err
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as raised:
+        raise SystemExit(main(argv))
+    captured = capsys.readouterr()
+    return int(raised.value.code or 0), captured.out, captured.err
+
+
+def test_version(capsys):
+    code, out, _ = _run(["--version"], capsys)
+    assert code == 0
+    assert out.strip() == "runai-why 0.1.0"
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        ([], "(see runai-why --help)"),
+        (["frobnicate"], "(see runai-why --help)"),
+        (["diagnose", "--colour"], "(see runai-why diagnose --help)"),
+        (["serve", "--scenario", "x.json"], "(see runai-why serve --help)"),
+    ],
+)
+def test_error_hints_name_the_real_command_once(argv, hint, capsys):
+    code, _, err = _run(argv, capsys)
+    assert code == 2
+    assert err.rstrip().endswith(hint)
+    assert "runai-why runai-why" not in err
+
+
+def test_serve_lists_every_missing_setting_at_once_and_no_flag_it_lacks(capsys):
+    code, _, err = _run(["serve"], capsys)
+    assert code == 2
+    assert "set SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, RUNAI_URL, RUNAI_CLIENT_ID, " in err
+    assert "RUNAI_CLIENT_SECRET" in err
+    assert "--scenario" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_serve_refuses_the_placeholders_of_env_example(tmp_path, capsys):
+    shutil.copy(ROOT / "deploy" / "env.example", tmp_path / ".env")
+    code, _, err = _run(["serve", "--socket-mode"], capsys)
+    assert code == 2
+    listed = err.split("set ", 1)[1].split(" (missing", 1)[0].split(", ")
+    assert listed == [
+        "SLACK_BOT_TOKEN",
+        "SLACK_SIGNING_SECRET",
+        "SLACK_APP_TOKEN",
+        "RUNAI_URL",
+        "RUNAI_CLIENT_SECRET",
+    ]
+
+
+def test_serve_names_malformed_settings_with_the_missing_ones(monkeypatch, capsys):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxp-a-user-token")
+    monkeypatch.setenv("RUNAI_URL", "ftp://runai")
+    code, _, err = _run(["serve"], capsys)
+    assert code == 2
+    assert "set SLACK_SIGNING_SECRET, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET" in err
+    assert "SLACK_BOT_TOKEN must be a bot token" in err
+    assert "RUNAI_URL must look like https://acme.run.ai" in err
+    assert "xoxp-a-user-token" not in err
+
+
+def test_a_setting_of_the_wrong_type_is_one_line_naming_it(monkeypatch, capsys):
+    monkeypatch.setenv("PORT", "eighty")
+    code, _, err = _run(["serve"], capsys)
+    assert code == 2
+    assert "invalid settings: PORT" in err
+    assert "eighty" not in err
+    assert "Traceback" not in err
+
+
+def _read_until(fd: int, marker: bytes, timeout: float) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while marker not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"{marker!r} not seen; got {seen[-500:]!r}")
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise AssertionError(f"output ended before {marker!r}: {seen[-500:]!r}")
+            seen += chunk
+    return seen
+
+
+@pytest.mark.e2e
+def test_ctrl_c_leaves_the_demo_cleanly(tmp_path):
+    """At the prompt of a real terminal, Ctrl-C exits 130 at once, with no traceback."""
+    terminal, child = os.openpty()
+    code = "import sys; from bot.cli import main; sys.exit(main(['demo']))"
+    process = subprocess.Popen(  # noqa: S603 - this interpreter, a fixed command
+        [sys.executable, "-c", code],
+        stdin=child,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    os.close(child)
+    try:
+        assert process.stdout is not None
+        _read_until(process.stdout.fileno(), b"you> ", timeout=60)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(terminal)
+    assert process.returncode == 130
+    assert b"Traceback" not in err, err.decode(errors="replace")

@@ -5,13 +5,14 @@ from __future__ import annotations
 from slack_bolt.async_app import AsyncApp
 
 from bot.slack.deps import SlackDeps
-from bot.slack.listeners import actions, commands, events
+from bot.slack.listeners import actions, commands, events, shortcuts
 
 __all__ = ["register_listeners"]
 
 
 def register_listeners(app: AsyncApp, deps: SlackDeps) -> None:
-    """Attach the command, event and action listeners to `app`."""
+    """Attach the command, event, action and shortcut listeners to `app`."""
     commands.register(app, deps)
     events.register(app, deps)
     actions.register(app, deps)
+    shortcuts.register(app, deps)

@@ -10,6 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.conversation import Incoming, ThreadKey
 from bot.slack.deps import SlackDeps
 from bot.slack.responder import SlackResponder
+from bot.slack.turns import converse
 
 __all__ = ["register"]
 
@@ -24,9 +25,13 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         # first post becomes the thread root, and the engine stores the state under it.
         key = ThreadKey("slack", command["team_id"], channel, f"cmd-{command['trigger_id']}")
         responder = SlackResponder(
-            client, channel=channel, thread_ts=None, response_url=command.get("response_url")
+            client,
+            channel=channel,
+            thread_ts=None,
+            user=command["user_id"],
+            response_url=command.get("response_url"),
         )
         text = command.get("text", "").strip() or "help"
-        await deps.engine.handle(Incoming(key, command["user_id"], text=text), responder)
+        await converse(deps, Incoming(key, command["user_id"], text=text), responder)
 
     app.command("/runai-why")(runai_why)

@@ -107,10 +107,10 @@ class Call:
     at: float = field(default_factory=time.monotonic)
 
     @property
-    def text(self) -> str | None:
-        """The top-level `text` argument, if any."""
+    def text(self) -> str:
+        """The top-level `text` argument ("" when there is none)."""
         value = self.body.get("text")
-        return value if isinstance(value, str) else None
+        return value if isinstance(value, str) else ""
 
     @property
     def blocks(self) -> list[Any]:

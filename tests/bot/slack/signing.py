@@ -32,6 +32,7 @@ __all__ = [
     "block_action_body",
     "event_body",
     "message_event",
+    "message_shortcut_body",
     "retry_headers",
     "signed_headers",
     "slash_command_body",
@@ -255,15 +256,21 @@ def block_action_body(
     block_id: str = "b1",
     trigger_id: str = "t1",
     message_blocks: list[dict[str, Any]] | None = None,
+    label: str | None = None,
+    message_text: str = "runai-why",
 ) -> bytes:
-    """The form-encoded `payload=<json>` of a button click (`block_actions`) on a bot message."""
+    """The form-encoded `payload=<json>` of a button click (`block_actions`) on a bot message.
+
+    `label` is the button's text (default: its value); pass the clicked message's blocks
+    and text as Slack echoes them back.
+    """
     message: dict[str, Any] = {
         "type": "message",
         "user": BOT_USER_ID,
         "bot_id": BOT_ID,
         "app_id": APP_ID,
         "team": team,
-        "text": "runai-why",
+        "text": message_text,
         "ts": message_ts,
         "blocks": message_blocks or [],
     }
@@ -299,12 +306,45 @@ def block_action_body(
             {
                 "action_id": action_id,
                 "block_id": block_id,
-                "text": {"type": "plain_text", "text": value, "emoji": True},
+                "text": {"type": "plain_text", "text": label or value, "emoji": True},
                 "value": value,
                 "type": "button",
                 "action_ts": f"{time.time():.6f}",
             }
         ],
+    }
+    return urlencode({"payload": json.dumps(payload)}).encode()
+
+
+def message_shortcut_body(
+    message: dict[str, Any],
+    *,
+    user: str,
+    channel: str,
+    response_url: str,
+    callback_id: str = "runai_why_message",
+    team: str = TEAM_ID,
+    trigger_id: str = "t-shortcut",
+) -> bytes:
+    """The form-encoded `payload=<json>` of a message shortcut (`message_action`) on `message`.
+
+    `message` is the message as Slack shows it to apps (`text`, `ts`, optional `thread_ts`,
+    `attachments`, `blocks`, `user` or `bot_id`).
+    """
+    payload: dict[str, Any] = {
+        "type": "message_action",
+        "token": VERIFICATION_TOKEN,
+        "action_ts": f"{time.time():.6f}",
+        "team": {"id": team, "domain": team.lower()},
+        "user": {"id": user, "username": f"user-{user.lower()}", "team_id": team},
+        "channel": {"id": channel, "name": f"channel-{channel.lower()}"},
+        "is_enterprise_install": False,
+        "enterprise": None,
+        "callback_id": callback_id,
+        "trigger_id": trigger_id,
+        "response_url": response_url,
+        "message_ts": message["ts"],
+        "message": {"type": "message", **message},
     }
     return urlencode({"payload": json.dumps(payload)}).encode()
 

@@ -1,0 +1,82 @@
+"""The "Why did this fail?" message shortcut: diagnose from any message, such as an alert.
+
+The identifiers (cluster, workload, project) are read from the message's own words, with
+the text of its attachments and blocks (monitoring alerts put them there); whatever is
+missing is asked in that message's thread, like a mention would be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.conversation import Incoming, ThreadKey
+from bot.slack.deps import SlackDeps
+from bot.slack.responder import SlackResponder
+from bot.slack.turns import converse
+
+__all__ = ["MESSAGE_SHORTCUT", "message_text", "register"]
+
+#: The shortcut's `callback_id`, as declared in deploy/slack-app-manifest*.yaml.
+MESSAGE_SHORTCUT = "runai_why_message"
+_ATTACHMENT_FIELDS = ("pretext", "title", "text", "fallback")
+_MAX_CHARS = 4000
+
+
+def _strings(node: object) -> Iterator[str]:
+    """Every `text` string in a Block Kit tree (sections, fields, rich text, context)."""
+    if isinstance(node, dict):
+        text = node.get("text")
+        if isinstance(text, str):
+            yield text
+        for key, value in node.items():
+            if key != "text" or not isinstance(value, str):
+                yield from _strings(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _strings(item)
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The words of a message: its text, then its attachments' and blocks' text, deduplicated."""
+    parts: list[str] = [str(message.get("text") or "")]
+    for attachment in message.get("attachments") or []:
+        if isinstance(attachment, dict):
+            parts += [str(attachment.get(f) or "") for f in _ATTACHMENT_FIELDS]
+            for field in attachment.get("fields") or []:
+                if isinstance(field, dict):
+                    parts.append(f"{field.get('title') or ''} {field.get('value') or ''}")
+            parts += _strings(attachment.get("blocks") or [])
+    parts += _strings(message.get("blocks") or [])
+    seen: list[str] = []
+    for part in (p.strip() for p in parts):
+        if part and part not in seen:
+            seen.append(part)
+    return "\n".join(seen)[:_MAX_CHARS]
+
+
+def register(app: AsyncApp, deps: SlackDeps) -> None:
+    """Register the message shortcut listener."""
+
+    async def why_did_this_fail(
+        ack: AsyncAck, shortcut: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        await ack()
+        message = shortcut["message"]
+        channel, user = shortcut["channel"]["id"], shortcut["user"]["id"]
+        thread = message.get("thread_ts") or message.get("ts") or ""
+        key = ThreadKey("slack", shortcut["team"]["id"], channel, thread)
+        responder = SlackResponder(
+            client,
+            channel=channel,
+            thread_ts=thread or None,
+            user=user,
+            response_url=shortcut.get("response_url"),
+        )
+        text = message_text(message) or "help"
+        await converse(deps, Incoming(key, user, text=text), responder)
+
+    app.message_shortcut(MESSAGE_SHORTCUT)(why_did_this_fail)

@@ -1,0 +1,57 @@
+"""One engine turn from Slack, and what the asker is told when it cannot be completed.
+
+Every listener hands its request to `converse`, which knows who asked and where, so a
+failure is reported to that person only (ephemeral) and truthfully: once something was
+posted for the request, "I did not process this request" would be false, so the asker is
+told what actually happened instead. Nothing here posts publicly.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from bot.conversation import Incoming, StoreUnavailable
+from bot.conversation.messages import BUSY, CRASHED, STORE_DOWN, describe_upstream
+from bot.conversation.store import ThreadBusy
+from bot.slack.deps import SlackDeps
+from bot.slack.responder import SlackResponder
+from diagnosis import UpstreamError
+
+__all__ = [
+    "LOST_CONTEXT",
+    "STORE_LOST_AFTER_ANSWER",
+    "converse",
+    "tell_store_error",
+]
+
+STORE_LOST_AFTER_ANSWER = (
+    "I answered above, but my state store (Redis) failed right after, so I may not remember "
+    "this thread. For a follow-up, mention me with the whole question."
+)
+LOST_CONTEXT = "I lost the context of this thread; mention me with the whole question."
+
+
+async def tell_store_error(responder: SlackResponder, error: StoreUnavailable) -> None:
+    """The private notice for a state-store failure, true to what was already shown."""
+    if isinstance(error, ThreadBusy):
+        await responder.tell(BUSY)
+    else:
+        await responder.tell(STORE_LOST_AFTER_ANSWER if responder.public else STORE_DOWN)
+
+
+async def converse(deps: SlackDeps, incoming: Incoming, responder: SlackResponder) -> None:
+    """Run one turn; any failure is logged and told to the asker privately, once."""
+    log = structlog.get_logger(__name__)
+    try:
+        await deps.engine.handle(incoming, responder)
+    except StoreUnavailable as error:
+        log.warning("slack_store_unavailable", error=str(error), answered=responder.public)
+        await tell_store_error(responder, error)
+    except UpstreamError as error:
+        log.warning("slack_upstream_failed", operation=error.operation, status=error.status)
+        if not responder.public:
+            await responder.tell(describe_upstream(error, "answer"))
+    except Exception:
+        log.exception("slack_turn_failed")
+        if not responder.public:  # the engine already replaced its progress notice
+            await responder.tell(CRASHED)

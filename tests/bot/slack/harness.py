@@ -1,0 +1,94 @@
+"""The bot under test over real HTTP: replicas under uvicorn, the simulator, the fake Slack.
+
+`running_bots` starts the real ASGI app (one per replica) against a Run:ai simulator and a
+`FakeSlack`; `Bot.send` signs a body as Slack signs it and POSTs it to `/slack/events`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+import httpx
+from pydantic import SecretStr
+
+from bot.scenarios import bundled_scenario
+from bot.server import build_runtime, create_asgi_app
+from bot.settings import Settings
+from runai_sim.app import Simulator
+from runai_sim.scenario import Scenario
+from runai_sim.server import serve, serve_asgi
+from tests.bot.slack.fake_slack import Call, FakeSlack
+from tests.bot.slack.signing import signed_headers, slash_command_body
+
+__all__ = ["DEMO", "SECRET", "Bot", "first_line", "running_bots", "settle"]
+
+SECRET = "e2e-signing-secret"
+DEMO = bundled_scenario("demo")
+
+
+@dataclass
+class Bot:
+    """One running replica of the bot and what it talks to."""
+
+    url: str
+    slack: FakeSlack
+    http: httpx.AsyncClient
+
+    async def send(
+        self, body: bytes, *, headers: dict[str, str] | None = None, timestamp: int | None = None
+    ) -> httpx.Response:
+        signed = signed_headers(SECRET, body, timestamp)
+        return await self.http.post(
+            f"{self.url}/slack/events", content=body, headers={**signed, **(headers or {})}
+        )
+
+
+def _settings(slack: FakeSlack, runai_url: str, redis_url: str | None) -> Settings:
+    return Settings(
+        _env_file=None,
+        slack_bot_token=SecretStr("xoxb-e2e-token"),
+        slack_signing_secret=SecretStr(SECRET),
+        slack_api_url=slack.base_url,
+        redis_url=SecretStr(redis_url) if redis_url else None,
+        runai_url=runai_url,
+        runai_client_id="runai-why-demo",
+        runai_client_secret=SecretStr("demo-secret"),
+        runai_retries=0,
+    )
+
+
+@asynccontextmanager
+async def running_bots(
+    slack: FakeSlack, redis_url: str | None, *, scenario: Scenario = DEMO, replicas: int = 1
+) -> AsyncIterator[list[Bot]]:
+    async with AsyncExitStack() as stack:
+        runai_url = await stack.enter_async_context(serve(Simulator(scenario)))
+        http = await stack.enter_async_context(httpx.AsyncClient(timeout=10))
+        bots = []
+        for _ in range(replicas):
+            runtime = build_runtime(
+                _settings(slack, runai_url, redis_url), clock=lambda: scenario.now
+            )
+            url = await stack.enter_async_context(
+                serve_asgi(create_asgi_app(runtime), lifespan="on")
+            )
+            bots.append(Bot(url, slack, http))
+        yield bots
+
+
+def first_line(call: Call) -> str:
+    """The first line of a call's text fallback (a report's category line)."""
+    return (call.text or "").splitlines()[0]
+
+
+async def settle(bot: Bot, key: str = "settle") -> None:
+    """Wait until the bot has handled everything sent before, without a fixed sleep.
+
+    Sends `/runai-why help` (answered privately through its own response_url, so it adds
+    no public message) and waits for that answer.
+    """
+    body = slash_command_body("help", response_url=bot.slack.response_url(key))
+    await bot.send(body)
+    await bot.slack.wait_for_async("response_url", where=lambda c: c.key == key)

@@ -1,0 +1,75 @@
+"""Start-up settings: placeholders are refused, and every problem is named at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from bot.settings import ConfigError, Settings, is_placeholder
+
+
+@pytest.mark.parametrize(
+    ("value", "placeholder"),
+    [
+        ("", True),
+        ("   ", True),
+        ("change-me", True),
+        ("CHANGEME", True),
+        ("xoxb-change-me", True),
+        ("xapp-change-me", True),
+        ("https://change-me.run.ai", True),
+        ("replace-me", True),
+        ("your-signing-secret", True),
+        ("<secret>", True),
+        ("todo", True),
+        ("xoxb-", True),
+        ("xoxb-1234-5678-abcdef", False),
+        ("8f14e45fceea167a5a36dedd4bea2543", False),
+        ("https://acme.run.ai", False),
+        ("runai-why", False),
+    ],
+)
+def test_is_placeholder(value: str, placeholder: bool):  # noqa: FBT001 - a table column
+    assert is_placeholder(value) is placeholder
+
+
+def _settings(**values: str) -> Settings:
+    secrets = {"slack_bot_token", "slack_signing_secret", "slack_app_token", "runai_client_secret"}
+    fields: dict[str, Any] = {k: SecretStr(v) if k in secrets else v for k, v in values.items()}
+    return Settings(_env_file=None, **fields)
+
+
+GOOD = {
+    "slack_bot_token": "xoxb-1-2-abc",
+    "slack_signing_secret": "8f14e45fceea167a5a36dedd4bea2543",
+    "slack_app_token": "xapp-1-A1-abc",
+    "runai_url": "https://acme.run.ai",
+    "runai_client_id": "runai-why",
+    "runai_client_secret": "s3cret",
+}
+
+
+def test_good_settings_give_the_secrets():
+    token, secret, app = _settings(**GOOD).serve_secrets(socket_mode=True, runai=True)
+    assert (token, secret, app) == ("xoxb-1-2-abc", GOOD["slack_signing_secret"], "xapp-1-A1-abc")
+
+
+def test_every_problem_in_one_error(monkeypatch):
+    for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "RUNAI_URL"):
+        monkeypatch.delenv(name, raising=False)
+    bad = {**GOOD, "slack_bot_token": "xoxb-change-me", "slack_app_token": "xoxb-wrong-kind"}
+    bad |= {"runai_url": "runai.example", "runai_client_secret": "change-me"}
+    with pytest.raises(ConfigError) as raised:
+        _settings(**bad).serve_secrets(socket_mode=True, runai=True)
+    message = str(raised.value)
+    assert message.startswith("set SLACK_BOT_TOKEN, RUNAI_CLIENT_SECRET (missing or a placeholder)")
+    assert "SLACK_APP_TOKEN must be an app-level token" in message
+    assert "RUNAI_URL must look like https://acme.run.ai" in message
+    assert "change-me" not in message.split("(", 1)[1]  # names, never values
+
+
+def test_without_socket_mode_the_app_token_is_not_needed():
+    good = {k: v for k, v in GOOD.items() if k != "slack_app_token"}
+    assert _settings(**good).serve_secrets(socket_mode=False, runai=True)[2] is None
