@@ -8,7 +8,8 @@ DiagnosisError                  anything the engine raises on purpose
     ├── NotFound                404 for the resource that was asked for
     ├── UpstreamTimeout         no answer within the configured timeout (after retries)
     └── UpstreamUnavailable     connection refused/reset, 429 or 5xx after retries,
-                                or a body that is not the documented shape
+        │                       or a body that is not the documented shape
+        └── PartialHistory      history past the read cap (what was read is kept)
 ```
 
 No `httpx` exception escapes a client: the clients translate them into this tree at the
@@ -18,11 +19,15 @@ name where there is one) and the URL, so a user-facing message can say what to t
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 __all__ = [
     "AuthError",
     "DiagnosisError",
     "InvalidRequest",
     "NotFound",
+    "PartialHistory",
     "UpstreamError",
     "UpstreamTimeout",
     "UpstreamUnavailable",
@@ -78,3 +83,25 @@ class UpstreamTimeout(UpstreamError):
 
 class UpstreamUnavailable(UpstreamError):
     """The upstream could not be reached or kept failing (connect error, 429, 5xx, bad body)."""
+
+
+class PartialHistory(UpstreamUnavailable):
+    """History longer than the read cap: `records` were read, the older part was not.
+
+    Attributes:
+        records: what was read before the cap (never discarded).
+        oldest_read: the time of the oldest record read, where the missing part ends.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        operation: str,
+        url: str,
+        records: list[Any],
+        oldest_read: datetime | None,
+    ) -> None:
+        super().__init__(message, operation=operation, url=url)
+        self.records = records
+        self.oldest_read = oldest_read

@@ -28,12 +28,16 @@ __all__ = ["Evidence", "Gap", "Signal"]
 
 
 class Gap(BaseModel):
-    """Something that could not be measured, and why (`events unavailable: HTTP 503`)."""
+    """Something that could not be measured, and why (`events unavailable: HTTP 503`).
+
+    `cause` is the short reason a headline can quote (`HTTP 403`, `a malformed response`).
+    """
 
     model_config = ConfigDict(frozen=True)
 
     source: str
     what: str
+    cause: str = ""
 
 
 class Signal(BaseModel):
