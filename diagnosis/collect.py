@@ -28,7 +28,7 @@ from diagnosis.signals import history_signals, pod_signals
 __all__ = ["collect"]
 
 T = TypeVar("T")
-_NODE_KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION)
+_NODE_KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION, SignalKind.NODE_CORDONED)
 
 
 def _needs_metrics(signals: list[Signal]) -> bool:
@@ -138,4 +138,5 @@ async def collect(
         tier2=kube is not None,
         tier2_lines=tuple(tier2.lines) if tier2 else (),
         container_memory=tier2.memory if tier2 else {},
+        restarts=tuple(tier2.restarts) if tier2 else (),
     )

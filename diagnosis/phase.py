@@ -17,8 +17,8 @@ from diagnosis.runai.models import HistoryRecord
 
 __all__ = [
     "DIRECT_POD_FAILURE",
-    "UNCONFIRMED_WITHOUT_EVENTS",
     "SYMPTOM_SIGNALS",
+    "UNCONFIRMED_WITHOUT_EVENTS",
     "confirms",
     "phase_gate",
     "recent_preemption",

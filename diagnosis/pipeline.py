@@ -102,10 +102,11 @@ def _unconfirmed(
     """A Pending/Running workload whose events were lost: say what cannot be told apart."""
     why = f" ({events_gap.cause})" if events_gap is not None and events_gap.cause else ""
     phase = ev.workload.phase or "unknown"
-    read = "history and Kubernetes" if ev.tier2 else "history"
-    if ev.history is None:
-        read = "Kubernetes" if ev.tier2 else ""
-    found = f" {read[:1].upper()}{read[1:]} show no failed pod either." if read else ""
+    read = [
+        name for name, got in (("History", ev.history is not None), ("Kubernetes", ev.tier2)) if got
+    ]
+    verb = "show" if len(read) > 1 else "shows"
+    found = f" {' and '.join(read)} {verb} no failed pod either." if read else ""
     if outcome is Outcome.PENDING_SCHEDULING:
         text = (
             f"The workload is {phase}, but its events are unavailable{why}, so a scheduling "

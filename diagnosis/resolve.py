@@ -85,10 +85,8 @@ def near_matches(name: str, workloads: list[Workload]) -> list[Workload]:
     return [w for _, _, w in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_NEAR_MATCHES]]
 
 
-async def _no_match(request: DiagnosisRequest, runai: RunaiReader) -> Report:
+async def _no_match(runai: RunaiReader, *, cluster: str, project: str, name: str) -> Report:
     """The seed: no matching candidate is a question, with near matches by name if any."""
-    name, project, cluster = request.workload_name, request.project, request.cluster_id
-    assert name is not None and project is not None and cluster is not None  # noqa: S101
     try:
         listed = await within_deadline(
             runai.list_project_workloads(cluster_id=cluster, project=project), "list_workloads"
@@ -131,7 +129,7 @@ async def resolve_by_name(
         "list_workloads",
     )
     if not matches:
-        return await _no_match(request, runai)
+        return await _no_match(runai, cluster=request.cluster_id, project=project, name=name)
     if request.symptom is None:
         terminal = [w for w in matches if (w.phase or "").lower() in TERMINAL]
         if not terminal:

@@ -113,6 +113,7 @@ class PodSpec(_KubeModel):
 
     node_name: str | None = None
     restart_policy: str | None = None
+    active_deadline_seconds: int | None = None
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
     volumes: tuple[Volume, ...] = ()
