@@ -19,7 +19,6 @@ name where there is one) and the URL, so a user-facing message can say what to t
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 __all__ = [
@@ -86,22 +85,17 @@ class UpstreamUnavailable(UpstreamError):
 
 
 class PartialHistory(UpstreamUnavailable):
-    """History longer than the read cap: `records` were read, the older part was not.
+    """History longer than the read cap: `records` were read, the rest was not.
 
     Attributes:
         records: what was read before the cap (never discarded).
-        oldest_read: the time of the oldest record read, where the missing part ends.
+        missing: which part was not read, e.g. ``older than 2025-11-04 07:40:00Z`` (pages
+            newest first) or ``newer than ...`` (pages oldest first).
     """
 
     def __init__(
-        self,
-        message: str,
-        *,
-        operation: str,
-        url: str,
-        records: list[Any],
-        oldest_read: datetime | None,
+        self, message: str, *, operation: str, url: str, records: list[Any], missing: str
     ) -> None:
         super().__init__(message, operation=operation, url=url)
         self.records = records
-        self.oldest_read = oldest_read
+        self.missing = missing

@@ -159,12 +159,9 @@ async def fetch_history(
     try:
         records = await within_deadline(runai.get_history(workload_id, cutoff=since), HISTORY)
     except PartialHistory as partial:
-        oldest = (
-            f" older than {partial.oldest_read:%Y-%m-%d %H:%M:%SZ}" if partial.oldest_read else ""
-        )
         what = (
-            f"history{oldest} unavailable ({partial.args[0]}; "
-            f"the {len(partial.records)} newer records were read)"
+            f"history {partial.missing} unavailable ({partial.args[0]}; "
+            f"the {len(partial.records)} records within the lookback that were read are used)"
         )
         return Fetched(list(partial.records), Gap(source=HISTORY, what=what, cause="too long"))
     except UpstreamError as error:

@@ -273,13 +273,16 @@ class RunaiClient:
                     if descending and times[0] > times[-1] and times[-1] < cutoff:
                         break
         except _PageCap as cap:
-            oldest = min((_aware(r.at) for r in records), default=None)
+            times = [_aware(r.at) for r in records]
+            ascending = len(times) > 1 and times[0] < times[-1]
+            edge = max(times) if ascending else min(times)
+            missing = f"{'newer' if ascending else 'older'} than {edge:%Y-%m-%d %H:%M:%SZ}"
             raise PartialHistory(
                 f"more than {len(records)} records, the read stopped at {HISTORY_MAX_PAGES} pages",
                 operation="get_workload_history",
                 url=cap.url,
                 records=kept(),
-                oldest_read=oldest,
+                missing=missing,
             ) from cap
         return kept()
 
