@@ -105,7 +105,8 @@ async def _no_match(runai: RunaiReader, *, cluster: str, project: str, name: str
 
 async def _confirm(
     runai: RunaiReader, candidate: Workload, symptom: Symptom, *, now: datetime, cutoff: datetime
-) -> Resolved | None:
+) -> Resolved | str | None:
+    """The candidate if it shows `symptom`; the events gap's cause if it could not be checked."""
     try:
         workload = await within_deadline(runai.get_workload(candidate.id), "get_workload_status")
     except NotFound:
@@ -114,7 +115,9 @@ async def _confirm(
     events = await fetch_events(runai, workload.id, since)
     redactor = Redactor()
     signals = [*status_signals(workload, redactor), *events_signals(events.value or (), redactor)]
-    return Resolved(workload, events) if confirms(symptom, signals) else None
+    if confirms(symptom, signals):
+        return Resolved(workload, events)
+    return (events.gap.cause or "unavailable") if events.gap is not None else None
 
 
 async def resolve_by_name(
@@ -152,11 +155,19 @@ async def resolve_by_name(
     checked = await asyncio.gather(
         *(_confirm(runai, w, request.symptom, now=now, cutoff=cutoff) for w in active)
     )
-    confirmed = [c for c in checked if c is not None]
+    confirmed = [c for c in checked if isinstance(c, Resolved)]
+    unchecked = sorted({c for c in checked if isinstance(c, str)})
     if not confirmed:
+        lost = ""
+        if unchecked:  # lost events are not "does not show it"
+            lost = (
+                f" For {sum(isinstance(c, str) for c in checked)} of them the events were "
+                f"unavailable ({', '.join(unchecked)}), so it could not be checked there."
+            )
         return _ask(
             f"None of the running or pending workloads named {name} in {project} shows "
-            f"{request.symptom.value}. Which workload did you mean? Reply with its workload ID.",
+            f"{request.symptom.value} in its status or events.{lost} Which workload did you "
+            "mean? Reply with its workload ID.",
             matches,
         )
     tied_ids = {w.id for w in _ties([c.workload for c in confirmed])}

@@ -182,3 +182,25 @@ async def test_history_lost_too_names_both_gaps_and_claims_nothing():
     assert "cannot be told apart from a failed pod" in report.headline
     assert "shows no failed pod" not in report.headline
     assert any("history unavailable (HTTP 503" in m for m in report.missing)
+
+
+async def test_a_symptom_that_could_not_be_checked_is_said_so():
+    """Resolving by symptom: a candidate whose events were lost was not checked, not cleared."""
+    [path] = [p for p in bundled_paths() if p.stem == "name-several-matches"]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["faults"] = [{"path": r"/api/v1/workloads/[^/]+/events", "status": 403}]
+    for entry in data["workloads"]:
+        if entry["workload"]["phase"] == "Running":  # the crash loop is only in its events
+            entry["workload"].update(phaseMessage="", conditions=[])
+    scenario = Scenario.parse(data, source=str(path))
+    request = DiagnosisRequest(
+        cluster_id=scenario.clusters[0]["uuid"],
+        workload_name="train-bert",
+        project="nlp",
+        symptom="crashloop",
+    )
+    async with simulated(scenario, retries=0) as up:
+        report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
+
+    assert report.outcome.value == "needs_input"
+    assert "the events were unavailable (HTTP 403), so it could not be checked" in report.headline
