@@ -88,7 +88,8 @@ SIGNAL_REASONS: dict[str, SignalKind] = {
 #: Message patterns per signal. Order matters only for readability; all are tried.
 SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
     SignalKind.PREEMPTED: _rx(
-        r"(?<!not )(?<!n't )(?<!never )\bpreempted\b",
+        # not inside a name such as `vit-preempted-0-0`
+        r"(?<!not )(?<!n't )(?<!never )(?<![\w/-])preempted(?![\w/-])",
         r"\b(?:after|due to|because of|by) preemption\b",
     ),
     SignalKind.OOM_KILLED: _rx(

@@ -84,7 +84,8 @@ def node_failure(ev: Evidence) -> Finding | None:
     what = f"Node {node}" if node else "The node running the workload"
     kind = _what(signals)
     not_ready = [s.at for s in signals if s.kind is SignalKind.NODE_NOT_READY and s.at]
-    when = min(not_ready) if not_ready else latest(signals)
+    cordoned = [s.at for s in drain if s.kind is SignalKind.NODE_CORDONED and s.at]
+    when = min(not_ready) if not_ready else min(cordoned) if cordoned else latest(signals)
     stamp = f" at {when:%Y-%m-%d %H:%M:%SZ}" if when else ""
     explained = ""
     if kills:

@@ -308,7 +308,11 @@ LEXICON = [
     ("DeadlineExceeded", DEADLINE_TEXT, SignalKind.MAX_DURATION),
     (None, DEADLINE_TEXT, SignalKind.MAX_DURATION),
     ("DeadlineExceeded", "Job was active longer than specified deadline", SignalKind.MAX_DURATION),
-    ("PreemptionByScheduler", "Preempted in order to admit critical pod", SignalKind.PREEMPTED),
+    (
+        "PreemptionByScheduler",
+        "default-scheduler: preempting to accommodate a higher priority pod",
+        SignalKind.PREEMPTED,
+    ),
 ]
 
 
@@ -337,3 +341,18 @@ def test_an_old_node_event_is_not_evidence():
     old = NOT_SCHEDULABLE.model_copy(update={"last_timestamp": NOW - timedelta(days=3)})
     since = NOW - timedelta(days=1)
     assert list(node_event_signals(NODE, [old], since=since, redactor=Redactor())) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        f"Successfully assigned {NS}/vit-preempted-0-0 to {NODE}",
+        f"Created container trainer in pod {NS}/drain-test-0-0 on node {NODE}",
+    ],
+)
+def test_a_signal_word_inside_a_name_is_not_a_signal(message):
+    found = text_signals(
+        "Scheduled", message, at=None, source="s", origin="o", key="k", redactor=Redactor()
+    )
+    kinds = {s.kind for s in found}
+    assert not kinds & {SignalKind.PREEMPTED, SignalKind.NODE_EVICTION}, kinds
