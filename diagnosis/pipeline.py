@@ -102,9 +102,10 @@ def _unconfirmed(
     """A Pending/Running workload whose events were lost: say what cannot be told apart."""
     why = f" ({events_gap.cause})" if events_gap is not None and events_gap.cause else ""
     phase = ev.workload.phase or "unknown"
-    read = [
-        name for name, got in (("History", ev.history is not None), ("Kubernetes", ev.tier2)) if got
-    ]
+    lost = {g.source.split(",")[0].split(" ")[0] for g in ev.gaps}  # `kubectl`, `get_workload_...`
+    history_read = ev.history is not None and "get_workload_history" not in lost
+    kube_read = ev.tier2 and "kubectl" not in lost  # only what was read in full is cited
+    read = [name for name, got in (("History", history_read), ("Kubernetes", kube_read)) if got]
     verb = "show" if len(read) > 1 else "shows"
     found = f" {' and '.join(read)} {verb} no failed pod either." if read else ""
     if outcome is Outcome.PENDING_SCHEDULING:

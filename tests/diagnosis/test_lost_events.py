@@ -204,3 +204,41 @@ async def test_a_symptom_that_could_not_be_checked_is_said_so():
 
     assert report.outcome.value == "needs_input"
     assert "the events were unavailable (HTTP 403), so it could not be checked" in report.headline
+
+
+PENDING_POD = {
+    "metadata": {"name": "llama-70b-ft-0-0", "namespace": "runai-ml-team"},
+    "spec": {"containers": [{"name": "trainer"}]},
+    "status": {
+        "phase": "Pending",
+        "conditions": [
+            {
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "Unschedulable",
+                "message": "0/12 nodes are available: 12 Insufficient nvidia.com/gpu.",
+            }
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("pods", "said"),
+    [
+        ([PENDING_POD], "History and Kubernetes show no failed pod either."),
+        ([], "History shows no failed pod either."),  # the pod read failed: not cited
+    ],
+)
+async def test_only_what_was_read_is_said_to_show_nothing(pods, said):
+    scenario = _scenario("pending-scheduling", "403", [])
+    data = scenario.model_dump(mode="json", by_alias=True)
+    data["kubernetes"] = {"pods": pods}
+    scenario = Scenario.parse(data)
+    workload = scenario.workloads[0].workload
+    request = DiagnosisRequest(cluster_id=workload["clusterId"], workload_id=workload["id"])
+    async with simulated(scenario, retries=0) as up:
+        report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
+
+    assert report.outcome.value == "pending_scheduling", report.headline
+    assert report.headline.endswith(said), report.headline
