@@ -28,7 +28,10 @@ from runai_sim.kube import kube_base_url
 from runai_sim.scenario import Scenario
 from runai_sim.server import serve
 
-__all__ = ["ASGI_BASE_URL", "Backends", "from_settings", "simulated"]
+__all__ = ["ASGI_BASE_URL", "KUBE_RETRIES", "Backends", "from_settings", "simulated"]
+
+#: Retries of a Kubernetes call in production (the access entry's default), used here too.
+KUBE_RETRIES: int = KubeTarget.model_fields["retries"].default
 
 
 @dataclass
@@ -69,10 +72,11 @@ async def simulated(
         )
         kube = None
         if simulator.kube_token is not None:
+            # The production retry policy (attempts and retried statuses); shorter sleeps only.
             targets = {
                 uuid: KubeTarget.for_url(
-                    kube_base_url(base_url, uuid), simulator.kube_token, retries=0
-                )
+                    kube_base_url(base_url, uuid), simulator.kube_token, retries=KUBE_RETRIES
+                ).model_copy(update={"backoff_s": 0.05, "max_backoff_s": 0.2})
                 for uuid in simulator.kube_clusters
             }
             kube = KubeDirectory(KubeAccess(targets), transport=asgi)

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from diagnosis.evidence import Evidence, Gap, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
-from diagnosis.fetch import Fetched, gather_gap
+from diagnosis.fetch import Fetched, fetch_history, gather_gap
 from diagnosis.kube.collect import Tier2, collect_tier2, describe_nodes
 from diagnosis.kube.reader import KubeReader
 from diagnosis.lexicon import SignalKind
@@ -28,7 +28,7 @@ from diagnosis.signals import history_signals, pod_signals
 __all__ = ["collect"]
 
 T = TypeVar("T")
-_NODE_KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION)
+_NODE_KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION, SignalKind.NODE_CORDONED)
 
 
 def _needs_metrics(signals: list[Signal]) -> bool:
@@ -73,7 +73,7 @@ async def collect(
 
     spec, history, (pods, tier2) = await asyncio.gather(
         gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload)),
-        gather_gap("get_workload_history", "history", runai.get_history(workload.id, cutoff=since)),
+        fetch_history(runai, workload.id, since),
         pods_then_tier2(),
     )
     gaps = [f.gap for f in (events, spec, pods, history) if f.gap is not None]
@@ -138,4 +138,5 @@ async def collect(
         tier2=kube is not None,
         tier2_lines=tuple(tier2.lines) if tier2 else (),
         container_memory=tier2.memory if tier2 else {},
+        restarts=tuple(tier2.restarts) if tier2 else (),
     )

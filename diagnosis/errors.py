@@ -8,7 +8,8 @@ DiagnosisError                  anything the engine raises on purpose
     ├── NotFound                404 for the resource that was asked for
     ├── UpstreamTimeout         no answer within the configured timeout (after retries)
     └── UpstreamUnavailable     connection refused/reset, 429 or 5xx after retries,
-                                or a body that is not the documented shape
+        │                       or a body that is not the documented shape
+        └── PartialHistory      history past the read cap (what was read is kept)
 ```
 
 No `httpx` exception escapes a client: the clients translate them into this tree at the
@@ -18,11 +19,14 @@ name where there is one) and the URL, so a user-facing message can say what to t
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "AuthError",
     "DiagnosisError",
     "InvalidRequest",
     "NotFound",
+    "PartialHistory",
     "UpstreamError",
     "UpstreamTimeout",
     "UpstreamUnavailable",
@@ -78,3 +82,20 @@ class UpstreamTimeout(UpstreamError):
 
 class UpstreamUnavailable(UpstreamError):
     """The upstream could not be reached or kept failing (connect error, 429, 5xx, bad body)."""
+
+
+class PartialHistory(UpstreamUnavailable):
+    """History longer than the read cap: `records` were read, the rest was not.
+
+    Attributes:
+        records: what was read before the cap (never discarded).
+        missing: which part was not read, e.g. ``older than 2025-11-04 07:40:00Z`` (pages
+            newest first) or ``newer than ...`` (pages oldest first).
+    """
+
+    def __init__(
+        self, message: str, *, operation: str, url: str, records: list[Any], missing: str
+    ) -> None:
+        super().__init__(message, operation=operation, url=url)
+        self.records = records
+        self.missing = missing

@@ -24,16 +24,20 @@ from diagnosis.runai.models import (
     WorkloadSpec,
 )
 
-__all__ = ["Evidence", "Gap", "Signal"]
+__all__ = ["Evidence", "Gap", "Restarts", "Signal"]
 
 
 class Gap(BaseModel):
-    """Something that could not be measured, and why (`events unavailable: HTTP 503`)."""
+    """Something that could not be measured, and why (`events unavailable: HTTP 503`).
+
+    `cause` is the short reason a headline can quote (`HTTP 403`, `a malformed response`).
+    """
 
     model_config = ConfigDict(frozen=True)
 
     source: str
     what: str
+    cause: str = ""
 
 
 class Signal(BaseModel):
@@ -64,13 +68,45 @@ class Signal(BaseModel):
     key: str = ""
 
 
+class Restarts(BaseModel):
+    """One container's terminations as `kubectl describe pod` shows them (for recurrence).
+
+    Attributes:
+        pod, container: which container.
+        restart_count: `restartCount`; every restart followed one termination.
+        waiting_or_terminated: the container is not running now, so its latest termination
+            (`lastState`, or `state` when it never restarted) has no restart after it yet.
+        last_finished_at: when the latest termination happened.
+        pod_started_at: the pod's `status.startTime`; restarts before it cannot exist.
+        key: the prefix of this container's signal keys (`k8s:<pod>:<container>:`).
+        source: the citation (`kubectl describe pod, namespace ...`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    pod: str
+    container: str
+    restart_count: int
+    waiting_or_terminated: bool
+    last_finished_at: datetime | None
+    pod_started_at: datetime | None
+    key: str
+    source: str
+
+    @property
+    def terminations(self) -> int:
+        """How many times the container terminated in this pod."""
+        return self.restart_count + (1 if self.waiting_or_terminated else 0)
+
+
 class Evidence(BaseModel):
     """Everything known about one workload when classification starts.
 
     `tier2` says whether Kubernetes access was configured for the cluster (its signals are
     in `signals`, its context lines in `tier2_lines`, its failures in `gaps`), and
     `container_memory` maps a container name to its memory (request, limit, cited source)
-    from the Kubernetes pod spec, init containers included.
+    from the Kubernetes pod spec, init containers included; `restarts` has each failed
+    container's termination count, for recurrence inside a crash loop.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -91,6 +127,7 @@ class Evidence(BaseModel):
     tier2: bool = False
     tier2_lines: tuple[EvidenceLine, ...] = ()
     container_memory: dict[str, tuple[str | None, str | None, str]] = {}
+    restarts: tuple[Restarts, ...] = ()
 
     def of(self, *kinds: SignalKind) -> list[Signal]:
         """Signals of the given kinds, oldest first (undated ones last)."""

@@ -33,6 +33,8 @@ class SignalKind(StrEnum):
     POD_ERROR = "pod_error"
     NODE_NOT_READY = "node_not_ready"
     NODE_EVICTION = "node_eviction"
+    NODE_CORDONED = "node_cordoned"
+    KILLED = "killed"
     IDLE_TIMEOUT = "idle_timeout"
     MAX_DURATION = "max_duration"
     MANUAL_STOP = "manual_stop"
@@ -62,6 +64,14 @@ SIGNAL_REASONS: dict[str, SignalKind] = {
     "nodenotready": SignalKind.NODE_NOT_READY,
     "nodelost": SignalKind.NODE_NOT_READY,
     "taintmanagereviction": SignalKind.NODE_NOT_READY,
+    # pod condition DisruptionTarget reasons (why the pod is about to be deleted)
+    "deletionbytaintmanager": SignalKind.NODE_NOT_READY,
+    "evictionbyevictionapi": SignalKind.NODE_EVICTION,
+    "terminationbykubelet": SignalKind.NODE_EVICTION,
+    "preemptionbyscheduler": SignalKind.PREEMPTED,
+    "nodenotschedulable": SignalKind.NODE_CORDONED,
+    "killing": SignalKind.KILLED,
+    "deadlineexceeded": SignalKind.MAX_DURATION,
     "preempted": SignalKind.PREEMPTED,
     "unschedulable": SignalKind.UNSCHEDULABLE,
     "failedscheduling": SignalKind.UNSCHEDULABLE,
@@ -78,7 +88,8 @@ SIGNAL_REASONS: dict[str, SignalKind] = {
 #: Message patterns per signal. Order matters only for readability; all are tried.
 SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
     SignalKind.PREEMPTED: _rx(
-        r"(?<!not )(?<!n't )(?<!never )\bpreempted\b",
+        # not inside a name such as `vit-preempted-0-0`
+        r"(?<!not )(?<!n't )(?<!never )(?<![\w/-])preempted(?![\w/-])",
         r"\b(?:after|due to|because of|by) preemption\b",
     ),
     SignalKind.OOM_KILLED: _rx(
@@ -115,13 +126,20 @@ SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
         r"\bnode\b[^.]*\bnot ?ready\b",
         r"node\.kubernetes\.io/(unreachable|not-ready)",
         r"kubelet stopped posting node status",
+        r"\bTaint manager: deleting due to NoExecute taint\b",
         r"\bnode (was )?lost\b",
     ),
     SignalKind.NODE_EVICTION: _rx(
         r"the node was low on resource",
         r"\bnode had condition\b",
         r"\b(memory|disk|pid)pressure\b",
-        r"\bdrain(ed|ing)?\b.*\bnode\b|\bnode\b.*\bdrain(ed|ing)?\b",
+        # not inside a name such as `vit-drain-0-0`: hyphens and slashes bound the word too
+        r"(?<![\w/-])drain(ed|ing)?(?![\w/-]).*\bnode\b|\bnode\b.*(?<![\w/-])drain(ed|ing)?(?![\w/-])",
+        r"\bEviction API: evicting\b",
+    ),
+    SignalKind.NODE_CORDONED: _rx(
+        r"\bstatus is now: NodeNotSchedulable\b",
+        r"node\.kubernetes\.io/unschedulable",
     ),
     SignalKind.IDLE_TIMEOUT: _rx(
         r"\bidle\b.*\b(time ?out|time limit|duration|exceeded|for more than)\b",
@@ -131,6 +149,7 @@ SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
         r"\b(max(imum)?|allowed) (run ?time|duration|runtime)\b",
         r"\b(run ?time|time) limit\b",
         r"\bexceeded (its|the) (allowed |maximum )?(run ?time|duration)\b",
+        r"\bwas active (on the node )?longer than (the )?specified deadline\b",
     ),
     SignalKind.MANUAL_STOP: _rx(
         r"\b(stopped|suspended|terminated|deleted) manually\b",

@@ -18,6 +18,7 @@ from diagnosis.runai.models import HistoryRecord
 __all__ = [
     "DIRECT_POD_FAILURE",
     "SYMPTOM_SIGNALS",
+    "UNCONFIRMED_WITHOUT_EVENTS",
     "confirms",
     "phase_gate",
     "recent_preemption",
@@ -34,6 +35,10 @@ DIRECT_POD_FAILURE = frozenset(
         SignalKind.POD_ERROR,
     }
 )
+
+#: Outcomes the phase table reaches on the absence of a failure signal: with events
+#: unavailable that absence proves nothing, so history and Kubernetes are read first.
+UNCONFIRMED_WITHOUT_EVENTS = frozenset({Outcome.PENDING_SCHEDULING, Outcome.RUNNING_NO_FAILURE})
 
 #: What confirms each current-symptom intent.
 SYMPTOM_SIGNALS: dict[Symptom, frozenset[SignalKind]] = {

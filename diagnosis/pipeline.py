@@ -7,21 +7,27 @@ orchestrator; every step below it is either a client call or a pure function.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import structlog
 
 from diagnosis.collect import collect
 from diagnosis.compose import compose, count_redactions
 from diagnosis.errors import NotFound
-from diagnosis.evidence import Gap, Signal
-from diagnosis.fetch import fetch_events
+from diagnosis.evidence import Evidence, Gap, Signal
+from diagnosis.fetch import (
+    DEFAULT_DEADLINE_S,
+    EVIDENCE_WINDOW,
+    deadline,
+    evidence_since,
+    fetch_events,
+    within_deadline,
+)
 from diagnosis.kube.config import KubeAccessError
 from diagnosis.kube.reader import KubeConnector, KubeReader
 from diagnosis.lexicon import SignalKind
-from diagnosis.phase import phase_gate, recent_preemption
+from diagnosis.phase import UNCONFIRMED_WITHOUT_EVENTS, phase_gate, recent_preemption
 from diagnosis.recurrence import current_run
 from diagnosis.redact import Redactor, shorten
 from diagnosis.report import Category, EvidenceLine, Outcome, Report
@@ -33,10 +39,7 @@ from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.signals import events_signals, status_signals
 
-__all__ = ["EVIDENCE_WINDOW", "diagnose"]
-
-#: How far before the failure its own evidence (events, history, metrics) is read.
-EVIDENCE_WINDOW = timedelta(hours=24)
+__all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
 
 _QUESTIONS = {
     "cluster_id": "Which Run:ai cluster? I need its cluster ID; I never guess it, infer it "
@@ -93,6 +96,33 @@ def _stop(
     return report.model_copy(update={"redactions": count_redactions(report)})
 
 
+def _unconfirmed(
+    outcome: Outcome, ev: Evidence, events_gap: Gap | None, lines: list[EvidenceLine]
+) -> Report:
+    """A Pending/Running workload whose events were lost: say what cannot be told apart."""
+    why = f" ({events_gap.cause})" if events_gap is not None and events_gap.cause else ""
+    phase = ev.workload.phase or "unknown"
+    lost = {g.source.split(",")[0].split(" ")[0] for g in ev.gaps}  # `kubectl`, `get_workload_...`
+    history_read = ev.history is not None and "get_workload_history" not in lost
+    kube_read = ev.tier2 and "kubectl" not in lost  # only what was read in full is cited
+    read = [name for name, got in (("History", history_read), ("Kubernetes", kube_read)) if got]
+    verb = "show" if len(read) > 1 else "shows"
+    found = f" {' and '.join(read)} {verb} no failed pod either." if read else ""
+    if outcome is Outcome.PENDING_SCHEDULING:
+        text = (
+            f"The workload is {phase}, but its events are unavailable{why}, so a scheduling "
+            f"wait cannot be told apart from a failed pod.{found}"
+        )
+    else:
+        text = (
+            f"The workload is {phase}, but its events are unavailable{why}, so a crash loop "
+            f"cannot be excluded.{found.replace('failed pod', 'crash loop')}"
+        )
+    report = _stop(outcome, ev.workload, lines, tuple(g.what for g in ev.gaps))
+    report = report.model_copy(update={"headline": text})
+    return report.model_copy(update={"redactions": count_redactions(report)})
+
+
 def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLine]:
     redactor = Redactor()
     text = f"Phase {workload.phase or 'unknown'}"
@@ -105,28 +135,20 @@ def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLin
 
 
 async def _resolve(
-    request: DiagnosisRequest, runai: RunaiReader, cutoff: datetime
+    request: DiagnosisRequest, runai: RunaiReader, *, now: datetime, cutoff: datetime
 ) -> Resolved | Report:
     if request.workload_id is None:
-        return await resolve_by_name(request, runai, cutoff=cutoff)
-    # Status and its recent events are one step (the seed's get_workload_status): fetched
-    # together; the events are only used once the cluster guard below has passed.
-    status, events = await asyncio.gather(
-        runai.get_workload(request.workload_id),
-        fetch_events(runai, request.workload_id, cutoff),
-        return_exceptions=True,
-    )
-    if isinstance(status, NotFound):
+        return await resolve_by_name(request, runai, now=now, cutoff=cutoff)
+    try:
+        status = await within_deadline(
+            runai.get_workload(request.workload_id), "get_workload_status"
+        )
+    except NotFound:
         return Report(
             outcome=Outcome.NOT_FOUND,
             headline=f"No workload with ID {request.workload_id} on the control plane.",
-            missing=("workload",),
         )
-    if isinstance(status, BaseException):
-        raise status
-    if isinstance(events, BaseException):
-        raise events
-    return Resolved(status, events)
+    return Resolved(status)
 
 
 async def diagnose(
@@ -135,21 +157,34 @@ async def diagnose(
     runai: RunaiReader,
     kube: KubeConnector | None = None,
     now: datetime | None = None,
+    deadline_s: float = DEFAULT_DEADLINE_S,
 ) -> Report:
     """Diagnose one workload; read-only. Raises only `diagnosis.errors` exceptions.
 
     Missing identifiers, unknown workloads, a cluster mismatch and out-of-scope phases are
     outcomes in the returned `Report`, not exceptions. An upstream failure of a call the
     diagnosis cannot do without (resolution, status) raises `UpstreamError`; any other
-    failed call is recorded as a gap in the report.
+    failed call is recorded as a gap in the report. After `deadline_s` seconds every call
+    still running is cancelled: the report is what was collected, the rest named as gaps.
     """
+    with deadline(deadline_s):
+        return await _diagnose(request, runai=runai, kube=kube, now=now)
+
+
+async def _diagnose(
+    request: DiagnosisRequest,
+    *,
+    runai: RunaiReader,
+    kube: KubeConnector | None,
+    now: datetime | None,
+) -> Report:
     log = structlog.get_logger(__name__)
     missing = request.missing()
     if missing:
         return _needs_input(missing)
     now = now or datetime.now(UTC)
     cutoff = now - request.lookback
-    resolved = await _resolve(request, runai, cutoff)
+    resolved = await _resolve(request, runai, now=now, cutoff=cutoff)
     if isinstance(resolved, Report):
         return resolved
     workload = resolved.workload
@@ -161,22 +196,21 @@ async def diagnose(
             headline=f"Workload {workload.name} belongs to cluster {workload.cluster_id}, "
             f"not {request.cluster_id}; stopping rather than diagnosing the wrong cluster.",
         )
-    # The lookback bounds recurrence; the failure itself is read in full even when it is
-    # older than the lookback (a Friday failure asked about on Monday keeps its evidence).
-    since = min(cutoff, (workload.phase_updated_at or now) - EVIDENCE_WINDOW)
-    events = resolved.events
-    if events is None or since < cutoff:
-        events = await fetch_events(runai, workload.id, since)
+    since = evidence_since(workload, now=now, cutoff=cutoff)
+    # Fetched once per diagnosis, from where the failure's own evidence starts.
+    events = resolved.events or await fetch_events(runai, workload.id, since)
     redactor = Redactor()
     status = [*status_signals(workload, redactor), *events_signals(events.value or (), redactor)]
     gaps = (events.gap.what,) if events.gap else ()
     preempted = recent_preemption(status, cutoff=since)
     if preempted is not None:
         return _preempted(workload, preempted, status, gaps)
-    outcome = phase_gate(workload.phase, status)
-    if outcome is not None:
-        return _stop(outcome, workload, _status_lines(workload, status), gaps)
+    routed_out = phase_gate(workload.phase, status)
+    if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
+        return _stop(routed_out, workload, _status_lines(workload, status), gaps)
 
+    # Without events, a Pending or Running workload's status alone cannot route it out:
+    # history and Kubernetes are read first, and the phase table is asked again with them.
     reader, kube_gap = _kube_reader(kube, request.cluster_id)
     ev = await collect(
         request,
@@ -195,8 +229,11 @@ async def diagnose(
     preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
     if preempted is not None:
         return _preempted(workload, preempted, ev.signals, tuple(g.what for g in ev.gaps))
+    run = current_run(ev)
+    if routed_out is not None and phase_gate(workload.phase, run) is not None:
+        return _unconfirmed(routed_out, ev, events.gap, _status_lines(workload, list(run)))
     extra: tuple[str, ...] = ()
-    finding = classify(ev.model_copy(update={"signals": current_run(ev)}))
+    finding = classify(ev.model_copy(update={"signals": run}))
     if (workload.phase or "").lower() == "stopped" and ev.events is None and ev.history is None:
         finding = Finding(
             category=Category.UNKNOWN,

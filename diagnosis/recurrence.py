@@ -5,13 +5,18 @@ failure phase updates without a recovery in between are one occurrence, and the 
 around an anchor describe that same termination, so a phase update and an event for one
 termination count once. Each occurrence is attributed by running the same rules over the
 signals of its own time segment, so "recurring OOM" means the rules saw OOM each time.
+
+Inside a crash loop the workload never leaves Running, so history has no anchor for each
+termination: a container's restarts (`kubectl describe pod`) are occurrences too, one per
+termination, attributed by the rules over that container's own signals. History anchors
+from the same pod's lifetime describe those same terminations and are not added again.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from diagnosis.evidence import Evidence, Signal
+from diagnosis.evidence import Evidence, Restarts, Signal
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Category, Recurrence
 from diagnosis.rules import classify
@@ -69,23 +74,47 @@ def current_run(ev: Evidence) -> tuple[Signal, ...]:
     return tuple(s for s in ev.signals if s.at is None or s.at >= start)
 
 
+def _loop_terminations(ev: Evidence, category: Category, restarts: Restarts) -> int:
+    """The container's terminations of `category` that fall within the lookback.
+
+    All of them when the pod started within the lookback; otherwise only the latest, the
+    one whose time is known.
+    """
+    if restarts.last_finished_at is None or restarts.last_finished_at < ev.cutoff:
+        return 0
+    own = [s for s in ev.signals if s.key.startswith(restarts.key)]
+    if _attributed(ev, own) is not category:
+        return 0
+    started = restarts.pod_started_at
+    return restarts.terminations if started is None or started >= ev.cutoff else 1
+
+
 def recurrence(ev: Evidence, category: Category, lookback: str) -> Recurrence:
     """Count occurrences of `category` in the lookback; None when history was unavailable."""
     if ev.history is None:
         return Recurrence(count=None, lookback=lookback, recurring=False)
     dated = [s for s in unique(ev.signals) if s.at is not None and s.at >= ev.cutoff]
-    count = 0
     lower = ev.cutoff - GRACE
     anchors = _anchors(ev)
+    attributed: list[datetime] = []
     for anchor in anchors:
         upper = anchor + GRACE
         segment = [s for s in dated if s.at is not None and lower < s.at <= upper]
         lower = upper
         if _attributed(ev, segment) is category:
-            count += 1
+            attributed.append(anchor)
     current = ev.workload.phase_updated_at
     covered = current is not None and any(abs(a - current) <= GRACE for a in anchors)
     within = current is None or current >= ev.cutoff
-    if not covered and within:
-        count += 1  # the failure being diagnosed has no anchor of its own in history
+    uncovered = 1 if not covered and within else 0  # the failure diagnosed, not in history
+    loops = [(r, _loop_terminations(ev, category, r)) for r in ev.restarts]
+    in_loop = sum(n for _, n in loops)
+    if not in_loop:
+        count = len(attributed) + uncovered
+    else:
+        # Anchors since the looping pods started are those same terminations: count once.
+        starts = [r.pod_started_at for r, n in loops if n and r.pod_started_at is not None]
+        first = min(starts) - GRACE if starts else ev.cutoff - GRACE
+        before = sum(1 for a in attributed if a < first)
+        count = before + max(in_loop, len(attributed) - before + uncovered)
     return Recurrence(count=count, lookback=lookback, recurring=count >= RECURRING)

@@ -1,17 +1,20 @@
 """Step 1, Option B: resolve `workload_name` + `project` to exactly one workload, by intent.
 
-Never guesses: no match is `not_found`, an unconfirmed symptom or a tie is `needs_input`
-with the candidates listed, so the user (or the bot's buttons) can pick the workload ID.
+Never guesses: no match, an unconfirmed symptom or a tie is `needs_input` with the
+candidates listed, so the user (or the bot's buttons) can pick the workload ID. With no
+match, the candidates are near matches by name in the same project and cluster, never in
+another cluster.
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 from dataclasses import dataclass
 from datetime import datetime
 
-from diagnosis.errors import InvalidRequest, NotFound
-from diagnosis.fetch import Fetched, fetch_events
+from diagnosis.errors import InvalidRequest, NotFound, UpstreamError
+from diagnosis.fetch import Fetched, evidence_since, fetch_events, within_deadline
 from diagnosis.phase import confirms
 from diagnosis.redact import Redactor
 from diagnosis.report import Outcome, Report, WorkloadRef
@@ -26,6 +29,10 @@ TERMINAL = frozenset({"failed", "crashed", "stopped", "completed", "succeeded"})
 ACTIVE = frozenset({"running", "pending"})
 #: At most this many active candidates are inspected for a symptom (newest first).
 MAX_ACTIVE_CANDIDATES = 10
+#: At most this many near matches are offered when no workload has the name.
+MAX_NEAR_MATCHES = 3
+#: How similar (difflib ratio) a name must be to be offered as a near match.
+NEAR_MATCH_RATIO = 0.6
 
 
 @dataclass(frozen=True)
@@ -63,33 +70,69 @@ def _ties(matches: list[Workload]) -> list[Workload]:
     return [w for w in matches if w.phase_updated_at == first]
 
 
-async def _confirm(
-    runai: RunaiReader, candidate: Workload, symptom: Symptom, since: datetime
-) -> Resolved | None:
+def near_matches(name: str, workloads: list[Workload]) -> list[Workload]:
+    """The newest workload of each name like `name` (close spelling or containing it)."""
+    newest: dict[str, Workload] = {}
+    for workload in workloads:  # newest first
+        newest.setdefault(workload.name, workload)
+    wanted = name.casefold()
+    scored = []
+    for other, workload in newest.items():
+        ratio = difflib.SequenceMatcher(None, wanted, other.casefold()).ratio()
+        contains = wanted in other.casefold() or other.casefold() in wanted
+        if ratio >= NEAR_MATCH_RATIO or contains:
+            scored.append((-ratio, other, workload))
+    return [w for _, _, w in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_NEAR_MATCHES]]
+
+
+async def _no_match(runai: RunaiReader, *, cluster: str, project: str, name: str) -> Report:
+    """The seed: no matching candidate is a question, with near matches by name if any."""
     try:
-        workload = await runai.get_workload(candidate.id)
+        listed = await within_deadline(
+            runai.list_project_workloads(cluster_id=cluster, project=project), "list_workloads"
+        )
+    except UpstreamError:
+        listed = []  # suggestions are a courtesy; the question stands without them
+    near = near_matches(name, [w for w in listed if w.cluster_id == cluster])
+    question = f"No workload named {name} in project {project} on this cluster."
+    if near:
+        names = ", ".join(w.name for w in near)
+        question += f" Did you mean {names}? Reply with its workload ID, or give another name."
+    else:
+        question += " Which workload did you mean? Reply with its workload ID or exact name."
+    return _ask(question, near)
+
+
+async def _confirm(
+    runai: RunaiReader, candidate: Workload, symptom: Symptom, *, now: datetime, cutoff: datetime
+) -> Resolved | str | None:
+    """The candidate if it shows `symptom`; the events gap's cause if it could not be checked."""
+    try:
+        workload = await within_deadline(runai.get_workload(candidate.id), "get_workload_status")
     except NotFound:
         return None  # deleted between list and get: not a candidate any more
+    since = evidence_since(workload, now=now, cutoff=cutoff)
     events = await fetch_events(runai, workload.id, since)
     redactor = Redactor()
     signals = [*status_signals(workload, redactor), *events_signals(events.value or (), redactor)]
-    return Resolved(workload, events) if confirms(symptom, signals) else None
+    if confirms(symptom, signals):
+        return Resolved(workload, events)
+    return (events.gap.cause or "unavailable") if events.gap is not None else None
 
 
 async def resolve_by_name(
-    request: DiagnosisRequest, runai: RunaiReader, *, cutoff: datetime
+    request: DiagnosisRequest, runai: RunaiReader, *, now: datetime, cutoff: datetime
 ) -> Resolved | Report:
     """Select the workload named in the request, or explain why one cannot be selected."""
     if not (request.cluster_id and request.workload_name and request.project):
         raise InvalidRequest("resolving by name needs cluster_id, workload_name and project")
     name, project = request.workload_name, request.project
-    matches = await runai.list_workloads(cluster_id=request.cluster_id, project=project, name=name)
+    matches = await within_deadline(
+        runai.list_workloads(cluster_id=request.cluster_id, project=project, name=name),
+        "list_workloads",
+    )
     if not matches:
-        return Report(
-            outcome=Outcome.NOT_FOUND,
-            headline=f"No workload named {name} in project {project} on this cluster.",
-            missing=("workload",),
-        )
+        return await _no_match(runai, cluster=request.cluster_id, project=project, name=name)
     if request.symptom is None:
         terminal = [w for w in matches if (w.phase or "").lower() in TERMINAL]
         if not terminal:
@@ -109,12 +152,22 @@ async def resolve_by_name(
             )
         return Resolved(terminal[0])
     active = [w for w in matches if (w.phase or "").lower() in ACTIVE][:MAX_ACTIVE_CANDIDATES]
-    checked = await asyncio.gather(*(_confirm(runai, w, request.symptom, cutoff) for w in active))
-    confirmed = [c for c in checked if c is not None]
+    checked = await asyncio.gather(
+        *(_confirm(runai, w, request.symptom, now=now, cutoff=cutoff) for w in active)
+    )
+    confirmed = [c for c in checked if isinstance(c, Resolved)]
+    unchecked = sorted({c for c in checked if isinstance(c, str)})
     if not confirmed:
+        lost = ""
+        if unchecked:  # lost events are not "does not show it"
+            lost = (
+                f" For {sum(isinstance(c, str) for c in checked)} of them the events were "
+                f"unavailable ({', '.join(unchecked)}), so it could not be checked there."
+            )
         return _ask(
             f"None of the running or pending workloads named {name} in {project} shows "
-            f"{request.symptom.value}. Which workload did you mean? Reply with its workload ID.",
+            f"{request.symptom.value} in its status or events.{lost} Which workload did you "
+            "mean? Reply with its workload ID.",
             matches,
         )
     tied_ids = {w.id for w in _ties([c.workload for c in confirmed])}

@@ -54,7 +54,7 @@ def _detail(kind: SignalKind, text: str) -> str | None:
         return next((name for name, rx in PULL_SUBCAUSES if rx.search(text)), None)
     if kind is SignalKind.MOUNT_FAILED:
         return extract_detail("volume", text)
-    if kind in {SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION}:
+    if kind in {SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION, SignalKind.NODE_CORDONED}:
         return extract_detail("node", text)
     if kind in {SignalKind.INIT_FAILED, SignalKind.EXIT_CODE, SignalKind.OOM_KILLED}:
         return extract_detail("container", text)

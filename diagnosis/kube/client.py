@@ -132,20 +132,38 @@ class KubeClient:
         Follows `continue` tokens. When core/v1 answers 403 or 404, asks events.k8s.io/v1
         (`regarding.name=<pod>`) instead; if that fails too, the core/v1 error is raised.
         """
-        ns, name = _segment(namespace), _selector_value(_nonempty(pod_name))
+        ns = _segment(namespace)
+        return await self._object_events(
+            (f"/api/v1/namespaces/{ns}/events", f"/apis/events.k8s.io/v1/namespaces/{ns}/events"),
+            {"name": _nonempty(pod_name)},
+        )
+
+    async def list_node_events(self, name: str) -> list[KubeEvent]:
+        """The node's own events (`kubectl describe node` shows them), oldest first.
+
+        Cluster-wide, selected by `involvedObject.kind=Node` and the node name; the same
+        events.k8s.io/v1 fallback as `list_pod_events`.
+        """
+        return await self._object_events(
+            ("/api/v1/events", "/apis/events.k8s.io/v1/events"),
+            {"kind": "Node", "name": _nonempty(name)},
+        )
+
+    async def _object_events(
+        self, paths: tuple[str, str], match: dict[str, str]
+    ) -> list[KubeEvent]:
+        core_path, v1_path = paths
+
+        def selector(prefix: str) -> str:
+            return ",".join(f"{prefix}.{k}={_selector_value(v)}" for k, v in match.items())
+
         try:
-            events = await self._events(
-                f"/api/v1/namespaces/{ns}/events", f"involvedObject.name={name}", event_from_core
-            )
+            events = await self._events(core_path, selector("involvedObject"), event_from_core)
         except (AuthError, NotFound) as core:
             if core.status not in {403, 404}:
                 raise
             try:
-                events = await self._events(
-                    f"/apis/events.k8s.io/v1/namespaces/{ns}/events",
-                    f"regarding.name={name}",
-                    event_from_events_v1,
-                )
+                events = await self._events(v1_path, selector("regarding"), event_from_events_v1)
             except (AuthError, NotFound) as fallback:
                 message = f"{core.args[0]}; events.k8s.io/v1 too: {fallback.args[0]}"
                 raise type(core)(
@@ -175,6 +193,13 @@ class KubeClient:
         }
         path = f"/api/v1/namespaces/{_segment(namespace)}/pods/{_segment(pod)}/log"
         response = await self._get(path, operation=operation, params=params, accept="text/plain")
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media == "application/json":  # a log is text; a JSON body is something else
+            raise shape_error(
+                "a JSON body where the log text was expected",
+                operation=operation,
+                url=_url(response),
+            )
         return response.text
 
     async def get_node(self, name: str) -> KubeNode:
@@ -192,20 +217,31 @@ class KubeClient:
         for _ in range(MAX_PAGES):
             response = await self._get(path, operation=GET_EVENTS, params=params)
             body, url = _json(response, GET_EVENTS), _url(response)
-            items = body.get("items") if isinstance(body, dict) else None
-            if not isinstance(items, list | None):
-                raise shape_error("`items` is not a list", operation=GET_EVENTS, url=url)
+            if not isinstance(body, dict):
+                raise shape_error(
+                    f"expected an EventList object, got {_kind(body)}",
+                    operation=GET_EVENTS,
+                    url=url,
+                )
+            items = body.get("items")
+            if not isinstance(items, list):  # `{"items": null}` is not "no events"
+                raise shape_error(f"`items` is {_kind(items)}", operation=GET_EVENTS, url=url)
+            meta = body.get("metadata")
+            if not isinstance(meta, dict | None):
+                raise shape_error(f"`metadata` is {_kind(meta)}", operation=GET_EVENTS, url=url)
             try:
-                events.extend(normalise(item) for item in items or ())
+                events.extend(normalise(item) for item in items)
             except ValidationError as exc:
                 first = exc.errors(include_input=False, include_url=False)[0]
                 where = ".".join(str(p) for p in first["loc"]) or "item"
                 raise shape_error(
                     f"{where}: {first['msg']}", operation=GET_EVENTS, url=url
                 ) from exc
-            token = (body.get("metadata") or {}).get("continue")
+            token = (meta or {}).get("continue")
             if not token:
                 return events
+            if not isinstance(token, str):
+                raise shape_error(f"`continue` is {_kind(token)}", operation=GET_EVENTS, url=url)
             if token in seen:
                 raise UpstreamUnavailable(
                     "pagination did not terminate (a continue token repeats)",
@@ -304,6 +340,19 @@ def _json(response: httpx.Response, operation: str) -> Any:
         raise shape_error(
             "the body is not JSON", operation=operation, url=_url(response), status=200
         ) from exc
+
+
+def _kind(value: Any) -> str:
+    """How a wrong-shaped JSON value is named in an error (never its content)."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return type(value).__name__
 
 
 def _when(event: KubeEvent) -> datetime:

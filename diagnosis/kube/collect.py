@@ -14,7 +14,9 @@ from datetime import datetime
 from typing import TypeVar
 
 from diagnosis.errors import NotFound, UpstreamError
-from diagnosis.evidence import Gap, Signal
+from diagnosis.evidence import Gap, Restarts, Signal
+from diagnosis.exitcodes import SIGKILL_EXIT
+from diagnosis.fetch import gap_for, within_deadline
 from diagnosis.kube.models import ContainerStatus, Pod
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.signals import (
@@ -22,7 +24,9 @@ from diagnosis.kube.signals import (
     container_signals,
     event_signals,
     log_signal,
+    node_event_signals,
     node_signals,
+    restarts_of,
     source,
 )
 from diagnosis.lexicon import SignalKind
@@ -32,12 +36,28 @@ from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Pod as RunaiPod
 from diagnosis.runai.models import Workload
 
-__all__ = ["MAX_PODS", "Tier2", "collect_tier2", "describe_nodes", "namespace_for"]
+__all__ = [
+    "MAX_PODS",
+    "Tier2",
+    "collect_tier2",
+    "describe_node",
+    "describe_nodes",
+    "namespace_for",
+]
 
 T = TypeVar("T")
 MAX_PODS = 3
 _FAILED_POD_PHASES = frozenset({"failed", "error", "oomkilled", "crashloopbackoff", "pending"})
-_NODE_KINDS = frozenset({SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION})
+_NODE_KINDS = frozenset(
+    {
+        SignalKind.NODE_NOT_READY,
+        SignalKind.NODE_EVICTION,
+        SignalKind.NODE_CORDONED,
+        SignalKind.KILLED,
+    }
+)
+#: SIGKILL and SIGTERM: killed from outside, which the node may explain.
+_KILL_EXITS = frozenset({SIGKILL_EXIT, 143})
 
 
 @dataclass
@@ -50,6 +70,7 @@ class Tier2:
     gaps: list[Gap] = field(default_factory=list)
     memory: dict[str, tuple[str | None, str | None, str]] = field(default_factory=dict)
     nodes_read: set[str] = field(default_factory=set)
+    restarts: list[Restarts] = field(default_factory=list)
 
 
 def namespace_for(workload: Workload) -> tuple[str | None, bool]:
@@ -97,76 +118,129 @@ def _oom_killed(status: ContainerStatus) -> bool:
 
 async def _safe(call: Awaitable[T], gap: str, gaps: list[Gap], cite: str) -> T | None:
     try:
-        return await call
+        return await within_deadline(call, cite)
     except NotFound:
-        gaps.append(Gap(source=cite, what=f"{gap}: not found"))
+        gaps.append(Gap(source=cite, what=f"{gap}: not found", cause="HTTP 404"))
     except UpstreamError as error:
-        status = f"HTTP {error.status}" if error.status is not None else type(error).__name__
-        gaps.append(Gap(source=cite, what=f"{gap} unavailable ({status}: {error.args[0]})"))
+        gaps.append(gap_for(cite, gap, error))
     return None
 
 
-async def _one_pod(
-    kube: KubeReader, namespace: str, name: str, *, since: datetime, out: Tier2, redactor: Redactor
+def _implicates_node(signals: list[Signal], pod: Pod) -> bool:
+    """Pod evidence that only the node can explain: node signals, a kill, an eviction, 137/143."""
+    return (pod.status.reason or "").lower() == "evicted" or any(
+        s.kind in _NODE_KINDS or (s.kind is SignalKind.EXIT_CODE and s.exit_code in _KILL_EXITS)
+        for s in signals
+    )
+
+
+def _with_deadline(signals: list[Signal], pod: Pod) -> list[Signal]:
+    """`DeadlineExceeded` signals of a pod whose spec has `activeDeadlineSeconds` name it."""
+    deadline = pod.spec.active_deadline_seconds
+    if deadline is None:
+        return signals
+    return [
+        s.model_copy(update={"detail": str(deadline)})
+        if s.kind is SignalKind.MAX_DURATION and s.detail is None
+        else s
+        for s in signals
+    ]
+
+
+async def _read_log(
+    kube: KubeReader, namespace: str, pod: Pod, part: Tier2, redactor: Redactor
 ) -> None:
+    target = _log_target(pod)
+    if target is None:
+        return
+    status, previous = target
+    command = "kubectl logs --previous" if previous else "kubectl logs"
+    cite = source(command, namespace)
+    log = await _safe(
+        kube.get_logs(namespace, pod.name, status.name, previous=previous),
+        f"logs of container {status.name} ({cite})",
+        part.gaps,
+        cite,
+    )
+    if log is None:
+        return
+    line = failing_line(log)
+    if line is not None:
+        part.signals.append(log_signal(line, container=status.name, cite=cite, redactor=redactor))
+        return
+    which = "previous" if previous else "current (it never restarted)"
+    part.lines.append(
+        EvidenceLine(
+            text=f"The {which} logs of container {status.name} in pod {pod.name} "
+            "show no error line",
+            source=cite,
+        )
+    )
+
+
+async def describe_node(
+    kube: KubeReader, name: str, *, since: datetime, redactor: Redactor
+) -> tuple[list[Signal], list[Gap]]:
+    """`kubectl describe node`: its Ready condition, cordon and its own events."""
+    gaps: list[Gap] = []
+    node, events = await asyncio.gather(
+        _safe(kube.get_node(name), f"node {name} ({DESCRIBE_NODE})", gaps, DESCRIBE_NODE),
+        _safe(
+            kube.list_node_events(name),
+            f"events of node {name} ({DESCRIBE_NODE})",
+            gaps,
+            DESCRIBE_NODE,
+        ),
+    )
+    signals = [] if node is None else list(node_signals(node, since=since, redactor=redactor))
+    if events is not None:
+        signals.extend(node_event_signals(name, events, since=since, redactor=redactor))
+    return signals, gaps
+
+
+async def _one_pod(kube: KubeReader, namespace: str, name: str, *, redactor: Redactor) -> Tier2:
+    """Everything Tier 2 reads about one pod, as its own value (merged in pod order later)."""
+    part = Tier2(namespace=namespace)
     describe = source("kubectl describe pod", namespace)
     events_cite = source("kubectl get events", namespace)
     pod, events = await asyncio.gather(
-        _safe(kube.get_pod(namespace, name), f"pod {name} ({describe})", out.gaps, describe),
+        _safe(kube.get_pod(namespace, name), f"pod {name} ({describe})", part.gaps, describe),
         _safe(
             kube.list_pod_events(namespace, name),
             f"events of pod {name} ({events_cite})",
-            out.gaps,
+            part.gaps,
             events_cite,
         ),
     )
     if events is not None:
-        out.signals.extend(event_signals(events, events_cite, redactor))
+        part.signals.extend(event_signals(events, events_cite, redactor))
     if pod is None:
-        return
-    out.signals.extend(container_signals(pod, describe, redactor))
+        return part
+    part.signals.extend(container_signals(pod, describe, redactor))
+    part.signals = _with_deadline(part.signals, pod)
+    part.restarts.extend(restarts_of(pod, describe))
     for container in (*pod.spec.init_containers, *pod.spec.containers):
         res = container.resources
         if "memory" in res.requests or "memory" in res.limits:
             memory = (res.requests.get("memory"), res.limits.get("memory"), describe)
-            out.memory.setdefault(container.name, memory)
-    target = _log_target(pod)
-    if target is not None:
-        status, previous = target
-        command = "kubectl logs --previous" if previous else "kubectl logs"
-        cite = source(command, namespace)
-        log = await _safe(
-            kube.get_logs(namespace, name, status.name, previous=previous),
-            f"logs of container {status.name} ({cite})",
-            out.gaps,
-            cite,
-        )
-        if log is not None:
-            line = failing_line(log)
-            if line is not None:
-                out.signals.append(
-                    log_signal(line, container=status.name, cite=cite, redactor=redactor)
-                )
-            else:
-                which = "previous" if previous else "current (it never restarted)"
-                out.lines.append(
-                    EvidenceLine(
-                        text=f"The {which} logs of container {status.name} in pod {name} "
-                        "show no error line",
-                        source=cite,
-                    )
-                )
+            part.memory.setdefault(container.name, memory)
+    await _read_log(kube, namespace, pod, part, redactor)
     node = pod.spec.node_name
-    if node and (
-        any(s.kind in _NODE_KINDS for s in out.signals)
-        or (pod.status.reason or "").lower() == "evicted"
-    ):
-        out.nodes_read.add(node)
-        described = await _safe(
-            kube.get_node(node), f"node {node} ({DESCRIBE_NODE})", out.gaps, DESCRIBE_NODE
-        )
-        if described is not None:
-            out.signals.extend(node_signals(described, since=since, redactor=redactor))
+    if node and _implicates_node(part.signals, pod):
+        part.nodes_read.add(node)  # described once per node, after every pod was read
+    return part
+
+
+def _merge(out: Tier2, parts: list[Tier2]) -> None:
+    """Merge per-pod parts in pod order, so the result never depends on completion order."""
+    for part in parts:
+        out.signals.extend(part.signals)
+        out.lines.extend(part.lines)
+        out.gaps.extend(part.gaps)
+        out.restarts.extend(part.restarts)
+        for container, memory in part.memory.items():
+            out.memory.setdefault(container, memory)
+        out.nodes_read |= part.nodes_read
 
 
 async def collect_tier2(
@@ -205,12 +279,14 @@ async def collect_tier2(
             )
         )
         return out
-    await asyncio.gather(
-        *(
-            _one_pod(kube, namespace, name, since=since, out=out, redactor=redactor)
-            for name in names
-        )
+    parts = await asyncio.gather(
+        *(_one_pod(kube, namespace, name, redactor=redactor) for name in names)
     )
+    _merge(out, list(parts))
+    nodes = sorted(out.nodes_read)
+    node_signals_, node_gaps = await describe_nodes(kube, nodes, since=since, redactor=redactor)
+    out.signals.extend(node_signals_)
+    out.gaps.extend(node_gaps)
     return out
 
 
@@ -218,17 +294,10 @@ async def describe_nodes(
     kube: KubeReader, names: list[str], *, since: datetime, redactor: Redactor
 ) -> tuple[list[Signal], list[Gap]]:
     """`kubectl describe node` for nodes that Run:ai evidence (history, status) implicated."""
-    gaps: list[Gap] = []
-    nodes = await asyncio.gather(
-        *(
-            _safe(kube.get_node(n), f"node {n} ({DESCRIBE_NODE})", gaps, DESCRIBE_NODE)
-            for n in names
-        )
+    described = await asyncio.gather(
+        *(describe_node(kube, n, since=since, redactor=redactor) for n in names)
     )
-    signals = [
-        s
-        for node in nodes
-        if node is not None
-        for s in node_signals(node, since=since, redactor=redactor)
-    ]
-    return signals, gaps
+    return (
+        [s for signals, _ in described for s in signals],
+        [g for _, gaps in described for g in gaps],
+    )

@@ -113,6 +113,7 @@ class PodSpec(_KubeModel):
 
     node_name: str | None = None
     restart_policy: str | None = None
+    active_deadline_seconds: int | None = None
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
     volumes: tuple[Volume, ...] = ()
@@ -257,9 +258,13 @@ class KubeNode(_KubeModel):
     def _flatten(cls, data: Any) -> Any:
         if not isinstance(data, dict) or "metadata" not in data:
             return data
-        spec, status = data.get("spec") or {}, data.get("status") or {}
+        parts = {key: data.get(key) or {} for key in ("metadata", "spec", "status")}
+        wrong = [key for key, part in parts.items() if not isinstance(part, dict)]
+        if wrong:  # a ValueError is a validation error; an AttributeError would escape
+            raise ValueError(f"`{wrong[0]}` is not an object")
+        spec, status = parts["spec"], parts["status"]
         return {
-            "name": (data.get("metadata") or {}).get("name"),
+            "name": parts["metadata"].get("name"),
             "unschedulable": spec.get("unschedulable"),
             "taints": spec.get("taints"),
             "conditions": status.get("conditions"),

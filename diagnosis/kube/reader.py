@@ -19,7 +19,7 @@ __all__ = ["KubeConnector", "KubeDirectory", "KubeReader"]
 
 
 class KubeReader(Protocol):
-    """The four reads of the seed's Step 4, as API calls. All raise only `diagnosis.errors`."""
+    """The reads of the seed's Step 4, as API calls. All raise only `diagnosis.errors`."""
 
     async def get_pod(self, namespace: str, name: str) -> Pod:
         """`kubectl describe pod`: container states, last states, conditions, node."""
@@ -43,7 +43,11 @@ class KubeReader(Protocol):
         ...
 
     async def get_node(self, name: str) -> KubeNode:
-        """`kubectl describe node`: conditions and taints."""
+        """`kubectl describe node`: conditions, taints and `spec.unschedulable`."""
+        ...
+
+    async def list_node_events(self, name: str) -> list[KubeEvent]:
+        """`kubectl describe node`'s events: `NodeNotSchedulable`, `NodeNotReady`, ..."""
         ...
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 
-from diagnosis.evidence import Signal
+from diagnosis.evidence import Restarts, Signal
 from diagnosis.kube.models import ContainerState, ContainerStatus, KubeEvent, KubeNode, Pod
 from diagnosis.lexicon import PULL_SUBCAUSES, SignalKind, extract_detail
 from diagnosis.logs import FailingLine
@@ -21,9 +21,12 @@ from diagnosis.signals import text_signals
 __all__ = [
     "DESCRIBE_NODE",
     "container_signals",
+    "cordon_signal",
     "event_signals",
     "log_signal",
+    "node_event_signals",
     "node_signals",
+    "restarts_of",
     "source",
 ]
 
@@ -146,16 +149,20 @@ def container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signa
             yield from _waiting(
                 pod, container, init=init, cite=cite, at=status.start_time, r=redactor
             )
-    if (status.reason or "").lower() == "evicted":
-        yield from text_signals(
-            "Evicted",
+    if status.reason:  # `Evicted`, `DeadlineExceeded`, `NodeLost`, ... with the kubelet's why
+        deadline = pod.spec.active_deadline_seconds
+        for signal in text_signals(
+            status.reason,
             status.message,
             at=None,
             source=cite,
-            origin=f"pod {pod.name}",
-            key=f"k8s:{pod.name}:evicted",
+            origin=f"pod {pod.name} status",
+            key=f"k8s:{pod.name}:{status.reason.lower()}",
             redactor=redactor,
-        )
+        ):
+            if signal.kind is SignalKind.MAX_DURATION and deadline is not None:
+                signal = signal.model_copy(update={"detail": str(deadline)})  # noqa: PLW2901
+            yield signal
     for cond in status.conditions:
         if cond.type == "DisruptionTarget" and (cond.status or "").lower() == "true":
             yield from text_signals(
@@ -183,8 +190,54 @@ def event_signals(events: Iterable[KubeEvent], cite: str, redactor: Redactor) ->
         )
 
 
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+def cordon_signal(node: KubeNode, redactor: Redactor) -> Signal | None:
+    """A cordoned node: `spec.unschedulable` or the `node.kubernetes.io/unschedulable` taint."""
+    taint = next((t for t in node.taints if t.key == UNSCHEDULABLE_TAINT), None)
+    if not node.unschedulable and taint is None:
+        return None
+    marks = ["spec.unschedulable=true"] if node.unschedulable else []
+    if taint is not None:
+        added = f" added at {taint.time_added:%Y-%m-%d %H:%M:%SZ}" if taint.time_added else ""
+        marks.append(f"taint {taint.key}:{taint.effect or 'NoSchedule'}{added}")
+    return Signal(
+        kind=SignalKind.NODE_CORDONED,
+        at=taint.time_added if taint is not None else None,
+        source=DESCRIBE_NODE,
+        origin=f"node {node.name}",
+        reason="NodeNotSchedulable",
+        text=shorten(redactor.clean(f"Node {node.name} is cordoned: {'; '.join(marks)}")),
+        detail=node.name,
+        key=f"node:{node.name}:cordoned",
+    )
+
+
+def node_event_signals(
+    node: str, events: Iterable[KubeEvent], *, since: datetime, redactor: Redactor
+) -> Iterator[Signal]:
+    """The node's own events (`NodeNotSchedulable`, `NodeNotReady`) within the window."""
+    for index, event in enumerate(events):
+        if event.last_timestamp is not None and event.last_timestamp < since:
+            continue
+        for signal in text_signals(
+            event.reason,
+            event.message,
+            at=event.last_timestamp,
+            source=DESCRIBE_NODE,
+            origin=f"node {node} event",
+            key=f"k8snodeevent:{node}:{index}:{event.reason}",
+            redactor=redactor,
+        ):
+            yield signal if signal.detail else signal.model_copy(update={"detail": node})
+
+
 def node_signals(node: KubeNode, *, since: datetime, redactor: Redactor) -> Iterator[Signal]:
-    """A node whose Ready condition is not True since a time within the lookback."""
+    """A cordon, and a Ready condition that is not True since a time within the lookback."""
+    cordoned = cordon_signal(node, redactor)
+    if cordoned is not None:
+        yield cordoned
     for cond in node.conditions:
         if cond.type != "Ready" or (cond.status or "").lower() == "true":
             continue
@@ -204,6 +257,25 @@ def node_signals(node: KubeNode, *, since: datetime, redactor: Redactor) -> Iter
             text=shorten(redactor.clean(text)),
             detail=node.name,
             key=f"node:{node.name}",
+        )
+
+
+def restarts_of(pod: Pod, cite: str) -> Iterator[Restarts]:
+    """Each container that terminated with a failure at least once, with its restart count."""
+    statuses = (*pod.status.init_container_statuses, *pod.status.container_statuses)
+    for status in statuses:
+        latest = status.last_state.terminated or status.state.terminated
+        if latest is None or latest.exit_code == 0:
+            continue
+        yield Restarts(
+            pod=pod.name,
+            container=status.name,
+            restart_count=status.restart_count,
+            waiting_or_terminated=status.state.running is None,
+            last_finished_at=(status.state.terminated or latest).finished_at,
+            pod_started_at=pod.status.start_time,
+            key=f"k8s:{pod.name}:{status.name}:",
+            source=cite,
         )
 
 

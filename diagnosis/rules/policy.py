@@ -1,4 +1,8 @@
-"""SCHEDULING_POLICY_TERMINATED: an idle timeout, a maximum duration or a manual stop."""
+"""SCHEDULING_POLICY_TERMINATED: an idle timeout, a maximum duration or a manual stop.
+
+Kubernetes' `DeadlineExceeded` (the pod ran past its `activeDeadlineSeconds`) is a
+maximum-duration termination; the deadline is named when the pod spec has it.
+"""
 
 from __future__ import annotations
 
@@ -23,10 +27,29 @@ def scheduling_policy_terminated(ev: Evidence) -> Finding | None:
         return None
     newest = signals[-1]
     policy, text = POLICY_TEXT[newest.kind]
+    details: dict[str, str | int] = {"policy": policy}
+    if newest.kind is SignalKind.MAX_DURATION:
+        deadline = next((s.detail for s in signals if s.detail and s.detail.isdigit()), None)
+        if any((s.reason or "").lower() == "deadlineexceeded" for s in signals):
+            text = "it was active longer than its deadline, and Kubernetes stopped it"
+        if deadline is not None:
+            text += f" (activeDeadlineSeconds {deadline} = {_duration(int(deadline))})"
+            details["active_deadline_s"] = int(deadline)
     return Finding(
         category=Category.SCHEDULING_POLICY_TERMINATED,
         at=latest(signals),
         headline=f"The workload was terminated on purpose: {text}.",
         evidence=tuple(cite_all(signals)),
-        details={"policy": policy},
+        details=details,
+    )
+
+
+def _duration(seconds: int) -> str:
+    """`86400` → `24h`, `5400` → `1h30m`, `90` → `90s`."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if secs or not (hours or minutes):
+        return f"{seconds}s"
+    return (
+        f"{hours}h{minutes:02d}m" if hours and minutes else f"{hours}h" if hours else f"{minutes}m"
     )

@@ -12,7 +12,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from diagnosis.errors import InvalidRequest, NotFound, UpstreamUnavailable
+from diagnosis.errors import InvalidRequest, NotFound, PartialHistory, UpstreamUnavailable
 from diagnosis.http.responses import (
     get_json,
     json_member,
@@ -44,7 +44,15 @@ if TYPE_CHECKING:
         return client  # mypy proves RunaiClient structurally implements RunaiReader
 
 
-__all__ = ["FALLBACK_SPEC_KINDS", "MAX_PAGES", "SPEC_KIND_PATHS", "RunaiClient"]
+__all__ = [
+    "FALLBACK_SPEC_KINDS",
+    "HISTORY_MAX_PAGES",
+    "HISTORY_PAGE_SIZE",
+    "MAX_PAGES",
+    "NEAR_MATCH_LIMIT",
+    "SPEC_KIND_PATHS",
+    "RunaiClient",
+]
 
 #: `get_json` for Run:ai: an httpx error while fetching the token reports operation `token`.
 _get = functools.partial(get_json, token_path=TOKEN_PATH)
@@ -68,8 +76,12 @@ FALLBACK_SPEC_KINDS = ("trainings", "workspaces", "inferences", "distributed")
 
 _V2_KIND = "v2"
 _PAGE_SIZE = 100
-_HISTORY_PAGE_SIZE = 50
-_HISTORY_MAX_PAGES = 200
+NEAR_MATCH_LIMIT = 500
+"""Workloads of a project read (newest first) to suggest near matches for a name."""
+HISTORY_PAGE_SIZE = 500
+"""The largest `limit` the API accepts (1..500): long histories take few round trips."""
+HISTORY_MAX_PAGES = 20
+"""History pages read at most (10,000 records); past it the read part is kept (`PartialHistory`)."""
 
 _M = TypeVar("_M", bound=BaseModel)
 _Params = dict[str, str | int]
@@ -157,6 +169,20 @@ class RunaiClient:
             if w.name == name and w.project_name == project and w.cluster_id == cluster_id
         ]
 
+    async def list_project_workloads(self, *, cluster_id: str, project: str) -> list[Workload]:
+        """The project's newest workloads on one cluster (one page of `NEAR_MATCH_LIMIT`)."""
+        params: _Params = {
+            "filterBy": f"clusterId=={cluster_id},projectName=={project}",
+            "sortBy": "phaseUpdatedAt",
+            "sortOrder": "desc",
+            "limit": NEAR_MATCH_LIMIT,
+        }
+        operation = "list_workloads"
+        body, url = await _get(self._http, "/api/v1/workloads", operation=operation, params=params)
+        raw = json_member(body, "workloads", operation=operation, url=url)
+        found = [] if raw is None else parse_models(Workload, raw, operation=operation, url=url)
+        return [w for w in found if w.project_name == project and w.cluster_id == cluster_id]
+
     async def get_workload(self, workload_id: str) -> Workload:
         """`get_workload_status`: `GET /api/v1/workloads/{id}`."""
         path = f"/api/v1/workloads/{_segment(workload_id)}"
@@ -215,29 +241,50 @@ class RunaiClient:
     async def get_history(self, workload_id: str, *, cutoff: datetime) -> list[HistoryRecord]:
         """`get_workload_history`: records at or after `cutoff`, oldest first.
 
-        Follows pages of 50 until `next` is null, or until a page in descending time order
-        reaches back past `cutoff` (ascending or unordered pages are all followed).
+        Follows pages of `HISTORY_PAGE_SIZE` until `next` is null, or until a page in
+        descending time order reaches back past `cutoff` (ascending or unordered pages are all
+        followed). Past `HISTORY_MAX_PAGES` pages raises `PartialHistory` carrying the records
+        read so far (cutoff applied), so the caller keeps them and names the missing part.
         """
         cutoff = _aware(cutoff)
         path = f"/api/v1/workloads/{_segment(workload_id)}/history"
-        params: _Params = {"limit": _HISTORY_PAGE_SIZE}
+        params: _Params = {"limit": HISTORY_PAGE_SIZE}
         records: list[HistoryRecord] = []
+
+        def kept() -> list[HistoryRecord]:
+            return sorted(
+                (r for r in records if _aware(r.at) >= cutoff), key=lambda r: _aware(r.at)
+            )
+
         pages = self._pages(
             "get_workload_history",
             path,
             params,
             key="records",
             model=HistoryRecord,
-            max_pages=_HISTORY_MAX_PAGES,
+            max_pages=HISTORY_MAX_PAGES,
         )
-        async with contextlib.aclosing(pages):
-            async for page in pages:
-                times = [_aware(r.at) for r in page or ()]
-                records.extend(page or ())
-                descending = len(times) > 1 and all(a >= b for a, b in pairwise(times))
-                if descending and times[0] > times[-1] and times[-1] < cutoff:
-                    break
-        return sorted((r for r in records if _aware(r.at) >= cutoff), key=lambda r: _aware(r.at))
+        try:
+            async with contextlib.aclosing(pages):
+                async for page in pages:
+                    times = [_aware(r.at) for r in page or ()]
+                    records.extend(page or ())
+                    descending = len(times) > 1 and all(a >= b for a, b in pairwise(times))
+                    if descending and times[0] > times[-1] and times[-1] < cutoff:
+                        break
+        except _PageCap as cap:
+            times = [_aware(r.at) for r in records]
+            ascending = len(times) > 1 and times[0] < times[-1]
+            edge = max(times) if ascending else min(times)
+            missing = f"{'newer' if ascending else 'older'} than {edge:%Y-%m-%d %H:%M:%SZ}"
+            raise PartialHistory(
+                f"more than {len(records)} records, the read stopped at {HISTORY_MAX_PAGES} pages",
+                operation="get_workload_history",
+                url=cap.url,
+                records=kept(),
+                missing=missing,
+            ) from cap
+        return kept()
 
     async def get_metrics(
         self,
@@ -323,9 +370,13 @@ class RunaiClient:
                     url=url,
                 )
             offset = following
-        raise UpstreamUnavailable(
+        raise _PageCap(
             f"pagination did not terminate after {max_pages} pages", operation=operation, url=url
         )
+
+
+class _PageCap(UpstreamUnavailable):
+    """More pages than `max_pages`: pagination is broken, or the list is too long to read."""
 
 
 def _segment(value: str) -> str:

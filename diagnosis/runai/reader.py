@@ -35,6 +35,10 @@ class RunaiReader(Protocol):
         """
         ...
 
+    async def list_project_workloads(self, *, cluster_id: str, project: str) -> list[Workload]:
+        """The newest workloads of one project on one cluster (one page), for near matches."""
+        ...
+
     async def get_workload(self, workload_id: str) -> Workload:
         """`get_workload_status`: `GET /api/v1/workloads/{id}`."""
         ...
@@ -52,9 +56,10 @@ class RunaiReader(Protocol):
         ...
 
     async def get_history(self, workload_id: str, *, cutoff: datetime) -> list[HistoryRecord]:
-        """`get_workload_history`: pages of 50 until `next` is null or older than `cutoff`.
+        """`get_workload_history`: pages until `next` is null or older than `cutoff`.
 
         Returned oldest first (sorted client-side by `meta.creationTimestamp`), cutoff applied.
+        A history too long to read in full raises `PartialHistory` with the part that was read.
         """
         ...
 

@@ -350,7 +350,7 @@ async def test_history_descending_pages_stop_at_cutoff(client, fake):
 
     assert [r.at for r in records] == [T - timedelta(minutes=m) for m in (30, 10, 1)]
     assert len(fake.api_requests) == 2
-    assert fake.api_requests[0].url.params["limit"] == "50"
+    assert fake.api_requests[0].url.params["limit"] == "500"
 
 
 async def test_history_ascending_pages_are_all_read(client, fake):
