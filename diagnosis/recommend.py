@@ -58,6 +58,11 @@ def _by_category(ev: Evidence, finding: Finding) -> list[str]:
                     "credentials are at fault, so do not assume credentials.",
                 )
             ]
+        case Category.INIT_FAILED if details.get("finding"):
+            return [
+                "Fix the init container's script or its inputs: its failing log line is "
+                "quoted above. Rerunning unchanged will fail the same way."
+            ]
         case Category.INIT_FAILED:
             return [
                 "Fix the init container's script or its inputs; read its logs with "

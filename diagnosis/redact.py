@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["MARKER", "RULES", "Redactor", "Rule", "sensitive_key", "shorten"]
+__all__ = ["MARKER", "RULES", "Redactor", "Rule", "clip", "sensitive_key", "shorten"]
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 _SECRET_GROUPS = ("s", "s2", "s3", "s4")
@@ -337,11 +337,70 @@ def shorten(text: str, limit: int = 240) -> str:
     """Collapse whitespace; cut the middle out of long text, keeping its start and its end.
 
     Errors put the cause last (containerd: `failed to pull …: 401 Unauthorized`), so the
-    tail is worth more than the middle.
+    tail is worth more than the middle. Cuts fall on word boundaries, never inside a marker.
     """
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
     head = limit * 2 // 5
     tail = limit - head - 3
-    return f"{flat[:head].rstrip()} … {flat[-tail:].lstrip()}"
+    end, start = _cut_before(flat, head), _cut_after(flat, len(flat) - tail)
+    if start <= end:
+        return flat
+    return f"{flat[:end].rstrip()} … {flat[start:].lstrip()}"
+
+
+def clip(text: str, at: int, limit: int = 200) -> str:
+    """Collapse whitespace; keep about `limit` characters of `text` around offset `at`.
+
+    The window starts a little before `at` (the words leading up to what matters) and cuts
+    on word boundaries, never inside a marker; `…` stands for what was cut on either side.
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    at = len(" ".join(text[:at].split())) + (1 if text[:at][-1:].isspace() else 0)
+    lead = min(at, limit // 5)
+    start = min(_cut_after(flat, at - lead), at) if at - lead > 0 else 0
+    end = _cut_before(flat, min(len(flat), start + limit - 4))
+    if end <= start:  # one marker or word longer than the window: keep it whole
+        end = min(len(flat), max(_marker_end(flat, start), start + limit - 4))
+    body = flat[start:end].strip()
+    return ("… " if start > 0 else "") + body + (" …" if end < len(flat) else "")
+
+
+_WORD_SLACK = 24  # how far a cut may move to reach a space before it cuts inside a word
+
+
+def _inside_marker(text: str, at: int) -> tuple[int, int] | None:
+    for m in MARKER.finditer(text, max(0, at - 40), at + 40):
+        if m.start() < at < m.end():
+            return m.span()
+    return None
+
+
+def _marker_end(text: str, at: int) -> int:
+    m = MARKER.match(text, at)
+    return m.end() if m else at
+
+
+def _cut_before(text: str, at: int) -> int:
+    """The cut at or before `at` that ends a word and is not inside a marker."""
+    marker = _inside_marker(text, at)
+    if marker:
+        at = marker[0]
+    space = text.rfind(" ", max(0, at - _WORD_SLACK), at + 1)
+    if space > 0 and not _inside_marker(text, space):
+        return space
+    return at
+
+
+def _cut_after(text: str, at: int) -> int:
+    """The cut at or after `at` that starts a word and is not inside a marker."""
+    marker = _inside_marker(text, at)
+    if marker:
+        at = marker[1]
+    space = text.find(" ", at - 1, at + _WORD_SLACK)
+    if space >= 0 and not _inside_marker(text, space):
+        return space + 1
+    return at

@@ -26,16 +26,28 @@ from diagnosis.kube.signals import (
     source,
 )
 from diagnosis.lexicon import SignalKind
-from diagnosis.logs import failing_line
+from diagnosis.logs import failing_line, read_log_tail
 from diagnosis.redact import Redactor
 from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Pod as RunaiPod
 from diagnosis.runai.models import Workload
 
-__all__ = ["MAX_PODS", "Tier2", "collect_tier2", "describe_nodes", "namespace_for"]
+__all__ = [
+    "LOG_BYTES",
+    "LOG_LINES",
+    "MAX_PODS",
+    "Tier2",
+    "collect_tier2",
+    "describe_nodes",
+    "namespace_for",
+]
 
 T = TypeVar("T")
 MAX_PODS = 3
+LOG_LINES = 200
+"""`tailLines` of a log read: the end of the log, where the traceback is."""
+LOG_BYTES = 64_000
+"""`limitBytes` of a log read: what one read may return at most."""
 _FAILED_POD_PHASES = frozenset({"failed", "error", "oomkilled", "crashloopbackoff", "pending"})
 _NODE_KINDS = frozenset({SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION})
 
@@ -132,30 +144,7 @@ async def _one_pod(
             out.memory.setdefault(container.name, memory)
     target = _log_target(pod)
     if target is not None:
-        status, previous = target
-        command = "kubectl logs --previous" if previous else "kubectl logs"
-        cite = source(command, namespace)
-        log = await _safe(
-            kube.get_logs(namespace, name, status.name, previous=previous),
-            f"logs of container {status.name} ({cite})",
-            out.gaps,
-            cite,
-        )
-        if log is not None:
-            line = failing_line(log)
-            if line is not None:
-                out.signals.append(
-                    log_signal(line, container=status.name, cite=cite, redactor=redactor)
-                )
-            else:
-                which = "previous" if previous else "current (it never restarted)"
-                out.lines.append(
-                    EvidenceLine(
-                        text=f"The {which} logs of container {status.name} in pod {name} "
-                        "show no error line",
-                        source=cite,
-                    )
-                )
+        await _read_log(kube, namespace, name, *target, out=out, redactor=redactor)
     node = pod.spec.node_name
     if node and (
         any(s.kind in _NODE_KINDS for s in out.signals)
@@ -167,6 +156,57 @@ async def _one_pod(
         )
         if described is not None:
             out.signals.extend(node_signals(described, since=since, redactor=redactor))
+
+
+async def _read_log(
+    kube: KubeReader,
+    namespace: str,
+    name: str,
+    status: ContainerStatus,
+    previous: bool,  # noqa: FBT001
+    *,
+    out: Tier2,
+    redactor: Redactor,
+) -> None:
+    """`kubectl logs [--previous]` of the failed container: its failing line, or what was read.
+
+    The read always holds the end of the log (`read_log_tail`); when even one line did not
+    fit the byte limit, the report says the end was not read instead of "no error line".
+    """
+    command = "kubectl logs --previous" if previous else "kubectl logs"
+    cite = source(command, namespace)
+
+    def read(lines: int) -> Awaitable[str]:
+        return kube.get_logs(
+            namespace, name, status.name, previous=previous, tail_lines=lines, limit_bytes=LOG_BYTES
+        )
+
+    log = await _safe(
+        read_log_tail(read, tail_lines=LOG_LINES, limit_bytes=LOG_BYTES),
+        f"logs of container {status.name} ({cite})",
+        out.gaps,
+        cite,
+    )
+    if log is None:
+        return
+    line = failing_line(log.text)
+    if line is not None:
+        out.signals.append(log_signal(line, container=status.name, cite=cite, redactor=redactor))
+    which = "previous logs" if previous else "current logs (it never restarted)"
+    if log.cut:
+        text = (
+            f"The {which} of container {status.name} in pod {name} were cut before their end: "
+            f"{log.describe()}"
+        )
+        text += "; the part read shows no error line" if line is None else ""
+    elif line is None:
+        text = (
+            f"The {which} of container {status.name} in pod {name} show no error line "
+            f"({log.describe()})"
+        )
+    else:
+        return
+    out.lines.append(EvidenceLine(text=text, source=cite))
 
 
 async def collect_tier2(
