@@ -345,8 +345,12 @@ def shorten(text: str, limit: int = 240) -> str:
     head = limit * 2 // 5
     tail = limit - head - 3
     end, start = _cut_before(flat, head), _cut_after(flat, len(flat) - tail)
-    if start <= end:
-        return flat
+    if start <= end or (end == 0 and start == len(flat)):
+        return flat  # nothing to cut between whole words and markers
+    if end == 0:
+        return f"… {flat[start:].lstrip()}"
+    if start == len(flat):
+        return f"{flat[:end].rstrip()} …"
     return f"{flat[:end].rstrip()} … {flat[start:].lstrip()}"
 
 
@@ -362,9 +366,15 @@ def clip(text: str, at: int, limit: int = 200) -> str:
     at = len(" ".join(text[:at].split())) + (1 if text[:at][-1:].isspace() else 0)
     lead = min(at, limit // 5)
     start = min(_cut_after(flat, at - lead), at) if at - lead > 0 else 0
+    marker = _inside_marker(flat, start)
+    if marker:
+        start = marker[0]
     end = _cut_before(flat, min(len(flat), start + limit - 4))
-    if end <= start:  # one marker or word longer than the window: keep it whole
-        end = min(len(flat), max(_marker_end(flat, start), start + limit - 4))
+    if end <= start:  # one marker or word longer than the window: keep the marker whole
+        end = min(len(flat), start + limit - 4)
+        marker = _inside_marker(flat, end)
+        if marker:
+            end = marker[1]
     body = flat[start:end].strip()
     return ("… " if start > 0 else "") + body + (" …" if end < len(flat) else "")
 
@@ -377,11 +387,6 @@ def _inside_marker(text: str, at: int) -> tuple[int, int] | None:
         if m.start() < at < m.end():
             return m.span()
     return None
-
-
-def _marker_end(text: str, at: int) -> int:
-    m = MARKER.match(text, at)
-    return m.end() if m else at
 
 
 def _cut_before(text: str, at: int) -> int:
