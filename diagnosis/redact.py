@@ -4,396 +4,27 @@ Every upstream string the engine quotes goes through `Redactor.clean` first. Rep
 are visible and typed (`[REDACTED:jwt]`) so a reader knows something was there, and the
 redactor counts what it masked so the report can say so. Only the secret is replaced: the
 key name, the URL host and the surrounding sentence stay readable. Cleaning is idempotent:
-markers are never re-redacted or counted again.
-
-`RULES` is ordered, specific shapes first (a `ghp_` token is typed `github-token` before the
-generic `KEY=value` rule sees it). Patterns are linear: no nested ambiguous quantifiers, and
-possessive runs where a run could otherwise be re-scanned. The corpus in
-`tests/diagnosis/redaction/` proves every rule catches something no other rule does.
+markers are never re-redacted or counted again. The shapes are in `secret_rules`; `shorten`
+and `clip` cut long quoted text without cutting through a marker.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from diagnosis.secret_checks import (
+    SCHEMES,
+    secret_span,
+    sensitive_key,
+    trailing_punctuation_end,
+)
+from diagnosis.secret_rules import RULES, Rule
 
 __all__ = ["MARKER", "RULES", "Redactor", "Rule", "clip", "sensitive_key", "shorten"]
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
-_SECRET_GROUPS = ("s", "s2", "s3", "s4")
-
-# A value as it follows `key=` / `key:` / `--key `: escaped-quoted, quoted, or bare. A bare
-# value stops at whitespace, and at quotes/commas/brackets only when they end the value.
-_SOFT = r"\"'`,;)}\]"
-_VALUE = (
-    r"(?:\\\"(?P<s>(?:[^\"\\\n]|\\[^\"\n])*+)\\\""
-    r"|\"(?P<s2>(?:[^\"\\\n]|\\.)*+)\"(?=[\s,;:)}\]\\]|$)"
-    r"|'(?P<s3>[^'\n]*+)'(?=[\s,;:)}\]\\]|$)"
-    rf"|(?P<s4>\S(?:[^\s{_SOFT}]|(?![;,][\w .-]+=)[{_SOFT}]++(?=[^\s{_SOFT}]))*+))"
-)
-_KEY_HINTS = "pass pwd secret token key auth session cookie credential jwt bearer"
-_KEY_HINT = rf"(?i:{'|'.join(_KEY_HINTS.split())})"
-_SEP = r"(?P<close>\\?[\"']?)(?P<sep>[ \t]*[:=][ \t]*|[ \t]+)"
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_SUBSTRINGS = _words("password passwd passphrase secret credential cookie apikey accesskey "
-                     "privatekey sessionid authkey")  # fmt: skip
-_WORDS = _words("token pwd pass auth authorization session jwt oauth")
-_NOT_SECRET_LAST = _words(
-    "name names ref refs file files path paths dir mount volume namespace type kind mode method "
-    "provider url uri endpoint host server ttl expiry expires expiration timeout duration length "
-    "size limit count version format enabled required secrets tokens"
-)
-_FLAG_FIRST = _words("no use enable disable skip allow require with without")
-_KEPT_VALUES = _words(
-    "true false yes no on off null none nil empty required optional unset redacted hidden masked "
-    "unauthorized forbidden denied invalid expired missing unexpected failed error cached saved "
-    "stored loaded found valid set provided configured present absent refreshed rotated revoked "
-    "get post put head delete patch"  # Go's `failed to fetch token: Get "https://…"`
-)
-# Words that follow `password is` / `PASSWORD` in prose and messages: never the secret itself.
-_PROSE_WORDS = _KEPT_VALUES | _words(
-    "is was are be been being not now also still already too very the a an this that it its "
-    "of for from in on at to by with without and or but if as must should cannot can could will "
-    "would may might has have had does did do incorrect wrong correct weak strong short long "
-    "blank needed mandatory given used changed reset stale environment variable var file field "
-    "value key flag option argument parameter authentication authorization login user username "
-    "length policy check verification mismatch match matches accepted rejected generated created "
-    "updated deleted removed expires expiring expire has been please enter entered specified"
-)
-_PLACEHOLDER = re.compile(
-    r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?\w+\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
-)
-_SCHEMES = _words("bearer basic token digest negotiate apikey")
-_ENCODED_HINTS = _words('"auths" "auth" password passwd secret token private_key -----begin apikey')
 _AFTER_MARKER = frozenset(" \t\r\n@/:?&#\"'\\;,)]}>")
-_PROSE_VALUE = re.compile(r"[a-z]+(?:'[a-z]+)?")
-_GOES_ON = re.compile(r" [A-Za-z]")
-_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_MIN_OPAQUE_TOKEN = 20  # a `bearer <word>` shorter than this, letters only, is prose
-_MIN_DISTINCT = 12  # distinct characters a blob needs to count as high-entropy
-_MIN_BLOB = 32  # shorter blobs next to a key word must also mix upper and lower case
-_MIN_WORD_SECRET = 4  # a lowercase word this short after `password is` is prose
-_MIN_DISTINCT_AWS = 20
-_HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?")
-_NGC_DECODED = re.compile(r"[a-z0-9]{26}:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
-
-
-def sensitive_key(name: str, *, flag: bool = False) -> bool:
-    """Whether a key (`DB_PASSWORD`, `apiKey`, `--hf-token`) names a credential.
-
-    Words are compared, not substrings, so `tokenizer`, `max_new_tokens`, `author` and
-    `secretName` (a reference, not a value) are not sensitive. `flag` marks the
-    `--key value` form, where `--no-auth`-style switches take no value.
-    """
-    words = [w.lower() for w in _CAMEL.findall(name)]
-    if not words or words[-1] in _NOT_SECRET_LAST or (flag and words[0] in _FLAG_FIRST):
-        return False
-    joined = "".join(words)
-    return any(s in joined for s in _SUBSTRINGS) or any(
-        w in _WORDS or w.endswith("token") for w in words
-    )
-
-
-def _span(m: re.Match[str]) -> tuple[int, int]:
-    for name in _SECRET_GROUPS:
-        if name in m.re.groupindex and m.start(name) >= 0:
-            return m.span(name)
-    return m.span()
-
-
-def _secret(m: re.Match[str]) -> str:
-    """The value a rule would mask, without the sentence punctuation after it."""
-    start, end = _span(m)
-    return m.string[start : _without_trailing_punctuation(m.string, start, end)]
-
-
-def _plain_value(m: re.Match[str]) -> bool:
-    """A `key: value` whose value is data, not a credential (`KEY=value` always is a value).
-
-    The colon form is where prose lives: `refused the credentials: Unauthorized`, an auth
-    scheme (`Authorization: Basic <credential>`: the credential has its own rule), or
-    containerd's `failed to fetch anonymous token: unexpected status: 401`, an unquoted key
-    mid-line followed by a lowercase word, and the sentence goes on.
-    """
-    value, text = _secret(m), m.string
-    if ":" not in m.group("sep"):
-        return False
-    if value.lower() in _KEPT_VALUES or (
-        value.lower() in _SCHEMES and text[m.end() : m.end() + 1].isspace()
-    ):
-        return True
-    if m.group("close") or not _PROSE_VALUE.fullmatch(value):
-        return False
-    key_at = m.start("key")
-    line_start = text.rfind("\n", 0, key_at) + 1
-    if not text[line_start:key_at].strip(" \t-#"):
-        return False  # YAML: the key starts its line
-    return _GOES_ON.match(text, m.end()) is not None
-
-
-def _placeholder(value: str) -> bool:
-    """`********`, `<hidden>`, `${DB_PASSWORD}`, `{{ .Values.token }}`: no secret to mask."""
-    return _PLACEHOLDER.fullmatch(value) is not None
-
-
-def _key_value(m: re.Match[str]) -> bool:
-    key = m.group("key")
-    value = _secret(m)
-    if _placeholder(value) or (m.group("s4") is not None and value[:2] in {"('", '("'}):
-        return False  # a placeholder, or a tuple/call whose parts have rules of their own
-    if key.lstrip("-").lower() == "authorization":
-        return False  # the `authorization` rule knows its schemes
-    spaced = not m.group("sep").strip()
-    if spaced and (not key.startswith("-") or m.group("close") or _secret(m).startswith("-")):
-        return False
-    if m.group("sep") == ":" and not m.group("close") and "_" not in key:
-        # `secret-model:2`, `auth-proxy:443` are images and hosts, not keys; names with an
-        # underscore (`WANDB_API_KEY:…`, `api_key:…`) never are.
-        key = "".join(_CAMEL.findall(key)[-1:])
-    return sensitive_key(key, flag=spaced) and not _plain_value(m)
-
-
-def _not_uid_gid(m: re.Match[str]) -> bool:
-    """`docker run -u 1000:1000` is a user and group id, not a password."""
-    return not m.group("s").isdigit()
-
-
-def _env_pair(m: re.Match[str]) -> bool:
-    return sensitive_key(m.group("name"))
-
-
-def _header(m: re.Match[str]) -> bool:
-    return not _plain_value(m)
-
-
-def _bearer(m: re.Match[str]) -> bool:
-    token = _secret(m)
-    return len(token) >= _MIN_OPAQUE_TOKEN or not token.isalpha()
-
-
-def _encoded(m: re.Match[str]) -> bool:
-    """A base64 blob whose decoded text carries credentials (`.dockerconfigjson`, a Secret)."""
-    blob = _secret(m).rstrip("=").replace("-", "+").replace("_", "/")
-    try:
-        decoded = base64.b64decode(blob + "=" * (-len(blob) % 4)).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return False
-    return any(hint in decoded.lower() for hint in _ENCODED_HINTS)
-
-
-def _high_entropy(m: re.Match[str]) -> bool:
-    blob = _secret(m)
-    mixed = any(c.isupper() for c in blob) and any(c.islower() for c in blob)
-    return (
-        any(c.isdigit() for c in blob)
-        and any(c.isalpha() for c in blob)
-        and len(set(blob)) >= _MIN_DISTINCT
-        and (len(blob) >= _MIN_BLOB or mixed)
-        and not _UUID.fullmatch(blob)
-    )
-
-
-def _credential_word(value: str) -> bool:
-    """Whether a lone word after `password is` / `PASSWORD` / `login` reads as a credential.
-
-    Anything with a digit, a symbol or mixed case does; a plain lowercase word does unless it
-    is one of the words messages put there (`password is incorrect`, `TOKEN not set`).
-    """
-    if sum(c.isalnum() for c in value) < _MIN_WORD_SECRET or _placeholder(value):
-        return False
-    if value.lower() in _PROSE_WORDS:
-        return False
-    if value.isalpha() and value.isupper():
-        return False  # `PASSWORD NOT SET`, `TOKEN EXPIRED`
-    return len(value) >= _MIN_WORD_SECRET or not value.isalpha()
-
-
-def _token_like(value: str) -> bool:
-    """A machine-made credential: long, with letters and digits, many distinct characters."""
-    return (
-        len(value) >= _MIN_OPAQUE_TOKEN - 8
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-        and len(set(value)) >= _MIN_DISTINCT - 4
-    )
-
-
-def _stated(m: re.Match[str]) -> bool:
-    caps = m.group("caps")
-    return (caps is None or sensitive_key(caps)) and _credential_word(_secret(m))
-
-
-def _cli_token(m: re.Match[str]) -> bool:
-    token = _secret(m)
-    if _HOSTNAME.fullmatch(token) or _UUID.fullmatch(token):
-        return False  # `docker login registry.acme.io`, `failed login <request id>`
-    return any(c.isdigit() for c in token) and len(set(token)) >= _MIN_DISTINCT - 2
-
-
-def _bare_aws_secret(m: re.Match[str]) -> bool:
-    """A bare 40-character AWS secret key: mixed case, digits, random; not a path."""
-    key = _secret(m)
-    return (
-        any(c.isupper() for c in key)
-        and any(c.islower() for c in key)
-        and any(c.isdigit() for c in key)
-        and len(set(key)) >= _MIN_DISTINCT_AWS
-        and key.count("/") <= 2  # noqa: PLR2004
-        and not key.startswith("/")
-        and "//" not in key
-    )
-
-
-def _ngc_legacy(m: re.Match[str]) -> bool:
-    """Named after `ngc`, or base64 of the legacy key's own shape (`<26 chars>:<uuid>`)."""
-    if m.group("ngc"):
-        return True
-    blob = _secret(m)
-    try:
-        decoded = base64.b64decode(blob + "=" * (-len(blob) % 4)).decode("ascii")
-    except (binascii.Error, ValueError):
-        return False
-    return _NGC_DECODED.fullmatch(decoded) is not None
-
-
-def _authorization(m: re.Match[str]) -> bool:
-    scheme = m.group("scheme")
-    if scheme and scheme.lower() not in _SCHEMES:
-        return _token_like(_secret(m))  # `Authorization: SSWS <token>`, `: Splunk <token>`
-    return not _plain_value(m)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One secret shape: the marker `kind`, the pattern, and an optional second opinion.
-
-    The masked span is the first participating group named `s`, `s2`, `s3` or `s4`, else the
-    whole match; everything else the pattern matched (key, scheme, host) stays visible.
-    """
-
-    kind: str
-    pattern: re.Pattern[str]
-    accept: Callable[[re.Match[str]], bool] | None = None
-    hints: tuple[str, ...] = ()  # lowercase; the rule only runs if the text holds one of these
-
-
-# Cheap pre-checks: a rule whose every match contains one of these (lowercased) is skipped on
-# text that holds none, so a clean 64 KB log costs a few substring searches per rule.
-_HINTS = {
-    "private-key": "private key", "jwt": "eyj", "github-token": "gh github_pat_",
-    "gitlab-token": "gl", "huggingface-token": "hf_", "openai-key": "sk-", "ngc-key": "nvapi-",
-    "slack-token": "xox xapp-",
-    "slack-webhook": "hooks.slack.com/", "google-api-key": "aiza", "aws-access-key-id": "akia asia",
-    "aws-secret-key": "akia asia secret", "azure-storage-key": "accountkey sharedaccess",
-    "url-password": "://", "url-token": "? & ; # sig", "auth-tuple": "auth credential login",
-    "cli-token": "login", "stated-secret": "pass pwd secret token key credential",
-    "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
-    "bearer-token": "bearer", "cli-password": "login sshpass mysql", "env-secret": "value",
-    "basic-auth-flag": "-u --user --proxy-user --http-user",
-    "secret-value": _KEY_HINTS,
-    "secret-blob": "pass secret token key credential auth session cookie",
-}  # fmt: skip
-
-
-def _rule(kind: str, pattern: str, accept: Callable[[re.Match[str]], bool] | None = None) -> Rule:
-    flags = re.DOTALL if kind == "private-key" else 0
-    return Rule(kind, re.compile(pattern, flags), accept, tuple(_HINTS.get(kind, "").split()))
-
-
-_PEM_END = r"-----END[A-Z ]*PRIVATE KEY[A-Z ]*-----"
-_PEM_NL = r"(?:\r?\n|\\{1,2}(?:r\\{1,2})?n)"  # a newline, or one escaped once or twice
-_B64 = r"A-Za-z0-9+/"
-# fmt: off
-RULES: tuple[Rule, ...] = (
-    # No possessive quantifiers here: CPython before 3.11.5 mishandles them with DOTALL
-    # alternations, and this rule must hold on every 3.11 (Debian 12 ships 3.11.2).
-    _rule("private-key", rf"-----BEGIN[A-Z ]*PRIVATE KEY[A-Z ]*-----(?:(?:{_PEM_NL}[ \t]*"
-          rf"(?:[{_B64}=]{{16,}}|[{_B64}=]+(?=[ \t]*(?:[\r\n\\\"']|-----|$))"
-          rf"|(?:Proc-Type|DEK-Info):[^\r\n\\\"']*))|[ \t]+[{_B64}=]{{16,}})*"
-          rf"(?:(?:{_PEM_NL}|[ \t])*{_PEM_END})?"
-          rf"|(?<![{_B64}=\\\s])[{_B64}=\\\s]{{40,}}{_PEM_END}"),
-    _rule("jwt", r"\beyJ[\w-]{6,}+\.[\w-]{6,}+(?:\.[\w-]*+)?"),
-    _rule("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_\w{40,}+)"),
-    _rule("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|agent)-[\w-]{20,}+"),
-    _rule("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}+"),
-    _rule("openai-key", r"\bsk-(?:proj-|svcacct-|admin-|ant-[a-z]+\d\d-)?"
-          r"(?=[\w-]*[A-Z])(?=[\w-]*\d)[\w-]{20,}+"),
-    _rule("ngc-key", r"\bnvapi-[\w-]{20,}+"),
-    _rule("slack-token", r"\b(?:xox[abposre]-[A-Za-z0-9-]{10,}+|xapp-\d-[A-Za-z0-9-]{10,}+)"),
-    _rule("slack-webhook", r"(?<=hooks\.slack\.com/)"
-          r"(?:services|workflows|triggers|commands|actions)/(?P<s>[\w/%.-]+)"),
-    _rule("google-api-key", r"\bAIza[\w-]{35}(?![\w-])"),
-    _rule("aws-secret-key", r"(?:(?:AKIA|ASIA)[0-9A-Z]{16}[ \t]*[:,|;][ \t]*"
-          r"|(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\?[\"']?"
-          rf"(?:[ \t]*[:=][ \t]*|[ \t]+)\\?[\"']?)(?P<s>[{_B64}]{{40}})(?![{_B64}=])"
-          ),
-    _rule("aws-access-key-id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    _rule("azure-storage-key",
-          r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<s>[^;\s\"']+)"),
-    # The user may itself contain `@` (`user@example.com:pw@host`); the password ends at
-    # the last `@` before the host.
-    _rule("url-password", r"(?<=://)[^/\s:\"'<>]*+:(?P<s>[^/\s\"'<>]+)@"),
-    _rule("url-token", r"(?i)(?:[?&;#](?:key|code|auth|sas|token|access_token|id_token"
-          r"|refresh_token|auth_token|api_key|apikey|secret|client_secret|password|pwd)"
-          r"|(?:[?&;#]|(?<![\w.%-]))(?:sig|signature|x-amz-signature|x-amz-credential"
-          r"|x-amz-security-token|x-goog-signature|x-goog-credential))=(?P<s>[^&;\s\"'#<>]+)"),
-    _rule("ngc-legacy-key", rf"(?:(?P<ngc>(?i:ngc))[^\n]{{0,48}}?)?(?<![{_B64}])"
-          rf"(?P<s>[{_B64}]{{84,}}+={{0,2}})(?![{_B64}=])", _ngc_legacy),
-    _rule("docker-auth",
-          rf"(?P<q>\\?\")auth(?P=q)[ \t]*:[ \t]*(?P=q)(?P<s>[{_B64}]{{4,}}+={{0,2}})(?P=q)"),
-    _rule("encoded-secret",
-          rf"(?<![{_B64}=_-])(?P<s>[{_B64}_-]{{24,}}+={{0,2}})(?![{_B64}=_-])", _encoded),
-    _rule("authorization", r"(?i)(?P<key>authorization)(?<![a-mo-qs-z0-9_]authorization)"
-          r"(?P<close>\\?[\"']?)(?P<sep>[ \t]*[:=][ \t]*)\\?[\"']?"
-          r"(?:(?P<s>(?:digest|aws4-hmac-sha256)[ \t][^\r\n\"'\\]*+)"
-          r"|(?:(?P<scheme>[A-Za-z][\w-]{1,30}+)[ \t]+(?=[^\s\"',;\\]))?(?P<s2>[^\s\"',;\\]++))",
-          _authorization),
-    _rule("cookie", r"(?i)(?P<key>cookie)(?<!\wcookie)(?P<close>\\?[\"']?)(?P<sep>[ \t]*:[ \t]*)"
-          r"\\?[\"']?(?P<s>[^\r\n\"\\]+)", _header),
-    _rule("bearer-token", r"(?i)bearer(?<!\wbearer)[ \t]+(?P<s>[\w.~+/=-]{8,}+)", _bearer),
-    _rule("cli-password", r"(?i)(?:\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|regctl"
-          r"|helm[ \t]+registry)[ \t]+login|\bsshpass)\b[^\n]{0,160}?[ \t](?:-p|--password)"
-          r"(?:[ \t]+|=)(?:\"(?P<s>[^\"\n]*)\"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s\"']+))"
-          r"|\bmysql\w*\b[^\n]{0,160}?[ \t]-p(?P<s4>[^\s\"'-][^\s\"']*+)"),
-    _rule("basic-auth-flag", r"(?<![\w-])(?:-u|--user|--proxy-user|--http-user)(?:[ \t]+|=)?"
-          r"[\"']?[^\s:\"']+:(?P<s>[^\s\"']+)", _not_uid_gid),
-    _rule("auth-tuple", r"(?i:\b\w*(?:auth|credentials?|login)\w*[ \t]*=[ \t]*"
-          r"|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\()"
-          r"[ \t]*[(\[]?[ \t]*(?P<q>[\"'])[^\"'\n]*(?P=q)[ \t]*,[ \t]*"
-          r"(?P<q2>[\"'])(?P<s>[^\"'\n]+)(?P=q2)"),
-    _rule("cli-token", r"(?i:\blogin)(?:[ \t]+--(?:relogin|verify|anonymously|token|key|password"
-          r"|api-key|with-token|cloud|host=\S+)\b)*[ \t]+(?P<s>[\w.~+/=-]{16,}+)(?![\w.~+/=-])",
-          _cli_token),
-    _rule("stated-secret", r"(?i:\b(?:password|passwd|passphrase|secret|token|api[ _-]?key"
-          r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?)[ \t]*:?[ \t]+"
-          r"(?P<q>[\"'`]?)(?P<s>[^\s\"'`]+)(?P=q)"
-          r"|(?<![\w.$-])(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY"
-          r"|CREDENTIALS?))(?P<caps>[A-Z][A-Z0-9_]*+)[ \t]+(?P<s2>[^\s\"'`=:][^\s\"'`]*+)",
-          _stated),
-    _rule("env-secret", r"(?i:\bname)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?P<name>[\w.-]++)"
-          r"\\?[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\?[\"']?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*"
-          + _VALUE, _env_pair),
-    _rule("secret-value",
-          rf"(?<![\w./-])(?=-|[\w.-]++\\?[\"']?[ \t]*[:=])(?P<key>(?=[\w.-]*?{_KEY_HINT})[\w.-]++)"
-          rf"{_SEP}{_VALUE}", _key_value),
-    _rule("secret-blob", r"(?i)\b(?:password|passwd|passphrase|secret|token|api[_ -]?key"
-          r"|access[_ -]?key|private[_ -]?key|credentials?|auth|session|cookie)\b"
-          rf"(?:[^\w\n]{{1,4}}+\w++){{0,2}}?[^\w\n]{{1,4}}+(?P<s>[{_B64}_-]{{20,}}+={{0,2}})"
-          rf"(?![{_B64}=_-])", _high_entropy),
-    # Last: a 40-character key with nothing around it that says what it is.
-    _rule("aws-secret-bare", rf"(?<![{_B64}=_.$-])(?P<s>[{_B64}]{{40}})(?![{_B64}=_.-])",
-          _bare_aws_secret),
-)
-# fmt: on
 
 
 @dataclass
@@ -424,8 +55,8 @@ class Redactor:
         parts: list[str] = []
         done = pos = 0
         while (m := rule.pattern.search(text, pos)) is not None:
-            start, end = _span(m)
-            end = _without_trailing_punctuation(text, start, end)
+            start, end = secret_span(m)
+            end = trailing_punctuation_end(text, start, end)
             if start == end or _masked(text, start, end) or (rule.accept and not rule.accept(m)):
                 pos = start if start > m.start() else m.start() + 1  # look inside the value
                 continue
@@ -433,29 +64,6 @@ class Redactor:
             self.counts[rule.kind] = self.counts.get(rule.kind, 0) + 1
             done = pos = end
         return "".join((*parts, text[done:])) if parts else text
-
-
-_CLOSERS = {")": "(", "]": "[", "}": "{"}
-
-
-def _without_trailing_punctuation(text: str, start: int, end: int) -> int:
-    """`end` moved back over sentence punctuation a bare value ends with (`token abc.`).
-
-    Only where the value ends a word (whitespace or the end follows); a closing bracket goes
-    only when the value did not open it.
-    """
-    if end < len(text) and not text[end].isspace():
-        return end
-    while end > start:
-        last = text[end - 1]
-        opener = _CLOSERS.get(last)
-        if last in ".,:;" or (
-            opener and text.count(opener, start, end) < text.count(last, start, end)
-        ):
-            end -= 1
-        else:
-            break
-    return end
 
 
 def _masked(text: str, start: int, end: int) -> bool:
@@ -479,7 +87,7 @@ def _masked(text: str, start: int, end: int) -> bool:
         cur = max(cur, hi)
     residue.append(text[cur:end] if end > cur else "")
     rest = "".join(residue).strip(" \t\"'`.,;:)]}>")
-    return not rest or rest.lower() in _SCHEMES
+    return not rest or rest.lower() in SCHEMES
 
 
 def shorten(text: str, limit: int = 240) -> str:
