@@ -40,11 +40,11 @@ def _words(text: str) -> frozenset[str]:
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SUBSTRINGS = _words("password passwd passphrase secret credential cookie apikey accesskey "
                      "privatekey sessionid authkey")  # fmt: skip
-_WORDS = _words("token pwd pass auth authorization session jwt oauth")
+_WORDS = _words("token pwd pw pass auth authorization session jwt oauth")
 _NOT_SECRET_LAST = _words(
     "name names ref refs file files path paths dir mount volume namespace type kind mode method "
     "provider url uri endpoint host server ttl expiry expires expiration timeout duration length "
-    "size limit count version format enabled required secrets tokens"
+    "size limit count version format enabled required secrets tokens stdin prompt helper"
 )
 _FLAG_FIRST = _words("no use enable disable skip allow require with without")
 _KEPT_VALUES = _words(

@@ -38,7 +38,7 @@ _VALUE = (
     r"|'(?P<s3>[^'\n]*+)'(?=[\s,;:)}\]\\]|$)"
     rf"|(?P<s4>\S(?:[^\s{_SOFT}]|(?![;,][\w .-]+=)[{_SOFT}]++(?=[^\s{_SOFT}]))*+))"
 )
-_KEY_HINTS = "pass pwd secret token key auth session cookie credential jwt bearer"
+_KEY_HINTS = "pass pwd pw secret token key auth session cookie credential jwt bearer"
 _KEY_HINT = rf"(?i:{'|'.join(_KEY_HINTS.split())})"
 _SEP = r"(?P<close>\\?[\"']?)(?P<sep>[ \t]*[:=][ \t]*|[ \t]+)"
 
@@ -66,7 +66,7 @@ _HINTS = {
     "slack-webhook": "hooks.slack.com/", "google-api-key": "aiza", "aws-access-key-id": "akia asia",
     "aws-secret-key": "akia asia secret", "azure-storage-key": "accountkey sharedaccess",
     "url-password": "://", "url-token": "? & ; # sig", "auth-tuple": "auth credential login",
-    "cli-token": "login", "stated-secret": "pass pwd secret token key credential",
+    "cli-token": "login config", "stated-secret": "pass pwd secret token key credential",
     "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
     "bearer-token": "bearer", "cli-password": "login sshpass mysql", "env-secret": "value",
     "basic-auth-flag": "-u --user --proxy-user --http-user",
@@ -142,12 +142,15 @@ RULES: tuple[Rule, ...] = (
           r"[ \t]*[(\[]?[ \t]*(?P<q>[\"'])[^\"'\n]*(?P=q)[ \t]*,[ \t]*"
           r"(?P<q2>[\"'])(?P<s>[^\"'\n]+)(?P=q2)"),
     _rule("cli-token", r"(?i:\blogin)(?:[ \t]+--(?:relogin|verify|anonymously|token|key|password"
-          r"|api-key|with-token|cloud|host=\S+)\b)*[ \t]+(?P<s>[\w.~+/=-]{16,}+)(?![\w.~+/=-])",
-          cli_token),
+          r"|api-key|with-token|cloud|host=\S+)\b)*[ \t]+(?P<s>[\w.~+/=-]{16,}+)(?![\w.~+/=-])"
+          r"|\b(?:npm|yarn|pnpm)[ \t]+config[ \t]+set[ \t]+\S*?:?_auth(?:Token)?[ \t]+"
+          r"(?P<s2>[\w.~+/=-]{16,}+)", cli_token),
     _rule("stated-secret", r"(?i:\b(?:password|passwd|passphrase|secret|token|api[ _-]?key"
-          r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?)[ \t]*:?[ \t]+"
+          r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?[ \t]*:?"
+          r"|\b(?:api|access|secret|private|client|auth|refresh|session)[ ](?:key|secret|token)"
+          r"[ \t]*:)[ \t]+"
           r"(?P<q>[\"'`]?)(?P<s>[^\s\"'`]+)(?P=q)"
-          r"|(?<![\w.$-])(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY"
+          r"|(?<![\w.$-])(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|PASS(?![A-Z])|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY"
           r"|CREDENTIALS?))(?P<caps>[A-Z][A-Z0-9_]*+)[ \t]+(?P<s2>[^\s\"'`=:][^\s\"'`]*+)",
           stated),
     _rule("env-secret", r"(?i:\bname)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?P<name>[\w.-]++)"
