@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from diagnosis.errors import UpstreamError
 from diagnosis.redact import clip
 
 if TYPE_CHECKING:
@@ -165,16 +166,22 @@ async def read_log_tail(
     lines a read returns the start of the tail and loses its end (where the traceback is).
     `read(n)` reads the last `n` lines; when its answer fills the byte limit, it is asked again
     for as many lines as fitted, fewer each time, until the tail fits or one line is left.
+
+    Only the first read's error is raised; when a retry fails, the cut read is kept (and
+    marked cut): part of the log is evidence, and the report says its end is missing.
     """
     lines = tail_lines
+    text = await read(lines)
     for _ in range(attempts - 1):
-        text = await read(lines)
         if len(text.encode("utf-8", "replace")) < limit_bytes - _CUT_SLACK:
             return LogRead(text, lines, tail_lines, limit_bytes, cut=False)
         if lines <= 1:
-            return LogRead(text, lines, tail_lines, limit_bytes, cut=True)
+            break
         fitted = text.count("\n")
-        lines = max(1, fitted if fitted < lines else lines // 2)
-    text = await read(lines)
+        fewer = max(1, fitted if fitted < lines else lines // 2)
+        try:
+            text, lines = await read(fewer), fewer
+        except UpstreamError:
+            break
     cut = len(text.encode("utf-8", "replace")) >= limit_bytes - _CUT_SLACK
     return LogRead(text, lines, tail_lines, limit_bytes, cut=cut)

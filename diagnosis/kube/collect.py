@@ -144,7 +144,11 @@ async def _one_pod(
             out.memory.setdefault(container.name, memory)
     target = _log_target(pod)
     if target is not None:
-        await _read_log(kube, namespace, name, *target, out=out, redactor=redactor)
+        signals, lines = await _read_log(
+            kube, namespace, name, *target, gaps=out.gaps, redactor=redactor
+        )
+        out.signals.extend(signals)
+        out.lines.extend(lines)
     node = pod.spec.node_name
     if node and (
         any(s.kind in _NODE_KINDS for s in out.signals)
@@ -165,9 +169,9 @@ async def _read_log(
     status: ContainerStatus,
     previous: bool,  # noqa: FBT001
     *,
-    out: Tier2,
+    gaps: list[Gap],
     redactor: Redactor,
-) -> None:
+) -> tuple[list[Signal], list[EvidenceLine]]:
     """`kubectl logs [--previous]` of the failed container: its failing line, or what was read.
 
     The read always holds the end of the log (`read_log_tail`); when even one line did not
@@ -184,14 +188,17 @@ async def _read_log(
     log = await _safe(
         read_log_tail(read, tail_lines=LOG_LINES, limit_bytes=LOG_BYTES),
         f"logs of container {status.name} ({cite})",
-        out.gaps,
+        gaps,
         cite,
     )
     if log is None:
-        return
+        return [], []
     line = failing_line(log.text)
-    if line is not None:
-        out.signals.append(log_signal(line, container=status.name, cite=cite, redactor=redactor))
+    signals = (
+        []
+        if line is None
+        else [log_signal(line, container=status.name, cite=cite, redactor=redactor)]
+    )
     which = "previous logs" if previous else "current logs (it never restarted)"
     if log.cut:
         text = (
@@ -205,8 +212,8 @@ async def _read_log(
             f"({log.describe()})"
         )
     else:
-        return
-    out.lines.append(EvidenceLine(text=text, source=cite))
+        return signals, []
+    return signals, [EvidenceLine(text=text, source=cite)]
 
 
 async def collect_tier2(

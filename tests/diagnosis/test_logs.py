@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
+from diagnosis.errors import UpstreamUnavailable
 from diagnosis.logs import LogRead, failing_line, read_log_tail
 from diagnosis.redact import MARKER, Redactor
 
@@ -222,3 +223,30 @@ async def test_read_log_tail_always_holds_the_end(log, cut, lines, finds_tail):
 
 def test_describe_a_complete_read():
     assert LogRead("x\n", 200, 200, LIMIT, cut=False).describe() == "read the last 200 lines"
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "raises"),
+    [
+        pytest.param(1, True, id="first-read-fails-is-a-gap"),
+        pytest.param(2, False, id="retry-fails"),
+    ],
+)
+async def test_a_failed_retry_keeps_the_cut_read(fail_on, raises):
+    read = kubelet(LONG + TAIL_ERROR + "\n")
+
+    async def flaky(n: int) -> str:
+        if len(read.calls) + 1 == fail_on:  # type: ignore[attr-defined]
+            read.calls.append(n)  # type: ignore[attr-defined]
+            raise UpstreamUnavailable(
+                "the Kubernetes API kept failing", operation="kubectl logs", url="/log"
+            )
+        return await read(n)
+
+    if raises:
+        with pytest.raises(UpstreamUnavailable):
+            await read_log_tail(flaky, tail_lines=200, limit_bytes=LIMIT)
+        return
+    got = await read_log_tail(flaky, tail_lines=200, limit_bytes=LIMIT)
+    assert (got.cut, got.lines) == (True, 200)
+    assert got.text.startswith('{"step": 101,')  # the start of the last 200 lines
