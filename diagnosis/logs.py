@@ -32,7 +32,8 @@ _RANK = r"(?:\[(?:rank|default)\d+\]:[ \t]*)?"
 _WRAPPER = re.compile(
     r"ChildFailedError|CalledProcessError|ProcessRaisedException|ProcessExitedException"
     r"|SignalException|\bfailed \(exitcode: -?\d+\)"
-    r"|process \d+ terminated with (?:exit code|signal)|Sending process \d+ closing signal",
+    r"|process \d+ terminated with (?:exit code|signal)|Sending process \d+ closing signal"
+    r"|exits with return code = -?\d+|mpirun noticed that process rank",
     re.IGNORECASE,
 )
 
@@ -42,7 +43,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "gpu-hardware",
         re.compile(
             r"\bNVRM: Xid\b|\bXid \(PCI:|uncorrectable ECC error|double[- ]bit ECC error"
-            r"|cudaErrorECCUncorrectable|GPU has fallen off the bus|row remapping failure",
+            r"|cudaErrorECCUncorrectable|GPU has fallen off the bus|row remapping failure"
+            r"|uncorrectable NVLink error|GPU is lost|GPU requires reset",
             re.IGNORECASE,
         ),
     ),

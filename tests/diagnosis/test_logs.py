@@ -131,6 +131,20 @@ ROOT_CASES = [
     pytest.param(
         "Volatile Uncorr. ECC: 0\nall fine\n", None, None, id="ecc-counter-is-not-an-error"
     ),
+    pytest.param(
+        "[rank0]: RuntimeError: CUDA error: an uncorrectable NVLink error was detected\n"
+        "[2025-11-04 07:44:39] [ERROR] [launch.py:325:sigkill_handler] ['python', 'train.py'] "
+        "exits with return code = 1\n",
+        "gpu-hardware",
+        "[rank0]: RuntimeError: CUDA error: an uncorrectable NVLink error was detected",
+        id="nvlink-beats-deepspeed-launcher",
+    ),
+    pytest.param(
+        "step 3\nmpirun noticed that process rank 0 with PID 0 on node n1 exited on signal 9.\n",
+        "wrapper",
+        "mpirun noticed that process rank 0 with PID 0 on node n1 exited on signal 9.",
+        id="mpirun-is-a-wrapper",
+    ),
 ]
 
 
