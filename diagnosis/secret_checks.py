@@ -64,7 +64,7 @@ _PROSE_WORDS = _KEPT_VALUES | _words(
     "updated deleted removed expires expiring expire has been please enter entered specified"
 )
 _PLACEHOLDER = re.compile(
-    r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?\w+\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
+    r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
 )
 SCHEMES = _words("bearer basic token digest negotiate apikey")
 _ENCODED_HINTS = _words('"auths" "auth" password passwd secret token private_key -----begin apikey')
@@ -74,7 +74,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _MIN_OPAQUE_TOKEN = 20  # a `bearer <word>` shorter than this, letters only, is prose
 _MIN_DISTINCT = 12  # distinct characters a blob needs to count as high-entropy
 _MIN_BLOB = 32  # shorter blobs next to a key word must also mix upper and lower case
-_MIN_WORD_SECRET = 4  # a lowercase word this short after `password is` is prose
+_MIN_WORD_SECRET = 4  # a word with fewer letters and digits after `password is` is prose
 _MIN_DISTINCT_AWS = 20
 _HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?")
 _NGC_DECODED = re.compile(r"[a-z0-9]{26}:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
@@ -202,18 +202,15 @@ def high_entropy(m: re.Match[str]) -> bool:
 
 
 def _credential_word(value: str) -> bool:
-    """Whether a lone word after `password is` / `PASSWORD` / `login` reads as a credential.
+    """Whether a lone word after `password is` / `PASSWORD` reads as a credential.
 
-    Anything with a digit, a symbol or mixed case does; a plain lowercase word does unless it
-    is one of the words messages put there (`password is incorrect`, `TOKEN not set`).
+    A word of at least four letters or digits does, unless it is a placeholder, one of the
+    words messages put there (`password is incorrect`, `TOKEN not set`) or shouted prose
+    (`PASSWORD NOT SET`).
     """
     if sum(c.isalnum() for c in value) < _MIN_WORD_SECRET or _placeholder(value):
         return False
-    if value.lower() in _PROSE_WORDS:
-        return False
-    if value.isalpha() and value.isupper():
-        return False  # `PASSWORD NOT SET`, `TOKEN EXPIRED`
-    return len(value) >= _MIN_WORD_SECRET or not value.isalpha()
+    return value.lower() not in _PROSE_WORDS and not (value.isalpha() and value.isupper())
 
 
 def _token_like(value: str) -> bool:

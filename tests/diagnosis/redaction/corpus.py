@@ -203,6 +203,7 @@ LEAKS: tuple[Leak, ...] = (
     Leak("two-word-key-colon", "oauth app created; client secret: Zx81-sp3ctrum-99", ("Zx81-sp3ctrum-99",), ("stated-secret",)),
     Leak("kv-pw", "./bench --user admin --pw=Tr0ub4dor-7 --rounds 3", ("Tr0ub4dor-7",), ("secret-value",)),
     Leak("npm-auth-token", f"npm config set //npm.acme.io/:_authToken {OAUTH_PROXY}", (OAUTH_PROXY,), ("cli-token",)),
+    Leak("kv-dollar-password", "export PGPASSWORD=$Up3rS3cret-9", ("$Up3rS3cret-9",), ("secret-value",)),
     Leak("token-flag-bare", "./serve --token Zq81xYwAbcd --port 8000", ("Zq81xYwAbcd",), ("secret-value",)),
     Leak("aws-secret-bare", f"paste into the console: {AWS_SECRET}", (AWS_SECRET,), ("aws-secret-bare",)),
     Leak("aws-secret-pair-3-slashes", f"s3fs: mounting ckpt with {ASIA}:{AWS_SECRET_3_SLASHES} from env", (AWS_SECRET_3_SLASHES,), ("aws-secret-key",)),
