@@ -192,11 +192,13 @@ def high_entropy(m: re.Match[str]) -> bool:
     """A random-looking blob next to a key word: letters, digits, many distinct characters."""
     blob = _secret(m)
     mixed = any(c.isupper() for c in blob) and any(c.islower() for c in blob)
+    weak = "weak" in m.re.groupindex and m.group("weak") is not None
     return (
         any(c.isdigit() for c in blob)
         and any(c.isalpha() for c in blob)
         and len(set(blob)) >= _MIN_DISTINCT
-        and (len(blob) >= _MIN_BLOB or mixed)
+        # after a bare `key` (a cache key, a commit), only a mixed-case blob is a secret
+        and ((len(blob) >= _MIN_BLOB and not weak) or mixed)
         and not _UUID.fullmatch(blob)
     )
 

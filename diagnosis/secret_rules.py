@@ -160,7 +160,7 @@ RULES: tuple[Rule, ...] = (
           rf"(?<![\w./-])(?=-|[\w.-]++\\?[\"']?[ \t]*[:=])(?P<key>(?=[\w.-]*?{_KEY_HINT})[\w.-]++)"
           rf"{_SEP}{_VALUE}", key_value),
     _rule("secret-blob", r"(?i)\b(?:password|passwd|passphrase|secret|token|api[_ -]?key"
-          r"|access[_ -]?key|private[_ -]?key|credentials?|auth|session|cookie)\b"
+          r"|access[_ -]?key|private[_ -]?key|credentials?|auth|session|cookie|(?P<weak>key))\b"
           rf"(?:[^\w\n]{{1,4}}+\w++){{0,2}}?[^\w\n]{{1,4}}+(?P<s>[{_B64}_-]{{20,}}+={{0,2}})"
           rf"(?![{_B64}=_-])", high_entropy),
     # Last: a 40-character key with nothing around it that says what it is.
