@@ -103,3 +103,5 @@ def configure_logging(level: str = "INFO", fmt: str = "json", stream: TextIO | N
     root.setLevel(level)
     for noisy in ("httpx", "httpcore", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    # At DEBUG, slack_sdk logs every request body: whole `chat.update` payloads (the report).
+    logging.getLogger("slack_sdk").setLevel(max(logging.INFO, root.level))

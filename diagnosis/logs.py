@@ -1,33 +1,81 @@
-"""Find the failing line in a container log: the last line that looks like the error.
+"""Read the end of a container log, and find the line that explains the failure in it.
 
 Logs are written by the workload, so they are never matched against the system lexicon (a
 training script may print "OOMKilled" itself); they only supply the quoted failing line for
 a verdict that other evidence made, and the GPU-memory finding for CUDA out-of-memory.
+
+The line quoted is the root error, not its wrapper: a launcher that reports its child's
+failure (`ChildFailedError`, `CalledProcessError`, torchrun's `failed (exitcode: 1)`) is
+quoted only when the log holds nothing more specific.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-__all__ = ["FailingLine", "failing_line"]
+from diagnosis.errors import UpstreamError
+from diagnosis.redact import clip
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from diagnosis.redact import Redactor
+
+__all__ = ["FailingLine", "LogRead", "failing_line", "read_log_tail"]
+
+#: Prefixes launchers put before each line of a rank's output (`[rank3]:`, `[default0]:`).
+_RANK = r"(?:\[(?:rank|default)\d+\]:[ \t]*)?"
+
+#: Lines that report another process's failure; quoted only when nothing else matches.
+_WRAPPER = re.compile(
+    r"ChildFailedError|CalledProcessError|ProcessRaisedException|ProcessExitedException"
+    r"|SignalException|\bfailed \(exitcode: -?\d+\)"
+    r"|process \d+ terminated with (?:exit code|signal)|Sending process \d+ closing signal"
+    r"|exits with return code = -?\d+|mpirun noticed that process rank",
+    re.IGNORECASE,
+)
 
 #: Most specific first: the first pattern that matches any line picks the line kind.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "gpu-hardware",
+        re.compile(
+            r"\bNVRM: Xid\b|\bXid \(PCI:|uncorrectable ECC error|double[- ]bit ECC error"
+            r"|cudaErrorECCUncorrectable|GPU has fallen off the bus|row remapping failure"
+            r"|uncorrectable NVLink error|GPU is lost|GPU requires reset",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "gpu-oom",
         re.compile(r"CUDA out of memory|CUDA error: out of memory|OutOfMemoryError", re.IGNORECASE),
     ),
     (
+        "nccl-timeout",
+        re.compile(
+            r"Watchdog caught collective operation timeout|WorkNCCL\(SeqNum=\d+[^)]*Timeout\(ms\)"
+        ),
+    ),
+    (
         "nccl",
         re.compile(
-            r"\bNCCL (error|WARN .*failed)|DistBackendError|ncclInternalError", re.IGNORECASE
+            r"\bNCCL (error|WARN .*failed)|DistBackendError|ncclInternalError|ncclSystemError"
+            r"|ncclUnhandledCudaError|ncclRemoteError",
+            re.IGNORECASE,
         ),
     ),
     ("cuda", re.compile(r"\bCUDA error\b|cudaError|CUBLAS_STATUS|CUDNN_STATUS", re.IGNORECASE)),
-    ("exception", re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")),
+    (
+        "exception",
+        re.compile(
+            rf"^\s*{_RANK}(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)"
+            r"|(?<=[\s\"'=])(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): "
+        ),
+    ),
     ("segfault", re.compile(r"Segmentation fault|SIGSEGV|core dumped", re.IGNORECASE)),
-    ("killed", re.compile(r"^\s*Killed\s*$")),
+    ("killed", re.compile(rf"^\s*{_RANK}Killed\s*$")),
     (
         "not-found",
         re.compile(r": (?:command )?not found$|No such file or directory", re.IGNORECASE),
@@ -35,6 +83,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("fatal", re.compile(r"\b(FATAL|PANIC|CRITICAL)\b|^\s*(error|fatal):", re.IGNORECASE)),
     ("error", re.compile(r"\bERROR\b|\berror:", re.IGNORECASE)),
 )
+_BY_KIND = {**dict(_PATTERNS), "wrapper": _WRAPPER}
 
 
 @dataclass(frozen=True)
@@ -45,12 +94,96 @@ class FailingLine:
     kind: str
     line_number: int
 
+    def quote(self, redactor: Redactor, limit: int = 200) -> str:
+        """The line redacted, then cut to `limit` around what made it the failing line.
+
+        Redaction comes first, so a cut can never leave half a secret unrecognised; the cut
+        falls on word boundaries and never inside a redaction marker.
+        """
+        cleaned = " ".join(redactor.clean(self.text).split())
+        found = _BY_KIND[self.kind].search(cleaned)
+        return clip(cleaned, found.start() if found else 0, limit)
+
 
 def failing_line(log: str) -> FailingLine | None:
-    """The most telling error line: the most specific kind wins, the last such line within it."""
+    """The most telling error line: the most specific kind wins, the last such line within it.
+
+    A wrapper line (`...ChildFailedError:`) is never taken for a root error of any kind; it
+    is the answer only when the log holds no other error line.
+    """
     lines = log.splitlines()
+    roots = [(i, line) for i, line in enumerate(lines) if not _WRAPPER.search(line)]
     for kind, pattern in _PATTERNS:
-        for index in range(len(lines) - 1, -1, -1):
-            if pattern.search(lines[index]):
-                return FailingLine(lines[index].strip(), kind, index + 1)
+        for index, line in reversed(roots):
+            if pattern.search(line):
+                return FailingLine(line.strip(), kind, index + 1)
+    for index in range(len(lines) - 1, -1, -1):
+        if _WRAPPER.search(lines[index]):
+            return FailingLine(lines[index].strip(), "wrapper", index + 1)
     return None
+
+
+@dataclass(frozen=True)
+class LogRead:
+    """What one `kubectl logs` read returned, and how complete it is.
+
+    `lines` is the `tailLines` of the read that gave `text` (fewer than asked when long lines
+    made the first read too big); `cut` means even that read hit the byte limit, so the end
+    of the log is missing from `text`.
+    """
+
+    text: str
+    lines: int
+    asked: int
+    limit_bytes: int
+    cut: bool
+
+    def describe(self) -> str:
+        """How much was read, for the report: `the last 31 lines (200 asked; lines are long)`."""
+        if self.cut:
+            return (
+                f"even the last {self.lines} line(s) exceed the {self.limit_bytes}-byte read "
+                "limit, so only their start was read"
+            )
+        if self.lines < self.asked:
+            return f"read the last {self.lines} lines; {self.asked} asked, the lines are long"
+        return f"read the last {self.lines} lines"
+
+
+#: A read whose UTF-8 size is this close to the limit may have been cut (a cut inside a
+#: multi-byte character decodes to a replacement character of a different size).
+_CUT_SLACK = 3
+
+
+async def read_log_tail(
+    read: Callable[[int], Awaitable[str]],
+    *,
+    tail_lines: int = 200,
+    limit_bytes: int = 64_000,
+    attempts: int = 4,
+) -> LogRead:
+    """Read the last `tail_lines` lines so that the end of the log is always in what is read.
+
+    The API applies `tailLines` first and `limitBytes` to the start of that tail, so with long
+    lines a read returns the start of the tail and loses its end (where the traceback is).
+    `read(n)` reads the last `n` lines; when its answer fills the byte limit, it is asked again
+    for as many lines as fitted, fewer each time, until the tail fits or one line is left.
+
+    Only the first read's error is raised; when a retry fails, the cut read is kept (and
+    marked cut): part of the log is evidence, and the report says its end is missing.
+    """
+    lines = tail_lines
+    text = await read(lines)
+    for _ in range(attempts - 1):
+        if len(text.encode("utf-8", "replace")) < limit_bytes - _CUT_SLACK:
+            return LogRead(text, lines, tail_lines, limit_bytes, cut=False)
+        if lines <= 1:
+            break
+        fitted = text.count("\n")
+        fewer = max(1, fitted if fitted < lines else lines // 2)
+        try:
+            text, lines = await read(fewer), fewer
+        except UpstreamError:
+            break
+    cut = len(text.encode("utf-8", "replace")) >= limit_bytes - _CUT_SLACK
+    return LogRead(text, lines, tail_lines, limit_bytes, cut=cut)

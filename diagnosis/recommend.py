@@ -33,6 +33,19 @@ _POLICY: dict[str, str] = {
     "in the event before resubmitting.",
 }
 
+#: Crash advice by what the failing log line shows (`logs.failing_line` kinds).
+_CRASH: dict[str, str] = {
+    "gpu-oom": "The GPU ran out of memory: reduce the per-GPU batch size, enable gradient "
+    "checkpointing or mixed precision, or request a GPU with more memory. Raising "
+    "the CPU-memory limit will not help.",
+    "gpu-hardware": "The log shows a GPU hardware fault (Xid or ECC error): ask SRE to check the "
+    "node's GPUs (nvidia-smi, DCGM diagnostics) and drain it if faulty, then resubmit; the "
+    "code is not at fault.",
+    "nccl-timeout": "A collective operation hit the NCCL watchdog timeout: one rank stalled or "
+    "died first. Find that rank's own error and check the inter-node network (rerun with "
+    "NCCL_DEBUG=INFO); raise the timeout only for a known slow step.",
+}
+
 
 def _oom(ev: Evidence) -> list[str]:
     memory, _, _ = memory_evidence(ev)
@@ -58,6 +71,11 @@ def _by_category(ev: Evidence, finding: Finding) -> list[str]:
                     "credentials are at fault, so do not assume credentials.",
                 )
             ]
+        case Category.INIT_FAILED if details.get("finding"):
+            return [
+                "Fix the init container's script or its inputs: its failing log line is "
+                "quoted above. Rerunning unchanged will fail the same way."
+            ]
         case Category.INIT_FAILED:
             return [
                 "Fix the init container's script or its inputs; read its logs with "
@@ -81,12 +99,8 @@ def _by_category(ev: Evidence, finding: Finding) -> list[str]:
             ]
         case Category.SCHEDULING_POLICY_TERMINATED:
             return [_POLICY.get(str(details.get("policy")), "Identify the policy that stopped it.")]
-        case Category.CRASH_APP_ERROR if details.get("finding") == "gpu-oom":
-            return [
-                "The GPU ran out of memory: reduce the per-GPU batch size, enable gradient "
-                "checkpointing or mixed precision, or request a GPU with more memory. Raising "
-                "the CPU-memory limit will not help.",
-            ]
+        case Category.CRASH_APP_ERROR if str(details.get("finding")) in _CRASH:
+            return [_CRASH[str(details.get("finding"))]]
         case Category.CRASH_APP_ERROR:
             return [
                 "Fix the code or configuration indicated by the exit code and the failing log "

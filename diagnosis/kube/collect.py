@@ -30,13 +30,15 @@ from diagnosis.kube.signals import (
     source,
 )
 from diagnosis.lexicon import SignalKind
-from diagnosis.logs import failing_line
+from diagnosis.logs import failing_line, read_log_tail
 from diagnosis.redact import Redactor
 from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Pod as RunaiPod
 from diagnosis.runai.models import Workload
 
 __all__ = [
+    "LOG_BYTES",
+    "LOG_LINES",
     "MAX_PODS",
     "Tier2",
     "collect_tier2",
@@ -47,6 +49,10 @@ __all__ = [
 
 T = TypeVar("T")
 MAX_PODS = 3
+LOG_LINES = 200
+"""`tailLines` of a log read: the end of the log, where the traceback is."""
+LOG_BYTES = 64_000
+"""`limitBytes` of a log read: what one read may return at most."""
 _FAILED_POD_PHASES = frozenset({"failed", "error", "oomkilled", "crashloopbackoff", "pending"})
 _NODE_KINDS = frozenset(
     {
@@ -147,37 +153,6 @@ def _with_deadline(signals: list[Signal], pod: Pod) -> list[Signal]:
     ]
 
 
-async def _read_log(
-    kube: KubeReader, namespace: str, pod: Pod, part: Tier2, redactor: Redactor
-) -> None:
-    target = _log_target(pod)
-    if target is None:
-        return
-    status, previous = target
-    command = "kubectl logs --previous" if previous else "kubectl logs"
-    cite = source(command, namespace)
-    log = await _safe(
-        kube.get_logs(namespace, pod.name, status.name, previous=previous),
-        f"logs of container {status.name} ({cite})",
-        part.gaps,
-        cite,
-    )
-    if log is None:
-        return
-    line = failing_line(log)
-    if line is not None:
-        part.signals.append(log_signal(line, container=status.name, cite=cite, redactor=redactor))
-        return
-    which = "previous" if previous else "current (it never restarted)"
-    part.lines.append(
-        EvidenceLine(
-            text=f"The {which} logs of container {status.name} in pod {pod.name} "
-            "show no error line",
-            source=cite,
-        )
-    )
-
-
 async def describe_node(
     kube: KubeReader, name: str, *, since: datetime, redactor: Redactor
 ) -> tuple[list[Signal], list[Gap]]:
@@ -224,7 +199,13 @@ async def _one_pod(kube: KubeReader, namespace: str, name: str, *, redactor: Red
         if "memory" in res.requests or "memory" in res.limits:
             memory = (res.requests.get("memory"), res.limits.get("memory"), describe)
             part.memory.setdefault(container.name, memory)
-    await _read_log(kube, namespace, pod, part, redactor)
+    target = _log_target(pod)
+    if target is not None:
+        signals, lines = await _read_log(
+            kube, namespace, pod.name, *target, gaps=part.gaps, redactor=redactor
+        )
+        part.signals.extend(signals)
+        part.lines.extend(lines)
     node = pod.spec.node_name
     if node and _implicates_node(part.signals, pod):
         part.nodes_read.add(node)  # described once per node, after every pod was read
@@ -241,6 +222,60 @@ def _merge(out: Tier2, parts: list[Tier2]) -> None:
         for container, memory in part.memory.items():
             out.memory.setdefault(container, memory)
         out.nodes_read |= part.nodes_read
+
+
+async def _read_log(
+    kube: KubeReader,
+    namespace: str,
+    name: str,
+    status: ContainerStatus,
+    previous: bool,  # noqa: FBT001
+    *,
+    gaps: list[Gap],
+    redactor: Redactor,
+) -> tuple[list[Signal], list[EvidenceLine]]:
+    """`kubectl logs [--previous]` of the failed container: its failing line, or what was read.
+
+    The read always holds the end of the log (`read_log_tail`); when even one line did not
+    fit the byte limit, the report says the end was not read instead of "no error line".
+    """
+    command = "kubectl logs --previous" if previous else "kubectl logs"
+    cite = source(command, namespace)
+
+    def read(lines: int) -> Awaitable[str]:
+        return kube.get_logs(
+            namespace, name, status.name, previous=previous, tail_lines=lines, limit_bytes=LOG_BYTES
+        )
+
+    log = await _safe(
+        read_log_tail(read, tail_lines=LOG_LINES, limit_bytes=LOG_BYTES),
+        f"logs of container {status.name} ({cite})",
+        gaps,
+        cite,
+    )
+    if log is None:
+        return [], []
+    line = failing_line(log.text)
+    signals = (
+        []
+        if line is None
+        else [log_signal(line, container=status.name, cite=cite, redactor=redactor)]
+    )
+    which = "previous logs" if previous else "current logs (it never restarted)"
+    if log.cut:
+        text = (
+            f"The {which} of container {status.name} in pod {name} were cut before their end: "
+            f"{log.describe()}"
+        )
+        text += "; the part read shows no error line" if line is None else ""
+    elif line is None:
+        text = (
+            f"The {which} of container {status.name} in pod {name} show no error line "
+            f"({log.describe()})"
+        )
+    else:
+        return signals, []
+    return signals, [EvidenceLine(text=text, source=cite)]
 
 
 async def collect_tier2(

@@ -286,7 +286,7 @@ def log_signal(line: FailingLine, *, container: str, cite: str, redactor: Redact
         at=None,
         source=cite,
         origin=f"container {container} log line {line.line_number}",
-        text=shorten(redactor.clean(line.text), 200),
+        text=line.quote(redactor, 200),
         detail=line.kind,
         key=f"log:{container}:{line.line_number}",
     )

@@ -27,10 +27,14 @@ def init_failed(ev: Evidence) -> Finding | None:
     if exits:
         details["exit_code"] = exits[-1].exit_code or 0
         headline += f" (exit {describe_exit_code(exits[-1].exit_code or 0)})"
+    # The init container's own failing log line (Tier 2 read it): quoted first, never dropped.
+    logs = [s for s in ev.of(SignalKind.LOG_ERROR) if s.key.split(":")[1:2] == [container]]
+    if logs:
+        details["finding"] = logs[-1].detail or "error"
     return Finding(
         category=Category.INIT_FAILED,
         at=latest(signals),
         headline=headline + ".",
-        evidence=tuple(cite_all(signals)),
+        evidence=(*cite_all(logs), *cite_all(signals)),
         details=details,
     )

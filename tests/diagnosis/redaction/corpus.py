@@ -86,6 +86,12 @@ OAUTH_PROXY = "LIGomOlWUVAetcVzLvVQF-B6RGtgOHFAT3TTW_8_LSW"
 XSRF = "f791ef4614001c4e4eb241da2703ad48"
 OPAQUE = "C24LnOE03uB6oODspXkGqv9ZTpPpwSfrHp5i4XuF"
 
+AWS_SECRET_3_SLASHES = "k3Vq/9sTm2Lw/Pz8RbXc/N4yHd7Jf1Ga6Ue0Qo5i"
+SSWS = "00QCjAl4MlV-WPXM8ba8DkY2IrDlLMdbiTRQEBm27A"
+SPLUNK = "8f14e45f-ceea-167a-5a36-dedd4bea2543"
+VAULT = "hvs.CAESIJx7Zk2QpLmN4vB8rT1wE6uJ9aKd3"
+SHORT_OPAQUE = "tok_8ZpL2qW9xR4mN7"
+
 SUBMIT = "runai training submit llm-ft -p nlp -i nvcr.io/acme/llm-ft:1.4.2 -g 8"
 TB = 'Traceback (most recent call last):\n  File "/workspace/train.py", line 42, in <module>\n    main()\n'
 
@@ -183,6 +189,35 @@ LEAKS: tuple[Leak, ...] = (
     Leak("blob-secret-event", f"Warning  Failed  kubelet  Error: secret key {HEX32} does not match the configured one", (HEX32,), ("secret-blob",)),
     # ------------------------------------------------------------ kubelet / containerd events
     Leak("event-pull-basic", f'Failed to pull image "registry.acme.io/ml/trainer:2": failed to resolve reference: failed to fetch anonymous token: Get "https://ci-bot:{OPAQUE}@registry.acme.io/token": 401 Unauthorized', (OPAQUE,), ("url-password",)),
+    # ------------------------------------------------------------ no key name in front
+    Leak("wandb-login", f"+ wandb login {HEX40}\nwandb: Appending key for api.wandb.ai to your netrc file", (HEX40,), ("cli-token",)),
+    Leak("wandb-relogin", f"wandb login --relogin {HEX40} && python train.py", (HEX40,), ("cli-token",)),
+    Leak("vault-login", f"vault login {VAULT}\nSuccess! You are now authenticated.", (VAULT,), ("cli-token",)),
+    Leak("stated-password", "db init: the password is hunter2, change it after the first login", ("hunter2",), ("stated-secret",)),
+    Leak("stated-password-colon", "NOTE: the admin password is: Tr0ub4dor&3", ("Tr0ub4dor&3",), ("stated-secret",)),
+    Leak("stated-api-key", "your API key is 7f3e9a2b1c (keep it safe)", ("7f3e9a2b1c",), ("stated-secret",)),
+    Leak("stated-token-was", "rotated: the old token was 'sess-42-abc-old'", ("sess-42-abc-old",), ("stated-secret",)),
+    Leak("caps-password-space", "PASSWORD hunter2-prod", ("hunter2-prod",), ("stated-secret",)),
+    Leak("caps-env-table", "MLFLOW_TRACKING_PASSWORD   mlf-Pa55-42   (from secret mlflow-creds)", ("mlf-Pa55-42",), ("stated-secret",)),
+    Leak("caps-pass-space", "env | grep DB: DB_PASS Kx9-pl2-Qw", ("Kx9-pl2-Qw",), ("stated-secret",)),
+    Leak("two-word-key-colon", "oauth app created; client secret: Zx81-sp3ctrum-99", ("Zx81-sp3ctrum-99",), ("stated-secret",)),
+    Leak("kv-pw", "./bench --user admin --pw=Tr0ub4dor-7 --rounds 3", ("Tr0ub4dor-7",), ("secret-value",)),
+    Leak("npm-auth-token", f"npm config set //npm.acme.io/:_authToken {OAUTH_PROXY}", (OAUTH_PROXY,), ("cli-token",)),
+    Leak("blob-after-key", "wandb: using key Zq81xYwAbcdEF9gH2kLmN0pQ for run 7", ("Zq81xYwAbcdEF9gH2kLmN0pQ",), ("secret-blob",)),
+    Leak("kv-dollar-password", "export PGPASSWORD=$Up3rS3cret-9", ("$Up3rS3cret-9",), ("secret-value",)),
+    Leak("token-flag-bare", "./serve --token Zq81xYwAbcd --port 8000", ("Zq81xYwAbcd",), ("secret-value",)),
+    Leak("aws-secret-bare", f"paste into the console: {AWS_SECRET}", (AWS_SECRET,), ("aws-secret-bare",)),
+    Leak("aws-secret-pair-3-slashes", f"s3fs: mounting ckpt with {ASIA}:{AWS_SECRET_3_SLASHES} from env", (AWS_SECRET_3_SLASHES,), ("aws-secret-key",)),
+    Leak("ngc-legacy-bare", f"echo {NGC_LEGACY} | docker login nvcr.io --username '$oauthtoken' --password-stdin", (NGC_LEGACY,), ("ngc-legacy-key",)),
+    Leak("auth-tuple-requests", "r = requests.get(url, auth=('alice', 'hunter2'), timeout=10)", ("hunter2",), ("auth-tuple",)),
+    Leak("auth-tuple-elastic", 'es = Elasticsearch(hosts, basic_auth=("elastic", "changeme2"))', ("changeme2",), ("auth-tuple",)),
+    Leak("auth-tuple-httpbasic", 'session.auth = HTTPBasicAuth("ci-bot", "Rg7xQ2pL9")', ("Rg7xQ2pL9",), ("auth-tuple",)),
+    Leak("authorization-ssws", f"Authorization: SSWS {SSWS}", (SSWS,), ("authorization",)),
+    Leak("authorization-splunk", f"curl -H 'Authorization: Splunk {SPLUNK}' https://splunk.acme.io:8088/services/collector", (SPLUNK,), ("authorization",)),
+    Leak("bearer-prose-short", f"retrying with bearer {SHORT_OPAQUE} after 401", (SHORT_OPAQUE,), ("bearer-token",)),
+    Leak("blob-token-short", "auth failed: token Zq81xYwAbcdEF9gH2kLm expired", ("Zq81xYwAbcdEF9gH2kLm",), ("secret-blob",)),
+    Leak("odbc-pwd", "pyodbc.InterfaceError: login failed: Driver={ODBC Driver 18 for SQL Server};Server=tcp:db;Uid=sa;Pwd=P@ssw0rd1;Encrypt=yes", ("P@ssw0rd1",), ("url-token",)),
+    Leak("pem-quoted-no-end", '{"private_key": "-----BEGIN PRIVATE KEY-----\\n' + PEM_LINES[0] + "\\n" + PEM_LINES[1] + '\\n", "client_email": "trainer@acme-ml.iam.gserviceaccount.com"}', PEM_LINES[:2], ("private-key",)),
     Leak("event-last-applied", 'kubectl.kubernetes.io/last-applied-configuration: {"apiVersion":"v1","data":{"password":"aHVudGVyMi1wcm9k"},"kind":"Secret","metadata":{"name":"db"}}', ("aHVudGVyMi1wcm9k",), ("secret-value",)),
 )
 
@@ -232,5 +267,26 @@ CLEAN: tuple[str, ...] = (
     "Started container trainer",
     "echo $HF_TOKEN | huggingface-cli login --token-stdin",
     "MemoryPressure=KubeletHasSufficientMemory: kubelet has sufficient memory available",
+    # no key name in front, and still not a secret
+    'psql: error: FATAL: password authentication failed for user "exp_tracker"',
+    "the password is incorrect; 2 attempts left",
+    "Your token was revoked: run `huggingface-cli login` again",
+    "PASSWORD not set, falling back to anonymous access",
+    "DB_PASSWORD environment variable is missing",
+    "docker login registry.acme.internal -u ci-bot --password-stdin",
+    "cat /run/secrets/ngc | docker login --password-stdin nvcr.io",
+    "restored cache key 9f34ec5ecba5c589ddded6696140179a411cb593 (hit)",
+    "wandb login --relogin",
+    "Login Succeeded",
+    "token: cached",
+    "huggingface_hub: token: cached (expires in 3600s)",
+    "password: ********",
+    "PASSWORD=${DB_PASSWORD}",
+    "Authorization: denied by policy",
+    "merge 3f1c2a9e5b7d4c6e8f0a1b2c3d4e5f6a7b8c9d0e into 9f34ec5ecba5c589ddded6696140179a411cb593",
+    "cp /workspace/models/llama2/ckpt/epoch10.pt /mnt/out/",
+    "sha256:6f0b0f6d3c5a8e1b2c4d7e9f0a1b3c5d7e9f1a2b4c6d8e0f2a4b6c8d0e2f4a6b",
+    "request id 3f6c1c1e-8a2b-4c3d-9e4f-5a6b7c8d9e0f failed: token expired",
+    'failed to fetch anonymous token: Get "https://auth.docker.io/token?scope=repository%3Aacme%2Ftrainer%3Apull&service=registry.docker.io": dial tcp: lookup auth.docker.io: no such host',
 )
 # fmt: on

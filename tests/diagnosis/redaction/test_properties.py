@@ -191,3 +191,28 @@ def test_clean_shapes_survive_unchanged(shapes):
         redactor = Redactor()
         assert redactor.clean(line) == line
         assert redactor.total == 0
+
+
+hex40 = chars("0123456789abcdef", 40)
+hex64 = chars("0123456789abcdef", 64)
+
+
+@PROPS
+@given(hex40, hex64, st.uuids(), st.sampled_from(["pytorch", "nemo", "tritonserver"]))
+def test_hashes_ids_and_digests_are_not_secrets(commit, digest, uid, repo):
+    """No false positives on commit hashes, UUIDs or image digests, even near key-ish words."""
+    lines = [
+        f"git commit {commit}",
+        f"HEAD is now at {commit[:7]} fix the loss scaling",
+        f"checkout {commit} (detached)",
+        f"restored cache key {commit}",
+        f"Pulling image nvcr.io/nvidia/{repo}@sha256:{digest}",
+        f"imageID: nvcr.io/nvidia/{repo}@sha256:{digest}",
+        f"request {uid} failed: token expired",
+        f"failed login {uid}",
+        f"pod uid {uid} session {uid}",
+    ]
+    for line in lines:
+        redactor = Redactor()
+        assert redactor.clean(line) == line
+        assert redactor.total == 0

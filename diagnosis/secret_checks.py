@@ -1,0 +1,296 @@
+"""What the redaction rules check beyond their patterns: key names, prose, entropy, shapes.
+
+Each rule's pattern finds a candidate; the check here says whether it is a secret (`cached`
+after `token:` is not, `hunter2` after `the password is` is). `secret_span` is the part a
+match masks; `trailing_punctuation_end` keeps a sentence's punctuation out of it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+__all__ = [
+    "SCHEMES",
+    "authorization",
+    "bare_aws_secret",
+    "bearer",
+    "cli_token",
+    "encoded",
+    "env_pair",
+    "header",
+    "high_entropy",
+    "key_value",
+    "ngc_legacy",
+    "not_uid_gid",
+    "secret_span",
+    "sensitive_key",
+    "stated",
+    "trailing_punctuation_end",
+]
+
+_SECRET_GROUPS = ("s", "s2", "s3", "s4")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_SUBSTRINGS = _words("password passwd passphrase secret credential cookie apikey accesskey "
+                     "privatekey sessionid authkey")  # fmt: skip
+_WORDS = _words("token pwd pw pass auth authorization session jwt oauth")
+_NOT_SECRET_LAST = _words(
+    "name names ref refs file files path paths dir mount volume namespace type kind mode method "
+    "provider url uri endpoint host server ttl expiry expires expiration timeout duration length "
+    "size limit count version format enabled required secrets tokens stdin prompt helper"
+)
+_FLAG_FIRST = _words("no use enable disable skip allow require with without")
+_KEPT_VALUES = _words(
+    "true false yes no on off null none nil empty required optional unset redacted hidden masked "
+    "unauthorized forbidden denied invalid expired missing unexpected failed error cached saved "
+    "stored loaded found valid set provided configured present absent refreshed rotated revoked "
+    "get post put head delete patch"  # Go's `failed to fetch token: Get "https://…"`
+)
+# Words that follow `password is` / `PASSWORD` in prose and messages: never the secret itself.
+_PROSE_WORDS = _KEPT_VALUES | _words(
+    "is was are be been being not now also still already too very the a an this that it its "
+    "of for from in on at to by with without and or but if as must should cannot can could will "
+    "would may might has have had does did do incorrect wrong correct weak strong short long "
+    "blank needed mandatory given used changed reset stale environment variable var file field "
+    "value key flag option argument parameter authentication authorization login user username "
+    "length policy check verification mismatch match matches accepted rejected generated created "
+    "updated deleted removed expires expiring expire has been please enter entered specified"
+)
+_PLACEHOLDER = re.compile(
+    r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
+)
+SCHEMES = _words("bearer basic token digest negotiate apikey")
+_ENCODED_HINTS = _words('"auths" "auth" password passwd secret token private_key -----begin apikey')
+_PROSE_VALUE = re.compile(r"[a-z]+(?:'[a-z]+)?")
+_GOES_ON = re.compile(r" [A-Za-z]")
+_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_MIN_OPAQUE_TOKEN = 20  # a `bearer <word>` shorter than this, letters only, is prose
+_MIN_DISTINCT = 12  # distinct characters a blob needs to count as high-entropy
+_MIN_BLOB = 32  # shorter blobs next to a key word must also mix upper and lower case
+_MIN_WORD_SECRET = 4  # a word with fewer letters and digits after `password is` is prose
+_MIN_DISTINCT_AWS = 20
+_HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?")
+_NGC_DECODED = re.compile(r"[a-z0-9]{26}:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+
+
+def sensitive_key(name: str, *, flag: bool = False) -> bool:
+    """Whether a key (`DB_PASSWORD`, `apiKey`, `--hf-token`) names a credential.
+
+    Words are compared, not substrings, so `tokenizer`, `max_new_tokens`, `author` and
+    `secretName` (a reference, not a value) are not sensitive. `flag` marks the
+    `--key value` form, where `--no-auth`-style switches take no value.
+    """
+    words = [w.lower() for w in _CAMEL.findall(name)]
+    if not words or words[-1] in _NOT_SECRET_LAST or (flag and words[0] in _FLAG_FIRST):
+        return False
+    joined = "".join(words)
+    return any(s in joined for s in _SUBSTRINGS) or any(
+        w in _WORDS or w.endswith("token") for w in words
+    )
+
+
+def secret_span(m: re.Match[str]) -> tuple[int, int]:
+    """What a match masks: its first participating secret group, else all of it."""
+    for name in _SECRET_GROUPS:
+        if name in m.re.groupindex and m.start(name) >= 0:
+            return m.span(name)
+    return m.span()
+
+
+def _secret(m: re.Match[str]) -> str:
+    """The value a rule would mask, without the sentence punctuation after it."""
+    start, end = secret_span(m)
+    return m.string[start : trailing_punctuation_end(m.string, start, end)]
+
+
+def _plain_value(m: re.Match[str]) -> bool:
+    """A `key: value` whose value is data, not a credential (`KEY=value` always is a value).
+
+    The colon form is where prose lives: `refused the credentials: Unauthorized`, an auth
+    scheme (`Authorization: Basic <credential>`: the credential has its own rule), or
+    containerd's `failed to fetch anonymous token: unexpected status: 401`, an unquoted key
+    mid-line followed by a lowercase word, and the sentence goes on.
+    """
+    value, text = _secret(m), m.string
+    if ":" not in m.group("sep"):
+        return False
+    if value.lower() in _KEPT_VALUES or (
+        value.lower() in SCHEMES and text[m.end() : m.end() + 1].isspace()
+    ):
+        return True
+    if m.group("close") or not _PROSE_VALUE.fullmatch(value):
+        return False
+    key_at = m.start("key")
+    line_start = text.rfind("\n", 0, key_at) + 1
+    if not text[line_start:key_at].strip(" \t-#"):
+        return False  # YAML: the key starts its line
+    return _GOES_ON.match(text, m.end()) is not None
+
+
+def _placeholder(value: str) -> bool:
+    """`********`, `<hidden>`, `${DB_PASSWORD}`, `{{ .Values.token }}`: no secret to mask."""
+    return _PLACEHOLDER.fullmatch(value) is not None
+
+
+def key_value(m: re.Match[str]) -> bool:
+    """`KEY=value`, `key: value`, `--key value`: a credential key with a credential value."""
+    key = m.group("key")
+    value = _secret(m)
+    if _placeholder(value) or (m.group("s4") is not None and value[:2] in {"('", '("'}):
+        return False  # a placeholder, or a tuple/call whose parts have rules of their own
+    if key.lstrip("-").lower() == "authorization":
+        return False  # the `authorization` rule knows its schemes
+    spaced = not m.group("sep").strip()
+    if spaced and (not key.startswith("-") or m.group("close") or _secret(m).startswith("-")):
+        return False
+    if m.group("sep") == ":" and not m.group("close") and "_" not in key:
+        # `secret-model:2`, `auth-proxy:443` are images and hosts, not keys; names with an
+        # underscore (`WANDB_API_KEY:…`, `api_key:…`) never are.
+        key = "".join(_CAMEL.findall(key)[-1:])
+    return sensitive_key(key, flag=spaced) and not _plain_value(m)
+
+
+def not_uid_gid(m: re.Match[str]) -> bool:
+    """`docker run -u 1000:1000` is a user and group id, not a password."""
+    return not m.group("s").isdigit()
+
+
+def env_pair(m: re.Match[str]) -> bool:
+    """A `name:`/`value:` env entry whose name is a credential key."""
+    return sensitive_key(m.group("name"))
+
+
+def header(m: re.Match[str]) -> bool:
+    """A `Cookie:` header with a value, not prose."""
+    return not _plain_value(m)
+
+
+def bearer(m: re.Match[str]) -> bool:
+    """`bearer <token>` where the token is long or not a plain word."""
+    token = _secret(m)
+    return len(token) >= _MIN_OPAQUE_TOKEN or not token.isalpha()
+
+
+def encoded(m: re.Match[str]) -> bool:
+    """A base64 blob whose decoded text carries credentials (`.dockerconfigjson`, a Secret)."""
+    blob = _secret(m).rstrip("=").replace("-", "+").replace("_", "/")
+    try:
+        decoded = base64.b64decode(blob + "=" * (-len(blob) % 4)).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return any(hint in decoded.lower() for hint in _ENCODED_HINTS)
+
+
+def high_entropy(m: re.Match[str]) -> bool:
+    """A random-looking blob next to a key word: letters, digits, many distinct characters."""
+    blob = _secret(m)
+    mixed = any(c.isupper() for c in blob) and any(c.islower() for c in blob)
+    weak = "weak" in m.re.groupindex and m.group("weak") is not None
+    return (
+        any(c.isdigit() for c in blob)
+        and any(c.isalpha() for c in blob)
+        and len(set(blob)) >= _MIN_DISTINCT
+        # after a bare `key` (a cache key, a commit), only a mixed-case blob is a secret
+        and ((len(blob) >= _MIN_BLOB and not weak) or mixed)
+        and not _UUID.fullmatch(blob)
+    )
+
+
+def _credential_word(value: str) -> bool:
+    """Whether a lone word after `password is` / `PASSWORD` reads as a credential.
+
+    A word of at least four letters or digits does, unless it is a placeholder, one of the
+    words messages put there (`password is incorrect`, `TOKEN not set`) or shouted prose
+    (`PASSWORD NOT SET`).
+    """
+    if sum(c.isalnum() for c in value) < _MIN_WORD_SECRET or _placeholder(value):
+        return False
+    return value.lower() not in _PROSE_WORDS and not (value.isalpha() and value.isupper())
+
+
+def _token_like(value: str) -> bool:
+    """A machine-made credential: long, with letters and digits, many distinct characters."""
+    return (
+        len(value) >= _MIN_OPAQUE_TOKEN - 8
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and len(set(value)) >= _MIN_DISTINCT - 4
+    )
+
+
+def stated(m: re.Match[str]) -> bool:
+    """`the password is <value>` / `PASSWORD <value>` where the value reads as a credential."""
+    caps = m.group("caps")
+    return (caps is None or sensitive_key(caps)) and _credential_word(_secret(m))
+
+
+def cli_token(m: re.Match[str]) -> bool:
+    """`login <token>`: a token, not a registry host or a request id."""
+    token = _secret(m)
+    if _HOSTNAME.fullmatch(token) or _UUID.fullmatch(token):
+        return False  # `docker login registry.acme.io`, `failed login <request id>`
+    return any(c.isdigit() for c in token) and len(set(token)) >= _MIN_DISTINCT - 2
+
+
+def bare_aws_secret(m: re.Match[str]) -> bool:
+    """A bare 40-character AWS secret key: mixed case, digits, random; not a path."""
+    key = _secret(m)
+    return (
+        any(c.isupper() for c in key)
+        and any(c.islower() for c in key)
+        and any(c.isdigit() for c in key)
+        and len(set(key)) >= _MIN_DISTINCT_AWS
+        and key.count("/") <= 2  # noqa: PLR2004
+        and not key.startswith("/")
+        and "//" not in key
+    )
+
+
+def ngc_legacy(m: re.Match[str]) -> bool:
+    """Named after `ngc`, or base64 of the legacy key's own shape (`<26 chars>:<uuid>`)."""
+    if m.group("ngc"):
+        return True
+    blob = _secret(m)
+    try:
+        decoded = base64.b64decode(blob + "=" * (-len(blob) % 4)).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    return _NGC_DECODED.fullmatch(decoded) is not None
+
+
+def authorization(m: re.Match[str]) -> bool:
+    """`Authorization: [<scheme>] <credential>`; an unknown scheme needs a token-like credential."""
+    scheme = m.group("scheme")
+    if scheme and scheme.lower() not in SCHEMES:
+        return _token_like(_secret(m))  # `Authorization: SSWS <token>`, `: Splunk <token>`
+    return not _plain_value(m)
+
+
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+
+def trailing_punctuation_end(text: str, start: int, end: int) -> int:
+    """`end` moved back over sentence punctuation a bare value ends with (`token abc.`).
+
+    Only where the value ends a word (whitespace or the end follows); a closing bracket goes
+    only when the value did not open it.
+    """
+    if end < len(text) and not text[end].isspace():
+        return end
+    while end > start:
+        last = text[end - 1]
+        opener = _CLOSERS.get(last)
+        if last in ".,:;" or (
+            opener and text.count(opener, start, end) < text.count(last, start, end)
+        ):
+            end -= 1
+        else:
+            break
+    return end

@@ -1,0 +1,170 @@
+"""The secret shapes the redactor knows, in order: specific vendors first, generic forms last.
+
+`RULES` is ordered, specific shapes first (a `ghp_` token is typed `github-token` before the
+generic `KEY=value` rule sees it). Patterns are linear: no nested ambiguous quantifiers, and
+possessive runs where a run could otherwise be re-scanned. The corpus in
+`tests/diagnosis/redaction/` proves every rule catches something no other rule does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from diagnosis.secret_checks import (
+    authorization,
+    bare_aws_secret,
+    bearer,
+    cli_token,
+    encoded,
+    env_pair,
+    header,
+    high_entropy,
+    key_value,
+    ngc_legacy,
+    not_uid_gid,
+    stated,
+)
+
+__all__ = ["RULES", "Rule"]
+
+# A value as it follows `key=` / `key:` / `--key `: escaped-quoted, quoted, or bare. A bare
+# value stops at whitespace, and at quotes/commas/brackets only when they end the value.
+_SOFT = r"\"'`,;)}\]"
+_VALUE = (
+    r"(?:\\\"(?P<s>(?:[^\"\\\n]|\\[^\"\n])*+)\\\""
+    r"|\"(?P<s2>(?:[^\"\\\n]|\\.)*+)\"(?=[\s,;:)}\]\\]|$)"
+    r"|'(?P<s3>[^'\n]*+)'(?=[\s,;:)}\]\\]|$)"
+    rf"|(?P<s4>\S(?:[^\s{_SOFT}]|(?![;,][\w .-]+=)[{_SOFT}]++(?=[^\s{_SOFT}]))*+))"
+)
+_KEY_HINTS = "pass pwd pw secret token key auth session cookie credential jwt bearer"
+_KEY_HINT = rf"(?i:{'|'.join(_KEY_HINTS.split())})"
+_SEP = r"(?P<close>\\?[\"']?)(?P<sep>[ \t]*[:=][ \t]*|[ \t]+)"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One secret shape: the marker `kind`, the pattern, and an optional second opinion.
+
+    The masked span is the first participating group named `s`, `s2`, `s3` or `s4`, else the
+    whole match; everything else the pattern matched (key, scheme, host) stays visible.
+    """
+
+    kind: str
+    pattern: re.Pattern[str]
+    accept: Callable[[re.Match[str]], bool] | None = None
+    hints: tuple[str, ...] = ()  # lowercase; the rule only runs if the text holds one of these
+
+
+# Cheap pre-checks: a rule whose every match contains one of these (lowercased) is skipped on
+# text that holds none, so a clean 64 KB log costs a few substring searches per rule.
+_HINTS = {
+    "private-key": "private key", "jwt": "eyj", "github-token": "gh github_pat_",
+    "gitlab-token": "gl", "huggingface-token": "hf_", "openai-key": "sk-", "ngc-key": "nvapi-",
+    "slack-token": "xox xapp-",
+    "slack-webhook": "hooks.slack.com/", "google-api-key": "aiza", "aws-access-key-id": "akia asia",
+    "aws-secret-key": "akia asia secret", "azure-storage-key": "accountkey sharedaccess",
+    "url-password": "://", "url-token": "? & ; # sig", "auth-tuple": "auth credential login",
+    "cli-token": "login config", "stated-secret": "pass pwd secret token key credential",
+    "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
+    "bearer-token": "bearer", "cli-password": "login sshpass mysql", "env-secret": "value",
+    "basic-auth-flag": "-u --user --proxy-user --http-user",
+    "secret-value": _KEY_HINTS,
+    "secret-blob": "pass secret token key credential auth session cookie",
+}  # fmt: skip
+
+
+def _rule(kind: str, pattern: str, accept: Callable[[re.Match[str]], bool] | None = None) -> Rule:
+    flags = re.DOTALL if kind == "private-key" else 0
+    return Rule(kind, re.compile(pattern, flags), accept, tuple(_HINTS.get(kind, "").split()))
+
+
+_PEM_END = r"-----END[A-Z ]*PRIVATE KEY[A-Z ]*-----"
+_PEM_NL = r"(?:\r?\n|\\{1,2}(?:r\\{1,2})?n)"  # a newline, or one escaped once or twice
+_B64 = r"A-Za-z0-9+/"
+# fmt: off
+RULES: tuple[Rule, ...] = (
+    # No possessive quantifiers here: CPython before 3.11.5 mishandles them with DOTALL
+    # alternations, and this rule must hold on every 3.11 (Debian 12 ships 3.11.2).
+    _rule("private-key", rf"-----BEGIN[A-Z ]*PRIVATE KEY[A-Z ]*-----(?:(?:{_PEM_NL}[ \t]*"
+          rf"(?:[{_B64}=]{{16,}}|[{_B64}=]+(?=[ \t]*(?:[\r\n\\\"']|-----|$))"
+          rf"|(?:Proc-Type|DEK-Info):[^\r\n\\\"']*))|[ \t]+[{_B64}=]{{16,}})*"
+          rf"(?:(?:{_PEM_NL}|[ \t])*{_PEM_END})?"
+          rf"|(?<![{_B64}=\\\s])[{_B64}=\\\s]{{40,}}{_PEM_END}"),
+    _rule("jwt", r"\beyJ[\w-]{6,}+\.[\w-]{6,}+(?:\.[\w-]*+)?"),
+    _rule("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_\w{40,}+)"),
+    _rule("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|agent)-[\w-]{20,}+"),
+    _rule("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}+"),
+    _rule("openai-key", r"\bsk-(?:proj-|svcacct-|admin-|ant-[a-z]+\d\d-)?"
+          r"(?=[\w-]*[A-Z])(?=[\w-]*\d)[\w-]{20,}+"),
+    _rule("ngc-key", r"\bnvapi-[\w-]{20,}+"),
+    _rule("slack-token", r"\b(?:xox[abposre]-[A-Za-z0-9-]{10,}+|xapp-\d-[A-Za-z0-9-]{10,}+)"),
+    _rule("slack-webhook", r"(?<=hooks\.slack\.com/)"
+          r"(?:services|workflows|triggers|commands|actions)/(?P<s>[\w/%.-]+)"),
+    _rule("google-api-key", r"\bAIza[\w-]{35}(?![\w-])"),
+    _rule("aws-secret-key", r"(?:(?:AKIA|ASIA)[0-9A-Z]{16}[ \t]*[:,|;][ \t]*"
+          r"|(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\?[\"']?"
+          rf"(?:[ \t]*[:=][ \t]*|[ \t]+)\\?[\"']?)(?P<s>[{_B64}]{{40}})(?![{_B64}=])"
+          ),
+    _rule("aws-access-key-id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    _rule("azure-storage-key",
+          r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<s>[^;\s\"']+)"),
+    # The user may itself contain `@` (`user@example.com:pw@host`); the password ends at
+    # the last `@` before the host.
+    _rule("url-password", r"(?<=://)[^/\s:\"'<>]*+:(?P<s>[^/\s\"'<>]+)@"),
+    _rule("url-token", r"(?i)(?:[?&;#](?:key|code|auth|sas|token|access_token|id_token"
+          r"|refresh_token|auth_token|api_key|apikey|secret|client_secret|password|pwd)"
+          r"|(?:[?&;#]|(?<![\w.%-]))(?:sig|signature|x-amz-signature|x-amz-credential"
+          r"|x-amz-security-token|x-goog-signature|x-goog-credential))=(?P<s>[^&;\s\"'#<>]+)"),
+    _rule("ngc-legacy-key", rf"(?:(?P<ngc>(?i:ngc))[^\n]{{0,48}}?)?(?<![{_B64}])"
+          rf"(?P<s>[{_B64}]{{84,}}+={{0,2}})(?![{_B64}=])", ngc_legacy),
+    _rule("docker-auth",
+          rf"(?P<q>\\?\")auth(?P=q)[ \t]*:[ \t]*(?P=q)(?P<s>[{_B64}]{{4,}}+={{0,2}})(?P=q)"),
+    _rule("encoded-secret",
+          rf"(?<![{_B64}=_-])(?P<s>[{_B64}_-]{{24,}}+={{0,2}})(?![{_B64}=_-])", encoded),
+    _rule("authorization", r"(?i)(?P<key>authorization)(?<![a-mo-qs-z0-9_]authorization)"
+          r"(?P<close>\\?[\"']?)(?P<sep>[ \t]*[:=][ \t]*)\\?[\"']?"
+          r"(?:(?P<s>(?:digest|aws4-hmac-sha256)[ \t][^\r\n\"'\\]*+)"
+          r"|(?:(?P<scheme>[A-Za-z][\w-]{1,30}+)[ \t]+(?=[^\s\"',;\\]))?(?P<s2>[^\s\"',;\\]++))",
+          authorization),
+    _rule("cookie", r"(?i)(?P<key>cookie)(?<!\wcookie)(?P<close>\\?[\"']?)(?P<sep>[ \t]*:[ \t]*)"
+          r"\\?[\"']?(?P<s>[^\r\n\"\\]+)", header),
+    _rule("bearer-token", r"(?i)bearer(?<!\wbearer)[ \t]+(?P<s>[\w.~+/=-]{8,}+)", bearer),
+    _rule("cli-password", r"(?i)(?:\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|regctl"
+          r"|helm[ \t]+registry)[ \t]+login|\bsshpass)\b[^\n]{0,160}?[ \t](?:-p|--password)"
+          r"(?:[ \t]+|=)(?:\"(?P<s>[^\"\n]*)\"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s\"']+))"
+          r"|\bmysql\w*\b[^\n]{0,160}?[ \t]-p(?P<s4>[^\s\"'-][^\s\"']*+)"),
+    _rule("basic-auth-flag", r"(?<![\w-])(?:-u|--user|--proxy-user|--http-user)(?:[ \t]+|=)?"
+          r"[\"']?[^\s:\"']+:(?P<s>[^\s\"']+)", not_uid_gid),
+    _rule("auth-tuple", r"(?i:\b\w*(?:auth|credentials?|login)\w*[ \t]*=[ \t]*"
+          r"|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\()"
+          r"[ \t]*[(\[]?[ \t]*(?P<q>[\"'])[^\"'\n]*(?P=q)[ \t]*,[ \t]*"
+          r"(?P<q2>[\"'])(?P<s>[^\"'\n]+)(?P=q2)"),
+    _rule("cli-token", r"(?i:\blogin)(?:[ \t]+--(?:relogin|verify|anonymously|token|key|password"
+          r"|api-key|with-token|cloud|host=\S+)\b)*[ \t]+(?P<s>[\w.~+/=-]{16,}+)(?![\w.~+/=-])"
+          r"|\b(?:npm|yarn|pnpm)[ \t]+config[ \t]+set[ \t]+\S*?:?_auth(?:Token)?[ \t]+"
+          r"(?P<s2>[\w.~+/=-]{16,}+)", cli_token),
+    _rule("stated-secret", r"(?i:\b(?:password|passwd|passphrase|secret|token|api[ _-]?key"
+          r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?[ \t]*:?"
+          r"|\b(?:api|access|secret|private|client|auth|refresh|session)[ ](?:key|secret|token)"
+          r"[ \t]*:)[ \t]+"
+          r"(?P<q>[\"'`]?)(?P<s>[^\s\"'`]+)(?P=q)"
+          r"|(?<![\w.$-])(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|PASS(?![A-Z])|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY"
+          r"|CREDENTIALS?))(?P<caps>[A-Z][A-Z0-9_]*+)[ \t]+(?P<s2>[^\s\"'`=:][^\s\"'`]*+)",
+          stated),
+    _rule("env-secret", r"(?i:\bname)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?P<name>[\w.-]++)"
+          r"\\?[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\?[\"']?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*"
+          + _VALUE, env_pair),
+    _rule("secret-value",
+          rf"(?<![\w./-])(?=-|[\w.-]++\\?[\"']?[ \t]*[:=])(?P<key>(?=[\w.-]*?{_KEY_HINT})[\w.-]++)"
+          rf"{_SEP}{_VALUE}", key_value),
+    _rule("secret-blob", r"(?i)\b(?:password|passwd|passphrase|secret|token|api[_ -]?key"
+          r"|access[_ -]?key|private[_ -]?key|credentials?|auth|session|cookie|(?P<weak>key))\b"
+          rf"(?:[^\w\n]{{1,4}}+\w++){{0,2}}?[^\w\n]{{1,4}}+(?P<s>[{_B64}_-]{{20,}}+={{0,2}})"
+          rf"(?![{_B64}=_-])", high_entropy),
+    # Last: a 40-character key with nothing around it that says what it is.
+    _rule("aws-secret-bare", rf"(?<![{_B64}=_.$-])(?P<s>[{_B64}]{{40}})(?![{_B64}=_.-])",
+          bare_aws_secret),
+)
+# fmt: on
