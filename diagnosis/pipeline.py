@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import structlog
 
 from diagnosis.collect import collect
-from diagnosis.compose import compose, count_redactions
+from diagnosis.compose import compose
 from diagnosis.errors import NotFound
 from diagnosis.evidence import Gap, Signal
 from diagnosis.fetch import fetch_events
@@ -24,10 +24,10 @@ from diagnosis.lexicon import SignalKind
 from diagnosis.phase import phase_gate, recent_preemption
 from diagnosis.recurrence import current_run
 from diagnosis.redact import Redactor, shorten
-from diagnosis.report import Category, EvidenceLine, Outcome, Report
+from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.request import DiagnosisRequest
 from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
-from diagnosis.rules import Finding, classify
+from diagnosis.rules import classify
 from diagnosis.rules.base import cite_all
 from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
@@ -82,7 +82,7 @@ def _stop(
             "Did you mean a past run of this workload? Give that run's workload ID, "
             "or ask again when it fails."
         )
-    report = Report(
+    return Report(
         outcome=outcome,
         workload=workload_ref(workload),
         headline=headline,
@@ -90,7 +90,6 @@ def _stop(
         question=question,
         missing=missing,
     )
-    return report.model_copy(update={"redactions": count_redactions(report)})
 
 
 def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLine]:
@@ -195,18 +194,8 @@ async def diagnose(
     preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
     if preempted is not None:
         return _preempted(workload, preempted, ev.signals, tuple(g.what for g in ev.gaps))
-    extra: tuple[str, ...] = ()
     finding = classify(ev.model_copy(update={"signals": current_run(ev)}))
-    if (workload.phase or "").lower() == "stopped" and ev.events is None and ev.history is None:
-        finding = Finding(
-            category=Category.UNKNOWN,
-            at=finding.at,
-            headline="The workload was Stopped, but with events and history both unavailable "
-            "a preemption cannot be excluded, so no category is assigned.",
-            evidence=finding.evidence,
-        )
-        extra = ("preemption could not be excluded: events and history are both unavailable",)
-    report = compose(ev, finding, extra_missing=extra)
+    report = compose(ev, finding)
     log.info(
         "diagnosis_classified",
         workload_id=workload.id,
@@ -240,7 +229,7 @@ def _preempted(
         for s in signals
         if s.kind is SignalKind.PREEMPTED and not (s.at and signal.at and s.at > signal.at)
     ]
-    report = Report(
+    return Report(
         outcome=Outcome.PREEMPTED,
         workload=workload_ref(workload),
         headline="Run:ai preempted this workload to free resources for another one; "
@@ -252,4 +241,3 @@ def _preempted(
         ),
         missing=gaps,
     )
-    return report.model_copy(update={"redactions": count_redactions(report)})

@@ -7,9 +7,10 @@ import re
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Category, EvidenceLine
-from diagnosis.rules.base import Finding, cite_all, latest
+from diagnosis.rules.advice import namespace
+from diagnosis.rules.base import CategoryRow, Details, Finding, cite_all, latest
 
-__all__ = ["datasource_mount_failed"]
+__all__ = ["ROW", "datasource_mount_failed"]
 
 
 _MISSING = re.compile(
@@ -56,5 +57,21 @@ def datasource_mount_failed(ev: Evidence) -> Finding | None:
         at=latest(signals),
         headline=_headline(volume, _missing(signals)),
         evidence=tuple(lines),
-        details={"volume": volume} if volume else {},
+        details=Details(volume=volume),
     )
+
+
+def _advise(ev: Evidence, finding: Finding) -> list[str]:
+    volume = f"volume {finding.details.volume}" if finding.details.volume else "the volume"
+    return [
+        f"Ask the storage administrator to check {volume}: that the PVC exists and is Bound, "
+        f"and that the secret or config map exists in namespace {namespace(ev)}."
+    ]
+
+
+ROW = CategoryRow(
+    category=Category.DATASOURCE_MOUNT_FAILED,
+    rule=datasource_mount_failed,
+    owner="Storage administrator",
+    advise=_advise,
+)
