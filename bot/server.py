@@ -29,9 +29,7 @@ from bot.conversation import ConversationEngine, MemoryStore, RedisStore, StateS
 from bot.settings import Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.deps import SlackDeps
-from diagnosis import RunaiClient, RunaiReader
-from diagnosis.kube import KubeAccess
-from diagnosis.kube.reader import KubeConnector, KubeDirectory
+from diagnosis import KubeAccess, KubeConnector, KubeDirectory, RunaiClient, RunaiReader
 
 __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
 

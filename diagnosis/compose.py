@@ -5,7 +5,7 @@ from __future__ import annotations
 from diagnosis.evidence import Evidence
 from diagnosis.recommend import recommendations
 from diagnosis.recurrence import recurrence
-from diagnosis.redact import Redactor, shorten
+from diagnosis.redact import quote
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.resolve import workload_ref
 from diagnosis.rules import Finding, row
@@ -20,13 +20,12 @@ TIER2_MISSING = (
 
 def _context(ev: Evidence, cited: set[str]) -> list[EvidenceLine]:
     """Quantified context the rules did not already cite: phase, pods, submitted spec."""
-    redactor = Redactor()
     lines: list[EvidenceLine] = []
     w = ev.workload
     when = f" since {w.phase_updated_at:%Y-%m-%d %H:%M:%SZ}" if w.phase_updated_at else ""
     phase = f"Workload phase {w.phase or 'unknown'}{when}"
     if w.phase_message and not any(w.phase_message[:40] in c for c in cited):
-        phase += f"; message: {shorten(redactor.clean(w.phase_message), 160)}"
+        phase += f"; message: {quote(w.phase_message, 160)}"
     lines.append(EvidenceLine(text=phase, source="get_workload_status"))
     for pod in (ev.pods or ())[:3]:
         if any(f"Pod {pod.name} " in c for c in cited):

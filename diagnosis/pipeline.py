@@ -23,7 +23,7 @@ from diagnosis.kube.reader import KubeConnector, KubeReader
 from diagnosis.lexicon import SignalKind
 from diagnosis.phase import phase_gate, recent_preemption
 from diagnosis.recurrence import current_run
-from diagnosis.redact import Redactor, shorten
+from diagnosis.redact import Redactor, quote
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.request import DiagnosisRequest
 from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
@@ -93,12 +93,11 @@ def _stop(
 
 
 def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLine]:
-    redactor = Redactor()
     text = f"Phase {workload.phase or 'unknown'}"
     if workload.phase_reason:
-        text += f", reason {shorten(redactor.clean(workload.phase_reason), 80)}"
+        text += f", reason {quote(workload.phase_reason, 80)}"
     if workload.phase_message:
-        text += f": {shorten(redactor.clean(workload.phase_message), 200)}"
+        text += f": {quote(workload.phase_message, 200)}"
     telling = [s for s in signals if s.kind is not SignalKind.RESTARTED]
     return [EvidenceLine(text=text, source="get_workload_status"), *cite_all(telling)]
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["MARKER", "RULES", "Redactor", "Rule", "sensitive_key", "shorten"]
+__all__ = ["MARKER", "RULES", "Redactor", "Rule", "quote", "redact", "sensitive_key", "shorten"]
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 _SECRET_GROUPS = ("s", "s2", "s3", "s4")
@@ -307,6 +307,21 @@ class Redactor:
             self.counts[rule.kind] = self.counts.get(rule.kind, 0) + 1
             done = pos = end
         return "".join((*parts, text[done:])) if parts else text
+
+
+def redact(text: str | None) -> str:
+    """The one redaction function: `text` with every recognised secret masked.
+
+    Everything that quotes upstream text (evidence, headlines, log lines, the bot's own log
+    records) goes through here or through a `Redactor` it shares; a report's redaction count
+    is derived from the markers this leaves (`diagnosis.report.count_redactions`).
+    """
+    return Redactor().clean(text)
+
+
+def quote(text: str | None, limit: int = 240) -> str:
+    """Upstream text as a report quotes it: redacted first, then shortened (`shorten`)."""
+    return shorten(redact(text), limit)
 
 
 def _masked(text: str, start: int, end: int) -> bool:

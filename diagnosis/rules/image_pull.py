@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from diagnosis.evidence import Evidence
 from diagnosis.lexicon import SignalKind
-from diagnosis.redact import Redactor, shorten
+from diagnosis.redact import quote
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules.advice import EVENTS, describe_pod, ran
 from diagnosis.rules.base import CategoryRow, Details, Finding, PullSubcause, cite_all, latest
@@ -60,9 +60,7 @@ def image_pull_failed(ev: Evidence) -> Finding | None:
     image = image or (ev.workload.images[0] if ev.workload.images else None)
     if image:
         source = "get_workload_spec" if ev.spec and ev.spec.spec else "get_workload_status"
-        lines.append(
-            EvidenceLine(text=f"Submitted image: {shorten(Redactor().clean(image))}", source=source)
-        )
+        lines.append(EvidenceLine(text=f"Submitted image: {quote(image)}", source=source))
     return Finding(
         category=Category.IMAGE_PULL_FAILED,
         at=latest(signals),

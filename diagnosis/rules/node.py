@@ -6,7 +6,7 @@ import re
 
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.lexicon import SignalKind
-from diagnosis.redact import Redactor, shorten
+from diagnosis.redact import quote
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules.base import CategoryRow, Details, Finding, NodeCause, cite_all, latest
 
@@ -27,13 +27,11 @@ _TAINT = re.compile(
 
 def _node_lines(ev: Evidence, failing: str | None) -> list[EvidenceLine]:
     lines = []
-    redactor = Redactor()
     for node in ev.nodes or ():
         if node.name != failing and (node.status or "").lower() == "ready":
             continue  # a healthy bystander says nothing about this failure
         conditions = "; ".join(
-            shorten(redactor.clean(f"{c.type}={c.reason or '?'}: {c.message or ''}"), 120)
-            for c in node.conditions
+            quote(f"{c.type}={c.reason or '?'}: {c.message or ''}", 120) for c in node.conditions
         )
         taints = ", ".join(f"{t.key}:{t.effect}" for t in node.taints)
         text = f"Node {node.name} status now: {node.status or 'unknown'}"
