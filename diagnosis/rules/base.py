@@ -77,6 +77,8 @@ class Details(BaseModel):
         over_request: NODE_FAILURE: a pressure eviction of a container using more memory
             than it requested (the fix is the request, not the node).
         volume: DATASOURCE_MOUNT_FAILED: the volume that could not be mounted.
+        missing_object: DATASOURCE_MOUNT_FAILED: what the error says does not exist
+            (`secret hf-token`, `config map cfg`, `PVC nlp-data`).
         log_kind: the kind of the cited failing log line (`gpu-oom`, `nccl`, `exception`, ...).
     """
 
@@ -92,6 +94,7 @@ class Details(BaseModel):
     node_cause: NodeCause | None = None
     over_request: bool = False
     volume: str | None = None
+    missing_object: str | None = None
     log_kind: str | None = None
 
 

@@ -55,19 +55,19 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
             "the CPU-memory limit will not help.",
         ]
     code = finding.details.exit_code
-    exit_code = f"exit code {describe_exit_code(code)}" if code is not None else "the exit code"
-    rerun = "rerunning unchanged will fail the same way."
+    exited = f" It exited with code {describe_exit_code(code)}." if code is not None else ""
+    rerun = "Rerunning unchanged will fail the same way."
     if log_lines(ev):
-        return [f"Fix the code or configuration the failing log line above points to; {rerun}"]
+        return [f"Fix the code or configuration the failing log line above points to. {rerun}"]
     if logs_read(ev):
         return [
-            f"The log shows no error line, so start from {exit_code}: fix the code or "
-            f"configuration it indicates; {rerun}"
+            "Its log shows no error line, so start from the exit code: fix the code or "
+            f"configuration it indicates.{exited} {rerun}"
         ]
     return [
-        f"Find the failing line in the previous log, "
+        "Find the failing line in its previous log, "
         f"{kubectl_logs(ev, finding.details.container)}, and fix the code or configuration "
-        f"it shows ({exit_code}); {rerun}"
+        f"it shows.{exited} {rerun}"
     ]
 
 

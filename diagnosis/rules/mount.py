@@ -52,16 +52,29 @@ def datasource_mount_failed(ev: Evidence) -> Finding | None:
                 source="get_workload_spec",
             )
         )
+    missing = _missing(signals)
     return Finding(
         category=Category.DATASOURCE_MOUNT_FAILED,
         at=latest(signals),
-        headline=_headline(volume, _missing(signals)),
+        headline=_headline(volume, missing),
         evidence=tuple(lines),
-        details=Details(volume=volume),
+        details=Details(volume=volume, missing_object=missing),
     )
 
 
+def _not_a_claim(finding: Finding) -> str | None:
+    """The missing secret or config map, when that (not storage) is what failed."""
+    missing = finding.details.missing_object
+    return missing if missing and not missing.startswith("PVC ") else None
+
+
 def _advise(ev: Evidence, finding: Finding) -> list[str]:
+    missing = _not_a_claim(finding)
+    if missing:
+        return [
+            f"Create {missing} in namespace {namespace(ev)}, or correct the name the workload "
+            "refers to; the pod cannot start until it exists."
+        ]
     volume = f"volume {finding.details.volume}" if finding.details.volume else "the volume"
     return [
         f"Ask the storage administrator to check {volume}: that the PVC exists and is Bound, "
@@ -74,4 +87,7 @@ ROW = CategoryRow(
     rule=datasource_mount_failed,
     owner="Storage administrator",
     advise=_advise,
+    owner_for=lambda f: (
+        "User: create the secret or config map, or fix its name" if _not_a_claim(f) else None
+    ),
 )

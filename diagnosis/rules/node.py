@@ -13,10 +13,11 @@ from diagnosis.rules.base import CategoryRow, Details, Finding, NodeCause, cite_
 __all__ = ["ROW", "node_failure"]
 
 _KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION)
-#: The kubelet's eviction message for a container using more memory than it requested.
+#: The kubelet's eviction message for a container using more memory than it requested, in
+#: its current ("which exceeds its request of") and older ("request is") wording.
 _OVER_REQUEST = re.compile(
-    r"low on resource: memory\b.*?\bcontainer \"?([\w.-]+)\"? was using (\S+?),? which exceeds "
-    r"its request of ([^\s.,]+)",
+    r"low on resource: memory\b.*?\bcontainer \"?([\w.-]+)\"? was using (\S+?),? "
+    r"(?:which exceeds its request of|request is) ([^\s.,]+)",
     re.IGNORECASE,
 )
 _DRAIN = re.compile(r"\bdrain|EvictionByEvictionAPI|Eviction API", re.IGNORECASE)
