@@ -1,8 +1,9 @@
-"""`diagnose`: the seed's Steps 1-5 as one read-only, deterministic pipeline.
+"""`diagnose`: the runai-diagnose-failed-workload skill's Steps 1-5 as one pipeline.
 
-resolve → status + events → cluster guard → preemption routing → phase table →
-collect (spec, pods, history; then metrics/nodes) → classify → compose. The only
-orchestrator; every step below it is either a client call or a pure function.
+Read-only and deterministic: resolve → status + events → cluster guard → preemption
+routing → phase table → collect (spec, pods, history; then metrics/nodes) → classify →
+compose. The only orchestrator; every step below it is either a client call or a pure
+function.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ async def _resolve(
 ) -> Resolved | Report:
     if request.workload_id is None:
         return await resolve_by_name(request, runai, cutoff=cutoff)
-    # Status and its recent events are one step (the seed's get_workload_status): fetched
+    # Status and its recent events are one step (the skill's get_workload_status): fetched
     # together; the events are only used once the cluster guard below has passed.
     status, events = await asyncio.gather(
         runai.get_workload(request.workload_id),
