@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from diagnosis.evidence import Evidence
 from diagnosis.quantity import format_bytes, parse_quantity
-from diagnosis.report import EvidenceLine, MemoryFigures
+from diagnosis.report import EvidenceLine, MemoryFigures, MemorySample
 from diagnosis.runai.models import Resources
 
 __all__ = ["USAGE", "MemoryEvidence", "memory_evidence"]
@@ -72,16 +72,21 @@ def killed_container(ev: Evidence, container: str | None) -> str | None:
     return container
 
 
-def _peak(ev: Evidence) -> int | None:
+def _samples(ev: Evidence) -> tuple[list[int], list[MemorySample]]:
+    """Every usage value (the peak's candidates) and the dated ones as a series, oldest first."""
     values: list[int] = []
+    series_out: list[MemorySample] = []
     for series in ev.metrics or ():
         if series.type != USAGE:
             continue
         for sample in series.values:
             parsed = parse_quantity(sample.value)
-            if parsed is not None:
-                values.append(parsed)
-    return max(values) if values else None
+            if parsed is None:
+                continue
+            values.append(parsed)
+            if sample.timestamp is not None:
+                series_out.append(MemorySample(at=sample.timestamp, usage_bytes=parsed))
+    return values, sorted(series_out, key=lambda s: s.at)
 
 
 def _shown(request: int | None, limit: int | None) -> str:
@@ -144,7 +149,8 @@ def memory_evidence(
     """Memory figures of `container` (an init container when `init`), cited, with the gaps."""
     container = killed_container(ev, container)
     request, limit, lines, missing = _configured(ev, container, init=init)
-    peak = _peak(ev)
+    values, samples = _samples(ev)
+    peak = max(values) if values else None
     if ev.metrics_requested and ev.metrics is None:
         missing.append("CPU-memory usage (metrics unavailable)")
     elif ev.metrics_requested and peak is None:
@@ -162,6 +168,10 @@ def memory_evidence(
             EvidenceLine(text=f"Peak CPU-memory usage: {format_bytes(peak)}{ratio}", source=METRICS)
         )
     figures = MemoryFigures(
-        request_bytes=request, limit_bytes=limit, peak_bytes=peak, container=container
+        request_bytes=request,
+        limit_bytes=limit,
+        peak_bytes=peak,
+        container=container,
+        samples=tuple(samples),
     )
     return MemoryEvidence(figures=figures, lines=lines, missing=missing)

@@ -7,6 +7,7 @@ redaction, and is still untrusted text to be escaped by the renderer.
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -17,6 +18,7 @@ __all__ = [
     "Category",
     "EvidenceLine",
     "MemoryFigures",
+    "MemorySample",
     "Outcome",
     "Recurrence",
     "Report",
@@ -86,16 +88,26 @@ class Recurrence(_Model):
     recurring: bool
 
 
+class MemorySample(_Model):
+    """One measured CPU-memory usage sample."""
+
+    at: datetime
+    usage_bytes: int
+
+
 class MemoryFigures(_Model):
     """CPU-memory figures in bytes of one container; None means not available, never a guess.
 
-    `container` names the container they belong to (the one that was killed) when known.
+    `container` names the container they belong to (the one that was killed) when known;
+    `samples` is the measured usage series over the evidence window, oldest first (empty
+    when none was measured), from which `peak_bytes` is taken.
     """
 
     request_bytes: int | None
     limit_bytes: int | None
     peak_bytes: int | None
     container: str | None = None
+    samples: tuple[MemorySample, ...] = ()
 
 
 #: Every redaction leaves one of these in the text it masked (see `diagnosis.redact`).
@@ -182,7 +194,7 @@ class Report(_Model):
             ),
             "evidence": [{"text": e.text, "source": e.source} for e in self.evidence],
             "recurrence": recurrence.model_dump(),
-            "memory": self.memory.model_dump() if self.memory else None,
+            "memory": self.memory.model_dump(mode="json") if self.memory else None,
             "recommendations": list(self.recommendations),
             "missing": list(self.missing),
             "question": self.question,

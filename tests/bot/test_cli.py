@@ -73,7 +73,8 @@ def test_diagnose_json_contract(capsys):
     assert data["category"] == "OOM_KILLED"
     assert set(data["workload"]) == {"id", "name", "project", "cluster_id", "phase", "namespace"}
     assert set(data["recurrence"]) == {"count", "lookback", "recurring"}
-    assert set(data["memory"]) == {"request_bytes", "limit_bytes", "peak_bytes", "container"}
+    memory = {"request_bytes", "limit_bytes", "peak_bytes", "container", "samples"}
+    assert set(data["memory"]) == memory
     assert out.count("\n") == 1
 
 

@@ -118,6 +118,9 @@ def test_one_set_of_figures(ev, category, killed, limit, lines):
     data = report.to_json_dict("24h")["memory"]
     assert data["limit_bytes"] == report.memory.limit_bytes
     assert data["container"] == killed
+    series = [s.usage_bytes for s in report.memory.samples]
+    assert report.memory.peak_bytes == (max(series) if series else None)
+    assert [s["usage_bytes"] for s in data["samples"]] == series
     texts = [report.headline, *report.recommendations]
     named = {figure for text in texts for figure in FIGURE.findall(text)}
     assert named <= ({limit} if limit else set()), named
