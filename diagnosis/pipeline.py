@@ -1,9 +1,8 @@
-"""`diagnose`: the runai-diagnose-failed-workload skill's Steps 1-5 as one pipeline.
+"""`diagnose`: the runai-diagnose-failed-workload skill's Steps 1-5, read-only, deterministic.
 
-Read-only and deterministic: resolve → status + events → cluster guard → preemption
-routing → phase table → collect (spec, pods, history; then metrics/nodes) → classify →
-compose. The only orchestrator; every step below it is either a client call or a pure
-function.
+resolve → status + events → cluster guard → preemption routing → phase table →
+collect (spec, pods, history; then metrics/nodes) → classify → compose. The only
+orchestrator; every step below it is either a client call or a pure function.
 """
 
 from __future__ import annotations
