@@ -70,6 +70,7 @@ class Details(BaseModel):
         init_container: whether `container` is an init container.
         exit_code: its exit code, when one was reported.
         subcause: IMAGE_PULL_FAILED: why the pull failed.
+        image: IMAGE_PULL_FAILED: the submitted image reference (redacted).
         policy: SCHEDULING_POLICY_TERMINATED: which policy stopped it.
         deadline: SCHEDULING_POLICY_TERMINATED: the configured limit, when the spec has it.
         node: NODE_FAILURE: the node's name.
@@ -88,6 +89,7 @@ class Details(BaseModel):
     init_container: bool = False
     exit_code: int | None = None
     subcause: PullSubcause | None = None
+    image: str | None = None
     policy: Policy | None = None
     deadline: str | None = None
     node: str | None = None

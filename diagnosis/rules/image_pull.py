@@ -24,8 +24,6 @@ SUBCAUSE_TEXT: dict[PullSubcause, str] = {
 
 #: Sub-cause → what to do; matched to the registry error, never "credentials" by default.
 _ADVICE: dict[PullSubcause, str] = {
-    PullSubcause.NOT_FOUND: "Fix the image name or tag: the registry has no such manifest. "
-    "Check the tag exists (e.g. `docker manifest inspect <image>`).",
     PullSubcause.REPO_OR_ACCESS: "Check the repository path; if it is private, make sure the "
     "project has an image pull secret with access to it.",
     PullSubcause.AUTH: "Correct the registry credentials (image pull secret / Run:ai "
@@ -56,22 +54,30 @@ def image_pull_failed(ev: Evidence) -> Finding | None:
     decoded = next((s.detail for s in reversed(signals) if s.detail), None)
     subcause = next((p for p in PullSubcause if p.value == decoded), PullSubcause.UNSPECIFIED)
     lines = cite_all(signals)
-    image = ev.spec.spec.image if ev.spec and ev.spec.spec else None
-    image = image or (ev.workload.images[0] if ev.workload.images else None)
+    raw = ev.spec.spec.image if ev.spec and ev.spec.spec else None
+    raw = raw or (ev.workload.images[0] if ev.workload.images else None)
+    image = quote(raw) if raw else None
     if image:
         source = "get_workload_spec" if ev.spec and ev.spec.spec else "get_workload_status"
-        lines.append(EvidenceLine(text=f"Submitted image: {quote(image)}", source=source))
+        lines.append(EvidenceLine(text=f"Submitted image: {image}", source=source))
     return Finding(
         category=Category.IMAGE_PULL_FAILED,
         at=latest(signals),
         headline=f"The image could not be pulled: {SUBCAUSE_TEXT[subcause]}.",
         evidence=tuple(lines),
-        details=Details(subcause=subcause),
+        details=Details(subcause=subcause, image=image),
     )
 
 
 def _advise(ev: Evidence, finding: Finding) -> list[str]:
     subcause = finding.details.subcause or PullSubcause.UNSPECIFIED
+    if subcause is PullSubcause.NOT_FOUND:
+        image = finding.details.image
+        check = f"`docker manifest inspect {image}`" if image else "the registry's tag list"
+        return [
+            f"Fix the image name or tag: the registry has no such manifest. Check that the tag "
+            f"exists ({check}) and that the workload names it exactly."
+        ]
     if subcause in _ADVICE:
         return [_ADVICE[subcause]]
     if ran(ev, EVENTS):

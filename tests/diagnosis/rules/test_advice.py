@@ -22,7 +22,7 @@ from tests.diagnosis.rules.test_classify import (
     PULL_RATE,
 )
 from tests.diagnosis.rules.tier2 import LOGS, container, pod, with_tier2
-from tests.factories import event, evidence, workload
+from tests.factories import event, evidence, spec, workload
 from tests.factories import pod as runai_pod
 
 TRACEBACK = "Traceback (most recent call last):\n  File 'train.py'\nValueError: bad shape\n"
@@ -84,6 +84,14 @@ CASES = [
         ["init container fetch-data", "failing log line above"],
         ["kubectl"],
         id="init-log-line-shown",
+    ),
+    pytest.param(
+        evidence(
+            events=[event("Failed", PULL_NOT_FOUND)], spec_=spec(image="nvcr.io/acme/train:v9")
+        ),
+        ["`docker manifest inspect nvcr.io/acme/train:v9`"],
+        ["<image>", "credentials"],
+        id="pull-not-found-names-the-image",
     ),
     pytest.param(
         evidence(pods=PODS, events=[event("BackOff", 'Back-off pulling image "x:1"')]),
