@@ -82,12 +82,17 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
     ]
 
 
+def _owner(finding: Finding) -> str | None:
+    """A missing secret or config map is the user's to create, not a storage problem."""
+    if _not_a_claim(finding):
+        return "User: create the secret or config map, or fix its name"
+    return None
+
+
 ROW = CategoryRow(
     category=Category.DATASOURCE_MOUNT_FAILED,
     rule=datasource_mount_failed,
     owner="Storage administrator",
     advise=_advise,
-    owner_for=lambda f: (
-        "User: create the secret or config map, or fix its name" if _not_a_claim(f) else None
-    ),
+    owner_for=_owner,
 )
