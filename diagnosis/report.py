@@ -218,5 +218,8 @@ def _texts(report: Report) -> list[str]:
 
 
 def count_redactions(report: Report) -> int:
-    """How many sensitive values the report masks: one marker per redaction, anywhere in it."""
-    return sum(text.count(REDACTION_MARKER) for text in _texts(report))
+    """How many sensitive values the report masks: one marker per redaction, anywhere in it.
+
+    A text the report carries twice (a question that is also the headline) counts once.
+    """
+    return sum(text.count(REDACTION_MARKER) for text in dict.fromkeys(_texts(report)))

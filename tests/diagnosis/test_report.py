@@ -30,6 +30,11 @@ COUNTS = [
     pytest.param({"missing": (f"logs unavailable (HTTP 403: {MARK})",)}, 1, id="gap"),
     pytest.param({"question": f"Which of {MARK}?"}, 1, id="question"),
     pytest.param(
+        {"headline": f"Which of {MARK}?", "question": f"Which of {MARK}?"},
+        1,
+        id="question-that-is-the-headline-counts-once",
+    ),
+    pytest.param(
         {"candidates": (REF.model_copy(update={"name": f"job-{MARK}"}),)}, 1, id="candidate"
     ),
 ]
