@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pydantic
 import pytest
 
+import diagnosis
 from diagnosis.compose import compose
 from diagnosis.report import Category
 from diagnosis.rules import REGISTRY, RULES, classify, row
@@ -105,3 +109,38 @@ def test_an_undecoded_pull_error_is_not_read_as_credentials():
     assert finding.details.subcause is PullSubcause.UNSPECIFIED
     advice = " ".join(row(finding.category).advise(ev, finding))
     assert "do not assume credentials" in advice
+
+
+OWN_FILE = {
+    "oom.py": Category.OOM_KILLED,
+    "image_pull.py": Category.IMAGE_PULL_FAILED,
+    "init.py": Category.INIT_FAILED,
+    "mount.py": Category.DATASOURCE_MOUNT_FAILED,
+    "node.py": Category.NODE_FAILURE,
+    "policy.py": Category.SCHEDULING_POLICY_TERMINATED,
+    "crash.py": Category.CRASH_APP_ERROR,
+    "unknown.py": Category.UNKNOWN,
+}
+
+
+def _category_references(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Category"
+        and node.attr.isupper()
+    }
+
+
+def test_each_categorys_knowledge_lives_in_its_own_file():
+    """No module names a category except that category's rule file: one place per category."""
+    root = Path(diagnosis.__file__).parent.parent
+    for path in sorted([*(root / "diagnosis").rglob("*.py"), *(root / "bot").rglob("*.py")]):
+        named = _category_references(path)
+        own = OWN_FILE.get(path.name) if path.parent.name == "rules" else None
+        allowed = {own.name} if own else set()
+        assert named <= allowed, f"{path.relative_to(root)} names {sorted(named - allowed)}"
+    assert set(OWN_FILE.values()) == set(Category)
