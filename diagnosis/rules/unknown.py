@@ -95,6 +95,11 @@ def preemption_not_excluded(ev: Evidence, finding: Finding) -> Finding | None:
 
 
 def _advise(ev: Evidence, finding: Finding) -> list[str]:
+    if STOPPED_UNEXCLUDED in finding.missing:
+        return [
+            "Ask again when the control plane answers for events and history: until then a "
+            "preemption cannot be told apart from a failure, so nothing should be changed yet."
+        ]
     if not ev.tier2:
         return [
             "Collect container-level evidence (exit code, termination reason, previous log, "

@@ -100,6 +100,7 @@ def test_stopped_continues_only_once_preemption_is_excluded(wl, events, history,
     report = compose(ev, classify(ev))
     assert report.category is category
     assert (STOPPED_UNEXCLUDED in report.missing) is gap
+    assert ("preemption cannot be told apart" in " ".join(report.recommendations)) is gap
 
 
 def test_an_undecoded_pull_error_is_not_read_as_credentials():
