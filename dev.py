@@ -74,6 +74,7 @@ def task_test(extra: list[str]) -> int:
         [str(_bin("ruff")), "format", "--check", "."],
         [str(_bin("ruff")), "check", "."],
         [str(_bin("mypy"))],
+        [str(_bin("lint-imports")), "--no-logo", "--no-cache"],
         [str(_bin("hadolint")), str(ROOT / "deploy" / "Dockerfile")],
         [*pytest, *extra],
     ]

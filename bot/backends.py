@@ -20,9 +20,7 @@ from typing import Literal
 import httpx
 
 from bot.settings import Settings
-from diagnosis import RunaiClient, RunaiConfig
-from diagnosis.kube import KubeAccess, KubeTarget
-from diagnosis.kube.reader import KubeDirectory
+from diagnosis import KubeAccess, KubeDirectory, KubeTarget, RunaiClient, RunaiConfig
 from runai_sim.app import Simulator
 from runai_sim.kube import kube_base_url
 from runai_sim.scenario import Scenario

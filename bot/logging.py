@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 import structlog
 
-from diagnosis.redact import Redactor
+from diagnosis import Redactor
 
 __all__ = ["configure_logging", "mask_secrets"]
 

@@ -38,9 +38,7 @@ from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.deps import SlackDeps
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
-from diagnosis import RunaiClient, RunaiReader
-from diagnosis.kube import KubeAccess
-from diagnosis.kube.reader import KubeConnector, KubeDirectory
+from diagnosis import KubeAccess, KubeConnector, KubeDirectory, RunaiClient, RunaiReader
 
 __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
 

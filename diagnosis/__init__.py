@@ -1,7 +1,8 @@
 """runai-why's diagnosis engine: why did this Run:ai workload fail?
 
 The curated public API. `bot/` (and anything else) imports only these names; everything
-else in the package is an implementation detail.
+else in the package is an implementation detail. The `.importlinter` contract
+"bot/ imports only what diagnosis/__init__.py exports" enforces it (`lint-imports`).
 
     async with RunaiClient(config) as runai:
         report = await diagnose(DiagnosisRequest(cluster_id=..., workload_id=...), runai=runai)
@@ -16,11 +17,15 @@ from diagnosis.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from diagnosis.kube import KubeAccess, KubeAccessError, KubeTarget
+from diagnosis.kube.reader import KubeConnector, KubeDirectory
 from diagnosis.pipeline import diagnose
+from diagnosis.redact import Redactor
 from diagnosis.report import (
     Category,
     EvidenceLine,
     MemoryFigures,
+    MemorySample,
     Outcome,
     Recurrence,
     Report,
@@ -41,10 +46,17 @@ __all__ = [
     "DiagnosisRequest",
     "EvidenceLine",
     "InvalidRequest",
+    "KubeAccess",
+    "KubeAccessError",
+    "KubeConnector",
+    "KubeDirectory",
+    "KubeTarget",
     "MemoryFigures",
+    "MemorySample",
     "NotFound",
     "Outcome",
     "Recurrence",
+    "Redactor",
     "Report",
     "RunaiClient",
     "RunaiConfig",

@@ -32,7 +32,7 @@ _NODE_KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION, SignalKind.N
 
 
 def _needs_metrics(signals: list[Signal]) -> bool:
-    """OOM, or an exit 137 that nothing else explains yet (the seed's Step 4 trigger)."""
+    """OOM, or an exit 137 that nothing else explains yet (the skill's Step 4 trigger)."""
     return any(
         s.kind is SignalKind.OOM_KILLED
         or (s.kind is SignalKind.EXIT_CODE and s.exit_code == SIGKILL_EXIT)
@@ -41,7 +41,7 @@ def _needs_metrics(signals: list[Signal]) -> bool:
 
 
 async def _when(flag: bool, call: Callable[[], Awaitable[Fetched[T]]]) -> Fetched[T] | None:  # noqa: FBT001
-    """Run `call` only when `flag` is set (conditional evidence, the seed's Step 4)."""
+    """Run `call` only when `flag` is set (conditional evidence, the skill's Step 4)."""
     return await call() if flag else None
 
 

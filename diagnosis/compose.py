@@ -3,32 +3,29 @@
 from __future__ import annotations
 
 from diagnosis.evidence import Evidence
-from diagnosis.memory import memory_evidence
 from diagnosis.recommend import recommendations
 from diagnosis.recurrence import recurrence
-from diagnosis.redact import Redactor, shorten
-from diagnosis.report import Category, EvidenceLine, Outcome, Report
+from diagnosis.redact import quote
+from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.resolve import workload_ref
-from diagnosis.rules import Finding
+from diagnosis.rules import Finding, row
 
-__all__ = ["TIER2_MISSING", "compose", "count_redactions"]
+__all__ = ["TIER2_MISSING", "compose"]
 
 TIER2_MISSING = (
     "container exit codes, termination reasons, restart counts and previous logs "
     "(Kubernetes Tier 2 access is not configured for this cluster)"
 )
-_MEMORY_CATEGORIES = frozenset({Category.OOM_KILLED, Category.UNKNOWN})
 
 
 def _context(ev: Evidence, cited: set[str]) -> list[EvidenceLine]:
     """Quantified context the rules did not already cite: phase, pods, submitted spec."""
-    redactor = Redactor()
     lines: list[EvidenceLine] = []
     w = ev.workload
     when = f" since {w.phase_updated_at:%Y-%m-%d %H:%M:%SZ}" if w.phase_updated_at else ""
     phase = f"Workload phase {w.phase or 'unknown'}{when}"
     if w.phase_message and not any(w.phase_message[:40] in c for c in cited):
-        phase += f"; message: {shorten(redactor.clean(w.phase_message), 160)}"
+        phase += f"; message: {quote(w.phase_message, 160)}"
     lines.append(EvidenceLine(text=phase, source="get_workload_status"))
     for pod in (ev.pods or ())[:3]:
         if any(f"Pod {pod.name} " in c for c in cited):
@@ -54,36 +51,34 @@ def _context(ev: Evidence, cited: set[str]) -> list[EvidenceLine]:
     return lines
 
 
-def count_redactions(report: Report) -> int:
-    """How many `[REDACTED:…]` markers the report's text carries."""
-    texts = [report.headline, *(e.text for e in report.evidence), *report.recommendations]
-    return sum(t.count("[REDACTED:") for t in texts)
+def compose(ev: Evidence, finding: Finding) -> Report:
+    """The `diagnosed` report: category first, cited evidence, recurrence, next steps, gaps.
 
-
-def compose(ev: Evidence, finding: Finding, *, extra_missing: tuple[str, ...] = ()) -> Report:
-    """The `diagnosed` report: category first, cited evidence, recurrence, next steps, gaps."""
+    Everything category-specific comes from the finding and its registry row: the memory
+    figures the rule computed, the recovery owner (which follows the sub-cause), the advice.
+    """
     lookback = ev.request.lookback_label()
     recur = recurrence(ev, finding.category, lookback)
     evidence = list(finding.evidence)
     evidence.extend(ev.tier2_lines)
     evidence.extend(_context(ev, {e.text for e in evidence}))
     missing = [g.what for g in ev.gaps]
-    memory = None
-    if finding.category in _MEMORY_CATEGORIES and ev.metrics_requested:
-        memory, _, memory_missing = memory_evidence(ev)
-        missing.extend(memory_missing)
+    missing.extend(finding.missing)
     if not ev.tier2:
         missing.append(TIER2_MISSING)
-    missing.extend(extra_missing)
-    report = Report(
+    details = finding.details
+    return Report(
         outcome=Outcome.DIAGNOSED,
         category=finding.category,
         workload=workload_ref(ev.workload),
         headline=finding.headline,
         evidence=tuple(evidence),
         recurrence=recur,
-        memory=memory,
+        memory=finding.memory,
         recommendations=tuple(recommendations(ev, finding, recur)),
         missing=tuple(dict.fromkeys(missing)),
+        recovery_owner=row(finding.category).owner_of(finding),
+        subcause=details.subcause.value if details.subcause else None,
+        policy=details.policy.value if details.policy else None,
+        details=details.model_dump(mode="json", exclude_defaults=True),
     )
-    return report.model_copy(update={"redactions": count_redactions(report)})

@@ -13,7 +13,7 @@ DiagnosisError                  anything the engine raises on purpose
 ```
 
 No `httpx` exception escapes a client: the clients translate them into this tree at the
-edge, and every `UpstreamError` names the call that failed (`operation`, the seed's tool
+edge, and every `UpstreamError` names the call that failed (`operation`, the skill's tool
 name where there is one) and the URL, so a user-facing message can say what to try.
 """
 

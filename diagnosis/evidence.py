@@ -46,7 +46,7 @@ class Signal(BaseModel):
     Attributes:
         kind: what was observed.
         at: when, if the upstream said; None when it did not.
-        source: the seed tool name that returned it (`get_workload_status`, ...).
+        source: the skill's tool name that returned it (`get_workload_status`, ...).
         origin: where inside that response (`event`, `condition`, `phase message`, `pod`).
         reason: the upstream reason field, when there is one.
         text: the (redacted, shortened) upstream text that carries the signal.

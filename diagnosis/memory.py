@@ -1,24 +1,40 @@
-"""CPU-memory figures for OOM questions: request and limit as configured, peak as measured.
+"""CPU-memory figures of the container that was killed: request, limit, measured peak.
 
-The limit is the OOM ceiling and the request only the reservation floor (the seed). A peak
-is only ever taken from `CPU_MEMORY_USAGE_BYTES` samples; request, limit or allocation are
-never presented as a measured peak, and an empty series is said out loud.
+Computed once per finding (by the OOM and UNKNOWN rules) and carried on it, so that the
+headline, the evidence, the advice and `--json` name the same limit. The limit is the OOM
+ceiling and the request only the reservation floor (NVIDIA's runai-diagnose-failed-workload
+skill). The limit is that of the killed container: an init container's own limit, from the
+Kubernetes pod spec when Tier 2 read it; where the pod spec and the Run:ai spec disagree the
+pod spec wins (it is what the kernel enforced) and the report says so. A peak is only ever
+taken from `CPU_MEMORY_USAGE_BYTES` samples; request, limit or allocation are never
+presented as a measured peak, and an empty series is said out loud.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from diagnosis.evidence import Evidence
 from diagnosis.quantity import format_bytes, parse_quantity
-from diagnosis.report import EvidenceLine, MemoryFigures
+from diagnosis.report import EvidenceLine, MemoryFigures, MemorySample
 from diagnosis.runai.models import Resources
 
-__all__ = ["USAGE", "memory_evidence"]
+__all__ = ["USAGE", "MemoryEvidence", "memory_evidence"]
 
 USAGE = "CPU_MEMORY_USAGE_BYTES"
 LIMIT = "CPU_MEMORY_LIMIT_BYTES"
 SPEC = "get_workload_spec"
 PODS = "get_workload_pods"
 METRICS = "get_workload_metrics"
+
+
+@dataclass(frozen=True)
+class MemoryEvidence:
+    """The figures, the lines that cite them, and what could not be measured."""
+
+    figures: MemoryFigures
+    lines: list[EvidenceLine] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
 
 
 def _pair(resources: Resources | None) -> tuple[int | None, int | None]:
@@ -28,11 +44,8 @@ def _pair(resources: Resources | None) -> tuple[int | None, int | None]:
     return parse_quantity(mem.request), parse_quantity(mem.limit)
 
 
-def _configured(ev: Evidence, container: str | None) -> tuple[int | None, int | None, str | None]:
-    """Request and limit of the killed container (Kubernetes), else the spec, pods, workload."""
-    if container is not None and container in ev.container_memory:
-        raw_request, raw_limit, cited = ev.container_memory[container]
-        return parse_quantity(raw_request), parse_quantity(raw_limit), cited
+def _runai(ev: Evidence) -> tuple[int | None, int | None, str | None]:
+    """Request and limit as Run:ai knows them: submitted spec, else pods, else the workload."""
     compute = ev.spec.spec.compute if ev.spec and ev.spec.spec else None
     if compute and (compute.cpu_memory_request or compute.cpu_memory_limit):
         return (
@@ -52,36 +65,92 @@ def _configured(ev: Evidence, container: str | None) -> tuple[int | None, int | 
     return None, None, None
 
 
-def _peak(ev: Evidence) -> int | None:
+def killed_container(ev: Evidence, container: str | None) -> str | None:
+    """The container whose figures apply: the named one, else the only one the pod spec has."""
+    if container is None and len(ev.container_memory) == 1:
+        return next(iter(ev.container_memory))
+    return container
+
+
+def _samples(ev: Evidence) -> tuple[list[int], list[MemorySample]]:
+    """Every usage value (the peak's candidates) and the dated ones as a series, oldest first."""
     values: list[int] = []
+    series_out: list[MemorySample] = []
     for series in ev.metrics or ():
         if series.type != USAGE:
             continue
         for sample in series.values:
             parsed = parse_quantity(sample.value)
-            if parsed is not None:
-                values.append(parsed)
-    return max(values) if values else None
+            if parsed is None:
+                continue
+            values.append(parsed)
+            if sample.timestamp is not None:
+                series_out.append(MemorySample(at=sample.timestamp, usage_bytes=parsed))
+    return values, sorted(series_out, key=lambda s: s.at)
+
+
+def _shown(request: int | None, limit: int | None) -> str:
+    return " / ".join(format_bytes(v) if v is not None else "not set" for v in (request, limit))
+
+
+def _configured(
+    ev: Evidence, container: str | None, *, init: bool
+) -> tuple[int | None, int | None, list[EvidenceLine], list[str]]:
+    lines: list[EvidenceLine] = []
+    missing: list[str] = []
+    r_request, r_limit, r_source = (None, None, None) if init else _runai(ev)
+    if container is not None and container in ev.container_memory:
+        raw_request, raw_limit, cited = ev.container_memory[container]
+        request, limit = parse_quantity(raw_request), parse_quantity(raw_limit)
+        kind = "init container" if init else "container"
+        lines.append(
+            EvidenceLine(
+                text=f"CPU-memory request/limit of {kind} {container}: {_shown(request, limit)}",
+                source=cited,
+            )
+        )
+        if r_source is not None and (r_request, r_limit) != (request, limit):
+            lines.append(
+                EvidenceLine(
+                    text=f"The Run:ai spec says {_shown(r_request, r_limit)}, but the Kubernetes "
+                    f"pod spec ({_shown(request, limit)}) is what was enforced, so its figures "
+                    "are used",
+                    source=r_source,
+                )
+            )
+    elif init:
+        request = limit = None
+        who = f"init container {container}" if container else "the init container"
+        missing.append(
+            f"CPU-memory request and limit of {who} (Kubernetes pod spec not read; the Run:ai "
+            "spec's figures are the main container's)"
+        )
+        return request, limit, lines, missing
+    else:
+        request, limit = r_request, r_limit
+        if r_source is None:
+            missing.append(
+                "CPU-memory request and limit (not in the spec, pods or workload record)"
+            )
+            return request, limit, lines, missing
+        lines.append(
+            EvidenceLine(
+                text=f"CPU-memory request/limit: {_shown(request, limit)}", source=r_source
+            )
+        )
+    if limit is None:
+        missing.append("CPU-memory limit (none configured: the node's memory is the ceiling)")
+    return request, limit, lines, missing
 
 
 def memory_evidence(
-    ev: Evidence, container: str | None = None
-) -> tuple[MemoryFigures, list[EvidenceLine], list[str]]:
-    """Memory figures (of `container` when known), the lines citing them, what is missing."""
-    request, limit, source = _configured(ev, container)
-    lines: list[EvidenceLine] = []
-    missing: list[str] = []
-    if source is not None:
-        shown = " / ".join(
-            format_bytes(v) if v is not None else "not set" for v in (request, limit)
-        )
-        whose = f" of container {container}" if container in ev.container_memory else ""
-        lines.append(EvidenceLine(text=f"CPU-memory request/limit{whose}: {shown}", source=source))
-    else:
-        missing.append("CPU-memory request and limit (not in the spec, pods or workload record)")
-    if limit is None and source is not None:
-        missing.append("CPU-memory limit (none configured: the node's memory is the ceiling)")
-    peak = _peak(ev)
+    ev: Evidence, container: str | None = None, *, init: bool = False
+) -> MemoryEvidence:
+    """Memory figures of `container` (an init container when `init`), cited, with the gaps."""
+    container = killed_container(ev, container)
+    request, limit, lines, missing = _configured(ev, container, init=init)
+    values, samples = _samples(ev)
+    peak = max(values) if values else None
     if ev.metrics_requested and ev.metrics is None:
         missing.append("CPU-memory usage (metrics unavailable)")
     elif ev.metrics_requested and peak is None:
@@ -98,4 +167,11 @@ def memory_evidence(
         lines.append(
             EvidenceLine(text=f"Peak CPU-memory usage: {format_bytes(peak)}{ratio}", source=METRICS)
         )
-    return MemoryFigures(request_bytes=request, limit_bytes=limit, peak_bytes=peak), lines, missing
+    figures = MemoryFigures(
+        request_bytes=request,
+        limit_bytes=limit,
+        peak_bytes=peak,
+        container=container,
+        samples=tuple(samples),
+    )
+    return MemoryEvidence(figures=figures, lines=lines, missing=missing)

@@ -1,4 +1,4 @@
-"""Step 1 gates: preemption routing, the seed's phase table, and symptom confirmation.
+"""Step 1 gates: preemption routing, the skill's phase table, and symptom confirmation.
 
 Pure functions over a workload and its signals; they decide whether the failure pipeline
 continues (`None`) or which non-diagnosis outcome ends it.
@@ -114,7 +114,7 @@ def recent_preemption(
 
 
 def phase_gate(phase: str | None, signals: Sequence[Signal]) -> Outcome | None:
-    """The seed's phase table. None means "continue with the failure diagnosis"."""
+    """The skill's phase table. None means "continue with the failure diagnosis"."""
     name = (phase or "").lower()
     if name in _CONTINUE:
         return None

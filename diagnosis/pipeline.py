@@ -1,4 +1,4 @@
-"""`diagnose`: the seed's Steps 1-5 as one read-only, deterministic pipeline.
+"""`diagnose`: the runai-diagnose-failed-workload skill's Steps 1-5, read-only, deterministic.
 
 resolve → status + events → cluster guard → preemption routing → phase table →
 collect (spec, pods, history; then metrics/nodes) → classify → compose. The only
@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import structlog
 
 from diagnosis.collect import collect
-from diagnosis.compose import compose, count_redactions
+from diagnosis.compose import compose
 from diagnosis.errors import NotFound
 from diagnosis.evidence import Evidence, Gap, Signal
 from diagnosis.fetch import (
@@ -29,11 +29,11 @@ from diagnosis.kube.reader import KubeConnector, KubeReader
 from diagnosis.lexicon import SignalKind
 from diagnosis.phase import UNCONFIRMED_WITHOUT_EVENTS, phase_gate, recent_preemption
 from diagnosis.recurrence import current_run
-from diagnosis.redact import Redactor, shorten
-from diagnosis.report import Category, EvidenceLine, Outcome, Report
+from diagnosis.redact import Redactor, quote
+from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.request import DiagnosisRequest
 from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
-from diagnosis.rules import Finding, classify
+from diagnosis.rules import classify
 from diagnosis.rules.base import cite_all
 from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
@@ -76,16 +76,21 @@ def _needs_input(missing: list[str]) -> Report:
 
 
 def _stop(
-    outcome: Outcome, workload: Workload, lines: list[EvidenceLine], missing: tuple[str, ...] = ()
+    outcome: Outcome,
+    workload: Workload,
+    lines: list[EvidenceLine],
+    missing: tuple[str, ...] = (),
+    *,
+    headline: str | None = None,
 ) -> Report:
-    headline = _STOP_HEADLINES[outcome].format(phase=workload.phase or "unknown")
+    headline = headline or _STOP_HEADLINES[outcome].format(phase=workload.phase or "unknown")
     question = None
     if outcome is Outcome.RUNNING_NO_FAILURE:
         question = (
             "Did you mean a past run of this workload? Give that run's workload ID, "
             "or ask again when it fails."
         )
-    report = Report(
+    return Report(
         outcome=outcome,
         workload=workload_ref(workload),
         headline=headline,
@@ -93,7 +98,6 @@ def _stop(
         question=question,
         missing=missing,
     )
-    return report.model_copy(update={"redactions": count_redactions(report)})
 
 
 def _unconfirmed(
@@ -118,18 +122,15 @@ def _unconfirmed(
             f"The workload is {phase}, but its events are unavailable{why}, so a crash loop "
             f"cannot be excluded.{found.replace('failed pod', 'crash loop')}"
         )
-    report = _stop(outcome, ev.workload, lines, tuple(g.what for g in ev.gaps))
-    report = report.model_copy(update={"headline": text})
-    return report.model_copy(update={"redactions": count_redactions(report)})
+    return _stop(outcome, ev.workload, lines, tuple(g.what for g in ev.gaps), headline=text)
 
 
 def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLine]:
-    redactor = Redactor()
     text = f"Phase {workload.phase or 'unknown'}"
     if workload.phase_reason:
-        text += f", reason {shorten(redactor.clean(workload.phase_reason), 80)}"
+        text += f", reason {quote(workload.phase_reason, 80)}"
     if workload.phase_message:
-        text += f": {shorten(redactor.clean(workload.phase_message), 200)}"
+        text += f": {quote(workload.phase_message, 200)}"
     telling = [s for s in signals if s.kind is not SignalKind.RESTARTED]
     return [EvidenceLine(text=text, source="get_workload_status"), *cite_all(telling)]
 
@@ -232,18 +233,8 @@ async def _diagnose(
     run = current_run(ev)
     if routed_out is not None and phase_gate(workload.phase, run) is not None:
         return _unconfirmed(routed_out, ev, events.gap, _status_lines(workload, list(run)))
-    extra: tuple[str, ...] = ()
     finding = classify(ev.model_copy(update={"signals": run}))
-    if (workload.phase or "").lower() == "stopped" and ev.events is None and ev.history is None:
-        finding = Finding(
-            category=Category.UNKNOWN,
-            at=finding.at,
-            headline="The workload was Stopped, but with events and history both unavailable "
-            "a preemption cannot be excluded, so no category is assigned.",
-            evidence=finding.evidence,
-        )
-        extra = ("preemption could not be excluded: events and history are both unavailable",)
-    report = compose(ev, finding, extra_missing=extra)
+    report = compose(ev, finding)
     log.info(
         "diagnosis_classified",
         workload_id=workload.id,
@@ -277,7 +268,7 @@ def _preempted(
         for s in signals
         if s.kind is SignalKind.PREEMPTED and not (s.at and signal.at and s.at > signal.at)
     ]
-    report = Report(
+    return Report(
         outcome=Outcome.PREEMPTED,
         workload=workload_ref(workload),
         headline="Run:ai preempted this workload to free resources for another one; "
@@ -289,4 +280,3 @@ def _preempted(
         ),
         missing=gaps,
     )
-    return report.model_copy(update={"redactions": count_redactions(report)})

@@ -27,7 +27,7 @@ __all__ = ["ACTIVE_PHASES", "FAILURE_PHASES", "current_run", "recurrence"]
 FAILURE_PHASES = frozenset({"failed", "crashed", "stopped"})
 #: A phase update into one of these starts (or resumes) a run of the workload.
 ACTIVE_PHASES = frozenset({"running", "pending", "creating", "initializing", "resuming"})
-#: The seed: one occurrence is one-off; two or more are recurring.
+#: The skill: one occurrence is one-off; two or more are recurring.
 RECURRING = 2
 #: Events describing a termination may be recorded shortly after its phase update.
 GRACE = timedelta(minutes=2)

@@ -21,7 +21,17 @@ from diagnosis.secret_checks import (
 )
 from diagnosis.secret_rules import RULES, Rule
 
-__all__ = ["MARKER", "RULES", "Redactor", "Rule", "clip", "sensitive_key", "shorten"]
+__all__ = [
+    "MARKER",
+    "RULES",
+    "Redactor",
+    "Rule",
+    "clip",
+    "quote",
+    "redact",
+    "sensitive_key",
+    "shorten",
+]
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 _AFTER_MARKER = frozenset(" \t\r\n@/:?&#\"'\\;,)]}>")
@@ -64,6 +74,21 @@ class Redactor:
             self.counts[rule.kind] = self.counts.get(rule.kind, 0) + 1
             done = pos = end
         return "".join((*parts, text[done:])) if parts else text
+
+
+def redact(text: str | None) -> str:
+    """The one redaction function: `text` with every recognised secret masked.
+
+    Everything that quotes upstream text (evidence, headlines, log lines, the bot's own log
+    records) goes through here or through a `Redactor` it shares; a report's redaction count
+    is derived from the markers this leaves (`diagnosis.report.count_redactions`).
+    """
+    return Redactor().clean(text)
+
+
+def quote(text: str | None, limit: int = 240) -> str:
+    """Upstream text as a report quotes it: redacted first, then shortened (`shorten`)."""
+    return shorten(redact(text), limit)
 
 
 def _masked(text: str, start: int, end: int) -> bool:

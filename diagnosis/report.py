@@ -7,19 +7,23 @@ redaction, and is still untrusted text to be escaped by the renderer.
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 __all__ = [
+    "REDACTION_MARKER",
     "Category",
     "EvidenceLine",
     "MemoryFigures",
+    "MemorySample",
     "Outcome",
     "Recurrence",
     "Report",
     "WorkloadRef",
+    "count_redactions",
 ]
 
 
@@ -39,7 +43,7 @@ class Outcome(StrEnum):
 
 
 class Category(StrEnum):
-    """The seed's root-cause taxonomy. `PREEMPTED` is deliberately not a category."""
+    """The skill's root-cause taxonomy. `PREEMPTED` is deliberately not a category."""
 
     CRASH_APP_ERROR = "CRASH_APP_ERROR"
     OOM_KILLED = "OOM_KILLED"
@@ -49,19 +53,6 @@ class Category(StrEnum):
     NODE_FAILURE = "NODE_FAILURE"
     SCHEDULING_POLICY_TERMINATED = "SCHEDULING_POLICY_TERMINATED"
     UNKNOWN = "UNKNOWN"
-
-
-#: Who normally fixes each category (the seed's "Recovery owner" column).
-RECOVERY_OWNER: dict[Category, str] = {
-    Category.CRASH_APP_ERROR: "User: fix code or configuration",
-    Category.OOM_KILLED: "User: raise memory; administrator: node memory",
-    Category.IMAGE_PULL_FAILED: "User: image/tag; administrator: registry credentials",
-    Category.INIT_FAILED: "User: fix the init script",
-    Category.DATASOURCE_MOUNT_FAILED: "Storage administrator",
-    Category.NODE_FAILURE: "Infrastructure/SRE",
-    Category.SCHEDULING_POLICY_TERMINATED: "User: account for the policy",
-    Category.UNKNOWN: "Undetermined",
-}
 
 
 class _Model(BaseModel):
@@ -80,7 +71,7 @@ class WorkloadRef(_Model):
 
 
 class EvidenceLine(_Model):
-    """One quantified, cited observation. `source` is the seed's tool name."""
+    """One quantified, cited observation. `source` is the skill's tool name (or kubectl)."""
 
     text: str
     source: str
@@ -97,12 +88,30 @@ class Recurrence(_Model):
     recurring: bool
 
 
+class MemorySample(_Model):
+    """One measured CPU-memory usage sample."""
+
+    at: datetime
+    usage_bytes: int
+
+
 class MemoryFigures(_Model):
-    """CPU-memory figures in bytes; None means not available, never a guess."""
+    """CPU-memory figures in bytes of one container; None means not available, never a guess.
+
+    `container` names the container they belong to (the one that was killed) when known;
+    `samples` is the measured usage series over the evidence window, oldest first (empty
+    when none was measured), from which `peak_bytes` is taken.
+    """
 
     request_bytes: int | None
     limit_bytes: int | None
     peak_bytes: int | None
+    container: str | None = None
+    samples: tuple[MemorySample, ...] = ()
+
+
+#: Every redaction leaves one of these in the text it masked (see `diagnosis.redact`).
+REDACTION_MARKER = "[REDACTED:"
 
 
 class Report(_Model):
@@ -115,12 +124,19 @@ class Report(_Model):
         headline: one sentence a human reads first (already redacted).
         evidence: cited observations, strongest first.
         recurrence: occurrences of the category within the lookback.
-        memory: request/limit/peak when memory was relevant.
+        memory: request/limit/peak of the killed container when memory was relevant.
         recommendations: next actions, most useful first.
         missing: what could not be measured or fetched (gaps), stated explicitly.
         question: what to ask the user when `outcome` is `needs_input`.
         candidates: workloads to choose from when the name was ambiguous.
-        redactions: how many sensitive values were masked in this report.
+        redactions: how many sensitive values were masked in this report. Derived from the
+            report's own text (one per redaction marker) unless given explicitly.
+        recovery_owner: who normally fixes it; follows the sub-cause (an image-pull DNS
+            failure is SRE's, not "registry credentials"). Defaults to the category's owner.
+        subcause: IMAGE_PULL_FAILED: why the pull failed (`not-found`, `network`, ...).
+        policy: SCHEDULING_POLICY_TERMINATED: the policy that stopped it (`idle-timeout`, ...).
+        details: every typed detail of the finding (container, exit code, node, volume, ...),
+            as plain values; empty when there is no finding.
     """
 
     outcome: Outcome
@@ -135,18 +151,35 @@ class Report(_Model):
     question: str | None = None
     candidates: tuple[WorkloadRef, ...] = ()
     redactions: int = 0
+    recovery_owner: str | None = None
+    subcause: str | None = None
+    policy: str | None = None
+    details: dict[str, str | int | bool] = {}
 
-    @property
-    def recovery_owner(self) -> str | None:
-        """Who normally fixes this category, or None when there is no category."""
-        return RECOVERY_OWNER[self.category] if self.category else None
+    @model_validator(mode="after")
+    def _derived(self) -> Report:
+        """Fill what follows from the rest: the redaction count and the default owner."""
+        if "redactions" not in self.model_fields_set:
+            object.__setattr__(self, "redactions", count_redactions(self))
+        if self.recovery_owner is None and self.category is not None:
+            from diagnosis.rules.registry import default_owner  # noqa: PLC0415 (import cycle)
+
+            object.__setattr__(self, "recovery_owner", default_owner(self.category))
+        return self
 
     def to_json_dict(self, lookback: str) -> dict[str, Any]:
-        """The stable JSON contract of `runai-why diagnose --json`."""
+        """The stable JSON contract of `runai-why diagnose --json`.
+
+        Keys are only ever added; an existing key keeps its meaning.
+        """
         recurrence = self.recurrence or Recurrence(count=None, lookback=lookback, recurring=False)
         return {
             "outcome": self.outcome.value,
             "category": self.category.value if self.category else None,
+            "headline": self.headline,
+            "recovery_owner": self.recovery_owner,
+            "subcause": self.subcause,
+            "policy": self.policy,
             "workload": (
                 {
                     "id": self.workload.id,
@@ -154,14 +187,39 @@ class Report(_Model):
                     "project": self.workload.project,
                     "cluster_id": self.workload.cluster_id,
                     "phase": self.workload.phase,
+                    "namespace": self.workload.namespace,
                 }
                 if self.workload
                 else None
             ),
             "evidence": [{"text": e.text, "source": e.source} for e in self.evidence],
             "recurrence": recurrence.model_dump(),
-            "memory": self.memory.model_dump() if self.memory else None,
+            "memory": self.memory.model_dump(mode="json") if self.memory else None,
             "recommendations": list(self.recommendations),
             "missing": list(self.missing),
             "question": self.question,
+            "candidates": [
+                {"id": c.id, "name": c.name, "project": c.project, "phase": c.phase}
+                for c in self.candidates
+            ],
+            "details": dict(self.details),
+            "redactions": self.redactions,
         }
+
+
+def _texts(report: Report) -> list[str]:
+    """Every string of a report that can quote upstream text."""
+    texts = [report.headline, *(e.text for e in report.evidence), *report.recommendations]
+    texts += [*report.missing, report.question or ""]
+    for ref in (report.workload, *report.candidates):
+        if ref is not None:
+            texts += [ref.name, ref.project or "", ref.phase or ""]
+    return texts
+
+
+def count_redactions(report: Report) -> int:
+    """How many sensitive values the report masks: one marker per redaction, anywhere in it.
+
+    A text the report carries twice (a question that is also the headline) counts once.
+    """
+    return sum(text.count(REDACTION_MARKER) for text in dict.fromkeys(_texts(report)))

@@ -1,7 +1,7 @@
 """Pure extraction of `Signal`s from Run:ai objects (status, events, pods, history).
 
 Only system-written fields are read: phase reason and message, conditions, event reasons
-and messages, pod `k8sPhase`. The submitted spec and command are never a signal (the seed:
+and messages, pod `k8sPhase`. The submitted spec and command are never a signal (the skill:
 "never classify a failure from the submit command or spec alone"). Every quoted text is
 redacted and shortened here, before it can reach a report.
 """
@@ -138,7 +138,7 @@ def _event_signals(event: Event, source: str, origin: str, redactor: Redactor) -
 
 
 def events_signals(events: Iterable[Event], redactor: Redactor) -> Iterator[Signal]:
-    """Signals in the workload's recent events (cited as `get_workload_status`, as the seed)."""
+    """Signals in the workload's recent events (cited as `get_workload_status`, like the skill)."""
     for event in events:
         yield from _event_signals(event, STATUS, "event", redactor)
 

@@ -35,6 +35,7 @@ from diagnosis import (
     Cluster,
     DiagnosisRequest,
     InvalidRequest,
+    KubeConnector,
     Outcome,
     Report,
     RunaiReader,
@@ -42,7 +43,6 @@ from diagnosis import (
     diagnose,
     parse_lookback,
 )
-from diagnosis.kube.reader import KubeConnector
 
 __all__ = ["ConversationEngine", "Responder"]
 

@@ -1,4 +1,4 @@
-"""Renders a `Report` as plain text for terminals: category first, as in the seed's example.
+"""Renders a `Report` as plain text for terminals: category first, as in the skill's example.
 
 Upstream text is untrusted: control characters (terminal escape sequences), zero-width,
 bidirectional and other invisible format characters are removed, so a log line cannot

@@ -6,7 +6,7 @@ from diagnosis import Report
 
 __all__ = ["OWNER_LABEL", "recurrence_sentence"]
 
-#: The seed's "Recovery owner" column, as shown to users.
+#: The runai-diagnose-failed-workload skill's "Recovery owner" column, as shown to users.
 OWNER_LABEL = "Who fixes it"
 
 

@@ -2,7 +2,7 @@
 
 Requests flow AsyncClient → `BearerTokenAuth` → `RetryTransport` → `ReadOnlyTransport` (GET
 only, no exception) → the network. Every failure becomes a `diagnosis.errors` exception whose
-`operation` is the `kubectl` command the seed names for that evidence.
+`operation` is the `kubectl` command the skill names for that evidence.
 """
 
 from __future__ import annotations

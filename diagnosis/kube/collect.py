@@ -1,4 +1,4 @@
-"""Tier 2 collection: the seed's Step 4 `kubectl` reads, as API calls, for the failing pods.
+"""Tier 2 collection: the skill's Step 4 `kubectl` reads, as API calls, for the failing pods.
 
 Namespace: the workload's own `namespace`, else `runai-<project>` (Run:ai's default mapping,
 said so in the report); with neither, Tier 2 is skipped and the report says why. Reads per

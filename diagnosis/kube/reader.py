@@ -19,7 +19,7 @@ __all__ = ["KubeConnector", "KubeDirectory", "KubeReader"]
 
 
 class KubeReader(Protocol):
-    """The reads of the seed's Step 4, as API calls. All raise only `diagnosis.errors`."""
+    """The reads of the skill's Step 4, as API calls. All raise only `diagnosis.errors`."""
 
     async def get_pod(self, namespace: str, name: str) -> Pod:
         """`kubectl describe pod`: container states, last states, conditions, node."""

@@ -38,7 +38,7 @@ _CONFIG_ERRORS = frozenset({"createcontainerconfigerror", "createcontainererror"
 
 
 def source(command: str, namespace: str) -> str:
-    """The seed's citation label: `kubectl describe pod, namespace runai-ml-team`."""
+    """The skill's citation label: `kubectl describe pod, namespace runai-ml-team`."""
     return f"{command}, namespace {namespace}"
 
 

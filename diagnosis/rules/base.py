@@ -1,22 +1,103 @@
-"""What a rule returns (`Finding`) and the small helpers rules share to cite signals."""
+"""What a rule returns (`Finding`, with typed `Details`), the registry row, and citing helpers."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
 from diagnosis.evidence import Evidence, Signal
-from diagnosis.report import Category, EvidenceLine
+from diagnosis.report import Category, EvidenceLine, MemoryFigures
 from diagnosis.signals import unique
 
-__all__ = ["MAX_CITED", "Finding", "Rule", "cite", "cite_all", "latest"]
+__all__ = [
+    "MAX_CITED",
+    "CategoryRow",
+    "Details",
+    "Finding",
+    "NodeCause",
+    "Policy",
+    "PullSubcause",
+    "Rule",
+    "cite",
+    "cite_all",
+    "latest",
+]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: How many signals of one kind a finding quotes; the rest are counted, not repeated.
 MAX_CITED = 5
+
+
+class PullSubcause(StrEnum):
+    """Why an image pull failed, as decoded from the registry's error text."""
+
+    NOT_FOUND = "not-found"
+    REPO_OR_ACCESS = "repo-or-access"
+    AUTH = "auth"
+    NETWORK = "network"
+    RATE_LIMIT = "rate-limit"
+    INVALID_NAME = "invalid-name"
+    UNSPECIFIED = "unspecified"
+
+
+class Policy(StrEnum):
+    """Which policy (or person) terminated the workload on purpose."""
+
+    IDLE_TIMEOUT = "idle-timeout"
+    MAX_DURATION = "max-duration"
+    MANUAL_STOP = "manual-stop"
+
+
+class NodeCause(StrEnum):
+    """What happened to the node under the pod."""
+
+    NOT_READY = "not-ready"
+    DRAIN = "drain"
+    TAINT_EVICTION = "taint-eviction"
+    PRESSURE_EVICTION = "pressure-eviction"
+
+
+class Details(BaseModel):
+    """A finding's machine-readable specifics; every field is None when it does not apply.
+
+    Attributes:
+        container: the container the finding is about (the one that was killed or failed).
+        init_container: whether `container` is an init container.
+        exit_code: its exit code, when one was reported.
+        subcause: IMAGE_PULL_FAILED: why the pull failed.
+        image: IMAGE_PULL_FAILED: the submitted image reference (redacted).
+        policy: SCHEDULING_POLICY_TERMINATED: which policy stopped it.
+        deadline: SCHEDULING_POLICY_TERMINATED: the configured limit, when the spec has it.
+        node: NODE_FAILURE: the node's name.
+        node_cause: NODE_FAILURE: what happened to it.
+        over_request: NODE_FAILURE: a pressure eviction of a container using more memory
+            than it requested (the fix is the request, not the node).
+        volume: DATASOURCE_MOUNT_FAILED: the volume that could not be mounted.
+        missing_object: DATASOURCE_MOUNT_FAILED: what the error says does not exist
+            (`secret hf-token`, `config map cfg`, `PVC nlp-data`).
+        log_kind: the kind of the cited failing log line (`gpu-oom`, `nccl`, `exception`, ...).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    container: str | None = None
+    init_container: bool = False
+    exit_code: int | None = None
+    subcause: PullSubcause | None = None
+    image: str | None = None
+    policy: Policy | None = None
+    deadline: str | None = None
+    node: str | None = None
+    node_cause: NodeCause | None = None
+    over_request: bool = False
+    volume: str | None = None
+    missing_object: str | None = None
+    log_kind: str | None = None
 
 
 class Finding(BaseModel):
@@ -27,7 +108,10 @@ class Finding(BaseModel):
         at: time of the most recent decisive signal (None when undated).
         headline: one sentence stating the cause with its key figure.
         evidence: cited lines, decisive ones first.
-        details: machine-readable specifics (sub-cause, exit code, container, volume, ...).
+        details: typed specifics (sub-cause, exit code, container, volume, ...).
+        memory: the CPU-memory figures of the container the finding is about, computed once
+            here so that headline, evidence, advice and JSON name the same limit.
+        missing: gaps this verdict itself depends on (added to the report's gaps).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -36,10 +120,37 @@ class Finding(BaseModel):
     at: datetime | None
     headline: str
     evidence: tuple[EvidenceLine, ...]
-    details: dict[str, str | int] = {}
+    details: Details = Details()
+    memory: MemoryFigures | None = None
+    missing: tuple[str, ...] = ()
 
 
 Rule = Callable[[Evidence], Finding | None]
+Advice = Callable[[Evidence, Finding], list[str]]
+
+
+@dataclass(frozen=True)
+class CategoryRow:
+    """Everything the engine knows about one category, in one place.
+
+    Attributes:
+        category: the category.
+        rule: the pure rule that recognises it (None only for UNKNOWN, the fallback).
+        owner: who normally fixes it (the skill's recovery owner column).
+        advise: the next actions, fitted to the finding and to what was collected.
+        owner_for: a finer owner when the finding's details change who fixes it.
+    """
+
+    category: Category
+    rule: Rule | None
+    owner: str
+    advise: Advice
+    owner_for: Callable[[Finding], str | None] | None = None
+
+    def owner_of(self, finding: Finding) -> str:
+        """The recovery owner for this finding: the detailed one if known, else the default."""
+        specific = self.owner_for(finding) if self.owner_for else None
+        return specific or self.owner
 
 
 def cite(signal: Signal) -> EvidenceLine:

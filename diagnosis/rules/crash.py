@@ -6,9 +6,10 @@ from diagnosis.evidence import Evidence
 from diagnosis.exitcodes import describe_exit_code, is_app_error
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Category
-from diagnosis.rules.base import Finding, cite_all, latest
+from diagnosis.rules.advice import kubectl_logs, log_lines, logs_read
+from diagnosis.rules.base import CategoryRow, Details, Finding, cite_all, latest
 
-__all__ = ["crash_app_error"]
+__all__ = ["ROW", "crash_app_error"]
 
 
 def crash_app_error(ev: Evidence) -> Finding | None:
@@ -26,23 +27,70 @@ def crash_app_error(ev: Evidence) -> Finding | None:
     newest = exits[-1]
     code = newest.exit_code or 0
     who = f"Container {newest.detail}" if newest.detail else "The main container"
-    details: dict[str, str | int] = {"exit_code": code}
-    if newest.detail:
-        details["container"] = newest.detail
     logs = ev.of(SignalKind.LOG_ERROR)
     headline = f"{who} exited with code {describe_exit_code(code)}."
+    log_kind = None
     if any(s.detail == "gpu-oom" for s in logs):
-        details["finding"] = "gpu-oom"
+        log_kind = "gpu-oom"
         headline = (
             f"{who} exited with code {code} after a GPU memory error (CUDA out of memory): "
             "the GPU allocator failed inside the process, not the kernel's OOM killer."
         )
     elif logs:
-        details["finding"] = logs[-1].detail or "error"
+        log_kind = logs[-1].detail or "error"
     return Finding(
         category=Category.CRASH_APP_ERROR,
         at=latest(exits),
         headline=headline,
         evidence=(*cite_all(logs), *cite_all([*exits, *ev.of(SignalKind.CRASHLOOP)])),
-        details=details,
+        details=Details(container=newest.detail, exit_code=code, log_kind=log_kind),
     )
+
+
+#: Advice by what the cited failing log line shows (`diagnosis.logs` line kinds).
+_BY_LOG_KIND = {
+    "gpu-oom": "The GPU ran out of memory: reduce the per-GPU batch size, enable gradient "
+    "checkpointing or mixed precision, or request a GPU with more memory. Raising "
+    "the CPU-memory limit will not help.",
+    "gpu-hardware": "The log shows a GPU hardware fault (Xid or ECC error): ask SRE to check "
+    "the node's GPUs (nvidia-smi, DCGM diagnostics) and drain it if faulty, then resubmit; "
+    "the code is not at fault.",
+    "nccl-timeout": "A collective operation hit the NCCL watchdog timeout: one rank stalled or "
+    "died first. Find that rank's own error and check the inter-node network (rerun with "
+    "NCCL_DEBUG=INFO); raise the timeout only for a known slow step.",
+}
+
+
+def _advise(ev: Evidence, finding: Finding) -> list[str]:
+    if (advice := _BY_LOG_KIND.get(finding.details.log_kind or "")) is not None:
+        return [advice]
+    code = finding.details.exit_code
+    exited = f" It exited with code {describe_exit_code(code)}." if code is not None else ""
+    rerun = "Rerunning unchanged will fail the same way."
+    if log_lines(ev):
+        return [f"Fix the code or configuration the failing log line above points to. {rerun}"]
+    if logs_read(ev):
+        return [
+            "Its log shows no error line, so start from the exit code: fix the code or "
+            f"configuration it indicates.{exited} {rerun}"
+        ]
+    return [
+        "Find the failing line in its previous log, "
+        f"{kubectl_logs(ev, finding.details.container)}, and fix the code or configuration "
+        f"it shows.{exited} {rerun}"
+    ]
+
+
+def _owner(finding: Finding) -> str | None:
+    if finding.details.log_kind == "gpu-hardware":
+        return "Infrastructure/SRE: the node's GPUs"
+    return None
+
+
+ROW = CategoryRow(
+    category=Category.CRASH_APP_ERROR,
+    rule=crash_app_error,
+    owner="User: fix code or configuration",
+    advise=_advise,
+    owner_for=_owner,
+)

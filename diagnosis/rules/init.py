@@ -6,13 +6,18 @@ from diagnosis.evidence import Evidence
 from diagnosis.exitcodes import describe_exit_code
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Category
-from diagnosis.rules.base import Finding, cite_all, latest
+from diagnosis.rules.advice import kubectl_logs, log_lines, logs_read
+from diagnosis.rules.base import CategoryRow, Details, Finding, cite_all, latest
 
-__all__ = ["init_failed"]
+__all__ = ["ROW", "init_failed"]
 
 
 def init_failed(ev: Evidence) -> Finding | None:
-    """`Init:Error`, `Init:CrashLoopBackOff` or an init container's non-zero exit."""
+    """`Init:Error`, `Init:CrashLoopBackOff` or an init container's non-zero exit.
+
+    The init container's failing log line, when Tier 2 read one, is cited first: it is what
+    the user needs, and the reason the bot read the log.
+    """
     signals = ev.of(SignalKind.INIT_FAILED)
     if not signals:
         return None
@@ -21,20 +26,52 @@ def init_failed(ev: Evidence) -> Finding | None:
         s for s in ev.of(SignalKind.EXIT_CODE) if s.key.rsplit(":", 1)[0] in keys and s.exit_code
     ]
     container = next((s.detail for s in reversed(signals) if s.detail), None)
-    details: dict[str, str | int] = {"container": container} if container else {}
     who = f"Init container {container}" if container else "An init container"
     headline = f"{who} failed before the main container started"
-    if exits:
-        details["exit_code"] = exits[-1].exit_code or 0
-        headline += f" (exit {describe_exit_code(exits[-1].exit_code or 0)})"
-    # The init container's own failing log line (Tier 2 read it): quoted first, never dropped.
-    logs = [s for s in ev.of(SignalKind.LOG_ERROR) if s.key.split(":")[1:2] == [container]]
-    if logs:
-        details["finding"] = logs[-1].detail or "error"
+    code = exits[-1].exit_code if exits else None
+    if code:
+        headline += f" (exit {describe_exit_code(code)})"
+    logs = [
+        s
+        for s in ev.of(SignalKind.LOG_ERROR)
+        if container is not None and s.key.startswith(f"log:{container}:")
+    ]
     return Finding(
         category=Category.INIT_FAILED,
         at=latest(signals),
         headline=headline + ".",
         evidence=(*cite_all(logs), *cite_all(signals)),
-        details=details,
+        details=Details(
+            container=container,
+            init_container=True,
+            exit_code=code,
+            log_kind=logs[-1].detail if logs else None,
+        ),
     )
+
+
+def _advise(ev: Evidence, finding: Finding) -> list[str]:
+    container = finding.details.container
+    who = f"init container {container}" if container else "the init container"
+    if log_lines(ev, container):
+        return [
+            f"Fix {who}'s script or its inputs: its failing log line is quoted above. "
+            "Rerunning unchanged will fail the same way."
+        ]
+    if logs_read(ev):
+        return [
+            f"Fix {who}'s script or its inputs: its log shows no error line, so check its "
+            "exit code and what the script needs (files, URLs, credentials, permissions)."
+        ]
+    return [
+        f"Fix {who}'s script or its inputs; its log says where it stopped: "
+        f"{kubectl_logs(ev, container, previous=False)}."
+    ]
+
+
+ROW = CategoryRow(
+    category=Category.INIT_FAILED,
+    rule=init_failed,
+    owner="User: fix the init script",
+    advise=_advise,
+)

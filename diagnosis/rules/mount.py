@@ -7,9 +7,10 @@ import re
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Category, EvidenceLine
-from diagnosis.rules.base import Finding, cite_all, latest
+from diagnosis.rules.advice import namespace
+from diagnosis.rules.base import CategoryRow, Details, Finding, cite_all, latest
 
-__all__ = ["datasource_mount_failed"]
+__all__ = ["ROW", "datasource_mount_failed"]
 
 
 _MISSING = re.compile(
@@ -51,10 +52,47 @@ def datasource_mount_failed(ev: Evidence) -> Finding | None:
                 source="get_workload_spec",
             )
         )
+    missing = _missing(signals)
     return Finding(
         category=Category.DATASOURCE_MOUNT_FAILED,
         at=latest(signals),
-        headline=_headline(volume, _missing(signals)),
+        headline=_headline(volume, missing),
         evidence=tuple(lines),
-        details={"volume": volume} if volume else {},
+        details=Details(volume=volume, missing_object=missing),
     )
+
+
+def _not_a_claim(finding: Finding) -> str | None:
+    """The missing secret or config map, when that (not storage) is what failed."""
+    missing = finding.details.missing_object
+    return missing if missing and not missing.startswith("PVC ") else None
+
+
+def _advise(ev: Evidence, finding: Finding) -> list[str]:
+    missing = _not_a_claim(finding)
+    if missing:
+        return [
+            f"Create {missing} in namespace {namespace(ev)}, or correct the name the workload "
+            "refers to; the pod cannot start until it exists."
+        ]
+    volume = f"volume {finding.details.volume}" if finding.details.volume else "the volume"
+    return [
+        f"Ask the storage administrator to check {volume}: that the PVC exists and is Bound, "
+        f"and that the secret or config map exists in namespace {namespace(ev)}."
+    ]
+
+
+def _owner(finding: Finding) -> str | None:
+    """A missing secret or config map is the user's to create, not a storage problem."""
+    if _not_a_claim(finding):
+        return "User: create the secret or config map, or fix its name"
+    return None
+
+
+ROW = CategoryRow(
+    category=Category.DATASOURCE_MOUNT_FAILED,
+    rule=datasource_mount_failed,
+    owner="Storage administrator",
+    advise=_advise,
+    owner_for=_owner,
+)

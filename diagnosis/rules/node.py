@@ -8,18 +8,31 @@ not-ready node. A kill from outside (exit 137/143) is explained by any of these.
 
 from __future__ import annotations
 
+import re
+
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.lexicon import SignalKind
-from diagnosis.redact import Redactor, shorten
+from diagnosis.redact import quote
 from diagnosis.report import Category, EvidenceLine
-from diagnosis.rules.base import Finding, cite_all, latest
+from diagnosis.rules.base import CategoryRow, Details, Finding, NodeCause, cite_all, latest
 
-__all__ = ["node_failure"]
+__all__ = ["ROW", "node_failure"]
 
 _KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION)
 _KILL_EXITS = frozenset({137, 143})
 _NODE_DETAIL = frozenset({*_KINDS, SignalKind.NODE_CORDONED})  # signals whose detail is a node
 _TAINT_MANAGER = frozenset({"taintmanagereviction", "deletionbytaintmanager"})
+#: The kubelet's eviction message for a container using more memory than it requested, in
+#: its current ("which exceeds its request of") and older ("request is") wording.
+_OVER_REQUEST = re.compile(
+    r"low on resource: memory\b.*?\bcontainer \"?([\w.-]+)\"? was using (\S+?),? "
+    r"(?:which exceeds its request of|request is) ([^\s.,]+)",
+    re.IGNORECASE,
+)
+_DRAIN = re.compile(r"\bdrain(?:ed|ing)?\b|EvictionByEvictionAPI|Eviction API", re.IGNORECASE)
+_TAINT = re.compile(
+    r"TaintManagerEviction|node\.kubernetes\.io/(unreachable|not-ready)", re.IGNORECASE
+)
 
 
 def _drain(ev: Evidence) -> list[Signal]:
@@ -35,29 +48,13 @@ def _drain(ev: Evidence) -> list[Signal]:
     return [*cordons, *killed]
 
 
-def _what(signals: list[Signal]) -> str:
-    reasons = {(s.reason or "").lower() for s in signals}
-    kinds = {s.kind for s in signals}
-    if reasons & _TAINT_MANAGER:
-        return "became unreachable or not ready, and the taint manager evicted the pod"
-    if SignalKind.NODE_NOT_READY in kinds:
-        return "went NotReady or was lost"
-    if SignalKind.NODE_CORDONED in kinds:
-        return "was drained (cordoned, and the pod evicted or killed)"
-    if "evictionbyevictionapi" in reasons:
-        return "was drained (the pod was evicted through the Eviction API)"
-    return "evicted the pod (node pressure or drain)"
-
-
 def _node_lines(ev: Evidence, failing: str | None) -> list[EvidenceLine]:
     lines = []
-    redactor = Redactor()
     for node in ev.nodes or ():
         if node.name != failing and (node.status or "").lower() == "ready":
             continue  # a healthy bystander says nothing about this failure
         conditions = "; ".join(
-            shorten(redactor.clean(f"{c.type}={c.reason or '?'}: {c.message or ''}"), 120)
-            for c in node.conditions
+            quote(f"{c.type}={c.reason or '?'}: {c.message or ''}", 120) for c in node.conditions
         )
         taints = ", ".join(f"{t.key}:{t.effect}" for t in node.taints)
         text = f"Node {node.name} status now: {node.status or 'unknown'}"
@@ -65,6 +62,38 @@ def _node_lines(ev: Evidence, failing: str | None) -> list[EvidenceLine]:
         text += f"; taints: {taints}" if taints else ""
         lines.append(EvidenceLine(text=text, source="list_nodes"))
     return lines
+
+
+def _cause(signals: list[Signal]) -> NodeCause:
+    """What happened to the node, from the strongest signal present."""
+    reasons = {(s.reason or "").lower() for s in signals}
+    texts = [f"{s.reason or ''} {s.text}" for s in signals]
+    if reasons & _TAINT_MANAGER:
+        return NodeCause.TAINT_EVICTION
+    if any(s.kind is SignalKind.NODE_NOT_READY for s in signals):
+        return NodeCause.NOT_READY
+    if any(_TAINT.search(t) for t in texts):
+        return NodeCause.TAINT_EVICTION
+    if any(s.kind is SignalKind.NODE_CORDONED for s in signals):
+        return NodeCause.DRAIN
+    if any(_DRAIN.search(t) for t in texts):
+        return NodeCause.DRAIN
+    return NodeCause.PRESSURE_EVICTION
+
+
+def _what(cause: NodeCause, signals: list[Signal]) -> str:
+    if cause is NodeCause.DRAIN and any(s.kind is SignalKind.NODE_CORDONED for s in signals):
+        return "was drained (cordoned, and the pod evicted or killed)"
+    return _WHAT[cause]
+
+
+_WHAT = {
+    NodeCause.NOT_READY: "went NotReady or was lost",
+    NodeCause.TAINT_EVICTION: "became unreachable or not ready, and the taint manager "
+    "evicted the pod",
+    NodeCause.DRAIN: "was drained (the pod was evicted through the Eviction API)",
+    NodeCause.PRESSURE_EVICTION: "evicted the pod (node pressure or drain)",
+}
 
 
 def node_failure(ev: Evidence) -> Finding | None:
@@ -82,23 +111,67 @@ def node_failure(ev: Evidence) -> Finding | None:
     if node is None:
         node = next((p.node_name for p in ev.pods or () if p.node_name), None)
     what = f"Node {node}" if node else "The node running the workload"
-    kind = _what(signals)
+    cause = _cause(signals)
     not_ready = [s.at for s in signals if s.kind is SignalKind.NODE_NOT_READY and s.at]
     cordoned = [s.at for s in drain if s.kind is SignalKind.NODE_CORDONED and s.at]
     when = min(not_ready) if not_ready else min(cordoned) if cordoned else latest(signals)
     stamp = f" at {when:%Y-%m-%d %H:%M:%SZ}" if when else ""
-    explained = ""
+    headline = f"{what} {_what(cause, signals)}{stamp} while the workload ran."
+    over = next((m for s in signals if (m := _OVER_REQUEST.search(s.text))), None)
+    container = None
+    if over is not None and cause is NodeCause.PRESSURE_EVICTION:
+        container = over.group(1)
+        headline = (
+            f"{what} ran short of memory{stamp} and evicted the pod: container {container} "
+            f"was using {over.group(2)}, more than its request of {over.group(3)}."
+        )
     if kills:
-        code = kills[-1].exit_code
-        explained = f" That explains the exit code {code} (killed from outside)."
+        headline += f" That explains the exit code {kills[-1].exit_code} (killed from outside)."
     return Finding(
         category=Category.NODE_FAILURE,
         at=latest(signals),
-        headline=f"{what} {kind}{stamp} while the workload ran.{explained}",
+        headline=headline,
         evidence=(
             *cite_all(signals),
             *cite_all(k for k in kills[-1:] if k not in signals),
             *_node_lines(ev, node),
         ),
-        details={"node": node} if node else {},
+        details=Details(
+            node=node, node_cause=cause, container=container, over_request=container is not None
+        ),
     )
+
+
+def _advise(ev: Evidence, finding: Finding) -> list[str]:
+    if finding.details.over_request:
+        who = f"container {finding.details.container}"
+        return [
+            f"Raise the CPU-memory request of {who} to what it really uses, or set request = "
+            "limit (Guaranteed QoS): the kubelet evicts first the pods that use more than "
+            "they requested when a node runs short of memory.",
+        ]
+    restart = (ev.spec.spec.restart_policy if ev.spec and ev.spec.spec else None) or ""
+    if restart.lower() == "onfailure":
+        return [
+            "Retry on a healthy node: the restart policy is OnFailure, so the "
+            "workload can be retried; ask SRE to check the node."
+        ]
+    return [
+        "Resubmit the workload (restart policy is not OnFailure); ask SRE to "
+        "check the node's health before it takes more work."
+    ]
+
+
+def _owner(finding: Finding) -> str | None:
+    if finding.details.over_request:
+        return "User: memory request; infrastructure/SRE: node memory"
+    return None
+
+
+ROW = CategoryRow(
+    category=Category.NODE_FAILURE,
+    rule=node_failure,
+    owner="Infrastructure/SRE",
+    advise=_advise,
+    owner_for=_owner,
+)

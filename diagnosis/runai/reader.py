@@ -1,7 +1,7 @@
 """The read-only view of the Run:ai control plane that the pipeline depends on.
 
 `RunaiClient` implements it over HTTP; tests may supply any other implementation. Each
-method's docstring names the seed tool it stands for.
+method's docstring names the skill's tool it stands for.
 """
 
 from __future__ import annotations

@@ -31,6 +31,14 @@ JSON_KEYS = {
     "recommendations",
     "missing",
     "question",
+    # added by issue 9 (keys are only ever added):
+    "headline",
+    "recovery_owner",
+    "subcause",
+    "policy",
+    "redactions",
+    "candidates",
+    "details",
 }
 
 
@@ -84,9 +92,10 @@ def test_diagnose_json_contract(capsys):
     assert set(data) == JSON_KEYS
     assert data["outcome"] == "diagnosed"
     assert data["category"] == "OOM_KILLED"
-    assert set(data["workload"]) == {"id", "name", "project", "cluster_id", "phase"}
+    assert set(data["workload"]) == {"id", "name", "project", "cluster_id", "phase", "namespace"}
     assert set(data["recurrence"]) == {"count", "lookback", "recurring"}
-    assert set(data["memory"]) == {"request_bytes", "limit_bytes", "peak_bytes"}
+    memory = {"request_bytes", "limit_bytes", "peak_bytes", "container", "samples"}
+    assert set(data["memory"]) == memory
     assert out.count("\n") == 1
 
 

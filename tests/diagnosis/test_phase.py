@@ -1,4 +1,4 @@
-"""The seed's phase table, preemption routing and symptom confirmation."""
+"""The runai-diagnose-failed-workload skill's phase table, preemption routing and symptom confirmation."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ PHASE_TABLE = [
 
 @pytest.mark.parametrize(("phase", "events", "expected"), PHASE_TABLE)
 def test_phase_table(phase, events, expected):
-    """Each phase continues or stops exactly as the seed's Step 1.5 says."""
+    """Each phase continues or stops exactly as the skill's Step 1.5 says."""
     assert phase_gate(phase, signals(*events, phase=phase)) is expected
 
 

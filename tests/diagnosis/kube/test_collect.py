@@ -39,7 +39,7 @@ def _node_failure_with_kubernetes(kubernetes: dict[str, Any]) -> Scenario:
 
 
 async def test_node_named_by_run_ai_history_is_described_with_kubectl():
-    """NodeNotReady in Run:ai history alone makes Tier 2 read the node (the seed's Step 4)."""
+    """NodeNotReady in Run:ai history alone makes Tier 2 read the node (the skill's Step 4)."""
     scenario = _node_failure_with_kubernetes({"nodes": [NODE]})
     request = request_from_expectation(scenario, scenario.expect[0])
     async with simulated(scenario, retries=0, transport="asgi") as up:

@@ -277,7 +277,7 @@ def test_classify(case, ev, category, details):
     """Each row: the verdict is the category of the strongest direct signal, never a guess."""
     finding = classify(ev)
     assert finding.category is category
-    assert details.items() <= finding.details.items()
+    assert details.items() <= finding.details.model_dump(mode="json").items()
     assert finding.evidence, "every verdict cites evidence"
 
 

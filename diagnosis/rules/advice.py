@@ -1,0 +1,98 @@
+"""What advice may say, given what was collected: real names, and no command the bot ran.
+
+When Kubernetes (Tier 2) access is configured, the bot has already described the pod, read
+its events and the failed container's log; advice then points at the evidence above instead
+of asking the user to run the same `kubectl` again. Without Tier 2 it names the real pod,
+container and namespace, never `<pod>` placeholders when the names are known.
+"""
+
+from __future__ import annotations
+
+from diagnosis.evidence import Evidence
+from diagnosis.lexicon import SignalKind
+
+__all__ = [
+    "DESCRIBE",
+    "EVENTS",
+    "LOGS",
+    "describe_pod",
+    "failing_pod",
+    "get_events",
+    "kubectl_logs",
+    "log_lines",
+    "logs_read",
+    "namespace",
+    "ran",
+]
+
+DESCRIBE = "kubectl describe pod"
+EVENTS = "kubectl get events"
+LOGS = "kubectl logs"
+_FAILED = frozenset({"failed", "error", "oomkilled", "crashloopbackoff", "init:error"})
+
+
+def namespace(ev: Evidence) -> str:
+    """The workload's namespace, else Run:ai's default `runai-<project>` mapping."""
+    w = ev.workload
+    if w.namespace:
+        return w.namespace
+    return f"runai-{w.project_name}" if w.project_name else "<namespace>"
+
+
+def failing_pod(ev: Evidence) -> str:
+    """The pod to look at: the first that failed, else the first listed."""
+    pods = ev.pods or ()
+    for pod in pods:
+        if (pod.k8s_phase or "").lower() in _FAILED:
+            return pod.name
+    return pods[0].name if pods else "<pod>"
+
+
+def _container(ev: Evidence, container: str | None) -> str | None:
+    if container:
+        return container
+    for pod in ev.pods or ():
+        if pod.containers:
+            return pod.containers[0].name
+    return None
+
+
+def ran(ev: Evidence, command: str) -> bool:
+    """Whether the bot ran `command` (describe pod, get events) and it did not fail."""
+    if not ev.tier2:
+        return False
+    return not any(g.source == "kubectl" or g.source.startswith(command) for g in ev.gaps)
+
+
+def logs_read(ev: Evidence) -> bool:
+    """Whether the bot read a container's log (it cited a line, or said it had none)."""
+    sources = [s.source for s in ev.of(SignalKind.LOG_ERROR)]
+    sources += [line.source for line in ev.tier2_lines]
+    return any(source.startswith(LOGS) for source in sources)
+
+
+def log_lines(ev: Evidence, container: str | None = None) -> list[str]:
+    """Keys of the failing log lines read (of `container` when given)."""
+    signals = ev.of(SignalKind.LOG_ERROR)
+    if container is None:
+        return [s.key for s in signals]
+    return [s.key for s in signals if s.key.startswith(f"log:{container}:")]
+
+
+def kubectl_logs(ev: Evidence, container: str | None, *, previous: bool = True) -> str:
+    """`kubectl logs` for the real pod, container and namespace."""
+    name = _container(ev, container)
+    part = f" -c {name}" if name else ""
+    prev = " --previous" if previous else ""
+    return f"`kubectl logs {failing_pod(ev)}{part} -n {namespace(ev)}{prev}`"
+
+
+def describe_pod(ev: Evidence) -> str:
+    """`kubectl describe pod` for the real pod and namespace."""
+    return f"`kubectl describe pod {failing_pod(ev)} -n {namespace(ev)}`"
+
+
+def get_events(ev: Evidence) -> str:
+    """`kubectl get events` for the real pod and namespace."""
+    pod = failing_pod(ev)
+    return f"`kubectl get events -n {namespace(ev)} --field-selector involvedObject.name={pod}`"

@@ -1,0 +1,225 @@
+"""Advice fitted to what was collected, and who fixes it following the sub-cause.
+
+Each row is a class of cases: the same failure with Tier 2 configured or not, its log read or
+not, a failing line found or not. Advice never asks the user to run a `kubectl` command the
+bot already ran, fills in the real pod, container and namespace when it does suggest one,
+and never points to "the failing log line" when none is shown.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from diagnosis.compose import compose
+from diagnosis.evidence import Gap
+from diagnosis.report import Category, EvidenceLine
+from diagnosis.rules import classify
+from tests.diagnosis.rules.test_classify import (
+    PULL_AUTH,
+    PULL_DENIED,
+    PULL_DNS,
+    PULL_NOT_FOUND,
+    PULL_RATE,
+)
+from tests.diagnosis.rules.tier2 import LOGS, container, pod, with_tier2
+from tests.factories import event, evidence, spec, workload
+from tests.factories import pod as runai_pod
+
+TRACEBACK = "Traceback (most recent call last):\n  File 'train.py'\nValueError: bad shape\n"
+CRASH = workload(phaseMessage="container trainer terminated with exit code 1")
+INIT = [event("Failed", 'init container "fetch-data" failed: exit code 3')]
+PODS = [runai_pod("Error", containers=[{"name": "trainer"}])]
+NO_ERROR_LINE = EvidenceLine(
+    text="The previous logs of container trainer in pod bert-ft-0-0 show no error line",
+    source=LOGS,
+)
+EVICTED = (
+    "The node was low on resource: memory. Threshold quantity: 100Mi, available: 52Mi. "
+    "Container trainer was using 30Gi, which exceeds its request of 16Gi. "
+)
+
+CASES = [
+    # evidence, advice must contain (all), advice must not contain (any)
+    pytest.param(
+        evidence(CRASH, pods=PODS),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`"],
+        ["failing log line above", "<pod>", "<namespace>"],
+        id="crash-no-tier2-names-the-real-pod",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(CRASH, pods=PODS),
+            pod([container("trainer", exit_code=1, restarts=2)]),
+            log=("trainer", TRACEBACK),
+        ),
+        ["the failing log line above"],
+        ["kubectl"],
+        id="crash-log-line-shown",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(CRASH, pods=PODS),
+            pod([container("trainer", exit_code=1)]),
+            lines=(NO_ERROR_LINE,),
+        ),
+        ["no error line", "exit code"],
+        ["kubectl", "failing log line"],
+        id="crash-log-read-without-an-error-line",
+    ),
+    pytest.param(
+        evidence(pods=PODS, events=INIT),
+        ["`kubectl logs bert-ft-0-0 -c fetch-data -n runai-nlp`"],
+        ["failing log line above", "<pod>"],
+        id="init-no-tier2-names-the-init-container",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(pods=PODS),
+            pod(
+                [container("trainer")],
+                init=[container("fetch-data", exit_code=3, reason="Error")],
+            ),
+            log=("fetch-data", "downloading shards\nERROR: 403 Forbidden from s3://bucket\n"),
+        ),
+        ["init container fetch-data", "failing log line is quoted above"],
+        ["kubectl"],
+        id="init-log-line-shown",
+    ),
+    pytest.param(
+        evidence(
+            events=[event("Failed", PULL_NOT_FOUND)], spec_=spec(image="nvcr.io/acme/train:v9")
+        ),
+        ["`docker manifest inspect nvcr.io/acme/train:v9`"],
+        ["<image>", "credentials"],
+        id="pull-not-found-names-the-image",
+    ),
+    pytest.param(
+        evidence(pods=PODS, events=[event("BackOff", 'Back-off pulling image "x:1"')]),
+        ["`kubectl describe pod bert-ft-0-0 -n runai-nlp`", "do not assume credentials"],
+        ["<pod>"],
+        id="pull-unspecified-no-tier2",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(pods=PODS, events=[event("BackOff", 'Back-off pulling image "x:1"')]),
+            pod([container("trainer")], phase="Pending"),
+        ),
+        ["image name and tag first"],
+        ["kubectl"],
+        id="pull-unspecified-after-tier2",
+    ),
+    pytest.param(
+        evidence(pods=PODS, events=[event("Error", "container trainer exit code 137")]),
+        [
+            "`kubectl describe pod bert-ft-0-0 -n runai-nlp`",
+            "`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`",
+            "`kubectl get events -n runai-nlp --field-selector involvedObject.name=bert-ft-0-0`",
+        ],
+        ["<pod>"],
+        id="unknown-no-tier2-all-three-commands",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(pods=PODS),
+            pod([container("trainer", exit_code=137, reason="Error")]),
+            lines=(NO_ERROR_LINE,),
+        ),
+        ["SIGKILL"],
+        ["kubectl"],
+        id="unknown-after-tier2",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(pods=PODS, events=[event("Error", "container trainer exit code 137")]),
+            gaps=(
+                Gap(
+                    source="kubectl describe pod, namespace runai-nlp",
+                    what="pod bert-ft-0-0 unavailable (HTTP 403)",
+                ),
+            ),
+        ),
+        ["`kubectl describe pod bert-ft-0-0 -n runai-nlp`"],
+        [],
+        id="unknown-tier2-read-failed",
+    ),
+    pytest.param(
+        evidence(pods=PODS, events=[event("Evicted", EVICTED)]),
+        ["raise the CPU-memory request of container trainer", "request = limit"],
+        ["Resubmit"],
+        id="eviction-over-request",
+    ),
+    pytest.param(
+        evidence(
+            events=[
+                event(
+                    "FailedMount",
+                    'MountVolume.SetUp failed for volume "creds" : secret "hf-token" not found',
+                )
+            ]
+        ),
+        ["Create secret hf-token in namespace runai-nlp"],
+        ["storage administrator"],
+        id="mount-missing-secret",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ev", "wanted", "unwanted"), CASES)
+def test_advice_fits_what_was_collected(ev, wanted, unwanted):
+    report = compose(ev, classify(ev))
+    advice = " ".join(report.recommendations)
+    for text in wanted:
+        assert text.lower() in advice.lower(), (text, advice)
+    for text in unwanted:
+        assert text.lower() not in advice.lower(), (text, advice)
+
+
+def test_init_report_cites_the_init_containers_failing_line():
+    """The line the bot read is quoted first, not dropped."""
+    ev = with_tier2(
+        evidence(pods=PODS),
+        pod([container("trainer")], init=[container("fetch-data", exit_code=3, reason="Error")]),
+        log=("fetch-data", "downloading shards\nERROR: 403 Forbidden from s3://bucket\n"),
+    )
+    report = compose(ev, classify(ev))
+    assert report.category is Category.INIT_FAILED
+    assert "ERROR: 403 Forbidden from s3://bucket" in report.evidence[0].text
+    assert report.evidence[0].source == LOGS
+
+
+OWNERS = [
+    # evidence, recovery owner
+    pytest.param(evidence(events=[event("Failed", PULL_DNS)]), "Infrastructure/SRE", id="dns"),
+    pytest.param(evidence(events=[event("Failed", PULL_RATE)]), "rate limit", id="rate-limit"),
+    pytest.param(evidence(events=[event("Failed", PULL_NOT_FOUND)]), "image name", id="not-found"),
+    pytest.param(evidence(events=[event("Failed", PULL_AUTH)]), "credentials", id="auth"),
+    pytest.param(evidence(events=[event("Failed", PULL_DENIED)]), "registry access", id="denied"),
+    pytest.param(
+        evidence(events=[event("BackOff", 'Back-off pulling image "x:1"')]),
+        "User: image/tag; administrator: registry credentials",
+        id="unspecified-keeps-the-skills-column",
+    ),
+    pytest.param(
+        evidence(events=[event("Evicted", EVICTED)]),
+        "User: memory request",
+        id="eviction-over-request",
+    ),
+    pytest.param(
+        evidence(
+            events=[event("Evicted", "The node was low on resource: memory. Threshold 100Mi.")]
+        ),
+        "Infrastructure/SRE",
+        id="plain-pressure-eviction",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ev", "owner"), OWNERS)
+def test_recovery_owner_follows_the_subcause(ev, owner):
+    """An image-pull DNS, rate-limit or not-found failure is not 'registry credentials'."""
+    report = compose(ev, classify(ev))
+    assert report.recovery_owner is not None
+    assert owner in report.recovery_owner
+    if report.subcause in {"network", "rate-limit", "not-found"}:
+        assert "credentials" not in report.recovery_owner
+    assert report.to_json_dict("24h")["recovery_owner"] == report.recovery_owner
