@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from bot.conversation import (
     Choice,
     ConversationEngine,
+    EvidenceReply,
     Incoming,
     Question,
     Reply,
@@ -24,6 +25,7 @@ __all__ = ["ConsoleResponder", "ConsoleSession", "render_reply"]
 
 PROMPT = "you> "
 BOT = "runai-why> "
+PRIVATE = "(only you) "
 
 
 def render_reply(reply: Reply) -> str:
@@ -31,6 +33,14 @@ def render_reply(reply: Reply) -> str:
     if isinstance(reply, ReportReply):
         notes = "".join(f"\n({sanitize(n)})" for n in reply.notes)
         return render_text(reply.report) + notes
+    if isinstance(reply, EvidenceReply):
+        lines = [
+            f"- {sanitize(e.text)} (source: {sanitize(e.source)})" for e in reply.report.evidence
+        ]
+        gaps = [f"- {sanitize(m)}" for m in reply.report.missing]
+        return "\n".join(
+            ["All evidence:", *(lines or ["- none"]), *(["Not available:", *gaps] if gaps else [])]
+        )
     if isinstance(reply, Question):
         buttons = "".join(
             f"\n  [{i}] {sanitize(c.label)}" for i, c in enumerate(reply.choices, start=1)
@@ -65,10 +75,11 @@ class ConsoleResponder:
 
     def _show(self, reply: Reply) -> None:
         self.choices = reply.choices if isinstance(reply, Question) else self.choices
-        if isinstance(reply, ReportReply):
-            self._write(f"{BOT}\n{render_reply(reply)}\n")
+        private = PRIVATE if reply.private else ""
+        if isinstance(reply, ReportReply | EvidenceReply):
+            self._write(f"{BOT}{private}\n{render_reply(reply)}\n")
         else:
-            self._write(f"{BOT}{render_reply(reply)}\n")
+            self._write(f"{BOT}{private}{render_reply(reply)}\n")
 
 
 class ConsoleSession:

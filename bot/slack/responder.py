@@ -15,13 +15,14 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.conversation import Notice, Question, Reply, ReportReply
+from bot.conversation import EvidenceReply, Notice, Question, Reply, ReportReply
 from bot.render import blocks
 from bot.render.blocks import SlackMessage
 
 __all__ = ["SlackResponder", "to_slack"]
 
 CHOICE_ACTION = "runai_why_choice"
+_EVIDENCE_CHUNK = 2_500  # characters of evidence per message, under a section's 3,000
 _NOT_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
 INVITE_HINT = (
     "I am not a member of this channel, so I cannot answer in a thread here. "
@@ -42,6 +43,15 @@ def to_slack(reply: Reply) -> list[SlackMessage]:
             return [blocks.render_question(reply.text, choices, block_id_prefix=CHOICE_ACTION)]
         case Notice():
             return [blocks.render_notice(reply.text)]
+        case EvidenceReply():  # plain until bot/render has its own evidence layout
+            lines = [f"• {e.text} ({e.source})" for e in reply.report.evidence]
+            lines += [f"• not available: {m}" for m in reply.report.missing]
+            chunks: list[list[str]] = [[]]
+            for line in lines or ["• no evidence"]:
+                if sum(len(x) + 1 for x in chunks[-1]) + len(line) > _EVIDENCE_CHUNK:
+                    chunks.append([])
+                chunks[-1].append(line)
+            return [blocks.render_notice("\n".join(chunk)) for chunk in chunks if chunk]
 
 
 class SlackResponder:

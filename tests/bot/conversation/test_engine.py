@@ -231,7 +231,7 @@ async def test_an_unexpected_error_never_leaves_the_progress_notice_spinning(dem
     async def broken(*_args, **_kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("bot.conversation.engine.diagnose", broken)
+    monkeypatch.setattr("bot.conversation.turns.diagnose", broken)
     recorder = Recorder()
     with pytest.raises(RuntimeError, match="a bug"):
         await demo.engine.handle(

@@ -182,8 +182,11 @@ async def test_ambiguous_name_resolved_by_a_button_click(
         assert (await bot.send(click)).status_code == 200
         calls = await fake_slack.wait_for_async("chat.postMessage", count=2)
         assert calls[1].body["thread_ts"] == root.response["ts"]  # the click continues the thread
-        updates = await fake_slack.wait_for_async("chat.update", count=2)
-        assert _first_line(updates[1]).split(" ")[0] in {"CRASH_APP_ERROR", "OOM_KILLED", "UNKNOWN"}
+        updates = await fake_slack.wait_for_async("chat.update", count=3)
+        picked = updates[1]  # the question, its buttons replaced by the choice
+        assert picked.body["ts"] == question.body["ts"]
+        assert not [b for b in picked.blocks if b["type"] == "actions"]
+        assert _first_line(updates[2]).split(" ")[0] in {"CRASH_APP_ERROR", "OOM_KILLED", "UNKNOWN"}
 
 
 async def test_slack_retries_delivered_three_times_get_one_answer(bot: Bot):
