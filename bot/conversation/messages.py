@@ -94,7 +94,9 @@ def only_asker(asker: str) -> str:
 
 def not_understood(question: str, *, choices: int) -> str:
     """The question asked again after a reply that matched none of its answers."""
-    pick = f" Click a button or reply with a number from 1 to {choices}." if choices else ""
+    pick = {0: "", 1: " Click the button or reply `1`."}.get(
+        choices, f" Click a button or reply with a number from 1 to {choices}."
+    )
     return f"I could not read that as an answer. {question}{pick}"
 
 
