@@ -49,7 +49,11 @@ Ask me in plain words, or with key=value pairs:
 init, mount, startup)
 
 I always need the cluster, and either the workload ID or its name and project. If something \
-is missing I ask in the thread; I never guess."""
+is missing I ask in the thread (the person who asked answers there; anyone else mentions me); \
+I never guess.
+
+After an answer, reply in its thread with `show logs` (all the evidence), `what about the last \
+7 days?` or `re-run`."""
 
 _ADVICE: dict[type[UpstreamError], tuple[str, str]] = {
     AuthError: (

@@ -43,6 +43,7 @@ from diagnosis.kube.reader import KubeConnector
 __all__ = ["MAX_CLUSTER_BUTTONS", "Responder", "Turns", "asking"]
 
 MAX_CLUSTER_BUTTONS = 25
+CLUSTER_QUESTION = "Which Run:ai cluster is it on?"
 
 
 class Responder(Protocol):
@@ -120,10 +121,12 @@ class Turns:
             if isinstance(resolved, Question):
                 question = Question(resolved.text, resolved.choices, asker=state.asker)
                 ref = await responder.post(question)
-                # Forget an unknown name, so the next reply is read afresh.
+                # Forget an unknown name, so the next reply is read afresh; if it must be
+                # asked again, ask the plain question, not the complaint about that name.
                 cleared = slots.model_copy(update={"cluster_label": None})
                 new = state.model_copy(update={"slots": cleared, "notes": tuple(notes)})
-                return asking(new, question, ref, Expecting.CLUSTER)
+                plain = Question(CLUSTER_QUESTION, resolved.choices)
+                return asking(new, plain, ref, Expecting.CLUSTER)
             if resolved is None:
                 return _answered(state, slots=slots.model_copy(update={"cluster_label": None}))
             slots = resolved
@@ -156,7 +159,7 @@ class Turns:
         try:
             if typed is None:
                 known = await self._clusters.clusters()
-                return self._cluster_question("Which Run:ai cluster is it on?", known)
+                return self._cluster_question(CLUSTER_QUESTION, known)
             match = await self._clusters.match(typed)
         except UpstreamError as error:
             await responder.post(Notice(describe_upstream(error, "list the clusters")))

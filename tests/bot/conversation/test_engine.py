@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 
 import pytest
 import structlog.testing
 
-from bot.backends import simulated
-from bot.conversation import (
-    ConversationEngine,
-    Incoming,
-    MemoryStore,
-    Notice,
-    Question,
-    Reply,
-    ReportReply,
-    ThreadKey,
-)
+from bot.conversation import Incoming, Notice, Question, ReportReply
 from bot.scenarios import bundled_scenario
 from diagnosis import Category, Outcome
-from runai_sim.app import Simulator
-from runai_sim.scenario import Scenario
+from tests.bot.conversation.harness import Harness, Recorder, harness
 
 pytestmark = pytest.mark.slow
 
@@ -30,62 +18,10 @@ DEMO = bundled_scenario("demo")
 PROD_A = DEMO.clusters[0]["uuid"]
 
 
-@dataclass
-class Recorder:
-    """A Responder that keeps the conversation as a list of (action, reply)."""
-
-    log: list[tuple[str, Reply]] = field(default_factory=list)
-
-    def thread(self) -> str | None:
-        return None
-
-    async def post(self, reply: Reply) -> str:
-        self.log.append(("post", reply))
-        return str(len(self.log))
-
-    async def update(self, ref: str, reply: Reply) -> None:
-        self.log.append((f"update {ref}", reply))
-
-    def last(self) -> Reply:
-        return self.log[-1][1]
-
-
-@dataclass
-class Harness:
-    engine: ConversationEngine
-    simulator: Simulator
-    key: ThreadKey = field(default_factory=lambda: ThreadKey("test", "T1", "C1", "100.1"))
-
-    async def say(
-        self, text: str, *, directed: bool = True, recorder: Recorder | None = None
-    ) -> Recorder:
-        recorder = recorder or Recorder()
-        await self.engine.handle(Incoming(self.key, "U1", text=text, directed=directed), recorder)
-        return recorder
-
-    async def click(self, value: str) -> Recorder:
-        recorder = Recorder()
-        await self.engine.handle(Incoming(self.key, "U1", choice=value), recorder)
-        return recorder
-
-
-async def _harness(scenario: Scenario, **engine_options) -> AsyncIterator[Harness]:
-    async with simulated(scenario, retries=0) as up:
-        assert up.simulator is not None
-        engine = ConversationEngine(
-            runai=up.runai,
-            kube=up.kube,
-            store=MemoryStore(),
-            clock=lambda: scenario.now,
-            **engine_options,
-        )
-        yield Harness(engine, up.simulator)
-
-
 @pytest.fixture
 async def demo() -> AsyncIterator[Harness]:
-    async for harness in _harness(DEMO):
-        yield harness
+    async for h in harness(DEMO):
+        yield h
 
 
 async def test_everything_given_posts_one_notice_then_updates_it_with_the_report(demo):
@@ -154,21 +90,21 @@ async def test_follow_up_in_the_thread_keeps_the_cluster(demo):
 
 
 async def test_channel_default_cluster_is_used_and_said():
-    async for harness in _harness(DEMO, channel_defaults={"C1": "prod-a"}):
-        report = (await harness.say("why did eval-harness in ml-team fail?")).last()
+    async for h in harness(DEMO, channel_defaults={"C1": "prod-a"}):
+        report = (await h.say("why did eval-harness in ml-team fail?")).last()
         assert isinstance(report, ReportReply)
         assert report.notes == ("Cluster prod-a is this channel's configured default.",)
 
 
 async def test_ambiguous_name_offers_candidates_and_a_click_diagnoses():
-    async for harness in _harness(bundled_scenario("name-tie")):
-        cluster = harness.simulator.scenario.clusters[0]["uuid"]
-        workload = harness.simulator.scenario.workloads[0]
+    async for h in harness(bundled_scenario("name-tie")):
+        cluster = h.simulator.scenario.clusters[0]["uuid"]
+        workload = h.simulator.scenario.workloads[0]
         name, project = workload.workload["name"], workload.workload["projectName"]
-        asked = (await harness.say(f"cluster={cluster} workload={name} project={project}")).last()
+        asked = (await h.say(f"cluster={cluster} workload={name} project={project}")).last()
         assert isinstance(asked, Question)
         assert len(asked.choices) == 2
-        report = (await harness.click(asked.choices[1].value)).last()
+        report = (await h.click(asked.choices[1].value)).last()
         assert isinstance(report, ReportReply)
         assert report.report.outcome is Outcome.DIAGNOSED
         assert report.report.workload is not None

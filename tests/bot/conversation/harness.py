@@ -1,0 +1,79 @@
+"""A conversation over the real engine, client and simulator, recorded reply by reply."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from bot.backends import simulated
+from bot.conversation import ConversationEngine, Incoming, MemoryStore, Reply, ThreadKey
+from runai_sim.app import Simulator
+from runai_sim.scenario import Scenario
+
+
+@dataclass
+class Recorder:
+    """A Responder that keeps the conversation as a list of (action, reply)."""
+
+    log: list[tuple[str, Reply]] = field(default_factory=list)
+
+    def thread(self) -> str | None:
+        return None
+
+    async def post(self, reply: Reply) -> str:
+        self.log.append(("post", reply))
+        return str(len(self.log))
+
+    async def update(self, ref: str, reply: Reply) -> None:
+        self.log.append((f"update {ref}", reply))
+
+    def last(self) -> Reply:
+        return self.log[-1][1]
+
+    def replies(self) -> list[Reply]:
+        return [reply for _, reply in self.log]
+
+
+@dataclass
+class Harness:
+    engine: ConversationEngine
+    simulator: Simulator
+    store: MemoryStore
+    key: ThreadKey = field(default_factory=lambda: ThreadKey("test", "T1", "C1", "100.1"))
+
+    async def say(
+        self,
+        text: str,
+        *,
+        user: str = "U1",
+        directed: bool = True,
+        bot_thread: bool = False,
+        recorder: Recorder | None = None,
+    ) -> Recorder:
+        recorder = recorder or Recorder()
+        incoming = Incoming(self.key, user, text=text, directed=directed, bot_thread=bot_thread)
+        await self.engine.handle(incoming, recorder)
+        return recorder
+
+    async def click(
+        self, value: str, *, user: str = "U1", message_ref: str | None = None
+    ) -> Recorder:
+        recorder = Recorder()
+        incoming = Incoming(self.key, user, choice=value, message_ref=message_ref)
+        await self.engine.handle(incoming, recorder)
+        return recorder
+
+
+async def harness(scenario: Scenario, **engine_options: object) -> AsyncIterator[Harness]:
+    """An engine over an in-process simulator of `scenario`, with a fresh in-memory store."""
+    async with simulated(scenario, retries=0) as up:
+        assert up.simulator is not None
+        store = MemoryStore()
+        engine = ConversationEngine(
+            runai=up.runai,
+            kube=up.kube,
+            store=store,
+            clock=lambda: scenario.now,
+            **engine_options,  # type: ignore[arg-type]
+        )
+        yield Harness(engine, up.simulator, store)
