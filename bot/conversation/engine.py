@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import structlog
+
 from bot.audit import AuditSink, LogAuditSink
 from bot.conversation.filling import apply_choice, carried_over, merge, pending_choice
 from bot.conversation.messages import (
@@ -36,7 +38,7 @@ from bot.conversation.model import (
     Question,
     ThreadKey,
 )
-from bot.conversation.store import StateStore
+from bot.conversation.store import StateStore, StoreUnavailable
 from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns
 from bot.parse import FollowUp, Query, parse
 from diagnosis import RunaiReader
@@ -68,6 +70,7 @@ class ConversationEngine:
         self._store = store
         self._bot_user_id = bot_user_id
         self._mention = mention
+        self._log = structlog.get_logger(__name__)
         self._turns = Turns(
             runai=runai,
             kube=kube,
@@ -91,7 +94,11 @@ class ConversationEngine:
         return asker is None or asker == user
 
     async def handle(self, incoming: Incoming, responder: Responder) -> None:
-        """Answer one incoming message or click, holding the thread's lock throughout."""
+        """Answer one incoming message or click, holding the thread's lock throughout.
+
+        Raises `StoreUnavailable` only before anything was shown (the state could not be
+        locked or loaded); a failure to save after replying is logged, never raised.
+        """
         async with self._store.lock(incoming.key):
             state = await self._store.load(incoming.key)
             if state is not None and not state.asker:
@@ -99,13 +106,18 @@ class ConversationEngine:
             new = await self._dispatch(incoming, state, responder)
             if new is None:
                 return
-            thread = responder.thread()
+            now, thread = datetime.now(UTC), responder.thread()
             key = (
                 incoming.key
                 if thread in {None, incoming.key.thread}
                 else replace(incoming.key, thread=thread)
             )
-            await self._store.save(key, new.model_copy(update={"updated_at": datetime.now(UTC)}))
+            try:
+                await self._store.save(key, new.model_copy(update={"updated_at": now}))
+            except StoreUnavailable as error:
+                # The answer is already out: say nothing more to the user (never "I did
+                # not process this"); the thread's next reply hears that its context is lost.
+                self._log.warning("conversation_state_not_saved", error=str(error))
 
     async def _dispatch(
         self, incoming: Incoming, state: ConversationState | None, responder: Responder
@@ -159,6 +171,8 @@ class ConversationEngine:
                 await self._ask_again(state, responder)
                 return None
             return await self._picked(incoming, state, state.choices[query.pick - 1], responder)
+        if query.chatter and incoming.user != state.asker:
+            return None  # a teammate's "@runai-why thanks" while the asker is being asked
         if query.chatter or query.is_empty or (query.follow_up and not query.names_something):
             await self._ask_again(state, responder)
             return None

@@ -29,9 +29,13 @@ def merge(slots: Slots, query: Query) -> Slots:
 def carried_over(slots: Slots, query: Query) -> list[str]:
     """The values a new request in the thread takes from earlier, as `project ml-team`."""
     carried: list[str] = []
+    named = query.workload_id or query.workload_name
+    if not named and (slots.workload_name or slots.workload_id):
+        carried.append(f"workload {slots.workload_name or slots.workload_id}")
     if query.cluster is None and (slots.cluster_label or slots.cluster_id):
         carried.append(f"cluster {slots.cluster_label or slots.cluster_id}")
-    if query.workload_name and query.project is None and slots.project:
+    by_name = query.workload_name or (not named and slots.workload_name)
+    if by_name and query.project is None and slots.project:
         carried.append(f"project {slots.project}")
     if query.lookback is None and slots.lookback:
         carried.append(f"lookback {slots.lookback}")

@@ -6,7 +6,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from bot.backends import simulated
-from bot.conversation import ConversationEngine, Incoming, MemoryStore, Reply, ThreadKey
+from bot.conversation import (
+    ConversationEngine,
+    Incoming,
+    MemoryStore,
+    Reply,
+    StateStore,
+    ThreadKey,
+)
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
 
@@ -38,7 +45,7 @@ class Recorder:
 class Harness:
     engine: ConversationEngine
     simulator: Simulator
-    store: MemoryStore
+    store: StateStore
     key: ThreadKey = field(default_factory=lambda: ThreadKey("test", "T1", "C1", "100.1"))
 
     async def say(
@@ -68,11 +75,11 @@ async def harness(scenario: Scenario, **engine_options: object) -> AsyncIterator
     """An engine over an in-process simulator of `scenario`, with a fresh in-memory store."""
     async with simulated(scenario, retries=0) as up:
         assert up.simulator is not None
-        store = MemoryStore()
+        store = engine_options.pop("store", None) or MemoryStore()
         engine = ConversationEngine(
             runai=up.runai,
             kube=up.kube,
-            store=store,
+            store=store,  # type: ignore[arg-type]
             clock=lambda: scenario.now,
             **engine_options,  # type: ignore[arg-type]
         )

@@ -5,17 +5,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+import redis.asyncio
 import structlog.testing
 
-from bot.conversation import Incoming, Notice, Question, ReportReply
+from bot.conversation import Incoming, Notice, Question, RedisStore, Reply, ReportReply
 from bot.scenarios import bundled_scenario
 from diagnosis import Category, Outcome
 from tests.bot.conversation.harness import Harness, Recorder, harness
+from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.slow
 
 DEMO = bundled_scenario("demo")
 PROD_A = DEMO.clusters[0]["uuid"]
+EVERYTHING = "why did training-job-42 in ml-team fail on cluster prod-a?"
 
 
 @pytest.fixture
@@ -180,3 +183,27 @@ async def test_an_unexpected_error_never_leaves_the_progress_notice_spinning(dem
     final = recorder.last()
     assert isinstance(final, Notice)
     assert final.text.startswith("Something went wrong on my side")
+
+
+async def test_redis_dying_during_a_diagnosis_never_unsays_the_posted_answer():
+    """The answer is out; the lost save is logged, not raised (no "did not process this")."""
+    server = RedisServer().start()
+    client = redis.asyncio.Redis.from_url(server.url, socket_connect_timeout=0.5)
+
+    class KillsRedisOnAnswer(Recorder):
+        async def update(self, ref: str, reply: Reply) -> None:
+            await super().update(ref, reply)
+            if isinstance(reply, ReportReply):
+                server.stop()  # Redis dies between the answer and the save of the state
+
+    try:
+        async for h in harness(DEMO, store=RedisStore(client, lock_timeout_s=5)):
+            recorder = KillsRedisOnAnswer()
+            with structlog.testing.capture_logs() as logs:
+                await h.engine.handle(Incoming(h.key, "U1", text=EVERYTHING), recorder)
+            assert isinstance(recorder.last(), ReportReply)
+            assert [a for a, _ in recorder.log] == ["post", "update 1"]
+            assert "conversation_state_not_saved" in [e["event"] for e in logs]
+    finally:
+        server.stop()
+        await client.aclose()

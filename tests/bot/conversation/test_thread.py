@@ -372,3 +372,15 @@ async def test_lost_context_is_not_said_to_chatter_or_outside_bot_threads(demo):
 async def test_a_click_whose_state_is_gone_is_told_so(demo):
     recorder = await demo.click(f"cluster:{PROD_A}")
     assert recorder.replies() == [Notice(LOST_CONTEXT, private=True)]
+
+
+async def test_a_new_cluster_for_the_same_workload_names_what_was_kept(demo):
+    await demo.say(EVERYTHING)
+    asked = (await demo.say("<@UBOT> what about on prod-b?")).last()
+    assert isinstance(asked, Question)  # prod-b is not a cluster: asked, never guessed
+    report = (await demo.say("prod-a, over the last 7 days", directed=False)).last()
+    assert isinstance(report, ReportReply)
+    assert report.lookback == "7d"
+    assert report.notes == (
+        "Workload training-job-42 and project ml-team, from earlier in this thread.",
+    )
