@@ -2,6 +2,7 @@
 
 Type what you would type in Slack. Lines go to one thread until `/new`; a line starting
 with `/runai-why` starts a new thread, as a slash command would; a number picks a button.
+Later lines in a thread are plain replies, unless they start with `@` (a mention).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class ConsoleResponder:
         self._write = write
         self._ids = itertools.count(1)
         self.choices: tuple[Choice, ...] = ()
+        self.in_thread = False  # the bot posted publicly in the current thread
 
     def thread(self) -> str | None:
         """The console's threads are explicit (`/new`), never created by posting."""
@@ -76,6 +78,7 @@ class ConsoleResponder:
     def _show(self, reply: Reply) -> None:
         self.choices = reply.choices if isinstance(reply, Question) else self.choices
         private = PRIVATE if reply.private else ""
+        self.in_thread = self.in_thread or not reply.private
         if isinstance(reply, ReportReply | EvidenceReply):
             self._write(f"{BOT}{private}\n{render_reply(reply)}\n")
         else:
@@ -105,11 +108,13 @@ class ConsoleSession:
         if text == "/new":
             self._thread = self._new_thread()
             self._responder.choices = ()
+            self._responder.in_thread = False
             self._write(f"{BOT}(new thread)\n")
             return
         if text.startswith("/runai-why"):
             self._thread = self._new_thread()
             self._responder.choices = ()
+            self._responder.in_thread = False
             text = text.removeprefix("/runai-why").strip() or "help"
         if text.isdigit() and 1 <= int(text) <= len(self._responder.choices):
             choice = self._responder.choices[int(text) - 1]
@@ -118,7 +123,12 @@ class ConsoleSession:
                 Incoming(self._thread, "you", choice=choice.value), self._responder
             )
             return
-        await self._engine.handle(Incoming(self._thread, "you", text=text), self._responder)
+        # As in Slack: once the bot answered in the thread (publicly), later lines are plain
+        # thread replies unless they mention the bot (`@runai-why ...`).
+        replying = self._responder.in_thread
+        directed = not replying or text.startswith("@")
+        incoming = Incoming(self._thread, "you", text=text, directed=directed, bot_thread=replying)
+        await self._engine.handle(incoming, self._responder)
 
     async def run_script(self, lines: Iterable[str]) -> None:
         """Replay lines as if typed, echoing each one."""

@@ -46,6 +46,10 @@ _PROJECT_RES = (
 _NAMED_WORKLOAD_RE = re.compile(
     rf"\b(?:workload|job)\s+(?:is\s+|called\s+|named\s+)?({_NAME})", re.IGNORECASE
 )
+_HOST_RE = re.compile(
+    rf"\b(?:nodes?|host|machine|server)\s+(?:is\s+|was\s+|called\s+|named\s+)?{_NAME}",
+    re.IGNORECASE,
+)
 _UNIT = r"(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)"
 _WORD_AMOUNT = r"an?|one|two|three|four|five|six|seven|eight|nine|ten|couple(?:\s+of)?|few"
 _LOOKBACK_RE = re.compile(
@@ -248,6 +252,7 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
 
 def _workload(text: str, query: Query) -> Query:
     workload_id, name = query.workload_id, query.workload_name
+    text = _HOST_RE.sub(" ", text)  # "node dgx-07" names a machine, not a workload
     if name is None:
         rest, match = _take(_NAMED_WORKLOAD_RE, text)
         if match and not _UUID_RE.match(match.group(1)):

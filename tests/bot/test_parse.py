@@ -111,6 +111,8 @@ TABLE: list[tuple[str, Expecting | None, Query]] = [
     ("it crashed at 10:30 on the gpu node", None, Query()),
     ("what happened to the job in the morning", None, Query()),
     ("I am on it", None, Query()),
+    ("the node is dgx-07", None, Query()),
+    ("pods on node dgx-a100-07 keep dying", None, Query()),
     # --- answers to "Which Run:ai cluster is it on?" -------------------------------------
     ("prod-a", CLUSTER, Query(cluster="prod-a")),
     ("PROD-A", CLUSTER, Query(cluster="PROD-A")),

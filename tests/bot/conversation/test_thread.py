@@ -352,6 +352,11 @@ async def test_the_console_marks_private_replies():
         await session.say(EVERYTHING)
         assert out[0].startswith(f"runai-why> {PRIVATE}I explain why")
         assert not any(PRIVATE in line for line in out[1:])
+        shown = len(out)
+        await session.say("thanks!")  # later lines are thread replies, as in Slack
+        assert len(out) == shown
+        await session.say("the node is dgx-07")
+        assert out[shown:] == [f"runai-why> {PRIVATE}{FOLLOW_UP_HINT}\n"]
 
 
 # --- §8: a thread whose state is gone -------------------------------------------------------
