@@ -166,6 +166,12 @@ class ConversationEngine:
         self, incoming: Incoming, state: ConversationState, query: Query, responder: Responder
     ) -> ConversationState | None:
         """A reply while a question is pending: fill its slot, or ask it again."""
+        with_answer = state.last_report is not None and state.question == state.last_report.question
+        if with_answer and (
+            query.chatter
+            or (not query.names_something and (query.follow_up or query.lookback or query.symptom))
+        ):
+            return await self._follow_up(incoming, state, query, responder)  # still an answer
         if query.pick is not None:
             if not 1 <= query.pick <= len(state.choices):
                 await self._ask_again(state, responder)
@@ -175,6 +181,9 @@ class ConversationEngine:
             return None  # a teammate's "@runai-why thanks" while the asker is being asked
         if query.chatter or query.is_empty or (query.follow_up and not query.names_something):
             await self._ask_again(state, responder)
+            return None
+        if query.problems and not (query.names_something or query.lookback or query.symptom):
+            await self._problems(query, responder)  # nothing else to use: the question stands
             return None
         await self._problems(query, responder)  # a teammate's mention answers for the asker
         slots = merge(state.slots, query)

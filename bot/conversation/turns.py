@@ -253,4 +253,9 @@ class Turns:
             await responder.update(ref, Notice(unchanged(label, lookback)))
             return _answered(state, candidates=())
         await responder.update(ref, ReportReply(report, lookback, state.notes))
-        return _answered(state, candidates=(), last_report=report, last_lookback=lookback)
+        answered = _answered(state, candidates=(), last_report=report, last_lookback=lookback)
+        if report.question:  # "Did you mean a past run?": the asker's reply answers it
+            return answered.model_copy(
+                update={"expecting": Expecting.WORKLOAD, "question": report.question}
+            )
+        return answered

@@ -389,3 +389,24 @@ async def test_a_new_cluster_for_the_same_workload_names_what_was_kept(demo):
     assert report.notes == (
         "Workload training-job-42 and project ml-team, from earlier in this thread.",
     )
+
+
+async def test_the_past_run_question_of_a_running_workload_is_answered_in_the_thread():
+    scenario = bundled_scenario("running-no-failure")
+    workload, cluster = scenario.workloads[0].workload["id"], scenario.clusters[0]["name"]
+    async for h in harness(scenario):
+        first = (await h.say(f"why did {workload} fail on {cluster}")).last()
+        assert isinstance(first, ReportReply)
+        assert first.report.outcome is Outcome.RUNNING_NO_FAILURE
+        assert first.report.question is not None
+        assert (await h.say("thanks", directed=False)).log == []  # still chatter
+        [evidence] = (await h.say("show logs", directed=False)).replies()
+        assert isinstance(evidence, EvidenceReply)
+        before = len(h.simulator.requests)
+        recorder = await h.say(f"it's {workload}", directed=False)  # the asker answers it
+        assert Notice(FOLLOW_UP_HINT, private=True) not in recorder.replies()
+        assert len(h.simulator.requests) > before
+        assert recorder.last() == Notice(
+            "Checked again: nothing changed since the answer above (running_no_failure, "
+            "lookback 24h)."
+        )
