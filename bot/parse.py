@@ -18,9 +18,10 @@ from bot.words import (
     FILLER,
     NOT_NAMES,
     ORDINALS,
+    PAST,
+    SYMPTOMS,
     THANKS,
-    lookback_phrase,
-    number_word,
+    find_lookback,
 )
 from diagnosis import InvalidRequest, Symptom, parse_lookback
 
@@ -50,13 +51,6 @@ _HOST_RE = re.compile(
     rf"\b(?:nodes?|host|machine|server)\s+(?:is\s+|was\s+|called\s+|named\s+)?{_NAME}",
     re.IGNORECASE,
 )
-_UNIT = r"(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)"
-_WORD_AMOUNT = r"an?|one|two|three|four|five|six|seven|eight|nine|ten|couple(?:\s+of)?|few"
-_LOOKBACK_RE = re.compile(
-    r"(?<![\w.-])(?:(?:over|in|for|within|during)\s+)?(?:the\s+)?(?:(?:last|past|lookback)\s+)?"
-    rf"(?:(\d+)\s*|({_WORD_AMOUNT})\s+){_UNIT}\b(?![-.]\w)",
-    re.IGNORECASE,
-)
 _PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
 _ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
 _EVIDENCE_RE = re.compile(
@@ -68,36 +62,6 @@ _EVIDENCE_RE = re.compile(
 _RERUN_RE = re.compile(r"\b(?:re-?run|retry|re-?check|re-?diagnose|refresh|again)\b", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
 _HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage", "how does this work"})
-_PAST = re.compile(
-    r"\b(did|was|were|failed|crashed|died|last run|yesterday|earlier)\b", re.IGNORECASE
-)
-_SYMPTOMS: tuple[tuple[Symptom, re.Pattern[str]], ...] = (
-    (
-        Symptom.INIT,
-        re.compile(
-            r"\binit(?:ialization|ializing)?[- ]?(?:containers?|error)?\b|init:", re.IGNORECASE
-        ),
-    ),
-    (
-        Symptom.IMAGE_PULL,
-        re.compile(r"image[- ]?pull|errimagepull|imagepullbackoff|\bpull(ing)?\b", re.IGNORECASE),
-    ),
-    (Symptom.MOUNT, re.compile(r"\bmount|failedmount|\bvolume|\bpvc\b", re.IGNORECASE)),
-    (
-        Symptom.CRASHLOOP,
-        re.compile(
-            r"crash[- ]?loop|crashloopbackoff|keeps? (crashing|restarting)|restart(ing)? loop",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        Symptom.STARTUP,
-        re.compile(
-            r"won'?t start|not starting|stuck (starting|creating)|\bstartup\b", re.IGNORECASE
-        ),
-    ),
-    (Symptom.FAILED_POD, re.compile(r"\bfailed pod\b|\bpod (is )?failing\b", re.IGNORECASE)),
-)
 
 
 class Expecting(StrEnum):
@@ -200,19 +164,6 @@ def _key_values(text: str) -> tuple[str, Query]:
     )
 
 
-def _lookback(text: str) -> tuple[str, str | None]:
-    rest, phrase = lookback_phrase(text)
-    if phrase is not None:
-        return rest, phrase
-    match = _LOOKBACK_RE.search(text)
-    if match is None:
-        return text, None
-    amount = number_word(match.group(1) or match.group(2))
-    unit = match.group(3).lower()
-    code = "m" if unit.startswith("m") else unit[0]
-    return text[: match.start()] + " " + text[match.end() :], f"{amount}{code}"
-
-
 def _intent(text: str, query: Query) -> tuple[str, Query]:
     """Follow-ups and a picked number, which are about the thread rather than new slots."""
     words = _words(text)
@@ -273,11 +224,11 @@ def _workload(text: str, query: Query) -> Query:
 
 def _free_text(text: str, query: Query, expecting: Expecting | None) -> Query:
     if query.lookback is None:
-        text, lookback = _lookback(text)
+        text, lookback = find_lookback(text)
         query = replace(query, lookback=lookback)
     symptom = query.symptom
-    if symptom is None and not _PAST.search(text):
-        symptom = next((s for s, rx in _SYMPTOMS if rx.search(text)), None)
+    if symptom is None and not PAST.search(text):
+        symptom = next((s for s, rx in SYMPTOMS if rx.search(text)), None)
     query = replace(query, symptom=symptom)
     if query.cluster is None:
         for pattern in _CLUSTER_RES:
@@ -327,7 +278,7 @@ def parse(
         return Query(help=True)
     rest, query = _key_values(cleaned)
     if query == Query() and _chatter(rest):
-        rest, lookback = _lookback(rest)
+        rest, lookback = find_lookback(rest)
         rest, intent = _intent(rest, Query(lookback=lookback))
         if intent.follow_up is None and intent.lookback is None:
             return Query(chatter=True)  # "thanks! I think it's the node dgx-07": not for me

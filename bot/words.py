@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import re
 
+from diagnosis import Symptom
+
 __all__ = [
     "CHATTER",
     "FILLER",
     "NOT_NAMES",
     "ORDINALS",
+    "PAST",
+    "SYMPTOMS",
     "THANKS",
-    "lookback_phrase",
-    "number_word",
+    "find_lookback",
 ]
 
 
@@ -97,16 +100,64 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
-def lookback_phrase(text: str) -> tuple[str, str | None]:
-    """Find a worded lookback (`since yesterday` is 2d); returns the rest and the lookback."""
+_UNIT = r"(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)"
+_WORD_AMOUNT = "|".join([*_NUMBERS, r"couple(?:\s+of)?"])
+_AMOUNT_RE = re.compile(
+    r"(?<![\w.-])(?:(?:over|in|for|within|during)\s+)?(?:the\s+)?(?:(?:last|past|lookback)\s+)?"
+    rf"(?:(\d+)\s*|({_WORD_AMOUNT})\s+){_UNIT}\b(?![-.]\w)",
+    re.IGNORECASE,
+)
+
+
+def _number(word: str) -> int:
+    word = " ".join(word.lower().split()).removesuffix(" of")
+    return int(word) if word.isdigit() else _NUMBERS[word]
+
+
+def find_lookback(text: str) -> tuple[str, str | None]:
+    """Find a lookback (`last 7 days` is 7d, `since yesterday` 2d); returns the rest and it."""
     for pattern, code in _PHRASES:
         match = pattern.search(text)
         if match:
             return text[: match.start()] + " " + text[match.end() :], code
-    return text, None
+    match = _AMOUNT_RE.search(text)
+    if match is None:
+        return text, None
+    unit = match.group(3).lower()
+    code = "m" if unit.startswith("m") else unit[0]
+    amount = _number(match.group(1) or match.group(2))
+    return text[: match.start()] + " " + text[match.end() :], f"{amount}{code}"
 
 
-def number_word(word: str) -> int:
-    """`7`, `seven`, `a`, `couple of` as a number."""
-    word = word.lower().removesuffix(" of").strip()
-    return int(word) if word.isdigit() else _NUMBERS[word]
+#: Past tense: "why did it fail" asks about a finished run, not a current symptom.
+PAST = re.compile(
+    r"\b(did|was|were|failed|crashed|died|last run|yesterday|earlier)\b", re.IGNORECASE
+)
+#: The symptom words, including those the bot offers (`crash loop, image pull, init, mount`).
+SYMPTOMS: tuple[tuple[Symptom, re.Pattern[str]], ...] = (
+    (
+        Symptom.INIT,
+        re.compile(
+            r"\binit(?:ialization|ializing)?[- ]?(?:containers?|error)?\b|init:", re.IGNORECASE
+        ),
+    ),
+    (
+        Symptom.IMAGE_PULL,
+        re.compile(r"image[- ]?pull|errimagepull|imagepullbackoff|\bpull(ing)?\b", re.IGNORECASE),
+    ),
+    (Symptom.MOUNT, re.compile(r"\bmount|failedmount|\bvolume|\bpvc\b", re.IGNORECASE)),
+    (
+        Symptom.CRASHLOOP,
+        re.compile(
+            r"crash[- ]?loop|crashloopbackoff|keeps? (crashing|restarting)|restart(ing)? loop",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        Symptom.STARTUP,
+        re.compile(
+            r"won'?t start|not starting|stuck (starting|creating)|\bstartup\b", re.IGNORECASE
+        ),
+    ),
+    (Symptom.FAILED_POD, re.compile(r"\bfailed pod\b|\bpod (is )?failing\b", re.IGNORECASE)),
+)
