@@ -104,6 +104,24 @@ TABLE: list[tuple[str, Expecting | None, Query]] = [
         Query(workload_name="etl-2", project="data", symptom=INIT),
     ),
     ("`train-bert` &amp; friends", None, Query(workload_name="train-bert")),
+    # --- alerts from monitoring (the "Why did this fail?" message shortcut reads these) ----
+    (
+        "[FIRING:1] RunaiWorkloadFailed workload=training-job-42 project=ml-team cluster=prod-a",
+        None,
+        Query(cluster="prod-a", workload_name="training-job-42", project="ml-team"),
+    ),
+    (
+        ":rotating_light: Workload training-job-42 (project ml-team) failed on cluster prod-a "
+        "at 09:06 UTC",
+        None,
+        Query(cluster="prod-a", workload_name="training-job-42", project="ml-team"),
+    ),
+    (
+        "Alert: job eval-harness in ml-team on prod-a is in CrashLoopBackOff (restarts: 6)",
+        None,
+        Query(cluster="prod-a", workload_name="eval-harness", project="ml-team", symptom=CRASH),
+    ),
+    (f"runai workload {W} failed, cluster {C}", None, Query(cluster=C, workload_id=W)),
     # --- small words are never names --------------------------------------------------------
     ("why did my job fail", None, Query()),
     ("the failed job from this morning", None, Query(lookback="24h")),
