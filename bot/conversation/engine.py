@@ -140,7 +140,7 @@ class ConversationEngine:
                 return None
             state = ConversationState(started_by=incoming.user, asker=incoming.user)
             return await self._request(incoming, state, query, responder)
-        if not incoming.directed and incoming.user != state.asker:
+        if not incoming.directed and state.asker and incoming.user != state.asker:
             return None  # people talking in the thread; anyone can answer with a mention
         if query.help:
             await responder.post(Notice(HELP, private=True))
@@ -177,7 +177,7 @@ class ConversationEngine:
                 await self._ask_again(state, responder)
                 return None
             return await self._picked(incoming, state, state.choices[query.pick - 1], responder)
-        if query.chatter and incoming.user != state.asker:
+        if query.chatter and state.asker and incoming.user != state.asker:
             return None  # a teammate's "@runai-why thanks" while the asker is being asked
         if query.chatter or query.is_empty or (query.follow_up and not query.names_something):
             await self._ask_again(state, responder)
@@ -232,7 +232,7 @@ class ConversationEngine:
         if choice is None:
             await responder.post(Notice(ALREADY_ANSWERED, private=True))
             return None
-        if incoming.user != state.asker:
+        if state.asker and incoming.user != state.asker:
             await responder.post(Notice(only_asker(self._mention(state.asker)), private=True))
             return None
         return await self._picked(incoming, state, choice, responder)
