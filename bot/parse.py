@@ -54,7 +54,8 @@ _HOST_RE = re.compile(
 _PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
 _ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
 _EVIDENCE_RE = re.compile(
-    r"\b(?:show|see|post|give|send|print|paste|dump|get)\b.*\b(?:logs?|evidence|details|lines)\b"
+    r"\b(?:show|see|post|give|send|print|paste|dump|get|any)\b.*\b(?:logs?|evidence|details|lines"
+    r"|more)\b"
     r"|\b(?:all|full|more|the)\s+(?:the\s+)?(?:logs?|evidence|details)\b"
     r"|^(?:logs?|evidence|details|more|tell me more|more please|full report)$",
     re.IGNORECASE,
@@ -182,7 +183,7 @@ def _intent(text: str, query: Query) -> tuple[str, Query]:
 
 def _slot_words(text: str) -> list[str]:
     """The words of a reply that could be a value, without `it's`, `please`, `I think`."""
-    return [w for w in _words(text) if w not in FILLER and w not in CHATTER]
+    return [w for w in _words(text) if _could_be_name(w)]
 
 
 def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
@@ -192,6 +193,8 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
         return text, query
     raw = next(w for w in text.split() if w.strip(".,;:!?\"'()").lower() == words[0])
     word = raw.strip(".,;:!?\"'()")
+    if query.workload_name and expecting is not Expecting.WORKLOAD:
+        return text, query  # `job bert-2`: the reply names a workload, not the slot asked
     if expecting is Expecting.CLUSTER and query.cluster is None:
         return "", replace(query, cluster=word)
     if expecting is Expecting.PROJECT and query.project is None and _NAME_RE.match(words[0]):
@@ -201,19 +204,15 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
     return text, query
 
 
-def _workload(text: str, query: Query) -> Query:
+def _workload(text: str, query: Query, *, bare: bool) -> Query:
     workload_id, name = query.workload_id, query.workload_name
-    text = _HOST_RE.sub(" ", text)  # "node dgx-07" names a machine, not a workload
-    if name is None:
-        rest, match = _take(_NAMED_WORKLOAD_RE, text)
-        if match and not _UUID_RE.match(match.group(1)):
-            text, name = rest, match.group(1).lower()
     for raw in text.split():
         token = raw.strip(".,;:!?\"'()[]").lower()
         if _UUID_RE.match(token):
             workload_id = workload_id or token
         elif (
-            name is None
+            bare
+            and name is None
             and _could_be_name(token)
             and _NAME_RE.match(token)
             and any(ch.isdigit() or ch == "-" for ch in token)
@@ -242,14 +241,23 @@ def _free_text(text: str, query: Query, expecting: Expecting | None) -> Query:
             if match:
                 query = replace(query, project=match.group(1).lower())
                 break
+    text = _HOST_RE.sub(" ", text)  # "node dgx-07" names a machine, not a workload
+    if query.workload_name is None:
+        rest, match = _take(_NAMED_WORKLOAD_RE, text)
+        if match and not _UUID_RE.match(match.group(1)):
+            text, query = rest, replace(query, workload_name=match.group(1).lower())
     text, query = _expected(text, expecting, query)
-    return _workload(text, query)
+    # Asked for a cluster or a project, "prod-a or prod-b" is not a workload: only a workload
+    # given with its project (`train-bert in nlp`), by keyword or by ID changes it.
+    bare = expecting not in {Expecting.CLUSTER, Expecting.PROJECT} or query.project is not None
+    return _workload(text, query, bare=bare)
 
 
 def _chatter(text: str) -> bool:
     words = _words(text)
     emoji = all(re.fullmatch(r":[a-z0-9_+-]+:|[^\w\s]+", w) for w in words)
-    return bool(words) and (words[0] in THANKS or emoji or all(w in CHATTER for w in words))
+    small = all(w in CHATTER or w in FILLER for w in words)
+    return bool(words) and (words[0] in THANKS or emoji or small)
 
 
 def _validated(query: Query) -> Query:

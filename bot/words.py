@@ -36,7 +36,8 @@ CHATTER = THANKS | _set(
     hmmm mm wow yikes damn oops sure yes yeah yep yup no nope nah right ah oh ahh np sounds
     good makes sense interesting weird huh alright fine ack noted wait what why hi hello hey
     sorry +1 omg wtf sigh meh argh ooh i don't dont know idk dunno idea that helps helped
-    will do looking on me too same here again so well fun wonderful brilliant excellent"""
+    will do looking on me too same here again so well fun wonderful brilliant excellent
+    done fixed resolved works working back"""
 )
 
 #: Padding around a value in a reply: `it's prod-a`, `prod-a please`, `I think it's nlp`.
@@ -60,18 +61,20 @@ _SMALL = _set(
     kubernetes runai run:ai broke broken dead evicted preempted pending running hung hang
     hanging happening happen going on one ones other another same new old latest previous
     first second third now ago earlier recently yesterday today tonight morning afternoon
-    evening night week weeks month months day hour minute minutes time times while"""
+    evening night week weeks month months day hour minutes minute time times while waiting
+    trying seeing getting"""
 )
 
 _SYMPTOM_WORDS = _set(
     """init initialization initializing pull pulling image images crashloop crashloopbackoff
     imagepullbackoff errimagepull loop looping restart restarting restarts mount mounting
-    mounts volume volumes pvc startup start starting oom oomkilled memory"""
+    mounts volume volumes pvc startup start starting oom oomkilled memory crashlooping
+    crashlooped crashloops oomed backoff"""
 )
 
 _HYPHENATED = _set(
-    """crash-loop crash-looping image-pull re-run re-check re-diagnose out-of-memory oom-killed
-    follow-up set-up check-in e-mail real-time right-now read-only built-in up-to-date
+    """crash-loop crash-looping crash-looped image-pull re-run re-check re-diagnose out-of-memory
+    oom-killed follow-up set-up check-in e-mail real-time right-now read-only built-in up-to-date
     non-zero init-container init-containers"""
 )
 
