@@ -121,8 +121,11 @@ def _clean(text: str, bot_user_id: str | None) -> str:
     return " ".join(text.split())
 
 
+_PUNCTUATION = ".,;:!?\"'()[]*_~<>"
+
+
 def _words(text: str) -> list[str]:
-    return [w for w in (raw.strip(".,;:!?\"'()[]*_~") for raw in text.lower().split()) if w]
+    return [w for w in (raw.strip(_PUNCTUATION) for raw in text.lower().split()) if w]
 
 
 def _could_be_name(word: str) -> bool:
@@ -191,15 +194,19 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
     words = _slot_words(text)
     if expecting is None or len(words) != 1 or not _could_be_name(words[0]):
         return text, query
-    raw = next(w for w in text.split() if w.strip(".,;:!?\"'()").lower() == words[0])
-    word = raw.strip(".,;:!?\"'()")
+    word = next(w.strip(_PUNCTUATION) for w in text.split() if _words(w) == words)
     if query.workload_name and expecting is not Expecting.WORKLOAD:
         return text, query  # `job bert-2`: the reply names a workload, not the slot asked
     if expecting is Expecting.CLUSTER and query.cluster is None:
         return "", replace(query, cluster=word)
     if expecting is Expecting.PROJECT and query.project is None and _NAME_RE.match(words[0]):
         return "", replace(query, project=words[0])
-    if expecting is Expecting.WORKLOAD and not _UUID_RE.match(word) and _NAME_RE.match(words[0]):
+    if (
+        expecting is Expecting.WORKLOAD
+        and query.workload_name is None
+        and not _UUID_RE.match(word)
+        and _NAME_RE.match(words[0])
+    ):
         return "", replace(query, workload_name=words[0])
     return text, query
 
@@ -207,7 +214,7 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
 def _workload(text: str, query: Query, *, bare: bool) -> Query:
     workload_id, name = query.workload_id, query.workload_name
     for raw in text.split():
-        token = raw.strip(".,;:!?\"'()[]").lower()
+        token = raw.strip(_PUNCTUATION).lower()
         if _UUID_RE.match(token):
             workload_id = workload_id or token
         elif (
@@ -271,6 +278,9 @@ def _validated(query: Query) -> Query:
     if query.workload_name is not None and not _NAME_RE.match(query.workload_name):
         problems.append(f"{query.workload_name!r} is not a valid workload name")
         query = replace(query, workload_name=None)
+    if query.project is not None and not _NAME_RE.match(query.project):
+        problems.append(f"{query.project!r} is not a valid project name")
+        query = replace(query, project=None)
     return replace(query, problems=tuple(problems))
 
 

@@ -7,8 +7,11 @@ spacing, `pls`, emoji), with what the bot last asked for, and exactly what must 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bot.parse import Expecting, FollowUp, Query, parse
+from bot.parse import _NAME_RE, Expecting, FollowUp, Query, parse
+from bot.words import NOT_NAMES
 from diagnosis import Symptom
 
 W = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
@@ -145,6 +148,8 @@ TABLE: list[tuple[str, Expecting | None, Query]] = [
     ("#1", CLUSTER, Query(pick=1)),
     ("the second one", CLUSTER, Query(pick=2)),
     ("prod-a or prod-b", CLUSTER, Query()),
+    ("*prod-a*", CLUSTER, Query(cluster="prod-a")),
+    ("[prod-a] pls", CLUSTER, Query(cluster="prod-a")),
     ("prod-a, project nlp", CLUSTER, Query(cluster="prod-a", project="nlp")),
     ("job bert-2", CLUSTER, Query(workload_name="bert-2")),
     ("hmm", CLUSTER, CHATTER),
@@ -236,6 +241,7 @@ def test_help(text):
         ("id=x lookback=soon", "lookback 'soon' is not a duration"),
         ("train-1 symptom=sad", "symptom 'sad' is not one of"),
         ("workload=Bad_Name", "is not a valid workload name"),
+        ("train-1 project=ml_team", "'ml_team' is not a valid project name"),
         ("train-1 over the last 90 days", "at most 30d"),
     ],
 )
@@ -248,3 +254,25 @@ def test_other_mentions_are_not_identifiers():
         parse("<@U999|alice> says train-bert died", bot_user_id="UBOT").workload_name
         == "train-bert"
     )
+
+
+_WORDS = st.sampled_from(
+    [w for text, _, _ in TABLE for w in text.split()]
+    + ["*", "[", "]", "<@U1>", "`", "\u2019", "project=a_b", "cluster=", "workload=X"]
+)
+
+
+@given(
+    text=st.one_of(st.text(max_size=200), st.lists(_WORDS, max_size=12).map(" ".join)),
+    expecting=st.sampled_from([None, *Expecting]),
+)
+@settings(max_examples=300, deadline=None)
+def test_parse_never_raises_and_every_name_is_a_valid_name(text, expecting):
+    query = parse(text, bot_user_id="UBOT", expecting=expecting)
+    if query.workload_name is not None:
+        assert _NAME_RE.match(query.workload_name)
+    if query.project is not None:
+        assert _NAME_RE.match(query.project)
+    if "=" not in text:  # key=value is taken as written; free text never names a small word
+        for name in (query.cluster, query.project, query.workload_name):
+            assert name is None or name.lower() not in NOT_NAMES
