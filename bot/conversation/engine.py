@@ -10,6 +10,7 @@ never guesses, and runs the diagnosis.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -36,6 +37,7 @@ from bot.conversation.model import (
     Incoming,
     Notice,
     Question,
+    Reply,
     ThreadKey,
 )
 from bot.conversation.store import StateStore, StoreUnavailable
@@ -45,6 +47,38 @@ from diagnosis import RunaiReader
 from diagnosis.kube.reader import KubeConnector
 
 __all__ = ["MAX_CLUSTER_BUTTONS", "ConversationEngine", "Responder"]
+
+
+class _LockingResponder:
+    """A responder that also locks the thread its first post creates (a slash command's root).
+
+    The state is saved under that thread at the end of the turn; a click on a question the
+    turn showed waits for the lock instead of finding no state ("lost context").
+    """
+
+    def __init__(
+        self, inner: Responder, key: ThreadKey, store: StateStore, locks: AsyncExitStack
+    ) -> None:
+        self._inner, self._key, self._store, self._locks = inner, key, store, locks
+        self._locked = False
+
+    def thread(self) -> str | None:
+        return self._inner.thread()
+
+    async def post(self, reply: Reply) -> str:
+        ref = await self._inner.post(reply)
+        thread = self._inner.thread()
+        if not self._locked and thread not in {None, self._key.thread}:
+            self._locked = True
+            lock = self._store.lock(replace(self._key, thread=thread))
+            try:
+                await self._locks.enter_async_context(lock)
+            except StoreUnavailable as error:  # shown already: answer on, unlocked
+                structlog.get_logger(__name__).warning("thread_lock_failed", error=str(error))
+        return ref
+
+    async def update(self, ref: str, reply: Reply) -> None:
+        await self._inner.update(ref, reply)
 
 
 class ConversationEngine:
@@ -99,11 +133,13 @@ class ConversationEngine:
         Raises `StoreUnavailable` only before anything was shown (the state could not be
         locked or loaded); a failure to save after replying is logged, never raised.
         """
-        async with self._store.lock(incoming.key):
+        async with AsyncExitStack() as locks:
+            await locks.enter_async_context(self._store.lock(incoming.key))
             state = await self._store.load(incoming.key)
             if state is not None and not state.asker:
                 state = state.model_copy(update={"asker": state.started_by})
-            new = await self._dispatch(incoming, state, responder)
+            locking = _LockingResponder(responder, incoming.key, self._store, locks)
+            new = await self._dispatch(incoming, state, locking)
             if new is None:
                 return
             now, thread = datetime.now(UTC), responder.thread()

@@ -8,7 +8,15 @@ import pytest
 import redis.asyncio
 import structlog.testing
 
-from bot.conversation import Incoming, Notice, Question, RedisStore, Reply, ReportReply
+from bot.conversation import (
+    Incoming,
+    Notice,
+    Question,
+    RedisStore,
+    Reply,
+    ReportReply,
+    ThreadKey,
+)
 from bot.scenarios import bundled_scenario
 from diagnosis import Category, Outcome
 from tests.bot.conversation.harness import Harness, Recorder, harness
@@ -207,3 +215,39 @@ async def test_redis_dying_during_a_diagnosis_never_unsays_the_posted_answer():
     finally:
         server.stop()
         await client.aclose()
+
+
+async def test_a_slash_commands_new_thread_is_locked_from_its_first_post(redis_client):
+    """A click on a slash command's first question waits for the state, however fast.
+
+    The command's thread is created by its first post and its state saved under it at the
+    end of the turn, so that thread is locked from the moment anything is shown in it: a
+    click then waits for the state instead of hearing "lost context".
+    """
+    thread = ThreadKey("test", "T1", "C1", "200.1")
+    locked_while_shown: list[bool] = []
+
+    class SlashRecorder(Recorder):
+        def thread(self) -> str | None:
+            return thread.thread if self.log else None  # the first post becomes the root
+
+        async def update(self, ref: str, reply: Reply) -> None:
+            await super().update(ref, reply)
+            locked_while_shown.append(bool(await redis_client.exists(thread.redis_key("lock"))))
+
+    scenario = bundled_scenario("name-tie")
+    cluster = scenario.clusters[0]["uuid"]
+    workload = scenario.workloads[0].workload
+    command = f"cluster={cluster} workload={workload['name']} project={workload['projectName']}"
+    async for h in harness(scenario, store=RedisStore(redis_client, lock_timeout_s=5)):
+        key = ThreadKey("test", "T1", "C1", "cmd-1")
+        asked = Recorder()
+        await h.engine.handle(Incoming(key, "U1", text=command), SlashRecorder(log=asked.log))
+        question = asked.last()
+        assert isinstance(question, Question)
+        assert locked_while_shown == [True]
+        assert not await redis_client.exists(thread.redis_key("lock"))  # released after saving
+        choice = question.choices[0].value
+        clicked = Recorder()
+        await h.engine.handle(Incoming(thread, "U1", choice=choice), clicked)
+        assert isinstance(clicked.last(), ReportReply)
