@@ -2,6 +2,7 @@
 
 Type what you would type in Slack. Lines go to one thread until `/new`; a line starting
 with `/runai-why` starts a new thread, as a slash command would; a number picks a button.
+Later lines in a thread are plain replies, unless they start with `@` (a mention).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterable
 from bot.conversation import (
     Choice,
     ConversationEngine,
+    EvidenceReply,
     Incoming,
     Question,
     Reply,
@@ -24,6 +26,7 @@ __all__ = ["ConsoleResponder", "ConsoleSession", "render_reply"]
 
 PROMPT = "you> "
 BOT = "runai-why> "
+PRIVATE = "(only you) "
 
 
 def render_reply(reply: Reply) -> str:
@@ -31,6 +34,17 @@ def render_reply(reply: Reply) -> str:
     if isinstance(reply, ReportReply):
         notes = "".join(f"\n({sanitize(n)})" for n in reply.notes)
         return render_text(reply.report) + notes
+    if isinstance(reply, EvidenceReply):
+        lines = [
+            f"- {sanitize(e.text)} (source: {sanitize(e.source)})" for e in reply.report.evidence
+        ]
+        gaps = [f"- {sanitize(m)}" for m in reply.report.missing]
+        return "\n".join(
+            ["All evidence:", *(lines or ["- none"]), *(["Not available:", *gaps] if gaps else [])]
+        )
+    if isinstance(reply, Question) and reply.picked is not None:
+        who = f" (picked by {sanitize(reply.asker)})" if reply.asker else ""
+        return f"{sanitize(reply.text)}\n→ {sanitize(reply.picked.label)}{who}".strip()
     if isinstance(reply, Question):
         buttons = "".join(
             f"\n  [{i}] {sanitize(c.label)}" for i, c in enumerate(reply.choices, start=1)
@@ -47,6 +61,7 @@ class ConsoleResponder:
         self._write = write
         self._ids = itertools.count(1)
         self.choices: tuple[Choice, ...] = ()
+        self.in_thread = False  # the bot posted publicly in the current thread
 
     def thread(self) -> str | None:
         """The console's threads are explicit (`/new`), never created by posting."""
@@ -65,10 +80,12 @@ class ConsoleResponder:
 
     def _show(self, reply: Reply) -> None:
         self.choices = reply.choices if isinstance(reply, Question) else self.choices
-        if isinstance(reply, ReportReply):
-            self._write(f"{BOT}\n{render_reply(reply)}\n")
+        private = PRIVATE if reply.private else ""
+        self.in_thread = self.in_thread or not reply.private
+        if isinstance(reply, ReportReply | EvidenceReply):
+            self._write(f"{BOT}{private}\n{render_reply(reply)}\n")
         else:
-            self._write(f"{BOT}{render_reply(reply)}\n")
+            self._write(f"{BOT}{private}{render_reply(reply)}\n")
 
 
 class ConsoleSession:
@@ -94,11 +111,13 @@ class ConsoleSession:
         if text == "/new":
             self._thread = self._new_thread()
             self._responder.choices = ()
+            self._responder.in_thread = False
             self._write(f"{BOT}(new thread)\n")
             return
         if text.startswith("/runai-why"):
             self._thread = self._new_thread()
             self._responder.choices = ()
+            self._responder.in_thread = False
             text = text.removeprefix("/runai-why").strip() or "help"
         if text.isdigit() and 1 <= int(text) <= len(self._responder.choices):
             choice = self._responder.choices[int(text) - 1]
@@ -107,7 +126,12 @@ class ConsoleSession:
                 Incoming(self._thread, "you", choice=choice.value), self._responder
             )
             return
-        await self._engine.handle(Incoming(self._thread, "you", text=text), self._responder)
+        # As in Slack: once the bot answered in the thread (publicly), later lines are plain
+        # thread replies unless they mention the bot (`@runai-why ...`).
+        replying = self._responder.in_thread
+        directed = not replying or text.startswith("@")
+        incoming = Incoming(self._thread, "you", text=text, directed=directed, bot_thread=replying)
+        await self._engine.handle(incoming, self._responder)
 
     async def run_script(self, lines: Iterable[str]) -> None:
         """Replay lines as if typed, echoing each one."""

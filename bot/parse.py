@@ -1,8 +1,9 @@
-"""One parser for `/runai-why` text and free-text mentions: identifiers, lookback, intent.
+"""One parser for `/runai-why` text, mentions and thread replies: slots, lookback, intent.
 
 It never guesses a value that is not in the text: a cluster *name* stays a name (the
-engine resolves it against the control plane's list, exactly), and anything it cannot
-place is left out rather than forced into a slot.
+engine resolves it against the control plane's list), and anything it cannot place is left
+out rather than forced into a slot. Small words and chatter (`from`, `hmm`, `ugh`) are never
+names; the words the bot itself offers (`init`, `image pull`, `crash loop`) are symptoms.
 """
 
 from __future__ import annotations
@@ -12,61 +13,56 @@ import re
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from bot.words import (
+    CHATTER,
+    FILLER,
+    NOT_NAMES,
+    ORDINALS,
+    PAST,
+    SYMPTOMS,
+    THANKS,
+    find_lookback,
+)
 from diagnosis import InvalidRequest, Symptom, parse_lookback
 
-__all__ = ["Expecting", "Query", "parse"]
+__all__ = ["Expecting", "FollowUp", "Query", "parse"]
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_NAME = r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?"
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?"
 _UUID_RE = re.compile(rf"^{_UUID}$")
-_NAME_RE = re.compile(rf"^{_NAME}$")
+_NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
 _MENTION_RE = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
 _KEY_VALUE_RE = re.compile(
     r"\b(cluster|workload|id|project|lookback|symptom)\s*[=:]\s*(\S+)", re.IGNORECASE
 )
-_CLUSTER_RE = re.compile(rf"\b(?:on|in|at)?\s*cluster\s+({_UUID}|{_NAME})\b", re.IGNORECASE)
-_PROJECT_RE = re.compile(rf"\b(?:in\s+)?project\s+({_NAME})\b|\bin\s+({_NAME})\b", re.IGNORECASE)
-_NAMED_WORKLOAD_RE = re.compile(rf"\b(?:workload|job)\s+({_NAME})\b", re.IGNORECASE)
-_LOOKBACK_RE = re.compile(
-    r"\b(?:last|past|lookback|over the last|in the last)\s+(\d+)\s*"
-    r"(m|min|mins|minutes?|h|hrs?|hours?|d|days?|w|weeks?)\b",
+_CLUSTER_RES = (
+    re.compile(rf"\bcluster\s+(?:is\s+|called\s+|named\s+)?({_UUID}|{_NAME})", re.IGNORECASE),
+    re.compile(rf"\b(?:on|at)\s+(?:the\s+)?({_UUID}|{_NAME})(?:\s+cluster)?\b", re.IGNORECASE),
+)
+_PROJECT_RES = (
+    re.compile(rf"\bproject\s+(?:is\s+|called\s+|named\s+)?({_NAME})", re.IGNORECASE),
+    re.compile(rf"\bin\s+(?:the\s+)?({_NAME})(?:\s+project)?\b", re.IGNORECASE),
+    re.compile(rf"\b({_NAME})\s+project\b", re.IGNORECASE),
+)
+_NAMED_WORKLOAD_RE = re.compile(
+    rf"\b(?:workload|job)\s+(?:is\s+|called\s+|named\s+)?({_NAME})", re.IGNORECASE
+)
+_HOST_RE = re.compile(
+    rf"\b(?:nodes?|host|machine|server)\s+(?:is\s+|was\s+|called\s+|named\s+)?{_NAME}",
     re.IGNORECASE,
 )
-_HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage"})
-_PAST = re.compile(
-    r"\b(did|was|were|failed|crashed|died|last run|yesterday|earlier)\b", re.IGNORECASE
+_PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
+_ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
+_EVIDENCE_RE = re.compile(
+    r"\b(?:show|see|post|give|send|print|paste|dump|get|any)\b.*\b(?:logs?|evidence|details|lines"
+    r"|more)\b"
+    r"|\b(?:all|full|more|the)\s+(?:the\s+)?(?:logs?|evidence|details)\b"
+    r"|^(?:logs?|evidence|details|more|tell me more|more please|full report)$",
+    re.IGNORECASE,
 )
-_SYMPTOMS: tuple[tuple[Symptom, re.Pattern[str]], ...] = (
-    (
-        Symptom.INIT,
-        re.compile(r"\binit(?:ialization)?[- ]?(?:container|error)?\b|\binit:", re.IGNORECASE),
-    ),
-    (
-        Symptom.IMAGE_PULL,
-        re.compile(r"image ?pull|errimagepull|imagepullbackoff|\bpull(ing)?\b", re.IGNORECASE),
-    ),
-    (Symptom.MOUNT, re.compile(r"\bmount|failedmount|\bvolume|\bpvc\b", re.IGNORECASE)),
-    (
-        Symptom.CRASHLOOP,
-        re.compile(
-            r"crash ?loop|crashloopbackoff|keeps? (crashing|restarting)|restart(ing)? loop",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        Symptom.STARTUP,
-        re.compile(
-            r"won'?t start|not starting|stuck (starting|creating)|\bstartup\b", re.IGNORECASE
-        ),
-    ),
-    (Symptom.FAILED_POD, re.compile(r"\bfailed pod\b|\bpod (is )?failing\b", re.IGNORECASE)),
-)
-_STOP = frozenset(
-    """why did does do is are was my our the a an workload job run runs fail failed failing
-    crash crashed crashing what who killed happened to with on in of at for cluster project
-    please die died stop stopped help me tell explain diagnose check look it this that
-    keeps keep stuck pod pods last past hours days training why's whats what's can you""".split()  # noqa: SIM905 - words read best as prose
-)
+_RERUN_RE = re.compile(r"\b(?:re-?run|retry|re-?check|re-?diagnose|refresh|again)\b", re.IGNORECASE)
+_TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
+_HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage", "how does this work"})
 
 
 class Expecting(StrEnum):
@@ -77,9 +73,20 @@ class Expecting(StrEnum):
     WORKLOAD = "workload"
 
 
+class FollowUp(StrEnum):
+    """What a reply after an answer asks of that answer (a new lookback is `lookback`)."""
+
+    EVIDENCE = "evidence"  # "show logs", "more", "all evidence"
+    RERUN = "rerun"  # "re-run", "check again"
+
+
 @dataclass(frozen=True)
 class Query:
-    """What the user said, slot by slot. `cluster` may be a UUID or a cluster name."""
+    """What the user said, slot by slot. `cluster` may be a UUID or a cluster name.
+
+    `pick` is a bare number (the n-th button, from 1); `chatter` marks thanks and small
+    talk, which the bot does not answer; `follow_up` is a request about the last answer.
+    """
 
     cluster: str | None = None
     workload_id: str | None = None
@@ -89,26 +96,56 @@ class Query:
     symptom: Symptom | None = None
     help: bool = False
     problems: tuple[str, ...] = field(default=())
+    pick: int | None = None
+    follow_up: FollowUp | None = None
+    chatter: bool = False
+
+    @property
+    def names_something(self) -> bool:
+        """Whether it names a workload, cluster or project (a new or corrected request)."""
+        return any((self.cluster, self.workload_id, self.workload_name, self.project))
+
+    @property
+    def is_empty(self) -> bool:
+        """Nothing the bot can use: no slot, no pick, no follow-up, no help."""
+        return not (
+            self.names_something or self.lookback or self.symptom or self.pick or self.follow_up
+        ) and not (self.help or self.problems)
 
 
 def _clean(text: str, bot_user_id: str | None) -> str:
     text = html.unescape(text)  # Slack escapes &, < and > in user text
     if bot_user_id:
         text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
-    text = _MENTION_RE.sub(" ", text)
-    return " ".join(text.replace("`", " ").split())
+    text = _MENTION_RE.sub(" ", text).replace("\u2019", "'").replace("`", " ")
+    return " ".join(text.split())
 
 
-def _lookback(amount: str, unit: str) -> str:
-    return f"{amount}{unit[0].lower()}" if unit[0].lower() != "m" else f"{amount}m"
+_PUNCTUATION = ".,;:!?\"'()[]*_~<>"
 
 
-def _key_values(text: str, query: Query) -> tuple[str, Query]:
-    problems = list(query.problems)
+def _words(text: str) -> list[str]:
+    return [w for w in (raw.strip(_PUNCTUATION) for raw in text.lower().split()) if w]
+
+
+def _could_be_name(word: str) -> bool:
+    """Not a small word, a number or a time of day (`from`, `hmm`, `42`, `3pm`)."""
+    return word.lower() not in NOT_NAMES and not _TIME_RE.match(word)
+
+
+def _take(pattern: re.Pattern[str], text: str) -> tuple[str, re.Match[str] | None]:
+    """The first match whose name could be a name, cut out of the text."""
+    for match in pattern.finditer(text):
+        if _could_be_name(match.group(1)):
+            return text[: match.start()] + " " + text[match.end() :], match
+    return text, None
+
+
+def _key_values(text: str) -> tuple[str, Query]:
+    problems: list[str] = []
     values: dict[str, str] = {}
     for raw_key, raw in _KEY_VALUE_RE.findall(text):
-        value = raw.strip(".,;!?\"'")
-        key = raw_key.lower()
+        value, key = raw.strip(".,;!?\"'"), raw_key.lower()
         if key == "symptom":
             try:
                 values["symptom"] = Symptom(value.lower()).value
@@ -116,17 +153,14 @@ def _key_values(text: str, query: Query) -> tuple[str, Query]:
                 problems.append(
                     f"symptom {value!r} is not one of {', '.join(s.value for s in Symptom)}"
                 )
-        elif key in {"workload", "id"}:
-            values["workload"] = value
         else:
-            values[key] = value
-    text = _KEY_VALUE_RE.sub(" ", text)
+            values["workload" if key == "id" else key] = value
     workload = values.get("workload")
-    return text, replace(
-        query,
+    is_id = bool(workload and _UUID_RE.match(workload))
+    return _KEY_VALUE_RE.sub(" ", text), Query(
         cluster=values.get("cluster"),
-        workload_id=workload if workload and _UUID_RE.match(workload) else None,
-        workload_name=workload.lower() if workload and not _UUID_RE.match(workload) else None,
+        workload_id=workload if is_id else None,
+        workload_name=workload.lower() if workload and not is_id else None,
         project=values.get("project", "").lower() or None,
         lookback=values.get("lookback"),
         symptom=Symptom(values["symptom"]) if "symptom" in values else None,
@@ -134,77 +168,103 @@ def _key_values(text: str, query: Query) -> tuple[str, Query]:
     )
 
 
-def _take(pattern: re.Pattern[str], text: str) -> tuple[str, re.Match[str] | None]:
-    """Find `pattern` and cut the match out of the text so no other slot reuses it."""
-    match = pattern.search(text)
-    if match is None:
-        return text, None
-    return text[: match.start()] + " " + text[match.end() :], match
+def _intent(text: str, query: Query) -> tuple[str, Query]:
+    """Follow-ups and a picked number, which are about the thread rather than new slots."""
+    words = _words(text)
+    pick = _PICK_RE.match(text.strip())
+    if pick:
+        return "", replace(query, pick=int(pick.group(1)))
+    ordinal = _ORDINAL_RE.match(" ".join(words))
+    if ordinal:
+        return "", replace(query, pick=ORDINALS[ordinal.group(1)])
+    if _EVIDENCE_RE.search(text):
+        return _EVIDENCE_RE.sub(" ", text), replace(query, follow_up=FollowUp.EVIDENCE)
+    if _RERUN_RE.search(text):
+        return _RERUN_RE.sub(" ", text), replace(query, follow_up=FollowUp.RERUN)
+    return text, query
 
 
-def _workload(
-    text: str, workload_id: str | None, name: str | None
-) -> tuple[str | None, str | None]:
-    if name is None:
-        rest, match = _take(_NAMED_WORKLOAD_RE, text)
-        candidate = match.group(1) if match else None
-        if candidate and candidate.lower() not in _STOP and not _UUID_RE.match(candidate):
-            text, name = rest, candidate
-    for raw in re.split(r"[\s,;!?]+", text):
-        token = raw.strip(".:'\"()[]")
+def _slot_words(text: str) -> list[str]:
+    """The words of a reply that could be a value, without `it's`, `please`, `I think`."""
+    return [w for w in _words(text) if _could_be_name(w)]
+
+
+def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
+    """A reply that is one value (`prod-a`, `it's prod-a`, `ML-Team please`) fills the slot."""
+    words = _slot_words(text)
+    if expecting is None or len(words) != 1 or not _could_be_name(words[0]):
+        return text, query
+    word = next(w.strip(_PUNCTUATION) for w in text.split() if _words(w) == words)
+    if query.workload_name and expecting is not Expecting.WORKLOAD:
+        return text, query  # `job bert-2`: the reply names a workload, not the slot asked
+    if expecting is Expecting.CLUSTER and query.cluster is None:
+        return "", replace(query, cluster=word)
+    if expecting is Expecting.PROJECT and query.project is None and _NAME_RE.match(words[0]):
+        return "", replace(query, project=words[0])
+    if (
+        expecting is Expecting.WORKLOAD
+        and query.workload_name is None
+        and not _UUID_RE.match(word)
+        and _NAME_RE.match(words[0])
+    ):
+        return "", replace(query, workload_name=words[0])
+    return text, query
+
+
+def _workload(text: str, query: Query, *, bare: bool) -> Query:
+    workload_id, name = query.workload_id, query.workload_name
+    for raw in text.split():
+        token = raw.strip(_PUNCTUATION).lower()
         if _UUID_RE.match(token):
             workload_id = workload_id or token
         elif (
-            name is None
-            and token.lower() not in _STOP
+            bare
+            and name is None
+            and _could_be_name(token)
             and _NAME_RE.match(token)
             and any(ch.isdigit() or ch == "-" for ch in token)
         ):
             name = token
-    return workload_id, name
+    return replace(query, workload_id=workload_id, workload_name=name)
 
 
-def _free_text(text: str, query: Query) -> Query:
-    cluster, lookback, project = query.cluster, query.lookback, query.project
-    if cluster is None:
-        text, match = _take(_CLUSTER_RE, text)
-        cluster = match.group(1) if match else None
-    if lookback is None:
-        text, match = _take(_LOOKBACK_RE, text)
-        lookback = _lookback(match.group(1), match.group(2)) if match else None
-    if project is None:
-        rest, match = _take(_PROJECT_RE, text)
-        candidate = (match.group(1) or match.group(2)).lower() if match else None
-        if candidate and candidate not in _STOP:
-            text, project = rest, candidate
-    workload_id, workload_name = _workload(text, query.workload_id, query.workload_name)
+def _free_text(text: str, query: Query, expecting: Expecting | None) -> Query:
+    if query.lookback is None:
+        text, lookback = find_lookback(text)
+        query = replace(query, lookback=lookback)
     symptom = query.symptom
-    if symptom is None and not _PAST.search(text):
-        symptom = next((s for s, rx in _SYMPTOMS if rx.search(text)), None)
-    return replace(
-        query,
-        cluster=cluster,
-        lookback=lookback,
-        project=project,
-        workload_id=workload_id,
-        workload_name=workload_name,
-        symptom=symptom,
-    )
+    if symptom is None and not PAST.search(text):
+        symptom = next((s for s, rx in SYMPTOMS if rx.search(text)), None)
+    query = replace(query, symptom=symptom)
+    if query.cluster is None:
+        for pattern in _CLUSTER_RES:
+            text, match = _take(pattern, text)
+            if match:
+                query = replace(query, cluster=match.group(1))
+                break
+    if query.project is None:
+        for pattern in _PROJECT_RES:
+            text, match = _take(pattern, text)
+            if match:
+                query = replace(query, project=match.group(1).lower())
+                break
+    text = _HOST_RE.sub(" ", text)  # "node dgx-07" names a machine, not a workload
+    if query.workload_name is None:
+        rest, match = _take(_NAMED_WORKLOAD_RE, text)
+        if match and not _UUID_RE.match(match.group(1)):
+            text, query = rest, replace(query, workload_name=match.group(1).lower())
+    text, query = _expected(text, expecting, query)
+    # Asked for a cluster or a project, "prod-a or prod-b" is not a workload: only a workload
+    # given with its project (`train-bert in nlp`), by keyword or by ID changes it.
+    bare = expecting not in {Expecting.CLUSTER, Expecting.PROJECT} or query.project is not None
+    return _workload(text, query, bare=bare)
 
 
-def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
-    """A bare one-word reply fills the slot the bot asked for, and is consumed."""
-    words = text.split()
-    if expecting is None or len(words) != 1:
-        return text, query
-    word = words[0].strip(".,;!?\"'")
-    if expecting is Expecting.CLUSTER and query.cluster is None:
-        return "", replace(query, cluster=word)
-    if expecting is Expecting.PROJECT and query.project is None and _NAME_RE.match(word.lower()):
-        return "", replace(query, project=word.lower())
-    if expecting is Expecting.WORKLOAD and not _UUID_RE.match(word) and _NAME_RE.match(word):
-        return "", replace(query, workload_name=word)
-    return text, query
+def _chatter(text: str) -> bool:
+    words = _words(text)
+    emoji = all(re.fullmatch(r":[a-z0-9_+-]+:|[^\w\s]+", w) for w in words)
+    small = all(w in CHATTER or w in FILLER for w in words)
+    return bool(words) and (words[0] in THANKS or emoji or small)
 
 
 def _validated(query: Query) -> Query:
@@ -218,17 +278,30 @@ def _validated(query: Query) -> Query:
     if query.workload_name is not None and not _NAME_RE.match(query.workload_name):
         problems.append(f"{query.workload_name!r} is not a valid workload name")
         query = replace(query, workload_name=None)
+    if query.project is not None and not _NAME_RE.match(query.project):
+        problems.append(f"{query.project!r} is not a valid project name")
+        query = replace(query, project=None)
     return replace(query, problems=tuple(problems))
 
 
 def parse(
     text: str, *, bot_user_id: str | None = None, expecting: Expecting | None = None
 ) -> Query:
-    """Parse a slash-command text or a mention into slots (pure, never raises)."""
+    """Parse a slash-command text, a mention or a thread reply into slots (pure, never raises).
+
+    `expecting` is what the bot last asked for: a reply that is just one value fills it.
+    """
     cleaned = _clean(text, bot_user_id)
-    if cleaned.lower() in _HELP_WORDS:
+    if cleaned.lower().strip(" !.") in _HELP_WORDS:
         return Query(help=True)
-    rest, query = _key_values(cleaned, Query())
-    rest, query = _expected(rest.strip(), expecting, query)
-    query = _free_text(rest, query)
-    return _validated(query)
+    rest, query = _key_values(cleaned)
+    if query == Query() and _chatter(rest):
+        rest, lookback = find_lookback(rest)
+        rest, intent = _intent(rest, Query(lookback=lookback))
+        if intent.follow_up is None and intent.lookback is None:
+            return Query(chatter=True)  # "thanks! I think it's the node dgx-07": not for me
+        return _validated(intent)
+    rest, query = _intent(rest, query)
+    if query.pick is not None:
+        return query
+    return _validated(_free_text(rest, query, expecting))

@@ -2,8 +2,11 @@
 
 from bot.conversation.engine import ConversationEngine, Responder
 from bot.conversation.model import (
+    RERUN,
+    SHOW_EVIDENCE,
     Choice,
     ConversationState,
+    EvidenceReply,
     Incoming,
     Notice,
     Question,
@@ -15,9 +18,12 @@ from bot.conversation.model import (
 from bot.conversation.store import MemoryStore, RedisStore, StateStore, StoreUnavailable
 
 __all__ = [
+    "RERUN",
+    "SHOW_EVIDENCE",
     "Choice",
     "ConversationEngine",
     "ConversationState",
+    "EvidenceReply",
     "Incoming",
     "MemoryStore",
     "Notice",

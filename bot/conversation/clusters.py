@@ -20,7 +20,7 @@ class ClusterMatch:
 
 
 class ClusterDirectory:
-    """Resolves a cluster UUID or exact name; never a fuzzy or partial match."""
+    """Resolves a cluster UUID or its whole name, in any case; never a fuzzy or partial match."""
 
     def __init__(
         self, runai: RunaiReader, *, ttl_s: float = 60, clock: Callable[[], float] = time.monotonic
@@ -38,10 +38,14 @@ class ClusterDirectory:
         return self._cached[1]
 
     async def match(self, typed: str) -> ClusterMatch:
-        """Match a UUID (case-insensitive) or an exact name; raises `UpstreamError`."""
+        """Match a UUID or a whole name, case-insensitively; raises `UpstreamError`.
+
+        An exact name wins; a name that differs only in case matches when exactly one
+        cluster has it (`PROD-A` is `prod-a`, but not when both `prod-a` and `Prod-A` exist).
+        """
         known = await self.clusters()
         wanted = typed.strip()
-        found = next(
-            (c for c in known if c.uuid.lower() == wanted.lower() or c.name == wanted), None
-        )
+        exact = [c for c in known if c.name == wanted or c.uuid.lower() == wanted.lower()]
+        folded = [c for c in known if c.name.casefold() == wanted.casefold()]
+        found = exact[0] if exact else folded[0] if len(folded) == 1 else None
         return ClusterMatch(found, known)

@@ -2,105 +2,91 @@
 
 It knows nothing about Slack (or Teams, or the console): a front end hands it an `Incoming`
 and a `Responder` that can post a reply and later update that same message in place. The
-engine asks for whatever is missing, never guesses, and runs the diagnosis.
+engine decides who it listens to (the asker's plain replies, anyone's mentions), what a
+reply means for the thread (an answer, a follow-up, chatter), asks for whatever is missing,
+never guesses, and runs the diagnosis.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Protocol
 
 import structlog
 
-from bot.audit import AuditSink, LogAuditSink, audit_event
-from bot.conversation.clusters import ClusterDirectory
-from bot.conversation.messages import CRASHED, HELP, describe_upstream, working_text
+from bot.audit import AuditSink, LogAuditSink
+from bot.conversation.filling import apply_choice, carried_over, merge, pending_choice
+from bot.conversation.messages import (
+    ALREADY_ANSWERED,
+    FOLLOW_UP_HINT,
+    HELP,
+    LOST_CONTEXT,
+    NOTHING_TO_SHOW,
+    STATE_NOT_SAVED,
+    carried_note,
+    not_understood,
+    only_asker,
+)
 from bot.conversation.model import (
+    RERUN,
+    SHOW_EVIDENCE,
     Choice,
     ConversationState,
+    EvidenceReply,
     Incoming,
     Notice,
     Question,
     Reply,
-    ReportReply,
-    Slots,
+    ThreadKey,
 )
-from bot.conversation.store import StateStore
-from bot.parse import Expecting, Query, parse
-from diagnosis import (
-    Cluster,
-    DiagnosisRequest,
-    InvalidRequest,
-    KubeConnector,
-    Outcome,
-    Report,
-    RunaiReader,
-    UpstreamError,
-    diagnose,
-    parse_lookback,
-)
+from bot.conversation.store import StateStore, StoreUnavailable
+from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns
+from bot.parse import FollowUp, Query, parse
+from diagnosis import KubeConnector, RunaiReader
 
-__all__ = ["ConversationEngine", "Responder"]
-
-MAX_CLUSTER_BUTTONS = 25
+__all__ = ["MAX_CLUSTER_BUTTONS", "ConversationEngine", "Responder"]
 
 
-class Responder(Protocol):
-    """How a front end shows replies: post a message, later replace it in place."""
+class _LockingResponder:
+    """A responder that also locks the thread its first post creates (a slash command's root).
 
-    async def post(self, reply: Reply) -> str:
-        """Show `reply` in the conversation; returns a reference for `update`."""
-        ...
+    The state is saved under that thread at the end of the turn; a click on a question the
+    turn showed waits for the lock instead of finding no state ("lost context").
+    """
 
-    async def update(self, ref: str, reply: Reply) -> None:
-        """Replace the message `ref` with `reply`."""
-        ...
+    def __init__(
+        self, inner: Responder, key: ThreadKey, store: StateStore, locks: AsyncExitStack
+    ) -> None:
+        self._inner, self._key, self._store, self._locks = inner, key, store, locks
+        self._locked = False
 
     def thread(self) -> str | None:
-        """The thread the conversation continues in, when posting created a new one.
+        return self._inner.thread()
 
-        A slash command has no thread until its first reply is posted; that reply's id
-        becomes the thread, and the engine stores the state under it so that replies in
-        the thread find it. None means "the incoming message's own thread".
-        """
-        ...
+    async def post(self, reply: Reply) -> str:
+        ref = await self._inner.post(reply)
+        thread = self._inner.thread()
+        if not self._locked and thread not in {None, self._key.thread}:
+            self._locked = True
+            lock = self._store.lock(replace(self._key, thread=thread))
+            try:
+                await self._locks.enter_async_context(lock)
+            except StoreUnavailable as error:  # shown already: answer on, unlocked
+                structlog.get_logger(__name__).warning("thread_lock_failed", error=str(error))
+        return ref
 
-
-def _merge(slots: Slots, query: Query) -> Slots:
-    changes: dict[str, object] = {}
-    if query.cluster:
-        changes |= {"cluster_id": None, "cluster_label": query.cluster}
-    if query.workload_id:
-        changes |= {"workload_id": query.workload_id, "workload_name": None}
-    if query.workload_name:
-        changes |= {"workload_name": query.workload_name, "workload_id": None}
-    if query.workload_id or query.workload_name:
-        changes["symptom"] = None  # a new workload is a new question: its own intent only
-    for name in ("project", "lookback", "symptom"):
-        value = getattr(query, name)
-        if value is not None:
-            changes[name] = value
-    return slots.model_copy(update=changes)
-
-
-def _choice(state: ConversationState, value: str) -> Slots:
-    """Apply a clicked button; a picked candidate keeps its name for the progress notice."""
-    slots = state.slots
-    kind, _, ident = value.partition(":")
-    if kind == "cluster":
-        return slots.model_copy(update={"cluster_id": None, "cluster_label": ident})
-    if kind == "workload":
-        name = next((c.name for c in state.candidates if c.id == ident), None)
-        return slots.model_copy(update={"workload_id": ident, "workload_name": name})
-    return slots
+    async def update(self, ref: str, reply: Reply) -> None:
+        await self._inner.update(ref, reply)
 
 
 class ConversationEngine:
-    """Slot filling, cluster resolution and diagnosis for one platform-neutral conversation."""
+    """Slot filling, follow-ups and diagnosis for one platform-neutral conversation.
+
+    `mention` turns a user id into how the platform names a person in a message (default:
+    the id itself); it is used in "only <asker> can pick".
+    """
 
     def __init__(
         self,
@@ -113,210 +99,211 @@ class ConversationEngine:
         bot_user_id: str | None = None,
         max_concurrent: int = 8,
         audit: AuditSink | None = None,
+        mention: Callable[[str], str] = str,
     ) -> None:
-        self._runai = runai
-        self._kube = kube
         self._store = store
-        self._clusters = ClusterDirectory(runai)
-        self._defaults = dict(channel_defaults or {})
-        self._clock = clock
         self._bot_user_id = bot_user_id
-        self._slots = asyncio.Semaphore(max_concurrent)
+        self._mention = mention
         self._log = structlog.get_logger(__name__)
-        self._audit = audit or LogAuditSink()
+        self._turns = Turns(
+            runai=runai,
+            kube=kube,
+            channel_defaults=channel_defaults or {},
+            clock=clock,
+            max_concurrent=max_concurrent,
+            audit=audit or LogAuditSink(),
+        )
+
+    async def asker(self, key: ThreadKey) -> str | None:
+        """Who asked the question the bot is working on in this thread (None: no thread)."""
+        state = await self._store.load(key)
+        return (state.asker or state.started_by or None) if state else None
+
+    async def is_asker(self, key: ThreadKey, user: str) -> bool:
+        """Whether `user` may answer this thread's question with a plain reply or a click.
+
+        True when the thread has no asker (nothing to protect).
+        """
+        asker = await self.asker(key)
+        return asker is None or asker == user
 
     async def handle(self, incoming: Incoming, responder: Responder) -> None:
-        """Answer one incoming message or click, holding the thread's lock throughout."""
-        async with self._store.lock(incoming.key):
+        """Answer one incoming message or click, holding the thread's lock throughout.
+
+        Raises `StoreUnavailable` only before anything was shown (the state could not be
+        locked or loaded); a failure to save after replying is logged, never raised.
+        """
+        async with AsyncExitStack() as locks:
+            await locks.enter_async_context(self._store.lock(incoming.key))
             state = await self._store.load(incoming.key)
-            if not incoming.directed and (state is None or state.expecting is None):
-                # A plain reply is only for the bot while it waits for an answer in its own
-                # thread; after a report the thread is the people's again (mention to ask).
+            if state is not None and not state.asker:
+                state = state.model_copy(update={"asker": state.started_by})
+            locking = _LockingResponder(responder, incoming.key, self._store, locks)
+            new = await self._dispatch(incoming, state, locking)
+            if new is None:
                 return
-            state = state or ConversationState(started_by=incoming.user)
-            if incoming.choice is not None:
-                slots = _choice(state, incoming.choice)
-            else:
-                query = parse(
-                    incoming.text, bot_user_id=self._bot_user_id, expecting=state.expecting
-                )
-                if query.help:
-                    await responder.post(Notice(HELP, private=True))
-                    return
-                if query.problems:
-                    await responder.post(
-                        Notice(
-                            "I could not use part of that: " + "; ".join(query.problems),
-                            private=True,
-                        )
-                    )
-                slots = _merge(state.slots, query)
-            state = await self._turn(incoming, state.model_copy(update={"slots": slots}), responder)
-            thread = responder.thread()
+            now, thread = datetime.now(UTC), responder.thread()
             key = (
                 incoming.key
                 if thread in {None, incoming.key.thread}
                 else replace(incoming.key, thread=thread)
             )
-            await self._store.save(key, state.model_copy(update={"updated_at": datetime.now(UTC)}))
+            try:
+                await self._store.save(key, new.model_copy(update={"updated_at": now}))
+            except StoreUnavailable as error:
+                # The answer is already out: never "I did not process this". The asker is
+                # told, privately, that this thread may not be remembered.
+                self._log.warning("conversation_state_not_saved", error=str(error))
+                await responder.post(Notice(STATE_NOT_SAVED, private=True))
 
-    async def _turn(
-        self, incoming: Incoming, state: ConversationState, responder: Responder
-    ) -> ConversationState:
-        slots, notes = state.slots, list(state.notes)
-        if slots.cluster_id is None:
-            resolved = await self._resolve_cluster(slots, incoming.key.channel, notes, responder)
-            if isinstance(resolved, Question):
-                await responder.post(resolved)
-                return state.model_copy(update={"slots": slots, "expecting": Expecting.CLUSTER})
-            if resolved is None:
-                return state.model_copy(update={"slots": slots, "expecting": Expecting.CLUSTER})
-            slots = resolved
-        try:
-            request = DiagnosisRequest(
-                cluster_id=slots.cluster_id,
-                workload_id=slots.workload_id,
-                workload_name=slots.workload_name,
-                project=slots.project,
-                lookback=parse_lookback(slots.lookback or "24h"),
-                symptom=slots.symptom,
-            )
-        except InvalidRequest as error:
-            await responder.post(Notice(f"That does not look right: {error}", private=True))
-            return state.model_copy(
-                update={"slots": slots.model_copy(update={"workload_name": None, "project": None})}
-            )
-        question = self._missing_question(request, slots)
-        if question is not None:
-            await responder.post(question[0])
-            return state.model_copy(
-                update={"slots": slots, "expecting": question[1], "notes": tuple(notes)}
-            )
-        return await self._diagnose(
-            incoming,
-            state=state,
-            slots=slots,
-            request=request,
-            notes=tuple(notes),
-            responder=responder,
+    async def _dispatch(
+        self, incoming: Incoming, state: ConversationState | None, responder: Responder
+    ) -> ConversationState | None:
+        """Route one message; None means "nothing changed, save nothing"."""
+        if incoming.choice is not None:
+            if state is None:
+                await responder.post(Notice(LOST_CONTEXT, private=True))
+                return None
+            return await self._click(incoming, state, responder)
+        query = parse(
+            incoming.text,
+            bot_user_id=self._bot_user_id,
+            expecting=state.expecting if state else None,
         )
-
-    async def _resolve_cluster(
-        self, slots: Slots, channel: str, notes: list[str], responder: Responder
-    ) -> Slots | Question | None:
-        typed = slots.cluster_label
-        if typed is None and channel in self._defaults:
-            typed = self._defaults[channel]
-            notes.append(f"Cluster {typed} is this channel's configured default.")
-        try:
-            if typed is None:
-                known = await self._clusters.clusters()
-                return self._cluster_question("Which Run:ai cluster is it on?", known)
-            match = await self._clusters.match(typed)
-        except UpstreamError as error:
-            await responder.post(Notice(describe_upstream(error, "list the clusters")))
+        if state is None:
+            if not incoming.directed:
+                if incoming.bot_thread and not query.chatter:
+                    await responder.post(Notice(LOST_CONTEXT, private=True))
+                return None
+            state = ConversationState(started_by=incoming.user, asker=incoming.user)
+            return await self._request(incoming, state, query, responder)
+        if not incoming.directed and state.asker and incoming.user != state.asker:
+            return None  # people talking in the thread; anyone can answer with a mention
+        if query.help:
+            await responder.post(Notice(HELP, private=True))
             return None
-        if match.cluster is None:
-            return self._cluster_question(
-                f"I don't know a cluster called {typed!r}; I only match exact names or IDs. "
-                "Which one?",
-                match.known,
-            )
-        return slots.model_copy(
-            update={"cluster_id": match.cluster.uuid, "cluster_label": match.cluster.name}
-        )
+        if state.expecting is not None:
+            return await self._answer(incoming, state, query, responder)
+        return await self._follow_up(incoming, state, query, responder)
 
-    @staticmethod
-    def _cluster_question(text: str, known: tuple[Cluster, ...]) -> Question:
-        choices = tuple(
-            Choice(label=c.name, value=f"cluster:{c.uuid}") for c in known[:MAX_CLUSTER_BUTTONS]
-        )
-        suffix = "" if choices else " Reply with its cluster ID."
-        return Question(text + suffix, choices)
+    async def _request(
+        self, incoming: Incoming, state: ConversationState, query: Query, responder: Responder
+    ) -> ConversationState | None:
+        """A new question (a command, or a mention naming a workload)."""
+        if query.help:
+            await responder.post(Notice(HELP, private=True))
+            return None
+        if query.chatter:
+            return None
+        await self._problems(query, responder)
+        slots = merge(state.slots, query)
+        return await self._turns.run(incoming, state.model_copy(update={"slots": slots}), responder)
 
-    @staticmethod
-    def _missing_question(
-        request: DiagnosisRequest, slots: Slots
-    ) -> tuple[Question, Expecting] | None:
-        missing = request.missing()
-        if "workload_id or workload_name" in missing:
-            return (
-                Question(
-                    "Which workload? Reply with its name and project (e.g. `train-bert in nlp`) "
-                    "or its workload ID."
-                ),
-                Expecting.WORKLOAD,
-            )
-        if "project" in missing:
-            return Question(f"Which project is `{slots.workload_name}` in?"), Expecting.PROJECT
-        return None
+    async def _answer(
+        self, incoming: Incoming, state: ConversationState, query: Query, responder: Responder
+    ) -> ConversationState | None:
+        """A reply while a question is pending: fill its slot, or ask it again."""
+        with_answer = state.last_report is not None and state.question == state.last_report.question
+        if with_answer and (
+            query.chatter
+            or (not query.names_something and (query.follow_up or query.lookback or query.symptom))
+        ):
+            return await self._follow_up(incoming, state, query, responder)  # still an answer
+        if query.pick is not None:
+            if not 1 <= query.pick <= len(state.choices):
+                await self._ask_again(state, responder)
+                return None
+            return await self._picked(incoming, state, state.choices[query.pick - 1], responder)
+        if query.chatter and state.asker and incoming.user != state.asker:
+            return None  # a teammate's "@runai-why thanks" while the asker is being asked
+        if query.chatter or query.is_empty or (query.follow_up and not query.names_something):
+            await self._ask_again(state, responder)
+            return None
+        if query.problems and not (query.names_something or query.lookback or query.symptom):
+            await self._problems(query, responder)  # nothing else to use: the question stands
+            return None
+        await self._problems(query, responder)  # a teammate's mention answers for the asker
+        slots = merge(state.slots, query)
+        return await self._turns.run(incoming, state.model_copy(update={"slots": slots}), responder)
 
-    async def _diagnose(
-        self,
-        incoming: Incoming,
-        *,
-        state: ConversationState,
-        slots: Slots,
-        request: DiagnosisRequest,
-        notes: tuple[str, ...],
-        responder: Responder,
-    ) -> ConversationState:
-        ref = await responder.post(Notice(working_text(slots)))
-        started = time.perf_counter()
-        report: Report | None = None
-        failed: str | None = None
-        try:
-            async with self._slots:
-                report = await diagnose(
-                    request, runai=self._runai, kube=self._kube, now=self._clock()
-                )
-        except UpstreamError as error:
-            failed = error.operation
-            await responder.update(ref, Notice(describe_upstream(error, "finish the diagnosis")))
-        except Exception:
-            # Never leave "Diagnosing …" spinning: say so in place, then let the error
-            # reach the front end's error handler (logged with its traceback there).
-            await responder.update(ref, Notice(CRASHED))
-            raise
-        event = audit_event(incoming, slots, report, failed, time.perf_counter() - started)
-        try:
-            return await self._reply(
-                ref,
-                state=state,
-                slots=slots,
-                request=request,
-                notes=notes,
-                report=report,
-                responder=responder,
-            )
-        finally:
-            await self._audit.record(event)  # after the reply: a slow Redis never delays it
-
-    async def _reply(
-        self,
-        ref: str,
-        *,
-        state: ConversationState,
-        slots: Slots,
-        request: DiagnosisRequest,
-        notes: tuple[str, ...],
-        report: Report | None,
-        responder: Responder,
-    ) -> ConversationState:
-        if report is None:
-            return state.model_copy(update={"slots": slots, "expecting": None})
-        if report.outcome is Outcome.NEEDS_INPUT and report.candidates:
-            choices = tuple(
-                Choice(label=f"{c.name} · {c.phase or '?'}", value=f"workload:{c.id}")
-                for c in report.candidates[:MAX_CLUSTER_BUTTONS]
-            )
-            await responder.update(ref, Question(report.question or "Which workload?", choices))
-            return state.model_copy(
+    async def _follow_up(
+        self, incoming: Incoming, state: ConversationState, query: Query, responder: Responder
+    ) -> ConversationState | None:
+        """A message after an answer: a new lookback, the evidence, a new request, or talk."""
+        if query.chatter:
+            return None
+        if query.names_something:
+            if not incoming.directed:
+                await responder.post(Notice(FOLLOW_UP_HINT, private=True))
+                return None
+            carried = carried_over(state.slots, query)
+            fresh = state.model_copy(
                 update={
-                    "slots": slots,
-                    "expecting": Expecting.WORKLOAD,
-                    "candidates": report.candidates,
+                    "asker": incoming.user,
+                    "notes": (carried_note(carried),) if carried else (),
+                    "candidates": (),
                 }
             )
-        await responder.update(ref, ReportReply(report, request.lookback_label(), notes))
-        return state.model_copy(update={"slots": slots, "expecting": None, "candidates": ()})
+            return await self._request(incoming, fresh, query, responder)
+        if query.follow_up is FollowUp.EVIDENCE:
+            return await self._evidence(state, responder)
+        if query.lookback or query.symptom or query.follow_up is FollowUp.RERUN:
+            await self._problems(query, responder)
+            return await self._request(incoming, state, query, responder)
+        if query.problems:
+            await self._problems(query, responder)
+        else:
+            await responder.post(Notice(FOLLOW_UP_HINT, private=True))
+        return None
+
+    async def _click(
+        self, incoming: Incoming, state: ConversationState, responder: Responder
+    ) -> ConversationState | None:
+        """A button: a report action (anyone) or an answer to the question (the asker)."""
+        value = incoming.choice or ""
+        if value == SHOW_EVIDENCE:
+            return await self._evidence(state, responder)
+        if value == RERUN:
+            return await self._turns.run(incoming, state, responder)
+        choice = pending_choice(state, value)
+        if choice is None:
+            await responder.post(Notice(ALREADY_ANSWERED, private=True))
+            return None
+        if state.asker and incoming.user != state.asker:
+            await responder.post(Notice(only_asker(self._mention(state.asker)), private=True))
+            return None
+        return await self._picked(incoming, state, choice, responder)
+
+    async def _picked(
+        self, incoming: Incoming, state: ConversationState, choice: Choice, responder: Responder
+    ) -> ConversationState:
+        """Replace the question's buttons with the choice, then continue with it."""
+        ref = incoming.message_ref or state.question_ref
+        if ref:  # the question again, without buttons, saying who picked what
+            picked = Question(state.question or "", asker=incoming.user, picked=choice)
+            await responder.update(ref, picked)
+        slots = apply_choice(state, choice.value)
+        cleared = state.model_copy(
+            update={"slots": slots, "choices": (), "question": None, "question_ref": None}
+        )
+        return await self._turns.run(incoming, cleared, responder)
+
+    async def _evidence(
+        self, state: ConversationState, responder: Responder
+    ) -> ConversationState | None:
+        if state.last_report is None:
+            await responder.post(Notice(NOTHING_TO_SHOW, private=True))
+        else:
+            await responder.post(EvidenceReply(state.last_report, state.last_lookback or "24h"))
+        return None
+
+    async def _ask_again(self, state: ConversationState, responder: Responder) -> None:
+        """The pending question again, with its buttons, privately; nothing is remembered."""
+        text = not_understood(state.question or "What did you mean?", choices=len(state.choices))
+        await responder.post(Question(text, state.choices, private=True, asker=state.asker))
+
+    @staticmethod
+    async def _problems(query: Query, responder: Responder) -> None:
+        if query.problems:
+            text = "I could not use part of that: " + "; ".join(query.problems)
+            await responder.post(Notice(text, private=True))

@@ -5,7 +5,22 @@ from __future__ import annotations
 from bot.conversation.model import Slots
 from diagnosis import AuthError, NotFound, UpstreamError, UpstreamTimeout, UpstreamUnavailable
 
-__all__ = ["BUSY", "CRASHED", "HELP", "STORE_DOWN", "describe_upstream", "working_text"]
+__all__ = [
+    "ALREADY_ANSWERED",
+    "BUSY",
+    "CRASHED",
+    "FOLLOW_UP_HINT",
+    "HELP",
+    "LOST_CONTEXT",
+    "NOTHING_TO_SHOW",
+    "STORE_DOWN",
+    "carried_note",
+    "describe_upstream",
+    "not_understood",
+    "only_asker",
+    "unchanged",
+    "working_text",
+]
 
 STORE_DOWN = (
     "I cannot reach my state store (Redis), so I did not process this request and lost "
@@ -13,6 +28,18 @@ STORE_DOWN = (
 )
 BUSY = "I am still answering an earlier request in this thread; ask again once it has answered."
 CRASHED = "Something went wrong on my side while answering; the operators have the details."
+
+STATE_NOT_SAVED = (
+    "I answered above, but my state store (Redis) failed right after, so I may not remember "
+    "this thread. For a follow-up, mention me with the whole question."
+)
+LOST_CONTEXT = "I lost the context of this thread; mention me with the whole question."
+FOLLOW_UP_HINT = (
+    "In this thread I understand `show logs`, `what about the last 7 days?` and `re-run`; "
+    "to ask about something else, mention me with the whole question."
+)
+ALREADY_ANSWERED = "That question was already answered; mention me to ask again."
+NOTHING_TO_SHOW = "There is no answer in this thread yet to show the evidence of."
 
 HELP = """\
 I explain why a Run:ai workload failed: the category first, then cited evidence, how often \
@@ -26,7 +53,11 @@ Ask me in plain words, or with key=value pairs:
 init, mount, startup)
 
 I always need the cluster, and either the workload ID or its name and project. If something \
-is missing I ask in the thread; I never guess."""
+is missing I ask in the thread (the person who asked answers there; anyone else mentions me); \
+I never guess.
+
+After an answer, reply in its thread with `show logs` (all the evidence), `what about the last \
+7 days?` or `re-run`."""
 
 _ADVICE: dict[type[UpstreamError], tuple[str, str]] = {
     AuthError: (
@@ -62,3 +93,27 @@ def working_text(slots: Slots) -> str:
     project = f" in {slots.project}" if slots.project and slots.workload_name else ""
     cluster = f" on {slots.cluster_label or slots.cluster_id}"
     return f"Diagnosing {target}{project}{cluster}…"
+
+
+def only_asker(asker: str) -> str:
+    """The private refusal of a click from someone other than the asker."""
+    return f"Only {asker} can pick here; anyone else can answer by mentioning me."
+
+
+def not_understood(question: str, *, choices: int) -> str:
+    """The question asked again after a reply that matched none of its answers."""
+    pick = {0: "", 1: " Click the button or reply `1`."}.get(
+        choices, f" Click a button or reply with a number from 1 to {choices}."
+    )
+    return f"I could not read that as an answer. {question}{pick}"
+
+
+def unchanged(label: str, lookback: str) -> str:
+    """Said instead of re-posting a report that has not changed."""
+    return f"Checked again: nothing changed since the answer above ({label}, lookback {lookback})."
+
+
+def carried_note(carried: list[str]) -> str:
+    """Names the values that came from earlier in the thread, e.g. `project ml-team`."""
+    listed = carried[0] if len(carried) == 1 else ", ".join(carried[:-1]) + " and " + carried[-1]
+    return f"{listed[0].upper()}{listed[1:]}, from earlier in this thread."

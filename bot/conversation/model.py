@@ -11,8 +11,11 @@ from bot.parse import Expecting
 from diagnosis import Report, Symptom, WorkloadRef
 
 __all__ = [
+    "RERUN",
+    "SHOW_EVIDENCE",
     "Choice",
     "ConversationState",
+    "EvidenceReply",
     "Incoming",
     "Notice",
     "Question",
@@ -21,6 +24,10 @@ __all__ = [
     "Slots",
     "ThreadKey",
 ]
+
+#: Choice values of the report's action buttons; a front end sends them as `Incoming.choice`.
+SHOW_EVIDENCE = "report:evidence"
+RERUN = "report:rerun"
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,11 @@ class Incoming:
         choice: the value of the button they clicked, if any.
         directed: True for a command or a mention (it may start a conversation); False for
             a plain thread reply, which only continues a conversation the bot already owns.
+        bot_thread: the front end knows the bot took part in this thread (it posted there).
+            A plain reply in such a thread whose state is gone (expired, or Redis lost it)
+            is told so instead of being ignored.
+        message_ref: for a click, the message the button was on; the engine replaces that
+            message's buttons with the choice (`Responder.update`).
     """
 
     key: ThreadKey
@@ -55,6 +67,8 @@ class Incoming:
     text: str = ""
     choice: str | None = None
     directed: bool = True
+    bot_thread: bool = False
+    message_ref: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,8 +84,8 @@ class Notice:
     """A short message: help, "Diagnosing …", or an error a person can act on.
 
     Every reply has `private`: True means only the person who wrote the incoming message
-    sees it (Slack: ephemeral). Help, hints, "I could not use part of that" and errors
-    about the asker's own input are private; answers are public.
+    sees it (Slack: ephemeral; the console marks it). Help, hints, "I could not use part of
+    that" and errors about the asker's own input are private; answers are public.
     """
 
     text: str
@@ -80,11 +94,19 @@ class Notice:
 
 @dataclass(frozen=True)
 class Question:
-    """A question in the thread, optionally with buttons to answer it."""
+    """A question in the thread, optionally with buttons to answer it.
+
+    `asker` is who may answer it with a plain reply or a click (anyone may by mentioning the
+    bot). `picked` is set on the reply that replaces a question once a button was chosen:
+    the text then says what was picked and `choices` is empty, so nothing can be pressed
+    again.
+    """
 
     text: str
     choices: tuple[Choice, ...] = ()
     private: bool = False
+    asker: str | None = None
+    picked: Choice | None = None
 
 
 @dataclass(frozen=True)
@@ -97,7 +119,20 @@ class ReportReply:
     private: bool = False
 
 
-Reply = Notice | Question | ReportReply
+@dataclass(frozen=True)
+class EvidenceReply:
+    """Everything behind a report, posted in its thread: every evidence line and every gap.
+
+    The answer to "show logs", "more", "all evidence" and the report's "Show all evidence"
+    button; a renderer shows all of `report.evidence` and `report.missing`, not the summary.
+    """
+
+    report: Report
+    lookback: str
+    private: bool = False
+
+
+Reply = Notice | Question | ReportReply | EvidenceReply
 
 
 class Slots(BaseModel):
@@ -125,3 +160,9 @@ class ConversationState(BaseModel):
     notes: tuple[str, ...] = ()
     started_by: str = ""
     updated_at: datetime | None = None
+    asker: str = ""  # who asked the question the bot is working on (answers with plain replies)
+    question: str | None = None  # the pending question, asked again when a reply fits nothing
+    choices: tuple[Choice, ...] = ()  # its buttons (a typed number picks one)
+    question_ref: str | None = None  # the message that asked it, to replace its buttons
+    last_report: Report | None = None  # the last answer, for "show logs" and "what about 7d?"
+    last_lookback: str | None = None

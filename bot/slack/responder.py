@@ -11,21 +11,30 @@ invite the bot.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Any
 
 import structlog
 from slack_sdk.errors import SlackApiError
-from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import (
+    ContextBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.conversation import Notice, Question, Reply, ReportReply
+from bot.conversation import Choice, EvidenceReply, Notice, Question, Reply, ReportReply
 from bot.render import blocks
 from bot.render.blocks import SlackMessage
+from bot.render.slack_text import safe
 
-__all__ = ["SlackResponder", "to_slack"]
+__all__ = ["SlackResponder", "picked_blocks", "to_slack"]
 
 CHOICE_ACTION = "runai_why_choice"
+_EVIDENCE_CHUNK = 2_500  # characters of evidence per message, under a section's 3,000
 _NOT_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
 INVITE_HINT = (
     "I am not a member of this channel, so I cannot answer in a thread here. "
@@ -33,11 +42,44 @@ INVITE_HINT = (
 )
 
 
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{1,20}$")
+_LABEL_MAX = 150
+
+
+def picked_blocks(blocks: list[dict[str, Any]], user: str, label: str) -> list[dict[str, Any]]:
+    """A question's blocks with its buttons replaced by who picked what.
+
+    Only a real Slack user ID becomes a mention, and the label is plain text, so nothing in
+    it can format or mention.
+    """
+    who = f"<@{user}> picked" if _USER_ID.match(user) else "Picked"
+    picked = ContextBlock(
+        elements=[
+            MarkdownTextObject(text=who),
+            PlainTextObject(text=(label or "?")[:_LABEL_MAX], emoji=False),
+        ]
+    ).to_dict()
+    kept: list[dict[str, Any]] = []
+    placed = False
+    for block in blocks:
+        if block.get("type") != "actions":
+            kept.append(block)
+        elif not placed:
+            kept.append(picked)
+            placed = True
+    return kept if placed else [*kept, picked]
+
+
 def to_slack(reply: Reply) -> list[SlackMessage]:
     """Render an engine reply as one or more Slack messages (the first is the main one)."""
     match reply:
         case ReportReply():
             return blocks.render_report(reply.report, notes=reply.notes)
+        case Question(picked=Choice() as picked):
+            question = blocks.render_question(reply.text, [], block_id_prefix=CHOICE_ACTION)
+            shown = picked_blocks(question.blocks, reply.asker or "", picked.label)
+            label = safe(picked.label, _LABEL_MAX, single_line=True)
+            return [SlackMessage(text=f"{question.text}\n→ {label}", blocks=shown)]
         case Question():
             choices = [
                 blocks.Choice(c.label, c.value, f"{CHOICE_ACTION}_{i}")
@@ -46,6 +88,15 @@ def to_slack(reply: Reply) -> list[SlackMessage]:
             return [blocks.render_question(reply.text, choices, block_id_prefix=CHOICE_ACTION)]
         case Notice():
             return [blocks.render_notice(reply.text)]
+        case EvidenceReply():  # plain until bot/render has its own evidence layout
+            lines = [f"• {e.text} ({e.source})" for e in reply.report.evidence]
+            lines += [f"• not available: {m}" for m in reply.report.missing]
+            chunks: list[list[str]] = [[]]
+            for line in lines or ["• no evidence"]:
+                if sum(len(x) + 1 for x in chunks[-1]) + len(line) > _EVIDENCE_CHUNK:
+                    chunks.append([])
+                chunks[-1].append(line)
+            return [blocks.render_notice("\n".join(chunk)) for chunk in chunks if chunk]
 
 
 class SlackResponder:

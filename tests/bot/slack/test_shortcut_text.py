@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from bot.slack.listeners.actions import only_asker, picked_blocks
+from bot.slack.listeners.actions import only_asker
 from bot.slack.listeners.shortcuts import message_text
+from bot.slack.responder import picked_blocks
 
 SECTION = {"type": "section", "text": {"type": "mrkdwn", "text": "cluster=prod-a"}}
 RICH = {

@@ -1,0 +1,261 @@
+"""One turn with the slots a thread has: resolve the cluster, ask what is missing, or diagnose.
+
+The engine decides *whether* a message is for the bot and what it changes; a `Turns` object
+then does the work: it asks the next question (remembering its buttons and who asked), or
+runs the diagnosis and shows the answer, never the same report twice unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Protocol
+
+from bot.audit import AuditSink, audit_event
+from bot.conversation.clusters import ClusterDirectory
+from bot.conversation.messages import CRASHED, describe_upstream, unchanged, working_text
+from bot.conversation.model import (
+    Choice,
+    ConversationState,
+    Incoming,
+    Notice,
+    Question,
+    Reply,
+    ReportReply,
+    Slots,
+)
+from bot.parse import Expecting
+from diagnosis import (
+    Cluster,
+    DiagnosisRequest,
+    InvalidRequest,
+    KubeConnector,
+    Outcome,
+    Report,
+    RunaiReader,
+    UpstreamError,
+    diagnose,
+    parse_lookback,
+)
+
+__all__ = ["MAX_CLUSTER_BUTTONS", "Responder", "Turns", "asking"]
+
+MAX_CLUSTER_BUTTONS = 25
+CLUSTER_QUESTION = "Which Run:ai cluster is it on?"
+
+
+class Responder(Protocol):
+    """How a front end shows replies: post a message, later replace it in place.
+
+    A reply with `private=True` goes only to the person whose message is being answered
+    (Slack: ephemeral); the engine never updates a private reply.
+    """
+
+    async def post(self, reply: Reply) -> str:
+        """Show `reply` in the conversation; returns a reference for `update`."""
+        ...
+
+    async def update(self, ref: str, reply: Reply) -> None:
+        """Replace the message `ref` with `reply`."""
+        ...
+
+    def thread(self) -> str | None:
+        """The thread the conversation continues in, when posting created a new one.
+
+        A slash command has no thread until its first reply is posted; that reply's id
+        becomes the thread, and the engine stores the state under it so that replies in
+        the thread find it. None means "the incoming message's own thread".
+        """
+        ...
+
+
+def asking(
+    state: ConversationState, question: Question, ref: str, expecting: Expecting | None
+) -> ConversationState:
+    """The state while `question` (posted as `ref`) waits for the asker's answer."""
+    return state.model_copy(
+        update={
+            "expecting": expecting,
+            "question": question.text,
+            "choices": question.choices,
+            "question_ref": ref or None,
+        }
+    )
+
+
+def _answered(state: ConversationState, **changes: object) -> ConversationState:
+    cleared = {"expecting": None, "question": None, "choices": (), "question_ref": None}
+    return state.model_copy(update=cleared | changes)
+
+
+class Turns:
+    """Cluster resolution, questions and the diagnosis itself, for the engine."""
+
+    def __init__(
+        self,
+        *,
+        runai: RunaiReader,
+        kube: KubeConnector | None,
+        channel_defaults: Mapping[str, str],
+        clock: Callable[[], datetime | None],
+        max_concurrent: int,
+        audit: AuditSink,
+    ) -> None:
+        self._runai = runai
+        self._kube = kube
+        self._clusters = ClusterDirectory(runai)
+        self._defaults = dict(channel_defaults)
+        self._clock = clock
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._audit = audit
+
+    async def run(
+        self, incoming: Incoming, state: ConversationState, responder: Responder
+    ) -> ConversationState:
+        """Ask for what is missing, or diagnose; returns the thread's new state."""
+        slots, notes = state.slots, list(state.notes)
+        if slots.cluster_id is None:
+            resolved = await self._resolve_cluster(slots, incoming.key.channel, notes, responder)
+            if isinstance(resolved, Question):
+                question = Question(resolved.text, resolved.choices, asker=state.asker)
+                ref = await responder.post(question)
+                # Forget an unknown name, so the next reply is read afresh; if it must be
+                # asked again, ask the plain question, not the complaint about that name.
+                cleared = slots.model_copy(update={"cluster_label": None})
+                new = state.model_copy(update={"slots": cleared, "notes": tuple(notes)})
+                plain = Question(CLUSTER_QUESTION, resolved.choices)
+                return asking(new, plain, ref, Expecting.CLUSTER)
+            if resolved is None:
+                return _answered(state, slots=slots.model_copy(update={"cluster_label": None}))
+            slots = resolved
+        try:
+            request = DiagnosisRequest(
+                cluster_id=slots.cluster_id,
+                workload_id=slots.workload_id,
+                workload_name=slots.workload_name,
+                project=slots.project,
+                lookback=parse_lookback(slots.lookback or "24h"),
+                symptom=slots.symptom,
+            )
+        except InvalidRequest as error:
+            await responder.post(Notice(f"That does not look right: {error}", private=True))
+            cleared = slots.model_copy(update={"workload_name": None, "project": None})
+            return state.model_copy(update={"slots": cleared})
+        state = state.model_copy(update={"slots": slots, "notes": tuple(notes)})
+        missing = self._missing_question(request, slots, state.asker)
+        if missing is not None:
+            return asking(state, missing[0], await responder.post(missing[0]), missing[1])
+        return await self._diagnose(incoming, state, request, responder)
+
+    async def _resolve_cluster(
+        self, slots: Slots, channel: str, notes: list[str], responder: Responder
+    ) -> Slots | Question | None:
+        typed = slots.cluster_label
+        if typed is None and channel in self._defaults:
+            typed = self._defaults[channel]
+            notes.append(f"Cluster {typed} is this channel's configured default.")
+        try:
+            if typed is None:
+                known = await self._clusters.clusters()
+                return self._cluster_question(CLUSTER_QUESTION, known)
+            match = await self._clusters.match(typed)
+        except UpstreamError as error:
+            await responder.post(Notice(describe_upstream(error, "list the clusters")))
+            return None
+        if match.cluster is None:
+            return self._cluster_question(
+                f"I don't know a cluster called {typed!r}; I only match exact names or IDs. "
+                "Which one?",
+                match.known,
+            )
+        return slots.model_copy(
+            update={"cluster_id": match.cluster.uuid, "cluster_label": match.cluster.name}
+        )
+
+    @staticmethod
+    def _cluster_question(text: str, known: tuple[Cluster, ...]) -> Question:
+        choices = tuple(
+            Choice(label=c.name, value=f"cluster:{c.uuid}") for c in known[:MAX_CLUSTER_BUTTONS]
+        )
+        suffix = "" if choices else " Reply with its cluster ID."
+        return Question(text + suffix, choices)
+
+    @staticmethod
+    def _missing_question(
+        request: DiagnosisRequest, slots: Slots, asker: str
+    ) -> tuple[Question, Expecting] | None:
+        missing = request.missing()
+        if "workload_id or workload_name" in missing:
+            text = (
+                "Which workload? Reply with its name and project (e.g. `train-bert in nlp`) "
+                "or its workload ID."
+            )
+            return Question(text, asker=asker), Expecting.WORKLOAD
+        if "project" in missing:
+            text = f"Which project is `{slots.workload_name}` in?"
+            return Question(text, asker=asker), Expecting.PROJECT
+        return None
+
+    async def _diagnose(
+        self,
+        incoming: Incoming,
+        state: ConversationState,
+        request: DiagnosisRequest,
+        responder: Responder,
+    ) -> ConversationState:
+        ref = await responder.post(Notice(working_text(state.slots)))
+        started = time.perf_counter()
+        report: Report | None = None
+        failed: str | None = None
+        try:
+            async with self._slots:
+                report = await diagnose(
+                    request, runai=self._runai, kube=self._kube, now=self._clock()
+                )
+        except UpstreamError as error:
+            failed = error.operation
+            await responder.update(ref, Notice(describe_upstream(error, "finish the diagnosis")))
+        except Exception:
+            # Never leave "Diagnosing …" spinning: say so in place, then let the error
+            # reach the front end's error handler (logged with its traceback there).
+            await responder.update(ref, Notice(CRASHED))
+            raise
+        event = audit_event(incoming, state.slots, report, failed, time.perf_counter() - started)
+        try:
+            if report is None:
+                return _answered(state)
+            return await self._reply(ref, state, request, report, responder)
+        finally:
+            await self._audit.record(event)  # after the reply: a slow Redis never delays it
+
+    async def _reply(
+        self,
+        ref: str,
+        state: ConversationState,
+        request: DiagnosisRequest,
+        report: Report,
+        responder: Responder,
+    ) -> ConversationState:
+        lookback = request.lookback_label()
+        if report.outcome is Outcome.NEEDS_INPUT and report.candidates:
+            choices = tuple(
+                Choice(label=f"{c.name} · {c.phase or '?'}", value=f"workload:{c.id}")
+                for c in report.candidates[:MAX_CLUSTER_BUTTONS]
+            )
+            question = Question(report.question or "Which workload?", choices, asker=state.asker)
+            await responder.update(ref, question)
+            asked = state.model_copy(update={"candidates": report.candidates})
+            return asking(asked, question, ref, Expecting.WORKLOAD)
+        if report == state.last_report and lookback == state.last_lookback:
+            label = report.category.value if report.category else report.outcome.value
+            await responder.update(ref, Notice(unchanged(label, lookback)))
+            return _answered(state, candidates=())
+        await responder.update(ref, ReportReply(report, lookback, state.notes))
+        answered = _answered(state, candidates=(), last_report=report, last_lookback=lookback)
+        if report.question:  # "Did you mean a past run?": the asker's reply answers it
+            return answered.model_copy(
+                update={"expecting": Expecting.WORKLOAD, "question": report.question}
+            )
+        return answered

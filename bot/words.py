@@ -1,0 +1,166 @@
+"""The small words of incident chat: chatter, filler, words that are never names, time phrases.
+
+The parser reads names only where a word could be one; these tables say which words cannot
+(`from`, `hmm`, `init`), which are just padding around a value (`it's prod-a please`), and
+which phrases mean a lookback (`since yesterday`, `over the past week`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnosis import Symptom
+
+__all__ = [
+    "CHATTER",
+    "FILLER",
+    "NOT_NAMES",
+    "ORDINALS",
+    "PAST",
+    "SYMPTOMS",
+    "THANKS",
+    "find_lookback",
+]
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+#: A message that opens with one of these is a thank-you, not a request.
+THANKS = _set("thanks thank thx ty tysm tyvm cheers kudos merci danke")
+
+#: Words that carry no request on their own: a message made only of them gets no answer.
+CHATTER = THANKS | _set(
+    """you ok okay k kk cool nice great awesome perfect got it gotcha lol lmao haha ugh hmm hm
+    hmmm mm wow yikes damn oops sure yes yeah yep yup no nope nah right ah oh ahh np sounds
+    good makes sense interesting weird huh alright fine ack noted wait what why hi hello hey
+    sorry +1 omg wtf sigh meh argh ooh i don't dont know idk dunno idea that helps helped
+    will do looking on me too same here again so well fun wonderful brilliant excellent
+    done fixed resolved works working back"""
+)
+
+#: Padding around a value in a reply: `it's prod-a`, `prod-a please`, `I think it's nlp`.
+FILLER = _set(
+    """it's its it is that's thats the a an one please pls plz i i'm think guess probably
+    prob maybe on in at cluster project workload job called named use try should be was
+    it'll we're were um uh er just like say says said definitely pretty sure this"""
+)
+
+_SMALL = _set(
+    """why did does do is are was my our the a an workload job run runs fail failed failing fails
+    crash crashed crashing what who whom whose which when where how killed happened to with on
+    in of at for cluster project please die died stop stopped help me tell explain diagnose
+    check look it this that these those keeps keep stuck pod pods last past hours days
+    training why's whats what's can you from about and or but by up down out over under after
+    before since then there here still again just all any some every more less most very
+    really also too so not be been being has have had will would could should may might must
+    get got gets going go went we us they them their he she him her his i'm i've we're let's
+    lets see show logs log evidence details report status error errors issue problem thing
+    something anything nothing node nodes gpu gpus container containers namespace k8s
+    kubernetes runai run:ai broke broken dead evicted preempted pending running hung hang
+    hanging happening happen going on one ones other another same new old latest previous
+    first second third now ago earlier recently yesterday today tonight morning afternoon
+    evening night week weeks month months day hour minutes minute time times while waiting
+    trying seeing getting"""
+)
+
+_SYMPTOM_WORDS = _set(
+    """init initialization initializing pull pulling image images crashloop crashloopbackoff
+    imagepullbackoff errimagepull loop looping restart restarting restarts mount mounting
+    mounts volume volumes pvc startup start starting oom oomkilled memory crashlooping
+    crashlooped crashloops oomed backoff"""
+)
+
+_HYPHENATED = _set(
+    """crash-loop crash-looping crash-looped image-pull re-run re-check re-diagnose out-of-memory
+    oom-killed follow-up set-up check-in e-mail real-time right-now read-only built-in up-to-date
+    non-zero init-container init-containers"""
+)
+
+#: Never a workload, project or cluster name, wherever it stands.
+NOT_NAMES = CHATTER | FILLER | _SMALL | _SYMPTOM_WORDS | _HYPHENATED
+
+#: "the second one" picks the second button.
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2}
+ORDINALS |= {"3rd": 3, "4th": 4, "5th": 5}
+
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3}
+
+_LEAD = r"(?:(?:over|in|for|within|during|since|from)\s+)?(?:the\s+)?"
+_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), code)
+    for pattern, code in (
+        (r"\b(?:since|from)\s+yesterday\b|\byesterday\b|\blast night\b|\bovernight\b", "2d"),
+        (r"\b(?:since|from)?\s*this (?:morning|afternoon|evening)\b|\btoday\b|\btonight\b", "24h"),
+        (rf"\b{_LEAD}(?:last|past)\s+hour\b", "1h"),
+        (rf"\b{_LEAD}(?:last|past)\s+day\b", "24h"),
+        (rf"\b{_LEAD}(?:last|past)\s+(?:two|couple(?:\s+of)?)\s+weeks\b|\bfortnight\b", "14d"),
+        (rf"\b{_LEAD}(?:last|past)\s+week\b|\bthis week\b", "7d"),
+        (rf"\b{_LEAD}(?:last|past)\s+month\b|\bthis month\b", "30d"),
+    )
+)
+
+
+_UNIT = r"(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)"
+_WORD_AMOUNT = "|".join([*_NUMBERS, r"couple(?:\s+of)?"])
+_AMOUNT_RE = re.compile(
+    r"(?<![\w.-])(?:(?:over|in|for|within|during)\s+)?(?:the\s+)?(?:(?:last|past|lookback)\s+)?"
+    rf"(?:(\d+)\s*|({_WORD_AMOUNT})\s+){_UNIT}\b(?![-.]\w)",
+    re.IGNORECASE,
+)
+
+
+def _number(word: str) -> int:
+    word = " ".join(word.lower().split()).removesuffix(" of")
+    return int(word) if word.isdigit() else _NUMBERS[word]
+
+
+def find_lookback(text: str) -> tuple[str, str | None]:
+    """Find a lookback (`last 7 days` is 7d, `since yesterday` 2d); returns the rest and it."""
+    for pattern, code in _PHRASES:
+        match = pattern.search(text)
+        if match:
+            return text[: match.start()] + " " + text[match.end() :], code
+    match = _AMOUNT_RE.search(text)
+    if match is None:
+        return text, None
+    unit = match.group(3).lower()
+    code = "m" if unit.startswith("m") else unit[0]
+    amount = _number(match.group(1) or match.group(2))
+    return text[: match.start()] + " " + text[match.end() :], f"{amount}{code}"
+
+
+#: Past tense: "why did it fail" asks about a finished run, not a current symptom.
+PAST = re.compile(
+    r"\b(did|was|were|failed|crashed|died|last run|yesterday|earlier)\b", re.IGNORECASE
+)
+#: The symptom words, including those the bot offers (`crash loop, image pull, init, mount`).
+SYMPTOMS: tuple[tuple[Symptom, re.Pattern[str]], ...] = (
+    (
+        Symptom.INIT,
+        re.compile(
+            r"\binit(?:ialization|ializing)?[- ]?(?:containers?|error)?\b|init:", re.IGNORECASE
+        ),
+    ),
+    (
+        Symptom.IMAGE_PULL,
+        re.compile(r"image[- ]?pull|errimagepull|imagepullbackoff|\bpull(ing)?\b", re.IGNORECASE),
+    ),
+    (Symptom.MOUNT, re.compile(r"\bmount|failedmount|\bvolume|\bpvc\b", re.IGNORECASE)),
+    (
+        Symptom.CRASHLOOP,
+        re.compile(
+            r"crash[- ]?loop|crashloopbackoff|keeps? (crashing|restarting)|restart(ing)? loop",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        Symptom.STARTUP,
+        re.compile(
+            r"won'?t start|not starting|stuck (starting|creating)|\bstartup\b", re.IGNORECASE
+        ),
+    ),
+    (Symptom.FAILED_POD, re.compile(r"\bfailed pod\b|\bpod (is )?failing\b", re.IGNORECASE)),
+)

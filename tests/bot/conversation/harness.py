@@ -1,0 +1,89 @@
+"""A conversation over the real engine, client and simulator, recorded reply by reply."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.backends import simulated
+from bot.conversation import (
+    ConversationEngine,
+    Incoming,
+    MemoryStore,
+    Reply,
+    StateStore,
+    ThreadKey,
+)
+from runai_sim.app import Simulator
+from runai_sim.scenario import Scenario
+
+
+@dataclass
+class Recorder:
+    """A Responder that keeps the conversation as a list of (action, reply)."""
+
+    log: list[tuple[str, Reply]] = field(default_factory=list)
+
+    def thread(self) -> str | None:
+        return None
+
+    async def post(self, reply: Reply) -> str:
+        self.log.append(("post", reply))
+        return str(len(self.log))
+
+    async def update(self, ref: str, reply: Reply) -> None:
+        self.log.append((f"update {ref}", reply))
+
+    def last(self) -> Reply:
+        return self.log[-1][1]
+
+    def replies(self) -> list[Reply]:
+        return [reply for _, reply in self.log]
+
+
+@dataclass
+class Harness:
+    engine: ConversationEngine
+    simulator: Simulator
+    store: StateStore
+    key: ThreadKey = field(default_factory=lambda: ThreadKey("test", "T1", "C1", "100.1"))
+
+    async def say(
+        self,
+        text: str,
+        *,
+        user: str = "U1",
+        directed: bool = True,
+        bot_thread: bool = False,
+        recorder: Recorder | None = None,
+    ) -> Recorder:
+        recorder = recorder or Recorder()
+        incoming = Incoming(self.key, user, text=text, directed=directed, bot_thread=bot_thread)
+        await self.engine.handle(incoming, recorder)
+        return recorder
+
+    async def click(
+        self, value: str, *, user: str = "U1", message_ref: str | None = None
+    ) -> Recorder:
+        recorder = Recorder()
+        incoming = Incoming(self.key, user, choice=value, message_ref=message_ref)
+        await self.engine.handle(incoming, recorder)
+        return recorder
+
+
+async def harness(
+    scenario: Scenario, *, store: StateStore | None = None, **engine_options: Any
+) -> AsyncIterator[Harness]:
+    """An engine over an in-process simulator of `scenario`, by default with a fresh store."""
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        store = store or MemoryStore()
+        engine = ConversationEngine(
+            runai=up.runai,
+            kube=up.kube,
+            store=store,
+            clock=lambda: scenario.now,
+            **engine_options,
+        )
+        yield Harness(engine, up.simulator, store)
