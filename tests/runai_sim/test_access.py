@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from openapi_schema_validator import OAS30Validator
 
+import runai_sim
 from runai_sim import Scenario, Simulator
 from runai_sim.access import BUILTIN_ROLES, OPEN_RULE_ROLE_ID
 from runai_sim.scenario import ScenarioError
 from tests.runai_sim.sim_helpers import BASIC, DATA, asgi_client, fetch_token
 
 ACCESS = DATA / "access.json"
+DEMO = Path(runai_sim.__file__).parent / "scenarios" / "demo.json"
 SCHEMAS = json.loads((DATA / "openapi-access-2.24.json").read_text(encoding="utf-8"))
 CLUSTER_A = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
 
@@ -75,7 +78,9 @@ async def get(client: httpx.AsyncClient, path: str, **params: Any) -> Any:
 
 
 @pytest.mark.parametrize("path", OPERATIONS)
-@pytest.mark.parametrize("scenario", [ACCESS, BASIC], ids=["access-model", "no-access-model"])
+@pytest.mark.parametrize(
+    "scenario", [ACCESS, BASIC, DEMO], ids=["access-model", "no-access-model", "demo"]
+)
 async def test_every_body_matches_the_schema(path, scenario):
     params = {"subjectType": "user", "subjectIds": "alice@acme.ai"} if path == RULES else {}
     async for client in authed(Simulator(Scenario.load(scenario))):
