@@ -264,6 +264,14 @@ async def test_without_an_access_model_projects_and_departments_come_from_the_wo
     assert await get(open_model, ROLES) == BUILTIN_ROLES
 
 
+async def test_projects_without_a_parent_make_no_department():
+    data = json.loads(BASIC.read_text(encoding="utf-8"))
+    data["projects"] = [{"id": "p-1", "name": "solo", "clusterId": "c", "parent": None}]
+    async for client in authed(Simulator(Scenario.parse(data))):
+        assert [p["id"] for p in (await get(client, PROJECTS))["projects"]] == ["p-1"]
+        assert (await get(client, DEPARTMENTS))["departments"] == []
+
+
 def test_access_items_missing_their_key_members_are_named(tmp_path):
     data = json.loads(ACCESS.read_text(encoding="utf-8"))
     del data["access_rules"][0]["roleId"]

@@ -211,3 +211,23 @@ CHANNELS = {"C-NLP": ["nlp"], "C-ML": ["ml-team", "vision"]}
 )
 def test_channel_policy(channel, project, public):
     assert channel_allows(CHANNELS, channel, project) is public
+
+
+def test_a_profile_that_is_not_an_object_has_no_e_mail():
+    body = users_info(profile="alice@acme.ai")
+    identity = identity_from_slack_user(body, team_id=HOME, user_id="U1", installing_team=HOME)
+    assert identity.email is None
+
+
+async def test_a_redis_outage_costs_a_lookup_not_the_identity():
+    import redis.asyncio as redis  # noqa: PLC0415 - a client on a closed port, for this test only
+
+    dead = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+    fetch = UsersInfo()
+    resolver = SlackIdentityResolver(fetch, installing_team=HOME, redis_client=dead)
+    try:
+        assert (await resolver.resolve("U1")).email == "alice@acme.ai"
+        assert (await resolver.resolve("U1")).email == "alice@acme.ai"
+    finally:
+        await dead.aclose()
+    assert fetch.calls == ["U1", "U1"]

@@ -144,3 +144,23 @@ async def test_access_reads_are_gets(found, runai):
     methods = {(r.method, r.path) for r in found.simulator.requests if r.path != "/api/v1/token"}
     assert {m for m, _ in methods} == {"GET"}
     assert len(methods) == 5
+
+
+async def test_find_users_follows_full_pages():
+    user = BASE["users"][0]
+    many = [{**user, "id": f"u-{n}"} for n in range(700)]
+    async with simulated(
+        Scenario.parse({**BASE, "users": many}), transport="asgi", retries=0
+    ) as backends:
+        found = await backends.runai.find_users("alice@acme.ai")
+        assert backends.simulator is not None
+        pages = [r for r in backends.simulator.requests if r.path == "/api/v1/users"]
+    assert len(found) == 700
+    assert [r.query.get("offset") for r in pages] == [None, ["500"]]
+
+
+async def test_a_users_list_that_never_ends_is_unavailable(found, runai):
+    page = [BASE["users"][0]] * 500
+    found.simulator.add_fault({"path": "/api/v1/users", "status": 200, "body": page})
+    with pytest.raises(UpstreamUnavailable, match="pagination"):
+        await runai.find_users("alice@acme.ai")
