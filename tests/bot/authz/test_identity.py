@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import httpx
 import pytest
 
 from bot.audit import (
@@ -23,6 +24,7 @@ from bot.authz import (
     channel_allows,
     identity_from_slack_user,
 )
+from tests.bot.slack.fake_slack import TEAM_ID
 
 HOME = "T0HOME"
 
@@ -231,3 +233,34 @@ async def test_a_redis_outage_costs_a_lookup_not_the_identity():
     finally:
         await dead.aclose()
     assert fetch.calls == ["U1", "U1"]
+
+
+# ---------------------------------------------------------------- against the fake Slack
+
+
+async def test_the_resolver_reads_the_fake_slacks_users_info(fake_slack, redis_client):
+    headers = {"Authorization": "Bearer xoxb-test"}
+    async with httpx.AsyncClient(base_url=fake_slack.base_url, headers=headers) as http:
+
+        async def users_info(user_id: str) -> dict[str, Any]:
+            response = await http.post("users.info", data={"user": user_id})
+            return dict(response.json())
+
+        fake_slack.users["UGUEST"] = {"is_restricted": True}
+        fake_slack.users["UCONNECT"] = {"team_id": "T9OTHER"}
+        resolver = SlackIdentityResolver(
+            users_info, installing_team=TEAM_ID, redis_client=redis_client
+        )
+        member = await resolver.resolve("U123")
+        guest = await resolver.resolve("UGUEST")
+        external = await resolver.resolve("UCONNECT")
+    assert (member.email, member.is_guest, member.is_external) == (
+        "user-u123@example.com",
+        False,
+        False,
+    )
+    assert (guest.is_guest, external.is_external) == (True, True)
+    assert len(fake_slack.calls("users.info")) == 3
+    async with httpx.AsyncClient(base_url=fake_slack.base_url) as http:  # no token: not ok
+        unauthed = SlackIdentityResolver(users_info, installing_team=TEAM_ID)
+        assert (await unauthed.resolve("U999")).lookup_failed == "users.info"
