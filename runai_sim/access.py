@@ -18,6 +18,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from runai_sim import filters
+from runai_sim.access_defaults import (
+    BUILTIN_ROLES,
+    OPEN_RULE_ROLE_ID,
+    derived_departments,
+    derived_projects,
+    open_rule,
+)
 from runai_sim.filters import FieldSpec, QueryError
 
 if TYPE_CHECKING:
@@ -43,74 +50,6 @@ ACCESS_KEYS: Mapping[str, tuple[str, ...]] = {
     "projects": ("id", "name"),
     "departments": ("id", "name"),
 }
-
-_EPOCH = "2025-01-01T00:00:00Z"
-_READ = ["read"]
-_CRUD = ["create", "read", "update", "delete"]
-
-
-def _permission(resource: str, group: str, actions: list[str]) -> dict[str, Any]:
-    return {"resourceType": resource, "displayName": resource, "groupId": group, "actions": actions}
-
-
-def _role(role_id: int, name: str, description: str, perms: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "id": role_id,
-        "name": name,
-        "description": description,
-        "permissions": perms,
-        "createdAt": _EPOCH,
-        "updatedAt": _EPOCH,
-        "deletedAt": None,
-        "createdBy": "system",
-        "custom": False,
-        "effectiveEnabled": True,
-        "enabled": True,
-    }
-
-
-_ORG_READ = [_permission(r, "organization", _READ) for r in ("project", "department", "cluster")]
-
-#: Served when the scenario has no `roles`: a few of Run:ai's predefined roles, trimmed.
-BUILTIN_ROLES: list[dict[str, Any]] = [
-    _role(
-        1,
-        "System administrator",
-        "manages everything",
-        [
-            *(_permission(r, "organization", _CRUD) for r in ("project", "department", "cluster")),
-            _permission("workloads", "workload", _CRUD),
-            _permission("access_rules", "iam", _CRUD),
-        ],
-    ),
-    _role(
-        2,
-        "Viewer",
-        "reads everything",
-        [*_ORG_READ, *(_permission(r, "workload", _READ) for r in ("workloads", "trainings"))],
-    ),
-    _role(
-        3,
-        "L1 researcher",
-        "runs and reads workloads",
-        [*_ORG_READ, _permission("workloads", "workload", _CRUD)],
-    ),
-    _role(
-        4,
-        "ML engineer",
-        "manages inference workloads",
-        [*_ORG_READ, _permission("inferences", "workload", _CRUD)],
-    ),
-    _role(
-        5,
-        "Credentials administrator",
-        "manages credentials, not workloads",
-        [_permission("credentials", "workload-asset", _CRUD)],
-    ),
-]
-
-OPEN_RULE_ROLE_ID = 2
-"""The role of the rules a scenario without an access model grants (the built-in Viewer)."""
 
 
 def check_items(key: str, items: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
@@ -194,10 +133,10 @@ class AccessAPI:
         self._scenario = scenario
         self._projects = scenario.projects
         if self._projects is None:
-            self._projects = _derived_projects(scenario)
+            self._projects = derived_projects(scenario)
         self._departments = scenario.departments
         if self._departments is None:
-            self._departments = _derived_departments(scenario, self._projects)
+            self._departments = derived_departments(scenario, self._projects)
         self._roles = BUILTIN_ROLES if scenario.roles is None else scenario.roles
 
     def routes(
@@ -219,26 +158,8 @@ class AccessAPI:
             return list(self._scenario.access_rules)
         if subject_type not in {None, "user"}:
             return []
-        return [self._open_rule(n, subject) for n, subject in enumerate(subject_ids, start=1)]
-
-    def _open_rule(self, number: int, subject: str) -> dict[str, Any]:
         tenant = next((c.get("tenantId") for c in self._scenario.clusters), None) or 1001
-        return {
-            "id": number,
-            "subjectId": subject,
-            "subjectType": "user",
-            "roleId": OPEN_RULE_ROLE_ID,
-            "roleName": "Viewer",
-            "scopeId": str(tenant),
-            "scopeType": "tenant",
-            "scopeName": "tenant",
-            "tenantId": tenant,
-            "createdAt": _EPOCH,
-            "updatedAt": _EPOCH,
-            "deletedAt": None,
-            "createdBy": "runai-sim",
-            "status": {"phase": "Ready"},
-        }
+        return [open_rule(n, subject, tenant) for n, subject in enumerate(subject_ids, start=1)]
 
     async def _access_rules(self, request: Request) -> Response:
         params = request.query_params
@@ -322,69 +243,3 @@ def _org_page(
     if next_offset is not None:
         body["next"] = next_offset
     return JSONResponse(body)
-
-
-def _org_unit(
-    unit_id: str, name: str, cluster_id: str, created: str, extra: dict[str, Any]
-) -> dict[str, Any]:
-    return {
-        "id": unit_id,
-        "name": name,
-        "clusterId": cluster_id,
-        "description": "",
-        "createdAt": created,
-        "updatedAt": created,
-        "createdBy": "runai-sim",
-        "resources": [],
-        "totalResources": {},
-        **extra,
-    }
-
-
-def _derived_projects(scenario: Scenario) -> list[dict[str, Any]]:
-    """One `Project` per (cluster, project) the workloads name, under its department."""
-    created = scenario.now.isoformat().replace("+00:00", "Z")
-    found: dict[tuple[str, str], dict[str, Any]] = {}
-    for entry in scenario.workloads:
-        body = entry.workload
-        cluster, project_id = str(body.get("clusterId", "")), body.get("projectId")
-        name = body.get("projectName")
-        if project_id is None or not isinstance(name, str) or (cluster, project_id) in found:
-            continue
-        parent_id = str(body.get("departmentId") or "")
-        parent = {"id": parent_id, "name": str(body.get("departmentName") or "")}
-        found[cluster, str(project_id)] = _org_unit(
-            str(project_id),
-            name,
-            cluster,
-            created,
-            {
-                "parentId": parent_id,
-                "parent": parent if parent_id else None,
-                "requestedNamespace": None,
-                "status": {"namespace": str(body.get("namespace") or f"runai-{name}")},
-                "effective": {},
-                "enforceRunaiScheduler": True,
-            },
-        )
-    for project in found.values():
-        project["status"]["phase"] = "Ready"
-    return list(found.values())
-
-
-def _derived_departments(
-    scenario: Scenario, projects: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """One `DepartmentForList` per department the projects name, with its projects as children."""
-    created = scenario.now.isoformat().replace("+00:00", "Z")
-    found: dict[tuple[str, str], dict[str, Any]] = {}
-    for project in projects:
-        parent = project.get("parent")
-        if not isinstance(parent, Mapping) or not parent.get("id"):
-            continue
-        key = (str(project.get("clusterId", "")), str(parent["id"]))
-        if key not in found:
-            found[key] = _org_unit(key[1], str(parent.get("name", "")), key[0], created, {})
-            found[key]["children"] = []
-        found[key]["children"].append({"id": str(project["id"]), "name": str(project["name"])})
-    return list(found.values())

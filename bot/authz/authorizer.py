@@ -156,6 +156,15 @@ class Authorizer:
             return Decision(Reason.NO_READ_ACCESS, target, readable)
         return decision
 
+    def status(self) -> dict[str, str | bool | int]:
+        """What `/readyz` should show: the mode (so `off` is visible) and the defaults in force."""
+        return {
+            "authz_mode": self.mode,
+            "authz_allow_guests": self._allow_guests,
+            "authz_allow_external": self._allow_external,
+            "authz_cache_ttl_s": self._ttl_s,
+        }
+
     async def forget(self, email: str) -> None:
         """Drop every cached decision about `email` (e.g. after its access changed)."""
         if self._redis is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from structlog.testing import capture_logs
 
 from bot.authz import DECISION_CACHE_PREFIX, Authorizer, Decision, Identity, Reason, Target
 from bot.settings import Settings
@@ -207,7 +208,9 @@ def test_settings_configure_the_authorizer(monkeypatch):
     monkeypatch.setenv("AUTHZ_ALLOW_GUESTS", "true")
     monkeypatch.setenv("CHANNEL_PROJECTS", '{"C1": ["nlp"]}')
     settings = Settings(_env_file=None)
-    authz = Authorizer.from_settings(settings, runai=None, redis_client=None)  # type: ignore[arg-type]
+    with capture_logs() as logs:
+        authz = Authorizer.from_settings(settings, runai=None, redis_client=None)  # type: ignore[arg-type]
+    assert [(e["event"], e["log_level"]) for e in logs] == [("authz_disabled", "warning")]
     assert (authz.mode, authz._ttl_s, authz._allow_guests, authz._allow_external) == (
         "off",
         30,
@@ -215,6 +218,12 @@ def test_settings_configure_the_authorizer(monkeypatch):
         False,
     )
     assert settings.channel_projects == {"C1": ["nlp"]}
+    assert authz.status() == {
+        "authz_mode": "off",
+        "authz_allow_guests": True,
+        "authz_allow_external": False,
+        "authz_cache_ttl_s": 30,
+    }
     monkeypatch.delenv("AUTHZ_MODE")
     defaults = Settings(_env_file=None)
     assert (defaults.authz_mode, defaults.authz_allow_external) == ("runai", False)
