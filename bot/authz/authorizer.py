@@ -221,8 +221,9 @@ class Authorizer:
         entry = json.dumps({"readable": sorted(readable), "at": self._clock()})
         key = DECISION_CACHE_PREFIX + email
         try:
-            async with asyncio.timeout(2):
-                await self._redis.hset(key, self._field(target), entry)
-                await self._redis.expire(key, self._ttl_s)
+            async with asyncio.timeout(2), self._redis.pipeline(transaction=True) as pipe:
+                pipe.hset(key, self._field(target), entry)
+                pipe.expire(key, self._ttl_s)
+                await pipe.execute()
         except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
             self._log.warning("authz_cache_failed", error=type(error).__name__)

@@ -71,8 +71,6 @@ _V2_KIND = "v2"
 _PAGE_SIZE = 100
 _HISTORY_PAGE_SIZE = 50
 _HISTORY_MAX_PAGES = 200
-_ACCESS_PAGE_SIZE = 500
-_USERS_PAGE_SIZE = 500
 
 _M = TypeVar("_M", bound=BaseModel)
 _Params = dict[str, str | int]
@@ -451,3 +449,8 @@ def _aware(moment: datetime) -> datetime:
 def _iso(moment: datetime) -> str:
     """ISO-8601 in UTC with a `Z` suffix, as the metrics endpoint expects."""
     return _aware(moment).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# The access model's list sizes (the largest `limit` each endpoint accepts).
+_ACCESS_PAGE_SIZE = 500
+_USERS_PAGE_SIZE = 500
