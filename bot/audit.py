@@ -46,6 +46,8 @@ __all__ = [
     "AUDIT_EVENT",
     "AUDIT_STREAM",
     "AUDIT_STREAM_MAXLEN",
+    "AUTHZ_DENIAL_EVENT",
+    "AUTHZ_DENIED_OUTCOME",
     "UPSTREAM_ERROR_OUTCOME",
     "AuditEvent",
     "AuditSink",
@@ -53,6 +55,7 @@ __all__ = [
     "LogAuditSink",
     "RedisStreamAuditSink",
     "audit_event",
+    "authz_denial_event",
     "build_audit_sink",
     "read_audit",
 ]
@@ -69,11 +72,17 @@ AUDIT_STREAM_MAXLEN: Final = 10_000
 UPSTREAM_ERROR_OUTCOME: Final = "upstream_error"
 """The outcome recorded when a call the diagnosis cannot do without failed (no report)."""
 
+AUTHZ_DENIED_OUTCOME: Final = "authz_denied"
+"""The outcome of an authorization denial: nothing was shown (`reason` says why)."""
+
+AUTHZ_DENIAL_EVENT: Final = "authz_denial"
+"""The structlog event name of a denial (its stream entry has outcome `authz_denied`)."""
+
 _FIELD_MAX = 512  # characters kept of one string field (a user may type anything).
 _LIST_MAX = 50  # items kept of one list field.
 _LISTS = ("failed_calls", "gaps")
 _INTS = ("redactions", "duration_ms")
-_OPTIONAL = ("cluster_id", "workload", "project", "resolved_id", "category")
+_OPTIONAL = ("cluster_id", "workload", "project", "resolved_id", "category", "reason")
 
 
 def _cap(text: str) -> str:
@@ -99,6 +108,7 @@ class AuditEvent(BaseModel):
         failed_calls: upstream operations that failed (the one that aborted the diagnosis).
         gaps: what the report says was not measured.
         at: when the diagnosis finished (UTC).
+        reason: for a denial (outcome `authz_denied`), why (`bot.authz.Reason`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -118,6 +128,7 @@ class AuditEvent(BaseModel):
     failed_calls: list[str] = Field(default_factory=list)
     gaps: list[str] = Field(default_factory=list)
     at: AwareDatetime = Field(default_factory=lambda: datetime.now(UTC))
+    reason: str | None = None
 
     @field_validator("platform", "team", "channel", "user", "outcome", *_OPTIONAL, mode="after")
     @classmethod
@@ -202,6 +213,36 @@ def audit_event(
     )
 
 
+def authz_denial_event(
+    *,
+    platform: str,
+    team: str,
+    channel: str,
+    user: str,
+    cluster_id: str,
+    project: str,
+    reason: str,
+    workload: str | None = None,
+    at: datetime | None = None,
+) -> AuditEvent:
+    """The audit event of one authorization denial (user, project, cluster, reason).
+
+    `workload` is the workload as the asker gave it (name or id), never anything read.
+    """
+    return AuditEvent(
+        platform=platform,
+        team=team,
+        channel=channel,
+        user=user,
+        cluster_id=cluster_id,
+        workload=workload,
+        project=project,
+        outcome=AUTHZ_DENIED_OUTCOME,
+        reason=reason,
+        at=at or datetime.now(UTC),
+    )
+
+
 class AuditSink(Protocol):
     """Where audit events go. `record` must not raise: auditing never fails a request."""
 
@@ -211,14 +252,15 @@ class AuditSink(Protocol):
 
 
 class LogAuditSink:
-    """Emits each event as one structlog event named ``diagnosis_audit``."""
+    """Emits each event as one structlog event: ``diagnosis_audit``, or ``authz_denial``."""
 
     def __init__(self, logger: Any = None) -> None:
         self._log = logger if logger is not None else structlog.get_logger("bot.audit")
 
     async def record(self, event: AuditEvent) -> None:
         """Log `event` at info level."""
-        self._log.info(AUDIT_EVENT, **event.log_fields())
+        name = AUTHZ_DENIAL_EVENT if event.outcome == AUTHZ_DENIED_OUTCOME else AUDIT_EVENT
+        self._log.info(name, **event.log_fields())
 
 
 class RedisStreamAuditSink:

@@ -61,6 +61,13 @@ class Settings(BaseSettings):
             access (`{"<uuid>": {"mode": "in-cluster"}}`, `kubeconfig` + `path` + `context`,
             or `token` + `api_url` + `token_file` [+ `ca_file`]). Clusters not listed get no
             Tier 2 evidence, and their reports say so.
+        authz_mode: `AUTHZ_MODE`, `runai` (each asker sees what their Run:ai access allows)
+            or `off` (an explicit opt-out, logged at start-up).
+        authz_cache_ttl_s: `AUTHZ_CACHE_TTL_S`, how long one person's decision is reused.
+        authz_allow_guests: `AUTHZ_ALLOW_GUESTS`, let guest accounts ask (default no).
+        authz_allow_external: `AUTHZ_ALLOW_EXTERNAL`, let Slack Connect users ask (default no).
+        channel_projects: `CHANNEL_PROJECTS`, JSON `{"C0123": ["nlp", "vision"]}`: the projects
+            a channel may discuss publicly; answers about others go to the asker privately.
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
@@ -82,6 +89,12 @@ class Settings(BaseSettings):
     state_ttl_s: int = Field(default=86400, ge=60, le=7 * 86400)
     max_concurrent_diagnoses: int = Field(default=8, ge=1, le=100)
     kube_clusters: str | None = None
+    # Per-user authorization (bot/authz): Run:ai decides who may read which project.
+    authz_mode: Literal["runai", "off"] = "runai"
+    authz_cache_ttl_s: int = Field(default=60, ge=0, le=3600)
+    authz_allow_guests: bool = False
+    authz_allow_external: bool = False
+    channel_projects: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("slack_api_url")
     @classmethod

@@ -32,6 +32,17 @@ from diagnosis.report import (
     WorkloadRef,
 )
 from diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, Symptom, parse_lookback
+
+# The access model (per-user authorization, bot/authz): read with RunaiClient's
+# list_access_rules, find_users, list_roles, list_projects and list_departments.
+from diagnosis.runai.access_models import (
+    AccessRule,
+    Department,
+    Permission,
+    Project,
+    Role,
+    RunaiUser,
+)
 from diagnosis.runai.client import RunaiClient
 from diagnosis.runai.config import RunaiConfig
 from diagnosis.runai.models import Cluster
@@ -68,4 +79,12 @@ __all__ = [
     "WorkloadRef",
     "diagnose",
     "parse_lookback",
+]
+__all__ += [
+    "AccessRule",
+    "Department",
+    "Permission",
+    "Project",
+    "Role",
+    "RunaiUser",
 ]

@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from runai_sim import filters
+from runai_sim.access import AccessAPI
 from runai_sim.faults import FaultRule, FaultSet, error_body, fault_response
 from runai_sim.kube import KUBE_PREFIX, KubeAPI, is_kube_path, kube_fault_response
 from runai_sim.scenario import Kind, Scenario, WorkloadEntry
@@ -242,6 +243,7 @@ class Simulator:
             get("/api/v1/clusters", self._clusters),
             get("/api/v1/clusters/{cluster_uuid}", self._cluster),
             get("/api/v1/nodes", self._nodes),
+            *AccessAPI(self.scenario).routes(get),
             Mount(KUBE_PREFIX, app=self._kube.app),
         ]
 

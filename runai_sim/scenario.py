@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from runai_sim.access import ACCESS_KEYS, check_items
 from runai_sim.faults import FaultRule
 from runai_sim.filters import parse_datetime
 
@@ -232,11 +233,24 @@ class Scenario(BaseModel):
     latency_ms: int = Field(default=0, ge=0)
     expect: Any = None  # the end-to-end tests own its shape (object or list); ignored here
     credentials: Credentials = Field(default_factory=Credentials)
+    # The access model (runai_sim.access); None: derived, or (access_rules) everyone reads all.
+    users: list[dict[str, Any]] | None = None
+    access_rules: list[dict[str, Any]] | None = None
+    roles: list[dict[str, Any]] | None = None
+    projects: list[dict[str, Any]] | None = None
+    departments: list[dict[str, Any]] | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _ignore_comments(cls, data: Any) -> Any:
         return _drop_comments(data)
+
+    @field_validator(*ACCESS_KEYS)
+    @classmethod
+    def _access_items(
+        cls, value: list[dict[str, Any]] | None, info: ValidationInfo
+    ) -> list[dict[str, Any]] | None:
+        return check_items(str(info.field_name), value)
 
     @field_validator("clusters")
     @classmethod

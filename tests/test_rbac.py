@@ -9,6 +9,7 @@ the checker catches each way of granting more.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,10 @@ KUBE_DIR = Path(__file__).resolve().parent.parent / "deploy" / "kubernetes"
 NAMESPACE = "runai-why"
 SERVICE_ACCOUNT = "runai-why"
 ROLE = "runai-why-reader"
+NODE_ROLE = "runai-why-node-reader"  # the namespaced variant's one cluster-wide read
+#: The roles a binding may refer to: the cluster-wide reader, or (namespaced variant) the
+#: per-namespace Role of the same name and the nodes-only ClusterRole.
+ROLE_REFS = frozenset({("ClusterRole", ROLE), ("Role", ROLE), ("ClusterRole", NODE_ROLE)})
 VERBS = frozenset({"get", "list", "watch"})
 RESOURCES = frozenset({"pods", "pods/log", "events", "nodes"})
 #: Which API group each allowed resource may be granted from.
@@ -86,7 +91,7 @@ def binding_problems(where: str, doc: Mapping[str, Any]) -> list[str]:
     """Why a (Cluster)RoleBinding binds more than our role to our service account."""
     problems: list[str] = []
     ref = doc.get("roleRef") or {}
-    if (ref.get("kind"), ref.get("name")) != ("ClusterRole", ROLE):
+    if (ref.get("kind"), ref.get("name")) not in ROLE_REFS:
         problems.append(f"{where}: binds {ref.get('kind')} {ref.get('name')!r}, not {ROLE}")
     subjects = doc.get("subjects") or []
     if not subjects:
@@ -451,3 +456,87 @@ def test_the_checker_accepts_the_read_only_rules_under_any_role_kind():
         assert (
             manifest_problems(list(yaml.safe_load_all(ROLE_HEAD.format(kind=kind) + rules))) == []
         )
+
+
+# ---------------------------------------------------------------- the namespaced variant
+
+NAMESPACED = KUBE_DIR / "namespaced"
+EXAMPLE_PROJECTS = ["ml-team", "vision", "nlp"]
+
+
+def generator() -> Any:
+    spec = importlib.util.spec_from_file_location("rbac_generate", NAMESPACED / "generate.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def namespaced_docs(projects: list[str]) -> list[Mapping[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(generator().manifests(projects)) if doc]
+
+
+def test_the_example_is_what_the_generator_prints():
+    example = (NAMESPACED / "example.yaml").read_text(encoding="utf-8")
+    assert example == generator().manifests(EXAMPLE_PROJECTS)
+
+
+@pytest.mark.parametrize(
+    "projects", [EXAMPLE_PROJECTS, ["a"], ["team-a=custom-ns", "team-b"]], ids=str
+)
+def test_the_namespaced_variant_is_read_only(projects):
+    assert manifest_problems(namespaced_docs(projects)) == []
+
+
+def test_the_namespaced_variant_grants_the_same_verbs_and_resources_and_no_more():
+    docs = namespaced_docs(EXAMPLE_PROJECTS)
+    cluster_wide = grants([d for d in all_docs() if d and d["kind"] == "ClusterRole"])
+    assert grants(docs) == cluster_wide
+    [node_role] = [d for d in docs if d["kind"] == "ClusterRole"]
+    assert node_role["metadata"]["name"] == NODE_ROLE
+    assert {resource for _, resource, _ in grants([node_role])} == {"nodes"}
+    roles = [d for d in docs if d["kind"] == "Role"]
+    assert all("nodes" not in {r for _, r, _ in grants([role])} for role in roles)
+    assert grants(roles) | grants([node_role]) == cluster_wide
+
+
+def test_each_project_namespace_gets_one_role_and_one_binding_to_it():
+    docs = namespaced_docs(["ml-team", "vision", "team-a=custom-ns", "vision"])
+    expected = ["runai-ml-team", "runai-vision", "custom-ns"]
+    for kind in ("Role", "RoleBinding"):
+        assert [d["metadata"]["namespace"] for d in docs if d["kind"] == kind] == expected
+    for binding in (d for d in docs if d["kind"] == "RoleBinding"):
+        assert binding["roleRef"] == {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": ROLE,
+        }
+        assert binding_problems("binding", binding) == []
+    # pods and logs are never readable cluster-wide in this variant
+    [cluster_binding] = [d for d in docs if d["kind"] == "ClusterRoleBinding"]
+    assert cluster_binding["roleRef"]["name"] == NODE_ROLE
+    [account] = [d for d in docs if d["kind"] == "ServiceAccount"]
+    assert (account["metadata"]["name"], account["metadata"]["namespace"]) == (
+        SERVICE_ACCOUNT,
+        NAMESPACE,
+    )
+
+
+@pytest.mark.parametrize(
+    "bad", [[], ["Team_A"], ["a" * 60], ["=ns"], ["x=-ns"], ["x=a.b"]], ids=str
+)
+def test_the_generator_refuses_names_that_are_not_namespaces(bad, capsys):
+    assert generator().main(bad) == 2
+    assert "generate.py:" in capsys.readouterr().err
+
+
+def test_the_generator_prints_the_manifests(capsys):
+    assert generator().main(["nlp"]) == 0
+    assert "namespace: runai-nlp" in capsys.readouterr().out
+
+
+def test_the_readme_documents_the_trade_off():
+    readme = (KUBE_DIR / "README.md").read_text(encoding="utf-8")
+    for phrase in ("namespaced/generate.py", "cluster-wide", "RoleBinding", "environment"):
+        assert phrase in readme, phrase

@@ -22,6 +22,7 @@ from diagnosis.http.responses import (
     shape_error,
 )
 from diagnosis.http.transport import ReadOnlyTransport, RetryTransport
+from diagnosis.runai.access_models import AccessRule, Department, Project, Role, RunaiUser
 from diagnosis.runai.auth import TOKEN_PATH, RunaiTokenAuth
 from diagnosis.runai.models import (
     Cluster,
@@ -374,6 +375,111 @@ class RunaiClient:
             f"pagination did not terminate after {max_pages} pages", operation=operation, url=url
         )
 
+    # ------------------------------------------------------------------ the access model
+    async def list_access_rules(
+        self, *, subject_type: str, subject_ids: Sequence[str]
+    ) -> list[AccessRule]:
+        """`GET /api/v1/authorization/access-rules` for these subjects: live rules, all pages.
+
+        The body is `{totalRecords, displayRecords, accessRules}` (no `next`): pages of 500
+        are read until `totalRecords` are in. Rules of other subjects, should the server
+        ignore the filter, and deleted rules are dropped, so they can never grant anything.
+        """
+        wanted = {s for s in subject_ids if s}
+        if not wanted:
+            return []
+        operation, path = "list_access_rules", "/api/v1/authorization/access-rules"
+        params: _Params = {
+            "subjectType": subject_type,
+            "subjectIds": ",".join(sorted(wanted)),
+            "limit": _ACCESS_PAGE_SIZE,
+        }
+        rules: list[AccessRule] = []
+        for _ in range(MAX_PAGES):
+            query = {**params, "offset": len(rules)} if rules else params
+            body, url = await _get(self._http, path, operation=operation, params=query)
+            total = json_member(body, "totalRecords", operation=operation, url=url)
+            raw = json_member(body, "accessRules", operation=operation, url=url)
+            page = parse_models(AccessRule, raw, operation=operation, url=url)
+            if not isinstance(total, int) or isinstance(total, bool):
+                raise shape_error("`totalRecords` is not a number", operation=operation, url=url)
+            rules.extend(page)
+            if not page or len(rules) >= total:
+                return [
+                    r
+                    for r in rules
+                    if r.subject_type == subject_type
+                    and r.subject_id in wanted
+                    and r.deleted_at is None
+                ]
+        raise UpstreamUnavailable(
+            f"pagination did not terminate after {MAX_PAGES} pages", operation=operation, url=path
+        )
+
+    async def find_users(self, username: str) -> list[RunaiUser]:
+        """`GET /api/v1/users?filterBy=username==<username>` (a bare array): exact matches."""
+        operation = "find_users"
+        params: _Params = {"filterBy": f"username=={username}", "limit": _USERS_PAGE_SIZE}
+        users: list[RunaiUser] = []
+        for _ in range(MAX_PAGES):
+            query = {**params, "offset": len(users)} if users else params
+            body, url = await _get(self._http, "/api/v1/users", operation=operation, params=query)
+            page = parse_models(RunaiUser, body, operation=operation, url=url)
+            users.extend(page)
+            if len(page) < _USERS_PAGE_SIZE:
+                return [u for u in users if u.username.casefold() == username.casefold()]
+        raise UpstreamUnavailable(
+            f"pagination did not terminate after {MAX_PAGES} pages",
+            operation=operation,
+            url="/api/v1/users",
+        )
+
+    async def list_roles(self) -> list[Role]:
+        """`GET /api/v1/authorization/roles` (a bare array of `RoleV1`)."""
+        operation = "list_roles"
+        body, url = await _get(self._http, "/api/v1/authorization/roles", operation=operation)
+        return parse_models(Role, body, operation=operation, url=url)
+
+    async def list_projects(
+        self,
+        *,
+        cluster_id: str | None = None,
+        name: str | None = None,
+        parent_id: str | None = None,
+    ) -> list[Project]:
+        """`GET /api/v1/org-unit/projects`, filtered by whichever of the three are given."""
+        terms = [
+            f"{field}=={value}"
+            for field, value in (("clusterId", cluster_id), ("name", name), ("parentId", parent_id))
+            if value is not None
+        ]
+        params: _Params = {"limit": _ACCESS_PAGE_SIZE}
+        if terms:
+            params["filterBy"] = ",".join(terms)
+        found = await self._collect(
+            "list_projects", "/api/v1/org-unit/projects", params, key="projects", model=Project
+        )
+        return [
+            p
+            for p in found
+            if cluster_id in {None, p.cluster_id}
+            and name in {None, p.name}
+            and parent_id in {None, p.department_id}
+        ]
+
+    async def list_departments(self, *, cluster_id: str | None = None) -> list[Department]:
+        """`GET /api/v1/org-unit/departments`, optionally of one cluster."""
+        params: _Params = {"limit": _ACCESS_PAGE_SIZE}
+        if cluster_id is not None:
+            params["filterBy"] = f"clusterId=={cluster_id}"
+        return await self._collect(
+            "list_departments",
+            "/api/v1/org-unit/departments",
+            params,
+            key="departments",
+            model=Department,
+        )
+
 
 class _PageCap(UpstreamUnavailable):
     """More pages than `max_pages`: pagination is broken, or the list is too long to read."""
@@ -394,3 +500,8 @@ def _aware(moment: datetime) -> datetime:
 def _iso(moment: datetime) -> str:
     """ISO-8601 in UTC with a `Z` suffix, as the metrics endpoint expects."""
     return _aware(moment).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# The access model's list sizes (the largest `limit` each endpoint accepts).
+_ACCESS_PAGE_SIZE = 500
+_USERS_PAGE_SIZE = 500

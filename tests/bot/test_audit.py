@@ -34,6 +34,7 @@ FIELDS = {
     "channel",
     "user",
     "cluster_id",
+    "reason",
     "workload",
     "project",
     "resolved_id",

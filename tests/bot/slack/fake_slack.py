@@ -680,7 +680,14 @@ class FakeSlack:
             "tz": "UTC",
             "is_bot": user == BOT_USER_ID,
             "deleted": False,
-            "profile": {"display_name": name, "real_name": name.title()},
+            "is_restricted": False,
+            "is_ultra_restricted": False,
+            "is_email_confirmed": True,
+            "profile": {
+                "display_name": name,
+                "real_name": name.title(),
+                "email": f"{name}@example.com",
+            },
         }
         return {"ok": True, "user": {**info, **self.users.get(user, {})}}
 

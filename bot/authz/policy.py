@@ -1,0 +1,90 @@
+"""The pure part of the decision: which rules grant read, and which scopes cover a project.
+
+Run:ai is the authority. A person's rules are those of their e-mail (`subjectType=user`) and
+of their groups. A rule counts when its role grants `read` on `workloads` or on a workload
+kind (`trainings`, `workspaces`, `inferences`). Its scope covers a project when it is the
+system or the tenant, the project's cluster, the project's department (the department's
+projects, as the control plane lists them), or the project itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from bot.authz.decision import READ_RESOURCES
+from diagnosis import AccessRule, Project, Role
+
+__all__ = ["Grant", "covers", "read_grants", "readable_resources", "role_reads"]
+
+_EVERYWHERE = frozenset({"system", "tenant"})
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One access rule that lets its subject read some workloads, and which resource types."""
+
+    rule: AccessRule
+    resources: frozenset[str]
+
+
+def role_reads(role: Role) -> frozenset[str]:
+    """The workload resource types `role` grants `read` on (empty when disabled or none)."""
+    return frozenset(r for r in READ_RESOURCES if role.grants(r, "read"))
+
+
+def read_grants(rules: Iterable[AccessRule], roles: Iterable[Role]) -> list[Grant]:
+    """The rules whose role grants read on workloads; a rule naming an unknown role is dropped."""
+    by_id = {role.id: role for role in roles}
+    grants: list[Grant] = []
+    for rule in rules:
+        role = by_id.get(rule.role_id)
+        resources = role_reads(role) if role is not None else frozenset()
+        if resources:
+            grants.append(Grant(rule, resources))
+    return grants
+
+
+def covers(
+    rule: AccessRule,
+    *,
+    cluster_id: str,
+    project: Project,
+    department_projects: Mapping[str, frozenset[str]],
+) -> bool:
+    """Whether `rule`'s scope includes `project` on `cluster_id`.
+
+    `department_projects` maps a department id to the ids of its projects (from
+    `GET /api/v1/org-unit/projects` filtered by parent); a department not in it covers
+    nothing. An unknown scope type covers nothing.
+    """
+    scope = rule.scope_type.casefold()
+    if scope in _EVERYWHERE:
+        return True
+    if scope == "cluster":
+        return rule.scope_id == cluster_id
+    if scope == "department":
+        return project.id in department_projects.get(rule.scope_id, frozenset())
+    if scope == "project":
+        return rule.scope_id == project.id
+    return False
+
+
+def readable_resources(
+    grants: Iterable[Grant],
+    *,
+    cluster_id: str,
+    project: Project,
+    department_projects: Mapping[str, frozenset[str]],
+) -> frozenset[str]:
+    """Every workload resource type some grant lets its subject read in `project`."""
+    found: set[str] = set()
+    for grant in grants:
+        if covers(
+            grant.rule,
+            cluster_id=cluster_id,
+            project=project,
+            department_projects=department_projects,
+        ):
+            found |= grant.resources
+    return frozenset(found)
