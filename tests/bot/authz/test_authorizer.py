@@ -142,7 +142,11 @@ async def test_failures_are_not_cached(redis_client):
 async def test_a_redis_outage_costs_lookups_not_answers(redis_url):
     import redis.asyncio as redis  # noqa: PLC0415 - a client on a closed port, for this test only
 
-    dead = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+    from redis.asyncio.retry import Retry  # noqa: PLC0415
+    from redis.backoff import NoBackoff  # noqa: PLC0415
+
+    # redis-py retries a refused connection with backoff by default: refuse once, at once.
+    dead = redis.Redis(host="127.0.0.1", port=1, retry=Retry(NoBackoff(), 0))
     async with backends(scenario(rules=VIEWER_ON_NLP)) as found:
         decision = await authorizer(found, redis_client=dead).check(
             Identity.console(ALICE), target("A", "nlp")

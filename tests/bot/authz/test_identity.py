@@ -224,7 +224,11 @@ def test_a_profile_that_is_not_an_object_has_no_e_mail():
 async def test_a_redis_outage_costs_a_lookup_not_the_identity():
     import redis.asyncio as redis  # noqa: PLC0415 - a client on a closed port, for this test only
 
-    dead = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+    from redis.asyncio.retry import Retry  # noqa: PLC0415
+    from redis.backoff import NoBackoff  # noqa: PLC0415
+
+    # redis-py retries a refused connection with backoff by default: refuse once, at once.
+    dead = redis.Redis(host="127.0.0.1", port=1, retry=Retry(NoBackoff(), 0))
     fetch = UsersInfo()
     resolver = SlackIdentityResolver(fetch, installing_team=HOME, redis_client=dead)
     try:
