@@ -7,9 +7,11 @@ never presented as a measured peak, and an empty series is said out loud.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from diagnosis.evidence import Evidence
 from diagnosis.quantity import format_bytes, parse_quantity
-from diagnosis.report import EvidenceLine, MemoryFigures
+from diagnosis.report import EvidenceLine, MemoryFigures, MemorySample
 from diagnosis.runai.models import Resources
 
 __all__ = ["USAGE", "memory_evidence"]
@@ -52,16 +54,22 @@ def _configured(ev: Evidence, container: str | None) -> tuple[int | None, int | 
     return None, None, None
 
 
-def _peak(ev: Evidence) -> int | None:
+def _usage(ev: Evidence) -> tuple[int | None, tuple[MemorySample, ...]]:
+    """The peak of every usage sample, and the timestamped ones as one series (max per instant)."""
     values: list[int] = []
+    at: dict[datetime, int] = {}
     for series in ev.metrics or ():
         if series.type != USAGE:
             continue
         for sample in series.values:
             parsed = parse_quantity(sample.value)
-            if parsed is not None:
-                values.append(parsed)
-    return max(values) if values else None
+            if parsed is None:
+                continue
+            values.append(parsed)
+            if sample.timestamp is not None:
+                at[sample.timestamp] = max(parsed, at.get(sample.timestamp, parsed))
+    samples = tuple(MemorySample(at=t, bytes=at[t]) for t in sorted(at))
+    return (max(values) if values else None), samples
 
 
 def memory_evidence(
@@ -81,7 +89,7 @@ def memory_evidence(
         missing.append("CPU-memory request and limit (not in the spec, pods or workload record)")
     if limit is None and source is not None:
         missing.append("CPU-memory limit (none configured: the node's memory is the ceiling)")
-    peak = _peak(ev)
+    peak, series = _usage(ev)
     if ev.metrics_requested and ev.metrics is None:
         missing.append("CPU-memory usage (metrics unavailable)")
     elif ev.metrics_requested and peak is None:
@@ -98,4 +106,7 @@ def memory_evidence(
         lines.append(
             EvidenceLine(text=f"Peak CPU-memory usage: {format_bytes(peak)}{ratio}", source=METRICS)
         )
-    return MemoryFigures(request_bytes=request, limit_bytes=limit, peak_bytes=peak), lines, missing
+    figures = MemoryFigures(
+        request_bytes=request, limit_bytes=limit, peak_bytes=peak, series=series
+    )
+    return figures, lines, missing

@@ -7,6 +7,7 @@ redaction, and is still untrusted text to be escaped by the renderer.
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -16,6 +17,7 @@ __all__ = [
     "Category",
     "EvidenceLine",
     "MemoryFigures",
+    "MemorySample",
     "Outcome",
     "Recurrence",
     "Report",
@@ -77,6 +79,8 @@ class WorkloadRef(_Model):
     cluster_id: str
     phase: str | None
     namespace: str | None = None
+    submitted_at: datetime | None = None
+    phase_updated_at: datetime | None = None
 
 
 class EvidenceLine(_Model):
@@ -97,12 +101,24 @@ class Recurrence(_Model):
     recurring: bool
 
 
+class MemorySample(_Model):
+    """One measured CPU-memory usage sample."""
+
+    at: datetime
+    bytes: int
+
+
 class MemoryFigures(_Model):
-    """CPU-memory figures in bytes; None means not available, never a guess."""
+    """CPU-memory figures in bytes; None means not available, never a guess.
+
+    `series` is the measured usage over the evidence window, oldest first (at each instant
+    the highest of the workload's series); empty when nothing with a timestamp was measured.
+    """
 
     request_bytes: int | None
     limit_bytes: int | None
     peak_bytes: int | None
+    series: tuple[MemorySample, ...] = ()
 
 
 class Report(_Model):
@@ -160,7 +176,7 @@ class Report(_Model):
             ),
             "evidence": [{"text": e.text, "source": e.source} for e in self.evidence],
             "recurrence": recurrence.model_dump(),
-            "memory": self.memory.model_dump() if self.memory else None,
+            "memory": self.memory.model_dump(exclude={"series"}) if self.memory else None,
             "recommendations": list(self.recommendations),
             "missing": list(self.missing),
             "question": self.question,
