@@ -17,7 +17,9 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.conversation import Notice, Question, Reply, ReportReply
 from bot.render import blocks
-from bot.render.blocks import SlackMessage
+from bot.render.blocks import ChartImage, SlackMessage
+from bot.render.progress import CLEAR, ThreadStatus, is_progress, thread_status
+from bot.slack.charts import upload_chart
 
 __all__ = ["SlackResponder", "to_slack"]
 
@@ -29,11 +31,19 @@ INVITE_HINT = (
 )
 
 
-def to_slack(reply: Reply) -> list[SlackMessage]:
+def to_slack(
+    reply: Reply, *, chart: ChartImage | None = None, runai_url: str | None = None
+) -> list[SlackMessage]:
     """Render an engine reply as one or more Slack messages (the first is the main one)."""
     match reply:
         case ReportReply():
-            return blocks.render_report(reply.report, notes=reply.notes)
+            return blocks.render_report(
+                reply.report,
+                notes=reply.notes,
+                lookback=reply.lookback,
+                runai_url=runai_url,
+                chart=chart,
+            )
         case Question():
             choices = [
                 blocks.Choice(c.label, c.value, f"{CHOICE_ACTION}_{i}")
@@ -54,11 +64,14 @@ class SlackResponder:
         channel: str,
         thread_ts: str | None,
         response_url: str | None = None,
+        runai_url: str | None = None,
     ) -> None:
         self._client = client
         self._channel = channel
         self._thread_ts = thread_ts
         self._response_url = response_url
+        self._runai_url = runai_url
+        self._status_shown = False
         self._hinted = False
         self._log = structlog.get_logger(__name__)
 
@@ -87,18 +100,56 @@ class SlackResponder:
         if self._thread_ts is None:
             self._thread_ts = ts
         await self._post_overflow(overflow)
+        if isinstance(reply, Notice) and is_progress(reply.text):
+            self._status_shown = await self._set_status(thread_status(reply.text))
         return ts
 
     async def update(self, ref: str, reply: Reply) -> None:
-        """Replace message `ref` with `reply`; overflow goes into the thread."""
-        main, *overflow = to_slack(reply)
+        """Replace message `ref` with `reply`; overflow goes into the thread.
+
+        A report with a memory series gets its chart uploaded into the thread first and
+        shown in the answer; when that fails, the answer goes out without it.
+        """
+        chart = None
+        if ref and isinstance(reply, ReportReply):
+            chart = await upload_chart(
+                self._client, reply.report, channel=self._channel, thread_ts=self._thread_ts
+            )
+        main, *overflow = to_slack(reply, chart=chart, runai_url=self._runai_url)
         if not ref:  # posted through response_url: nothing to update, post the result there
             await self._via_response_url([main, *overflow])
             return
-        await self._client.chat_update(
-            channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
-        )
+        try:
+            await self._client.chat_update(
+                channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
+            )
+        except SlackApiError as error:
+            if chart is None or error.response.get("error") != "invalid_blocks":
+                raise
+            self._log.warning("slack_chart_not_shown", file_id=chart.file_id)
+            main, *overflow = to_slack(reply, runai_url=self._runai_url)
+            await self._client.chat_update(
+                channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
+            )
+        if self._status_shown:
+            self._status_shown = not await self._set_status(CLEAR)
         await self._post_overflow(overflow)
+
+    async def _set_status(self, status: ThreadStatus) -> bool:
+        """`assistant.threads.setStatus` in the thread; False where the workspace refuses it."""
+        if self._thread_ts is None:
+            return False
+        try:
+            await self._client.assistant_threads_setStatus(
+                channel_id=self._channel,
+                thread_ts=self._thread_ts,
+                status=status.status,
+                loading_messages=list(status.loading_messages) or None,
+            )
+        except SlackApiError as error:  # e.g. missing_scope: the placeholder shows progress.
+            self._log.info("slack_status_unavailable", error=error.response.get("error"))
+            return False
+        return True
 
     async def _post_overflow(self, messages: Sequence[SlackMessage]) -> None:
         for message in messages:

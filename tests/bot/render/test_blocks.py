@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import UTC, datetime
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -132,8 +132,10 @@ def left_out(messages: list[SlackMessage]) -> int:
 
 
 def evidence_coverage(messages: list[SlackMessage], total: int) -> tuple[int, int]:
-    """(Evidence lines carried, evidence lines said to be left out), checking the ranges are
-    contiguous and every line is either carried or counted."""
+    """(Evidence lines carried, evidence lines said to be left out).
+
+    Checks the ranges are contiguous and every line is either carried or counted.
+    """
     in_thread = left = 0
     for block in messages[0].blocks:
         if block["type"] == "context" and (m := MORE.match(block["elements"][0]["text"])):
@@ -213,8 +215,7 @@ def test_a_long_workload_name_is_cut_but_the_category_is_not():
 
 
 def test_the_report_reads_in_render_text_order():
-    """Header, fields, IDs, headline, evidence, history, recommendation, not measured, actions,
-    context."""
+    """Header, fields, IDs, headline, evidence, history, recommendation, gaps, actions, notes."""
     (message,) = render_report(
         report(), notes=["Using this channel's default cluster prod-a"], cluster_name="prod-a100"
     )
@@ -397,8 +398,10 @@ def test_truncate(text, limit, cut):
 
 
 def test_a_huge_report_takes_a_few_replies_then_says_how_to_see_the_rest():
-    """300 evidence lines of 2,500 chars: at most MAX_REPLIES replies (not 26), in order, and
-    the rest counted, with the real command that prints them all."""
+    """300 evidence lines of 2,500 chars: at most MAX_REPLIES replies (not 26).
+
+    In order, and the rest counted, with the real command that prints them all.
+    """
     huge = report(
         headline="H" * 10_000,
         evidence=tuple(
@@ -437,9 +440,7 @@ def test_a_huge_report_takes_a_few_replies_then_says_how_to_see_the_rest():
 
 @pytest.mark.parametrize("max_replies", [0, 1, 3, 10])
 def test_the_number_of_replies_is_capped(max_replies):
-    huge = report(
-        evidence=tuple(EvidenceLine(text="x" * 900, source="s") for _ in range(200))
-    )
+    huge = report(evidence=tuple(EvidenceLine(text="x" * 900, source="s") for _ in range(200)))
     messages = render_report(huge, max_replies=max_replies)
     assert len(messages) <= 1 + max_replies
     shown, left = evidence_coverage(messages, 200)
@@ -606,6 +607,7 @@ def test_any_report_renders_to_valid_inert_messages(report, notes):
     for message in messages[1:]:
         assert message.text.startswith(f"(continued) {label}")
     shown, left = evidence_coverage(messages, len(report.evidence))
+    assert shown + left == len(report.evidence)
     assert left <= left_out(messages)  # the closing line counts every list's left-out lines.
     assert len(messages) <= 1 + MAX_REPLIES
 

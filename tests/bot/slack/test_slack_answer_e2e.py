@@ -1,0 +1,117 @@
+"""The richer Slack answer end to end: memory chart upload, progress status, buttons, limits.
+
+Real HTTP on loopback as in `test_slack_e2e`: the ASGI app under uvicorn, signed requests,
+the fake Slack Web API, the Run:ai simulator and a real Redis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import structlog
+
+from bot.render.actions import ACTIONS_BLOCK_ID, RERUN, SHOW_ALL_EVIDENCE, ActionTarget
+from bot.slack.charts import CHART_FILENAME
+from tests.bot.slack.fake_slack import UPLOAD, FakeSlack
+from tests.bot.slack.signing import slash_command_body
+from tests.bot.slack.test_slack_e2e import Bot, running_bots
+
+pytestmark = pytest.mark.slow
+
+ASK = "why did training-job-42 in ml-team fail on cluster prod-a?"
+
+
+@pytest.fixture
+async def bot(fake_slack: FakeSlack, redis_url: str, redis_client) -> AsyncIterator[Bot]:
+    async with running_bots(fake_slack, redis_url) as bots:
+        yield bots[0]
+
+
+def _ask(bot: Bot) -> bytes:
+    return slash_command_body(ASK, response_url=bot.slack.response_url())
+
+
+def _images(blocks: list[dict]) -> list[dict]:
+    return [b for b in blocks if b["type"] == "image"]
+
+
+async def test_an_oom_answer_uploads_the_chart_into_its_thread_and_shows_it(bot: Bot):
+    assert (await bot.send(_ask(bot))).status_code == 200
+    [posted] = await bot.slack.wait_for_async("chat.postMessage")
+    [updated] = await bot.slack.wait_for_async("chat.update")
+    root = posted.response["ts"]
+    [announce] = bot.slack.calls("files.getUploadURLExternal")
+    [raw] = bot.slack.calls(UPLOAD)
+    [complete] = bot.slack.calls("files.completeUploadExternal")
+    assert announce.body["filename"] == CHART_FILENAME
+    assert raw.ok
+    assert raw.raw.startswith(b"\x89PNG")
+    assert (complete.body["channel_id"], complete.body["thread_ts"]) == ("C1", root)
+    [upload] = bot.slack.files()
+    [image] = _images(updated.blocks)
+    assert image["slack_file"] == {"id": upload.id}
+    assert image["alt_text"].startswith("CPU memory of training-job-42 from ")
+    assert "limit 32 GiB" in image["alt_text"]
+    assert updated.text.startswith("OOM_KILLED")
+    assert bot.slack.violations == []
+
+
+async def test_a_failed_upload_is_logged_and_the_answer_goes_out_without_the_picture(bot: Bot):
+    bot.slack.fail_next(UPLOAD, status=500, count=3)  # the first try and both retries.
+    with structlog.testing.capture_logs() as logs:
+        assert (await bot.send(_ask(bot))).status_code == 200
+        [updated] = await bot.slack.wait_for_async("chat.update")
+    assert updated.text.startswith("OOM_KILLED")
+    assert _images(updated.blocks) == []
+    assert any(b["type"] == "section" and "CPU memory" in b["text"]["text"] for b in updated.blocks
+               if "text" in b)  # fmt: skip  # the sparkline stands in for the picture.
+    assert len(bot.slack.calls(UPLOAD)) == 3
+    assert bot.slack.calls("files.completeUploadExternal") == []
+    assert [e for e in logs if e["event"] == "slack_chart_upload_failed"]
+    assert bot.slack.violations == []
+
+
+async def test_progress_is_a_thread_status_cleared_once_the_answer_is_in(bot: Bot):
+    assert (await bot.send(_ask(bot))).status_code == 200
+    await bot.slack.wait_for_async("chat.update")
+    statuses = await bot.slack.wait_for_async("assistant.threads.setStatus", 2)
+    root = bot.slack.calls("chat.postMessage")[0].response["ts"]
+    assert [(c.body["thread_ts"], c.body["status"]) for c in statuses] == [
+        (root, "is diagnosing…"),
+        (root, ""),
+    ]
+    assert "Classifying the failure…" in statuses[0].body["loading_messages"]
+
+
+async def test_where_the_workspace_refuses_a_status_the_placeholder_still_shows_progress(bot: Bot):
+    bot.slack.fail_next("assistant.threads.setStatus", error="missing_scope")
+    assert (await bot.send(_ask(bot))).status_code == 200
+    [posted] = await bot.slack.wait_for_async("chat.postMessage")
+    [updated] = await bot.slack.wait_for_async("chat.update")
+    assert posted.text.startswith("Diagnosing training-job-42")
+    assert updated.body["ts"] == posted.response["ts"]
+    assert len(bot.slack.calls("assistant.threads.setStatus")) == 1  # nothing left to clear.
+
+
+async def test_the_answer_carries_its_buttons_with_values_the_listener_can_read(bot: Bot):
+    assert (await bot.send(_ask(bot))).status_code == 200
+    [updated] = await bot.slack.wait_for_async("chat.update")
+    [actions] = [b for b in updated.blocks if b.get("block_id") == ACTIONS_BLOCK_ID]
+    by_id = {e["action_id"]: e for e in actions["elements"]}
+    assert set(by_id) >= {SHOW_ALL_EVIDENCE, RERUN}
+    target = ActionTarget.from_value(by_id[RERUN]["value"])
+    assert target.lookback == "24h"
+    assert target.cluster_id == updated.blocks[2]["elements"][0]["text"].split("`")[1]
+
+
+async def test_an_answer_slack_refuses_with_its_picture_goes_out_without_it(bot: Bot):
+    bot.slack.fail_next("chat.update", error="invalid_blocks")  # e.g. the file not ready yet.
+    with structlog.testing.capture_logs() as logs:
+        assert (await bot.send(_ask(bot))).status_code == 200
+        first, second = await bot.slack.wait_for_async("chat.update", 2)
+    assert _images(first.blocks)
+    assert _images(second.blocks) == []
+    assert second.ok
+    assert second.text.startswith("OOM_KILLED")
+    assert [e for e in logs if e["event"] == "slack_chart_not_shown"]
