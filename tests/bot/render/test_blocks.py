@@ -109,7 +109,8 @@ def assert_within_limits(message: SlackMessage) -> None:
             assert 1 <= len(block["elements"]) <= 25
             for button in block["elements"]:
                 assert 1 <= slack_len(button["text"]["text"]) <= 75
-                assert len(button["value"]) <= 2000
+                assert len(button.get("value", "")) <= 2000
+                assert "value" in button or button["url"].startswith(("https://", "http://"))
                 assert 1 <= len(button["action_id"]) <= 255
         assert len(block.get("block_id", "")) <= 255
     assert sum(slack_len(s) for k, s in strings(message.blocks) if k != "type") <= BUDGET
