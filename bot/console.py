@@ -30,7 +30,7 @@ def render_reply(reply: Reply) -> str:
     """A reply as console text (the report exactly as `runai-why diagnose` prints it)."""
     if isinstance(reply, ReportReply):
         notes = "".join(f"\n({sanitize(n)})" for n in reply.notes)
-        return render_text(reply.report) + notes
+        return render_text(reply.report, cluster_name=reply.cluster_name) + notes
     if isinstance(reply, Question):
         buttons = "".join(
             f"\n  [{i}] {sanitize(c.label)}" for i, c in enumerate(reply.choices, start=1)

@@ -315,5 +315,6 @@ class ConversationEngine:
                     "candidates": report.candidates,
                 }
             )
-        await responder.update(ref, ReportReply(report, request.lookback_label(), notes))
+        reply = ReportReply(report, request.lookback_label(), notes, slots.cluster_label)
+        await responder.update(ref, reply)
         return state.model_copy(update={"slots": slots, "expecting": None, "candidates": ()})

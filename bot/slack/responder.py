@@ -40,6 +40,7 @@ def to_slack(
             return blocks.render_report(
                 reply.report,
                 notes=reply.notes,
+                cluster_name=reply.cluster_name,
                 lookback=reply.lookback,
                 runai_url=runai_url,
                 chart=chart,

@@ -115,3 +115,11 @@ async def test_an_answer_slack_refuses_with_its_picture_goes_out_without_it(bot:
     assert second.ok
     assert second.text.startswith("OOM_KILLED")
     assert [e for e in logs if e["event"] == "slack_chart_not_shown"]
+
+
+async def test_the_cluster_is_named_and_its_id_is_in_the_details(bot: Bot):
+    assert (await bot.send(_ask(bot))).status_code == 200
+    [updated] = await bot.slack.wait_for_async("chat.update")
+    assert updated.blocks[1]["fields"][2]["text"] == "*Cluster*\n`prod-a`"
+    details = updated.blocks[2]["elements"][0]["text"]
+    assert details.startswith("Cluster ID `2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92` · Workload ID `")
