@@ -1,4 +1,7 @@
-"""Renders a `Report`, a question or a notice as Slack Block Kit messages; no I/O.
+"""Renders a `Report` as Slack Block Kit messages; no I/O.
+
+Questions and notices are in `bot.render.questions`, "Show all evidence" in
+`bot.render.evidence`; their names are re-exported here, where the front ends import them.
 
 Owns the Slack layout of a diagnosis and keeps every message within Block Kit limits (the
 limits come from `slack_sdk.models.blocks`, which also validates every block it builds).
@@ -22,7 +25,6 @@ from slack_sdk.models.blocks import (
     ImageBlock,
     PlainTextObject,
 )
-from slack_sdk.models.blocks import Block as SdkBlock
 from slack_sdk.models.blocks.basic_components import SlackFile
 
 from bot.render.actions import (
@@ -33,29 +35,38 @@ from bot.render.actions import (
     ActionTarget,
     runai_workload_url,
 )
+from bot.render.evidence import MAX_EVIDENCE_MESSAGES, bullet, evidence_line, render_evidence
+from bot.render.layout import (
+    BUDGET,
+    CONTINUED_RESERVE,
+    EN_DASH,
+    LEFT_OUT_RESERVE,
+    LINE_MAX,
+    MAX_BLOCKS,
+    SlackMessage,
+    first_line_label,
+    left_out_line,
+    title,
+)
+from bot.render.questions import Choice, render_notice, render_question
 from bot.render.slack_text import (
-    SECTION_MAX,
     Block,
     block_chars,
     code,
     context,
     fields_section,
     pack_lines,
-    pre,
     safe,
     section,
-    slack_len,
 )
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import (
     OWNER_LABEL,
     QUESTION_LABEL,
     candidate_facts,
-    cli_command,
-    outcome_words,
     recurrence_sentence,
 )
-from diagnosis import EvidenceLine, Outcome, Report
+from diagnosis import Outcome, Report
 
 __all__ = [
     "BUDGET",
@@ -72,47 +83,19 @@ __all__ = [
     "render_report",
 ]
 
-MAX_BLOCKS = 50
-BUDGET = 11_000  # characters of block text per message; Slack rejects around 12-13k.
 MAX_REPLIES = 3  # thread replies a report may add; the rest is counted, not posted.
-MAX_EVIDENCE_MESSAGES = 5  # messages "Show all evidence" may post.
 _HEADER_MAX: int = HeaderBlock.text_max_length
 _CONTEXT_MAX: int = ContextBlock.elements_max_length
-_BUTTONS_MAX: int = ActionsBlock.elements_max_length
-_LABEL_MAX: int = ButtonElement.text_max_length
-_VALUE_MAX: int = ButtonElement.value_max_length
-_ID_MAX: int = SdkBlock.block_id_max_length
 _ALT_MAX: int = ImageBlock.alt_text_max_length
-_LINE_MAX = 1_000  # one evidence/recommendation/... line, bullet and source included.
 _HEADLINE_MAX = 2_000
 _VALUE_SHOWN_MAX = 300  # a workload/project/cluster/phase value in a field.
 _NOTE_MAX = 200
 _FALLBACK_MAX = 1_500  # the top-level `text`.
 _MORE_RESERVE = 100  # room kept per list for its "N more ... in the thread" line.
-_CONTINUED_RESERVE = 600  # room kept in an overflow message for its first line.
-_LEFT_OUT_RESERVE = 700  # room kept in every message for the "left out" line.
 _ID_SHOWN_MAX = 120
 
 #: Outcomes that are not an answer about the workload: nothing to show more of or re-run.
 _NO_ACTIONS = frozenset({Outcome.NEEDS_INPUT, Outcome.NOT_FOUND, Outcome.CLUSTER_MISMATCH})
-_EN_DASH = "\u2013"  # between the numbers of a range: "evidence 41 to 120 of 300".
-
-
-@dataclass(frozen=True)
-class SlackMessage:
-    """One `chat.postMessage` payload: the notification `text` fallback and the blocks."""
-
-    text: str
-    blocks: list[Block]
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One button of a question: shown `label`, returned `value`, handler `action_id`."""
-
-    label: str
-    value: str
-    action_id: str
 
 
 @dataclass(frozen=True)
@@ -134,22 +117,6 @@ class _Part:
     lines: tuple[str, ...]
 
 
-def first_line_label(report: Report) -> str:
-    """The category, or the outcome when there is none: what line one of a message says."""
-    if report.category is not None:
-        return report.category.value
-    name, why = outcome_words(report.outcome)
-    return f"{name} — {why}" if why else name
-
-
-def _title(report: Report, label: str, limit: int) -> str:
-    """`label · workload`, one line, within `limit`; the label itself is never cut."""
-    if report.workload is None:
-        return label
-    prefix = f"{label} · "
-    return prefix + safe(report.workload.name, limit - len(prefix), single_line=True, plain=True)
-
-
 def _fields(report: Report, cluster_name: str | None) -> list[Block]:
     w = report.workload
     if w is None:
@@ -169,28 +136,11 @@ def _fields(report: Report, cluster_name: str | None) -> list[Block]:
 
 def _recurrence(report: Report) -> str | None:
     sentence = recurrence_sentence(report)
-    return safe(sentence, _LINE_MAX) if sentence else None
-
-
-def _bullet(text: str, suffix: str = "", *, keep_code: bool = False) -> str:
-    body = safe(text, _LINE_MAX - 2 - slack_len(suffix), keep_code=keep_code) or " "
-    return f"• {body}{suffix}"
-
-
-def is_log_line(line: EvidenceLine) -> bool:
-    """Whether an evidence line quotes a container log (shown preformatted, as written)."""
-    return "logs" in line.source
-
-
-def _evidence_line(line: EvidenceLine) -> str:
-    source = f"  _({safe(line.source, 100, single_line=True)})_"
-    if is_log_line(line):
-        return f"• {pre(line.text, _LINE_MAX - 2 - slack_len(source))}{source}"
-    return _bullet(line.text, source)
+    return safe(sentence, LINE_MAX) if sentence else None
 
 
 def _parts(report: Report) -> list[_Part]:
-    evidence = tuple(_evidence_line(e) for e in report.evidence)
+    evidence = tuple(evidence_line(e) for e in report.evidence)
     candidates = tuple(
         f"• {code(c.name, 300)} ({safe(c.project or '?', 200, single_line=True)}) · "
         f"{safe(candidate_facts(c), 400, single_line=True)} · workload ID {code(c.id, 300)}"
@@ -200,10 +150,10 @@ def _parts(report: Report) -> list[_Part]:
     return [
         _Part("evidence", ("evidence line", "evidence lines"), "*Evidence*", evidence),
         _Part("recommendations", ("recommendation", "recommendations"), "*Recommendation*",
-              tuple(_bullet(r, keep_code=True) for r in report.recommendations)),
+              tuple(bullet(r, keep_code=True) for r in report.recommendations)),
         _Part("candidates", ("candidate", "candidates"), "*Candidates*", candidates),
         _Part("not measured", ("not-measured item", "not-measured items"), "*Not measured*",
-              tuple(_bullet(m) for m in missing)),
+              tuple(bullet(m) for m in missing)),
     ]  # fmt: skip
 
 
@@ -215,16 +165,6 @@ def _more(part: _Part, in_thread: int, left_out: int) -> Block:
     if not in_thread:
         return context([f"_{left_out} more {noun} left out (see below)_"])
     return context([f"_{shown} more {noun}: {in_thread} in the thread, {left_out} left out_"])
-
-
-def _left_out_line(report: Report, left: int, lookback: str | None, *, button: bool) -> Block:
-    noun = "line was" if left == 1 else "lines were"
-    how = ["press *Show all evidence*"] if button else []
-    command = cli_command(report, lookback)
-    if command:
-        how.append(f"run {code(command, 600)}")
-    advice = f" To see them all, {' or '.join(how)}." if how else ""
-    return context([f"_{left} more {noun} left out to keep the thread short._{advice}"])
 
 
 def _context_block(report: Report, notes: Sequence[str]) -> Block | None:
@@ -248,7 +188,7 @@ def _memory(report: Report, chart: ChartImage | None) -> list[Block]:
         )
         return [image.to_dict()]
     line = memory_sparkline(report.memory)
-    return [section(safe(line, _LINE_MAX))] if line else []
+    return [section(safe(line, LINE_MAX))] if line else []
 
 
 def _actions(report: Report, lookback: str | None, runai_url: str | None) -> list[Block]:
@@ -291,8 +231,8 @@ def render_report(
     is the uploaded memory chart; without it a memory series is shown as a sparkline.
     """
     label = first_line_label(report)
-    title = _title(report, label, _HEADER_MAX)
-    head: list[Block] = [HeaderBlock(text=PlainTextObject(text=title)).to_dict()]
+    header = title(report, label, _HEADER_MAX)
+    head: list[Block] = [HeaderBlock(text=PlainTextObject(text=header)).to_dict()]
     head += _fields(report, cluster_name)
     headline = safe(report.headline, _HEADLINE_MAX)
     if headline:
@@ -305,7 +245,7 @@ def render_report(
     closing += [b for b in (_context_block(report, notes),) if b]
     fixed = [*head, *recurrence, *closing]
     parts = _parts(report)
-    chars = BUDGET - block_chars(*fixed) - _MORE_RESERVE * len(parts) - _LEFT_OUT_RESERVE
+    chars = BUDGET - block_chars(*fixed) - _MORE_RESERVE * len(parts) - LEFT_OUT_RESERVE
     blocks = MAX_BLOCKS - len(fixed) - len(parts) - 1
 
     others = [pack_lines(p.title, p.lines, BUDGET, MAX_BLOCKS)[1] for p in parts[1:]]
@@ -330,9 +270,9 @@ def render_report(
             bodies[i].append(_more(part, in_thread, left_out))
 
     main = [*head, *bodies[0], *recurrence, *(b for body in bodies[1:] for b in body), *closing]
-    fallback = safe(report.headline, _FALLBACK_MAX - len(title) - 1)
+    fallback = safe(report.headline, _FALLBACK_MAX - len(header) - 1)
     messages = [
-        SlackMessage(text=f"{title}\n{fallback}".rstrip(), blocks=main),
+        SlackMessage(text=f"{header}\n{fallback}".rstrip(), blocks=main),
         *(m for m, _ in kept),
     ]
     left = sum(sum(counts) for _, counts in dropped)
@@ -340,7 +280,7 @@ def render_report(
         button = any(
             e.get("action_id") == SHOW_ALL_EVIDENCE for b in closing for e in b.get("elements", ())
         )
-        note = _left_out_line(report, left, lookback, button=button)
+        note = left_out_line(report, left, lookback, button=button)
         last = messages[-1]
         messages[-1] = SlackMessage(text=last.text, blocks=[*last.blocks, note])
     return messages
@@ -356,7 +296,7 @@ def _overflow(
     messages: list[tuple[SlackMessage, list[int]]] = []
     cursor = list(taken)
     while any(c < len(p.lines) for c, p in zip(cursor, parts, strict=True)):
-        chars = BUDGET - _CONTINUED_RESERVE - _LEFT_OUT_RESERVE
+        chars = BUDGET - CONTINUED_RESERVE - LEFT_OUT_RESERVE
         blocks = MAX_BLOCKS - 2
         body: list[Block] = []
         ranges: list[str] = []
@@ -368,7 +308,7 @@ def _overflow(
             if count == 0:
                 break  # no room left here: the rest starts the next message, in order.
             ranges.append(
-                f"{part.noun} {cursor[i] + 1}{_EN_DASH}{cursor[i] + count} of {len(part.lines)}"
+                f"{part.noun} {cursor[i] + 1}{EN_DASH}{cursor[i] + count} of {len(part.lines)}"
             )
             cursor[i] += count
             counts[i] = count
@@ -377,81 +317,6 @@ def _overflow(
             blocks -= len(taken_blocks)
         if not ranges:
             break  # unreachable: a line is far shorter than an empty message's room.
-        first = f"{_title(report, f'(continued) {label}', 300)} — {'; '.join(ranges)}"
+        first = f"{title(report, f'(continued) {label}', 300)} — {'; '.join(ranges)}"
         messages.append((SlackMessage(text=first, blocks=[section(first), *body]), counts))
     return messages
-
-
-def render_evidence(
-    report: Report, *, lookback: str | None = None, max_messages: int = MAX_EVIDENCE_MESSAGES
-) -> list[SlackMessage]:
-    """Every evidence line (log lines preformatted), for "Show all evidence" in the thread.
-
-    At most `max_messages` messages; what is left is counted, with the command that prints
-    the whole report.
-    """
-    label = first_line_label(report)
-    lines = tuple(_evidence_line(e) for e in report.evidence)
-    total = len(lines)
-    messages: list[SlackMessage] = []
-    cursor = 0
-    while cursor < total and len(messages) < max(1, max_messages):
-        chars = BUDGET - _CONTINUED_RESERVE - _LEFT_OUT_RESERVE
-        count, body = pack_lines("*Evidence*", lines[cursor:], chars, MAX_BLOCKS - 2)
-        if count == 0:
-            break  # unreachable: a line is far shorter than an empty message's room.
-        span = f"evidence {cursor + 1}{_EN_DASH}{cursor + count} of {total}"
-        first = f"{_title(report, f'All evidence · {label}', 300)} — {span}"
-        messages.append(SlackMessage(text=first, blocks=[section(first), *body]))
-        cursor += count
-    if not messages:
-        text = f"{_title(report, label, 300)} — no evidence lines were recorded."
-        return [SlackMessage(text=text, blocks=[section(text)])]
-    if cursor < total:
-        note = _left_out_line(report, total - cursor, lookback, button=False)
-        last = messages[-1]
-        messages[-1] = SlackMessage(text=last.text, blocks=[*last.blocks, note])
-    return messages
-
-
-def render_question(text: str, choices: Sequence[Choice], *, block_id_prefix: str) -> SlackMessage:
-    """A question and its choices as buttons (25 per actions block), within all limits.
-
-    Raises:
-        ValueError: an id or value Slack would reject (too long, or action_id repeated).
-    """
-    if not 0 < len(block_id_prefix) <= _ID_MAX - len(":choices:99"):  # 48 blocks at most.
-        raise ValueError("block_id_prefix must be 1 to 244 characters")
-    ids = [c.action_id for c in choices]
-    if len(set(ids)) != len(ids) or not all(0 < len(i) <= _ID_MAX for i in ids):
-        raise ValueError("action_id values must be unique and 1 to 255 characters")
-    if any(len(c.value) > _VALUE_MAX for c in choices):
-        raise ValueError("a choice value exceeds 2000 characters")
-    question = safe(text, SECTION_MAX, keep_code=True) or "?"
-    blocks: list[Block] = [section(question, block_id=f"{block_id_prefix}:question")]
-    chars = BUDGET - block_chars(*blocks) - _MORE_RESERVE
-    buttons: list[ButtonElement] = []
-    for choice in choices:
-        label = safe(choice.label, _LABEL_MAX, single_line=True, plain=True) or "(no label)"
-        button = ButtonElement(text=label, value=choice.value, action_id=choice.action_id)
-        cost = block_chars(button.to_dict()) + len(f"{block_id_prefix}:choices:99")
-        if cost > chars or len(buttons) >= _BUTTONS_MAX * (MAX_BLOCKS - 2):
-            break
-        chars -= cost
-        buttons.append(button)
-    for n in range(0, len(buttons), _BUTTONS_MAX):
-        batch = buttons[n : n + _BUTTONS_MAX]
-        block_id = f"{block_id_prefix}:choices:{n // _BUTTONS_MAX}"
-        blocks.append(ActionsBlock(block_id=block_id, elements=batch).to_dict())
-    if len(buttons) < len(choices):
-        blocks.append(context([f"_{len(choices) - len(buttons)} more choices not shown_"]))
-    return SlackMessage(text=safe(text, _FALLBACK_MAX, keep_code=True) or "?", blocks=blocks)
-
-
-def render_notice(text: str) -> SlackMessage:
-    """A short notice or user-facing error as one section; text fallback says the same.
-
-    The bot's own code spans (commands in help, the failed call) stay code spans.
-    """
-    body = safe(text, SECTION_MAX, keep_code=True) or "(no details)"
-    return SlackMessage(text=body, blocks=[section(body)])
