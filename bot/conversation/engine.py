@@ -31,6 +31,7 @@ from bot.conversation.model import (
 )
 from bot.conversation.store import StateStore
 from bot.parse import Expecting, Query, parse
+from bot.render.wording import candidate_label
 from diagnosis import (
     Cluster,
     DiagnosisRequest,
@@ -304,7 +305,7 @@ class ConversationEngine:
             return state.model_copy(update={"slots": slots, "expecting": None})
         if report.outcome is Outcome.NEEDS_INPUT and report.candidates:
             choices = tuple(
-                Choice(label=f"{c.name} · {c.phase or '?'}", value=f"workload:{c.id}")
+                Choice(label=candidate_label(c), value=f"workload:{c.id}")
                 for c in report.candidates[:MAX_CLUSTER_BUTTONS]
             )
             await responder.update(ref, Question(report.question or "Which workload?", choices))

@@ -16,6 +16,7 @@ __all__ = [
     "OWNER_LABEL",
     "QUESTION_LABEL",
     "candidate_facts",
+    "candidate_label",
     "cli_command",
     "outcome_words",
     "recurrence_sentence",
@@ -61,6 +62,22 @@ def candidate_facts(candidate: WorkloadRef) -> str:
     return (
         f"phase {candidate.phase or '?'} · submitted {when(candidate.submitted_at)} · "
         f"phase updated {when(candidate.phase_updated_at)}"
+    )
+
+
+def candidate_label(candidate: WorkloadRef) -> str:
+    """A short button label for picking a candidate: `Failed · submitted 11-04 00:17Z · …`.
+
+    Candidates share their name (they matched it), so the label says what tells them apart:
+    the phase, when each was submitted and when its phase last changed (UTC).
+    """
+
+    def short(moment: datetime | None) -> str:
+        return when(moment)[5:] if moment is not None else "?"
+
+    return (
+        f"{candidate.phase or '?'} · submitted {short(candidate.submitted_at)} · "
+        f"updated {short(candidate.phase_updated_at)}"
     )
 
 

@@ -120,6 +120,8 @@ class SlackResponder:
         if not ref:  # posted through response_url: nothing to update, post the result there
             await self._via_response_url([main, *overflow])
             return
+        if self._status_shown:  # before the answer: the answer's update stays the last call
+            self._status_shown = not await self._set_status(CLEAR)
         try:
             await self._client.chat_update(
                 channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
@@ -132,8 +134,6 @@ class SlackResponder:
             await self._client.chat_update(
                 channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
             )
-        if self._status_shown:
-            self._status_shown = not await self._set_status(CLEAR)
         await self._post_overflow(overflow)
 
     async def _set_status(self, status: ThreadStatus) -> bool:
