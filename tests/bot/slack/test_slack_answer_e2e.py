@@ -12,6 +12,7 @@ import pytest
 import structlog
 
 from bot.render.actions import ACTIONS_BLOCK_ID, RERUN, SHOW_ALL_EVIDENCE, ActionTarget
+from bot.scenarios import bundled_scenario
 from bot.slack.charts import CHART_FILENAME
 from tests.bot.slack.fake_slack import UPLOAD, FakeSlack
 from tests.bot.slack.signing import slash_command_body
@@ -123,3 +124,21 @@ async def test_the_cluster_is_named_and_its_id_is_in_the_details(bot: Bot):
     assert updated.blocks[1]["fields"][2]["text"] == "*Cluster*\n`prod-a`"
     details = updated.blocks[2]["elements"][0]["text"]
     assert details.startswith("Cluster ID `2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92` · Workload ID `")
+
+
+async def test_a_running_workload_is_asked_about_a_past_run_in_slack(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    """`running_no_failure`'s question is shown in the answer, not only in --json."""
+    scenario = bundled_scenario("running-no-failure")
+    async with running_bots(fake_slack, redis_url, scenario=scenario) as [bot]:
+        workload_id = scenario.workloads[0].workload["id"]
+        body = slash_command_body(
+            f"cluster=prod-a100 id={workload_id}", response_url=fake_slack.response_url()
+        )
+        assert (await bot.send(body)).status_code == 200
+        [updated] = await fake_slack.wait_for_async("chat.update")
+    assert updated.text.startswith("RUNNING — no failure confirmed")
+    texts = [b["text"]["text"] for b in updated.blocks if b["type"] == "section" and "text" in b]
+    assert any(t.startswith("*Question:* Did you mean a past run of this workload?") for t in texts)
+    assert fake_slack.violations == []
