@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.render.actions import ACTIONS_BLOCK_ID, OPEN_IN_RUNAI, RERUN, SHOW_ALL_EVIDENCE
 from bot.render.blocks import (
@@ -29,7 +31,7 @@ from diagnosis import (
     Report,
     WorkloadRef,
 )
-from tests.bot.render.test_blocks import all_text, assert_within_limits, report
+from tests.bot.render.test_blocks import all_text, assert_within_limits, report, reports, untrusted
 
 CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
 ID = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
@@ -301,3 +303,12 @@ def test_show_all_evidence_without_evidence_says_so():
 def test_the_command_that_prints_everything(workload, lookback, command):
     subject = Report(outcome=Outcome.DIAGNOSED, category=Category.UNKNOWN, workload=workload)
     assert cli_command(subject, lookback) == command
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(subject=reports(), lookback=st.none() | untrusted)
+def test_any_report_renders_valid_inert_evidence_messages(subject, lookback):
+    messages = render_evidence(subject, lookback=lookback)
+    assert 1 <= len(messages) <= MAX_EVIDENCE_MESSAGES
+    for message in messages:
+        assert_within_limits(message)
