@@ -33,7 +33,7 @@ def render_reply(reply: Reply) -> str:
     """A reply as console text (the report exactly as `runai-why diagnose` prints it)."""
     if isinstance(reply, ReportReply):
         notes = "".join(f"\n({sanitize(n)})" for n in reply.notes)
-        return render_text(reply.report) + notes
+        return render_text(reply.report, cluster_name=reply.cluster_name) + notes
     if isinstance(reply, EvidenceReply):
         lines = [
             f"- {sanitize(e.text)} (source: {sanitize(e.source)})" for e in reply.report.evidence

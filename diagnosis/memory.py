@@ -13,6 +13,7 @@ presented as a measured peak, and an empty series is said out loud.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from diagnosis.evidence import Evidence
 from diagnosis.quantity import format_bytes, parse_quantity
@@ -73,9 +74,13 @@ def killed_container(ev: Evidence, container: str | None) -> str | None:
 
 
 def _samples(ev: Evidence) -> tuple[list[int], list[MemorySample]]:
-    """Every usage value (the peak's candidates) and the dated ones as a series, oldest first."""
+    """Every usage value (the peak's candidates), and the dated ones as one series.
+
+    The series is oldest first with one sample per instant, the highest of the workload's
+    series (its pods) at that instant: what the chart and the sparkline draw.
+    """
     values: list[int] = []
-    series_out: list[MemorySample] = []
+    highest: dict[datetime, int] = {}
     for series in ev.metrics or ():
         if series.type != USAGE:
             continue
@@ -85,8 +90,8 @@ def _samples(ev: Evidence) -> tuple[list[int], list[MemorySample]]:
                 continue
             values.append(parsed)
             if sample.timestamp is not None:
-                series_out.append(MemorySample(at=sample.timestamp, usage_bytes=parsed))
-    return values, sorted(series_out, key=lambda s: s.at)
+                highest[sample.timestamp] = max(parsed, highest.get(sample.timestamp, parsed))
+    return values, [MemorySample(at=t, usage_bytes=highest[t]) for t in sorted(highest)]
 
 
 def _shown(request: int | None, limit: int | None) -> str:

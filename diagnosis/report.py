@@ -68,6 +68,8 @@ class WorkloadRef(_Model):
     cluster_id: str
     phase: str | None
     namespace: str | None = None
+    submitted_at: datetime | None = None
+    phase_updated_at: datetime | None = None
 
 
 class EvidenceLine(_Model):

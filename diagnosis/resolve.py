@@ -52,6 +52,8 @@ def workload_ref(workload: Workload) -> WorkloadRef:
         cluster_id=workload.cluster_id,
         phase=workload.phase,
         namespace=workload.namespace,
+        submitted_at=workload.created_at,
+        phase_updated_at=workload.phase_updated_at,
     )
 
 

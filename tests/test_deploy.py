@@ -16,6 +16,7 @@ def test_slack_manifest_is_minimal_and_points_every_surface_at_one_url():
         "commands",
         "app_mentions:read",
         "chat:write",
+        "files:write",
         "channels:history",
         "groups:history",
         "im:history",

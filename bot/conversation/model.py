@@ -111,12 +111,16 @@ class Question:
 
 @dataclass(frozen=True)
 class ReportReply:
-    """A finished diagnosis, with notes on how the request was completed."""
+    """A finished diagnosis, with notes on how the request was completed.
+
+    `cluster_name` is the cluster's name from the control plane's list, when known.
+    """
 
     report: Report
     lookback: str
     notes: tuple[str, ...] = field(default=())
     private: bool = False
+    cluster_name: str | None = None
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from bot.conversation.model import (
     Slots,
 )
 from bot.parse import Expecting
+from bot.render.wording import candidate_label
 from diagnosis import (
     Cluster,
     DiagnosisRequest,
@@ -241,7 +242,7 @@ class Turns:
         lookback = request.lookback_label()
         if report.outcome is Outcome.NEEDS_INPUT and report.candidates:
             choices = tuple(
-                Choice(label=f"{c.name} · {c.phase or '?'}", value=f"workload:{c.id}")
+                Choice(label=candidate_label(c), value=f"workload:{c.id}")
                 for c in report.candidates[:MAX_CLUSTER_BUTTONS]
             )
             question = Question(report.question or "Which workload?", choices, asker=state.asker)
@@ -252,7 +253,8 @@ class Turns:
             label = report.category.value if report.category else report.outcome.value
             await responder.update(ref, Notice(unchanged(label, lookback)))
             return _answered(state, candidates=())
-        await responder.update(ref, ReportReply(report, lookback, state.notes))
+        reply = ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label)
+        await responder.update(ref, reply)
         answered = _answered(state, candidates=(), last_report=report, last_lookback=lookback)
         if report.question:  # "Did you mean a past run?": the asker's reply answers it
             return answered.model_copy(

@@ -1,10 +1,15 @@
-"""Renders a `Report`, a question or a notice as Slack Block Kit messages; no I/O.
+"""Renders a `Report` as Slack Block Kit messages; no I/O.
 
-Owns the Slack layout of a diagnosis and keeps every message within Block Kit limits:
-what does not fit in the main message goes, in order, into overflow messages meant for
-thread replies, and the main message says how many lines moved there. All report text is
-untrusted: it is cleaned and escaped by `bot.render.slack_text`, every mrkdwn object is
-`verbatim`, and the renderer itself never emits a mention or a link.
+Questions and notices are in `bot.render.questions`, "Show all evidence" in
+`bot.render.evidence`; their names are re-exported here, where the front ends import them.
+
+Owns the Slack layout of a diagnosis and keeps every message within Block Kit limits (the
+limits come from `slack_sdk.models.blocks`, which also validates every block it builds).
+What does not fit in the main message goes, in order, into at most `max_replies` thread
+replies; whatever is still left is counted and the last message says how to see it all.
+All report text is untrusted: it is cleaned and escaped by `bot.render.slack_text`, its
+formatting marks are neutralised, log lines are preformatted, every mrkdwn object is
+`verbatim`, and the only link is the "Open in Run:ai" button built from settings and IDs.
 """
 
 from __future__ import annotations
@@ -12,77 +17,94 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    ContextBlock,
+    HeaderBlock,
+    ImageBlock,
+    PlainTextObject,
+)
+from slack_sdk.models.blocks.basic_components import SlackFile
+
+from bot.render.actions import (
+    ACTIONS_BLOCK_ID,
+    OPEN_IN_RUNAI,
+    RERUN,
+    SHOW_ALL_EVIDENCE,
+    ActionTarget,
+    runai_workload_url,
+)
+from bot.render.evidence import MAX_EVIDENCE_MESSAGES, bullet, evidence_line, render_evidence
+from bot.render.layout import (
+    BUDGET,
+    CONTINUED_RESERVE,
+    EN_DASH,
+    LEFT_OUT_RESERVE,
+    LINE_MAX,
+    MAX_BLOCKS,
+    SlackMessage,
+    first_line_label,
+    left_out_line,
+    title,
+)
+from bot.render.questions import Choice, render_notice, render_question
 from bot.render.slack_text import (
-    SECTION_MAX,
     Block,
     block_chars,
     code,
     context,
-    mrkdwn,
+    fields_section,
     pack_lines,
     safe,
     section,
-    slack_len,
 )
-from bot.render.wording import OWNER_LABEL, recurrence_sentence
+from bot.render.sparkline import memory_sparkline
+from bot.render.wording import (
+    OWNER_LABEL,
+    QUESTION_LABEL,
+    candidate_facts,
+    recurrence_sentence,
+)
 from diagnosis import Outcome, Report
 
 __all__ = [
     "BUDGET",
     "MAX_BLOCKS",
+    "MAX_EVIDENCE_MESSAGES",
+    "MAX_REPLIES",
+    "ChartImage",
     "Choice",
     "SlackMessage",
     "first_line_label",
+    "render_evidence",
     "render_notice",
     "render_question",
     "render_report",
 ]
 
-MAX_BLOCKS = 50
-BUDGET = 11_000  # characters of block text per message; Slack rejects around 12-13k.
-_HEADER_MAX = 150
-_CONTEXT_MAX = 10
-_BUTTONS_MAX = 25
-_LABEL_MAX = 75
-_VALUE_MAX = 2_000
-_ID_MAX = 255
-_LINE_MAX = 1_000  # one evidence/recommendation/... line, bullet and source included.
+MAX_REPLIES = 3  # thread replies a report may add; the rest is counted, not posted.
+_HEADER_MAX: int = HeaderBlock.text_max_length
+_CONTEXT_MAX: int = ContextBlock.elements_max_length
+_ALT_MAX: int = ImageBlock.alt_text_max_length
 _HEADLINE_MAX = 2_000
 _VALUE_SHOWN_MAX = 300  # a workload/project/cluster/phase value in a field.
 _NOTE_MAX = 200
 _FALLBACK_MAX = 1_500  # the top-level `text`.
 _MORE_RESERVE = 100  # room kept per list for its "N more ... in the thread" line.
-_CONTINUED_RESERVE = 600  # room kept in an overflow message for its first line.
+_ID_SHOWN_MAX = 120
 
-_EN_DASH = "\u2013"  # between the numbers of a range: "evidence 41 to 120 of 300".
-_OUTCOME_LABEL: dict[Outcome, str] = {
-    Outcome.SUCCEEDED: "SUCCEEDED — not a failure",
-    Outcome.PREEMPTED: "PREEMPTED — not a failure",
-    Outcome.PENDING_SCHEDULING: "PENDING — scheduling, not a failure",
-    Outcome.SUSPENDED: "SUSPENDED — out of scope",
-    Outcome.RUNNING_NO_FAILURE: "RUNNING — no failure confirmed",
-    Outcome.NOT_TERMINAL: "NOT TERMINAL — no category assigned",
-    Outcome.CLUSTER_MISMATCH: "CLUSTER MISMATCH — stopped",
-    Outcome.NEEDS_INPUT: "NEED MORE INFORMATION",
-    Outcome.NOT_FOUND: "NOT FOUND",
-}
+#: Outcomes that are not an answer about the workload: nothing to show more of or re-run.
+_NO_ACTIONS = frozenset({Outcome.NEEDS_INPUT, Outcome.NOT_FOUND, Outcome.CLUSTER_MISMATCH})
 
 
 @dataclass(frozen=True)
-class SlackMessage:
-    """One `chat.postMessage` payload: the notification `text` fallback and the blocks."""
+class ChartImage:
+    """A chart already uploaded to Slack (files upload v2): its file ID and description."""
 
-    text: str
-    blocks: list[Block]
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One button of a question: shown `label`, returned `value`, handler `action_id`."""
-
-    label: str
-    value: str
-    action_id: str
+    file_id: str
+    alt_text: str
+    title: str = "CPU memory"
 
 
 @dataclass(frozen=True)
@@ -95,64 +117,54 @@ class _Part:
     lines: tuple[str, ...]
 
 
-def first_line_label(report: Report) -> str:
-    """The category, or the outcome when there is none: what line one of a message says."""
-    if report.category is not None:
-        return report.category.value
-    return _OUTCOME_LABEL.get(report.outcome, report.outcome.value.upper())
-
-
-def _title(report: Report, label: str, limit: int) -> str:
-    """`label · workload`, one line, within `limit`; the label itself is never cut."""
-    if report.workload is None:
-        return label
-    prefix = f"{label} · "
-    return prefix + safe(report.workload.name, limit - len(prefix), single_line=True)
-
-
-def _fields(report: Report) -> Block | None:
+def _fields(report: Report, cluster_name: str | None) -> list[Block]:
     w = report.workload
     if w is None:
-        return None
-    pairs = (("Workload", w.name), ("Project", w.project), ("Cluster", w.cluster_id))
+        return []
+    cluster = cluster_name or w.cluster_id
+    pairs = (("Workload", w.name), ("Project", w.project), ("Cluster", cluster))
     fields = [f"*{name}*\n{code(value or 'unknown', _VALUE_SHOWN_MAX)}" for name, value in pairs]
     fields.append(f"*Phase*\n{safe(w.phase or 'unknown', _VALUE_SHOWN_MAX, single_line=True)}")
     if report.recovery_owner:
         fields.append(f"*{OWNER_LABEL}*\n{safe(report.recovery_owner, _VALUE_SHOWN_MAX)}")
-    return {"type": "section", "fields": [mrkdwn(f) for f in fields]}
+    details = [
+        f"Cluster ID {code(w.cluster_id, _ID_SHOWN_MAX)}",
+        f"Workload ID {code(w.id, _ID_SHOWN_MAX)}",
+    ]
+    return [fields_section(fields), context([" · ".join(details)])]
 
 
 def _recurrence(report: Report) -> str | None:
     sentence = recurrence_sentence(report)
-    return safe(sentence, _LINE_MAX) if sentence else None
-
-
-def _bullet(text: str, suffix: str = "") -> str:
-    return f"• {safe(text, _LINE_MAX - 2 - slack_len(suffix)) or ' '}{suffix}"
+    return safe(sentence, LINE_MAX) if sentence else None
 
 
 def _parts(report: Report) -> list[_Part]:
-    evidence = tuple(
-        _bullet(e.text, f"  _({safe(e.source, 100, single_line=True)})_") for e in report.evidence
-    )
+    evidence = tuple(evidence_line(e) for e in report.evidence)
     candidates = tuple(
-        f"• {code(c.name, 300)} ({safe(c.project or '?', 200, single_line=True)}) "
-        f"phase {safe(c.phase or '?', 100, single_line=True)}: workload ID {code(c.id, 300)}"
+        f"• {code(c.name, 300)} ({safe(c.project or '?', 200, single_line=True)}) · "
+        f"{safe(candidate_facts(c), 400, single_line=True)} · workload ID {code(c.id, 300)}"
         for c in report.candidates
     )
     missing = report.missing if report.outcome is not Outcome.NEEDS_INPUT else ()
     return [
         _Part("evidence", ("evidence line", "evidence lines"), "*Evidence*", evidence),
         _Part("recommendations", ("recommendation", "recommendations"), "*Recommendation*",
-              tuple(_bullet(r) for r in report.recommendations)),
+              tuple(bullet(r, keep_code=True) for r in report.recommendations)),
         _Part("candidates", ("candidate", "candidates"), "*Candidates*", candidates),
         _Part("not measured", ("not-measured item", "not-measured items"), "*Not measured*",
-              tuple(_bullet(m) for m in missing)),
+              tuple(bullet(m) for m in missing)),
     ]  # fmt: skip
 
 
-def _more(part: _Part, left: int) -> Block:
-    return context([f"_{left} more {part.more[left > 1]} in the thread_"])
+def _more(part: _Part, in_thread: int, left_out: int) -> Block:
+    shown = in_thread + left_out
+    noun = part.more[shown > 1]
+    if not left_out:
+        return context([f"_{in_thread} more {noun} in the thread_"])
+    if not in_thread:
+        return context([f"_{left_out} more {noun} left out (see below)_"])
+    return context([f"_{shown} more {noun}: {in_thread} in the thread, {left_out} left out_"])
 
 
 def _context_block(report: Report, notes: Sequence[str]) -> Block | None:
@@ -167,28 +179,74 @@ def _context_block(report: Report, notes: Sequence[str]) -> Block | None:
     return context(texts) if texts else None
 
 
+def _memory(report: Report, chart: ChartImage | None) -> list[Block]:
+    if chart is not None:
+        image = ImageBlock(
+            slack_file=SlackFile(id=chart.file_id),
+            alt_text=safe(chart.alt_text, _ALT_MAX, plain=True) or "CPU memory chart",
+            title=PlainTextObject(text=safe(chart.title, 200, single_line=True, plain=True)),
+        )
+        return [image.to_dict()]
+    line = memory_sparkline(report.memory)
+    return [section(safe(line, LINE_MAX))] if line else []
+
+
+def _actions(report: Report, lookback: str | None, runai_url: str | None) -> list[Block]:
+    w = report.workload
+    if w is None or not w.id or not w.cluster_id or report.outcome in _NO_ACTIONS:
+        return []
+    buttons: list[ButtonElement] = []
+    value = ActionTarget(w.cluster_id, w.id, lookback).to_value()
+    if value is not None:
+        if report.evidence:
+            buttons.append(
+                ButtonElement(text="Show all evidence", action_id=SHOW_ALL_EVIDENCE, value=value)
+            )
+        buttons.append(ButtonElement(text="Re-run", action_id=RERUN, value=value))
+    url = runai_workload_url(runai_url, w.cluster_id, w.id)
+    if url is not None:
+        buttons.append(ButtonElement(text="Open in Run:ai", action_id=OPEN_IN_RUNAI, url=url))
+    if not buttons:
+        return []
+    return [ActionsBlock(block_id=ACTIONS_BLOCK_ID, elements=buttons).to_dict()]
+
+
 def render_report(
-    report: Report, *, notes: Sequence[str] = (), actions: bool = True
+    report: Report,
+    *,
+    notes: Sequence[str] = (),
+    actions: bool = True,
+    cluster_name: str | None = None,
+    lookback: str | None = None,
+    runai_url: str | None = None,
+    chart: ChartImage | None = None,
+    max_replies: int = MAX_REPLIES,
 ) -> list[SlackMessage]:
-    """The main message first, then overflow messages to post as replies in its thread.
+    """The main message first, then at most `max_replies` messages to post in its thread.
 
     `notes` are shown in the closing context line (e.g. which default cluster was used).
-    `actions` is reserved: the report currently carries no buttons either way.
+    `cluster_name` is shown for the cluster (its ID stays in the details line). `actions`
+    adds the report's buttons; `runai_url` (the configured `RUNAI_URL`) enables "Open in
+    Run:ai". `lookback` goes into the buttons and the `runai-why diagnose` hint. `chart`
+    is the uploaded memory chart; without it a memory series is shown as a sparkline.
     """
-    del actions
     label = first_line_label(report)
-    title = _title(report, label, _HEADER_MAX)
-    head: list[Block] = [{"type": "header", "text": {"type": "plain_text", "text": title}}]
-    head += [b for b in (_fields(report),) if b is not None]
+    header = title(report, label, _HEADER_MAX)
+    head: list[Block] = [HeaderBlock(text=PlainTextObject(text=header)).to_dict()]
+    head += _fields(report, cluster_name)
     headline = safe(report.headline, _HEADLINE_MAX)
     if headline:
         head.append(section(headline))
+    if report.question and report.outcome is not Outcome.NEEDS_INPUT:
+        head.append(section(f"*{QUESTION_LABEL}:* {safe(report.question, _HEADLINE_MAX)}"))
+    head += _memory(report, chart)
     recurrence = [section(r) for r in (_recurrence(report),) if r]
-    closing = [b for b in (_context_block(report, notes),) if b]
+    closing = _actions(report, lookback, runai_url) if actions else []
+    closing += [b for b in (_context_block(report, notes),) if b]
     fixed = [*head, *recurrence, *closing]
     parts = _parts(report)
-    chars = BUDGET - block_chars(*fixed) - _MORE_RESERVE * len(parts)
-    blocks = MAX_BLOCKS - len(fixed) - len(parts)
+    chars = BUDGET - block_chars(*fixed) - _MORE_RESERVE * len(parts) - LEFT_OUT_RESERVE
+    blocks = MAX_BLOCKS - len(fixed) - len(parts) - 1
 
     others = [pack_lines(p.title, p.lines, BUDGET, MAX_BLOCKS)[1] for p in parts[1:]]
     evidence_chars = max(chars - sum(block_chars(*o) for o in others), chars // 2)
@@ -200,28 +258,49 @@ def render_report(
         count, body = pack_lines(part.title, part.lines, limit_c, limit_b)
         chars -= block_chars(*body)  # a "more" line below is paid from its reserve, not from here.
         blocks -= len(body)
-        if count < len(part.lines):
-            body.append(_more(part, len(part.lines) - count))
         taken.append(count)
         bodies.append(body)
 
+    replies = _overflow(report, label, parts, taken)
+    kept, dropped = replies[: max(0, max_replies)], replies[max(0, max_replies) :]
+    for i, part in enumerate(parts):
+        left_out = sum(counts[i] for _, counts in dropped)
+        in_thread = len(part.lines) - taken[i] - left_out
+        if in_thread or left_out:
+            bodies[i].append(_more(part, in_thread, left_out))
+
     main = [*head, *bodies[0], *recurrence, *(b for body in bodies[1:] for b in body), *closing]
-    fallback = safe(report.headline, _FALLBACK_MAX - len(title) - 1)
-    messages = [SlackMessage(text=f"{title}\n{fallback}".rstrip(), blocks=main)]
-    messages += _overflow(report, label, parts, taken)
+    fallback = safe(report.headline, _FALLBACK_MAX - len(header) - 1)
+    messages = [
+        SlackMessage(text=f"{header}\n{fallback}".rstrip(), blocks=main),
+        *(m for m, _ in kept),
+    ]
+    left = sum(sum(counts) for _, counts in dropped)
+    if left:
+        button = any(
+            e.get("action_id") == SHOW_ALL_EVIDENCE for b in closing for e in b.get("elements", ())
+        )
+        note = left_out_line(report, left, lookback, button=button)
+        last = messages[-1]
+        messages[-1] = SlackMessage(text=last.text, blocks=[*last.blocks, note])
     return messages
 
 
 def _overflow(
     report: Report, label: str, parts: Sequence[_Part], taken: Sequence[int]
-) -> list[SlackMessage]:
-    """Thread replies carrying, in order, the lines the main message had no room for."""
-    messages: list[SlackMessage] = []
+) -> list[tuple[SlackMessage, list[int]]]:
+    """Thread replies carrying, in order, the lines the main message had no room for.
+
+    Each reply comes with how many lines of each part it carries.
+    """
+    messages: list[tuple[SlackMessage, list[int]]] = []
     cursor = list(taken)
     while any(c < len(p.lines) for c, p in zip(cursor, parts, strict=True)):
-        chars, blocks = BUDGET - _CONTINUED_RESERVE, MAX_BLOCKS - 1
+        chars = BUDGET - CONTINUED_RESERVE - LEFT_OUT_RESERVE
+        blocks = MAX_BLOCKS - 2
         body: list[Block] = []
         ranges: list[str] = []
+        counts = [0] * len(parts)
         for i, part in enumerate(parts):
             if cursor[i] >= len(part.lines) or blocks <= 0:
                 continue
@@ -229,64 +308,15 @@ def _overflow(
             if count == 0:
                 break  # no room left here: the rest starts the next message, in order.
             ranges.append(
-                f"{part.noun} {cursor[i] + 1}{_EN_DASH}{cursor[i] + count} of {len(part.lines)}"
+                f"{part.noun} {cursor[i] + 1}{EN_DASH}{cursor[i] + count} of {len(part.lines)}"
             )
             cursor[i] += count
+            counts[i] = count
             body += taken_blocks
             chars -= block_chars(*taken_blocks)
             blocks -= len(taken_blocks)
         if not ranges:
             break  # unreachable: a line is far shorter than an empty message's room.
-        first = f"{_title(report, f'(continued) {label}', 300)} — {'; '.join(ranges)}"
-        messages.append(SlackMessage(text=first, blocks=[section(first), *body]))
+        first = f"{title(report, f'(continued) {label}', 300)} — {'; '.join(ranges)}"
+        messages.append((SlackMessage(text=first, blocks=[section(first), *body]), counts))
     return messages
-
-
-def render_question(text: str, choices: Sequence[Choice], *, block_id_prefix: str) -> SlackMessage:
-    """A question and its choices as buttons (25 per actions block), within all limits.
-
-    Raises:
-        ValueError: an id or value Slack would reject (too long, or action_id repeated).
-    """
-    if not 0 < len(block_id_prefix) <= _ID_MAX - len(":choices:99"):  # 48 blocks at most.
-        raise ValueError("block_id_prefix must be 1 to 244 characters")
-    ids = [c.action_id for c in choices]
-    if len(set(ids)) != len(ids) or not all(0 < len(i) <= _ID_MAX for i in ids):
-        raise ValueError("action_id values must be unique and 1 to 255 characters")
-    if any(len(c.value) > _VALUE_MAX for c in choices):
-        raise ValueError("a choice value exceeds 2000 characters")
-    question = safe(text, SECTION_MAX) or "?"
-    blocks: list[Block] = [{**section(question), "block_id": f"{block_id_prefix}:question"}]
-    chars = BUDGET - block_chars(*blocks) - _MORE_RESERVE
-    buttons: list[Block] = []
-    for choice in choices:
-        label = safe(choice.label, _LABEL_MAX, single_line=True) or "(no label)"
-        button = {
-            "type": "button",
-            "text": {"type": "plain_text", "text": label},
-            "value": choice.value,
-            "action_id": choice.action_id,
-        }
-        cost = block_chars(button) + len(f"{block_id_prefix}:choices:99")
-        if cost > chars or len(buttons) >= _BUTTONS_MAX * (MAX_BLOCKS - 2):
-            break
-        chars -= cost
-        buttons.append(button)
-    for n in range(0, len(buttons), _BUTTONS_MAX):
-        batch = buttons[n : n + _BUTTONS_MAX]
-        blocks.append(
-            {
-                "type": "actions",
-                "block_id": f"{block_id_prefix}:choices:{n // _BUTTONS_MAX}",
-                "elements": batch,
-            }
-        )
-    if len(buttons) < len(choices):
-        blocks.append(context([f"_{len(choices) - len(buttons)} more choices not shown_"]))
-    return SlackMessage(text=safe(text, _FALLBACK_MAX) or "?", blocks=blocks)
-
-
-def render_notice(text: str) -> SlackMessage:
-    """A short notice or user-facing error as one section; text fallback says the same."""
-    body = safe(text, SECTION_MAX) or "(no details)"
-    return SlackMessage(text=body, blocks=[section(body)])

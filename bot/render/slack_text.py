@@ -2,8 +2,10 @@
 
 Owns the jobs every Slack renderer needs for upstream text: remove invisible and control
 characters, escape Slack's only control characters (`&`, `<`, `>`) so no mention or link
-can be formed, cut text to a length without breaking an escape, and pack lines into
-`verbatim` mrkdwn sections within a character and block budget.
+can be formed, keep mrkdwn's formatting marks (`*bold*`, `_x_`, `~x~`, backticks, a leading
+`>`) from taking effect, cut text to a length without breaking an escape, and pack lines into
+`verbatim` mrkdwn sections within a character and block budget. Blocks are built with
+`slack_sdk.models.blocks`, whose classes carry Slack's limits and validate every block.
 Lengths are counted in UTF-16 code units, which is never less than Python's `len` and is
 what Slack's own limits are most likely counted in.
 """
@@ -17,6 +19,12 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from slack_sdk.models.blocks import (
+    ContextBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
 __all__ = [
     "ELLIPSIS",
     "SECTION_MAX",
@@ -26,9 +34,12 @@ __all__ = [
     "code",
     "context",
     "escape",
+    "fields_section",
     "mrkdwn",
+    "neutralise",
     "one_line",
     "pack_lines",
+    "pre",
     "safe",
     "section",
     "slack_len",
@@ -38,9 +49,7 @@ __all__ = [
 Block = dict[str, Any]
 
 ELLIPSIS = "…"
-SECTION_MAX = 3_000
-
-ELLIPSIS = "…"
+SECTION_MAX: int = SectionBlock.text_max_length
 
 # Categories removed outright: control (Cc), format (Cf: zero-width, bidi overrides,
 # invisible tag characters, soft hyphen) and lone surrogates (Cs, not encodable).
@@ -53,6 +62,11 @@ _BACKTICK_STAND_IN = "\u02cb"
 # Longest escape sequence is "&amp;": an unfinished one starts within the last 4 characters.
 _LONGEST_ESCAPE = len("&amp;")
 _BMP_MAX = 0xFFFF
+# mrkdwn's emphasis marks, shown as look-alikes where they could open or close formatting
+# (next to anything but a letter or digit on either side); `snake_case` is left alone.
+_MARK_STAND_INS = {"*": "\u2217", "_": "\u02cd", "~": "\u223c"}
+_MARK = re.compile(r"(?<![^\W_])[*_~]|[*_~](?![^\W_])")
+_QUOTE_AT_LINE_START = re.compile(r"^(\s*)>", re.MULTILINE)
 
 
 def slack_len(text: str) -> int:
@@ -123,10 +137,39 @@ def truncate(text: str, limit: int) -> str:
     return head + ELLIPSIS
 
 
-def safe(text: str, limit: int, *, single_line: bool = False) -> str:
-    """Untrusted text made safe for mrkdwn or plain_text, stripped, within `limit` units."""
-    escaped = escape(text).strip()
+def neutralise(text: str, *, keep_code: bool = False) -> str:
+    """Keep mrkdwn's marks in (unescaped) `text` literal, with look-alike characters.
+
+    Emphasis marks that could format, every backtick (unless `keep_code`: the engine's own
+    code spans in recommendations), and a `>` that would start a quote.
+    """
+    text = _MARK.sub(lambda m: _MARK_STAND_INS[m.group()], text)
+    text = _QUOTE_AT_LINE_START.sub(lambda m: f"{m.group(1)}\u203a", text)
+    return text if keep_code else text.replace("`", _BACKTICK_STAND_IN)
+
+
+def safe(
+    text: str,
+    limit: int,
+    *,
+    single_line: bool = False,
+    plain: bool = False,
+    keep_code: bool = False,
+) -> str:
+    """Untrusted text made safe for mrkdwn (or `plain` text), stripped, within `limit` units.
+
+    In mrkdwn, formatting marks are also neutralised (`neutralise`).
+    """
+    cleaned = clean(text)
+    marked = cleaned if plain else neutralise(cleaned, keep_code=keep_code)
+    escaped = marked.translate(_ESCAPES).strip()
     return truncate(one_line(escaped) if single_line else escaped, limit)
+
+
+def pre(text: str, limit: int) -> str:
+    """Untrusted text (a log line) as a preformatted block: shown as is, nothing formats."""
+    inner = escape(text).strip("\n").replace("`", _BACKTICK_STAND_IN) or " "
+    return f"```{truncate(inner, limit - 6)}```"
 
 
 def code(text: str, limit: int) -> str:
@@ -135,19 +178,28 @@ def code(text: str, limit: int) -> str:
     return f"`{truncate(inner, limit - 2)}`"
 
 
+def _text(text: str) -> MarkdownTextObject:
+    return MarkdownTextObject(text=text or ELLIPSIS, verbatim=True)
+
+
 def mrkdwn(text: str) -> Block:
     """A mrkdwn text object that Slack shows as written (no auto-linking or mentions)."""
-    return {"type": "mrkdwn", "text": text or ELLIPSIS, "verbatim": True}
+    return _text(text).to_dict()
 
 
-def section(text: str) -> Block:
-    """A section block with one verbatim mrkdwn text."""
-    return {"type": "section", "text": mrkdwn(text)}
+def section(text: str, *, block_id: str | None = None) -> Block:
+    """A section block with one verbatim mrkdwn text (validated by slack_sdk)."""
+    return SectionBlock(text=_text(text), block_id=block_id).to_dict()
+
+
+def fields_section(texts: Sequence[str]) -> Block:
+    """A section block of verbatim mrkdwn fields (at most 10, validated by slack_sdk)."""
+    return SectionBlock(fields=[_text(t) for t in texts]).to_dict()
 
 
 def context(texts: Sequence[str]) -> Block:
-    """A context block with one verbatim mrkdwn element per text."""
-    return {"type": "context", "elements": [mrkdwn(t) for t in texts]}
+    """A context block with one verbatim mrkdwn element per text (validated by slack_sdk)."""
+    return ContextBlock(elements=[_text(t) for t in texts]).to_dict()
 
 
 def block_chars(*blocks: Block) -> int:

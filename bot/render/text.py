@@ -8,23 +8,17 @@ rewrite the screen or hide text from the reader.
 from __future__ import annotations
 
 from bot.render.slack_text import clean
-from bot.render.wording import OWNER_LABEL, recurrence_sentence
+from bot.render.sparkline import memory_sparkline
+from bot.render.wording import (
+    OWNER_LABEL,
+    QUESTION_LABEL,
+    candidate_facts,
+    outcome_words,
+    recurrence_sentence,
+)
 from diagnosis import Outcome, Report
 
 __all__ = ["render_text", "sanitize"]
-
-
-_OUTCOME_LINE: dict[Outcome, str] = {
-    Outcome.SUCCEEDED: "Outcome: SUCCEEDED (not a failure)",
-    Outcome.PREEMPTED: "Outcome: PREEMPTED (not a failure category)",
-    Outcome.PENDING_SCHEDULING: "Outcome: PENDING (scheduling, not a failure)",
-    Outcome.SUSPENDED: "Outcome: SUSPENDED (out of scope)",
-    Outcome.RUNNING_NO_FAILURE: "Outcome: RUNNING (no failure confirmed)",
-    Outcome.NOT_TERMINAL: "Outcome: NOT TERMINAL (no category assigned)",
-    Outcome.CLUSTER_MISMATCH: "Outcome: CLUSTER MISMATCH (stopped)",
-    Outcome.NEEDS_INPUT: "Outcome: NEED MORE INFORMATION",
-    Outcome.NOT_FOUND: "Outcome: NOT FOUND",
-}
 
 
 def sanitize(text: str) -> str:
@@ -39,25 +33,36 @@ def sanitize(text: str) -> str:
 def _first_line(report: Report) -> str:
     if report.category is not None:
         return f"Category: {report.category.value}"
-    return _OUTCOME_LINE.get(report.outcome, f"Outcome: {report.outcome.value}")
+    name, why = outcome_words(report.outcome)
+    return f"Outcome: {name} ({why})" if why else f"Outcome: {name}"
 
 
-def render_text(report: Report) -> str:
-    """The whole report as text, category (or outcome) on line one."""
+def render_text(report: Report, *, cluster_name: str | None = None) -> str:
+    """The whole report as text, category (or outcome) on line one.
+
+    `cluster_name` is shown for the cluster, with its ID after it.
+    """
     lines = [_first_line(report)]
     if report.workload is not None:
         w = report.workload
+        cluster = f"{cluster_name} ({w.cluster_id})" if cluster_name else w.cluster_id
         lines.append(
             f"Workload: {w.name} | Phase: {w.phase or 'unknown'} | "
-            f"Project: {w.project or 'unknown'} | Cluster: {w.cluster_id}"
+            f"Project: {w.project or 'unknown'} | Cluster: {cluster}"
         )
+        lines.append(f"Workload ID: {w.id}")
     if report.headline:
         lines.append(report.headline)
+    if report.question and report.outcome is not Outcome.NEEDS_INPUT:
+        lines.append(f"{QUESTION_LABEL}: {report.question}")
     if report.recovery_owner:
         lines.append(f"{OWNER_LABEL}: {report.recovery_owner}")
     if report.evidence:
         lines += ["", "Evidence:"]
         lines += [f"- {e.text} (source: {e.source})" for e in report.evidence]
+    sparkline = memory_sparkline(report.memory)
+    if sparkline:
+        lines += ["", sparkline]
     recurrence = recurrence_sentence(report)
     if recurrence:
         lines += ["", recurrence]
@@ -67,7 +72,7 @@ def render_text(report: Report) -> str:
     if report.candidates:
         lines += ["", "Candidates:"]
         lines += [
-            f"- {c.name} ({c.project or '?'}) phase {c.phase or '?'}: workload ID {c.id}"
+            f"- {c.name} ({c.project or '?'}) {candidate_facts(c)}: workload ID {c.id}"
             for c in report.candidates
         ]
     if report.missing and report.outcome is not Outcome.NEEDS_INPUT:

@@ -11,92 +11,28 @@ invite the bot.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Any
 
 import structlog
 from slack_sdk.errors import SlackApiError
-from slack_sdk.models.blocks import (
-    ContextBlock,
-    MarkdownTextObject,
-    PlainTextObject,
-    SectionBlock,
-)
+from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.conversation import Choice, EvidenceReply, Notice, Question, Reply, ReportReply
+from bot.conversation import Notice, Reply, ReportReply
 from bot.render import blocks
 from bot.render.blocks import SlackMessage
-from bot.render.slack_text import safe
+from bot.render.progress import CLEAR, ThreadStatus, is_progress, thread_status
+from bot.slack.charts import upload_chart
+from bot.slack.messages import CHOICE_ACTION, picked_blocks, to_slack
 
-__all__ = ["SlackResponder", "picked_blocks", "to_slack"]
+__all__ = ["CHOICE_ACTION", "SlackResponder", "picked_blocks", "to_slack"]
 
-CHOICE_ACTION = "runai_why_choice"
-_EVIDENCE_CHUNK = 2_500  # characters of evidence per message, under a section's 3,000
 _NOT_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
 INVITE_HINT = (
     "I am not a member of this channel, so I cannot answer in a thread here. "
     "Invite me with `/invite @runai-why`, then ask again."
 )
-
-
-_USER_ID = re.compile(r"^[UW][A-Z0-9]{1,20}$")
-_LABEL_MAX = 150
-
-
-def picked_blocks(blocks: list[dict[str, Any]], user: str, label: str) -> list[dict[str, Any]]:
-    """A question's blocks with its buttons replaced by who picked what.
-
-    Only a real Slack user ID becomes a mention, and the label is plain text, so nothing in
-    it can format or mention.
-    """
-    who = f"<@{user}> picked" if _USER_ID.match(user) else "Picked"
-    picked = ContextBlock(
-        elements=[
-            MarkdownTextObject(text=who),
-            PlainTextObject(text=(label or "?")[:_LABEL_MAX], emoji=False),
-        ]
-    ).to_dict()
-    kept: list[dict[str, Any]] = []
-    placed = False
-    for block in blocks:
-        if block.get("type") != "actions":
-            kept.append(block)
-        elif not placed:
-            kept.append(picked)
-            placed = True
-    return kept if placed else [*kept, picked]
-
-
-def to_slack(reply: Reply) -> list[SlackMessage]:
-    """Render an engine reply as one or more Slack messages (the first is the main one)."""
-    match reply:
-        case ReportReply():
-            return blocks.render_report(reply.report, notes=reply.notes)
-        case Question(picked=Choice() as picked):
-            question = blocks.render_question(reply.text, [], block_id_prefix=CHOICE_ACTION)
-            shown = picked_blocks(question.blocks, reply.asker or "", picked.label)
-            label = safe(picked.label, _LABEL_MAX, single_line=True)
-            return [SlackMessage(text=f"{question.text}\n→ {label}", blocks=shown)]
-        case Question():
-            choices = [
-                blocks.Choice(c.label, c.value, f"{CHOICE_ACTION}_{i}")
-                for i, c in enumerate(reply.choices)
-            ]
-            return [blocks.render_question(reply.text, choices, block_id_prefix=CHOICE_ACTION)]
-        case Notice():
-            return [blocks.render_notice(reply.text)]
-        case EvidenceReply():  # plain until bot/render has its own evidence layout
-            lines = [f"• {e.text} ({e.source})" for e in reply.report.evidence]
-            lines += [f"• not available: {m}" for m in reply.report.missing]
-            chunks: list[list[str]] = [[]]
-            for line in lines or ["• no evidence"]:
-                if sum(len(x) + 1 for x in chunks[-1]) + len(line) > _EVIDENCE_CHUNK:
-                    chunks.append([])
-                chunks[-1].append(line)
-            return [blocks.render_notice("\n".join(chunk)) for chunk in chunks if chunk]
 
 
 class SlackResponder:
@@ -111,11 +47,13 @@ class SlackResponder:
         user: str,
         response_url: str | None = None,
         threaded: bool = True,
+        runai_url: str | None = None,
     ) -> None:
         """Answer in `channel`/`thread_ts`; private replies go to `user` only.
 
         `threaded=False` keeps a direct message's answers in the conversation itself
-        instead of starting a thread.
+        instead of starting a thread. `runai_url` is the configured control plane, for the
+        report's "Open in Run:ai" link (never a URL from upstream).
         """
         self._client = client
         self._channel = channel
@@ -123,6 +61,8 @@ class SlackResponder:
         self._user = user
         self._response_url = response_url or None
         self._threaded = threaded
+        self._runai_url = runai_url
+        self._status_shown = False
         self._hinted = False
         self._log = structlog.get_logger(__name__)
         self.public = False
@@ -158,7 +98,7 @@ class SlackResponder:
         if reply.private:
             await self._private(*to_slack(reply))
             return ""
-        main, *overflow = to_slack(reply)
+        main, *overflow = to_slack(reply, runai_url=self._runai_url)
         try:
             response = await self._client.chat_postMessage(
                 channel=self._channel,
@@ -178,19 +118,57 @@ class SlackResponder:
         if self._thread_ts is None and self._threaded:
             self._thread_ts = ts
         await self._post_overflow(overflow)
+        if isinstance(reply, Notice) and is_progress(reply.text):
+            self._status_shown = await self._set_status(thread_status(reply.text))
         return ts
 
     async def update(self, ref: str, reply: Reply) -> None:
-        """Replace message `ref` with `reply`; overflow goes into the thread."""
-        main, *overflow = to_slack(reply)
+        """Replace message `ref` with `reply`; overflow goes into the thread.
+
+        A report with a memory series gets its chart uploaded into the thread first and
+        shown in the answer; when that fails, the answer goes out without it.
+        """
+        chart = None
+        if ref and isinstance(reply, ReportReply):
+            chart = await upload_chart(
+                self._client, reply.report, channel=self._channel, thread_ts=self._thread_ts
+            )
+        main, *overflow = to_slack(reply, chart=chart, runai_url=self._runai_url)
         if not ref:  # posted through response_url: nothing to update, post the result there
             await self._via_response_url([main, *overflow])
             return
-        await self._client.chat_update(
-            channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
-        )
+        if self._status_shown:  # before the answer: the answer's update stays the last call
+            self._status_shown = not await self._set_status(CLEAR)
+        try:
+            await self._client.chat_update(
+                channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
+            )
+        except SlackApiError as error:
+            if chart is None or error.response.get("error") != "invalid_blocks":
+                raise
+            self._log.warning("slack_chart_not_shown", file_id=chart.file_id)
+            main, *overflow = to_slack(reply, runai_url=self._runai_url)
+            await self._client.chat_update(
+                channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
+            )
         self.public = True
         await self._post_overflow(overflow)
+
+    async def _set_status(self, status: ThreadStatus) -> bool:
+        """`assistant.threads.setStatus` in the thread; False where the workspace refuses it."""
+        if self._thread_ts is None:
+            return False
+        try:
+            await self._client.assistant_threads_setStatus(
+                channel_id=self._channel,
+                thread_ts=self._thread_ts,
+                status=status.status,
+                loading_messages=list(status.loading_messages) or None,
+            )
+        except SlackApiError as error:  # e.g. missing_scope: the placeholder shows progress.
+            self._log.info("slack_status_unavailable", error=error.response.get("error"))
+            return False
+        return True
 
     async def _private(self, *messages: SlackMessage) -> None:
         """Ephemeral to the asker: through `response_url` if there is one, else postEphemeral."""

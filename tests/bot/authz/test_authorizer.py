@@ -141,7 +141,6 @@ async def test_failures_are_not_cached(redis_client):
 
 async def test_a_redis_outage_costs_lookups_not_answers(redis_url):
     import redis.asyncio as redis  # noqa: PLC0415 - a client on a closed port, for this test only
-
     from redis.asyncio.retry import Retry  # noqa: PLC0415
     from redis.backoff import NoBackoff  # noqa: PLC0415
 

@@ -223,7 +223,6 @@ def test_a_profile_that_is_not_an_object_has_no_e_mail():
 
 async def test_a_redis_outage_costs_a_lookup_not_the_identity():
     import redis.asyncio as redis  # noqa: PLC0415 - a client on a closed port, for this test only
-
     from redis.asyncio.retry import Retry  # noqa: PLC0415
     from redis.backoff import NoBackoff  # noqa: PLC0415
 

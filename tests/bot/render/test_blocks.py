@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from slack_sdk.models.blocks import Block
 from bot.render.blocks import (
     BUDGET,
     MAX_BLOCKS,
+    MAX_REPLIES,
     Choice,
     SlackMessage,
     first_line_label,
@@ -29,8 +31,13 @@ WORKLOAD = WorkloadRef(
     id="3f1c2a9e", name="training-job-42", project="ml-team", cluster_id="prod-a", phase="Failed"
 )
 FORBIDDEN = ("<!", "<@", "<#", "<http")
-MORE = re.compile(r"^_(\d+) more evidence lines? in the thread_$")
+MORE = re.compile(
+    r"^_(\d+) more evidence lines?"
+    r"(?P<how> in the thread|: (?P<thread>\d+) in the thread, (?P<left>\d+) left out"
+    r"| left out \(see below\))_$"
+)
 RANGE = re.compile(r"^evidence (\d+)\u2013(\d+) of (\d+)$")
+LEFT_OUT = re.compile(r"^_(\d+) more lines? (?:was|were) left out to keep the thread short\._")
 
 
 def report(**overrides: Any) -> Report:
@@ -104,7 +111,8 @@ def assert_within_limits(message: SlackMessage) -> None:
             assert 1 <= len(block["elements"]) <= 25
             for button in block["elements"]:
                 assert 1 <= slack_len(button["text"]["text"]) <= 75
-                assert len(button["value"]) <= 2000
+                assert len(button.get("value", "")) <= 2000
+                assert "value" in button or button["url"].startswith(("https://", "http://"))
                 assert 1 <= len(button["action_id"]) <= 255
         assert len(block.get("block_id", "")) <= 255
     assert sum(slack_len(s) for k, s in strings(message.blocks) if k != "type") <= BUDGET
@@ -118,16 +126,30 @@ def assert_within_limits(message: SlackMessage) -> None:
         assert all(c == "\n" or unicodedata.category(c) not in {"Cc", "Cf", "Cs"} for c in text)
 
 
-def evidence_coverage(messages: list[SlackMessage], total: int) -> int:
-    """How many evidence lines the messages carry, checking the ranges are contiguous."""
-    more = [
-        int(m.group(1))
-        for b in messages[0].blocks
-        if b["type"] == "context"
-        for m in [MORE.match(b["elements"][0]["text"])]
-        if m
-    ]
-    shown = total - (more[0] if more else 0)
+def left_out(messages: list[SlackMessage]) -> int:
+    """The count the last message gives of lines left out (0 when none were)."""
+    last = messages[-1].blocks[-1]
+    if last["type"] != "context" or not (m := LEFT_OUT.match(last["elements"][0]["text"])):
+        return 0
+    return int(m.group(1))
+
+
+def evidence_coverage(messages: list[SlackMessage], total: int) -> tuple[int, int]:
+    """(Evidence lines carried, evidence lines said to be left out).
+
+    Checks the ranges are contiguous and every line is either carried or counted.
+    """
+    in_thread = left = 0
+    for block in messages[0].blocks:
+        if block["type"] == "context" and (m := MORE.match(block["elements"][0]["text"])):
+            if m["how"] == " in the thread":
+                in_thread = int(m[1])
+            elif m["thread"] is not None:
+                in_thread, left = int(m["thread"]), int(m["left"])
+            else:
+                left = int(m[1])
+            assert in_thread + left == int(m[1])
+    shown = total - in_thread - left
     for message in messages[1:]:
         first_line = message.text.split("\n")[0]
         assert message.blocks[0]["text"]["text"] == first_line
@@ -136,7 +158,8 @@ def evidence_coverage(messages: list[SlackMessage], total: int) -> int:
                 start, end, of = map(int, m.groups())
                 assert (start, of) == (shown + 1, total)
                 shown = end
-    return shown
+    assert shown + left == total
+    return shown, left
 
 
 # ------------------------------------------------------------------ first line
@@ -195,27 +218,32 @@ def test_a_long_workload_name_is_cut_but_the_category_is_not():
 
 
 def test_the_report_reads_in_render_text_order():
-    """Header, fields, headline, evidence, history, recommendation, not measured, context."""
-    (message,) = render_report(report(), notes=["Using this channel's default cluster prod-a"])
+    """Header, fields, IDs, headline, evidence, history, recommendation, gaps, actions, notes."""
+    (message,) = render_report(
+        report(), notes=["Using this channel's default cluster prod-a"], cluster_name="prod-a100"
+    )
     blocks = message.blocks
-    assert [b["type"] for b in blocks] == ["header", *["section"] * 6, "context"]
+    assert [b["type"] for b in blocks] == [
+        "header", "section", "context", *["section"] * 5, "actions", "context",
+    ]  # fmt: skip
     assert [f["text"] for f in blocks[1]["fields"]] == [
         "*Workload*\n`training-job-42`",
         "*Project*\n`ml-team`",
-        "*Cluster*\n`prod-a`",
+        "*Cluster*\n`prod-a100`",
         "*Phase*\nFailed",
         "*Who fixes it*\nUser: raise memory; administrator: node memory",
     ]
-    assert blocks[2]["text"]["text"] == report().headline
-    assert blocks[3]["text"]["text"] == (
+    assert blocks[2]["elements"][0]["text"] == "Cluster ID `prod-a` · Workload ID `3f1c2a9e`"
+    assert blocks[3]["text"]["text"] == report().headline
+    assert blocks[4]["text"]["text"] == (
         "*Evidence*\n• Peak CPU-memory usage: 31 GiB = 97% of the limit  _(get_workload_metrics)_"
     )
     assert (
-        blocks[4]["text"]["text"] == "History: 3 OOM_KILLED failures in the last 24h (recurring)."
+        blocks[5]["text"]["text"] == "History: 3 OOM_KILLED failures in the last 24h (recurring)."
     )
-    assert blocks[5]["text"]["text"] == "*Recommendation*\n• Raise the memory limit to 40 GiB."
-    assert blocks[6]["text"]["text"] == "*Not measured*\n• GPU memory (metrics unavailable)"
-    assert [e["text"] for e in blocks[7]["elements"]] == [
+    assert blocks[6]["text"]["text"] == "*Recommendation*\n• Raise the memory limit to 40 GiB."
+    assert blocks[7]["text"]["text"] == "*Not measured*\n• GPU memory (metrics unavailable)"
+    assert [e["text"] for e in blocks[9]["elements"]] == [
         "Using this channel's default cluster prod-a",
         "2 sensitive values redacted",
     ]
@@ -250,7 +278,14 @@ def test_recurrence_wording(recurrence, expected):
 
 def test_needs_input_shows_candidates_and_hides_missing():
     """As in render_text: the question is the headline; gaps are what it asks about."""
-    candidate = WORKLOAD.model_copy(update={"name": "job`1", "id": "id-1"})
+    candidate = WORKLOAD.model_copy(
+        update={
+            "name": "job`1",
+            "id": "id-1",
+            "submitted_at": datetime(2025, 11, 4, 0, 17, 57, tzinfo=UTC),
+            "phase_updated_at": datetime(2025, 11, 4, 8, 52, 1, tzinfo=UTC),
+        }
+    )
     rendered = render_report(
         report(
             outcome=Outcome.NEEDS_INPUT,
@@ -260,8 +295,12 @@ def test_needs_input_shows_candidates_and_hides_missing():
         )
     )[0]
     texts = all_text(rendered)
-    assert "*Candidates*\n• `job\u02cb1` (ml-team) phase Failed: workload ID `id-1`" in texts
+    assert (
+        "*Candidates*\n• `job\u02cb1` (ml-team) · phase Failed · submitted 2025-11-04 00:17Z · "
+        "phase updated 2025-11-04 08:52Z · workload ID `id-1`"
+    ) in texts
     assert "Not measured" not in texts
+    assert "Re-run" not in texts  # a question back has nothing to re-run yet.
 
 
 def test_redaction_count_and_notes_fit_one_context_block():
@@ -300,8 +339,8 @@ def test_untrusted_text_is_escaped_and_cleaned(raw, shown):
     (message,) = render_report(
         report(headline=raw, evidence=(EvidenceLine(text=raw, source="get_workload_events"),))
     )
-    assert message.blocks[2]["text"]["text"] == shown
-    assert f"• {shown}  _(get_workload_events)_" in message.blocks[3]["text"]["text"]
+    assert message.blocks[3]["text"]["text"] == shown
+    assert f"• {shown}  _(get_workload_events)_" in message.blocks[4]["text"]["text"]
     assert message.text == f"OOM_KILLED · training-job-42\n{shown}"
     assert_within_limits(message)
 
@@ -361,8 +400,11 @@ def test_truncate(text, limit, cut):
 # ------------------------------------------------------------------ limits and overflow
 
 
-def test_a_huge_report_overflows_into_valid_thread_messages():
-    """300 evidence lines of 2,500 chars and a 10,000-char headline lose no evidence line."""
+def test_a_huge_report_takes_a_few_replies_then_says_how_to_see_the_rest():
+    """300 evidence lines of 2,500 chars: at most MAX_REPLIES replies (not 26).
+
+    In order, and the rest counted, with the real command that prints them all.
+    """
     huge = report(
         headline="H" * 10_000,
         evidence=tuple(
@@ -370,21 +412,45 @@ def test_a_huge_report_overflows_into_valid_thread_messages():
             for i in range(300)
         ),
     )
-    messages = render_report(huge, notes=["Using this channel's default cluster prod-a"])
-    assert len(messages) > 1
+    messages = render_report(
+        huge, notes=["Using this channel's default cluster prod-a"], lookback="7d"
+    )
+    assert len(messages) == 1 + MAX_REPLIES
     for message in messages:
         assert_within_limits(message)
     main = messages[0]
-    assert main.blocks[2]["text"]["text"].endswith("…")
+    assert main.blocks[3]["text"]["text"].endswith("…")
     assert slack_len(main.text) <= 4_000
     markers = [m for msg in messages for m in re.findall(r"EV(\d{3})\|", all_text(msg))]
-    assert markers == [f"{i:03d}" for i in range(300)]  # once each, in order.
-    assert evidence_coverage(messages, 300) == 300
-    shown_in_main = len(re.findall(r"EV\d{3}\|", all_text(main)))
-    assert f"_{300 - shown_in_main} more evidence lines in the thread_" in all_text(main)
+    assert markers == [f"{i:03d}" for i in range(len(markers))]  # once each, in order.
+    shown, left = evidence_coverage(messages, 300)
+    assert (shown, left) == (len(markers), 300 - len(markers))
+    assert left_out(messages) == left
+    closing = messages[-1].blocks[-1]["elements"][0]["text"]
+    assert closing.endswith(
+        "To see them all, press *Show all evidence* or run "
+        "`runai-why diagnose --cluster-id prod-a --workload-id 3f1c2a9e --lookback 7d`."
+    )
+    in_main = len(re.findall(r"EV\d{3}\|", all_text(main)))
+    assert (
+        f"_{300 - in_main} more evidence lines: {shown - in_main} in the thread, {left} left out_"
+        in all_text(main)
+    )
     assert "History: 3 OOM_KILLED failures" in all_text(main)  # the summary stays in main.
     for message in messages[1:]:
         assert message.text.startswith("(continued) OOM_KILLED · training-job-42 — evidence ")
+
+
+@pytest.mark.parametrize("max_replies", [0, 1, 3, 10])
+def test_the_number_of_replies_is_capped(max_replies):
+    huge = report(evidence=tuple(EvidenceLine(text="x" * 900, source="s") for _ in range(200)))
+    messages = render_report(huge, max_replies=max_replies)
+    assert len(messages) <= 1 + max_replies
+    shown, left = evidence_coverage(messages, 200)
+    assert shown + left == 200
+    assert left_out(messages) == left
+    for message in messages:
+        assert_within_limits(message)
 
 
 def test_long_lists_other_than_evidence_overflow_too():
@@ -393,13 +459,17 @@ def test_long_lists_other_than_evidence_overflow_too():
         missing=tuple(f"MIS{i:03d} " + "m" * 400 for i in range(60)),
         candidates=tuple(WORKLOAD.model_copy(update={"id": f"CAN{i:03d}"}) for i in range(60)),
     )
-    messages = render_report(many)
+    messages = render_report(many, max_replies=10)
     for message in messages:
         assert_within_limits(message)
     text = "\n".join(all_text(m) for m in messages)
     for prefix in ("REC", "MIS", "CAN"):
         assert re.findall(rf"{prefix}(\d{{3}})", text) == [f"{i:03d}" for i in range(60)]
     assert re.search(r"_\d+ more recommendations in the thread_", all_text(messages[0]))
+    capped = render_report(many)
+    assert len(capped) == 1 + MAX_REPLIES
+    counted = len(re.findall(r"(?:REC|MIS|CAN)\d{3}", "\n".join(all_text(m) for m in capped)))
+    assert counted + left_out(capped) == 180
 
 
 # ------------------------------------------------------------------ question and notice
@@ -539,7 +609,10 @@ def test_any_report_renders_to_valid_inert_messages(report, notes):
         assert_within_limits(message)
     for message in messages[1:]:
         assert message.text.startswith(f"(continued) {label}")
-    assert evidence_coverage(messages, len(report.evidence)) == len(report.evidence)
+    shown, left = evidence_coverage(messages, len(report.evidence))
+    assert shown + left == len(report.evidence)
+    assert left <= left_out(messages)  # the closing line counts every list's left-out lines.
+    assert len(messages) <= 1 + MAX_REPLIES
 
 
 @settings(max_examples=200, deadline=None)

@@ -16,6 +16,11 @@ Every message payload is also checked against Slack's Block Kit limits and slack
 model validation, and `link_names` / `parse` (which turn untrusted text into live mentions) are
 flagged; problems land in `fake.violations`, which tests keep empty.
 
+Files upload v2 works as in Slack: `files.getUploadURLExternal` hands out an upload URL on
+this fake, the bytes are POSTed there, `files.completeUploadExternal` shares the file (into a
+channel or thread, or keeps it private); `fake.files()` lists what arrived, and an image
+block whose `slack_file` is not a completed file shared in that channel is `invalid_blocks`.
+
 The server is the standard library's `ThreadingHTTPServer` (one thread per connection, HTTP/1.1
 keep-alive), so aiohttp's pooled connections never starve each other; `stop()` closes idle
 keep-alive connections and joins every handler thread, leaving nothing behind.
@@ -51,8 +56,10 @@ __all__ = [
     "BOT_USER_ID",
     "RESPONSE_URL",
     "TEAM_ID",
+    "UPLOAD",
     "Call",
     "FakeSlack",
+    "UploadedFile",
     "Violation",
     "check_blocks",
 ]
@@ -64,6 +71,9 @@ TEAM_ID = "T1"
 APP_ID = "A1"
 RESPONSE_URL = "response_url"
 """Pseudo method name under which POSTs to `response_url(key)` are recorded."""
+UPLOAD = "file_upload"
+"""Pseudo method name under which POSTs of file bytes to an upload URL are recorded."""
+_UPLOAD_PATH = "/upload/"
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -135,6 +145,21 @@ class Violation:
 
     def __str__(self) -> str:
         return f"{self.method}: {self.problem}"
+
+
+@dataclass
+class UploadedFile:
+    """A file of the upload v2 flow: announced, then its bytes, then completed (shared)."""
+
+    id: str
+    filename: str
+    length: int
+    alt_txt: str | None
+    data: bytes | None = None
+    title: str | None = None
+    completed: bool = False
+    channel: str | None = None
+    thread_ts: str | None = None
 
 
 @dataclass
@@ -451,6 +476,7 @@ class FakeSlack:
             self._scripts.clear()
             self._messages.clear()
             self.violations.clear()
+            self._file_store().clear()
 
     def wait_for(
         self,
@@ -512,6 +538,8 @@ class FakeSlack:
         self, http_method: str, target: str, headers: dict[str, str], raw: bytes
     ) -> _Answer:
         split = urlsplit(target)
+        if split.path.startswith(_UPLOAD_PATH):
+            return self._receive_upload(http_method, target, headers, raw)
         key: str | None = None
         if split.path.startswith("/api/"):
             method = split.path.removeprefix("/api/")
@@ -575,6 +603,10 @@ class FakeSlack:
     def _normal(self, method: str, args: dict[str, Any]) -> _Answer:
         if method == RESPONSE_URL:
             return _Answer(HTTPStatus.OK, "ok")
+        if unknown := self._unknown_slack_files(method, args):
+            return _Answer(
+                HTTPStatus.OK, {"ok": False, "error": "invalid_blocks", "errors": unknown}
+            )
         handler = _METHODS.get(method)
         payload = handler(self, args) if handler else {"ok": True}
         return _Answer(HTTPStatus.OK, payload)
@@ -703,6 +735,112 @@ class FakeSlack:
         thread.sort(key=lambda m: float(m["ts"]))
         return {"ok": True, "messages": thread, "has_more": False}
 
+    # Files upload v2 (and the image blocks that show an uploaded file) ---------------
+
+    def files(self) -> list[UploadedFile]:
+        """Every file announced with `files.getUploadURLExternal`, oldest first."""
+        with self._lock:
+            return list(self._file_store().values())
+
+    def _file_store(self) -> dict[str, UploadedFile]:
+        store: dict[str, UploadedFile] = self.__dict__.setdefault("_uploaded_files", {})
+        return store
+
+    def _get_upload_url(self, args: dict[str, Any]) -> dict[str, Any]:
+        filename, length = args.get("filename"), str(args.get("length", ""))
+        if not filename or not length.isdigit() or int(length) <= 0:
+            return {"ok": False, "error": "invalid_arguments"}
+        store = self._file_store()
+        file_id = f"F{len(store) + 1:010d}"
+        alt = args.get("alt_txt") or args.get("alt_text")
+        store[file_id] = UploadedFile(file_id, str(filename), int(length), alt and str(alt))
+        return {
+            "ok": True,
+            "upload_url": f"{self.root_url}{_UPLOAD_PATH}{file_id}",
+            "file_id": file_id,
+        }
+
+    def _receive_upload(
+        self, http_method: str, target: str, headers: dict[str, str], raw: bytes
+    ) -> _Answer:
+        """The upload URL: no token (it is pre-authorised), the bytes must match the length."""
+        path = urlsplit(target).path
+        file_id = path.removeprefix(_UPLOAD_PATH)
+        with self._changed:
+            upload = self._file_store().get(file_id)
+            scripts = self._scripts.get(UPLOAD)
+            if scripts:
+                script = scripts[0]
+                script.remaining -= 1
+                if script.remaining == 0:
+                    scripts.popleft()
+                answer = _scripted(UPLOAD, script)
+            elif upload is None or http_method != "POST":
+                answer = _Answer(HTTPStatus.NOT_FOUND, "unknown upload URL")
+            elif len(raw) != upload.length:
+                answer = _Answer(HTTPStatus.BAD_REQUEST, f"expected {upload.length} bytes")
+            else:
+                upload.data = raw
+                answer = _Answer(HTTPStatus.OK, f"OK - {len(raw)}")
+            self._calls.append(
+                Call(UPLOAD, http_method, path, headers, {}, {}, raw, answer.status,
+                     answer.payload, key=file_id)
+            )  # fmt: skip
+            self._changed.notify_all()
+        return answer
+
+    def _complete_upload(self, args: dict[str, Any]) -> dict[str, Any]:
+        entries = args.get("files")
+        if isinstance(entries, str):
+            try:
+                entries = json.loads(entries)
+            except json.JSONDecodeError:
+                return {"ok": False, "error": "invalid_arguments"}
+        if not isinstance(entries, list) or not entries:
+            return {"ok": False, "error": "invalid_arguments"}
+        store, channel = self._file_store(), args.get("channel_id") or args.get("channels")
+        found = [store.get(str(e.get("id"))) if isinstance(e, dict) else None for e in entries]
+        if any(f is None or f.data is None for f in found):
+            return {"ok": False, "error": "file_not_found"}
+        shared: list[dict[str, Any]] = []
+        for entry, upload in zip(entries, found, strict=True):
+            assert upload is not None  # checked above
+            upload.completed, upload.title = True, entry.get("title") or upload.filename
+            upload.channel, upload.thread_ts = channel and str(channel), args.get("thread_ts")
+            shared.append(
+                {"id": upload.id, "name": upload.filename, "title": upload.title,
+                 "size": upload.length, "channels": [upload.channel] if channel else []}
+            )  # fmt: skip
+        if channel:
+            ts = self._next_ts()
+            message = {"type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID, "ts": ts,
+                       "text": args.get("initial_comment", ""), "files": shared}  # fmt: skip
+            if args.get("thread_ts"):
+                message["thread_ts"] = args["thread_ts"]
+            self._messages[str(channel), ts] = message
+        return {"ok": True, "files": shared}
+
+    def _unknown_slack_files(self, method: str, args: dict[str, Any]) -> list[str]:
+        """Image blocks whose `slack_file` this channel cannot see (Slack: invalid_blocks)."""
+        if method not in _MESSAGE_METHODS or not isinstance(args.get("blocks"), list):
+            return []
+        store, channel = self._file_store(), args.get("channel")
+        problems = []
+        for index, block in enumerate(args["blocks"]):
+            ref = block.get("slack_file") if isinstance(block, dict) else None
+            if not isinstance(ref, dict):
+                continue
+            upload = store.get(str(ref.get("id")))
+            if upload is None or not upload.completed or upload.channel != channel:
+                problems.append(f"invalid slack file [json-pointer:/blocks/{index}/slack_file]")
+        return problems
+
+    def _set_status(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`assistant.threads.setStatus`: needs a channel, a thread and a status (may be "")."""
+        if not args.get("channel_id") or not args.get("thread_ts") or "status" not in args:
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True}
+
 
 _METHODS: dict[str, Callable[[FakeSlack, dict[str, Any]], dict[str, Any]]] = {
     "auth.test": FakeSlack._auth_test,
@@ -713,6 +851,9 @@ _METHODS: dict[str, Callable[[FakeSlack, dict[str, Any]], dict[str, Any]]] = {
     "conversations.info": FakeSlack._conversations_info,
     "conversations.replies": FakeSlack._conversations_replies,
     "users.info": FakeSlack._users_info,
+    "files.getUploadURLExternal": FakeSlack._get_upload_url,
+    "files.completeUploadExternal": FakeSlack._complete_upload,
+    "assistant.threads.setStatus": FakeSlack._set_status,
 }
 
 

@@ -1,0 +1,109 @@
+"""The buttons on a report: stable action ids, what their value carries, the Run:ai link.
+
+A front end routes a click by `action_id` and reads the button's value back with
+`ActionTarget.from_value`. The "Open in Run:ai" link is built only from the configured
+control-plane URL and the IDs, and only when every ID looks like an ID: text from upstream
+never becomes part of a link.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from urllib.parse import urlencode, urlsplit
+
+from slack_sdk.models.blocks import ButtonElement
+
+__all__ = [
+    "ACTIONS_BLOCK_ID",
+    "OPEN_IN_RUNAI",
+    "REPORT_ACTION_IDS",
+    "RERUN",
+    "RUNAI_WORKLOADS_PATH",
+    "SHOW_ALL_EVIDENCE",
+    "ActionTarget",
+    "runai_workload_url",
+]
+
+SHOW_ALL_EVIDENCE = "show_all_evidence"
+"""Posts every evidence line and the failing log lines in the report's thread."""
+RERUN = "rerun"
+"""Runs the same diagnosis again (same cluster, workload ID and lookback)."""
+OPEN_IN_RUNAI = "open_in_runai"
+"""A link button: Slack opens the URL and still sends the click, which needs only an ack."""
+REPORT_ACTION_IDS = (SHOW_ALL_EVIDENCE, RERUN, OPEN_IN_RUNAI)
+ACTIONS_BLOCK_ID = "runai_why_report_actions"
+#: The Run:ai UI's workloads page; the IDs go in its query string. Its deep-link format is
+#: not in the API reference, so it lives here, once.
+RUNAI_WORKLOADS_PATH = "/workloads"
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+_LOOKBACK = re.compile(r"^[0-9]{1,6}[a-z]{1,3}$")
+_VALUE_MAX: int = ButtonElement.value_max_length
+_URL_MAX: int = ButtonElement.url_max_length
+
+
+@dataclass(frozen=True)
+class ActionTarget:
+    """What a report button acts on: the workload by ID on its cluster, and the lookback."""
+
+    cluster_id: str
+    workload_id: str
+    lookback: str | None = None
+
+    def to_value(self) -> str | None:
+        """The button value (compact JSON), or None when an ID is not ID-shaped.
+
+        Only ID-shaped values travel in a button (a UUID, a name-like ID): whatever upstream
+        put in an ID field never becomes a value Slack stores and sends back.
+        """
+        if not (_ID.match(self.cluster_id) and _ID.match(self.workload_id)):
+            return None
+        body = {"cluster_id": self.cluster_id, "workload_id": self.workload_id}
+        if self.lookback and _LOOKBACK.match(self.lookback):
+            body["lookback"] = self.lookback
+        value = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+        return value if len(value) <= _VALUE_MAX else None
+
+    @classmethod
+    def from_value(cls, value: str) -> ActionTarget:
+        """Read a button value back.
+
+        Raises:
+            ValueError: the value is not one this module wrote.
+        """
+        try:
+            body = json.loads(value)
+        except json.JSONDecodeError as error:
+            raise ValueError("not a report action value") from error
+        if not isinstance(body, dict):
+            body = {}  # reported below as a value without IDs.
+        cluster, workload, lookback = (
+            body.get("cluster_id"),
+            body.get("workload_id"),
+            body.get("lookback"),
+        )
+        if not (isinstance(cluster, str) and cluster and isinstance(workload, str) and workload):
+            raise ValueError("a report action value needs cluster_id and workload_id")
+        if not (_ID.match(cluster) and _ID.match(workload)):
+            raise ValueError("a report action value carries ID-shaped IDs only")
+        if lookback is not None and not (isinstance(lookback, str) and _LOOKBACK.match(lookback)):
+            raise ValueError("lookback must look like 24h or 7d")
+        return cls(cluster, workload, lookback)
+
+
+def runai_workload_url(runai_url: str | None, cluster_id: str, workload_id: str) -> str | None:
+    """`<RUNAI_URL>/workloads?clusterId=…&workloadId=…`, or None when it cannot be made safely.
+
+    None without a configured http(s) URL with a host, or when an ID is not ID-shaped.
+    """
+    if not runai_url or not (_ID.match(cluster_id) and _ID.match(workload_id)):
+        return None
+    base = urlsplit(runai_url.strip())
+    if base.scheme not in {"https", "http"} or not base.hostname or base.query or base.fragment:
+        return None
+    path = base.path.rstrip("/") + RUNAI_WORKLOADS_PATH
+    query = urlencode({"clusterId": cluster_id, "workloadId": workload_id})
+    url = f"{base.scheme}://{base.netloc}{path}?{query}"
+    return url if len(url) <= _URL_MAX else None

@@ -1,0 +1,58 @@
+"""The CPU-memory series as one line of text, for the console, the CLI and chat fallbacks.
+
+Scaled from zero to the limit (or the peak when higher, or when there is no limit), so a
+full block means "at the limit"; long series are reduced by keeping each bucket's maximum,
+so a spike is never averaged away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.render.wording import when
+from diagnosis import MemoryFigures
+
+__all__ = ["BARS", "MAX_WIDTH", "gib", "memory_sparkline", "sparkline"]
+
+BARS = "▁▂▃▄▅▆▇█"
+MAX_WIDTH = 40
+_GIB = 1024**3
+
+
+def gib(value: int | None) -> str:
+    """Bytes as GiB with one decimal when useful: `31.6 GiB`, `32 GiB`, or `not set`."""
+    if value is None:
+        return "not set"
+    shown = f"{value / _GIB:.1f}".removesuffix(".0")
+    return f"{shown} GiB"
+
+
+def _buckets(values: Sequence[int], width: int) -> list[int]:
+    if len(values) <= width:
+        return list(values)
+    return [
+        max(values[i * len(values) // width : (i + 1) * len(values) // width]) for i in range(width)
+    ]
+
+
+def sparkline(values: Sequence[int], top: int, width: int = MAX_WIDTH) -> str:
+    """One bar per value (at most `width`), `top` being the full bar."""
+    if not values or top <= 0:
+        return ""
+    last = len(BARS) - 1
+    return "".join(BARS[min(last, max(0, round(v / top * last)))] for v in _buckets(values, width))
+
+
+def memory_sparkline(memory: MemoryFigures | None) -> str | None:
+    """`CPU memory <from> to <to>: ▁▂▃▅▇█ peak 31.6 GiB, limit 32 GiB, request 32 GiB`."""
+    if memory is None or not memory.samples:
+        return None
+    values = [s.usage_bytes for s in memory.samples]
+    peak = max(values)
+    top = max(peak, memory.limit_bytes or 0)
+    first, last = memory.samples[0].at, memory.samples[-1].at
+    line = sparkline(values, top)
+    return (
+        f"CPU memory {when(first)} to {when(last)}: {line} peak {gib(peak)}, "
+        f"limit {gib(memory.limit_bytes)}, request {gib(memory.request_bytes)}"
+    )
