@@ -103,7 +103,11 @@ def build_runtime(
         audit=build_audit_sink(redis_client),
     )
     web = build_web_client(token, settings.slack_api_url)
-    app = build_slack_app(client=web, signing_secret=signing_secret, deps=SlackDeps(engine, store))
+    app = build_slack_app(
+        client=web,
+        signing_secret=signing_secret,
+        deps=SlackDeps(engine, store, runai_url=settings.runai_url),
+    )
     return Runtime(
         app=app,
         verifier=RequestVerifier(signing_secret),

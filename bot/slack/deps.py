@@ -20,4 +20,6 @@ class SlackDeps:
     engine: ConversationEngine
     store: StateStore
     dedupe_ttl_s: int = DEDUPE_TTL_S
+    runai_url: str | None = None
+    """`RUNAI_URL`, for the report's "Open in Run:ai" link (built from it and IDs only)."""
     threads: ThreadOwnership = field(default_factory=ThreadOwnership)

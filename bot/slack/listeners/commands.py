@@ -30,6 +30,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             thread_ts=None,
             user=command["user_id"],
             response_url=command.get("response_url"),
+            runai_url=deps.runai_url,
         )
         text = command.get("text", "").strip() or "help"
         await converse(deps, Incoming(key, command["user_id"], text=text), responder)

@@ -70,6 +70,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             thread_ts=event.get("thread_ts") or (None if im else thread),
             user=user,
             threaded=not im or bool(event.get("thread_ts")),
+            runai_url=deps.runai_url,
         )
         try:
             if not await _first_delivery(deps, body, event):
@@ -122,7 +123,9 @@ async def _thread_reply(
 ) -> None:
     """A plain reply in a thread: it continues the bot's conversation there, if any."""
     channel, thread, user = event["channel"], event["thread_ts"], event["user"]
-    responder = SlackResponder(client, channel=channel, thread_ts=thread, user=user)
+    responder = SlackResponder(
+        client, channel=channel, thread_ts=thread, user=user, runai_url=deps.runai_url
+    )
     key = ThreadKey("slack", body.get("team_id", ""), channel, thread)
     try:
         known = await deps.store.load(key) is not None

@@ -75,6 +75,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             thread_ts=thread or None,
             user=user,
             response_url=shortcut.get("response_url"),
+            runai_url=deps.runai_url,
         )
         text = message_text(message) or "help"
         await converse(deps, Incoming(key, user, text=text), responder)

@@ -35,6 +35,8 @@ class Bot:
     url: str
     slack: FakeSlack
     http: httpx.AsyncClient
+    runai_url: str = ""
+    """The simulated control plane this replica reads (its `RUNAI_URL`)."""
 
     async def send(
         self, body: bytes, *, headers: dict[str, str] | None = None, timestamp: int | None = None
@@ -74,7 +76,7 @@ async def running_bots(
             url = await stack.enter_async_context(
                 serve_asgi(create_asgi_app(runtime), lifespan="on")
             )
-            bots.append(Bot(url, slack, http))
+            bots.append(Bot(url, slack, http, runai_url))
         yield bots
 
 

@@ -15,8 +15,8 @@ from bot.render.actions import ACTIONS_BLOCK_ID, RERUN, SHOW_ALL_EVIDENCE, Actio
 from bot.scenarios import bundled_scenario
 from bot.slack.charts import CHART_FILENAME
 from tests.bot.slack.fake_slack import UPLOAD, FakeSlack
-from tests.bot.slack.signing import slash_command_body
 from tests.bot.slack.harness import Bot, running_bots
+from tests.bot.slack.signing import slash_command_body
 
 pytestmark = pytest.mark.e2e
 
