@@ -10,8 +10,9 @@ nothing about the workload: the caller says why, from its own decision.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from diagnosis.errors import DiagnosisError
 from diagnosis.runai.models import Workload
@@ -28,8 +29,12 @@ class WorkloadAccess:
     kind: str | None
 
 
-Authorize = Callable[[WorkloadAccess], Awaitable[bool]]
-"""True when the asker may see the workload; it must not raise for a refusal."""
+class Authorize(Protocol):
+    """The caller's access check (an async function of a `WorkloadAccess`)."""
+
+    async def __call__(self, workload: WorkloadAccess, /) -> bool:
+        """True when the asker may see the workload; a refusal is False, never an error."""
+        ...
 
 
 class AccessDenied(DiagnosisError):

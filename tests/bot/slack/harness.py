@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from pydantic import SecretStr
@@ -56,9 +57,9 @@ class Bot:
 
 
 def _settings(
-    slack: FakeSlack, runai_url: str, redis_url: str | None, **overrides: object
+    slack: FakeSlack, runai_url: str, redis_url: str | None, **overrides: Any
 ) -> Settings:
-    return Settings(  # type: ignore[call-arg]
+    return Settings(
         _env_file=None,
         slack_bot_token=SecretStr("xoxb-e2e-token"),
         slack_signing_secret=SecretStr(SECRET),
@@ -80,7 +81,7 @@ async def running_bots(
     scenario: Scenario = DEMO,
     replicas: int = 1,
     simulator: Simulator | None = None,
-    **settings: object,
+    **settings: Any,
 ) -> AsyncIterator[list[Bot]]:
     """`replicas` bots on `simulator` (default: one of `scenario`); `settings` override theirs."""
     _allow_test_users(slack)
