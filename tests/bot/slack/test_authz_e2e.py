@@ -198,3 +198,19 @@ async def test_another_project_in_a_mapped_channel_is_private_until_posted_on_pu
         [posted] = await fake_slack.wait_for_async("chat.postMessage")
     assert posted.body["thread_ts"] == thread
     assert (posted.text or "").splitlines()[0] == (report.text or "").splitlines()[0]
+
+
+async def test_the_opt_out_shows_in_readyz_and_lets_a_member_through(
+    people: FakeSlack, redis_url, redis_client
+):
+    async with running_bots(people, redis_url, authz_mode="off") as [bot]:
+        ready = (await bot.http.get(f"{bot.url}/readyz")).json()
+        await _mention(
+            bot,
+            "why did jupyter-alice in nlp fail on cluster prod-a?",
+            user=ALICE,
+            ts="1700007500.000100",
+        )
+        [updated] = await people.wait_for_async("chat.update")
+    assert ready["authz_mode"] == "off"
+    assert "jupyter-alice" in (updated.text or "")
