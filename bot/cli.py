@@ -22,7 +22,7 @@ import structlog
 from pydantic import ValidationError
 
 from bot.backends import Backends, from_settings, simulated
-from bot.demo import bundled_script, run_chat
+from bot.demo import DEMO_IDENTITY, bundled_script, run_chat
 from bot.logging import configure_logging
 from bot.render.text import render_text, sanitize
 from bot.scenarios import bundled_scenario, request_from_expectation
@@ -109,6 +109,13 @@ def _parser() -> _Parser:
         "--all", action="store_true", help="diagnose every workload the scenario lists and exit"
     )
     demo.add_argument("--json", action="store_true", help="with --all: one JSON object per line")
+    demo.add_argument(
+        "--as",
+        dest="as_email",
+        metavar="EMAIL",
+        default=DEMO_IDENTITY,
+        help=f"ask as this Run:ai user (default {DEMO_IDENTITY}, who may not read project nlp)",
+    )
     parser.subcommands = dict(commands.choices)
     return parser
 
@@ -158,7 +165,13 @@ async def _demo(args: argparse.Namespace) -> int:
             script = text.splitlines()
         elif not sys.stdin.isatty():
             script = bundled_script()
-        await run_chat(scenario, script=script, interactive=sys.stdin.isatty(), write=_write)
+        await run_chat(
+            scenario,
+            script=script,
+            interactive=sys.stdin.isatty(),
+            write=_write,
+            as_email=args.as_email,
+        )
         return EXIT_OK
     async with simulated(scenario) as up:
         for index, expectation in enumerate(scenario.expect or []):

@@ -14,12 +14,16 @@ import threading
 from collections.abc import Callable, Iterable
 from importlib import resources
 
+from bot.authz import Authorizer
 from bot.backends import simulated
 from bot.console import PROMPT, ConsoleSession
-from bot.conversation import ConversationEngine, MemoryStore
+from bot.conversation import Access, ConversationEngine, MemoryStore, console_identity
 from runai_sim.scenario import Scenario
 
-__all__ = ["bundled_script", "run_chat"]
+__all__ = ["DEMO_IDENTITY", "bundled_script", "run_chat"]
+
+#: Who the console demo asks as by default (`--as`); the bundled demo denies them project nlp.
+DEMO_IDENTITY = "alice@acme.ai"
 
 
 def bundled_script() -> list[str]:
@@ -27,11 +31,11 @@ def bundled_script() -> list[str]:
     return (resources.files("bot") / "demo_script.txt").read_text(encoding="utf-8").splitlines()
 
 
-def _welcome(scenario: Scenario) -> str:
+def _welcome(scenario: Scenario, email: str) -> str:
     clusters = ", ".join(str(c.get("name")) for c in scenario.clusters) or "none"
     return (
         f"runai-why demo: a simulated Run:ai control plane ({scenario.name}; clusters: "
-        f"{clusters}).\nAsk as you would in Slack, e.g. "
+        f"{clusters}), asking as {email}.\nAsk as you would in Slack, e.g. "
         "`why did training-job-42 in ml-team fail?`. `help` for more, `/new` for a new "
         "thread, Ctrl-D to leave.\n"
     )
@@ -79,14 +83,24 @@ async def run_chat(
     script: Iterable[str] | None,
     interactive: bool,
     write: Callable[[str], None],
+    as_email: str = DEMO_IDENTITY,
 ) -> None:
-    """Serve the scenario, then replay `script` or chat interactively until end of input."""
+    """Serve the scenario, then replay `script` or chat interactively until end of input.
+
+    Every question is asked as `as_email`, whose Run:ai access (the scenario's access model)
+    decides what it may see, exactly as for a Slack user with that confirmed e-mail.
+    """
     async with simulated(scenario) as up:
+        access = Access(Authorizer(up.runai), console_identity(as_email))
         engine = ConversationEngine(
-            runai=up.runai, kube=up.kube, store=MemoryStore(), clock=lambda: scenario.now
+            runai=up.runai,
+            kube=up.kube,
+            store=MemoryStore(),
+            clock=lambda: scenario.now,
+            access=access,
         )
         session = ConsoleSession(engine, write)
-        write(_welcome(scenario))
+        write(_welcome(scenario, as_email))
         if script is not None:
             await session.run_script(script)
             return

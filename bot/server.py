@@ -1,7 +1,8 @@
 """`runai-why serve`: the Slack app over HTTP (Starlette + uvicorn) or Socket Mode.
 
 HTTP mode serves `POST /slack/events` (commands, events and interactivity on one URL),
-`GET /healthz` (the process is up) and `GET /readyz` (settings loaded, state store reachable).
+`GET /healthz` (the process is up) and `GET /readyz` (settings loaded, state store reachable;
+it also shows the authorization mode, so `AUTHZ_MODE=off` is visible).
 Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, signature on
 the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt.
 """
@@ -32,13 +33,15 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.audit import build_audit_sink
-from bot.conversation import ConversationEngine, MemoryStore, RedisStore, StateStore
+from bot.authz import Authorizer
+from bot.conversation import Access, ConversationEngine, MemoryStore, RedisStore, StateStore
 from bot.settings import Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.deps import SlackDeps
+from bot.slack.identity import SlackIdentify
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
-from diagnosis import KubeAccess, KubeConnector, KubeDirectory, RunaiClient, RunaiReader
+from diagnosis import KubeAccess, KubeConnector, KubeDirectory, RunaiClient
 
 __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
 
@@ -52,6 +55,7 @@ class Runtime:
     store: StateStore
     runai: RunaiClient | None
     redis: redis.Redis | None
+    authorizer: Authorizer
     kube: KubeDirectory | None = None
 
 
@@ -73,7 +77,7 @@ def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
 def build_runtime(
     settings: Settings,
     *,
-    runai: RunaiReader | None = None,
+    runai: RunaiClient | None = None,
     kube: KubeConnector | None = None,
     clock: Callable[[], datetime | None] = lambda: None,
     socket_mode: bool = False,
@@ -93,6 +97,13 @@ def build_runtime(
         access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
         kube = owned_kube = KubeDirectory(access) if len(access) else None
     store, redis_client = _store(settings)
+    web = build_web_client(token, settings.slack_api_url)
+    authorizer = Authorizer.from_settings(settings, runai, redis_client)
+    authz = Access(
+        authorizer,
+        SlackIdentify(web, redis_client),
+        channel_projects=settings.channel_projects,
+    )
     engine = ConversationEngine(
         runai=runai,
         kube=kube,
@@ -101,8 +112,8 @@ def build_runtime(
         max_concurrent=settings.max_concurrent_diagnoses,
         clock=clock,
         audit=build_audit_sink(redis_client),
+        access=authz,
     )
-    web = build_web_client(token, settings.slack_api_url)
     app = build_slack_app(
         client=web,
         signing_secret=signing_secret,
@@ -114,6 +125,7 @@ def build_runtime(
         store=store,
         runai=client,
         redis=redis_client,
+        authorizer=authorizer,
         kube=owned_kube,
     )
 
@@ -174,9 +186,8 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
 
     async def readyz(_: Request) -> Response:
         ok = await runtime.store.ping()
-        return JSONResponse(
-            {"status": "ready" if ok else "state store unreachable"}, 200 if ok else 503
-        )
+        status = "ready" if ok else "state store unreachable"
+        return JSONResponse({"status": status, **runtime.authorizer.status()}, 200 if ok else 503)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:

@@ -8,6 +8,7 @@ else in the package is an implementation detail. The `.importlinter` contract
         report = await diagnose(DiagnosisRequest(cluster_id=..., workload_id=...), runai=runai)
 """
 
+from diagnosis.access import AccessDenied, Authorize, WorkloadAccess
 from diagnosis.errors import (
     AuthError,
     DiagnosisError,
@@ -50,7 +51,9 @@ from diagnosis.runai.reader import RunaiReader
 
 __all__ = [
     "DEFAULT_LOOKBACK",
+    "AccessDenied",
     "AuthError",
+    "Authorize",
     "Category",
     "Cluster",
     "DiagnosisError",
@@ -76,6 +79,7 @@ __all__ = [
     "UpstreamError",
     "UpstreamTimeout",
     "UpstreamUnavailable",
+    "WorkloadAccess",
     "WorkloadRef",
     "diagnose",
     "parse_lookback",

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import structlog
 
+from diagnosis.access import AccessDenied, Authorize, access_of
 from diagnosis.collect import collect
 from diagnosis.compose import compose
 from diagnosis.errors import NotFound
@@ -136,10 +137,15 @@ def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLin
 
 
 async def _resolve(
-    request: DiagnosisRequest, runai: RunaiReader, *, now: datetime, cutoff: datetime
+    request: DiagnosisRequest,
+    runai: RunaiReader,
+    *,
+    now: datetime,
+    cutoff: datetime,
+    authorize: Authorize | None,
 ) -> Resolved | Report:
     if request.workload_id is None:
-        return await resolve_by_name(request, runai, now=now, cutoff=cutoff)
+        return await resolve_by_name(request, runai, now=now, cutoff=cutoff, authorize=authorize)
     try:
         status = await within_deadline(
             runai.get_workload(request.workload_id), "get_workload_status"
@@ -149,6 +155,8 @@ async def _resolve(
             outcome=Outcome.NOT_FOUND,
             headline=f"No workload with ID {request.workload_id} on the control plane.",
         )
+    if authorize is not None and not await authorize(access_of(status)):
+        raise AccessDenied  # before the cluster guard: nothing of it, not even its name
     return Resolved(status)
 
 
@@ -159,6 +167,7 @@ async def diagnose(
     kube: KubeConnector | None = None,
     now: datetime | None = None,
     deadline_s: float = DEFAULT_DEADLINE_S,
+    authorize: Authorize | None = None,
 ) -> Report:
     """Diagnose one workload; read-only. Raises only `diagnosis.errors` exceptions.
 
@@ -167,9 +176,13 @@ async def diagnose(
     diagnosis cannot do without (resolution, status) raises `UpstreamError`; any other
     failed call is recorded as a gap in the report. After `deadline_s` seconds every call
     still running is cancelled: the report is what was collected, the rest named as gaps.
+
+    `authorize` (see `diagnosis.access`) is asked about every workload before anything of
+    it is used: by ID, a refusal raises `AccessDenied`; by name, refused workloads are
+    left out of the matches and the near matches, as if they did not exist.
     """
     with deadline(deadline_s):
-        return await _diagnose(request, runai=runai, kube=kube, now=now)
+        return await _diagnose(request, runai=runai, kube=kube, now=now, authorize=authorize)
 
 
 async def _diagnose(
@@ -178,6 +191,7 @@ async def _diagnose(
     runai: RunaiReader,
     kube: KubeConnector | None,
     now: datetime | None,
+    authorize: Authorize | None,
 ) -> Report:
     log = structlog.get_logger(__name__)
     missing = request.missing()
@@ -185,7 +199,7 @@ async def _diagnose(
         return _needs_input(missing)
     now = now or datetime.now(UTC)
     cutoff = now - request.lookback
-    resolved = await _resolve(request, runai, now=now, cutoff=cutoff)
+    resolved = await _resolve(request, runai, now=now, cutoff=cutoff, authorize=authorize)
     if isinstance(resolved, Report):
         return resolved
     workload = resolved.workload

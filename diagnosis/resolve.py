@@ -13,6 +13,7 @@ import difflib
 from dataclasses import dataclass
 from datetime import datetime
 
+from diagnosis.access import Authorize, readable
 from diagnosis.errors import InvalidRequest, NotFound, UpstreamError
 from diagnosis.fetch import Fetched, evidence_since, fetch_events, within_deadline
 from diagnosis.phase import confirms
@@ -87,7 +88,9 @@ def near_matches(name: str, workloads: list[Workload]) -> list[Workload]:
     return [w for _, _, w in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_NEAR_MATCHES]]
 
 
-async def _no_match(runai: RunaiReader, *, cluster: str, project: str, name: str) -> Report:
+async def _no_match(
+    runai: RunaiReader, *, cluster: str, project: str, name: str, authorize: Authorize | None
+) -> Report:
     """The seed: no matching candidate is a question, with near matches by name if any."""
     try:
         listed = await within_deadline(
@@ -95,7 +98,8 @@ async def _no_match(runai: RunaiReader, *, cluster: str, project: str, name: str
         )
     except UpstreamError:
         listed = []  # suggestions are a courtesy; the question stands without them
-    near = near_matches(name, [w for w in listed if w.cluster_id == cluster])
+    mine = await readable((w for w in listed if w.cluster_id == cluster), authorize)
+    near = near_matches(name, mine)
     question = f"No workload named {name} in project {project} on this cluster."
     if near:
         names = ", ".join(w.name for w in near)
@@ -123,9 +127,17 @@ async def _confirm(
 
 
 async def resolve_by_name(
-    request: DiagnosisRequest, runai: RunaiReader, *, now: datetime, cutoff: datetime
+    request: DiagnosisRequest,
+    runai: RunaiReader,
+    *,
+    now: datetime,
+    cutoff: datetime,
+    authorize: Authorize | None = None,
 ) -> Resolved | Report:
-    """Select the workload named in the request, or explain why one cannot be selected."""
+    """Select the workload named in the request, or explain why one cannot be selected.
+
+    Workloads `authorize` refuses are not candidates: they are neither used nor listed.
+    """
     if not (request.cluster_id and request.workload_name and request.project):
         raise InvalidRequest("resolving by name needs cluster_id, workload_name and project")
     name, project = request.workload_name, request.project
@@ -133,8 +145,11 @@ async def resolve_by_name(
         runai.list_workloads(cluster_id=request.cluster_id, project=project, name=name),
         "list_workloads",
     )
+    matches = await readable(matches, authorize)
     if not matches:
-        return await _no_match(runai, cluster=request.cluster_id, project=project, name=name)
+        return await _no_match(
+            runai, cluster=request.cluster_id, project=project, name=name, authorize=authorize
+        )
     if request.symptom is None:
         terminal = [w for w in matches if (w.phase or "").lower() in TERMINAL]
         if not terminal:

@@ -20,6 +20,8 @@ def test_slack_manifest_is_minimal_and_points_every_surface_at_one_url():
         "channels:history",
         "groups:history",
         "im:history",
+        "users:read",
+        "users:read.email",
     }
     [command] = manifest["features"]["slash_commands"]
     assert command["command"] == "/runai-why"

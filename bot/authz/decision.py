@@ -93,12 +93,16 @@ class Decision:
             return False
         return ALL_KINDS in self.readable or resource_for_kind(workload_type) in self.readable
 
-    def message(self) -> str:
+    def message(self, *, asked_id: str | None = None) -> str:
         """What to tell the asker, privately, when `allowed` is False (plain text, unescaped).
 
         Never names the workload, its kind or anything read from it: only what was asked.
+        For a workload asked for by ID (`asked_id`), its project was read from it, so the
+        message names only the ID as typed.
         """
         where = f"workloads in project {self.target.project} on {self.target.cluster_name}"
+        if asked_id is not None:
+            where = f"workload {asked_id}"
         if self.reason is Reason.UNCHECKED:
             return (
                 f"Your read access to {where} could not be checked in Run:ai, so nothing is "

@@ -1,7 +1,9 @@
 """The platform-neutral conversation engine shared by the console, Slack and (later) Teams."""
 
+from bot.conversation.access import Access, Gate, Identify, console_identity
 from bot.conversation.engine import ConversationEngine, Responder
 from bot.conversation.model import (
+    PUBLISH,
     RERUN,
     SHOW_EVIDENCE,
     Choice,
@@ -18,12 +20,16 @@ from bot.conversation.model import (
 from bot.conversation.store import MemoryStore, RedisStore, StateStore, StoreUnavailable
 
 __all__ = [
+    "PUBLISH",
     "RERUN",
     "SHOW_EVIDENCE",
+    "Access",
     "Choice",
     "ConversationEngine",
     "ConversationState",
     "EvidenceReply",
+    "Gate",
+    "Identify",
     "Incoming",
     "MemoryStore",
     "Notice",
@@ -36,4 +42,5 @@ __all__ = [
     "StateStore",
     "StoreUnavailable",
     "ThreadKey",
+    "console_identity",
 ]

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 import structlog
 
 from bot.audit import AuditSink, LogAuditSink
+from bot.conversation.access import Access
 from bot.conversation.filling import apply_choice, carried_over, merge, pending_choice
 from bot.conversation.messages import (
     ALREADY_ANSWERED,
@@ -30,6 +31,7 @@ from bot.conversation.messages import (
     only_asker,
 )
 from bot.conversation.model import (
+    PUBLISH,
     RERUN,
     SHOW_EVIDENCE,
     Choice,
@@ -39,6 +41,7 @@ from bot.conversation.model import (
     Notice,
     Question,
     Reply,
+    ReportReply,
     ThreadKey,
 )
 from bot.conversation.store import StateStore, StoreUnavailable
@@ -85,7 +88,9 @@ class ConversationEngine:
     """Slot filling, follow-ups and diagnosis for one platform-neutral conversation.
 
     `mention` turns a user id into how the platform names a person in a message (default:
-    the id itself); it is used in "only <asker> can pick".
+    the id itself); it is used in "only <asker> can pick". `access` says who is asking and
+    what they may see (`bot.conversation.access`); it is required, so no front end can
+    forget it.
     """
 
     def __init__(
@@ -93,6 +98,7 @@ class ConversationEngine:
         *,
         runai: RunaiReader,
         store: StateStore,
+        access: Access,
         kube: KubeConnector | None = None,
         channel_defaults: Mapping[str, str] | None = None,
         clock: Callable[[], datetime | None] = lambda: None,
@@ -112,6 +118,7 @@ class ConversationEngine:
             clock=clock,
             max_concurrent=max_concurrent,
             audit=audit or LogAuditSink(),
+            access=access,
         )
 
     async def asker(self, key: ThreadKey) -> str | None:
@@ -246,7 +253,7 @@ class ConversationEngine:
             )
             return await self._request(incoming, fresh, query, responder)
         if query.follow_up is FollowUp.EVIDENCE:
-            return await self._evidence(state, responder)
+            return await self._evidence(incoming, state, responder)
         if query.lookback or query.symptom or query.follow_up is FollowUp.RERUN:
             await self._problems(query, responder)
             return await self._request(incoming, state, query, responder)
@@ -262,7 +269,9 @@ class ConversationEngine:
         """A button: a report action (anyone) or an answer to the question (the asker)."""
         value = incoming.choice or ""
         if value == SHOW_EVIDENCE:
-            return await self._evidence(state, responder)
+            return await self._evidence(incoming, state, responder)
+        if value == PUBLISH:
+            return await self._publish(incoming, state, responder)
         if value == RERUN:
             return await self._turns.run(incoming, state, responder)
         choice = pending_choice(state, value)
@@ -289,13 +298,35 @@ class ConversationEngine:
         return await self._turns.run(incoming, cleared, responder)
 
     async def _evidence(
-        self, state: ConversationState, responder: Responder
+        self, incoming: Incoming, state: ConversationState, responder: Responder
     ) -> ConversationState | None:
+        """The last report's evidence, for someone who may see it (privately if it was)."""
         if state.last_report is None:
             await responder.post(Notice(NOTHING_TO_SHOW, private=True))
-        else:
-            await responder.post(EvidenceReply(state.last_report, state.last_lookback or "24h"))
+            return None
+        refusal = await self._turns.evidence_refusal(incoming, state)
+        if refusal is not None:
+            await responder.post(refusal)
+            return None
+        lookback = state.last_lookback or "24h"
+        private = state.answer_private
+        await responder.post(EvidenceReply(state.last_report, lookback, private=private))
         return None
+
+    async def _publish(
+        self, incoming: Incoming, state: ConversationState, responder: Responder
+    ) -> ConversationState | None:
+        """The asker posts a privately shown answer (channel policy) to the thread on purpose."""
+        if state.last_report is None or not state.answer_private:
+            await responder.post(Notice(ALREADY_ANSWERED, private=True))
+            return None
+        if state.asker and incoming.user != state.asker:
+            await responder.post(Notice(only_asker(self._mention(state.asker)), private=True))
+            return None
+        report, lookback = state.last_report, state.last_lookback or "24h"
+        reply = ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label)
+        await responder.post(reply)
+        return state.model_copy(update={"answer_private": False})
 
     async def _ask_again(self, state: ConversationState, responder: Responder) -> None:
         """The pending question again, with its buttons, privately; nothing is remembered."""

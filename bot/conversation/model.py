@@ -11,6 +11,7 @@ from bot.parse import Expecting
 from diagnosis import Report, Symptom, WorkloadRef
 
 __all__ = [
+    "PUBLISH",
     "RERUN",
     "SHOW_EVIDENCE",
     "Choice",
@@ -28,6 +29,8 @@ __all__ = [
 #: Choice values of the report's action buttons; a front end sends them as `Incoming.choice`.
 SHOW_EVIDENCE = "report:evidence"
 RERUN = "report:rerun"
+#: The value of the button that posts a privately shown answer (channel policy) to the thread.
+PUBLISH = "report:publish"
 
 
 @dataclass(frozen=True)
@@ -170,3 +173,4 @@ class ConversationState(BaseModel):
     question_ref: str | None = None  # the message that asked it, to replace its buttons
     last_report: Report | None = None  # the last answer, for "show logs" and "what about 7d?"
     last_lookback: str | None = None
+    answer_private: bool = False  # the last answer was shown only to its asker (channel policy)

@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
 from bot.audit import AuditSink, audit_event
+from bot.conversation.access import Access, Gate
 from bot.conversation.clusters import ClusterDirectory
 from bot.conversation.messages import CRASHED, describe_upstream, unchanged, working_text
 from bot.conversation.model import (
+    PUBLISH,
     Choice,
     ConversationState,
     Incoming,
@@ -29,6 +32,7 @@ from bot.conversation.model import (
 from bot.parse import Expecting
 from bot.render.wording import candidate_label
 from diagnosis import (
+    AccessDenied,
     Cluster,
     DiagnosisRequest,
     InvalidRequest,
@@ -37,6 +41,7 @@ from diagnosis import (
     Report,
     RunaiReader,
     UpstreamError,
+    WorkloadAccess,
     diagnose,
     parse_lookback,
 )
@@ -45,6 +50,11 @@ __all__ = ["MAX_CLUSTER_BUTTONS", "Responder", "Turns", "asking"]
 
 MAX_CLUSTER_BUTTONS = 25
 CLUSTER_QUESTION = "Which Run:ai cluster is it on?"
+PUBLISH_QUESTION = (
+    "I answered you privately: this channel discusses only some projects publicly, and "
+    "this answer is about another one. Post it to the thread anyway?"
+)
+PUBLISH_CHOICE = Choice(label="Post it to the thread", value=PUBLISH)
 
 
 class Responder(Protocol):
@@ -103,8 +113,10 @@ class Turns:
         clock: Callable[[], datetime | None],
         max_concurrent: int,
         audit: AuditSink,
+        access: Access,
     ) -> None:
         self._runai = runai
+        self._access = access
         self._kube = kube
         self._clusters = ClusterDirectory(runai)
         self._defaults = dict(channel_defaults)
@@ -206,58 +218,160 @@ class Turns:
         request: DiagnosisRequest,
         responder: Responder,
     ) -> ConversationState:
-        ref = await responder.post(Notice(working_text(state.slots)))
+        """Authorize, diagnose, answer: nothing is shown before the asker's access is known.
+
+        By name, the project is checked before anything is listed. By ID, the diagnosis asks
+        `authorize` right after fetching the workload; only then is "Diagnosing …" posted.
+        """
+        gate = await self._access.gate(incoming, self._audit)
+        cluster_id = request.cluster_id or ""
+        cluster_name = state.slots.cluster_label or cluster_id
+        by_id = request.workload_id is not None
+        channel = incoming.key.channel
+        if not by_id:
+            decision = await gate.check(cluster_id, cluster_name, request.project or "")
+            if not decision.allowed:
+                await responder.post(
+                    await gate.deny(decision, typed=state.slots.workload_name, by_id=False)
+                )
+                return _answered(state)
+        working = Notice(working_text(state.slots))
+        ref: str | None = None
+        if not by_id and self._access.public_in(channel, request.project):
+            ref = await responder.post(working)
+        checked = gate.authorize(cluster_id, cluster_name)
+
+        async def authorize(workload: WorkloadAccess) -> bool:
+            nonlocal ref
+            allowed = await checked(workload)
+            if (
+                allowed
+                and by_id
+                and ref is None
+                and self._access.public_in(channel, workload.project)
+            ):
+                ref = await responder.post(working)
+            return allowed
+
         started = time.perf_counter()
         report: Report | None = None
         failed: str | None = None
         try:
             async with self._slots:
                 report = await diagnose(
-                    request, runai=self._runai, kube=self._kube, now=self._clock()
+                    request,
+                    runai=self._runai,
+                    kube=self._kube,
+                    now=self._clock(),
+                    authorize=authorize,
                 )
+        except AccessDenied:
+            return await self._refused(gate, state, responder)
         except UpstreamError as error:
             failed = error.operation
-            await responder.update(ref, Notice(describe_upstream(error, "finish the diagnosis")))
+            await _show(responder, ref, Notice(describe_upstream(error, "finish the diagnosis")))
         except Exception:
             # Never leave "Diagnosing …" spinning: say so in place, then let the error
             # reach the front end's error handler (logged with its traceback there).
-            await responder.update(ref, Notice(CRASHED))
+            if ref is not None:
+                await responder.update(ref, Notice(CRASHED))
             raise
         event = audit_event(incoming, state.slots, report, failed, time.perf_counter() - started)
         try:
             if report is None:
                 return _answered(state)
-            return await self._reply(ref, state, request, report, responder)
+            return await self._reply(
+                ref, incoming, state, request=request, report=report, responder=responder
+            )
         finally:
             await self._audit.record(event)  # after the reply: a slow Redis never delays it
 
+    async def _refused(
+        self, gate: Gate, state: ConversationState, responder: Responder
+    ) -> ConversationState:
+        """The workload asked for by ID may not be shown: a private, audited denial only."""
+        decision = gate.refused
+        assert decision is not None, "AccessDenied without a refusal"  # noqa: S101
+        await responder.post(await gate.deny(decision, typed=state.slots.workload_id, by_id=True))
+        return _answered(state)
+
+    async def evidence_refusal(self, incoming: Incoming, state: ConversationState) -> Notice | None:
+        """The private denial when the person asking for a report's evidence may not see it."""
+        report = state.last_report
+        if report is None or report.workload is None:
+            return None
+        workload = report.workload
+        gate = await self._access.gate(incoming, self._audit)
+        label = state.slots.cluster_label or workload.cluster_id
+        target_cluster = workload.cluster_id or state.slots.cluster_id or ""
+        decision = await gate.check(target_cluster, label, workload.project or "")
+        if decision.allowed:
+            return None
+        return await gate.deny(decision, typed=None, by_id=True)
+
     async def _reply(
         self,
-        ref: str,
+        ref: str | None,
+        incoming: Incoming,
         state: ConversationState,
+        *,
         request: DiagnosisRequest,
         report: Report,
         responder: Responder,
     ) -> ConversationState:
         lookback = request.lookback_label()
+        project = report.workload.project if report.workload else request.project
+        public = ref is not None or (
+            request.workload_id is not None
+            and report.workload is None
+            and self._access.public_in(incoming.key.channel, project)
+        )
+        private = not public
+
+        async def show(reply: Notice | Question | ReportReply) -> None:
+            if ref is not None:
+                await responder.update(ref, reply)
+            else:
+                await responder.post(replace(reply, private=private))
+
         if report.outcome is Outcome.NEEDS_INPUT and report.candidates:
             choices = tuple(
                 Choice(label=candidate_label(c), value=f"workload:{c.id}")
                 for c in report.candidates[:MAX_CLUSTER_BUTTONS]
             )
             question = Question(report.question or "Which workload?", choices, asker=state.asker)
-            await responder.update(ref, question)
+            await show(question)
             asked = state.model_copy(update={"candidates": report.candidates})
-            return asking(asked, question, ref, Expecting.WORKLOAD)
+            return asking(asked, question, ref or "", Expecting.WORKLOAD)
         if report == state.last_report and lookback == state.last_lookback:
             label = report.category.value if report.category else report.outcome.value
-            await responder.update(ref, Notice(unchanged(label, lookback)))
+            await show(Notice(unchanged(label, lookback)))
             return _answered(state, candidates=())
-        reply = ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label)
-        await responder.update(ref, reply)
-        answered = _answered(state, candidates=(), last_report=report, last_lookback=lookback)
+        await show(
+            ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label)
+        )
+        answered = _answered(
+            state,
+            candidates=(),
+            last_report=report,
+            last_lookback=lookback,
+            answer_private=private,
+        )
+        if private and report.workload is not None:
+            question = Question(
+                PUBLISH_QUESTION, (PUBLISH_CHOICE,), private=True, asker=state.asker
+            )
+            await responder.post(question)
         if report.question:  # "Did you mean a past run?": the asker's reply answers it
             return answered.model_copy(
                 update={"expecting": Expecting.WORKLOAD, "question": report.question}
             )
         return answered
+
+
+async def _show(responder: Responder, ref: str | None, reply: Notice) -> None:
+    """Replace the progress notice with `reply`, or, when none was posted, tell the asker."""
+    if ref is None:
+        await responder.post(replace(reply, private=True))
+    else:
+        await responder.update(ref, reply)

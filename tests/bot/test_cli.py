@@ -227,6 +227,30 @@ def test_demo_without_a_terminal_plays_the_guided_tour(capsys, monkeypatch):
     assert "Category: OOM_KILLED" in out
     assert "Category: IMAGE_PULL_FAILED" in out
     assert "Outcome: PREEMPTED" in out
+    assert "asking as alice@acme.ai" in out  # the default --as, who may not read nlp:
+    assert (
+        "runai-why> (only you) You don't have read access to workloads in project nlp on "
+        "prod-a in Run:ai; ask your Run:ai administrator."
+    ) in out
+    assert "t5-distill ·" not in out  # nothing of it was shown
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("email", "shown"),
+    [
+        pytest.param("alice@acme.ai", False, id="alice-may-not-read-nlp"),
+        pytest.param("bob@acme.ai", True, id="bob-reads-every-project"),
+    ],
+)
+def test_demo_asks_as_the_given_identity(capsys, monkeypatch, email: str, shown: object):
+    monkeypatch.setattr(
+        "sys.stdin", io.StringIO("is t5-distill in nlp crashlooping on cluster prod-a?\n")
+    )
+    assert main(["demo", "--as", email, "--script", "-"]) == 0
+    out = capsys.readouterr().out
+    assert ("Category: " in out) is shown
+    assert ("don't have read access" in out) is not shown
 
 
 @pytest.mark.e2e

@@ -6,14 +6,17 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.authz import Authorizer
 from bot.backends import simulated
 from bot.conversation import (
+    Access,
     ConversationEngine,
     Incoming,
     MemoryStore,
     Reply,
     StateStore,
     ThreadKey,
+    console_identity,
 )
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
@@ -79,6 +82,10 @@ async def harness(
     async with simulated(scenario, retries=0, transport="asgi") as up:
         assert up.simulator is not None
         store = store or MemoryStore()
+        engine_options.setdefault(
+            "access",
+            Access(Authorizer(up.runai, mode="off"), console_identity("alice@acme.ai")),
+        )
         engine = ConversationEngine(
             runai=up.runai,
             kube=up.kube,

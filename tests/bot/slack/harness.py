@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from pydantic import SecretStr
@@ -22,10 +23,20 @@ from runai_sim.server import serve, serve_asgi
 from tests.bot.slack.fake_slack import Call, FakeSlack
 from tests.bot.slack.signing import signed_headers, slash_command_body
 
-__all__ = ["DEMO", "SECRET", "Bot", "first_line", "running_bots", "settle"]
+__all__ = ["ALLOWED_EMAIL", "DEMO", "SECRET", "Bot", "first_line", "running_bots", "settle"]
 
 SECRET = "e2e-signing-secret"
 DEMO = bundled_scenario("demo")
+#: A demo user with a tenant-wide Viewer rule: reads every project (the default asker).
+ALLOWED_EMAIL = "bob@acme.ai"
+#: The users the Slack tests act as; unless a test says otherwise, each is `ALLOWED_EMAIL`.
+TEST_USERS = ("U1", "U2", "U3", "U7", "U9")
+
+
+def _allow_test_users(slack: FakeSlack) -> None:
+    """Give the tests' users a confirmed e-mail the demo's access model lets read everything."""
+    for user in TEST_USERS:
+        slack.users.setdefault(user, {"profile": {"display_name": user, "email": ALLOWED_EMAIL}})
 
 
 @dataclass
@@ -47,7 +58,9 @@ class Bot:
         )
 
 
-def _settings(slack: FakeSlack, runai_url: str, redis_url: str | None) -> Settings:
+def _settings(
+    slack: FakeSlack, runai_url: str, redis_url: str | None, **overrides: Any
+) -> Settings:
     return Settings(
         _env_file=None,
         slack_bot_token=SecretStr("xoxb-e2e-token"),
@@ -58,20 +71,30 @@ def _settings(slack: FakeSlack, runai_url: str, redis_url: str | None) -> Settin
         runai_client_id="runai-why-demo",
         runai_client_secret=SecretStr("demo-secret"),
         runai_retries=0,
+        **overrides,
     )
 
 
 @asynccontextmanager
 async def running_bots(
-    slack: FakeSlack, redis_url: str | None, *, scenario: Scenario = DEMO, replicas: int = 1
+    slack: FakeSlack,
+    redis_url: str | None,
+    *,
+    scenario: Scenario = DEMO,
+    replicas: int = 1,
+    simulator: Simulator | None = None,
+    **settings: Any,
 ) -> AsyncIterator[list[Bot]]:
+    """`replicas` bots on `simulator` (default: one of `scenario`); `settings` override theirs."""
+    _allow_test_users(slack)
     async with AsyncExitStack() as stack:
-        runai_url = await stack.enter_async_context(serve(Simulator(scenario)))
+        sim = simulator or Simulator(scenario)
+        runai_url = await stack.enter_async_context(serve(sim))
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=10))
         bots = []
         for _ in range(replicas):
             runtime = build_runtime(
-                _settings(slack, runai_url, redis_url), clock=lambda: scenario.now
+                _settings(slack, runai_url, redis_url, **settings), clock=lambda: scenario.now
             )
             url = await stack.enter_async_context(
                 serve_asgi(create_asgi_app(runtime), lifespan="on")

@@ -33,6 +33,8 @@ def test_every_entry_point_is_declared(name: str):
     assert features["app_home"]["messages_tab_read_only_enabled"] is False
     assert "message.im" in settings["event_subscriptions"]["bot_events"]
     assert "im:history" in manifest["oauth_config"]["scopes"]["bot"]
+    # Authorization: users.info for the asker's confirmed e-mail and guest/external flags.
+    assert {"users:read", "users:read.email"} <= set(manifest["oauth_config"]["scopes"]["bot"])
     assert settings["interactivity"]["is_enabled"] is True
 
 

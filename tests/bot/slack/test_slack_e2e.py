@@ -261,7 +261,13 @@ async def test_redis_down_gets_a_clear_message_not_silence(fake_slack: FakeSlack
 
 async def test_health_endpoints_and_url_verification(bot: Bot):
     assert (await bot.http.get(f"{bot.url}/healthz")).json() == {"status": "ok"}
-    assert (await bot.http.get(f"{bot.url}/readyz")).json() == {"status": "ready"}
+    assert (await bot.http.get(f"{bot.url}/readyz")).json() == {
+        "status": "ready",
+        "authz_mode": "runai",  # the default; AUTHZ_MODE=off would show here
+        "authz_allow_guests": False,
+        "authz_allow_external": False,
+        "authz_cache_ttl_s": 60,
+    }
     response = await bot.send(url_verification_body("chal-1"))
     assert response.status_code == 200
     assert "chal-1" in response.text

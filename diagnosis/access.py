@@ -1,0 +1,54 @@
+"""Per-asker access, in diagnosis terms: an injectable check before a workload is shown.
+
+`diagnose(..., authorize=...)` asks the caller's callback about every workload it is about
+to use or list: by ID right after fetching it (before the cluster guard, events or logs),
+and by name for each match and near match (those refused are dropped, as if absent). The
+callback sees only the cluster, project and kind (`WorkloadAccess`), never the name, so
+what it decides on cannot leak it. A refusal by ID raises `AccessDenied`, which carries
+nothing about the workload: the caller says why, from its own decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from diagnosis.errors import DiagnosisError
+from diagnosis.runai.models import Workload
+
+__all__ = ["AccessDenied", "Authorize", "WorkloadAccess", "access_of", "readable"]
+
+
+@dataclass(frozen=True)
+class WorkloadAccess:
+    """What an access check needs about a workload: where it is and of which kind."""
+
+    cluster_id: str
+    project: str | None
+    kind: str | None
+
+
+class Authorize(Protocol):
+    """The caller's access check (an async function of a `WorkloadAccess`)."""
+
+    async def __call__(self, workload: WorkloadAccess, /) -> bool:
+        """True when the asker may see the workload; a refusal is False, never an error."""
+        ...
+
+
+class AccessDenied(DiagnosisError):
+    """The asker may not see the workload asked for by ID; nothing about it is shown."""
+
+
+def access_of(workload: Workload) -> WorkloadAccess:
+    """The access check's view of `workload`."""
+    return WorkloadAccess(workload.cluster_id, workload.project_name, workload.type)
+
+
+async def readable(workloads: Iterable[Workload], authorize: Authorize | None) -> list[Workload]:
+    """The workloads the asker may see, in order (all of them without a callback)."""
+    listed = list(workloads)
+    if authorize is None:
+        return listed
+    return [w for w in listed if await authorize(access_of(w))]
