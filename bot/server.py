@@ -110,6 +110,7 @@ def build_runtime(
         store=store,
         channel_defaults=settings.channel_default_clusters,
         max_concurrent=settings.max_concurrent_diagnoses,
+        deadline_s=settings.diagnosis_deadline_s,
         clock=clock,
         audit=build_audit_sink(redis_client),
         access=authz,

@@ -13,7 +13,7 @@ import httpx
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from diagnosis import RunaiConfig
+from diagnosis import DEFAULT_DEADLINE_S, RunaiConfig
 
 __all__ = ["ConfigError", "Settings", "is_placeholder"]
 
@@ -57,6 +57,8 @@ class Settings(BaseSettings):
             a channel's default cluster (name or UUID), stated in every reply that uses it.
         state_ttl_s: `STATE_TTL_S`, how long a thread's conversation is remembered.
         max_concurrent_diagnoses: `MAX_CONCURRENT_DIAGNOSES` per process.
+        diagnosis_deadline_s: `DIAGNOSIS_DEADLINE_S`, the time one diagnosis may take; what
+            has not answered by then is reported as a gap.
         kube_clusters: `KUBE_CLUSTERS`, JSON mapping a Run:ai cluster UUID to its Kubernetes
             access (`{"<uuid>": {"mode": "in-cluster"}}`, `kubeconfig` + `path` + `context`,
             or `token` + `api_url` + `token_file` [+ `ca_file`]). Clusters not listed get no
@@ -88,6 +90,7 @@ class Settings(BaseSettings):
     channel_default_clusters: dict[str, str] = Field(default_factory=dict)
     state_ttl_s: int = Field(default=86400, ge=60, le=7 * 86400)
     max_concurrent_diagnoses: int = Field(default=8, ge=1, le=100)
+    diagnosis_deadline_s: float = Field(default=DEFAULT_DEADLINE_S, gt=0, le=600)
     kube_clusters: str | None = None
     # Per-user authorization (bot/authz): Run:ai decides who may read which project.
     authz_mode: Literal["runai", "off"] = "runai"

@@ -20,7 +20,7 @@ from diagnosis.errors import (
 )
 from diagnosis.kube import KubeAccess, KubeAccessError, KubeTarget
 from diagnosis.kube.reader import KubeConnector, KubeDirectory
-from diagnosis.pipeline import diagnose
+from diagnosis.pipeline import DEFAULT_DEADLINE_S, diagnose
 from diagnosis.redact import Redactor
 from diagnosis.report import (
     Category,
@@ -50,6 +50,7 @@ from diagnosis.runai.models import Cluster
 from diagnosis.runai.reader import RunaiReader
 
 __all__ = [
+    "DEFAULT_DEADLINE_S",
     "DEFAULT_LOOKBACK",
     "AccessDenied",
     "AuthError",

@@ -47,7 +47,7 @@ from bot.conversation.model import (
 from bot.conversation.store import StateStore, StoreUnavailable
 from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns
 from bot.parse import FollowUp, Query, parse
-from diagnosis import KubeConnector, RunaiReader
+from diagnosis import DEFAULT_DEADLINE_S, KubeConnector, RunaiReader
 
 __all__ = ["MAX_CLUSTER_BUTTONS", "ConversationEngine", "Responder"]
 
@@ -104,6 +104,7 @@ class ConversationEngine:
         clock: Callable[[], datetime | None] = lambda: None,
         bot_user_id: str | None = None,
         max_concurrent: int = 8,
+        deadline_s: float = DEFAULT_DEADLINE_S,
         audit: AuditSink | None = None,
         mention: Callable[[str], str] = str,
     ) -> None:
@@ -117,6 +118,7 @@ class ConversationEngine:
             channel_defaults=channel_defaults or {},
             clock=clock,
             max_concurrent=max_concurrent,
+            deadline_s=deadline_s,
             audit=audit or LogAuditSink(),
             access=access,
         )

@@ -112,6 +112,7 @@ class Turns:
         channel_defaults: Mapping[str, str],
         clock: Callable[[], datetime | None],
         max_concurrent: int,
+        deadline_s: float,
         audit: AuditSink,
         access: Access,
     ) -> None:
@@ -122,6 +123,7 @@ class Turns:
         self._defaults = dict(channel_defaults)
         self._clock = clock
         self._slots = asyncio.Semaphore(max_concurrent)
+        self._deadline_s = deadline_s
         self._audit = audit
 
     async def run(
@@ -264,6 +266,7 @@ class Turns:
                     kube=self._kube,
                     now=self._clock(),
                     authorize=authorize,
+                    deadline_s=self._deadline_s,
                 )
         except AccessDenied:
             return await self._refused(gate, state, responder)

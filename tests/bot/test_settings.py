@@ -73,3 +73,12 @@ def test_every_problem_in_one_error(monkeypatch):
 def test_without_socket_mode_the_app_token_is_not_needed():
     good = {k: v for k, v in GOOD.items() if k != "slack_app_token"}
     assert _settings(**good).serve_secrets(socket_mode=False, runai=True)[2] is None
+
+
+def test_the_diagnosis_deadline_is_configurable_and_bounded(monkeypatch: pytest.MonkeyPatch):
+    assert Settings(_env_file=None).diagnosis_deadline_s == 30
+    monkeypatch.setenv("DIAGNOSIS_DEADLINE_S", "12.5")
+    assert Settings(_env_file=None).diagnosis_deadline_s == 12.5
+    monkeypatch.setenv("DIAGNOSIS_DEADLINE_S", "0")
+    with pytest.raises(ValueError, match="diagnosis_deadline_s"):
+        Settings(_env_file=None)

@@ -254,3 +254,16 @@ async def test_a_slash_commands_new_thread_is_locked_from_its_first_post(redis_c
         clicked = Recorder()
         await h.engine.handle(Incoming(thread, "U1", choice=choice), clicked)
         assert isinstance(clicked.last(), ReportReply)
+
+
+async def test_the_configured_deadline_answers_with_what_was_collected():
+    """One hung endpoint costs the deadline, not the answer: its evidence is a named gap."""
+    async for h in harness(DEMO, deadline_s=0.5):
+        h.simulator.add_fault({"path": r"/api/v1/workloads/[^/]+/history", "latency_ms": 30_000})
+        recorder = await h.say("why did training-job-42 in ml-team fail on cluster prod-a?")
+        report = recorder.last()
+        assert isinstance(report, ReportReply)
+        assert report.report.category is Category.OOM_KILLED
+        assert any("0.5 s diagnosis deadline" in gap for gap in report.report.missing), (
+            report.report.missing
+        )
