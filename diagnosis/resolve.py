@@ -91,7 +91,7 @@ def near_matches(name: str, workloads: list[Workload]) -> list[Workload]:
 async def _no_match(
     runai: RunaiReader, *, cluster: str, project: str, name: str, authorize: Authorize | None
 ) -> Report:
-    """The seed: no matching candidate is a question, with near matches by name if any."""
+    """No matching candidate is a question (the skill asks), with near matches by name if any."""
     try:
         listed = await within_deadline(
             runai.list_project_workloads(cluster_id=cluster, project=project), "list_workloads"
