@@ -23,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, StoreUnavailable, ThreadKey
 from bot.conversation.messages import LOST_CONTEXT
+from bot.conversation.store import ThreadBusy
 from bot.slack.deps import SlackDeps
 from bot.slack.responder import SlackResponder
 from bot.slack.turns import converse, tell_store_error
@@ -138,26 +139,44 @@ async def _thread_reply(
             await tell_store_error(responder, error)
         return
     if not known:
-        await _lost_context(deps, client, responder, key=key, user=user, bot_user_id=bot_user_id)
-        return
+        if not await deps.threads.bot_took_part(
+            client, channel=channel, thread=thread, bot_user_id=bot_user_id
+        ):
+            return  # a thread among people: not the bot's business
+        saved = await _saved_once_turn_ends(deps, responder, key)
+        if saved is None:
+            return  # the store failed; the asker was told
+        if not saved:
+            await _lost_context(deps, responder, key=key, user=user)
+            return
     incoming = Incoming(key, user, text=event.get("text") or "", directed=False)
     await converse(deps, incoming, responder)
 
 
+async def _saved_once_turn_ends(
+    deps: SlackDeps, responder: SlackResponder, key: ThreadKey
+) -> bool | None:
+    """Whether the bot's thread has its state once a turn still running there has ended.
+
+    A question goes out before its turn saves the thread, so a quick reply can arrive in
+    between: it waits for that turn's lock instead of being told the context was lost. A turn
+    that keeps the thread busy still has it (the engine then answers "busy"). None: the store
+    failed, and the asker has been told so.
+    """
+    try:
+        async with deps.store.lock(key):
+            return await deps.store.load(key) is not None
+    except ThreadBusy:
+        return True
+    except StoreUnavailable as error:
+        await tell_store_error(responder, error)
+        return None
+
+
 async def _lost_context(
-    deps: SlackDeps,
-    client: AsyncWebClient,
-    responder: SlackResponder,
-    *,
-    key: ThreadKey,
-    user: str,
-    bot_user_id: str | None,
+    deps: SlackDeps, responder: SlackResponder, *, key: ThreadKey, user: str
 ) -> None:
     """Tell the replier, once per thread, that the bot no longer has this conversation."""
-    if not await deps.threads.bot_took_part(
-        client, channel=key.channel, thread=key.thread, bot_user_id=bot_user_id
-    ):
-        return  # a thread among people: not the bot's business
     try:
         first = await deps.store.claim(f"lost:{key.redis_key('conv')}:{user}", deps.dedupe_ttl_s)
     except StoreUnavailable as error:

@@ -144,3 +144,37 @@ async def test_redis_down_tells_the_asker_privately_and_spares_other_threads(
         assert told.text == STORE_DOWN
         assert fake_slack.calls("chat.postMessage") == []
         assert len(fake_slack.calls("chat.postEphemeral")) == 1  # not to U2's thread
+
+
+async def test_a_reply_while_the_question_is_still_being_saved_waits_for_it(
+    bot: Bot, redis_client: redis.asyncio.Redis
+):
+    """A reply landing between the question going out and its turn saving the thread.
+
+    The test plays that turn: it holds the thread's lock with the state not yet saved, then
+    saves and lets go. The reply waits for the lock and is answered, never "context lost".
+    """
+    root = "1700004500.000100"
+    mention = app_mention_event(
+        f"<@{BOT_USER_ID}> why did training-job-42 in ml-team fail?",
+        user="U1",
+        channel="C1",
+        ts=root,
+    )
+    await bot.send(event_body(mention))
+    await bot.slack.wait_for_async("chat.postMessage")
+    key = ThreadKey("slack", "T1", "C1", root)
+    async with asyncio.timeout(10):
+        while (state := await redis_client.get(key.redis_key("conv"))) is None:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    await redis_client.delete(key.redis_key("conv"))
+    turn = redis_client.lock(key.redis_key("lock"), timeout=10)
+    assert await turn.acquire()
+    reply = message_event("prod-a", user="U1", channel="C1", ts=f"{root[:-1]}1", thread_ts=root)
+    await bot.send(event_body(reply))
+    await bot.slack.wait_for_async("conversations.replies")  # the reply found no state yet
+    await redis_client.set(key.redis_key("conv"), state)
+    await turn.release()
+    [answer] = await bot.slack.wait_for_async("chat.update")
+    assert first_line(answer).startswith("OOM_KILLED")
+    assert LOST_CONTEXT not in _everything_said(bot.slack)
