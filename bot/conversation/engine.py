@@ -123,9 +123,25 @@ class ConversationEngine:
             access=access,
         )
 
+    async def settled(self, key: ThreadKey) -> ConversationState | None:
+        """The thread's state, waiting for a turn still running there to save it first.
+
+        A question goes out before its turn saves the thread, so a quick reply or click can
+        arrive in between: when the state is not there yet, this waits for the thread's lock
+        (held by that turn until it has saved) and looks again. None: the thread is not known.
+
+        Raises:
+            StoreUnavailable: the store failed (`ThreadBusy`: a turn still holds the thread).
+        """
+        state = await self._store.load(key)
+        if state is not None:
+            return state
+        async with self._store.lock(key):
+            return await self._store.load(key)
+
     async def asker(self, key: ThreadKey) -> str | None:
         """Who asked the question the bot is working on in this thread (None: no thread)."""
-        state = await self._store.load(key)
+        state = await self.settled(key)
         return (state.asker or state.started_by or None) if state else None
 
     async def is_asker(self, key: ThreadKey, user: str) -> bool:

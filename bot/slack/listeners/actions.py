@@ -78,9 +78,6 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         channel = key.channel
         try:
             asker = await deps.engine.asker(key)
-            if asker is None:  # the question's turn may not have saved the thread yet
-                async with deps.store.lock(key):
-                    asker = await deps.engine.asker(key)
             if asker is None:
                 await responder.tell(messages.LOST_CONTEXT)
                 return

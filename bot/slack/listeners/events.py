@@ -143,34 +143,18 @@ async def _thread_reply(
             client, channel=channel, thread=thread, bot_user_id=bot_user_id
         ):
             return  # a thread among people: not the bot's business
-        saved = await _saved_once_turn_ends(deps, responder, key)
-        if saved is None:
-            return  # the store failed; the asker was told
-        if not saved:
+        try:  # a turn still running there may not have saved the thread yet
+            known = await deps.engine.settled(key) is not None
+        except ThreadBusy:
+            known = True  # a turn still holds the thread: the engine answers "busy"
+        except StoreUnavailable as error:
+            await tell_store_error(responder, error)
+            return
+        if not known:
             await _lost_context(deps, responder, key=key, user=user)
             return
     incoming = Incoming(key, user, text=event.get("text") or "", directed=False)
     await converse(deps, incoming, responder)
-
-
-async def _saved_once_turn_ends(
-    deps: SlackDeps, responder: SlackResponder, key: ThreadKey
-) -> bool | None:
-    """Whether the bot's thread has its state once a turn still running there has ended.
-
-    A question goes out before its turn saves the thread, so a quick reply can arrive in
-    between: it waits for that turn's lock instead of being told the context was lost. A turn
-    that keeps the thread busy still has it (the engine then answers "busy"). None: the store
-    failed, and the asker has been told so.
-    """
-    try:
-        async with deps.store.lock(key):
-            return await deps.store.load(key) is not None
-    except ThreadBusy:
-        return True
-    except StoreUnavailable as error:
-        await tell_store_error(responder, error)
-        return None
 
 
 async def _lost_context(

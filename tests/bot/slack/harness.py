@@ -6,14 +6,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import redis.asyncio
 from pydantic import SecretStr
 
+from bot.conversation import ThreadKey
 from bot.scenarios import bundled_scenario
 from bot.server import build_runtime, create_asgi_app
 from bot.settings import Settings
@@ -117,3 +120,14 @@ async def settle(bot: Bot, key: str = "settle") -> None:
     body = slash_command_body("help", response_url=bot.slack.response_url(key))
     await bot.send(body)
     await bot.slack.wait_for_async("response_url", where=lambda c: c.key == key)
+
+
+async def saved_state(redis_client: redis.asyncio.Redis, thread: ThreadKey) -> str:
+    """The thread's saved conversation (JSON), once its turn has saved it (within 10 s).
+
+    For tests that change what is stored: a question is shown before its thread is saved.
+    """
+    async with asyncio.timeout(10):
+        while (state := await redis_client.get(thread.redis_key("conv"))) is None:  # noqa: ASYNC110 - Redis has no event
+            await asyncio.sleep(0.01)
+    return str(state)

