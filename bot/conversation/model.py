@@ -89,10 +89,13 @@ class Notice:
     Every reply has `private`: True means only the person who wrote the incoming message
     sees it (Slack: ephemeral; the console marks it). Help, hints, "I could not use part of
     that" and errors about the asker's own input are private; answers are public.
+    `progress` marks the "Diagnosing …" placeholder that the answer will replace, so a
+    front end can show progress its own way while it stands.
     """
 
     text: str
     private: bool = False
+    progress: bool = False
 
 
 @dataclass(frozen=True)

@@ -237,7 +237,7 @@ class Turns:
                     await gate.deny(decision, typed=state.slots.workload_name, by_id=False)
                 )
                 return _answered(state)
-        working = Notice(working_text(state.slots))
+        working = Notice(working_text(state.slots), progress=True)
         ref: str | None = None
         if not by_id and self._access.public_in(channel, request.project):
             ref = await responder.post(working)

@@ -14,14 +14,10 @@ from bot.render.slack_text import clean, one_line
 __all__ = [
     "CLEAR",
     "LOADING_MESSAGES",
-    "PROGRESS_PREFIX",
     "ThreadStatus",
-    "is_progress",
     "thread_status",
 ]
 
-#: How the engine's progress notice starts (`bot.conversation.messages.working_text`).
-PROGRESS_PREFIX = "Diagnosing "
 STATUS = "is diagnosing…"
 #: The pipeline's steps, in the order they run (Slack shows at most 10).
 LOADING_MESSAGES = (
@@ -40,11 +36,6 @@ class ThreadStatus:
 
     status: str
     loading_messages: tuple[str, ...] = ()
-
-
-def is_progress(text: str) -> bool:
-    """Whether a notice is the "Diagnosing …" placeholder that the answer will replace."""
-    return text.startswith(PROGRESS_PREFIX)
 
 
 def thread_status(notice: str) -> ThreadStatus:

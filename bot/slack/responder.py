@@ -22,7 +22,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from bot.conversation import Notice, Reply, ReportReply
 from bot.render import blocks
 from bot.render.blocks import SlackMessage
-from bot.render.progress import CLEAR, ThreadStatus, is_progress, thread_status
+from bot.render.progress import CLEAR, ThreadStatus, thread_status
 from bot.slack.charts import upload_chart
 from bot.slack.messages import CHOICE_ACTION, picked_blocks, to_slack
 
@@ -118,7 +118,7 @@ class SlackResponder:
         if self._thread_ts is None and self._threaded:
             self._thread_ts = ts
         await self._post_overflow(overflow)
-        if isinstance(reply, Notice) and is_progress(reply.text):
+        if isinstance(reply, Notice) and reply.progress:
             self._status_shown = await self._set_status(thread_status(reply.text))
         return ts
 

@@ -41,6 +41,7 @@ async def test_everything_given_posts_one_notice_then_updates_it_with_the_report
     notice, report = recorder.log[0][1], recorder.last()
     assert isinstance(notice, Notice)
     assert notice.text == "Diagnosing training-job-42 in ml-team on prod-a…"
+    assert notice.progress, "the placeholder says it is one, for the front end's progress"
     assert isinstance(report, ReportReply)
     assert report.report.category is Category.OOM_KILLED
 
@@ -84,6 +85,12 @@ async def test_plain_reply_in_a_thread_the_bot_does_not_own_is_ignored(demo):
     )
     assert recorder.log == []
     assert demo.simulator.requests == []
+
+
+async def test_only_the_placeholder_is_marked_as_progress(demo):
+    help_ = (await demo.say("help")).last()
+    assert isinstance(help_, Notice)
+    assert not help_.progress
 
 
 async def test_help(demo):
