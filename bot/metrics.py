@@ -1,0 +1,106 @@
+"""The bot's Prometheus metrics: every series is defined here, once, and served by `/metrics`.
+
+Modules record through these objects (`STAGE_SECONDS.labels(stage="post").observe(...)`);
+nothing else creates metrics. They live in the process's own `REGISTRY`, not the client's
+global one, so tests read exact values and a library's metrics never leak in.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+__all__ = [
+    "AUTHZ_DENIALS",
+    "CONTENT_TYPE_LATEST",
+    "DEAD_LETTERS",
+    "DIAGNOSES",
+    "DUPLICATES_DROPPED",
+    "QUEUE_DEPTH",
+    "QUEUE_REJECTED",
+    "RECLAIMED",
+    "REDACTIONS",
+    "REGISTRY",
+    "SHARED_DIAGNOSES",
+    "STAGES",
+    "STAGE_SECONDS",
+    "UPSTREAM_CALLS",
+    "exposition",
+]
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+#: The stages of one request, in order; every `stage` label is one of these.
+STAGES = ("ack", "queue_wait", "resolve", "collect", "classify", "render", "post")
+
+#: Seconds: from a fast ack (ms) to a diagnosis near its deadline (30 s by default).
+_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+STAGE_SECONDS = Histogram(
+    "runai_why_stage_seconds",
+    "Time spent in one stage of a request.",
+    ["stage"],
+    buckets=_BUCKETS,
+    registry=REGISTRY,
+)
+DIAGNOSES = Counter(
+    "runai_why_diagnoses",
+    "Diagnoses finished, by outcome and category (category UNKNOWN: no rule matched).",
+    ["outcome", "category"],
+    registry=REGISTRY,
+)
+UPSTREAM_CALLS = Counter(
+    "runai_why_upstream_calls",
+    "Calls to Run:ai and Kubernetes by endpoint and status ('error': no HTTP status).",
+    ["upstream", "endpoint", "status"],
+    registry=REGISTRY,
+)
+SHARED_DIAGNOSES = Counter(
+    "runai_why_shared_diagnoses",
+    "Requests answered from another request's diagnosis: 'flight' (joined one running), "
+    "'cache' (reused a recent report).",
+    ["via"],
+    registry=REGISTRY,
+)
+DUPLICATES_DROPPED = Counter(
+    "runai_why_duplicates_dropped",
+    "Deliveries dropped as duplicates of one already taken (retries, double deliveries).",
+    ["platform"],
+    registry=REGISTRY,
+)
+QUEUE_DEPTH = Gauge(
+    "runai_why_queue_depth",
+    "Work items waiting or in flight in the durable queue, as last seen by this process.",
+    registry=REGISTRY,
+)
+QUEUE_REJECTED = Counter(
+    "runai_why_queue_rejected",
+    "Requests refused at once because the queue was full.",
+    registry=REGISTRY,
+)
+RECLAIMED = Counter(
+    "runai_why_work_reclaimed",
+    "Work items claimed from a consumer that stopped answering (XAUTOCLAIM).",
+    registry=REGISTRY,
+)
+DEAD_LETTERS = Counter(
+    "runai_why_dead_letters",
+    "Work items moved to the dead-letter stream after too many failed attempts.",
+    registry=REGISTRY,
+)
+REDACTIONS = Counter(
+    "runai_why_redactions",
+    "Secrets and personal data masked in upstream text before it was shown.",
+    registry=REGISTRY,
+)
+AUTHZ_DENIALS = Counter(
+    "runai_why_authz_denials",
+    "Requests refused by per-user authorization, by reason.",
+    ["reason"],
+    registry=REGISTRY,
+)
+
+
+def exposition() -> bytes:
+    """The registry in the Prometheus text format, for `GET /metrics`."""
+    return generate_latest(REGISTRY)
