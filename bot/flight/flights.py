@@ -4,9 +4,9 @@ Two layers. In a process, concurrent callers of one key share one task. Across r
 that task runs this protocol in Redis (keys hash-tagged per flight, so Cluster works):
 
 1. `GET result`: a report kept from a recent flight (`DIAGNOSIS_CACHE_TTL_S`) is reused.
-2. `SET lock <token> NX PX`: the winner leads. It computes, renewing the lock while it runs,
-   then one script keeps the result (if it may be kept), pushes it onto `done:<token>` for
-   those waiting, and deletes the lock.
+2. Else, in the same script, `SET lock <token> NX PX`: the winner leads. It computes,
+   renewing the lock while it runs, then one script keeps the result (if it may be kept),
+   pushes it onto `done:<token>` for those waiting, and deletes the lock.
 3. Everyone else reads the lock's token and blocks on `BLMOVE done:<token> done:<token>`
    (a rotation: the result stays in the list for the next waiter). A leader that dies stops
    renewing its lock; when it expires, a waiter's `SET NX` wins and it computes instead.
@@ -36,10 +36,19 @@ __all__ = ["LOOKUP_REUSE_S", "Flights", "Via"]
 
 #: How a caller got its result: it computed it, joined a running flight, or reused a kept one.
 Via = Literal["computed", "flight", "cache"]
-#: The longest a resolution read (a workload's status, a name's matches) is reused.
-LOOKUP_REUSE_S = 2.0
+#: The longest a resolution read (a workload's status, a name's matches) is reused: how
+#: stale a storm's view of the workload's state may be (a report is keyed by that state).
+LOOKUP_REUSE_S = 5.0
 _PREFIX = "runai-why:flight:v1:"
 
+_TAKE = """
+if ARGV[3] == '1' then
+  local kept = redis.call('GET', KEYS[1])
+  if kept then return {'kept', kept} end
+end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'lead', ''} end
+return {'wait', redis.call('GET', KEYS[2]) or ''}
+"""
 _FINISH = """
 redis.call('DEL', KEYS[3])
 redis.call('RPUSH', KEYS[3], ARGV[2])
@@ -69,6 +78,7 @@ class Flights:
         lock_ttl_s: a leader's lock lives this long unless renewed: how soon a dead leader's
             waiters take over.
         poll_s: how long a waiter blocks before looking at the lock again.
+        lookup_ttl_s: how long a resolution read is reused (at most `report_ttl_s`).
     """
 
     def __init__(
@@ -78,10 +88,12 @@ class Flights:
         report_ttl_s: float,
         lock_ttl_s: float = 5.0,
         poll_s: float = 0.5,
+        lookup_ttl_s: float = LOOKUP_REUSE_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._redis = client
         self._report_ttl_s = report_ttl_s
+        self._lookup_ttl_s = min(lookup_ttl_s, report_ttl_s)
         self._lock_ms = max(int(lock_ttl_s * 1000), 1)
         self._poll_s = poll_s
         self._clock = clock
@@ -89,13 +101,14 @@ class Flights:
         self._kept: dict[str, tuple[float, str]] = {}
         self._log = structlog.get_logger(__name__)
         if client is not None:
+            self._take = client.register_script(_TAKE)
             self._finish = client.register_script(_FINISH)
             self._renew = client.register_script(_RENEW)
             self._abandon = client.register_script(_ABANDON)
 
     async def __call__(self, kind: str, key: str, compute: Compute, /) -> str:
         """See `diagnosis.Share`; reports are reused for `report_ttl_s`, reads briefly."""
-        keep_s = self._report_ttl_s if kind == "report" else min(self._report_ttl_s, LOOKUP_REUSE_S)
+        keep_s = self._report_ttl_s if kind == "report" else self._lookup_ttl_s
         text, via = await self.run(kind, key, compute, keep_s=keep_s)
         if kind == "report" and via != "computed":
             SHARED_DIAGNOSES.labels(via=via).inc()
@@ -137,18 +150,20 @@ class Flights:
         self, client: redis.Redis, name: str, compute: Compute, keep_s: float
     ) -> tuple[str, Via]:
         base = f"{_PREFIX}{{{name}}}:"
-        lock, result = base + "lock", base + "result"
         token = uuid.uuid4().hex
         while True:
             with _redis_errors():
-                if keep_s > 0 and (kept := await client.get(result)) is not None:
-                    return _text(kept), "cache"
-                if await client.set(lock, token, nx=True, px=self._lock_ms):
+                keys = [base + "result", base + "lock"]
+                check = "1" if keep_s > 0 else "0"
+                raw_step, value = await self._take(keys=keys, args=[token, self._lock_ms, check])
+                step = _text(raw_step)
+                if step == "kept":
+                    return _text(value), "cache"
+                if step == "lead":
                     break
-                leader = await client.get(lock)
-                if leader is None:
+                if not value:
                     continue  # the flight just ended (or its leader died): look again
-                done = f"{base}done:{_text(leader)}"
+                done = f"{base}done:{_text(value)}"
                 text = await client.blmove(done, done, self._poll_s, "LEFT", "LEFT")  # type: ignore[arg-type]
             if text is not None:
                 return _text(text), "flight"
