@@ -38,6 +38,7 @@ from bot.conversation import Access, ConversationEngine, MemoryStore, RedisStore
 from bot.flight import Flights, LocalLimit, RedisSemaphore
 from bot.settings import Settings
 from bot.slack.app import build_slack_app, build_web_client
+from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
 from bot.slack.identity import SlackIdentify
 from bot.slack.payloads import check_body
@@ -112,10 +113,12 @@ def build_runtime(
         access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
         kube = owned_kube = KubeDirectory(access) if len(access) else None
     web = build_web_client(token, settings.slack_api_url)
-    authorizer = Authorizer.from_settings(settings, runai, redis_client)
+    flights = Flights(redis_client, report_ttl_s=settings.diagnosis_cache_ttl_s)
+    authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
+    auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
     authz = Access(
         authorizer,
-        SlackIdentify(web, redis_client),
+        SlackIdentify(web, redis_client, auth_test),
         channel_projects=settings.channel_projects,
     )
     engine = ConversationEngine(
@@ -128,12 +131,13 @@ def build_runtime(
         clock=clock,
         audit=build_audit_sink(redis_client),
         access=authz,
-        flights=Flights(redis_client, report_ttl_s=settings.diagnosis_cache_ttl_s),
+        flights=flights,
     )
     app = build_slack_app(
         client=web,
         signing_secret=signing_secret,
         deps=SlackDeps(engine, store, runai_url=settings.runai_url),
+        auth_test=auth_test,
     )
     return Runtime(
         app=app,

@@ -20,7 +20,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation.messages import STORE_DOWN
-from bot.slack.authorize import shared_auth_test, tokenless_twin
+from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import register_listeners
 
@@ -66,7 +66,13 @@ async def _log_context(
     return await next()
 
 
-def build_slack_app(*, client: AsyncWebClient, signing_secret: str, deps: SlackDeps) -> AsyncApp:
+def build_slack_app(
+    *,
+    client: AsyncWebClient,
+    signing_secret: str,
+    deps: SlackDeps,
+    auth_test: AuthTest | None = None,
+) -> AsyncApp:
     """The Bolt app: listeners registered per module, one error handler, no catch-alls.
 
     `auth.test` is called once per process (`bot.slack.authorize`), not per cold request.
@@ -74,7 +80,7 @@ def build_slack_app(*, client: AsyncWebClient, signing_secret: str, deps: SlackD
     app = AsyncApp(
         client=tokenless_twin(client),
         signing_secret=signing_secret,
-        authorize=shared_auth_test(client),
+        authorize=(auth_test or AuthTest(client)).authorize(),
         process_before_response=False,
     )
     app.middleware(_log_context)

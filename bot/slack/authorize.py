@@ -1,11 +1,11 @@
-"""Bolt's `authorize` for our one workspace: `auth.test` once per process, not once per request.
+"""`auth.test` once per process, not once per request: Bolt's `authorize` and the identity lookup.
 
 Bolt's built-in single-workspace authorization calls `auth.test` on the first request and
 keeps the answer, but concurrent first requests each find nothing kept and each call it
-(3-10 calls in a cold-start storm). This `authorize` does the same thing once: the first
-request calls it under a lock, everyone else waits for that answer, and a failed call is
-not kept (the next request tries again). `context.bot_user_id`, `bot_id` and the token are
-set from it exactly as Bolt's own would.
+(3-10 calls in a cold-start storm). `AuthTest` calls it once: the first caller under a
+lock, everyone else waits for that answer, and a failed call is not kept (the next caller
+tries again). Its `authorize` sets `context.bot_user_id`, `bot_id` and the token from it
+exactly as Bolt's own would; `SlackIdentify` reads the installing team from the same answer.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
-__all__ = ["shared_auth_test", "tokenless_twin"]
+__all__ = ["AuthTest", "tokenless_twin"]
 
 Authorize = Callable[..., Awaitable[AuthorizeResult]]
 
@@ -31,25 +31,35 @@ def tokenless_twin(client: AsyncWebClient) -> AsyncWebClient:
     )
 
 
-def shared_auth_test(client: AsyncWebClient) -> Authorize:
-    """An `authorize` for `AsyncApp` that calls `auth.test` with `client` once per process."""
-    lock = asyncio.Lock()
-    kept: list[AsyncSlackResponse] = []
+class AuthTest:
+    """The bot token's `auth.test`, asked once per process through `client`."""
 
-    async def authorize(user_id: str | None) -> AuthorizeResult:
-        if not kept:
-            async with lock:
-                if not kept:  # another request may have called it while this one waited
-                    kept.append(await client.auth_test())
-        answer = kept[0]
-        return AuthorizeResult(
-            enterprise_id=answer.get("enterprise_id"),
-            team_id=answer.get("team_id"),
-            bot_id=answer.get("bot_id"),
-            bot_user_id=answer.get("user_id"),
-            bot_token=client.token,
-            bot_scopes=answer.headers.get("x-oauth-scopes"),
-            user_id=user_id,
-        )
+    def __init__(self, client: AsyncWebClient) -> None:
+        self._client = client
+        self._lock = asyncio.Lock()
+        self._answer: AsyncSlackResponse | None = None
 
-    return authorize
+    async def answer(self) -> AsyncSlackResponse:
+        """`auth.test`'s answer; raises `SlackApiError` (and is asked again next time)."""
+        if self._answer is None:
+            async with self._lock:
+                if self._answer is None:  # another caller may have asked while this one waited
+                    self._answer = await self._client.auth_test()
+        return self._answer
+
+    def authorize(self) -> Authorize:
+        """An `authorize` for `AsyncApp(authorize=...)` (Bolt passes arguments by name)."""
+
+        async def authorize(user_id: str | None) -> AuthorizeResult:
+            answer = await self.answer()
+            return AuthorizeResult(
+                enterprise_id=answer.get("enterprise_id"),
+                team_id=answer.get("team_id"),
+                bot_id=answer.get("bot_id"),
+                bot_user_id=answer.get("user_id"),
+                bot_token=self._client.token,
+                bot_scopes=answer.headers.get("x-oauth-scopes"),
+                user_id=user_id,
+            )
+
+        return authorize
