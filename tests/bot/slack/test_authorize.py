@@ -14,6 +14,7 @@ from tests.bot.slack.harness import Bot, running_bots
 from tests.bot.slack.signing import slash_command_body
 
 
+@pytest.mark.e2e
 async def test_concurrent_first_requests_share_one_auth_test(fake_slack: FakeSlack, redis_url):
     fake_slack.delay_next("auth.test", 0.3)  # the first call is slow: the others pile up
     async with running_bots(fake_slack, redis_url) as [bot]:
