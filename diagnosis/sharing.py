@@ -63,8 +63,8 @@ class Share(Protocol):
     """Runs `compute` once for everyone asking for `key` of `kind` at about the same time.
 
     Returns the text of the one `Payload` (computed here, by another task or replica, or
-    kept from a recent one). An exception from `compute` other than what it encoded itself
-    must not block the others: they compute again.
+    kept from a recent one). An exception `compute` raises (beyond the errors it encodes
+    itself) must never leave the others waiting: they see it too, or compute again.
     """
 
     async def __call__(

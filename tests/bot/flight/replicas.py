@@ -108,7 +108,7 @@ async def replicas(
                 client,
                 report_ttl_s=cache_ttl_s,
                 lookup_ttl_s=cache_ttl_s,
-                lock_ttl_s=1.0,
+                lock_ttl_s=3.0,
                 poll_s=0.2,
             )
             access = Access(Authorizer(runai, mode="runai" if authz else "off"), _identify)

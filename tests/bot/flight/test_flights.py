@@ -33,7 +33,7 @@ class Counting:
         return Payload(self.text, self.keep)
 
 
-def _flights(client: redis.asyncio.Redis | None, *, lock_ttl_s: float = 0.3) -> Flights:
+def _flights(client: redis.asyncio.Redis | None, *, lock_ttl_s: float = 3.0) -> Flights:
     return Flights(client, report_ttl_s=30.0, lock_ttl_s=lock_ttl_s, poll_s=0.05)
 
 
@@ -125,7 +125,7 @@ async def test_a_leader_that_fails_lets_a_waiter_compute_instead(redis_url, redi
 async def test_a_long_leader_keeps_its_lock(redis_url, redis_client):
     """The lock outlives its TTL while the leader works: nobody else computes meanwhile."""
     second = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
-    a, b = _flights(redis_client, lock_ttl_s=0.1), _flights(second, lock_ttl_s=0.1)
+    a, b = _flights(redis_client, lock_ttl_s=1.5), _flights(second, lock_ttl_s=1.5)
     compute = Counting()
     compute.release.clear()
     try:
@@ -172,7 +172,7 @@ async def test_redis_down_fails_open_the_work_is_done_anyway():
 
 async def test_a_redis_failure_after_the_work_still_answers(redis_url, redis_client):
     """Redis refusing the hand-off (here: the lock key turned into a list) costs no answer."""
-    flights = _flights(redis_client, lock_ttl_s=0.05)
+    flights = _flights(redis_client, lock_ttl_s=0.3)
     compute = Counting()
     compute.release.clear()
     task = asyncio.create_task(flights(*KEY, compute))
