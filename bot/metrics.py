@@ -16,6 +16,7 @@ __all__ = [
     "DEAD_LETTERS",
     "DIAGNOSES",
     "DUPLICATES_DROPPED",
+    "FAIL_OPEN",
     "QUEUE_DEPTH",
     "QUEUE_REJECTED",
     "RECLAIMED",
@@ -104,3 +105,12 @@ AUTHZ_DENIALS = Counter(
 def exposition() -> bytes:
     """The registry in the Prometheus text format, for `GET /metrics`."""
     return generate_latest(REGISTRY)
+
+
+FAIL_OPEN = Counter(
+    "runai_why_fail_open",
+    "Times Redis failed while coordinating replicas and the work went ahead without it: "
+    "'flight' (single-flight), 'runai_semaphore' (the global Run:ai call limit).",
+    ["what"],
+    registry=REGISTRY,
+)

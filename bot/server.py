@@ -35,13 +35,15 @@ from starlette.routing import Route
 from bot.audit import build_audit_sink
 from bot.authz import Authorizer
 from bot.conversation import Access, ConversationEngine, MemoryStore, RedisStore, StateStore
+from bot.flight import Flights, LocalLimit, RedisSemaphore
 from bot.settings import Settings
 from bot.slack.app import build_slack_app, build_web_client
+from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
 from bot.slack.identity import SlackIdentify
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
-from diagnosis import KubeAccess, KubeConnector, KubeDirectory, RunaiClient
+from diagnosis import NO_LIMIT, CallLimiter, KubeAccess, KubeConnector, KubeDirectory, RunaiClient
 
 __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
 
@@ -74,6 +76,17 @@ def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
     return RedisStore(client, ttl_s=settings.state_ttl_s), client
 
 
+def _runai_limiter(settings: Settings, client: redis.Redis | None) -> CallLimiter:
+    """The bound on concurrent Run:ai calls: across replicas with Redis, else this process's."""
+    limit = settings.runai_max_concurrent_calls
+    if limit == 0:
+        return NO_LIMIT
+    if client is None:
+        return LocalLimit(limit)
+    # A call's attempt takes at most connect + write + read timeouts; past that it is dead.
+    return RedisSemaphore(client, limit=limit, lease_s=3 * settings.runai_timeout_s + 5)
+
+
 def build_runtime(
     settings: Settings,
     *,
@@ -88,20 +101,24 @@ def build_runtime(
     none of them and gets clients built from the settings (KUBE_CLUSTERS for Tier 2).
     """
     token, signing_secret, _ = settings.serve_secrets(socket_mode=socket_mode, runai=runai is None)
+    store, redis_client = _store(settings)
     client: RunaiClient | None = None
     if runai is None:
-        client = RunaiClient(settings.runai_config())
+        client = RunaiClient(
+            settings.runai_config(), limiter=_runai_limiter(settings, redis_client)
+        )
         runai = client
     owned_kube: KubeDirectory | None = None
     if kube is None:
         access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
         kube = owned_kube = KubeDirectory(access) if len(access) else None
-    store, redis_client = _store(settings)
     web = build_web_client(token, settings.slack_api_url)
-    authorizer = Authorizer.from_settings(settings, runai, redis_client)
+    flights = Flights(redis_client, report_ttl_s=settings.diagnosis_cache_ttl_s)
+    authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
+    auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
     authz = Access(
         authorizer,
-        SlackIdentify(web, redis_client),
+        SlackIdentify(web, redis_client, auth_test),
         channel_projects=settings.channel_projects,
     )
     engine = ConversationEngine(
@@ -114,11 +131,13 @@ def build_runtime(
         clock=clock,
         audit=build_audit_sink(redis_client),
         access=authz,
+        flights=flights,
     )
     app = build_slack_app(
         client=web,
         signing_secret=signing_secret,
         deps=SlackDeps(engine, store, runai_url=settings.runai_url),
+        auth_test=auth_test,
     )
     return Runtime(
         app=app,

@@ -70,6 +70,10 @@ class Settings(BaseSettings):
         authz_allow_external: `AUTHZ_ALLOW_EXTERNAL`, let Slack Connect users ask (default no).
         channel_projects: `CHANNEL_PROJECTS`, JSON `{"C0123": ["nlp", "vision"]}`: the projects
             a channel may discuss publicly; answers about others go to the asker privately.
+        diagnosis_cache_ttl_s: `DIAGNOSIS_CACHE_TTL_S`, how long a finished report is reused
+            for the same workload in the same state (0: shared only by concurrent askers).
+        runai_max_concurrent_calls: `RUNAI_MAX_CONCURRENT_CALLS`, calls to Run:ai in flight at
+            once across every replica sharing `REDIS_URL` (0: no global limit).
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
@@ -98,6 +102,9 @@ class Settings(BaseSettings):
     authz_allow_guests: bool = False
     authz_allow_external: bool = False
     channel_projects: dict[str, list[str]] = Field(default_factory=dict)
+    # Scale (bot/flight): one diagnosis per storm, a global bound towards Run:ai.
+    diagnosis_cache_ttl_s: float = Field(default=30.0, ge=0, le=3600)
+    runai_max_concurrent_calls: int = Field(default=64, ge=0, le=10_000)
 
     @field_validator("slack_api_url")
     @classmethod

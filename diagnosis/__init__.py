@@ -18,6 +18,7 @@ from diagnosis.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from diagnosis.http.limit import NO_LIMIT, CallLimiter
 from diagnosis.kube import KubeAccess, KubeAccessError, KubeTarget
 from diagnosis.kube.reader import KubeConnector, KubeDirectory
 from diagnosis.pipeline import DEFAULT_DEADLINE_S, diagnose
@@ -48,13 +49,16 @@ from diagnosis.runai.client import RunaiClient
 from diagnosis.runai.config import RunaiConfig
 from diagnosis.runai.models import Cluster
 from diagnosis.runai.reader import RunaiReader
+from diagnosis.sharing import Payload, Share
 
 __all__ = [
     "DEFAULT_DEADLINE_S",
     "DEFAULT_LOOKBACK",
+    "NO_LIMIT",
     "AccessDenied",
     "AuthError",
     "Authorize",
+    "CallLimiter",
     "Category",
     "Cluster",
     "DiagnosisError",
@@ -70,12 +74,14 @@ __all__ = [
     "MemorySample",
     "NotFound",
     "Outcome",
+    "Payload",
     "Recurrence",
     "Redactor",
     "Report",
     "RunaiClient",
     "RunaiConfig",
     "RunaiReader",
+    "Share",
     "Symptom",
     "UpstreamError",
     "UpstreamTimeout",

@@ -7,7 +7,7 @@ orchestrator; every step below it is either a client call or a pure function.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import UTC, datetime
 
 import structlog
@@ -38,6 +38,7 @@ from diagnosis.rules import classify
 from diagnosis.rules.base import cite_all
 from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
+from diagnosis.sharing import Share, SharedLookups, report_key, shared_report
 from diagnosis.signals import events_signals, status_signals
 
 __all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
@@ -168,6 +169,7 @@ async def diagnose(
     now: datetime | None = None,
     deadline_s: float = DEFAULT_DEADLINE_S,
     authorize: Authorize | None = None,
+    share: Share | None = None,
 ) -> Report:
     """Diagnose one workload; read-only. Raises only `diagnosis.errors` exceptions.
 
@@ -180,9 +182,14 @@ async def diagnose(
     `authorize` (see `diagnosis.access`) is asked about every workload before anything of
     it is used: by ID, a refusal raises `AccessDenied`; by name, refused workloads are
     left out of the matches and the near matches, as if they did not exist.
+
+    `share` (see `diagnosis.sharing`) lets concurrent askers share the work: the resolution's
+    reads, then, once this asker's access to the workload is confirmed, the report itself.
     """
     with deadline(deadline_s):
-        return await _diagnose(request, runai=runai, kube=kube, now=now, authorize=authorize)
+        return await _diagnose(
+            request, runai=runai, kube=kube, now=now, authorize=authorize, share=share
+        )
 
 
 async def _diagnose(
@@ -192,6 +199,7 @@ async def _diagnose(
     kube: KubeConnector | None,
     now: datetime | None,
     authorize: Authorize | None,
+    share: Share | None,
 ) -> Report:
     log = structlog.get_logger(__name__)
     missing = request.missing()
@@ -199,7 +207,8 @@ async def _diagnose(
         return _needs_input(missing)
     now = now or datetime.now(UTC)
     cutoff = now - request.lookback
-    resolved = await _resolve(request, runai, now=now, cutoff=cutoff, authorize=authorize)
+    lookups = runai if share is None else SharedLookups(runai, share)
+    resolved = await _resolve(request, lookups, now=now, cutoff=cutoff, authorize=authorize)
     if isinstance(resolved, Report):
         return resolved
     workload = resolved.workload
@@ -211,6 +220,33 @@ async def _diagnose(
             headline=f"Workload {workload.name} belongs to cluster {workload.cluster_id}, "
             f"not {request.cluster_id}; stopping rather than diagnosing the wrong cluster.",
         )
+
+    def examine() -> Awaitable[Report]:
+        return _examine(request, resolved, runai=runai, kube=kube, now=now, cutoff=cutoff)
+
+    if share is None:
+        return await examine()
+    # This asker may see the workload (authorized above): its report may be shared.
+    key = report_key(request, workload, tier2=kube is not None)
+    report = await shared_report(share, key, examine)
+    if report.workload is not None and report.workload.id != workload.id:
+        log.warning("shared_report_mismatch", workload_id=workload.id)
+        return await examine()  # never show an asker a report about another workload
+    return report
+
+
+async def _examine(
+    request: DiagnosisRequest,
+    resolved: Resolved,
+    *,
+    runai: RunaiReader,
+    kube: KubeConnector | None,
+    now: datetime,
+    cutoff: datetime,
+) -> Report:
+    """Steps 2-5 for the resolved workload: events, phase routing, evidence, classification."""
+    log = structlog.get_logger(__name__)
+    workload = resolved.workload
     since = evidence_since(workload, now=now, cutoff=cutoff)
     # Fetched once per diagnosis, from where the failure's own evidence starts.
     events = resolved.events or await fetch_events(runai, workload.id, since)

@@ -22,7 +22,8 @@ import structlog
 
 from bot.authz.decision import Decision, Reason, Target
 from bot.authz.policy import read_grants, readable_resources
-from diagnosis import AccessRule, DiagnosisError, Project, Role, RunaiUser, UpstreamError
+from bot.flight import LOOKUP_REUSE_S, Flights
+from diagnosis import AccessRule, DiagnosisError, Payload, Project, Role, RunaiUser, UpstreamError
 
 if TYPE_CHECKING:
     from bot.authz.identity import Identity
@@ -87,6 +88,8 @@ class Authorizer:
         redis_client: the decision cache; None caches nothing.
         cache_ttl_s: how long a decision is reused; 0 turns the cache off.
         clock: epoch seconds (the cache's notion of age).
+        flights: shares one person's lookups between their concurrent requests, across
+            replicas (`bot.flight`); a storm of one asker's requests looks them up once.
     """
 
     def __init__(
@@ -99,8 +102,10 @@ class Authorizer:
         redis_client: redis.Redis | None = None,
         cache_ttl_s: int = 60,
         clock: Callable[[], float] = time.time,
+        flights: Flights | None = None,
     ) -> None:
         self._runai = runai
+        self._flights = flights
         self.mode: AuthzMode = mode
         self._allow_guests = allow_guests
         self._allow_external = allow_external
@@ -111,7 +116,11 @@ class Authorizer:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, runai: AccessReader, redis_client: redis.Redis | None
+        cls,
+        settings: Settings,
+        runai: AccessReader,
+        redis_client: redis.Redis | None,
+        flights: Flights | None = None,
     ) -> Authorizer:
         """The authorizer `AUTHZ_*` configures; logs `authz_disabled` when `AUTHZ_MODE=off`."""
         if settings.authz_mode == "off":
@@ -126,6 +135,7 @@ class Authorizer:
             allow_external=settings.authz_allow_external,
             redis_client=redis_client,
             cache_ttl_s=settings.authz_cache_ttl_s,
+            flights=flights,
         )
 
     async def check(self, identity: Identity, target: Target) -> Decision:
@@ -144,7 +154,7 @@ class Authorizer:
         readable = await self._cached(email, target)
         if readable is None:
             try:
-                readable = await self._readable(identity.email, target)
+                readable = await self._looked_up(identity.email, target)
             except DiagnosisError as error:
                 call = error.operation if isinstance(error, UpstreamError) else "authorization"
                 self._log.warning("authz_unchecked", failed_call=call, error=type(error).__name__)
@@ -171,6 +181,19 @@ class Authorizer:
             await self._redis.delete(DECISION_CACHE_PREFIX + email.casefold())
 
     # ------------------------------------------------------------------ the lookups
+    async def _looked_up(self, email: str, target: Target) -> frozenset[str]:
+        """`_readable`, shared with the same person's concurrent requests (kept a few seconds)."""
+        if self._flights is None:
+            return await self._readable(email, target)
+
+        async def lookup() -> Payload:
+            return Payload(json.dumps(sorted(await self._readable(email, target))), keep=True)
+
+        key = f"{email.casefold()}|{target.cluster_id}|{target.project}"
+        keep_s = min(self._ttl_s, LOOKUP_REUSE_S)  # `forget` is honoured within seconds
+        text, _ = await self._flights.run("authz", key, lookup, keep_s=keep_s)
+        return frozenset(json.loads(text))
+
     async def _readable(self, email: str, target: Target) -> frozenset[str]:
         own, users, roles, projects = await _all(
             self._runai.list_access_rules(subject_type="user", subject_ids=[email]),

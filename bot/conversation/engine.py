@@ -46,6 +46,7 @@ from bot.conversation.model import (
 )
 from bot.conversation.store import StateStore, StoreUnavailable
 from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns
+from bot.flight import Flights
 from bot.parse import FollowUp, Query, parse
 from diagnosis import DEFAULT_DEADLINE_S, KubeConnector, RunaiReader
 
@@ -90,7 +91,8 @@ class ConversationEngine:
     `mention` turns a user id into how the platform names a person in a message (default:
     the id itself); it is used in "only <asker> can pick". `access` says who is asking and
     what they may see (`bot.conversation.access`); it is required, so no front end can
-    forget it.
+    forget it. `flights` shares diagnoses (and the cluster list) between concurrent askers,
+    across replicas with Redis (`bot.flight`); without it every request diagnoses afresh.
     """
 
     def __init__(
@@ -107,6 +109,7 @@ class ConversationEngine:
         deadline_s: float = DEFAULT_DEADLINE_S,
         audit: AuditSink | None = None,
         mention: Callable[[str], str] = str,
+        flights: Flights | None = None,
     ) -> None:
         self._store = store
         self._bot_user_id = bot_user_id
@@ -121,6 +124,7 @@ class ConversationEngine:
             deadline_s=deadline_s,
             audit=audit or LogAuditSink(),
             access=access,
+            flights=flights,
         )
 
     async def settled(self, key: ThreadKey) -> ConversationState | None:

@@ -29,6 +29,7 @@ from bot.conversation.model import (
     ReportReply,
     Slots,
 )
+from bot.flight import Flights
 from bot.parse import Expecting
 from bot.render.wording import candidate_label
 from diagnosis import (
@@ -115,11 +116,13 @@ class Turns:
         deadline_s: float,
         audit: AuditSink,
         access: Access,
+        flights: Flights | None = None,
     ) -> None:
         self._runai = runai
         self._access = access
         self._kube = kube
-        self._clusters = ClusterDirectory(runai)
+        self._flights = flights
+        self._clusters = ClusterDirectory(runai, flights=flights)
         self._defaults = dict(channel_defaults)
         self._clock = clock
         self._slots = asyncio.Semaphore(max_concurrent)
@@ -267,6 +270,7 @@ class Turns:
                     now=self._clock(),
                     authorize=authorize,
                     deadline_s=self._deadline_s,
+                    share=self._flights,
                 )
         except AccessDenied:
             return await self._refused(gate, state, responder)

@@ -20,6 +20,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation.messages import STORE_DOWN
+from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import register_listeners
 
@@ -65,9 +66,23 @@ async def _log_context(
     return await next()
 
 
-def build_slack_app(*, client: AsyncWebClient, signing_secret: str, deps: SlackDeps) -> AsyncApp:
-    """The Bolt app: listeners registered per module, one error handler, no catch-alls."""
-    app = AsyncApp(client=client, signing_secret=signing_secret, process_before_response=False)
+def build_slack_app(
+    *,
+    client: AsyncWebClient,
+    signing_secret: str,
+    deps: SlackDeps,
+    auth_test: AuthTest | None = None,
+) -> AsyncApp:
+    """The Bolt app: listeners registered per module, one error handler, no catch-alls.
+
+    `auth.test` is called once per process (`bot.slack.authorize`), not per cold request.
+    """
+    app = AsyncApp(
+        client=tokenless_twin(client),
+        signing_secret=signing_secret,
+        authorize=(auth_test or AuthTest(client)).authorize(),
+        process_before_response=False,
+    )
     app.middleware(_log_context)
     register_listeners(app, deps)
     log = structlog.get_logger(__name__)

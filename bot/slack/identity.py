@@ -1,6 +1,7 @@
 """Who is asking on Slack: `users.info` through the bot's web client, for the engine's `Access`.
 
-The installing team (and Enterprise Grid, if any) comes from `auth.test`, asked once; a user
+The installing team (and Enterprise Grid, if any) comes from `auth.test`, asked once per
+process (the answer Bolt's authorization uses too, `bot.slack.authorize`); a user
 whose `users.info` says another team is external. Any failure yields an identity whose
 `lookup_failed` is set, which the authorizer answers with "access could not be checked".
 """
@@ -17,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.authz import Identity, SlackIdentityResolver
 from bot.conversation import Incoming
+from bot.slack.authorize import AuthTest
 
 __all__ = ["SlackIdentify"]
 
@@ -24,9 +26,15 @@ __all__ = ["SlackIdentify"]
 class SlackIdentify:
     """The engine's `identify` for Slack: an `Incoming` → its asker's `Identity`."""
 
-    def __init__(self, client: AsyncWebClient, redis_client: redis.Redis | None) -> None:
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        redis_client: redis.Redis | None,
+        auth_test: AuthTest | None = None,
+    ) -> None:
         self._client = client
         self._redis = redis_client
+        self._auth_test = auth_test or AuthTest(client)
         self._resolver: SlackIdentityResolver | None = None
         self._lock = asyncio.Lock()
 
@@ -37,7 +45,7 @@ class SlackIdentify:
     async def _installed(self) -> SlackIdentityResolver:
         async with self._lock:
             if self._resolver is None:
-                auth = await self._client.auth_test()
+                auth = await self._auth_test.answer()
                 self._resolver = SlackIdentityResolver(
                     self._users_info,
                     installing_team=str(auth.get("team_id") or ""),

@@ -13,6 +13,7 @@ import httpx
 from pydantic import BaseModel
 
 from diagnosis.errors import InvalidRequest, NotFound, PartialHistory, UpstreamUnavailable
+from diagnosis.http.limit import NO_LIMIT, CallLimiter, LimitedTransport
 from diagnosis.http.responses import (
     get_json,
     json_member,
@@ -102,6 +103,8 @@ class RunaiClient:
         clock: wall clock in epoch seconds (token expiry, `Retry-After` dates).
         sleep: awaitable sleep used between retries (default `asyncio.sleep`).
         logger: structlog-style logger (default `structlog.get_logger()` per module).
+        limiter: bounds concurrent requests (every attempt, the token POST included), e.g.
+            across replicas; default `NO_LIMIT`.
     """
 
     def __init__(
@@ -112,12 +115,12 @@ class RunaiClient:
         clock: Callable[[], float] | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         logger: Any = None,
+        limiter: CallLimiter = NO_LIMIT,
     ) -> None:
         base = httpx.URL(config.url)
         token_path = base.path.rstrip("/") + TOKEN_PATH
-        guarded = ReadOnlyTransport(
-            transport or httpx.AsyncHTTPTransport(), token_path=token_path, name="the Run:ai client"
-        )
+        limited = LimitedTransport(transport or httpx.AsyncHTTPTransport(), limiter)
+        guarded = ReadOnlyTransport(limited, token_path=token_path, name="the Run:ai client")
         retrying = RetryTransport(
             guarded,
             retries=config.retries,

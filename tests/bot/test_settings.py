@@ -82,3 +82,26 @@ def test_the_diagnosis_deadline_is_configurable_and_bounded(monkeypatch: pytest.
     monkeypatch.setenv("DIAGNOSIS_DEADLINE_S", "0")
     with pytest.raises(ValueError, match="diagnosis_deadline_s"):
         Settings(_env_file=None)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "field", "expected"),
+    [
+        ("DIAGNOSIS_CACHE_TTL_S", None, "diagnosis_cache_ttl_s", 30.0),
+        ("DIAGNOSIS_CACHE_TTL_S", "0", "diagnosis_cache_ttl_s", 0.0),
+        ("DIAGNOSIS_CACHE_TTL_S", "-1", "diagnosis_cache_ttl_s", ValueError),
+        ("RUNAI_MAX_CONCURRENT_CALLS", None, "runai_max_concurrent_calls", 64),
+        ("RUNAI_MAX_CONCURRENT_CALLS", "0", "runai_max_concurrent_calls", 0),
+        ("RUNAI_MAX_CONCURRENT_CALLS", "-2", "runai_max_concurrent_calls", ValueError),
+    ],
+)
+def test_the_storm_settings(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str | None, field: str, expected: Any
+):
+    if value is not None:
+        monkeypatch.setenv(variable, value)
+    if expected is ValueError:
+        with pytest.raises(ValueError, match=field):
+            Settings(_env_file=None)
+        return
+    assert getattr(Settings(_env_file=None), field) == expected

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from bot.backends import simulated
+from bot.backends import Backends, simulated
 from bot.conversation.clusters import ClusterDirectory
+from bot.flight import Flights
 from bot.scenarios import bundled_scenario
 
 DEMO = bundled_scenario("demo")
@@ -36,3 +39,40 @@ async def test_cluster_names_match_whole_in_any_case_unless_that_is_ambiguous(
         match = await ClusterDirectory(up.runai).match(typed)
     assert (match.cluster.uuid if match.cluster else None) == expected
     assert [c.name for c in match.known] == [c["name"] for c in clusters]
+
+
+def _listed(up: Backends) -> int:
+    assert up.simulator is not None
+    return sum(r.path == "/api/v1/clusters" for r in up.simulator.requests)
+
+
+async def test_a_cold_start_storm_reads_the_cluster_list_once():
+    async with simulated(DEMO, retries=0, transport="asgi") as up:
+        directory = ClusterDirectory(up.runai)
+        matches = await asyncio.gather(*(directory.match("prod-a") for _ in range(100)))
+        assert _listed(up) == 1
+    assert {m.cluster.uuid for m in matches if m.cluster} == {PROD_A["uuid"]}
+
+
+async def test_replicas_share_one_read_of_the_cluster_list(redis_client):
+    async with simulated(DEMO, retries=0, transport="asgi") as up:
+        replicas = [
+            ClusterDirectory(up.runai, flights=Flights(redis_client, report_ttl_s=30))
+            for _ in range(2)
+        ]
+        found = await asyncio.gather(*(replicas[i % 2].clusters() for i in range(50)))
+        assert _listed(up) == 1
+    assert {tuple(c.uuid for c in f) for f in found} == {(PROD_A["uuid"],)}
+
+
+async def test_the_list_is_read_again_once_its_time_is_up():
+    now = [0.0]
+    async with simulated(DEMO, retries=0, transport="asgi") as up:
+        directory = ClusterDirectory(up.runai, ttl_s=60, clock=lambda: now[0])
+        await directory.clusters()
+        now[0] = 30.0
+        await directory.clusters()
+        assert _listed(up) == 1
+        now[0] = 61.0
+        await directory.clusters()
+        assert _listed(up) == 2
