@@ -62,8 +62,11 @@ class InboundVerifier:
         metadata_url: str,
         issuer: str,
         http: httpx.AsyncClient,
+        refetch_after_s: float = REFETCH_AFTER_S,
     ) -> None:
         self._app_id = app_id
+        self.refetch_after_s = refetch_after_s
+        """An unknown key fetches the keys again only this long after the last fetch."""
         self._metadata_url = metadata_url
         self._issuer = issuer
         self._http = http
@@ -109,7 +112,9 @@ class InboundVerifier:
         if kid in self._keys and fresh:
             return self._keys[kid]
         async with self._lock:  # single flight: one fetch however many requests wait
-            recently = self._fetched_at is not None and now - self._fetched_at < REFETCH_AFTER_S
+            recently = (
+                self._fetched_at is not None and now - self._fetched_at < self.refetch_after_s
+            )
             if (kid not in self._keys and not recently) or not fresh:
                 await self._refresh()
         if kid not in self._keys:

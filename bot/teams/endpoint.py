@@ -71,7 +71,7 @@ class TeamsEndpoint:
         self._runai_url = runai_url
         self._running: set[asyncio.Task[None]] = set()
 
-    async def __call__(self, request: Request) -> Response:
+    async def handle(self, request: Request) -> Response:
         """Verify, parse, claim, and answer 200 while the turn runs."""
         declared = request.headers.get("content-length", "").strip()
         if declared.isdigit() and int(declared) > MAX_BODY_BYTES:

@@ -42,10 +42,11 @@ class TeamsRuntime:
     endpoint: TeamsEndpoint
     http: httpx.AsyncClient
     engine: ConversationEngine
+    verifier: InboundVerifier
 
     def routes(self) -> list[BaseRoute]:
         """`POST /api/messages`."""
-        return [Route(MESSAGES_PATH, self.endpoint, methods=["POST"])]
+        return [Route(MESSAGES_PATH, self.endpoint.handle, methods=["POST"])]
 
     async def aclose(self) -> None:
         """Let running turns finish (bounded), then close the HTTP pool."""
@@ -97,4 +98,4 @@ def build_teams(
     endpoint = TeamsEndpoint(
         verifier, connector, TeamsTurns(engine, store), runai_url=settings.runai_url
     )
-    return TeamsRuntime(endpoint=endpoint, http=http, engine=engine)
+    return TeamsRuntime(endpoint=endpoint, http=http, engine=engine, verifier=verifier)
