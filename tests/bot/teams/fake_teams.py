@@ -38,6 +38,12 @@ ISSUER = "https://api.botframework.com"
 PASSWORD = "teams-e2e-password"
 
 
+def _raw_path(request: Request) -> str:
+    """The path as sent (percent-encoding kept), to check how the bot encodes IDs."""
+    raw = request.scope.get("raw_path")
+    return raw.decode() if isinstance(raw, bytes) else request.url.path
+
+
 def new_key() -> rsa.RSAPrivateKey:
     """A fresh 2048-bit RSA key."""
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -93,6 +99,8 @@ class FakeTeams:
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
     calls: list[Call] = field(default_factory=list)
     url: str = ""
+    failures: dict[str, list[tuple[int, dict[str, str]]]] = field(default_factory=dict)
+    """Scripted answers per call kind: `fail_next` queues (status, headers)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -124,6 +132,17 @@ class FakeTeams:
         return jwt.encode(
             claims, key or self.key, algorithm="RS256", headers={"kid": kid or self.kid}
         )
+
+    def fail_next(self, kind: str, status: int, **headers: str) -> None:
+        """Answer the next call of `kind` with `status` (and `headers`), recording it."""
+        self.failures.setdefault(kind, []).append((status, headers))
+
+    def _scripted(self, kind: str) -> Response | None:
+        queued = self.failures.get(kind)
+        if not queued:
+            return None
+        status, headers = queued.pop(0)
+        return JSONResponse({"error": {"code": "Scripted"}}, status_code=status, headers=headers)
 
     def of(self, kind: str) -> list[Call]:
         """The calls of one kind, in order."""
@@ -164,13 +183,17 @@ class FakeTeams:
         return JSONResponse({"issuer": ISSUER, "jwks_uri": f"{self.url}/keys"})
 
     async def _keys(self, request: Request) -> Response:
-        await self._record(Call("keys", request.url.path, "", {}, ""))
+        await self._record(Call("keys", _raw_path(request), "", {}, ""))
+        if (scripted := self._scripted("keys")) is not None:
+            return scripted
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
         return JSONResponse({"keys": [{**jwk, "kid": self.kid, "use": "sig", "alg": "RS256"}]})
 
     async def _token(self, request: Request) -> Response:
         form = {k: v[-1] for k, v in parse_qs((await request.body()).decode()).items()}
-        await self._record(Call("token", request.url.path, "", form, ""))
+        await self._record(Call("token", _raw_path(request), "", form, ""))
+        if (scripted := self._scripted("token")) is not None:
+            return scripted
         if form.get("client_secret") != PASSWORD or form.get("client_id") != APP_ID:
             return JSONResponse({"error": "invalid_client"}, status_code=401)
         return JSONResponse({"access_token": "outbound-token", "expires_in": 3600})
@@ -183,8 +206,10 @@ class FakeTeams:
         body = await self._body(request)
         user = body["members"][0]["id"]
         await self._record(
-            Call("create", request.url.path, "", body, request.headers.get("authorization", ""))
+            Call("create", _raw_path(request), "", body, request.headers.get("authorization", ""))
         )
+        if (scripted := self._scripted("create")) is not None:
+            return scripted
         return JSONResponse({"id": f"a:personal-{user}"})
 
     async def _send(self, request: Request) -> Response:
@@ -193,8 +218,10 @@ class FakeTeams:
         auth = request.headers.get("authorization", "")
         body = await self._body(request)
         await self._record(
-            Call("send", request.url.path, conversation, body, auth, activity_id=activity_id)
+            Call("send", _raw_path(request), conversation, body, auth, activity_id=activity_id)
         )
+        if (scripted := self._scripted("send")) is not None:
+            return scripted
         return JSONResponse({"id": activity_id})
 
     async def _update(self, request: Request) -> Response:
@@ -203,15 +230,19 @@ class FakeTeams:
         auth = request.headers.get("authorization", "")
         body = await self._body(request)
         await self._record(
-            Call("update", request.url.path, conversation, body, auth, activity_id=activity_id)
+            Call("update", _raw_path(request), conversation, body, auth, activity_id=activity_id)
         )
+        if (scripted := self._scripted("update")) is not None:
+            return scripted
         return JSONResponse({"id": activity_id})
 
     async def _member(self, request: Request) -> Response:
         conversation = unquote(request.path_params["conv"])
         user = unquote(request.path_params["user"])
         auth = request.headers.get("authorization", "")
-        await self._record(Call("member", request.url.path, conversation, {"user": user}, auth))
+        await self._record(Call("member", _raw_path(request), conversation, {"user": user}, auth))
+        if (scripted := self._scripted("member")) is not None:
+            return scripted
         member = self.members.get(user)
         if member is None:
             return JSONResponse({"error": {"code": "MemberNotFound"}}, status_code=404)

@@ -132,6 +132,11 @@ class TeamsBot:
             headers = {"Authorization": f"Bearer {bearer}", **headers}
         return await self.http.post(f"{self.url}/api/messages", json=activity, headers=headers)
 
+    async def send_raw(self, body: bytes) -> httpx.Response:
+        """POST `body` as it is, with a valid token."""
+        headers = {"Authorization": f"Bearer {self.teams.token()}"}
+        return await self.http.post(f"{self.url}/api/messages", content=body, headers=headers)
+
 
 def _settings(teams: FakeTeams, runai_url: str, redis_url: str, **overrides: Any) -> Settings:
     return Settings(

@@ -11,6 +11,7 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
+from pydantic import SecretStr
 
 from tests.bot.teams.fake_teams import TENANT, FakeTeams, new_key
 from tests.bot.teams.harness import CHANNEL, DEMO, TeamsBot, click, mention, running_teams
@@ -214,3 +215,90 @@ def _text_nodes(node):
     elif isinstance(node, list):
         for value in node:
             yield from _text_nodes(value)
+
+
+async def test_a_double_click_and_a_click_without_a_thread(bot: TeamsBot):
+    ask = mention(bot, "why did training-job-42 in ml-team fail?")
+    root = ask["id"]
+    await bot.send(ask)
+    [question] = await bot.teams.wait_for("send")
+    value = question.buttons[0]["data"]["value"]
+    pressed = click(bot, value, card=question.activity_id, thread=root)
+    await bot.send(pressed)
+    await bot.send({**pressed, "id": pressed["id"] + "0"})  # a second click on the same card
+    await bot.teams.wait_for("update", count=2)
+
+    lost = click(bot, value, card="gone", thread="no-such-thread")
+    await bot.send(lost)
+    [*_, told] = await bot.teams.wait_for("send", count=3)
+    assert told.conversation == "a:personal-29:u1"
+    assert any("lost the context" in t for t in told.texts)
+    # a plain message in a thread the bot has no part in: nothing at all
+    await bot.send(mention(bot, "lunch?", thread="other-thread", mentioned=False))
+    await bot.send(mention(bot, "help", kind="personal"))
+    await bot.teams.wait_for("send", count=4)
+    assert len(bot.teams.of("update")) == 2
+    assert len(bot.teams.of("send")) == 4
+
+
+async def test_an_action_execute_invoke_gets_an_invoke_response(bot: TeamsBot):
+    ask = mention(bot, "why did training-job-42 in ml-team fail?")
+    await bot.send(ask)
+    [question] = await bot.teams.wait_for("send")
+    execute = click(bot, "x", card=question.activity_id, thread=ask["id"])
+    execute.update(
+        type="invoke",
+        name="adaptiveCard/action",
+        value={"action": {"type": "Action.Execute", "data": question.buttons[0]["data"]}},
+    )
+    response = await bot.send(execute)
+    assert response.status_code == 200
+    assert response.json()["statusCode"] == 200
+    [_, answer] = await bot.teams.wait_for("update", count=2)
+    assert answer.texts[0].startswith("Category: OOM_KILLED")
+
+
+async def test_activities_the_bot_ignores_are_acknowledged(bot: TeamsBot):
+    update = mention(bot, "x")
+    update["type"] = "conversationUpdate"
+    assert (await bot.send(update)).status_code == 200
+    assert (await bot.send_raw(b"[1, 2]")).status_code == 400  # verified, not an object
+    assert bot.teams.of("send") == []
+
+
+async def test_a_member_lookup_that_fails_is_a_private_could_not_check(
+    redis_url: str, redis_client
+):
+    async with running_teams(redis_url) as [bot]:
+        ask = mention(
+            bot, "why did training-job-42 in ml-team fail on cluster prod-a?", user="29:x"
+        )
+        await bot.send(ask)
+        [told] = await bot.teams.wait_for("send")
+    assert told.conversation == "a:personal-29:x"
+    assert bot.teams.of("update") == []
+
+
+async def test_redis_down_is_told_privately(redis_url: str):
+    async with running_teams("redis://127.0.0.1:9/0") as [bot]:
+        await bot.send(mention(bot, "why did training-job-42 in ml-team fail?"))
+        [told] = await bot.teams.wait_for("send")
+    assert told.conversation == "a:personal-29:u1"
+    assert any("state store" in t.lower() or "redis" in t.lower() for t in told.texts)
+
+
+async def test_teams_and_slack_in_one_process(redis_url: str, redis_client):
+    async with running_teams(
+        redis_url, slack_bot_token=SecretStr("xoxb-e2e"), slack_signing_secret=SecretStr("s")
+    ) as [bot]:
+        assert bot.runtime.app is not None
+        assert (await bot.http.post(f"{bot.url}/slack/events", content=b"{}")).status_code == 401
+        assert (await bot.http.get(f"{bot.url}/readyz")).status_code == 200
+        await bot.send(mention(bot, "help", kind="personal"))
+        await bot.teams.wait_for("send")
+
+
+async def test_teams_only_serves_no_slack(bot: TeamsBot):
+    assert bot.runtime.app is None
+    assert (await bot.http.post(f"{bot.url}/slack/events", content=b"{}")).status_code == 404
+    assert (await bot.http.get(f"{bot.url}/healthz")).status_code == 200
