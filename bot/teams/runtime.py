@@ -43,6 +43,9 @@ class TeamsRuntime:
     http: httpx.AsyncClient
     engine: ConversationEngine
     verifier: InboundVerifier
+    connector: TeamsConnector
+    turns: TeamsTurns
+    """Runs one claimed activity's turn (what a queue worker would call)."""
 
     def routes(self) -> list[BaseRoute]:
         """`POST /api/messages`."""
@@ -95,7 +98,13 @@ def build_teams(
         access=Access(authorizer, identify, channel_projects=settings.channel_projects),
         mention=lambda _: ASKER_NAME,
     )
-    endpoint = TeamsEndpoint(
-        verifier, connector, TeamsTurns(engine, store), runai_url=settings.runai_url
+    turns = TeamsTurns(engine, store)
+    endpoint = TeamsEndpoint(verifier, connector, turns, runai_url=settings.runai_url)
+    return TeamsRuntime(
+        endpoint=endpoint,
+        http=http,
+        engine=engine,
+        verifier=verifier,
+        turns=turns,
+        connector=connector,
     )
-    return TeamsRuntime(endpoint=endpoint, http=http, engine=engine, verifier=verifier)

@@ -21,13 +21,11 @@ from bot.conversation.messages import (
     LOST_CONTEXT,
     STATE_NOT_SAVED,
     STORE_DOWN,
-    describe_upstream,
     only_asker,
 )
 from bot.conversation.store import ThreadBusy
 from bot.teams.activity import Inbound
 from bot.teams.responder import TeamsResponder
-from diagnosis import UpstreamError
 
 __all__ = ["ASKER_NAME", "DEDUPE_TTL_S", "TeamsTurns", "current_inbound", "thread_key"]
 
@@ -82,10 +80,6 @@ class TeamsTurns:
             await responder.tell(
                 BUSY if busy else STATE_NOT_SAVED if responder.public else STORE_DOWN
             )
-        except UpstreamError as error:
-            self._log.warning("teams_upstream_failed", operation=error.operation)
-            if not responder.public:
-                await responder.tell(describe_upstream(error, "answer"))
         except Exception:  # noqa: BLE001 - logged with its traceback, told to the asker
             self._log.exception("teams_turn_failed")
             if not responder.public:

@@ -185,3 +185,13 @@ async def test_an_unreachable_connector_is_an_error_with_no_status(teams: FakeTe
         with pytest.raises(ConnectorError) as caught:
             await connector.send("http://127.0.0.1:9", "19:c", {"type": "message"})
     assert caught.value.status == 0
+
+
+async def test_a_401_on_the_last_attempt_is_an_error(teams: FakeTeams):
+    teams.fail_next("send", 429, **{"Retry-After": "0"})
+    teams.fail_next("send", 429, **{"Retry-After": "0"})
+    teams.fail_next("send", 401)
+    async with _http(teams) as http:
+        connector = TeamsConnector(http, _token(http))
+        with pytest.raises(ConnectorError, match="401"):
+            await connector.send(BASE, "19:c", {"type": "message"})

@@ -8,12 +8,6 @@ from pydantic import SecretStr
 from bot.server import build_runtime
 from bot.settings import ConfigError, Settings
 
-TEAMS = {
-    "teams_app_id": "00000000-0000-0000-0000-0000000000a1",
-    "teams_app_password": SecretStr("p4ssw0rd-value"),
-    "teams_tenant_id": "tenant-1",
-}
-
 
 def test_the_environment_names_and_defaults(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("TEAMS_APP_ID", "app-1")
@@ -50,7 +44,14 @@ def test_slack_or_teams_is_configured():
 
 def test_teams_only_still_needs_run_ai():
     with pytest.raises(ConfigError, match="RUNAI_URL"):
-        build_runtime(Settings(_env_file=None, **TEAMS))
+        build_runtime(
+            Settings(
+                _env_file=None,
+                teams_app_id="00000000-0000-0000-0000-0000000000a1",
+                teams_app_password=SecretStr("p4ssw0rd-value"),
+                teams_tenant_id="tenant-1",
+            )
+        )
 
 
 def test_nothing_configured_asks_for_slack():

@@ -302,3 +302,27 @@ async def test_teams_only_serves_no_slack(bot: TeamsBot):
     assert bot.runtime.app is None
     assert (await bot.http.post(f"{bot.url}/slack/events", content=b"{}")).status_code == 404
     assert (await bot.http.get(f"{bot.url}/healthz")).status_code == 200
+
+
+async def test_bodies_over_the_cap_are_413(bot: TeamsBot):
+    big = b"{" + b" " * (300 * 1024) + b"}"
+    response = await bot.send_raw(big)
+    assert response.status_code == 413
+
+    async def chunks():
+        for _ in range(300):
+            yield b" " * 1024
+
+    headers = {"Authorization": f"Bearer {bot.teams.token()}"}
+    streamed = await bot.http.post(f"{bot.url}/api/messages", content=chunks(), headers=headers)
+    assert streamed.status_code == 413
+    assert bot.teams.of("send") == []
+
+
+async def test_shutdown_lets_a_running_turn_answer(redis_url: str, redis_client):
+    teams = FakeTeams()
+    async with running_teams(redis_url, teams=teams) as [bot]:
+        ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+        assert (await bot.send(ask)).status_code == 200
+    [answer] = teams.of("update")
+    assert answer.texts[0].startswith("Category: OOM_KILLED")
