@@ -3,9 +3,10 @@
 `TeamsTurns.claim` runs before the HTTP answer: the activity ID is claimed in the store
 (`SET NX EX`), so a Teams retry or a duplicate delivery, on any replica, is answered once.
 `TeamsTurns.run` then does the turn: a mention (or anything in a 1:1 chat) may start a
-conversation; a plain reply in a thread only continues one the bot already has; a click
-counts only from the person who asked (anyone else is told so privately, before the click is
-claimed). Any failure is logged and told to the asker privately, as on Slack.
+conversation; a plain reply in a thread only continues one the bot already has; a click on a
+question counts only from the person who asked (anyone else is told so privately, before the
+click is claimed), while the answer's "Show all evidence" is anyone's. Any failure is logged
+and told to the asker privately, as on Slack.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from contextvars import ContextVar
 
 import structlog
 
-from bot.conversation import ConversationEngine, Incoming, StateStore, StoreUnavailable, ThreadKey
+from bot.conversation import (
+    RERUN,
+    SHOW_EVIDENCE,
+    ConversationEngine,
+    Incoming,
+    StateStore,
+    StoreUnavailable,
+    ThreadKey,
+)
 from bot.conversation.messages import (
     BUSY,
     CRASHED,
@@ -33,6 +42,9 @@ __all__ = ["ASKER_NAME", "DEDUPE_TTL_S", "TeamsTurns", "current_inbound", "threa
 DEDUPE_TTL_S = 3600
 #: How "only … can pick" names the asker (a Teams user ID means nothing to people).
 ASKER_NAME = "the person who asked"
+
+#: The answer card's buttons: they show everyone what the thread shows, so anyone may press.
+REPORT_ACTIONS = frozenset({SHOW_EVIDENCE, RERUN})
 
 current_inbound: ContextVar[Inbound | None] = ContextVar("teams_inbound", default=None)
 """The activity the running turn answers, for `TeamsIdentify` (one task per turn)."""
@@ -89,6 +101,8 @@ class TeamsTurns:
         self, inbound: Inbound, key: ThreadKey, responder: TeamsResponder
     ) -> Incoming | None:
         """The engine's `Incoming`, or None when there is nothing for the engine to do."""
+        if inbound.choice in REPORT_ACTIONS:  # anyone may; a retry was caught by `claim`
+            return Incoming(key, inbound.user_id, choice=inbound.choice)
         if inbound.choice is not None:
             asker = await self._engine.asker(key)
             if asker is None:

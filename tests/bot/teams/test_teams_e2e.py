@@ -326,3 +326,27 @@ async def test_shutdown_lets_a_running_turn_answer(redis_url: str, redis_client)
         assert (await bot.send(ask)).status_code == 200
     [answer] = teams.of("update")
     assert answer.texts[0].startswith("Category: OOM_KILLED")
+
+
+async def test_follow_ups_lookback_evidence_and_chatter(bot: TeamsBot):
+    ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+    root = ask["id"]
+    await bot.send(ask)
+    [answer] = await bot.teams.wait_for("update")
+    [evidence_button] = [b for b in answer.buttons if b["title"] == "Show all evidence"]
+
+    # a teammate presses "Show all evidence": anyone may, in the thread
+    press = click(bot, "x", card=answer.activity_id, thread=root, user="29:u2")
+    press["value"] = evidence_button["data"]
+    await bot.send(press)
+    [_, shown] = await bot.teams.wait_for("send", count=2)
+    assert shown.conversation == _thread(root)
+    assert shown.texts[0] == "All evidence (24h)"
+
+    await bot.send(mention(bot, "thanks!", thread=root, mentioned=False))  # chatter: nothing
+    await bot.send(mention(bot, "what about the last 7d?", thread=root, mentioned=False))
+    [*_, again] = await bot.teams.wait_for("send", count=3)
+    assert again.conversation == _thread(root)
+    await bot.teams.wait_for("update", count=2)
+    assert any("Lookback: 7d" in t for t in bot.teams.of("update")[1].texts)
+    assert len(bot.teams.of("send")) == 3
