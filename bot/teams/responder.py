@@ -43,11 +43,13 @@ class ReplyTarget(BaseModel):
     @classmethod
     def of(cls, inbound: Inbound) -> ReplyTarget:
         """The target of replies to `inbound` (in its thread, to its sender)."""
-        root = inbound.thread if inbound.conversation_type == "channel" else inbound.activity_id
+        # A channel thread's replies answer its root; a chat's answer the message (or card).
+        channel = inbound.conversation_type == "channel"
+        reply_to = inbound.thread if channel else inbound.card_id or inbound.activity_id
         return cls(
             service_url=inbound.service_url,
             conversation_id=inbound.conversation_id,
-            reply_to=inbound.card_id or root,
+            reply_to=reply_to,
             user_id=inbound.user_id,
             aad_object_id=inbound.aad_object_id,
             tenant_id=inbound.tenant_id,

@@ -82,6 +82,8 @@ async def test_a_button_click_counts_only_from_the_asker(bot: TeamsBot):
     assert updates[0].buttons == []
     assert any("prod-a" in t for t in updates[0].texts)
     assert updates[1].texts[0].startswith("Category: OOM_KILLED")
+    working = bot.teams.of("send")[-1]
+    assert (working.conversation, working.body["replyToId"]) == (_thread(root), root)
 
 
 async def test_a_retried_delivery_is_answered_once(redis_url: str, redis_client):
