@@ -23,7 +23,7 @@ from bot.conversation.messages import STORE_DOWN
 from bot.teams.activity import NotForUs, read_activity
 from bot.teams.auth import InboundVerifier, TokenRejected, service_url_matches
 from bot.teams.connector import TeamsConnector
-from bot.teams.responder import ReplyTarget, TeamsResponder
+from bot.teams.responder import ChartUrl, ReplyTarget, TeamsResponder
 from bot.teams.turns import TeamsTurns
 
 __all__ = ["MAX_BODY_BYTES", "TeamsEndpoint"]
@@ -64,8 +64,10 @@ class TeamsEndpoint:
         turns: TeamsTurns,
         *,
         runai_url: str | None,
+        chart_url: ChartUrl | None = None,
     ) -> None:
         self._verifier = verifier
+        self._chart_url = chart_url
         self._connector = connector
         self._turns = turns
         self._runai_url = runai_url
@@ -98,7 +100,10 @@ class TeamsEndpoint:
             structlog.get_logger(__name__).info("teams_activity_ignored", reason=str(why))
             return Response(status_code=HTTPStatus.OK)
         responder = TeamsResponder(
-            self._connector, ReplyTarget.of(inbound), runai_url=self._runai_url
+            self._connector,
+            ReplyTarget.of(inbound),
+            runai_url=self._runai_url,
+            chart_url=self._chart_url,
         )
         try:
             first = await self._turns.claim(inbound)

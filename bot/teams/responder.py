@@ -13,17 +13,22 @@ item can carry it and a worker rebuild the responder (`TeamsResponder.from_targe
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
 from pydantic import BaseModel, ConfigDict
 
-from bot.conversation import Notice, Reply
+from bot.conversation import Notice, Reply, ReportReply
 from bot.teams.activity import Inbound
 from bot.teams.connector import TeamsConnector
 from bot.teams.messages import to_teams
+from diagnosis import Report
 
-__all__ = ["ReplyTarget", "TeamsResponder"]
+__all__ = ["ChartUrl", "ReplyTarget", "TeamsResponder"]
+
+ChartUrl = Callable[[Report], Awaitable[str | None]]
+"""Stores a report's memory chart and gives its signed, expiring URL (None: no chart)."""
 
 
 class ReplyTarget(BaseModel):
@@ -62,11 +67,17 @@ class TeamsResponder:
     """Implements the engine's `Responder` with Bot Connector sends and updates."""
 
     def __init__(
-        self, connector: TeamsConnector, target: ReplyTarget, *, runai_url: str | None
+        self,
+        connector: TeamsConnector,
+        target: ReplyTarget,
+        *,
+        runai_url: str | None,
+        chart_url: ChartUrl | None = None,
     ) -> None:
         self._connector = connector
         self.target = target
         self._runai_url = runai_url
+        self._chart_url = chart_url
         self._private_chat: str | None = target.conversation_id if target.personal else None
         self._log = structlog.get_logger(__name__)
         self.public = False
@@ -74,10 +85,16 @@ class TeamsResponder:
 
     @classmethod
     def from_target(
-        cls, connector: TeamsConnector, spec: dict[str, Any], *, runai_url: str | None
+        cls,
+        connector: TeamsConnector,
+        spec: dict[str, Any],
+        *,
+        runai_url: str | None,
+        chart_url: ChartUrl | None = None,
     ) -> TeamsResponder:
         """Rebuild a responder from `ReplyTarget.model_dump()` (a queued work item)."""
-        return cls(connector, ReplyTarget.model_validate(spec), runai_url=runai_url)
+        target = ReplyTarget.model_validate(spec)
+        return cls(connector, target, runai_url=runai_url, chart_url=chart_url)
 
     def thread(self) -> str | None:
         """Teams threads exist before the bot replies: the incoming message's own thread."""
@@ -99,8 +116,14 @@ class TeamsResponder:
         return ref
 
     async def update(self, ref: str, reply: Reply) -> None:
-        """Replace the activity `ref` with `reply`; what does not fit follows as replies."""
-        main, *overflow = to_teams(reply, runai_url=self._runai_url)
+        """Replace the activity `ref` with `reply`; what does not fit follows as replies.
+
+        An answer with a memory series shows its chart, hosted by the bot (`chart_url`).
+        """
+        chart = None
+        if self._chart_url is not None and isinstance(reply, ReportReply):
+            chart = await self._chart_url(reply.report)
+        main, *overflow = to_teams(reply, runai_url=self._runai_url, chart_url=chart)
         t = self.target
         await self._connector.update(t.service_url, t.conversation_id, ref, main)
         self.public = True

@@ -25,6 +25,7 @@ from bot.teams.auth import InboundVerifier
 from bot.teams.connector import TeamsConnector
 from bot.teams.endpoint import TeamsEndpoint
 from bot.teams.identity import TeamsIdentify
+from bot.teams.responder import ChartUrl
 from bot.teams.token import BotToken
 from bot.teams.turns import ASKER_NAME, TeamsTurns, inbound_of
 from diagnosis import KubeConnector, RunaiReader
@@ -68,10 +69,12 @@ def build_teams(
     audit: AuditSink,
     clock: Callable[[], datetime | None],
     transport: httpx.AsyncBaseTransport | None = None,
+    chart_url: ChartUrl | None = None,
 ) -> TeamsRuntime:
     """The Teams front end; `ConfigError` when a Teams setting is missing.
 
     `transport` is the tests' seam for every outbound Teams call (keys, token, connector).
+    `chart_url` stores an answer's memory chart and signs its URL (`bot.teams.charts`).
     """
     app_id, password, tenant, login_url = settings.teams_secrets()
     http = httpx.AsyncClient(timeout=_TIMEOUT, transport=transport, follow_redirects=False)
@@ -99,7 +102,9 @@ def build_teams(
         mention=lambda _: ASKER_NAME,
     )
     turns = TeamsTurns(engine, store)
-    endpoint = TeamsEndpoint(verifier, connector, turns, runai_url=settings.runai_url)
+    endpoint = TeamsEndpoint(
+        verifier, connector, turns, runai_url=settings.runai_url, chart_url=chart_url
+    )
     return TeamsRuntime(
         endpoint=endpoint,
         http=http,

@@ -7,10 +7,11 @@ import json
 import httpx
 from pydantic import SecretStr
 
-from bot.conversation import Notice
+from bot.conversation import Notice, ReportReply
 from bot.teams.connector import TeamsConnector
 from bot.teams.responder import ReplyTarget, TeamsResponder
 from bot.teams.token import BotToken
+from diagnosis import Category, Outcome, Report
 from tests.bot.teams.fake_teams import APP_ID, BOT_ID, PASSWORD, TENANT, FakeTeams
 
 BASE = "http://teams.test"
@@ -60,3 +61,21 @@ async def test_private_notices_share_one_personal_chat_and_tell_never_raises():
     failing.fail_next("create", 403)
     await TeamsResponder(_connector(failing), TARGET, runai_url=None).tell("lost")
     assert failing.of("send") == []
+
+
+async def test_an_answer_shows_the_chart_the_bot_hosts():
+    teams = FakeTeams(url=BASE)
+    asked = []
+
+    async def chart_url(report):
+        asked.append(report)
+        return "https://bot.example/charts/signed.png"
+
+    responder = TeamsResponder(_connector(teams), TARGET, runai_url=None, chart_url=chart_url)
+    report = Report(outcome=Outcome.DIAGNOSED, category=Category.OOM_KILLED, headline="h")
+    await responder.update("act-1", ReportReply(report, "24h"))
+    await responder.update("act-1", Notice("not an answer: no chart"))
+    assert asked == [report]
+    [answered, noticed] = teams.of("update")
+    assert answered.card["body"][1]["url"] == "https://bot.example/charts/signed.png"
+    assert all(b["type"] != "Image" for b in noticed.card["body"])
