@@ -84,6 +84,7 @@ def _identify(teams: FakeTeams, redis_client, inbound=INBOUND) -> TeamsIdentify:
     )
 
 
+@pytest.mark.e2e
 async def test_a_lookup_is_cached_in_redis(redis_client):
     teams = FakeTeams(url=BASE)
     teams.members["29:u1"] = {"email": "bob@acme.ai", "tenantId": TENANT}
@@ -95,6 +96,7 @@ async def test_a_lookup_is_cached_in_redis(redis_client):
     assert len(teams.of("member")) == 1
 
 
+@pytest.mark.e2e
 async def test_a_failed_lookup_means_access_could_not_be_checked(redis_client):
     teams = FakeTeams(url=BASE)  # no member record: 404
     identity = await _identify(teams, redis_client)(INCOMING)
@@ -108,6 +110,7 @@ async def test_an_incoming_without_its_activity_is_unchecked(redis_client):
     assert identity.lookup_failed == MEMBER_CALL
 
 
+@pytest.mark.e2e
 async def test_a_broken_cache_only_costs_a_lookup():
     teams = FakeTeams(url=BASE)
     teams.members["29:u1"] = {"email": "bob@acme.ai", "tenantId": TENANT}

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
+import pytest
 import redis.asyncio as redis
 from pydantic import SecretStr
 
@@ -27,6 +28,8 @@ from diagnosis import RunaiClient
 from runai_sim.app import Simulator
 from tests.bot.teams.fake_teams import APP_ID, BOT_ID, PASSWORD, TENANT, FakeTeams
 from tests.bot.teams.harness import ALLOWED_EMAIL, DEMO
+
+pytestmark = pytest.mark.e2e  # a real Redis (and a dead one) over sockets
 
 BASE = "http://teams.test"
 
