@@ -1,10 +1,12 @@
-"""`runai-why serve`: the Slack app over HTTP (Starlette + uvicorn) or Socket Mode.
+"""`runai-why serve`: the Slack app over HTTP (Starlette + uvicorn) or Socket Mode, and Teams.
 
 HTTP mode serves `POST /slack/events` (commands, events and interactivity on one URL),
 `GET /healthz` (the process is up) and `GET /readyz` (settings loaded, state store reachable;
 it also shows the authorization mode, so `AUTHZ_MODE=off` is visible).
 Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, signature on
 the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt.
+With `TEAMS_APP_ID` set it also serves `POST /api/messages` (`bot.teams.runtime`); Slack,
+Teams or both may be configured.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from http import HTTPStatus
 
+import httpx
 import redis.asyncio as redis
 import structlog
 import uvicorn
@@ -43,6 +46,7 @@ from bot.slack.deps import SlackDeps
 from bot.slack.identity import SlackIdentify
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
+from bot.teams.runtime import TeamsRuntime, build_teams
 from diagnosis import NO_LIMIT, CallLimiter, KubeAccess, KubeConnector, KubeDirectory, RunaiClient
 
 __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
@@ -52,13 +56,14 @@ __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
 class Runtime:
     """What one process owns while it serves: the clients and the Slack app."""
 
-    app: AsyncApp
-    verifier: RequestVerifier
+    app: AsyncApp | None
+    verifier: RequestVerifier | None
     store: StateStore
     runai: RunaiClient | None
     redis: redis.Redis | None
     authorizer: Authorizer
     kube: KubeDirectory | None = None
+    teams: TeamsRuntime | None = None
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -94,13 +99,23 @@ def build_runtime(
     kube: KubeConnector | None = None,
     clock: Callable[[], datetime | None] = lambda: None,
     socket_mode: bool = False,
+    teams_transport: httpx.AsyncBaseTransport | None = None,
 ) -> Runtime:
     """Validate settings (fail fast with a clear message) and build every collaborator.
 
-    `runai`, `kube` and `clock` are seams for tests and the simulator; production passes
-    none of them and gets clients built from the settings (KUBE_CLUSTERS for Tier 2).
+    `runai`, `kube`, `clock` and `teams_transport` (every outbound Teams call) are seams for
+    tests and the simulator; production passes none of them and gets clients built from the
+    settings (KUBE_CLUSTERS for Tier 2).
+    Slack is served unless only Teams is configured.
     """
-    token, signing_secret, _ = settings.serve_secrets(socket_mode=socket_mode, runai=runai is None)
+    slack = socket_mode or settings.slack_configured or not settings.teams_configured
+    if slack:
+        token, signing_secret, _ = settings.serve_secrets(
+            socket_mode=socket_mode, runai=runai is None
+        )
+    elif runai is None:
+        settings.runai_config()  # ConfigError naming every missing Run:ai setting
+    teams_settings = settings.teams_secrets() if settings.teams_configured else None
     store, redis_client = _store(settings)
     client: RunaiClient | None = None
     if runai is None:
@@ -112,41 +127,59 @@ def build_runtime(
     if kube is None:
         access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
         kube = owned_kube = KubeDirectory(access) if len(access) else None
-    web = build_web_client(token, settings.slack_api_url)
     flights = Flights(redis_client, report_ttl_s=settings.diagnosis_cache_ttl_s)
     authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
-    auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
-    authz = Access(
-        authorizer,
-        SlackIdentify(web, redis_client, auth_test),
-        channel_projects=settings.channel_projects,
-    )
-    engine = ConversationEngine(
-        runai=runai,
-        kube=kube,
-        store=store,
-        channel_defaults=settings.channel_default_clusters,
-        max_concurrent=settings.max_concurrent_diagnoses,
-        deadline_s=settings.diagnosis_deadline_s,
-        clock=clock,
-        audit=build_audit_sink(redis_client),
-        access=authz,
-        flights=flights,
-    )
-    app = build_slack_app(
-        client=web,
-        signing_secret=signing_secret,
-        deps=SlackDeps(engine, store, runai_url=settings.runai_url),
-        auth_test=auth_test,
-    )
+    audit = build_audit_sink(redis_client)
+    app: AsyncApp | None = None
+    if slack:
+        web = build_web_client(token, settings.slack_api_url)
+        auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
+        authz = Access(
+            authorizer,
+            SlackIdentify(web, redis_client, auth_test),
+            channel_projects=settings.channel_projects,
+        )
+        engine = ConversationEngine(
+            runai=runai,
+            kube=kube,
+            store=store,
+            channel_defaults=settings.channel_default_clusters,
+            max_concurrent=settings.max_concurrent_diagnoses,
+            deadline_s=settings.diagnosis_deadline_s,
+            clock=clock,
+            audit=audit,
+            access=authz,
+            flights=flights,
+        )
+        app = build_slack_app(
+            client=web,
+            signing_secret=signing_secret,
+            deps=SlackDeps(engine, store, runai_url=settings.runai_url),
+            auth_test=auth_test,
+        )
+    teams = None
+    if teams_settings is not None:
+        teams = build_teams(
+            settings,
+            runai=runai,
+            kube=kube,
+            store=store,
+            redis_client=redis_client,
+            authorizer=authorizer,
+            audit=audit,
+            clock=clock,
+            transport=teams_transport,
+            flights=flights,
+        )
     return Runtime(
         app=app,
-        verifier=RequestVerifier(signing_secret),
+        verifier=RequestVerifier(signing_secret) if slack else None,
         store=store,
         runai=client,
         redis=redis_client,
         authorizer=authorizer,
         kube=owned_kube,
+        teams=teams,
     )
 
 
@@ -172,6 +205,8 @@ async def _capped_body(request: Request, limit: int) -> bytes | None:
 async def slack_events(runtime: Runtime, request: Request) -> Response:
     """The gate, then Bolt: nothing unverified or malformed is parsed, logged or dispatched."""
     verifier = runtime.verifier
+    if runtime.app is None or verifier is None:
+        return PlainTextResponse("Slack is not configured", status_code=HTTPStatus.NOT_FOUND)
     rejection = verifier.check_length(request.headers)
     if rejection is not None:
         return _rejected(rejection)
@@ -214,9 +249,11 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
         yield
         await _close(runtime)
 
+    teams = runtime.teams.routes() if runtime.teams is not None else []
     return Starlette(
         routes=[
             Route("/slack/events", events, methods=["POST"]),
+            *teams,
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
         ],
@@ -243,6 +280,7 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
 async def _socket_mode(settings: Settings) -> None:
     _, _, app_token = settings.serve_secrets(socket_mode=True, runai=True)
     runtime = build_runtime(settings, socket_mode=True)
+    assert runtime.app is not None  # noqa: S101 - socket mode always builds the Slack app
     handler = AsyncSocketModeHandler(runtime.app, app_token)
     try:
         await handler.start_async()  # type: ignore[no-untyped-call]
@@ -252,6 +290,8 @@ async def _socket_mode(settings: Settings) -> None:
 
 async def _close(runtime: Runtime) -> None:
     """Close the clients the process owns (HTTP pools, Redis)."""
+    if runtime.teams is not None:
+        await runtime.teams.aclose()
     if runtime.runai is not None:
         await runtime.runai.aclose()
     if runtime.redis is not None:

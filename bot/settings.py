@@ -74,6 +74,14 @@ class Settings(BaseSettings):
             for the same workload in the same state (0: shared only by concurrent askers).
         runai_max_concurrent_calls: `RUNAI_MAX_CONCURRENT_CALLS`, calls to Run:ai in flight at
             once across every replica sharing `REDIS_URL` (0: no global limit).
+        teams_app_id: `TEAMS_APP_ID`, the Azure Bot's Microsoft App ID (the tokens' audience).
+        teams_app_password: `TEAMS_APP_PASSWORD`, its client secret (outbound token).
+        teams_tenant_id: `TEAMS_TENANT_ID`, the one Entra tenant whose users may ask.
+        teams_openid_metadata_url: `TEAMS_OPENID_METADATA_URL`, whose `jwks_uri` gives the
+            keys that sign inbound tokens.
+        teams_token_issuer: `TEAMS_TOKEN_ISSUER`, the inbound tokens' `iss`.
+        teams_login_url: `TEAMS_LOGIN_URL`, the OAuth token endpoint for the bot's outbound
+            token; default the tenant's Microsoft identity platform endpoint.
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
@@ -105,6 +113,47 @@ class Settings(BaseSettings):
     # Scale (bot/flight): one diagnosis per storm, a global bound towards Run:ai.
     diagnosis_cache_ttl_s: float = Field(default=30.0, ge=0, le=3600)
     runai_max_concurrent_calls: int = Field(default=64, ge=0, le=10_000)
+    # Microsoft Teams (bot/teams): served on POST /api/messages when TEAMS_APP_ID is set.
+    teams_app_id: str | None = None
+    teams_app_password: SecretStr | None = None
+    teams_tenant_id: str | None = None
+    teams_openid_metadata_url: str = (
+        "https://login.botframework.com/v1/.well-known/openidconfiguration"
+    )
+    teams_token_issuer: str = "https://api.botframework.com"  # noqa: S105 - a URL, not a secret
+    teams_login_url: str | None = None
+
+    @property
+    def teams_configured(self) -> bool:
+        """Whether `runai-why serve` should serve Teams (`TEAMS_APP_ID` is set)."""
+        return not is_placeholder(self.teams_app_id or "")
+
+    @property
+    def slack_configured(self) -> bool:
+        """Whether Slack is configured at all (either Slack secret set), for `serve`."""
+        token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
+        secret = self.slack_signing_secret.get_secret_value() if self.slack_signing_secret else ""
+        return not (is_placeholder(token) and is_placeholder(secret))
+
+    def teams_secrets(self) -> tuple[str, str, str, str]:
+        """App ID, password, tenant ID and token endpoint for Teams; `ConfigError` if unusable."""
+        password = self.teams_app_password.get_secret_value() if self.teams_app_password else ""
+        plain = {
+            "TEAMS_APP_ID": (self.teams_app_id or "").strip(),
+            "TEAMS_APP_PASSWORD": password.strip(),
+            "TEAMS_TENANT_ID": (self.teams_tenant_id or "").strip(),
+        }
+        unset = [name for name, value in plain.items() if is_placeholder(value)]
+        if unset:
+            raise ConfigError(
+                f"set {', '.join(unset)} (missing or a placeholder) to serve Microsoft Teams; "
+                "see README.md, Install in Teams"
+            )
+        tenant = plain["TEAMS_TENANT_ID"]
+        login = (self.teams_login_url or "").strip() or (
+            f"https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token"
+        )
+        return plain["TEAMS_APP_ID"], plain["TEAMS_APP_PASSWORD"], tenant, login
 
     @field_validator("slack_api_url")
     @classmethod

@@ -1,0 +1,130 @@
+"""A verified Bot Framework activity, read with the Teams SDK's models, as what the bot needs.
+
+Only called on a body whose token has been verified. `read_activity` validates it with
+`microsoft_teams.api.ActivityTypeAdapter` and keeps the few facts the conversation needs:
+where it happened (service URL, conversation, thread root), who (user ID, Entra object ID,
+tenant), what (text with the bot's mention removed, or a card button's value), and whether
+it was meant for the bot (a mention, or anything in a 1:1 chat).
+
+Threads: in a channel, a conversation ID ends with `;messageid=<root>`, and the reply goes
+there. A group or 1:1 chat has no threads; its conversation is one thread (`CHAT_THREAD`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from microsoft_teams.api import ActivityTypeAdapter
+from microsoft_teams.api.activities.invoke.adaptive_card import AdaptiveCardInvokeActivity
+from microsoft_teams.api.activities.message import MessageActivity
+from microsoft_teams.api.activities.utils import StripMentionsTextOptions
+from pydantic import ValidationError
+
+__all__ = ["BUTTON_KEY", "BUTTON_KIND", "CHAT_THREAD", "Inbound", "NotForUs", "read_activity"]
+
+#: The `data` of our card buttons: `{"runai_why": "choice", "value": <choice value>}`.
+BUTTON_KEY = "runai_why"
+BUTTON_KIND = "choice"
+#: The thread of a group or 1:1 chat (they have no threads of their own).
+CHAT_THREAD = "chat"
+_MESSAGE_ID = ";messageid="
+
+
+class NotForUs(Exception):
+    """The body is not an activity the bot acts on (the message says why, for the log)."""
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """The facts of one verified activity the conversation engine needs."""
+
+    activity_id: str
+    service_url: str
+    conversation_id: str
+    """The conversation to reply in (a channel's includes `;messageid=<root>`)."""
+    channel: str
+    """The conversation without the thread suffix: a channel, a group chat or a 1:1 chat."""
+    thread: str
+    conversation_type: str
+    tenant_id: str
+    user_id: str
+    aad_object_id: str | None
+    bot_id: str
+    text: str
+    directed: bool
+    """A mention of the bot, or anything in a 1:1 chat: it may start a conversation."""
+    choice: str | None = None
+    card_id: str | None = None
+    """For a click, the activity the card was on (its `replyToId`)."""
+    invoke: bool = False
+    """An `adaptiveCard/action` invoke (Action.Execute), which expects an invoke response."""
+
+    @property
+    def personal(self) -> bool:
+        """A 1:1 chat with the bot, where every reply is private already."""
+        return self.conversation_type == "personal"
+
+
+def _choice(value: Any) -> str | None:
+    if isinstance(value, dict) and value.get(BUTTON_KEY) == BUTTON_KIND:
+        choice = value.get("value")
+        return choice if isinstance(choice, str) and choice else None
+    return None
+
+
+def read_activity(body: dict[str, Any]) -> Inbound:
+    """The activity's facts; `NotForUs` for a kind the bot ignores or a malformed body."""
+    try:
+        activity = ActivityTypeAdapter.validate_python(body)
+    except ValidationError as error:
+        raise NotForUs(f"not a Bot Framework activity ({error.error_count()} errors)") from error
+    choice: str | None = None
+    invoke = False
+    if isinstance(activity, AdaptiveCardInvokeActivity):
+        invoke = True
+        choice = _choice(getattr(activity.value.action, "data", None))
+    elif isinstance(activity, MessageActivity):
+        choice = _choice(activity.value)
+    else:
+        raise NotForUs(f"activity type {activity.type!r} is not handled")
+    if not activity.id:
+        raise NotForUs("activity has no id")
+    if activity.from_.id == activity.recipient.id:
+        raise NotForUs("the bot's own activity")
+    conversation = activity.conversation
+    channel, _, root = conversation.id.partition(_MESSAGE_ID)
+    kind = str(conversation.conversation_type or "personal")
+    tenant = conversation.tenant_id or ""
+    if not tenant and activity.channel_data and activity.channel_data.tenant:
+        tenant = activity.channel_data.tenant.id or ""
+    text, directed = "", kind == "personal"
+    if isinstance(activity, MessageActivity) and choice is None:
+        mentioned = activity.get_account_mention(activity.recipient.id) is not None
+        directed = directed or mentioned
+        stripped = activity.strip_mentions_text(
+            StripMentionsTextOptions(account_id=activity.recipient.id)
+        )
+        text = (stripped.text or "").strip()
+    thread = root or (activity.reply_to_id if kind == "channel" and activity.reply_to_id else None)
+    if kind == "channel" and thread is None:
+        thread = activity.id  # a new post: its own id is the thread's root
+    return Inbound(
+        activity_id=activity.id,
+        service_url=activity.service_url or "",
+        conversation_id=conversation.id
+        if root or kind != "channel"
+        else f"{channel}{_MESSAGE_ID}{thread}",
+        channel=channel,
+        thread=thread or CHAT_THREAD,
+        conversation_type=kind,
+        tenant_id=tenant,
+        user_id=activity.from_.id,
+        aad_object_id=activity.from_.aad_object_id,
+        bot_id=activity.recipient.id,
+        text=text,
+        directed=directed,
+        choice=choice,
+        card_id=activity.reply_to_id if choice is not None else None,
+        invoke=invoke,
+    )

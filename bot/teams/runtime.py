@@ -1,0 +1,118 @@
+"""The Teams front end of `runai-why serve`: built from `Settings`, mounted at `/api/messages`.
+
+`build_teams` makes everything Teams needs on top of what the process already has (the
+diagnosis clients, the state store, Redis and the authorizer): the JWT verifier, the
+outbound token, the Bot Connector client, its own engine (the same `ConversationEngine`,
+with a Teams `Access`) and the endpoint. `bot.server` calls it when `TEAMS_APP_ID` is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import httpx
+import redis.asyncio as redis
+from pydantic import SecretStr
+from starlette.routing import BaseRoute, Route
+
+from bot.audit import AuditSink
+from bot.authz import Authorizer
+from bot.conversation import Access, ConversationEngine, StateStore
+from bot.flight import Flights
+from bot.settings import Settings
+from bot.teams.auth import InboundVerifier
+from bot.teams.connector import TeamsConnector
+from bot.teams.endpoint import TeamsEndpoint
+from bot.teams.identity import TeamsIdentify
+from bot.teams.responder import ChartUrl
+from bot.teams.token import BotToken
+from bot.teams.turns import ASKER_NAME, TeamsTurns, inbound_of
+from diagnosis import KubeConnector, RunaiReader
+
+__all__ = ["MESSAGES_PATH", "TeamsRuntime", "build_teams"]
+
+MESSAGES_PATH = "/api/messages"
+_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+
+
+@dataclass
+class TeamsRuntime:
+    """What the Teams front end owns in a process: its HTTP client and endpoint."""
+
+    endpoint: TeamsEndpoint
+    http: httpx.AsyncClient
+    engine: ConversationEngine
+    verifier: InboundVerifier
+    connector: TeamsConnector
+    turns: TeamsTurns
+    """Runs one claimed activity's turn (what a queue worker would call)."""
+
+    def routes(self) -> list[BaseRoute]:
+        """`POST /api/messages`."""
+        return [Route(MESSAGES_PATH, self.endpoint.handle, methods=["POST"])]
+
+    async def aclose(self) -> None:
+        """Let running turns finish (bounded), then close the HTTP pool."""
+        await self.endpoint.drain()
+        await self.http.aclose()
+
+
+def build_teams(
+    settings: Settings,
+    *,
+    runai: RunaiReader,
+    kube: KubeConnector | None,
+    store: StateStore,
+    redis_client: redis.Redis | None,
+    authorizer: Authorizer,
+    audit: AuditSink,
+    clock: Callable[[], datetime | None],
+    transport: httpx.AsyncBaseTransport | None = None,
+    chart_url: ChartUrl | None = None,
+    flights: Flights | None = None,
+) -> TeamsRuntime:
+    """The Teams front end; `ConfigError` when a Teams setting is missing.
+
+    `transport` is the tests' seam for every outbound Teams call (keys, token, connector).
+    `chart_url` stores an answer's memory chart and signs its URL (`bot.teams.charts`).
+    """
+    app_id, password, tenant, login_url = settings.teams_secrets()
+    http = httpx.AsyncClient(timeout=_TIMEOUT, transport=transport, follow_redirects=False)
+    token = BotToken(login_url=login_url, app_id=app_id, password=SecretStr(password), http=http)
+    connector = TeamsConnector(http, token)
+    verifier = InboundVerifier(
+        app_id=app_id,
+        metadata_url=settings.teams_openid_metadata_url,
+        issuer=settings.teams_token_issuer,
+        http=http,
+    )
+    identify = TeamsIdentify(
+        connector, tenant=tenant, inbound_of=inbound_of, redis_client=redis_client
+    )
+    engine = ConversationEngine(
+        runai=runai,
+        kube=kube,
+        store=store,
+        channel_defaults=settings.channel_default_clusters,
+        max_concurrent=settings.max_concurrent_diagnoses,
+        deadline_s=settings.diagnosis_deadline_s,
+        clock=clock,
+        audit=audit,
+        access=Access(authorizer, identify, channel_projects=settings.channel_projects),
+        flights=flights,
+        mention=lambda _: ASKER_NAME,
+    )
+    turns = TeamsTurns(engine, store)
+    endpoint = TeamsEndpoint(
+        verifier, connector, turns, runai_url=settings.runai_url, chart_url=chart_url
+    )
+    return TeamsRuntime(
+        endpoint=endpoint,
+        http=http,
+        engine=engine,
+        verifier=verifier,
+        turns=turns,
+        connector=connector,
+    )

@@ -1,0 +1,105 @@
+"""Reading verified activities: where, who, what, and whether it is meant for the bot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.teams.activity import CHAT_THREAD, NotForUs, read_activity
+from tests.bot.teams.fake_teams import BOT_ID, TENANT
+
+CHANNEL = "19:room@thread.tacv2"
+AT = {"type": "mention", "text": "<at>runai-why</at>", "mentioned": {"id": BOT_ID, "name": "r"}}
+
+
+def _activity(**fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "type": "message",
+        "id": "1001",
+        "serviceUrl": "https://smba.example/teams/",
+        "from": {"id": "29:u1", "aadObjectId": "aad-1"},
+        "recipient": {"id": BOT_ID},
+        "conversation": {"id": f"{CHANNEL};messageid=1000", "conversationType": "channel"},
+        "channelData": {"tenant": {"id": TENANT}},
+        "text": "<at>runai-why</at> why did x fail?",
+        "entities": [AT],
+    }
+    return {**base, **fields}
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        pytest.param(
+            {},
+            {"thread": "1000", "channel": CHANNEL, "directed": True, "text": "why did x fail?"},
+            id="channel-thread-mention",
+        ),
+        pytest.param(
+            {"conversation": {"id": CHANNEL, "conversationType": "channel"}},
+            {"thread": "1001", "conversation_id": f"{CHANNEL};messageid=1001"},
+            id="new-channel-post",
+        ),
+        pytest.param(
+            {"entities": [], "text": "prod-a", "replyToId": "1000"},
+            {"thread": "1000", "directed": False, "text": "prod-a"},
+            id="plain-thread-reply",
+        ),
+        pytest.param(
+            {"conversation": {"id": "a:chat", "conversationType": "personal"}, "entities": []},
+            {"thread": CHAT_THREAD, "directed": True, "personal": True},
+            id="personal-chat",
+        ),
+        pytest.param(
+            {"conversation": {"id": "19:g@thread.v2", "conversationType": "groupChat"}},
+            {"thread": CHAT_THREAD, "directed": True, "conversation_id": "19:g@thread.v2"},
+            id="group-chat-mention",
+        ),
+        pytest.param(
+            {"value": {"runai_why": "choice", "value": "cluster:1"}, "replyToId": "card-1"},
+            {"choice": "cluster:1", "card_id": "card-1", "text": ""},
+            id="submit",
+        ),
+        pytest.param(
+            {"value": {"something": "else"}, "entities": [], "text": "hi"},
+            {"choice": None, "directed": False},
+            id="foreign-card",
+        ),
+        pytest.param(
+            {"conversation": {"id": "a:chat", "tenantId": "t-2"}, "channelData": None},
+            {"tenant_id": "t-2", "thread": CHAT_THREAD},
+            id="tenant-from-conversation",
+        ),
+    ],
+)
+def test_read_activity(fields: dict[str, Any], expected: dict[str, Any]):
+    inbound = read_activity(_activity(**fields))
+    assert {k: getattr(inbound, k) for k in expected} == expected
+    assert inbound.user_id == "29:u1"
+    assert inbound.bot_id == BOT_ID
+
+
+def test_an_action_execute_invoke_is_a_click():
+    body = _activity(
+        type="invoke",
+        name="adaptiveCard/action",
+        replyToId="card-9",
+        value={"action": {"type": "Action.Execute", "data": {"runai_why": "choice", "value": "v"}}},
+    )
+    inbound = read_activity(body)
+    assert (inbound.choice, inbound.invoke, inbound.card_id) == ("v", True, "card-9")
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        pytest.param({"type": "conversationUpdate"}, "not handled", id="conversation-update"),
+        pytest.param({"from": {"id": BOT_ID}}, "own activity", id="own"),
+        pytest.param({"id": ""}, "no id", id="no-id"),
+        pytest.param({"conversation": "not an object"}, "not a Bot Framework", id="malformed"),
+    ],
+)
+def test_activities_the_bot_ignores(body: dict[str, Any], why: str):
+    with pytest.raises(NotForUs, match=why):
+        read_activity(_activity(**body))

@@ -1,0 +1,59 @@
+"""The Teams settings: their names, defaults, and what `serve` refuses to start without."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import SecretStr
+
+from bot.server import build_runtime
+from bot.settings import ConfigError, Settings
+
+
+def test_the_environment_names_and_defaults(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("TEAMS_APP_ID", "app-1")
+    monkeypatch.setenv("TEAMS_APP_PASSWORD", "secret-1")
+    monkeypatch.setenv("TEAMS_TENANT_ID", "tenant-1")
+    settings = Settings(_env_file=None)
+    assert settings.teams_configured
+    assert settings.teams_openid_metadata_url == (
+        "https://login.botframework.com/v1/.well-known/openidconfiguration"
+    )
+    assert settings.teams_token_issuer == "https://api.botframework.com"
+    assert settings.teams_secrets() == (
+        "app-1",
+        "secret-1",
+        "tenant-1",
+        "https://login.microsoftonline.com/tenant-1/oauth2/v2.0/token",
+    )
+    assert "secret-1" not in repr(settings)
+    monkeypatch.setenv("TEAMS_LOGIN_URL", "http://127.0.0.1:1/token")
+    assert Settings(_env_file=None).teams_secrets()[3] == "http://127.0.0.1:1/token"
+
+
+def test_every_missing_teams_setting_is_named():
+    settings = Settings(_env_file=None, teams_app_id="app-1", teams_tenant_id="change-me")
+    with pytest.raises(ConfigError, match="set TEAMS_APP_PASSWORD, TEAMS_TENANT_ID"):
+        settings.teams_secrets()
+
+
+def test_slack_or_teams_is_configured():
+    assert not Settings(_env_file=None).teams_configured
+    assert not Settings(_env_file=None).slack_configured
+    assert Settings(_env_file=None, slack_signing_secret=SecretStr("s")).slack_configured
+
+
+def test_teams_only_still_needs_run_ai():
+    with pytest.raises(ConfigError, match="RUNAI_URL"):
+        build_runtime(
+            Settings(
+                _env_file=None,
+                teams_app_id="00000000-0000-0000-0000-0000000000a1",
+                teams_app_password=SecretStr("p4ssw0rd-value"),
+                teams_tenant_id="tenant-1",
+            )
+        )
+
+
+def test_nothing_configured_asks_for_slack():
+    with pytest.raises(ConfigError, match="SLACK_BOT_TOKEN"):
+        build_runtime(Settings(_env_file=None))

@@ -1,0 +1,354 @@
+"""The Teams bot end to end over real HTTP on loopback.
+
+The real ASGI app of `runai-why serve` runs under uvicorn with Teams configured; every
+request carries a real RS256 token signed by the fake identity provider; the bot talks to
+the fake Bot Connector, to the Run:ai simulator through the real client and to a real Redis.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from pydantic import SecretStr
+
+from tests.bot.teams.fake_teams import TENANT, FakeTeams, new_key
+from tests.bot.teams.harness import CHANNEL, DEMO, TeamsBot, click, mention, running_teams
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def bot(redis_url: str, redis_client) -> AsyncIterator[TeamsBot]:
+    async with running_teams(redis_url) as [bot]:
+        yield bot
+
+
+def _thread(root: str) -> str:
+    return f"{CHANNEL};messageid={root}"
+
+
+async def test_mention_missing_cluster_is_asked_in_the_thread_then_answered(bot: TeamsBot):
+    ask = mention(bot, "why did training-job-42 in ml-team fail?")
+    root = ask["id"]
+    assert (await bot.send(ask)).status_code == 200
+    [question] = await bot.teams.wait_for("send")
+    assert question.conversation == _thread(root)
+    assert question.body["replyToId"] == root
+    assert any("Which Run:ai cluster" in t for t in question.texts)
+    assert [b["title"] for b in question.buttons] == ["prod-a"]
+    assert "text" not in question.body  # Teams would render a top-level text as markdown
+
+    reply = mention(bot, "prod-a", thread=root, mentioned=False)
+    assert (await bot.send(reply)).status_code == 200
+    sends = await bot.teams.wait_for("send", count=2)
+    working = sends[1]
+    assert working.conversation == _thread(root)
+    assert working.texts[0].startswith("Diagnosing training-job-42 in ml-team on prod-a")
+    [answer] = await bot.teams.wait_for("update")
+    assert answer.activity_id == working.activity_id
+    assert answer.conversation == _thread(root)
+    assert answer.texts[0].startswith("Category: OOM_KILLED")
+    assert {a["title"] for a in answer.card["actions"]} >= {"Show all evidence"}
+    assert answer.card["version"] == "1.5"
+    [lookup, *_] = bot.teams.of("member")
+    assert lookup.body["user"] == "29:u1"
+    assert all(c.authorization == "Bearer outbound-token" for c in bot.teams.of("send"))
+    assert len(bot.teams.of("token")) == 1  # cached: one token for every call
+
+
+async def test_a_button_click_counts_only_from_the_asker(bot: TeamsBot):
+    ask = mention(bot, "why did training-job-42 in ml-team fail?")
+    root = ask["id"]
+    await bot.send(ask)
+    [question] = await bot.teams.wait_for("send")
+    value = question.buttons[0]["data"]["value"]
+    assert question.buttons[0]["data"] == {"runai_why": "choice", "value": value}
+
+    other = click(bot, value, card=question.activity_id, thread=root, user="29:u2")
+    assert (await bot.send(other)).status_code == 200
+    [_, told] = await bot.teams.wait_for("send", count=2)
+    [created] = bot.teams.of("create")
+    assert created.body["members"] == [{"id": "29:u2"}]
+    assert told.conversation == "a:personal-29:u2"  # privately, in a 1:1 chat
+    assert any("Only the person who asked can pick" in t for t in told.texts)
+    assert bot.teams.of("update") == []
+
+    mine = click(bot, value, card=question.activity_id, thread=root)
+    await bot.send(mine)
+    updates = await bot.teams.wait_for("update", count=2)
+    assert updates[0].activity_id == question.activity_id  # the card, replaced by the choice
+    assert updates[0].buttons == []
+    assert any("prod-a" in t for t in updates[0].texts)
+    assert updates[1].texts[0].startswith("Category: OOM_KILLED")
+    working = bot.teams.of("send")[-1]
+    assert (working.conversation, working.body["replyToId"]) == (_thread(root), root)
+
+
+async def test_a_retried_delivery_is_answered_once(redis_url: str, redis_client):
+    async with running_teams(redis_url, replicas=2) as [one, two]:
+        ask = mention(one, "why did training-job-42 in ml-team fail on cluster prod-a?")
+        assert (await one.send(ask)).status_code == 200
+        assert (await two.send(ask)).status_code == 200  # the retry, to another replica
+        assert (await one.send(ask)).status_code == 200
+        [answer] = await one.teams.wait_for("update")
+        assert answer.texts[0].startswith("Category: OOM_KILLED")
+        # a later request, answered after the retries were received: none of them was
+        await one.send(mention(one, "help", kind="personal"))
+        [working, helped] = await one.teams.wait_for("send", count=2)
+        assert working.texts[0].startswith("Diagnosing")
+        assert helped.conversation == "a:personal-chat-1"
+        assert len(one.teams.of("send")) == 2
+        assert len(one.teams.of("update")) == 1
+
+
+def _forged(teams: FakeTeams) -> str:
+    return teams.token(key=new_key())
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        pytest.param(_forged, id="forged"),
+        pytest.param(lambda t: t.token(expires_in=-3600), id="expired"),
+        pytest.param(lambda t: t.token(audience="someone-else"), id="wrong-audience"),
+        pytest.param(lambda t: t.token(issuer="https://evil.example"), id="wrong-issuer"),
+        pytest.param(lambda t: t.token(service_url="https://evil.example/"), id="serviceurl"),
+        pytest.param(lambda t: t.token(kid="unknown"), id="unknown-key"),
+        pytest.param(lambda _: "not-a-jwt", id="garbage"),
+        pytest.param(lambda _: "", id="missing"),
+    ],
+)
+async def test_bad_tokens_are_401_and_nothing_is_sent(bot: TeamsBot, token):
+    ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+    response = await bot.send(ask, token=token(bot.teams))
+    assert response.status_code == 401
+    # the same activity, properly signed, is then answered: nothing was claimed or sent
+    assert [c.kind for c in bot.teams.calls if c.kind != "keys"] == []
+    assert (await bot.send(ask)).status_code == 200
+    await bot.teams.wait_for("update")
+
+
+async def test_a_body_that_is_not_json_is_refused_after_the_token(bot: TeamsBot):
+    response = await bot.http.post(
+        f"{bot.url}/api/messages",
+        content=b"{not json",
+        headers={"Authorization": f"Bearer {bot.teams.token()}"},
+    )
+    assert response.status_code == 400
+    unsigned = await bot.http.post(f"{bot.url}/api/messages", content=b"{not json")
+    assert unsigned.status_code == 401
+
+
+async def test_a_key_rollover_fetches_the_keys_again(bot: TeamsBot):
+    await bot.send(mention(bot, "help", kind="personal"))
+    await bot.teams.wait_for("send")
+    bot.teams.rotate()
+    assert (await bot.send(mention(bot, "help", kind="personal"))).status_code == 401
+    assert len(bot.teams.of("keys")) == 1  # an unknown key fetches at most once a minute
+    assert bot.runtime.teams is not None
+    bot.runtime.teams.verifier.refetch_after_s = 0
+    assert (await bot.send(mention(bot, "help", kind="personal"))).status_code == 200
+    await bot.teams.wait_for("send", count=2)
+    assert len(bot.teams.of("keys")) == 2
+
+
+async def test_a_denied_user_is_told_only_in_a_private_chat(redis_url: str, redis_client):
+    teams = FakeTeams()
+    teams.members["29:alice"] = {"email": "alice@acme.ai", "tenantId": TENANT}
+    async with running_teams(redis_url, teams=teams) as [bot]:
+        ask = mention(bot, "why did jupyter-alice in nlp fail on cluster prod-a?", user="29:alice")
+        await bot.send(ask)
+        [told] = await bot.teams.wait_for("send")
+    assert told.conversation == "a:personal-29:alice"
+    assert "replyToId" not in told.body
+    assert [c.conversation for c in teams.of("send")] == ["a:personal-29:alice"]
+    assert teams.of("update") == []
+    assert not any("jupyter-alice" in t and "Category" in t for t in told.texts)
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        pytest.param({"email": "bob@acme.ai", "userRole": "guest"}, id="guest"),
+        pytest.param({"email": "bob@acme.ai", "tenantId": "other-tenant"}, id="other-tenant"),
+        pytest.param({"userPrincipalName": "bob_acme.ai#EXT#@acme.onmicrosoft.com"}, id="ext"),
+    ],
+)
+async def test_guests_and_other_tenants_are_denied_privately(redis_url: str, redis_client, member):
+    teams = FakeTeams()
+    teams.members["29:guest"] = {"tenantId": TENANT, **member}
+    async with running_teams(redis_url, teams=teams) as [bot]:
+        ask = mention(
+            bot, "why did training-job-42 in ml-team fail on cluster prod-a?", user="29:guest"
+        )
+        await bot.send(ask)
+        [told] = await bot.teams.wait_for("send")
+    assert told.conversation == "a:personal-29:guest"
+    assert teams.of("update") == []
+
+
+async def test_hostile_upstream_text_never_renders_live(redis_url: str, redis_client):
+    scenario = DEMO.model_copy(deep=True)
+    entry = next(w for w in scenario.workloads if w.workload["name"] == "eval-harness")
+    entry.workload["phaseMessage"] = (
+        "<at>General</at> exit 1 [click](https://evil.example) **urgent** ignore instructions"
+    )
+    async with running_teams(redis_url, scenario=scenario) as [bot]:
+        await bot.send(mention(bot, "why did eval-harness in ml-team fail on cluster prod-a?"))
+        [answer] = await bot.teams.wait_for("update")
+    hostile = [t for t in answer.texts if "evil.example" in t]
+    assert hostile, "the phase message is part of the answer"
+    payload = json.dumps(answer.body)
+    assert "msteams" not in payload
+    assert "entities" not in answer.body
+    assert "text" not in answer.body
+    for node in _text_nodes(answer.card["body"]):
+        assert node["type"] == "TextRun"  # plain text: no markdown, links or <at> render
+
+
+def _text_nodes(node):
+    if isinstance(node, dict):
+        if "text" in node:
+            yield node
+        for value in node.values():
+            yield from _text_nodes(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _text_nodes(value)
+
+
+async def test_a_double_click_and_a_click_without_a_thread(bot: TeamsBot):
+    ask = mention(bot, "why did training-job-42 in ml-team fail?")
+    root = ask["id"]
+    await bot.send(ask)
+    [question] = await bot.teams.wait_for("send")
+    value = question.buttons[0]["data"]["value"]
+    pressed = click(bot, value, card=question.activity_id, thread=root)
+    await bot.send(pressed)
+    await bot.send({**pressed, "id": pressed["id"] + "0"})  # a second click on the same card
+    await bot.teams.wait_for("update", count=2)
+
+    lost = click(bot, value, card="gone", thread="no-such-thread")
+    await bot.send(lost)
+    [*_, told] = await bot.teams.wait_for("send", count=3)
+    assert told.conversation == "a:personal-29:u1"
+    assert any("lost the context" in t for t in told.texts)
+    # a plain message in a thread the bot has no part in: nothing at all
+    await bot.send(mention(bot, "lunch?", thread="other-thread", mentioned=False))
+    await bot.send(mention(bot, "help", kind="personal"))
+    await bot.teams.wait_for("send", count=4)
+    assert len(bot.teams.of("update")) == 2
+    assert len(bot.teams.of("send")) == 4
+
+
+async def test_an_action_execute_invoke_gets_an_invoke_response(bot: TeamsBot):
+    ask = mention(bot, "why did training-job-42 in ml-team fail?")
+    await bot.send(ask)
+    [question] = await bot.teams.wait_for("send")
+    execute = click(bot, "x", card=question.activity_id, thread=ask["id"])
+    execute.update(
+        type="invoke",
+        name="adaptiveCard/action",
+        value={"action": {"type": "Action.Execute", "data": question.buttons[0]["data"]}},
+    )
+    response = await bot.send(execute)
+    assert response.status_code == 200
+    assert response.json()["statusCode"] == 200
+    [_, answer] = await bot.teams.wait_for("update", count=2)
+    assert answer.texts[0].startswith("Category: OOM_KILLED")
+
+
+async def test_activities_the_bot_ignores_are_acknowledged(bot: TeamsBot):
+    update = mention(bot, "x")
+    update["type"] = "conversationUpdate"
+    assert (await bot.send(update)).status_code == 200
+    assert (await bot.send_raw(b"[1, 2]")).status_code == 400  # verified, not an object
+    assert bot.teams.of("send") == []
+
+
+async def test_a_member_lookup_that_fails_is_a_private_could_not_check(
+    redis_url: str, redis_client
+):
+    async with running_teams(redis_url) as [bot]:
+        ask = mention(
+            bot, "why did training-job-42 in ml-team fail on cluster prod-a?", user="29:x"
+        )
+        await bot.send(ask)
+        [told] = await bot.teams.wait_for("send")
+    assert told.conversation == "a:personal-29:x"
+    assert bot.teams.of("update") == []
+
+
+async def test_redis_down_is_told_privately(redis_url: str):
+    async with running_teams("redis://127.0.0.1:9/0") as [bot]:
+        await bot.send(mention(bot, "why did training-job-42 in ml-team fail?"))
+        [told] = await bot.teams.wait_for("send")
+    assert told.conversation == "a:personal-29:u1"
+    assert any("state store" in t.lower() or "redis" in t.lower() for t in told.texts)
+
+
+async def test_teams_and_slack_in_one_process(redis_url: str, redis_client):
+    async with running_teams(
+        redis_url, slack_bot_token=SecretStr("xoxb-e2e"), slack_signing_secret=SecretStr("s")
+    ) as [bot]:
+        assert bot.runtime.app is not None
+        assert (await bot.http.post(f"{bot.url}/slack/events", content=b"{}")).status_code == 401
+        assert (await bot.http.get(f"{bot.url}/readyz")).status_code == 200
+        await bot.send(mention(bot, "help", kind="personal"))
+        await bot.teams.wait_for("send")
+
+
+async def test_teams_only_serves_no_slack(bot: TeamsBot):
+    assert bot.runtime.app is None
+    assert (await bot.http.post(f"{bot.url}/slack/events", content=b"{}")).status_code == 404
+    assert (await bot.http.get(f"{bot.url}/healthz")).status_code == 200
+
+
+async def test_bodies_over_the_cap_are_413(bot: TeamsBot):
+    big = b"{" + b" " * (300 * 1024) + b"}"
+    response = await bot.send_raw(big)
+    assert response.status_code == 413
+
+    async def chunks():
+        for _ in range(300):
+            yield b" " * 1024
+
+    headers = {"Authorization": f"Bearer {bot.teams.token()}"}
+    streamed = await bot.http.post(f"{bot.url}/api/messages", content=chunks(), headers=headers)
+    assert streamed.status_code == 413
+    assert bot.teams.of("send") == []
+
+
+async def test_shutdown_lets_a_running_turn_answer(redis_url: str, redis_client):
+    teams = FakeTeams()
+    async with running_teams(redis_url, teams=teams) as [bot]:
+        ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+        assert (await bot.send(ask)).status_code == 200
+    [answer] = teams.of("update")
+    assert answer.texts[0].startswith("Category: OOM_KILLED")
+
+
+async def test_follow_ups_lookback_evidence_and_chatter(bot: TeamsBot):
+    ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+    root = ask["id"]
+    await bot.send(ask)
+    [answer] = await bot.teams.wait_for("update")
+    [evidence_button] = [b for b in answer.buttons if b["title"] == "Show all evidence"]
+
+    # a teammate presses "Show all evidence": anyone may, in the thread
+    press = click(bot, "x", card=answer.activity_id, thread=root, user="29:u2")
+    press["value"] = evidence_button["data"]
+    await bot.send(press)
+    [_, shown] = await bot.teams.wait_for("send", count=2)
+    assert shown.conversation == _thread(root)
+    assert shown.texts[0] == "All evidence (24h)"
+
+    await bot.send(mention(bot, "thanks!", thread=root, mentioned=False))  # chatter: nothing
+    await bot.send(mention(bot, "what about the last 7d?", thread=root, mentioned=False))
+    [*_, again] = await bot.teams.wait_for("send", count=3)
+    assert again.conversation == _thread(root)
+    await bot.teams.wait_for("update", count=2)
+    assert any("Lookback: 7d" in t for t in bot.teams.of("update")[1].texts)
+    assert len(bot.teams.of("send")) == 3
