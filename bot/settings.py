@@ -70,6 +70,11 @@ class Settings(BaseSettings):
         authz_allow_external: `AUTHZ_ALLOW_EXTERNAL`, let Slack Connect users ask (default no).
         channel_projects: `CHANNEL_PROJECTS`, JSON `{"C0123": ["nlp", "vision"]}`: the projects
             a channel may discuss publicly; answers about others go to the asker privately.
+        teams_public_url: `TEAMS_PUBLIC_URL`, the bot's public HTTPS base URL (the host of
+            the messaging endpoint); Teams fetches answer charts from under it. Without it,
+            Teams answers show the memory sparkline instead of the chart.
+        teams_chart_ttl_s: `TEAMS_CHART_TTL_S`, how long a chart's signed URL (and the PNG)
+            stays valid.
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
@@ -98,12 +103,32 @@ class Settings(BaseSettings):
     authz_allow_guests: bool = False
     authz_allow_external: bool = False
     channel_projects: dict[str, list[str]] = Field(default_factory=dict)
+    # Teams answer charts, served by the bot under signed URLs (bot/teams/charts.py).
+    teams_public_url: str | None = None
+    teams_chart_ttl_s: int = Field(default=7 * 86400, ge=300, le=30 * 86400)
 
     @field_validator("slack_api_url")
     @classmethod
     def _trailing_slash(cls, value: str) -> str:
         """slack_sdk joins method names onto the base URL, which must end with `/`."""
         return value if value.endswith("/") else value + "/"
+
+    @field_validator("teams_public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        """An https base URL (http only on loopback), no query or fragment; no trailing `/`."""
+        if value is None or is_placeholder(value):
+            return None
+        try:
+            url = httpx.URL(value.strip())
+        except httpx.InvalidURL as error:
+            raise ValueError(f"TEAMS_PUBLIC_URL is not a valid URL ({error})") from error
+        loopback = url.host in {"localhost", "127.0.0.1", "::1"}
+        if not url.host or not (url.scheme == "https" or (url.scheme == "http" and loopback)):
+            raise ValueError("TEAMS_PUBLIC_URL must look like https://runai-why.example.com")
+        if url.query or url.fragment:
+            raise ValueError("TEAMS_PUBLIC_URL must not have a query or fragment")
+        return str(url).rstrip("/")
 
     def serve_secrets(self, *, socket_mode: bool, runai: bool) -> tuple[str, str, str | None]:
         """Bot token, signing secret and (Socket Mode) app token for `runai-why serve`.

@@ -1,0 +1,1 @@
+"""The Microsoft Teams front end: Bot Framework activities in, answer cards out."""
