@@ -152,9 +152,10 @@ def _parts(report: Report, *, evidence_only: bool = False) -> list[_Part]:
         return [evidence, not_measured]
     candidates = tuple(
         _text(
-            f"• **{safe(c.name, 300, single_line=True)}** ({safe(c.project or '?', 200)}) · "
+            f"• **{safe(c.name, 300, single_line=True) or '?'}** "
+            f"({safe(c.project or '?', 200, single_line=True) or '?'}) · "
             f"{safe(candidate_facts(c), 400, single_line=True)} · workload ID "
-            f"{safe(c.id, 300, single_line=True)}",
+            f"{safe(c.id, 300, single_line=True) or '?'}",
             spacing="Small",
         )
         for c in report.candidates
@@ -379,7 +380,8 @@ def render_question_card(
     body = [_text(question)]
     summary = plain(text, _SUMMARY_MAX) or "?"
     if picked is not None:
-        body.append(_text(f"Picked by the asker: **{safe(picked, 150, single_line=True)}**"))
+        label = safe(picked, 150, single_line=True) or "?"
+        body.append(_text(f"Picked by the asker: **{label}**"))
         return Card(summary, body)
     room = ACTIVITY_MAX_BYTES - json_bytes(activity(Card(summary, body))) - _MORE_RESERVE
     shown = 0
