@@ -165,7 +165,9 @@ async def test_charts_in_redis_expire_with_their_urls(redis_client: redis.Redis,
     url = await host.publish(body)
     [key] = await redis_client.keys("runai-why:chart:*")
     assert 0 < await redis_client.ttl(key) <= TTL
-    assert base64.b64decode(await redis_client.get(key)) == body
+    stored = await redis_client.get(key)
+    assert isinstance(stored, str)
+    assert base64.b64decode(stored) == body
     async with await client_for(host) as client:
         assert (await client.get(path_of(url))).content == body
         await redis_client.delete(key)
