@@ -7,6 +7,7 @@ never appear in a repr, a log line or a traceback.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import httpx
@@ -22,6 +23,7 @@ _PLACEHOLDERS = frozenset({"", "xxx", "todo", "<secret>", "none", "null"})
 #: `https://change-me.run.ai`), as deploy/env.example writes them.
 _PLACEHOLDER_WORDS = ("changeme", "change-me", "change_me", "replace-me", "replaceme", "your-")
 _TOKEN_PREFIXES = ("xoxb-", "xapp-")
+_HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
 
 
 def is_placeholder(value: str) -> bool:
@@ -124,10 +126,11 @@ class Settings(BaseSettings):
         except httpx.InvalidURL as error:
             raise ValueError(f"TEAMS_PUBLIC_URL is not a valid URL ({error})") from error
         loopback = url.host in {"localhost", "127.0.0.1", "::1"}
-        if not url.host or not (url.scheme == "https" or (url.scheme == "http" and loopback)):
+        host_ok = loopback or bool(_HOST.match(url.host))
+        if not host_ok or not (url.scheme == "https" or (url.scheme == "http" and loopback)):
             raise ValueError("TEAMS_PUBLIC_URL must look like https://runai-why.example.com")
         if url.query or url.fragment:
-            raise ValueError("TEAMS_PUBLIC_URL must not have a query or fragment")
+            raise ValueError("TEAMS_PUBLIC_URL must have no query or fragment")
         return str(url).rstrip("/")
 
     def serve_secrets(self, *, socket_mode: bool, runai: bool) -> tuple[str, str, str | None]:
