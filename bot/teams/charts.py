@@ -168,7 +168,7 @@ class ChartHost:
         A chart that cannot be drawn or stored is logged and left out (the card then shows
         the sparkline): the answer never waits on it or fails because of it.
         """
-        if report.memory is None or not report.memory.samples or report.workload is None:
+        if report.memory is None or report.workload is None:
             return None
         chart = await asyncio.to_thread(memory_chart, report.memory, workload=report.workload.name)
         if chart is None:

@@ -199,6 +199,8 @@ async def test_a_reports_chart_is_drawn_and_published(memory_host, http):
     assert answer.content == chart.png
     assert await memory_host.publish_report(OOM.model_copy(update={"memory": None})) is None
     assert await memory_host.publish_report(OOM.model_copy(update={"workload": None})) is None
+    no_series = MEMORY.model_copy(update={"samples": ()})
+    assert await memory_host.publish_report(OOM.model_copy(update={"memory": no_series})) is None
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,8 +18,9 @@ from bot.conversation import (
     ReportReply,
 )
 from bot.render.actions import runai_workload_url
-from bot.render.cards import MAX_CHOICES
+from bot.render.cards import MAX_CHOICES, render_report_cards
 from bot.render.sparkline import memory_sparkline
+from bot.render.teams_text import ACTIVITY_MAX_BYTES, json_bytes
 from bot.render.wording import OUTCOME_WORDS, cli_command
 from bot.teams.messages import CARD_CONTENT_TYPE, choice_data, to_teams
 from diagnosis import (
@@ -295,3 +297,26 @@ def test_a_recurrence_without_history_says_not_measured():
     unmeasured = answer(recurrence=Recurrence(count=None, lookback="24h", recurring=False))
     [main] = render(ReportReply(unmeasured, "24h"))
     assert any(t.startswith("History: not measured") for t in texts(main))
+
+
+def test_report_buttons_without_an_engine_choice_are_left_out():
+    [main] = render_report_cards(answer(), lookback="24h", runai_url=RUNAI)
+    assert [a["type"] for a in main.actions] == ["Action.OpenUrl"]
+
+
+def test_choices_are_cut_to_the_size_limit():
+    choices = tuple(Choice(f"w{i}", f"pick:{i}:" + "v" * 3000) for i in range(MAX_CHOICES))
+    [activity] = render(Question("Which one?", choices))
+    rows = [e for e in card(activity)["body"] if e["type"] == "ActionSet"]
+    assert 0 < len(rows) < MAX_CHOICES
+    assert (
+        card(activity)["body"][-1]["text"] == f"_{MAX_CHOICES - len(rows)} more choices not shown_"
+    )
+    assert json_bytes(activity) <= ACTIVITY_MAX_BYTES
+
+
+def test_without_ids_the_left_out_line_names_no_command():
+    lines = tuple(EvidenceLine(text="x" * 900, source="get_workload_events") for _ in range(200))
+    activities = render(EvidenceReply(answer(workload=None, evidence=lines), "7d"))
+    last = list(texts(activities[-1]))
+    assert re.fullmatch(r"_[0-9]+ more lines were left out to keep the thread short\._", last[-1])
