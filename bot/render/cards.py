@@ -74,13 +74,12 @@ class Card:
     actions: list[Element] = field(default_factory=list)
 
     def content(self) -> dict[str, Any]:
-        """The card as Teams takes it (full width, so log lines are readable)."""
+        """The card as Teams takes it."""
         card: dict[str, Any] = {
             "type": "AdaptiveCard",
             "$schema": SCHEMA,
             "version": CARD_VERSION,
             "body": self.body,
-            "msteams": {"width": "Full"},
         }
         if self.actions:
             card["actions"] = self.actions

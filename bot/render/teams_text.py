@@ -54,7 +54,7 @@ MARKDOWN_STAND_INS: tuple[tuple[str, _Sub], ...] = (
     (r"\*", "\u2217"),  # asterisk operator: no bold or italics, even inside a word.
     (r"(?<![^\W_])_|_(?![^\W_])", "\u02cd"),  # no italics; `snake_case` is left alone.
     ("~", "\u223c"),  # tilde operator: no strikethrough.
-    (r"\](?=[(\[:])", "\uff3d"),  # fullwidth: no `[x](y)` link, `[x][y]`, `[x]: url` definition.
+    (r"\](?=\s*[(\[:])", "\uff3d"),  # fullwidth: no `[x](y)` link, `[x][y]` or `[x]: url`.
     ("://", ":\u2215\u2215"),  # division slashes: no bare `https://...` autolink.
     (r"(?i)\b(www)\.", "\\1\u2024"),  # one dot leader: nor `www....`.
     (r"(?i)\b(mailto):", "\\1\ua789"),  # modifier letter colon: nor `mailto:`.
