@@ -1,4 +1,4 @@
-"""Renders a `Report`, all its evidence, a question and a notice as Adaptive Cards 1.5; no I/O.
+"""Renders a `Report` and all its evidence as Adaptive Cards 1.5; no I/O.
 
 The Teams counterpart of `bot.render.blocks`, with the same words (`bot.render.wording`,
 `bot.render.layout`), the same order and the same buttons (`bot.render.actions`): category
@@ -7,18 +7,33 @@ else the sparkline), evidence with sources (log lines in monospace), recurrence,
 recommendations, candidates, what was not measured, notes. All upstream text goes through
 `bot.render.teams_text`. Every activity stays within `ACTIVITY_MAX_BYTES`; what does not fit
 goes, in order, into at most `MAX_REPLIES` further activities, and whatever is still left is
-counted, with the command that prints it all.
+counted, with the command that prints it all. The card's parts, and the question and
+notice cards, are `bot.render.card_parts` (re-exported here).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from bot.render.actions import report_buttons
 from bot.render.blocks import MAX_REPLIES
+from bot.render.card_parts import (
+    CARD_CONTENT_TYPE,
+    CARD_VERSION,
+    MAX_CHOICES,
+    SUMMARY_MAX,
+    Card,
+    Element,
+    activity,
+    choice_data,
+    cost,
+    render_notice,
+    render_question_card,
+    small,
+    text_block,
+)
 from bot.render.evidence import MAX_EVIDENCE_MESSAGES, is_log_line
 from bot.render.layout import EN_DASH, LINE_MAX, first_line_label
 from bot.render.sparkline import memory_sparkline
@@ -46,70 +61,12 @@ __all__ = [
     "render_report_cards",
 ]
 
-Element = dict[str, Any]
-CARD_VERSION = "1.5"
-CARD_CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
-SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
-#: What every Action.Submit carries: `{"runai_why": "choice", "value": <engine choice>}`.
-SUBMIT_KEY, SUBMIT_CHOICE = "runai_why", "choice"
-MAX_CHOICES = 25  # buttons on one question, as Slack's cluster list.
-_TITLE_MAX = 80  # an action's title.
-_SUMMARY_MAX = 300
 _VALUE_MAX = 300  # a fact's value.
 _HEADLINE_MAX = 1_500
 _NOTES_MAX = 1_000
-_QUESTION_MAX = 3_000
-_NOTICE_MAX = 4_000  # at most 8,000 characters once lines are paragraphs: 16 KB of UTF-16.
 _MORE_RESERVE = 400  # bytes kept per list for its "N more … in the next messages" line.
 _LEFT_OUT_RESERVE = 1_600  # bytes kept for the "left out" line and its command.
 _CONTINUED_RESERVE = 1_200  # bytes kept in a further activity for its first line.
-
-
-@dataclass(frozen=True)
-class Card:
-    """One Adaptive Card: its notification summary (plain text), body and card actions."""
-
-    summary: str
-    body: list[Element]
-    actions: list[Element] = field(default_factory=list)
-
-    def content(self) -> dict[str, Any]:
-        """The card as Teams takes it."""
-        card: dict[str, Any] = {
-            "type": "AdaptiveCard",
-            "$schema": SCHEMA,
-            "version": CARD_VERSION,
-            "body": self.body,
-        }
-        if self.actions:
-            card["actions"] = self.actions
-        return card
-
-
-def activity(card: Card) -> dict[str, Any]:
-    """The Bot Framework message activity carrying `card`."""
-    return {
-        "type": "message",
-        "summary": card.summary,
-        "attachments": [{"contentType": CARD_CONTENT_TYPE, "content": card.content()}],
-    }
-
-
-def choice_data(value: str) -> dict[str, str]:
-    """The `data` of an Action.Submit that sends the engine the choice `value`."""
-    return {SUBMIT_KEY: SUBMIT_CHOICE, "value": value}
-
-
-def _text(text: str, **style: Any) -> Element:
-    return {"type": "TextBlock", "text": text or "…", "wrap": True, **style}
-
-
-def _small(text: str) -> Element:
-    return _text(text, size="Small", isSubtle=True, spacing="Small")
-
-
-def _cost(element: Element) -> int:
-    return json_bytes(element) + 2  # and the comma before it
 
 
 @dataclass(frozen=True)
@@ -127,16 +84,18 @@ def _evidence(report: Report) -> tuple[Element, ...]:
     for line in report.evidence:
         source = safe(line.source, 100, single_line=True)
         if is_log_line(line):
-            log = _text(safe(line.text, LINE_MAX), fontType="Monospace", spacing="Small")
-            items.append({"type": "Container", "items": [log, _small(f"_({source})_")]})
+            log = text_block(safe(line.text, LINE_MAX), fontType="Monospace", spacing="Small")
+            items.append({"type": "Container", "items": [log, small(f"_({source})_")]})
         else:
-            items.append(_text(f"• {safe(line.text, LINE_MAX)}  _({source})_", spacing="Small"))
+            items.append(
+                text_block(f"• {safe(line.text, LINE_MAX)}  _({source})_", spacing="Small")
+            )
     return tuple(items)
 
 
 def _bullets(texts: Sequence[str], *, keep_code: bool = False) -> tuple[Element, ...]:
     return tuple(
-        _text(f"• {safe(t, LINE_MAX, keep_code=keep_code)}", spacing="Small") for t in texts
+        text_block(f"• {safe(t, LINE_MAX, keep_code=keep_code)}", spacing="Small") for t in texts
     )
 
 
@@ -150,7 +109,7 @@ def _parts(report: Report, *, evidence_only: bool = False) -> list[_Part]:
     if evidence_only:
         return [evidence, not_measured]
     candidates = tuple(
-        _text(
+        text_block(
             f"• **{safe(c.name, 300, single_line=True) or '?'}** "
             f"({safe(c.project or '?', 200, single_line=True) or '?'}) · "
             f"{safe(candidate_facts(c), 400, single_line=True)} · workload ID "
@@ -177,7 +136,7 @@ def _title(report: Report, label: str) -> str:
 
 def _head(report: Report, cluster_name: str | None, chart_url: str | None) -> list[Element]:
     label = first_line_label(report)
-    head = [_text(safe(label, 300, single_line=True), size="Large", weight="Bolder")]
+    head = [text_block(safe(label, 300, single_line=True), size="Large", weight="Bolder")]
     w = report.workload
     if w is not None:
         pairs = [
@@ -191,11 +150,11 @@ def _head(report: Report, cluster_name: str | None, chart_url: str | None) -> li
         facts = [{"title": k, "value": safe(v, _VALUE_MAX, single_line=True)} for k, v in pairs]
         head.append({"type": "FactSet", "facts": facts})
         ids = f"Cluster ID {safe(w.cluster_id, 120)} · Workload ID {safe(w.id, 120)}"
-        head.append(_small(ids))
+        head.append(small(ids))
     if report.headline:
-        head.append(_text(safe(report.headline, _HEADLINE_MAX)))
+        head.append(text_block(safe(report.headline, _HEADLINE_MAX)))
     if report.question and report.outcome is not Outcome.NEEDS_INPUT:
-        head.append(_text(f"**{QUESTION_LABEL}:** {safe(report.question, _HEADLINE_MAX)}"))
+        head.append(text_block(f"**{QUESTION_LABEL}:** {safe(report.question, _HEADLINE_MAX)}"))
     head += _memory(report, chart_url)
     return head
 
@@ -208,7 +167,7 @@ def _memory(report: Report, chart_url: str | None) -> list[Element]:
     if url.scheme in {"https", "http"} and url.hostname:
         alt = plain(line, 1_000)
         return [{"type": "Image", "url": chart_url, "altText": alt, "size": "Stretch"}]
-    return [_text(safe(line, LINE_MAX), fontType="Monospace")]
+    return [text_block(safe(line, LINE_MAX), fontType="Monospace")]
 
 
 def _notes(report: Report, notes: Sequence[str]) -> list[Element]:
@@ -217,17 +176,17 @@ def _notes(report: Report, notes: Sequence[str]) -> list[Element]:
         noun = "value" if report.redactions == 1 else "values"
         texts.append(f"{report.redactions} sensitive {noun} redacted")
     shown = " · ".join(t for t in texts if t)
-    return [_small(shown[:_NOTES_MAX])] if shown else []
+    return [small(shown[:_NOTES_MAX])] if shown else []
 
 
 def _pack(part: _Part, start: int, room: int) -> tuple[int, list[Element]]:
     """As many of `part`'s items from `start` as fit in `room` bytes, after its title."""
-    heading = _text(f"**{part.title}**", spacing="Medium")
-    used, taken = _cost(heading), [heading]
+    heading = text_block(f"**{part.title}**", spacing="Medium")
+    used, taken = cost(heading), [heading]
     for item in part.items[start:]:
-        if used + _cost(item) > room:
+        if used + cost(item) > room:
             break
-        used += _cost(item)
+        used += cost(item)
         taken.append(item)
     return (len(taken) - 1, taken) if len(taken) > 1 else (0, [])
 
@@ -235,11 +194,11 @@ def _pack(part: _Part, start: int, room: int) -> tuple[int, list[Element]]:
 def _more(part: _Part, next_ones: int, left_out: int) -> Element:
     noun = part.more[next_ones + left_out > 1]
     if not left_out:
-        return _small(f"_{next_ones} more {noun} in the next messages_")
+        return small(f"_{next_ones} more {noun} in the next messages_")
     if not next_ones:
-        return _small(f"_{left_out} more {noun} left out (see below)_")
+        return small(f"_{left_out} more {noun} left out (see below)_")
     total = next_ones + left_out
-    return _small(f"_{total} more {noun}: {next_ones} in the next messages, {left_out} left out_")
+    return small(f"_{total} more {noun}: {next_ones} in the next messages, {left_out} left out_")
 
 
 def _left_out(report: Report, left: int, lookback: str | None, *, button: bool) -> list[Element]:
@@ -247,10 +206,10 @@ def _left_out(report: Report, left: int, lookback: str | None, *, button: bool) 
     how = "press **Show all evidence** or run" if button else "run"
     command = cli_command(report, lookback)
     if command is None:
-        return [_small(f"_{left} more {noun} left out to keep the thread short._")]
+        return [small(f"_{left} more {noun} left out to keep the thread short._")]
     return [
-        _small(f"_{left} more {noun} left out to keep the thread short._ To see them all, {how}:"),
-        _text(safe(command, 600, single_line=True), fontType="Monospace", spacing="Small"),
+        small(f"_{left} more {noun} left out to keep the thread short._ To see them all, {how}:"),
+        text_block(safe(command, 600, single_line=True), fontType="Monospace", spacing="Small"),
     ]
 
 
@@ -278,9 +237,9 @@ def _continued(
             cursor[i] += count
             counts[i] = count
             body += taken
-            room -= sum(_cost(e) for e in taken)
+            room -= sum(cost(e) for e in taken)
         first = f"{prefix} — {'; '.join(ranges)}"
-        cards.append((Card(plain(first, _SUMMARY_MAX), [_text(first, weight="Bolder"), *body]), counts))  # fmt: skip  # noqa: E501
+        cards.append((Card(plain(first, SUMMARY_MAX), [text_block(first, weight="Bolder"), *body]), counts))  # fmt: skip  # noqa: E501
     return cards
 
 
@@ -311,23 +270,23 @@ def render_report_cards(
             data = choice_data((choices or {})[button.action_id])
             actions.append({"type": "Action.Submit", "title": button.label, "data": data})
     has_evidence_button = any(a["title"] == "Show all evidence" for a in actions)
-    summary = plain(f"{_title(report, label)} — {report.headline}", _SUMMARY_MAX)
+    summary = plain(f"{_title(report, label)} — {report.headline}", SUMMARY_MAX)
     head = _head(report, cluster_name, chart_url)
     recurrence = recurrence_sentence(report)
-    middle = [_text(safe(recurrence, LINE_MAX))] if recurrence else []
+    middle = [text_block(safe(recurrence, LINE_MAX))] if recurrence else []
     closing = _notes(report, notes)
     parts = _parts(report)
     room = ACTIVITY_MAX_BYTES - json_bytes(activity(Card(summary, [], actions)))
-    room -= sum(_cost(e) for e in (*head, *middle, *closing))
+    room -= sum(cost(e) for e in (*head, *middle, *closing))
     room -= _MORE_RESERVE * len(parts) + _LEFT_OUT_RESERVE
-    others = sum(_cost(e) for p in parts[1:] for e in p.items)
+    others = sum(cost(e) for p in parts[1:] for e in p.items)
     evidence_room = max(room - others, room // 2)
     taken: list[int] = []
     bodies: list[list[Element]] = []
     for i, part in enumerate(parts):
         count, body = _pack(part, 0, evidence_room if i == 0 else room)
-        room -= sum(_cost(e) for e in body)
-        evidence_room -= sum(_cost(e) for e in body)
+        room -= sum(cost(e) for e in body)
+        evidence_room -= sum(cost(e) for e in body)
         taken.append(count)
         bodies.append(body)
     cursor = list(taken)
@@ -360,45 +319,9 @@ def render_evidence_cards(
     cards = [card for card, _ in _continued(f"All evidence · {_title(report, label)}", parts, cursor, max(1, max_cards))]  # fmt: skip  # noqa: E501
     if not cards:
         text = f"{_title(report, label)} — no evidence lines were recorded."
-        return [Card(plain(text, _SUMMARY_MAX), [_text(text)])]
+        return [Card(plain(text, SUMMARY_MAX), [text_block(text)])]
     left = sum(len(p.items) - c for p, c in zip(parts, cursor, strict=True))
     if left:
         last = cards[-1]
         cards[-1] = Card(last.summary, [*last.body, *_left_out(report, left, lookback, button=False)])  # fmt: skip  # noqa: E501
     return cards
-
-
-def render_question_card(
-    text: str, choices: Sequence[tuple[str, str]], *, picked: str | None = None
-) -> Card:
-    """A question with one Action.Submit per (label, value) choice, or with what was picked.
-
-    At most `MAX_CHOICES` buttons, within the size limit; the rest are counted.
-    """
-    question = safe(text, _QUESTION_MAX, keep_code=True) or "?"
-    body = [_text(question)]
-    summary = plain(text, _SUMMARY_MAX) or "?"
-    if picked is not None:
-        label = safe(picked, 150, single_line=True) or "?"
-        body.append(_text(f"Picked by the asker: **{label}**"))
-        return Card(summary, body)
-    room = ACTIVITY_MAX_BYTES - json_bytes(activity(Card(summary, body))) - _MORE_RESERVE
-    shown = 0
-    for label, value in choices[:MAX_CHOICES]:
-        title = plain(label, _TITLE_MAX) or "(no label)"
-        button = {"type": "Action.Submit", "title": title, "data": choice_data(value)}
-        row = {"type": "ActionSet", "actions": [button], "spacing": "Small"}
-        if _cost(row) > room:
-            break
-        room -= _cost(row)
-        body.append(row)
-        shown += 1
-    if shown < len(choices):
-        body.append(_small(f"_{len(choices) - shown} more choices not shown_"))
-    return Card(summary, body)
-
-
-def render_notice(text: str) -> dict[str, Any]:
-    """A short notice as a plain message activity (markdown; the bot's code spans kept)."""
-    body = safe(text, _NOTICE_MAX, keep_code=True) or "(no details)"
-    return {"type": "message", "text": body, "textFormat": "markdown"}

@@ -1,11 +1,11 @@
 """Engine replies as Teams activities: answer cards, questions (asked or answered), notices.
 
 Pure: a reply in, Bot Framework message activities out (the first is the main one; the rest
-follow it in the thread). The cards are `bot.render.cards`, which escapes every upstream
-string and keeps each activity within Teams' size limit. Buttons are `Action.Submit` with
-`choice_data(value)`, `{"runai_why": "choice", "value": <engine choice>}`; "Open in Run:ai" is
-an `Action.OpenUrl` made only from `runai_url` and the IDs. `private` is not rendered: the
-responder decides where a private reply goes.
+follow it in the thread). The cards are `bot.render.cards` and `bot.render.card_parts`,
+which escape every upstream string and keep each activity within Teams' size limit. Buttons
+are `Action.Submit` with `choice_data(value)`, `{"runai_why": "choice", "value": <engine
+choice>}`; "Open in Run:ai" is an `Action.OpenUrl` made only from `runai_url` and the IDs.
+`private` is not rendered: the responder decides where a private reply goes.
 """
 
 from __future__ import annotations
@@ -22,8 +22,14 @@ from bot.conversation import (
     Reply,
     ReportReply,
 )
-from bot.render import actions, cards
-from bot.render.cards import CARD_CONTENT_TYPE, SUBMIT_CHOICE, SUBMIT_KEY, activity, choice_data
+from bot.render import actions, card_parts, cards
+from bot.render.card_parts import (
+    CARD_CONTENT_TYPE,
+    SUBMIT_CHOICE,
+    SUBMIT_KEY,
+    activity,
+    choice_data,
+)
 
 __all__ = ["CARD_CONTENT_TYPE", "REPORT_CHOICES", "SUBMIT_CHOICE", "SUBMIT_KEY", "choice_data", "to_teams"]  # fmt: skip  # noqa: E501
 
@@ -55,9 +61,9 @@ def to_teams(
             evidence = cards.render_evidence_cards(reply.report, lookback=reply.lookback)
             return [activity(card) for card in evidence]
         case Question(picked=Choice() as picked):
-            return [activity(cards.render_question_card(reply.text, (), picked=picked.label))]
+            return [activity(card_parts.render_question_card(reply.text, (), picked=picked.label))]
         case Question():
             options = [(c.label, c.value) for c in reply.choices]
-            return [activity(cards.render_question_card(reply.text, options))]
+            return [activity(card_parts.render_question_card(reply.text, options))]
         case Notice():
-            return [cards.render_notice(reply.text)]
+            return [card_parts.render_notice(reply.text)]

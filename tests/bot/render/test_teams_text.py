@@ -22,7 +22,11 @@ CASES = [
     ("strike", "~~gone~~", "\u223c\u223cgone\u223c\u223c"),
     ("link", "[fix](https://evil.example)", "[fix\uff3d(https:\u2215\u2215evil.example)"),
     ("spaced link", "[fix] (https://e.x)", "[fix\uff3d (https:\u2215\u2215e.x)"),
-    ("reference", "[fix][1]\n[1]: https://e.x", "[fix\uff3d[1\uff3d\n[1\uff3d: https:\u2215\u2215e.x"),
+    (
+        "reference",
+        "[fix][1]\n[1]: https://e.x",
+        "[fix\uff3d[1\uff3d\n[1\uff3d: https:\u2215\u2215e.x",
+    ),
     ("bare url", "see http://evil.example/x", "see http:\u2215\u2215evil.example/x"),
     ("www", "go to WWW.evil.example", "go to WWW\u2024evil.example"),
     ("mailto", "mailto:a@evil.example", "mailto\ua789a@evil.example"),
