@@ -7,6 +7,7 @@ never appear in a repr, a log line or a traceback.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import httpx
@@ -22,6 +23,7 @@ _PLACEHOLDERS = frozenset({"", "xxx", "todo", "<secret>", "none", "null"})
 #: `https://change-me.run.ai`), as deploy/env.example writes them.
 _PLACEHOLDER_WORDS = ("changeme", "change-me", "change_me", "replace-me", "replaceme", "your-")
 _TOKEN_PREFIXES = ("xoxb-", "xapp-")
+_HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
 
 
 def is_placeholder(value: str) -> bool:
@@ -82,6 +84,11 @@ class Settings(BaseSettings):
         teams_token_issuer: `TEAMS_TOKEN_ISSUER`, the inbound tokens' `iss`.
         teams_login_url: `TEAMS_LOGIN_URL`, the OAuth token endpoint for the bot's outbound
             token; default the tenant's Microsoft identity platform endpoint.
+        teams_public_url: `TEAMS_PUBLIC_URL`, the bot's public HTTPS base URL (the host of
+            the messaging endpoint); Teams fetches answer charts from under it. Without it,
+            Teams answers show the memory sparkline instead of the chart.
+        teams_chart_ttl_s: `TEAMS_CHART_TTL_S`, how long a chart's signed URL (and the PNG)
+            stays valid.
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
@@ -155,11 +162,33 @@ class Settings(BaseSettings):
         )
         return plain["TEAMS_APP_ID"], plain["TEAMS_APP_PASSWORD"], tenant, login
 
+    # Teams answer charts, served by the bot under signed URLs (bot/teams/charts.py).
+    teams_public_url: str | None = None
+    teams_chart_ttl_s: int = Field(default=7 * 86400, ge=300, le=30 * 86400)
+
     @field_validator("slack_api_url")
     @classmethod
     def _trailing_slash(cls, value: str) -> str:
         """slack_sdk joins method names onto the base URL, which must end with `/`."""
         return value if value.endswith("/") else value + "/"
+
+    @field_validator("teams_public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        """An https base URL (http only on loopback), no query or fragment; no trailing `/`."""
+        if value is None or is_placeholder(value):
+            return None
+        try:
+            url = httpx.URL(value.strip())
+        except httpx.InvalidURL as error:
+            raise ValueError(f"TEAMS_PUBLIC_URL is not a valid URL ({error})") from error
+        loopback = url.host in {"localhost", "127.0.0.1", "::1"}
+        host_ok = loopback or bool(_HOST.match(url.host))
+        if not host_ok or not (url.scheme == "https" or (url.scheme == "http" and loopback)):
+            raise ValueError("TEAMS_PUBLIC_URL must look like https://runai-why.example.com")
+        if url.query or url.fragment:
+            raise ValueError("TEAMS_PUBLIC_URL must have no query or fragment")
+        return str(url).rstrip("/")
 
     def serve_secrets(self, *, socket_mode: bool, runai: bool) -> tuple[str, str, str | None]:
         """Bot token, signing secret and (Socket Mode) app token for `runai-why serve`.

@@ -1,9 +1,9 @@
-"""The buttons on a report: stable action ids, what their value carries, the Run:ai link.
+"""The buttons on a report: which ones, stable action ids, their value, the Run:ai link.
 
-A front end routes a click by `action_id` and reads the button's value back with
-`ActionTarget.from_value`. The "Open in Run:ai" link is built only from the configured
-control-plane URL and the IDs, and only when every ID looks like an ID: text from upstream
-never becomes part of a link.
+`report_buttons` decides, for every platform, which buttons a report carries. A front end
+routes a click by `action_id` and reads the button's value back with `ActionTarget.from_value`.
+The "Open in Run:ai" link is built only from the configured control-plane URL and the IDs,
+and only when every ID looks like an ID: text from upstream never becomes part of a link.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ from urllib.parse import urlencode, urlsplit
 
 from slack_sdk.models.blocks import ButtonElement
 
+from diagnosis import Outcome, Report
+
 __all__ = [
+    "ACTIONLESS_OUTCOMES",
     "ACTIONS_BLOCK_ID",
     "OPEN_IN_RUNAI",
     "REPORT_ACTION_IDS",
@@ -23,6 +26,8 @@ __all__ = [
     "RUNAI_WORKLOADS_PATH",
     "SHOW_ALL_EVIDENCE",
     "ActionTarget",
+    "ReportButton",
+    "report_buttons",
     "runai_workload_url",
 ]
 
@@ -37,6 +42,9 @@ ACTIONS_BLOCK_ID = "runai_why_report_actions"
 #: The Run:ai UI's workloads page; the IDs go in its query string. Its deep-link format is
 #: not in the API reference, so it lives here, once.
 RUNAI_WORKLOADS_PATH = "/workloads"
+
+#: Outcomes that are not an answer about the workload: nothing to show more of or re-run.
+ACTIONLESS_OUTCOMES = frozenset({Outcome.NEEDS_INPUT, Outcome.NOT_FOUND, Outcome.CLUSTER_MISMATCH})
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 _LOOKBACK = re.compile(r"^[0-9]{1,6}[a-z]{1,3}$")
@@ -107,3 +115,35 @@ def runai_workload_url(runai_url: str | None, cluster_id: str, workload_id: str)
     query = urlencode({"clusterId": cluster_id, "workloadId": workload_id})
     url = f"{base.scheme}://{base.netloc}{path}?{query}"
     return url if len(url) <= _URL_MAX else None
+
+
+@dataclass(frozen=True)
+class ReportButton:
+    """One button of a report: its action id, its label, and the URL of a link button."""
+
+    action_id: str
+    label: str
+    url: str | None = None
+
+
+def report_buttons(
+    report: Report, lookback: str | None, runai_url: str | None
+) -> tuple[ReportButton, ...]:
+    """The report's buttons, in order: Show all evidence, Re-run, Open in Run:ai.
+
+    None for an outcome that is not an answer or without the workload's IDs; the first two
+    only when the IDs are ID-shaped, "Show all evidence" only when there is evidence, and
+    the link only when `runai_workload_url` can build it.
+    """
+    w = report.workload
+    if w is None or not w.id or not w.cluster_id or report.outcome in ACTIONLESS_OUTCOMES:
+        return ()
+    buttons: list[ReportButton] = []
+    if ActionTarget(w.cluster_id, w.id, lookback).to_value() is not None:
+        if report.evidence:
+            buttons.append(ReportButton(SHOW_ALL_EVIDENCE, "Show all evidence"))
+        buttons.append(ReportButton(RERUN, "Re-run"))
+    url = runai_workload_url(runai_url, w.cluster_id, w.id)
+    if url is not None:
+        buttons.append(ReportButton(OPEN_IN_RUNAI, "Open in Run:ai", url))
+    return tuple(buttons)

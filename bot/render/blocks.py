@@ -29,11 +29,9 @@ from slack_sdk.models.blocks.basic_components import SlackFile
 
 from bot.render.actions import (
     ACTIONS_BLOCK_ID,
-    OPEN_IN_RUNAI,
-    RERUN,
     SHOW_ALL_EVIDENCE,
     ActionTarget,
-    runai_workload_url,
+    report_buttons,
 )
 from bot.render.evidence import MAX_EVIDENCE_MESSAGES, bullet, evidence_line, render_evidence
 from bot.render.layout import (
@@ -93,9 +91,6 @@ _NOTE_MAX = 200
 _FALLBACK_MAX = 1_500  # the top-level `text`.
 _MORE_RESERVE = 100  # room kept per list for its "N more ... in the thread" line.
 _ID_SHOWN_MAX = 120
-
-#: Outcomes that are not an answer about the workload: nothing to show more of or re-run.
-_NO_ACTIONS = frozenset({Outcome.NEEDS_INPUT, Outcome.NOT_FOUND, Outcome.CLUSTER_MISMATCH})
 
 
 @dataclass(frozen=True)
@@ -193,19 +188,13 @@ def _memory(report: Report, chart: ChartImage | None) -> list[Block]:
 
 def _actions(report: Report, lookback: str | None, runai_url: str | None) -> list[Block]:
     w = report.workload
-    if w is None or not w.id or not w.cluster_id or report.outcome in _NO_ACTIONS:
-        return []
-    buttons: list[ButtonElement] = []
-    value = ActionTarget(w.cluster_id, w.id, lookback).to_value()
-    if value is not None:
-        if report.evidence:
-            buttons.append(
-                ButtonElement(text="Show all evidence", action_id=SHOW_ALL_EVIDENCE, value=value)
-            )
-        buttons.append(ButtonElement(text="Re-run", action_id=RERUN, value=value))
-    url = runai_workload_url(runai_url, w.cluster_id, w.id)
-    if url is not None:
-        buttons.append(ButtonElement(text="Open in Run:ai", action_id=OPEN_IN_RUNAI, url=url))
+    value = ActionTarget(w.cluster_id, w.id, lookback).to_value() if w is not None else None
+    buttons = [
+        ButtonElement(text=b.label, action_id=b.action_id, url=b.url)
+        if b.url is not None
+        else ButtonElement(text=b.label, action_id=b.action_id, value=value)
+        for b in report_buttons(report, lookback, runai_url)
+    ]
     if not buttons:
         return []
     return [ActionsBlock(block_id=ACTIONS_BLOCK_ID, elements=buttons).to_dict()]

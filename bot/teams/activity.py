@@ -21,11 +21,10 @@ from microsoft_teams.api.activities.message import MessageActivity
 from microsoft_teams.api.activities.utils import StripMentionsTextOptions
 from pydantic import ValidationError
 
-__all__ = ["BUTTON_KEY", "BUTTON_KIND", "CHAT_THREAD", "Inbound", "NotForUs", "read_activity"]
+from bot.render.card_parts import SUBMIT_CHOICE, SUBMIT_KEY
 
-#: The `data` of our card buttons: `{"runai_why": "choice", "value": <choice value>}`.
-BUTTON_KEY = "runai_why"
-BUTTON_KIND = "choice"
+__all__ = ["CHAT_THREAD", "Inbound", "NotForUs", "read_activity"]
+
 #: The thread of a group or 1:1 chat (they have no threads of their own).
 CHAT_THREAD = "chat"
 _MESSAGE_ID = ";messageid="
@@ -67,7 +66,7 @@ class Inbound:
 
 
 def _choice(value: Any) -> str | None:
-    if isinstance(value, dict) and value.get(BUTTON_KEY) == BUTTON_KIND:
+    if isinstance(value, dict) and value.get(SUBMIT_KEY) == SUBMIT_CHOICE:
         choice = value.get("value")
         return choice if isinstance(choice, str) and choice else None
     return None

@@ -23,6 +23,13 @@ from bot.conversation import Access, ConversationEngine, StateStore
 from bot.flight import Flights
 from bot.settings import Settings
 from bot.teams.auth import InboundVerifier
+from bot.teams.charts import (
+    ChartHost,
+    MemoryChartStore,
+    RedisChartStore,
+    chart_routes,
+    derive_key,
+)
 from bot.teams.connector import TeamsConnector
 from bot.teams.endpoint import TeamsEndpoint
 from bot.teams.identity import TeamsIdentify
@@ -48,10 +55,13 @@ class TeamsRuntime:
     connector: TeamsConnector
     turns: TeamsTurns
     """Runs one claimed activity's turn (what a queue worker would call)."""
+    charts: ChartHost | None = None
+    """Serves answer charts under signed URLs (only with `TEAMS_PUBLIC_URL`)."""
 
     def routes(self) -> list[BaseRoute]:
-        """`POST /api/messages`."""
-        return [Route(MESSAGES_PATH, self.endpoint.handle, methods=["POST"])]
+        """`POST /api/messages`, and `GET /teams/charts/...` when charts are hosted."""
+        charts = chart_routes(self.charts) if self.charts is not None else []
+        return [Route(MESSAGES_PATH, self.endpoint.handle, methods=["POST"]), *charts]
 
     async def aclose(self) -> None:
         """Let running turns finish (bounded), then close the HTTP pool."""
@@ -105,6 +115,9 @@ def build_teams(
         mention=lambda _: ASKER_NAME,
     )
     turns = TeamsTurns(engine, store)
+    charts = _chart_host(settings, password, redis_client)
+    if chart_url is None and charts is not None:
+        chart_url = charts.publish_report
     endpoint = TeamsEndpoint(
         verifier, connector, turns, runai_url=settings.runai_url, chart_url=chart_url
     )
@@ -115,4 +128,17 @@ def build_teams(
         verifier=verifier,
         turns=turns,
         connector=connector,
+        charts=charts,
+    )
+
+
+def _chart_host(
+    settings: Settings, password: str, redis_client: redis.Redis | None
+) -> ChartHost | None:
+    """The bot-hosted chart images, signed with a key derived from the app password."""
+    if settings.teams_public_url is None:
+        return None  # answers show the sparkline instead
+    store = RedisChartStore(redis_client) if redis_client is not None else MemoryChartStore()
+    return ChartHost(
+        store, derive_key(password), settings.teams_public_url, ttl_s=settings.teams_chart_ttl_s
     )

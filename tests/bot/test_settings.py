@@ -105,3 +105,34 @@ def test_the_storm_settings(
             Settings(_env_file=None)
         return
     assert getattr(Settings(_env_file=None), field) == expected
+
+
+#: (TEAMS_PUBLIC_URL as set, what Settings keeps, or the error it names)
+PUBLIC_URLS = [
+    ("https://runai-why.acme.com/", "https://runai-why.acme.com", None),
+    ("https://runai-why.acme.com/bot", "https://runai-why.acme.com/bot", None),
+    ("http://127.0.0.1:3000", "http://127.0.0.1:3000", None),  # tests, on loopback only
+    ("https://change-me.example.com", None, None),  # the env.example placeholder: unset
+    ("http://runai-why.acme.com", None, "must look like https://"),
+    ("runai-why.acme.com", None, "must look like https://"),
+    ("https://runai-why.acme.com/?x=1", None, "no query or fragment"),
+    ("https://exa mple.com", None, "must look like https://"),
+    ("https://a:b:c", None, "not a valid URL"),
+]
+
+
+@pytest.mark.parametrize(("value", "kept", "error"), PUBLIC_URLS)
+def test_the_teams_public_url_is_https_without_query(
+    value: str, kept: str | None, error: str | None
+):
+    if error is None:
+        assert Settings(teams_public_url=value).teams_public_url == kept
+    else:
+        with pytest.raises(ValueError, match=error):
+            Settings(teams_public_url=value)
+
+
+def test_the_chart_ttl_is_bounded():
+    assert Settings().teams_chart_ttl_s == 7 * 86400
+    with pytest.raises(ValueError, match="greater than or equal to 300"):
+        Settings(teams_chart_ttl_s=10)

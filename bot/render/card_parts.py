@@ -1,0 +1,130 @@
+"""The parts every Teams card is made of, and the two short ones: a question and a notice.
+
+The card and its activity, the Action.Submit data the Teams front end reads back, a
+TextBlock, and what an element costs against `ACTIVITY_MAX_BYTES`. Upstream text goes
+through `bot.render.teams_text`; the report's cards are `bot.render.cards`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.render.teams_text import ACTIVITY_MAX_BYTES, json_bytes, plain, safe
+
+__all__ = [
+    "CARD_CONTENT_TYPE",
+    "CARD_VERSION",
+    "MAX_CHOICES",
+    "SUBMIT_CHOICE",
+    "SUBMIT_KEY",
+    "Card",
+    "Element",
+    "activity",
+    "choice_data",
+    "cost",
+    "render_notice",
+    "render_question_card",
+    "small",
+    "text_block",
+]
+
+Element = dict[str, Any]
+CARD_VERSION = "1.5"
+CARD_CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
+SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
+#: What every Action.Submit carries: `{"runai_why": "choice", "value": <engine choice>}`.
+SUBMIT_KEY, SUBMIT_CHOICE = "runai_why", "choice"
+MAX_CHOICES = 25  # buttons on one question, as Slack's cluster list.
+SUMMARY_MAX = 300
+_TITLE_MAX = 80  # an action's title.
+_QUESTION_MAX = 3_000
+_NOTICE_MAX = 4_000  # at most 8,000 characters once lines are paragraphs: 16 KB of UTF-16.
+_MORE_RESERVE = 400  # bytes kept for the "N more choices not shown" line.
+
+
+@dataclass(frozen=True)
+class Card:
+    """One Adaptive Card: its notification summary (plain text), body and card actions."""
+
+    summary: str
+    body: list[Element]
+    actions: list[Element] = field(default_factory=list)
+
+    def content(self) -> dict[str, Any]:
+        """The card as Teams takes it."""
+        card: dict[str, Any] = {
+            "type": "AdaptiveCard",
+            "$schema": SCHEMA,
+            "version": CARD_VERSION,
+            "body": self.body,
+        }
+        if self.actions:
+            card["actions"] = self.actions
+        return card
+
+
+def activity(card: Card) -> dict[str, Any]:
+    """The Bot Framework message activity carrying `card`."""
+    return {
+        "type": "message",
+        "summary": card.summary,
+        "attachments": [{"contentType": CARD_CONTENT_TYPE, "content": card.content()}],
+    }
+
+
+def choice_data(value: str) -> dict[str, str]:
+    """The `data` of an Action.Submit that sends the engine the choice `value`."""
+    return {SUBMIT_KEY: SUBMIT_CHOICE, "value": value}
+
+
+def text_block(text: str, **style: Any) -> Element:
+    """A wrapping TextBlock of already-safe `text` (never empty)."""
+    return {"type": "TextBlock", "text": text or "…", "wrap": True, **style}
+
+
+def small(text: str) -> Element:
+    """A small, subtle TextBlock: notes, sources, counts."""
+    return text_block(text, size="Small", isSubtle=True, spacing="Small")
+
+
+def cost(element: Element) -> int:
+    """What `element` adds to an activity's size."""
+    return json_bytes(element) + 2  # and the comma before it
+
+
+def render_question_card(
+    text: str, choices: Sequence[tuple[str, str]], *, picked: str | None = None
+) -> Card:
+    """A question with one Action.Submit per (label, value) choice, or with what was picked.
+
+    At most `MAX_CHOICES` buttons, within the size limit; the rest are counted.
+    """
+    question = safe(text, _QUESTION_MAX, keep_code=True) or "?"
+    body = [text_block(question)]
+    summary = plain(text, SUMMARY_MAX) or "?"
+    if picked is not None:
+        label = safe(picked, 150, single_line=True) or "?"
+        body.append(text_block(f"Picked by the asker: **{label}**"))
+        return Card(summary, body)
+    room = ACTIVITY_MAX_BYTES - json_bytes(activity(Card(summary, body))) - _MORE_RESERVE
+    shown = 0
+    for label, value in choices[:MAX_CHOICES]:
+        title = plain(label, _TITLE_MAX) or "(no label)"
+        button = {"type": "Action.Submit", "title": title, "data": choice_data(value)}
+        row = {"type": "ActionSet", "actions": [button], "spacing": "Small"}
+        if cost(row) > room:
+            break
+        room -= cost(row)
+        body.append(row)
+        shown += 1
+    if shown < len(choices):
+        body.append(small(f"_{len(choices) - shown} more choices not shown_"))
+    return Card(summary, body)
+
+
+def render_notice(text: str) -> dict[str, Any]:
+    """A short notice as a plain message activity (markdown; the bot's code spans kept)."""
+    body = safe(text, _NOTICE_MAX, keep_code=True) or "(no details)"
+    return {"type": "message", "text": body, "textFormat": "markdown"}

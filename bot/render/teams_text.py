@@ -1,0 +1,101 @@
+"""Makes untrusted text inert in Adaptive Card markdown, and measures Bot Framework activities.
+
+Teams reads a TextBlock's and a Fact's text as a markdown subset (bold, italics, lists, links;
+Microsoft's "Format cards in Teams" page) and its clients disagree on the rest: no escape
+sequence works everywhere (backslashes and HTML entities show literally on some clients), so
+every character that could format, link or tag is replaced by a look-alike, one table of
+them (`MARKDOWN_STAND_INS`), the way `bot.render.slack_text.neutralise` does for Slack. A `<`
+can then never open an `<at>` mention, a tag or an autolink, `[x](y)` never links, and
+`scheme://` never autolinks. Invisible and control characters go first (`clean`, shared).
+
+Size: reference/slack-and-teams.md §10.3 gives Teams' bot message limit as ~100 KB of
+UTF-16 (≤80 KB recommended; older copies of the page said 40 KB) and ~28 KB on connector-
+style surfaces. Every activity stays under `ACTIVITY_MAX_BYTES`, 28,000 bytes of UTF-16-encoded
+JSON, which meets all of those figures.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from bot.render.slack_text import clean, one_line, truncate
+
+__all__ = [
+    "ACTIVITY_MAX_BYTES",
+    "MARKDOWN_STAND_INS",
+    "json_bytes",
+    "neutralise",
+    "plain",
+    "safe",
+]
+
+ACTIVITY_MAX_BYTES = 28_000
+
+_Sub = str | Callable[[re.Match[str]], str]
+_LINE_START = r"(?m)^([ \u00a0]*)"
+#: A list or heading mark at a line's start, and its look-alike.
+_LINE_MARKS = {"-": "\u2010", "+": "\uff0b", "=": "\uff1d", ".": "\u2024", ")": "\uff09"}
+
+
+def _line_mark(match: re.Match[str]) -> str:
+    """The indentation, any digits, then the look-alike of the mark (the last group)."""
+    *kept, mark = match.groups()
+    return "".join(kept) + _LINE_MARKS[mark]
+
+
+#: (what could take effect, its look-alike), applied in this order to cleaned text.
+MARKDOWN_STAND_INS: tuple[tuple[str, _Sub], ...] = (
+    ("<", "\u2039"),  # single angle quote: no tag, `<at>` mention or `<https://...>` autolink.
+    (">", "\u203a"),  # nor a closing one, nor a quote.
+    (r"&(?=#?[0-9A-Za-z]+;)", "\uff06"),  # fullwidth: no `&lt;` entity decodes into a `<`.
+    (r"\*", "\u2217"),  # asterisk operator: no bold or italics, even inside a word.
+    (r"(?<![^\W_])_|_(?![^\W_])", "\u02cd"),  # no italics; `snake_case` is left alone.
+    ("~", "\u223c"),  # tilde operator: no strikethrough.
+    (r"\](?=\s*[(\[:])", "\uff3d"),  # fullwidth: no `[x](y)` link, `[x][y]` or `[x]: url`.
+    ("://", ":\u2215\u2215"),  # division slashes: no bare `https://...` autolink.
+    (r"(?i)\b(www)\.", "\\1\u2024"),  # one dot leader: nor `www....`.
+    (r"(?i)\b(mailto):", "\\1\ua789"),  # modifier letter colon: nor `mailto:`.
+    ("\\|", "\u2223"),  # divides: no table.
+    (_LINE_START + "#", "\\1\uff03"),  # fullwidth: no heading.
+    (_LINE_START + "([-+=])", _line_mark),  # no list, thematic break or setext heading.
+    (_LINE_START + r"([0-9]{1,9})([.)])", _line_mark),  # no numbered list.
+    (r"(?m)^[ \u00a0]+", lambda m: "\u00a0" * len(m.group())),  # indentation kept, no code.
+)
+_COMPILED = tuple((re.compile(pattern), new) for pattern, new in MARKDOWN_STAND_INS)
+_BACKTICK_STAND_IN = "\u02cb"  # modifier letter grave accent
+
+
+def neutralise(text: str, *, keep_code: bool = False) -> str:
+    """Cleaned `text` with every markdown, tag and link mark replaced by its look-alike.
+
+    Backticks too, unless `keep_code` (the bot's own code spans in help and recommendations).
+    """
+    for pattern, new in _COMPILED:
+        text = pattern.sub(new, text)
+    return text if keep_code else text.replace("`", _BACKTICK_STAND_IN)
+
+
+def safe(text: str, limit: int, *, single_line: bool = False, keep_code: bool = False) -> str:
+    """Untrusted text made inert for a TextBlock or Fact, stripped, within `limit` characters.
+
+    Lines become paragraphs (a blank line between them), since Teams joins single newlines;
+    `limit` counts the text as written, before that doubling.
+    """
+    cleaned = clean(text).strip()
+    joined = one_line(cleaned) if single_line else cleaned
+    cut = truncate(neutralise(joined, keep_code=keep_code), limit)
+    return cut.replace("\n", "\n\n")
+
+
+def plain(text: str, limit: int) -> str:
+    """Untrusted text for a plain-text property (an action's title, an image's alt text)."""
+    return truncate(one_line(neutralise(clean(text))), limit)
+
+
+def json_bytes(node: Any) -> int:
+    """The size of `node` as compact JSON, encoded as UTF-16 (how Teams counts a message)."""
+    text = json.dumps(node, ensure_ascii=False, separators=(",", ":"))
+    return len(text.encode("utf-16-le", "surrogatepass"))

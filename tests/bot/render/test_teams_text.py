@@ -1,0 +1,66 @@
+"""Upstream text in Teams markdown: every mark that could format, link or mention is inert."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.render.teams_text import json_bytes, neutralise, plain, safe
+
+#: (case, upstream text, what a TextBlock is given)
+CASES = [
+    ("mention", "<at>oncall</at>", "\u2039at\u203aoncall\u2039/at\u203a"),
+    ("html", '<img src=x onerror="a()">', '\u2039img src=x onerror="a()"\u203a'),
+    ("autolink", "<https://evil.example>", "\u2039https:\u2215\u2215evil.example\u203a"),
+    (
+        "entity",
+        "&lt;at&gt; &amp; &#60; a && b",
+        "\uff06lt;at\uff06gt; \uff06amp; \uff06#60; a && b",
+    ),
+    ("bold", "**URGENT**", "\u2217\u2217URGENT\u2217\u2217"),
+    ("italics", "_now_ and *now*", "\u02cdnow\u02cd and \u2217now\u2217"),
+    ("snake_case", "get_workload_logs", "get_workload_logs"),
+    ("strike", "~~gone~~", "\u223c\u223cgone\u223c\u223c"),
+    ("link", "[fix](https://evil.example)", "[fix\uff3d(https:\u2215\u2215evil.example)"),
+    ("spaced link", "[fix] (https://e.x)", "[fix\uff3d (https:\u2215\u2215e.x)"),
+    (
+        "reference",
+        "[fix][1]\n[1]: https://e.x",
+        "[fix\uff3d[1\uff3d\n[1\uff3d: https:\u2215\u2215e.x",
+    ),
+    ("bare url", "see http://evil.example/x", "see http:\u2215\u2215evil.example/x"),
+    ("www", "go to WWW.evil.example", "go to WWW\u2024evil.example"),
+    ("mailto", "mailto:a@evil.example", "mailto\ua789a@evil.example"),
+    ("table", "a | b\n--|--", "a \u2223 b\n\u2010-\u2223--"),
+    ("heading", "# Title\n  ## Sub", "\uff03 Title\n\u00a0\u00a0\uff03# Sub"),
+    ("list", "- a\n+ b\n* c", "\u2010 a\n\uff0b b\n\u2217 c"),
+    ("numbered", "1. a\n22) b", "1\u2024 a\n22\uff09 b"),
+    ("setext", "Title\n===", "Title\n\uff1d=="),
+    ("quote", "> quoted", "\u203a quoted"),
+    ("code block", "    indented code", "\u00a0\u00a0\u00a0\u00a0indented code"),
+    ("backticks", "`rm -rf`", "\u02cbrm -rf\u02cb"),
+    ("plain words", "Exit code 137 (OOMKilled) at 97%", "Exit code 137 (OOMKilled) at 97%"),
+]
+
+
+@pytest.mark.parametrize(("text", "shown"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_every_mark_has_a_look_alike(text, shown):
+    assert neutralise(text) == shown
+
+
+def test_the_bots_own_code_spans_may_be_kept():
+    assert neutralise("run `runai-why help`", keep_code=True) == "run `runai-why help`"
+
+
+def test_safe_cleans_cuts_and_makes_lines_paragraphs():
+    assert safe("  a\u200b\x1b[2J\nb  ", 100) == "a[2J\n\nb"
+    assert safe("a\nb", 100, single_line=True) == "a b"
+    assert safe("x" * 50, 10) == "x" * 9 + "…"
+
+
+def test_plain_text_is_one_line_and_inert():
+    assert plain("Pick <at>me</at>\nnow", 100) == "Pick \u2039at\u203ame\u2039/at\u203a now"
+
+
+def test_sizes_are_counted_in_utf16():
+    assert json_bytes("a") == 6  # the quotes and the letter, two bytes each
+    assert json_bytes("😀") == 8  # a surrogate pair

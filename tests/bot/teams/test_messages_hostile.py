@@ -1,0 +1,191 @@
+"""Hostile and huge reports in Teams: nothing upstream renders live, every activity fits.
+
+The hostile fragments and report strategies are the Slack suite's (`tests.test_injection`,
+`tests.bot.render.test_blocks`); the planted scenarios run through the simulator and the
+real pipeline before they are rendered.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.conversation import Choice, EvidenceReply, Notice, Question, ReportReply
+from bot.render.actions import runai_workload_url
+from bot.render.blocks import MAX_REPLIES
+from bot.render.evidence import MAX_EVIDENCE_MESSAGES
+from bot.render.teams_text import ACTIVITY_MAX_BYTES, json_bytes
+from bot.scenarios import request_from_expectation as request_for
+from bot.teams.messages import to_teams
+from diagnosis import EvidenceLine, Report, WorkloadRef
+from runai_sim.scenario import Scenario
+from tests.bot.render.test_blocks import report, reports
+from tests.bot.teams.adaptive import check_activity, elements, texts
+from tests.test_injection import (
+    FULL,
+    HOSTILE,
+    PLANTED,
+    _raw,
+    _run,
+    hostile,
+    hostile_reports,
+    plant,
+)
+
+RUNAI = "https://acme.run.ai"
+CHART = "https://bot.example.com/teams/charts/x.png?exp=1&sig=y"
+#: What could take effect in Teams markdown, were it to survive: tags and mentions, entities,
+#: links and autolinks, tables, strikethrough.
+LIVE = re.compile(r"[<>|~]|\]\s*[(\[:]|://|&#?[0-9A-Za-z]+;|(?i:\bwww\.|\bmailto:)")
+#: A line that would start a list, heading, quote, setext heading or code block.
+LINE_START = re.compile(
+    r"^[ \t]*(?:[-+*](?:\s|$)|#{1,6}(?:\s|$)|[0-9]{1,9}[.)](?:\s|$)|[-=*_]{2,}\s*$)|^[ \t]{4}"
+)
+OUR_BOLD = re.compile(r"\*\*[^*]+\*\*")
+
+
+def unsafe(text: str) -> set[str]:
+    return {
+        f"U+{ord(c):04X}"
+        for c in text
+        if c != "\n" and unicodedata.category(c) in {"Cc", "Cf", "Cs"}
+    }
+
+
+def assert_inert(activities: list[dict[str, Any]], report: Report | None = None) -> None:
+    """Valid 1.5 cards within the size limit; no live markup; only our URLs."""
+    assert activities
+    for activity in activities:
+        assert check_activity(activity) == [], check_activity(activity)[:5]
+        assert json_bytes(activity) <= ACTIVITY_MAX_BYTES
+        for text in texts(activity):
+            assert not LIVE.search(text), LIVE.search(text)
+            assert "*" not in OUR_BOLD.sub("", text), text[:300]  # only our own bold
+            assert not unsafe(text), unsafe(text)
+            for line in text.split("\n"):
+                assert not LINE_START.match(line), line[:100]
+        if "attachments" not in activity:
+            continue
+        card = activity["attachments"][0]["content"]
+        urls = [a["url"] for a in card.get("actions", []) if "url" in a]
+        w = report.workload if report is not None else None
+        expected = runai_workload_url(RUNAI, w.cluster_id, w.id) if w is not None else None
+        assert urls in ([], [expected])
+        assert all(e["url"] == CHART for e in elements(activity) if e["type"] == "Image")
+
+
+def replies(report: Report, notes: list[str]) -> list[Any]:
+    return [
+        ReportReply(report, "24h", notes=tuple(notes), cluster_name=notes[0] if notes else None),
+        EvidenceReply(report, "24h"),
+    ]
+
+
+def test_the_planted_report_is_inert_and_its_text_is_still_there():
+    [main, *rest] = to_teams(ReportReply(PLANTED, "24h"), runai_url=RUNAI, chart_url=CHART)
+    assert_inert([main, *rest], PLANTED)
+    shown = "\n".join(t for a in (main, *rest) for t in texts(a))
+    assert "kubectl delete pod --all" in shown  # quoted as data, not removed
+    assert "\u2039@U0123ABCD\u203a" in shown
+    assert "\u2217URGENT\u2217" in shown
+    assert main["attachments"][0]["content"]["body"][0]["text"] == "CRASH_APP_ERROR"
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(report=hostile_reports(), notes=st.lists(hostile, max_size=3))
+def test_any_hostile_report_is_inert(report, notes):
+    for reply in replies(report, notes):
+        assert_inert(to_teams(reply, runai_url=RUNAI, chart_url=CHART), report)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(report=reports())
+def test_any_report_fits_in_at_most_four_activities(report):
+    activities = to_teams(ReportReply(report, "24h"), runai_url=RUNAI)
+    assert_inert(activities, report)
+    assert len(activities) <= 1 + MAX_REPLIES
+    evidence = to_teams(EvidenceReply(report, "24h"), runai_url=RUNAI)
+    assert_inert(evidence, report)
+    assert len(evidence) <= MAX_EVIDENCE_MESSAGES
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=hostile, labels=st.lists(st.tuples(hostile, st.text(max_size=40)), max_size=30))
+def test_any_hostile_question_or_notice_is_inert(text, labels):
+    choices = tuple(Choice(label, value) for label, value in labels)
+    assert_inert(to_teams(Question(text, choices), runai_url=RUNAI))
+    picked = Question(text, picked=Choice(text, "v"))
+    assert_inert(to_teams(picked, runai_url=RUNAI))
+    [notice] = to_teams(Notice(text), runai_url=RUNAI)
+    assert_inert([notice])  # backticks are not checked: the bot's own code spans are kept
+
+
+def many(prefix: str, count: int, size: int = 40) -> tuple[str, ...]:
+    return tuple(f"{prefix}{i} " + "y" * size for i in range(count))
+
+
+BIG = WorkloadRef(id="w1", name="n" * 10_000, project="p" * 5_000, cluster_id="c1", phase="F" * 900)
+#: (case, report overrides): each is far over one activity.
+HUGE = [
+    ("2000 short evidence lines", {"evidence": many("ev", 2000)}),
+    ("100 evidence lines of 5000 characters", {"evidence": many("ev", 100, 5000)}),
+    ("astral evidence", {"evidence": tuple(f"ev{i} " + "😀" * 900 for i in range(300))}),
+    ("300 recommendations", {"recommendations": many("rec", 300)}),
+    ("500 gaps", {"missing": many("gap", 500)}),
+    ("a 100k headline and a 10k name", {"headline": "h" * 100_000, "workload": BIG}),
+    ("all at once", {
+        "evidence": many("ev", 1000, 800), "recommendations": many("rec", 200, 800),
+        "missing": many("gap", 200, 800), "headline": FULL, "question": FULL, "workload": BIG,
+    }),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("overrides", [c[1] for c in HUGE], ids=[c[0] for c in HUGE])
+def test_huge_reports_fit_and_every_line_is_shown_or_counted(overrides):
+    body = dict(overrides)
+    if body.get("evidence") and isinstance(body["evidence"][0], str):
+        body["evidence"] = tuple(
+            EvidenceLine(text=t, source="get_workload_events") for t in body["evidence"]
+        )
+    small = WorkloadRef(id="w1", name="n", project="p", cluster_id="c1", phase="Failed")
+    big = report(
+        **{"workload": small, "evidence": (), "recommendations": (), "missing": (), **body}
+    )
+    activities = to_teams(ReportReply(big, "24h"), runai_url=RUNAI)
+    assert_inert(activities, big)
+    assert len(activities) <= 1 + MAX_REPLIES
+    total = len(big.evidence) + len(big.recommendations) + len(big.missing)
+    shown = sum(
+        1
+        for a in activities
+        for t in texts(a)
+        if re.match(r"^(• )?(ev|rec|gap)[0-9]+ ", t) or re.match(r"^• (ev|rec|gap)[0-9]+", t)
+    )
+    left = [
+        int(m.group(1))
+        for a in activities
+        for t in texts(a)
+        if (m := re.match(r"^_([0-9]+) more lines? (?:was|were) left out", t))
+    ]
+    assert shown + sum(left) == total
+    assert len(left) <= 1
+
+
+SCENARIOS = ["oom-killed", "crash-app-error", "image-pull-auth"]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", SCENARIOS)
+async def test_planted_scenarios_render_inert_in_teams(name):
+    raw = _raw(name)
+    expectation = raw["expect"][0] if isinstance(raw["expect"], list) else raw["expect"]
+    request = request_for(Scenario.parse(raw, source=name), expectation)
+    planted = Scenario.parse(plant(raw, rename=request.workload_id is not None), source=name)
+    after, _ = await _run(planted, request)
+    for reply in replies(after, [HOSTILE]):
+        assert_inert(to_teams(reply, runai_url=RUNAI, chart_url=CHART), after)
