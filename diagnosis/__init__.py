@@ -48,10 +48,12 @@ from diagnosis.runai.client import RunaiClient
 from diagnosis.runai.config import RunaiConfig
 from diagnosis.runai.models import Cluster
 from diagnosis.runai.reader import RunaiReader
+from diagnosis.stages import STAGE_NAMES, StageObserver
 
 __all__ = [
     "DEFAULT_DEADLINE_S",
     "DEFAULT_LOOKBACK",
+    "STAGE_NAMES",
     "AccessDenied",
     "AuthError",
     "Authorize",
@@ -92,4 +94,5 @@ __all__ += [
     "Project",
     "Role",
     "RunaiUser",
+    "StageObserver",
 ]

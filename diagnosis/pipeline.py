@@ -39,6 +39,7 @@ from diagnosis.rules.base import cite_all
 from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.signals import events_signals, status_signals
+from diagnosis.stages import StageObserver, Stopwatch
 
 __all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
 
@@ -168,6 +169,7 @@ async def diagnose(
     now: datetime | None = None,
     deadline_s: float = DEFAULT_DEADLINE_S,
     authorize: Authorize | None = None,
+    observe: StageObserver | None = None,
 ) -> Report:
     """Diagnose one workload; read-only. Raises only `diagnosis.errors` exceptions.
 
@@ -180,9 +182,17 @@ async def diagnose(
     `authorize` (see `diagnosis.access`) is asked about every workload before anything of
     it is used: by ID, a refusal raises `AccessDenied`; by name, refused workloads are
     left out of the matches and the near matches, as if they did not exist.
+
+    `observe`, when given, is told how long each stage took (`diagnosis.stages`).
     """
-    with deadline(deadline_s):
-        return await _diagnose(request, runai=runai, kube=kube, now=now, authorize=authorize)
+    watch = Stopwatch(observe)
+    try:
+        with deadline(deadline_s):
+            return await _diagnose(
+                request, runai=runai, kube=kube, now=now, authorize=authorize, watch=watch
+            )
+    finally:
+        watch.report()
 
 
 async def _diagnose(
@@ -192,6 +202,7 @@ async def _diagnose(
     kube: KubeConnector | None,
     now: datetime | None,
     authorize: Authorize | None,
+    watch: Stopwatch,
 ) -> Report:
     log = structlog.get_logger(__name__)
     missing = request.missing()
@@ -199,7 +210,8 @@ async def _diagnose(
         return _needs_input(missing)
     now = now or datetime.now(UTC)
     cutoff = now - request.lookback
-    resolved = await _resolve(request, runai, now=now, cutoff=cutoff, authorize=authorize)
+    with watch.stage("resolve"):
+        resolved = await _resolve(request, runai, now=now, cutoff=cutoff, authorize=authorize)
     if isinstance(resolved, Report):
         return resolved
     workload = resolved.workload
@@ -212,43 +224,50 @@ async def _diagnose(
             f"not {request.cluster_id}; stopping rather than diagnosing the wrong cluster.",
         )
     since = evidence_since(workload, now=now, cutoff=cutoff)
-    # Fetched once per diagnosis, from where the failure's own evidence starts.
-    events = resolved.events or await fetch_events(runai, workload.id, since)
-    redactor = Redactor()
-    status = [*status_signals(workload, redactor), *events_signals(events.value or (), redactor)]
-    gaps = (events.gap.what,) if events.gap else ()
-    preempted = recent_preemption(status, cutoff=since)
-    if preempted is not None:
-        return _preempted(workload, preempted, status, gaps)
-    routed_out = phase_gate(workload.phase, status)
-    if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
-        return _stop(routed_out, workload, _status_lines(workload, status), gaps)
+    with watch.stage("collect"):
+        # Fetched once per diagnosis, from where the failure's own evidence starts.
+        events = resolved.events or await fetch_events(runai, workload.id, since)
+    with watch.stage("classify"):
+        redactor = Redactor()
+        status = [
+            *status_signals(workload, redactor),
+            *events_signals(events.value or (), redactor),
+        ]
+        gaps = (events.gap.what,) if events.gap else ()
+        preempted = recent_preemption(status, cutoff=since)
+        if preempted is not None:
+            return _preempted(workload, preempted, status, gaps)
+        routed_out = phase_gate(workload.phase, status)
+        if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
+            return _stop(routed_out, workload, _status_lines(workload, status), gaps)
 
     # Without events, a Pending or Running workload's status alone cannot route it out:
     # history and Kubernetes are read first, and the phase table is asked again with them.
     reader, kube_gap = _kube_reader(kube, request.cluster_id)
-    ev = await collect(
-        request,
-        runai,
-        workload=workload,
-        events=events,
-        status=status,
-        now=now,
-        cutoff=cutoff,
-        since=since,
-        redactor=redactor,
-        kube=reader,
-    )
+    with watch.stage("collect"):
+        ev = await collect(
+            request,
+            runai,
+            workload=workload,
+            events=events,
+            status=status,
+            now=now,
+            cutoff=cutoff,
+            since=since,
+            redactor=redactor,
+            kube=reader,
+        )
     if kube_gap is not None:
         ev = ev.model_copy(update={"gaps": (*ev.gaps, kube_gap)})
-    preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
-    if preempted is not None:
-        return _preempted(workload, preempted, ev.signals, tuple(g.what for g in ev.gaps))
-    run = current_run(ev)
-    if routed_out is not None and phase_gate(workload.phase, run) is not None:
-        return _unconfirmed(routed_out, ev, events.gap, _status_lines(workload, list(run)))
-    finding = classify(ev.model_copy(update={"signals": run}))
-    report = compose(ev, finding)
+    with watch.stage("classify"):
+        preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
+        if preempted is not None:
+            return _preempted(workload, preempted, ev.signals, tuple(g.what for g in ev.gaps))
+        run = current_run(ev)
+        if routed_out is not None and phase_gate(workload.phase, run) is not None:
+            return _unconfirmed(routed_out, ev, events.gap, _status_lines(workload, list(run)))
+        finding = classify(ev.model_copy(update={"signals": run}))
+        report = compose(ev, finding)
     log.info(
         "diagnosis_classified",
         workload_id=workload.id,
