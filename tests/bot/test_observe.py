@@ -166,8 +166,9 @@ def test_the_canonical_line_is_one_json_object_with_the_request_id(log_stream: i
 
     contextvars.copy_context().run(run)
     [line] = [x for x in _lines(log_stream) if x["event"] == CANONICAL_EVENT]
-    assert isinstance(line[REQUEST_ID], str)
-    assert len(line[REQUEST_ID]) == 32  # not masked: an ID is no secret
+    request_id = line[REQUEST_ID]
+    assert isinstance(request_id, str)
+    assert len(request_id) == 32  # not masked: an ID is no secret
     assert {k: line[k] for k in FIELDS} == FIELDS
     assert line["outcome"] == "diagnosed"
     assert line["category"] == "UNKNOWN"

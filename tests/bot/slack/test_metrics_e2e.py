@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import pytest
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.e2e
 
 TOKEN = "scrape-token-for-tests"
 ASK = "why did training-job-42 in ml-team fail on cluster prod-a?"
-Samples = Counter[tuple[str, tuple[tuple[str, str], ...]]]
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
 async def _scrape(bot: Bot) -> Samples:
@@ -37,19 +37,22 @@ async def _scrape(bot: Bot) -> Samples:
     )
     assert response.status_code == 200
     assert response.headers["content-type"] == CONTENT_TYPE_LATEST
-    samples: Samples = Counter()
+    samples: Samples = {}
     for family in text_string_to_metric_families(response.text):
         for sample in family.samples:
-            samples[sample.name, tuple(sorted(sample.labels.items()))] += sample.value
+            key = sample.name, tuple(sorted(sample.labels.items()))
+            samples[key] = samples.get(key, 0.0) + sample.value
     return samples
 
 
 def _delta(before: Samples, after: Samples, name: str, **labels: str) -> float:
     key = (name, tuple(sorted(labels.items())))
-    return after[key] - before[key]
+    return after.get(key, 0.0) - before.get(key, 0.0)
 
 
-async def _logged(logs: list[dict[str, Any]], event: str, count: int = 1) -> list[dict[str, Any]]:
+async def _logged(
+    logs: list[MutableMapping[str, Any]], event: str, count: int = 1
+) -> list[MutableMapping[str, Any]]:
     """The `event` entries, once there are `count` of them (within 10 s)."""
     async with asyncio.timeout(10):
         while len(found := [e for e in logs if e["event"] == event]) < count:  # noqa: ASYNC110 - no event to wait on
@@ -58,7 +61,7 @@ async def _logged(logs: list[dict[str, Any]], event: str, count: int = 1) -> lis
 
 
 @pytest.fixture
-def logs() -> Iterator[list[dict[str, Any]]]:
+def logs() -> Iterator[list[MutableMapping[str, Any]]]:
     """Every structlog event, with the contextvars merged in as the real setup does."""
     capture = structlog.testing.LogCapture()
     old = structlog.get_config()
@@ -70,7 +73,7 @@ def logs() -> Iterator[list[dict[str, Any]]]:
 
 
 async def test_one_diagnosis_moves_every_series_by_exactly_its_share(
-    fake_slack: FakeSlack, redis_url: str, redis_client, logs: list[dict[str, Any]]
+    fake_slack: FakeSlack, redis_url: str, redis_client, logs: list[MutableMapping[str, Any]]
 ):
     sim = Simulator(DEMO)
     async with running_bots(fake_slack, redis_url, simulator=sim, metrics_token=TOKEN) as [bot]:
@@ -92,7 +95,9 @@ async def test_one_diagnosis_moves_every_series_by_exactly_its_share(
         labels = {"upstream": "runai", "endpoint": endpoint, "status": status}
         assert _delta(before, after, "runai_why_upstream_calls_total", **labels) == count
     counted = sum(
-        after[key] - before[key] for key in after if key[0] == "runai_why_upstream_calls_total"
+        after[key] - before.get(key, 0.0)
+        for key in after
+        if key[0] == "runai_why_upstream_calls_total"
     )
     assert counted == len(sim.requests)
 
@@ -123,7 +128,7 @@ async def test_one_diagnosis_moves_every_series_by_exactly_its_share(
 
 
 async def test_each_slack_request_gets_its_own_request_id(
-    fake_slack: FakeSlack, redis_url: str, redis_client, logs: list[dict[str, Any]]
+    fake_slack: FakeSlack, redis_url: str, redis_client, logs: list[MutableMapping[str, Any]]
 ):
     async with running_bots(fake_slack, redis_url) as [bot]:
         for n in range(2):
