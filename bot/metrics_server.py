@@ -8,6 +8,8 @@ nothing else. One process per pod: no multiprocess mode (see the README).
 
 from __future__ import annotations
 
+from wsgiref.simple_server import WSGIServer
+
 import structlog
 from prometheus_client import start_http_server
 
@@ -16,11 +18,10 @@ from bot.metrics import REGISTRY
 __all__ = ["start_metrics_server"]
 
 
-def start_metrics_server(port: int, host: str) -> int | None:
-    """Serve `/metrics` on `host:port` (0: do not); returns the port actually bound."""
-    if port == 0:
+def start_metrics_server(port: int | None, host: str) -> WSGIServer | None:
+    """Serve `/metrics` on `host:port` (0 or None: do not) until the process exits."""
+    if not port:
         return None
     server, _ = start_http_server(port, addr=host, registry=REGISTRY)
-    bound = int(server.server_port)
-    structlog.get_logger(__name__).info("metrics_serving", host=host, port=bound)
-    return bound
+    structlog.get_logger(__name__).info("metrics_serving", host=host, port=server.server_port)
+    return server
