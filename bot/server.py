@@ -220,10 +220,8 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
         return JSONResponse({"status": "ok"})
 
     async def readyz(_: Request) -> Response:
-        if runtime.redis is not None:
-            health = await redis_health(runtime.redis)
-        else:
-            health = "ok" if await runtime.store.ping() else "unreachable"
+        # Without REDIS_URL, state is in this process's memory: there is no Redis to ask.
+        health = "off" if runtime.redis is None else await redis_health(runtime.redis)
         # Busy (every pooled connection in use) is overload, not an outage: still ready, so
         # that the pod is not taken out of rotation for being loaded; the body says so.
         ok = health != "unreachable"

@@ -3,7 +3,8 @@
 `CountingTransport` sits innermost, where requests leave the process, so each attempt of
 a retried call is one call. Endpoints are path templates (`/api/v1/workloads/{id}/events`):
 a segment the clients' API vocabulary does not know becomes `{id}`, so IDs, names and
-namespaces never become label values and the series stay few.
+namespaces never become label values and the series stay few; an API server's path prefix
+(a Rancher or simulator proxy path) is left out.
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ _VOCABULARY = frozenset(
 
 
 def endpoint_template(path: str) -> str:
-    """`path` with every segment outside the known vocabulary replaced by `{id}`."""
-    segments = [s if s in _VOCABULARY else "{id}" for s in path.strip("/").split("/") if s]
-    return "/" + "/".join(segments)
+    """`path` as a template: IDs as `{id}`, from the first `api`/`apis` segment on.
+
+    A proxy's prefix before it (`/k8s/clusters/c-1`) is dropped.
+    """
+    parts = [p for p in path.split("/") if p]
+    start = next((i for i, p in enumerate(parts) if p in {"api", "apis"}), 0)
+    return "/" + "/".join(p if p in _VOCABULARY else "{id}" for p in parts[start:])
 
 
 class CountingTransport(httpx.AsyncBaseTransport):

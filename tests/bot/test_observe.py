@@ -40,7 +40,9 @@ from diagnosis import Category, EvidenceLine, Outcome, Report
         ("/api/v1/namespaces/runai-nlp/pods/train-bert-0-0/log", "/api/v1/namespaces/{id}/pods/{id}/log"),
         ("/apis/events.k8s.io/v1/namespaces/ns/events", "/apis/events.k8s.io/v1/namespaces/{id}/events"),
         ("/api/v1/nodes/gpu-node-7", "/api/v1/nodes/{id}"),
-        ("/k8s/clusters/c-m-42/api/v1/nodes", "/{id}/clusters/{id}/api/v1/nodes"),
+        ("/k8s/clusters/c-m-42/api/v1/nodes", "/api/v1/nodes"),
+        ("/proxy/apis/events.k8s.io/v1/events", "/apis/events.k8s.io/v1/events"),
+        ("/healthz/x-1", "/{id}/{id}"),
         ("/", "/"),
     ],
 )  # fmt: skip

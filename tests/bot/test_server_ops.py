@@ -87,6 +87,16 @@ async def test_a_full_pool_is_busy_not_unreachable_in_readyz_and_to_the_asker(
             await runtime.redis.connection_pool.release(connection)
 
 
+async def test_without_redis_readyz_says_there_is_none(fake_slack: FakeSlack):
+    async with _serving(_settings(fake_slack, UNUSED_RUNAI, None)) as (_, url, http):
+        ready = await http.get(f"{url}/readyz")
+    assert (ready.status_code, ready.json()["status"], ready.json()["redis"]) == (
+        200,
+        "ready",
+        "off",
+    )
+
+
 async def test_metrics_port_serves_the_registry_alone():
     assert start_metrics_server(0, "127.0.0.1") is None
     assert start_metrics_server(None, "127.0.0.1") is None

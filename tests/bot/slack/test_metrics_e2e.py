@@ -7,11 +7,15 @@ checks the exact difference its own requests made.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator, MutableMapping
+from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import structlog
 from prometheus_client.parser import text_string_to_metric_families
@@ -20,6 +24,8 @@ from bot.metrics import CONTENT_TYPE_LATEST
 from bot.observe import CANONICAL_EVENT, REQUEST_ID
 from bot.upstream_metrics import endpoint_template
 from runai_sim.app import Simulator
+from runai_sim.kube import kube_base_url
+from runai_sim.server import serve
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import DEMO, Bot, running_bots
 from tests.bot.slack.signing import slash_command_body
@@ -73,10 +79,28 @@ def logs() -> Iterator[list[MutableMapping[str, Any]]]:
 
 
 async def test_one_diagnosis_moves_every_series_by_exactly_its_share(
-    fake_slack: FakeSlack, redis_url: str, redis_client, logs: list[MutableMapping[str, Any]]
+    fake_slack: FakeSlack,
+    redis_url: str,
+    redis_client,
+    logs: list[MutableMapping[str, Any]],
+    tmp_path: Path,
 ):
     sim = Simulator(DEMO)
-    async with running_bots(fake_slack, redis_url, simulator=sim, metrics_token=TOKEN) as [bot]:
+    [cluster] = sim.kube_clusters
+    token = tmp_path / "kube-token"
+    token.write_text(sim.kube_token or "")
+    async with AsyncExitStack() as stack:
+        kube_url = kube_base_url(await stack.enter_async_context(serve(sim)), cluster)
+        tier2 = {cluster: {"mode": "token", "api_url": kube_url, "token_file": str(token)}}
+        [bot] = await stack.enter_async_context(
+            running_bots(
+                fake_slack,
+                redis_url,
+                simulator=sim,
+                metrics_token=TOKEN,
+                kube_clusters=json.dumps(tier2),
+            )
+        )
         before = await _scrape(bot)
         sim.clear_requests()
         body = slash_command_body(ASK, response_url=fake_slack.response_url())
@@ -85,14 +109,23 @@ async def test_one_diagnosis_moves_every_series_by_exactly_its_share(
         finished = await _logged(logs, CANONICAL_EVENT)
         after = await _scrape(bot)
     assert updated.text.startswith("OOM_KILLED")
-    upstream = Counter((endpoint_template(r.path), str(r.status)) for r in sim.requests)
+    kube_path = httpx.URL(kube_url).path
+    upstream = Counter(
+        (
+            "kubernetes" if r.path.startswith(kube_path) else "runai",
+            endpoint_template(r.path),
+            str(r.status),
+        )
+        for r in sim.requests
+    )
+    assert {u for u, _, _ in upstream} == {"runai", "kubernetes"}
 
     assert _delta(before, after, "runai_why_diagnoses_total", outcome="diagnosed",
                   category="OOM_KILLED") == 1  # fmt: skip
     for stage in ("ack", "resolve", "collect", "classify", "render", "post"):
         assert _delta(before, after, "runai_why_stage_seconds_count", stage=stage) == 1, stage
-    for (endpoint, status), count in upstream.items():
-        labels = {"upstream": "runai", "endpoint": endpoint, "status": status}
+    for (name, endpoint, status), count in upstream.items():
+        labels = {"upstream": name, "endpoint": endpoint, "status": status}
         assert _delta(before, after, "runai_why_upstream_calls_total", **labels) == count
     counted = sum(
         after[key] - before.get(key, 0.0)
@@ -115,7 +148,7 @@ async def test_one_diagnosis_moves_every_series_by_exactly_its_share(
     assert set(line["stages_ms"]) == {"ack", "resolve", "collect", "classify", "render", "post"}
     assert line["upstream_calls"] == len(sim.requests)
     [audited] = await _logged(logs, "diagnosis_audit")
-    assert line["gaps"] == len(audited["gaps"]) == 1  # no Kubernetes configured: one gap
+    assert line["gaps"] == len(audited["gaps"])
     assert (line["workload_id"], line["cluster_id"]) == (
         audited["resolved_id"],
         audited["cluster_id"],
