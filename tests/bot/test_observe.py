@@ -198,3 +198,17 @@ def test_a_diagnosis_without_a_report_is_an_upstream_error(log_stream: io.String
     assert REQUEST_ID not in line
     assert line["upstream_calls"] is None
     assert _diagnoses("upstream_error", "none") - before == 1
+
+
+async def test_a_call_outside_any_request_is_counted_in_the_metric_only():
+    async def run() -> None:
+        assert current_trace() is None
+        before = _calls("test-upstream", "/api/v1/clusters", "200")
+        transport = CountingTransport(
+            httpx.MockTransport(lambda _: httpx.Response(200)), "test-upstream"
+        )
+        async with httpx.AsyncClient(transport=transport, base_url="http://up") as client:
+            await client.get("/api/v1/clusters")
+        assert _calls("test-upstream", "/api/v1/clusters", "200") - before == 1
+
+    await asyncio.create_task(run(), context=contextvars.Context())
