@@ -76,6 +76,37 @@ class _WaitingSentinelPool(SentinelConnectionPool, _WaitingPool):
     """The Sentinel pool (finds the master) with the waiting pool's bound and wait."""
 
 
+class _WaitingCluster(RedisCluster):
+    """RedisCluster whose commands wait for a free connection to their node.
+
+    redis-py's async cluster keeps a bounded list of connections per node and raises
+    `MaxConnectionsError` at once when they are all in use, with no hook to be told when one
+    comes back; a command here retries with a short, growing pause until `pool_timeout_s`
+    has passed, then raises `PoolExhausted`. (Pipelines do not wait; the bot uses one only
+    for a cache write whose failure costs a lookup.)
+    """
+
+    def __init__(self, *, pool_timeout_s: float, max_connections: int, **kwargs: Any) -> None:
+        super().__init__(max_connections=max_connections, **kwargs)
+        self.pool_timeout_s = pool_timeout_s
+        self.max_connections_per_node = max_connections
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        give_up, pause = loop.time() + self.pool_timeout_s, 0.001
+        while True:
+            try:
+                return await super().execute_command(*args, **kwargs)
+            except MaxConnectionsError as error:
+                if loop.time() + pause > give_up:
+                    raise PoolExhausted(
+                        f"no free Redis connection within {self.pool_timeout_s} s "
+                        f"(all {self.max_connections_per_node} to the node busy)"
+                    ) from error
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 0.05)
+
+
 async def redis_health(
     client: redis.Redis, budget_s: float = PING_BUDGET_S
 ) -> Literal["ok", "busy", "unreachable"]:
@@ -209,9 +240,10 @@ def connect_redis(
             **common,
         )
         return master
-    cluster = RedisCluster(
+    cluster = _WaitingCluster(
         startup_nodes=[ClusterNode(host, port) for host, port in target.hosts],
-        max_connections=max_connections,  # per node; exhaustion raises MaxConnectionsError
+        max_connections=max_connections,  # per node
+        pool_timeout_s=pool_timeout_s,
         ssl=target.tls,
         username=target.username,
         password=target.password,

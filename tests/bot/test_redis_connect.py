@@ -260,3 +260,26 @@ async def test_a_cluster_url_serves_every_command_the_bot_uses(cluster_url: str)
             assert await pipe.execute() == [1, True]
     finally:
         await client.aclose()
+
+
+async def test_a_cluster_pool_waits_too_and_then_is_busy(cluster_url: str):
+    client = connect_redis(cluster_url, max_connections=1, pool_timeout_s=10)
+    try:
+        store = RedisStore(client)
+        claims = await asyncio.gather(*(store.claim(f"cluster-pool-{n}", 60) for n in range(20)))
+        assert claims == [True] * 20
+    finally:
+        await client.aclose()
+    client = connect_redis(cluster_url, max_connections=1, pool_timeout_s=0.05)
+    try:
+        await client.ping()
+        [node] = client.get_nodes()  # type: ignore[attr-defined]
+        held = node.acquire_connection()
+        with pytest.raises(PoolExhausted, match="to the node busy") as caught:
+            await client.get("anything")
+        assert redis_failure(caught.value) == "busy"
+        assert await redis_health(client, budget_s=1) == "busy"
+        node.release(held)
+        assert await redis_health(client) == "ok"
+    finally:
+        await client.aclose()
