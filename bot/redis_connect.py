@@ -76,6 +76,17 @@ class _WaitingSentinelPool(SentinelConnectionPool, _WaitingPool):
     """The Sentinel pool (finds the master) with the waiting pool's bound and wait."""
 
 
+class _SentinelMaster(redis.Redis):
+    """The master's client; closing it also closes the connections to the sentinels."""
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:  # noqa: FBT001 - redis-py's signature
+        """Close the client, its pool, and the sentinel clients that found the master."""
+        pool = self.connection_pool
+        await super().aclose(close_connection_pool)
+        if isinstance(pool, SentinelConnectionPool):
+            await pool.sentinel_manager.aclose()
+
+
 class _WaitingCluster(RedisCluster):
     """RedisCluster whose commands wait for a free connection to their node.
 
@@ -230,6 +241,7 @@ def connect_redis(
         )
         master: redis.Redis = sentinel.master_for(
             target.service,
+            redis_class=_SentinelMaster,
             connection_pool_class=_WaitingSentinelPool,
             max_connections=max_connections,
             timeout=pool_timeout_s,

@@ -248,6 +248,10 @@ async def test_a_sentinel_url_reaches_the_master(sentinel_url: str):
         assert await client.execute_command("ROLE") is not None
     finally:
         await client.aclose()
+    sentinels = client.connection_pool.sentinel_manager.sentinels  # type: ignore[attr-defined]
+    connections = [c for s in sentinels for c in s.connection_pool._available_connections]
+    assert connections  # the master was found through them...
+    assert not any(c.is_connected for c in connections)  # ...and they are closed with it
 
 
 async def test_a_cluster_url_serves_every_command_the_bot_uses(cluster_url: str):
