@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from bot.backends import Backends, from_settings, simulated
 from bot.demo import DEMO_IDENTITY, bundled_script, run_chat
 from bot.logging import configure_logging
+from bot.observe import begin_request
 from bot.render.text import render_text, sanitize
 from bot.scenarios import bundled_scenario, request_from_expectation
 from bot.server import run_server
@@ -148,6 +149,7 @@ async def _diagnose(args: argparse.Namespace) -> int:
             Settings().runai_config()
         except ConfigError as error:  # only `diagnose` has --scenario to offer instead
             raise ConfigError(f"{error}{SIMULATOR_HINT}") from None
+    begin_request()
     async with _backends(scenario) as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=now)
     _print(report, request.lookback_label(), as_json=args.json)

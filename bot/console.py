@@ -20,6 +20,7 @@ from bot.conversation import (
     ReportReply,
     ThreadKey,
 )
+from bot.observe import begin_request
 from bot.render.text import render_text, sanitize
 
 __all__ = ["ConsoleResponder", "ConsoleSession", "render_reply"]
@@ -108,6 +109,7 @@ class ConsoleSession:
         text = line.strip()
         if not text or text.startswith("#"):
             return
+        begin_request()  # each line is one request: its own ID on every log line
         if text == "/new":
             self._thread = self._new_thread()
             self._responder.choices = ()

@@ -1,8 +1,10 @@
 """`runai-why serve`: the Slack app over HTTP (Starlette + uvicorn) or Socket Mode, and Teams.
 
 HTTP mode serves `POST /slack/events` (commands, events and interactivity on one URL),
-`GET /healthz` (the process is up) and `GET /readyz` (settings loaded, state store reachable;
-it also shows the authorization mode, so `AUTHZ_MODE=off` is visible).
+`GET /healthz` (the process is up), `GET /readyz` (settings loaded, Redis answering a PING;
+it also shows the authorization mode, so `AUTHZ_MODE=off` is visible) and, with
+`METRICS_TOKEN`, `GET /metrics` (bearer token). `METRICS_PORT` serves `/metrics` alone on
+its own port, for in-cluster scraping (`bot.metrics_server`).
 Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, signature on
 the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt.
 With `TEAMS_APP_ID` set it also serves `POST /api/messages` (`bot.teams.runtime`); Slack,
@@ -13,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import os
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,11 +39,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from bot import metrics
 from bot.audit import build_audit_sink
 from bot.authz import Authorizer
 from bot.conversation import Access, ConversationEngine, MemoryStore, RedisStore, StateStore
 from bot.flight import Flights, LocalLimit, RedisSemaphore
-from bot.settings import Settings
+from bot.metrics_server import start_metrics_server
+from bot.observe import begin_request, observe_stage
+from bot.redis_connect import connect_redis, redis_health
+from bot.settings import ConfigError, Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
@@ -47,6 +55,7 @@ from bot.slack.identity import SlackIdentify
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
 from bot.teams.runtime import TeamsRuntime, build_teams
+from bot.upstream_metrics import CountingTransport
 from diagnosis import NO_LIMIT, CallLimiter, KubeAccess, KubeConnector, KubeDirectory, RunaiClient
 
 __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
@@ -64,6 +73,7 @@ class Runtime:
     authorizer: Authorizer
     kube: KubeDirectory | None = None
     teams: TeamsRuntime | None = None
+    metrics_token: str | None = None
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -71,13 +81,14 @@ def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
     if settings.redis_url is None:
         log.warning("state_store_in_memory", reason="REDIS_URL is not set; one process only")
         return MemoryStore(ttl_s=settings.state_ttl_s), None
-    client = redis.Redis.from_url(
-        settings.redis_url.get_secret_value(),
-        decode_responses=True,
-        socket_timeout=5,
-        socket_connect_timeout=5,
-        health_check_interval=30,
-    )
+    try:
+        client = connect_redis(
+            settings.redis_url.get_secret_value(),
+            max_connections=settings.redis_max_connections,
+            pool_timeout_s=settings.redis_pool_timeout_s,
+        )
+    except ValueError as error:
+        raise ConfigError(str(error)) from error
     return RedisStore(client, ttl_s=settings.state_ttl_s), client
 
 
@@ -90,6 +101,13 @@ def _runai_limiter(settings: Settings, client: redis.Redis | None) -> CallLimite
         return LocalLimit(limit)
     # A call's attempt takes at most connect + write + read timeouts; past that it is dead.
     return RedisSemaphore(client, limit=limit, lease_s=3 * settings.runai_timeout_s + 5)
+
+
+def _counting(upstream: str) -> Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport]:
+    def wrap(transport: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
+        return CountingTransport(transport, upstream)
+
+    return wrap
 
 
 def build_runtime(
@@ -120,13 +138,16 @@ def build_runtime(
     client: RunaiClient | None = None
     if runai is None:
         client = RunaiClient(
-            settings.runai_config(), limiter=_runai_limiter(settings, redis_client)
+            settings.runai_config(),
+            transport=CountingTransport(httpx.AsyncHTTPTransport(), "runai"),
+            limiter=_runai_limiter(settings, redis_client),
         )
         runai = client
     owned_kube: KubeDirectory | None = None
     if kube is None:
         access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
-        kube = owned_kube = KubeDirectory(access) if len(access) else None
+        counted = _counting("kubernetes")
+        kube = owned_kube = KubeDirectory(access, wrap=counted) if len(access) else None
     flights = Flights(redis_client, report_ttl_s=settings.diagnosis_cache_ttl_s)
     authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
     audit = build_audit_sink(redis_client)
@@ -180,6 +201,9 @@ def build_runtime(
         authorizer=authorizer,
         kube=owned_kube,
         teams=teams,
+        metrics_token=(
+            settings.metrics_token.get_secret_value() if settings.metrics_token else None
+        ),
     )
 
 
@@ -203,6 +227,16 @@ async def _capped_body(request: Request, limit: int) -> bytes | None:
 
 
 async def slack_events(runtime: Runtime, request: Request) -> Response:
+    """One Slack request: a request ID for its logs, then the gate and Bolt; timed as `ack`."""
+    started = time.perf_counter()
+    begin_request()
+    try:
+        return await _gate_then_bolt(runtime, request)
+    finally:
+        observe_stage("ack", time.perf_counter() - started)
+
+
+async def _gate_then_bolt(runtime: Runtime, request: Request) -> Response:
     """The gate, then Bolt: nothing unverified or malformed is parsed, logged or dispatched."""
     verifier = runtime.verifier
     if runtime.app is None or verifier is None:
@@ -240,9 +274,24 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
         return JSONResponse({"status": "ok"})
 
     async def readyz(_: Request) -> Response:
-        ok = await runtime.store.ping()
+        # Without REDIS_URL, state is in this process's memory: there is no Redis to ask.
+        health = "off" if runtime.redis is None else await redis_health(runtime.redis)
+        # Busy (every pooled connection in use) is overload, not an outage: still ready, so
+        # that the pod is not taken out of rotation for being loaded; the body says so.
+        ok = health != "unreachable"
         status = "ready" if ok else "state store unreachable"
-        return JSONResponse({"status": status, **runtime.authorizer.status()}, 200 if ok else 503)
+        body = {"status": status, "redis": health, **runtime.authorizer.status()}
+        return JSONResponse(body, 200 if ok else 503)
+
+    async def metrics_route(request: Request) -> Response:
+        if runtime.metrics_token is None:
+            return PlainTextResponse("Not Found", status_code=404)
+        sent = request.headers.get("authorization", "")
+        if not hmac.compare_digest(sent.encode(), f"Bearer {runtime.metrics_token}".encode()):
+            return PlainTextResponse(
+                "Unauthorized", status_code=401, headers={"WWW-Authenticate": "Bearer"}
+            )
+        return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE_LATEST)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -256,6 +305,7 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
             *teams,
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics_route, methods=["GET"]),
         ],
         lifespan=lifespan,
     )
@@ -264,9 +314,10 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
 def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
     """Serve until interrupted: HTTP on `host:PORT`, or Socket Mode with SLACK_APP_TOKEN."""
     if socket_mode:
-        asyncio.run(_socket_mode(settings))
+        asyncio.run(_socket_mode(settings, host))
         return
     runtime = build_runtime(settings)
+    start_metrics_server(settings.metrics_port, host)
     uvicorn.run(
         create_asgi_app(runtime),
         host=host,
@@ -277,10 +328,11 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
     )
 
 
-async def _socket_mode(settings: Settings) -> None:
+async def _socket_mode(settings: Settings, host: str) -> None:
     _, _, app_token = settings.serve_secrets(socket_mode=True, runai=True)
     runtime = build_runtime(settings, socket_mode=True)
     assert runtime.app is not None  # noqa: S101 - socket mode always builds the Slack app
+    start_metrics_server(settings.metrics_port, host)
     handler = AsyncSocketModeHandler(runtime.app, app_token)
     try:
         await handler.start_async()  # type: ignore[no-untyped-call]

@@ -14,6 +14,7 @@ import httpx
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.redis_connect import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
 from diagnosis import DEFAULT_DEADLINE_S, RunaiConfig
 
 __all__ = ["ConfigError", "Settings", "is_placeholder"]
@@ -53,7 +54,18 @@ class Settings(BaseSettings):
         slack_signing_secret: `SLACK_SIGNING_SECRET`, to verify requests come from Slack.
         slack_app_token: `SLACK_APP_TOKEN` (`xapp-…`), only for Socket Mode.
         slack_api_url: `SLACK_API_URL`, the Web API base URL (tests point it at a fake).
-        redis_url: `REDIS_URL`; without it state lives in one process's memory.
+        redis_url: `REDIS_URL`; without it state lives in one process's memory. Standalone
+            (`redis://`, `rediss://`, `unix://`), Sentinel (`redis+sentinel://h1:26379,
+            h2:26379/<master>/<db>`) or Cluster (`redis+cluster://h1:6379,h2:6379`); see
+            `bot.redis_connect`.
+        redis_max_connections: `REDIS_MAX_CONNECTIONS`, the process's Redis pool size (per
+            node on Cluster).
+        redis_pool_timeout_s: `REDIS_POOL_TIMEOUT_S`, how long a Redis command waits for a
+            free pooled connection before the request is refused as "busy".
+        metrics_port: `METRICS_PORT`, a separate port serving only `GET /metrics`, for
+            in-cluster scraping (0: none).
+        metrics_token: `METRICS_TOKEN`; when set, `GET /metrics` is also served on `PORT`,
+            to requests with `Authorization: Bearer <token>`. Without it `PORT` has none.
         port: `PORT`, the HTTP port of `runai-why serve`.
         channel_default_clusters: `CHANNEL_DEFAULT_CLUSTERS`, JSON `{"C0123": "prod-a"}`:
             a channel's default cluster (name or UUID), stated in every reply that uses it.
@@ -105,7 +117,11 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     slack_api_url: str = "https://slack.com/api/"
     redis_url: SecretStr | None = None
+    redis_max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, ge=1, le=10_000)
+    redis_pool_timeout_s: float = Field(default=DEFAULT_POOL_TIMEOUT_S, gt=0, le=300)
     port: int = Field(default=3000, ge=1, le=65535)
+    metrics_port: int = Field(default=9464, ge=0, le=65535)
+    metrics_token: SecretStr | None = None
     channel_default_clusters: dict[str, str] = Field(default_factory=dict)
     state_ttl_s: int = Field(default=86400, ge=60, le=7 * 86400)
     max_concurrent_diagnoses: int = Field(default=8, ge=1, le=100)

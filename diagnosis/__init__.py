@@ -50,11 +50,13 @@ from diagnosis.runai.config import RunaiConfig
 from diagnosis.runai.models import Cluster
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Payload, Share
+from diagnosis.stages import STAGE_NAMES, StageObserver
 
 __all__ = [
     "DEFAULT_DEADLINE_S",
     "DEFAULT_LOOKBACK",
     "NO_LIMIT",
+    "STAGE_NAMES",
     "AccessDenied",
     "AuthError",
     "Authorize",
@@ -98,4 +100,5 @@ __all__ += [
     "Project",
     "Role",
     "RunaiUser",
+    "StageObserver",
 ]

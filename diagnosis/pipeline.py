@@ -40,6 +40,7 @@ from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Share, SharedLookups, report_key, shared_report
 from diagnosis.signals import events_signals, status_signals
+from diagnosis.stages import StageObserver, Stopwatch
 
 __all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
 
@@ -170,6 +171,7 @@ async def diagnose(
     deadline_s: float = DEFAULT_DEADLINE_S,
     authorize: Authorize | None = None,
     share: Share | None = None,
+    observe: StageObserver | None = None,
 ) -> Report:
     """Diagnose one workload; read-only. Raises only `diagnosis.errors` exceptions.
 
@@ -185,11 +187,22 @@ async def diagnose(
 
     `share` (see `diagnosis.sharing`) lets concurrent askers share the work: the resolution's
     reads, then, once this asker's access to the workload is confirmed, the report itself.
+    `observe`, when given, is told how long each stage took (`diagnosis.stages`).
     """
-    with deadline(deadline_s):
-        return await _diagnose(
-            request, runai=runai, kube=kube, now=now, authorize=authorize, share=share
-        )
+    watch = Stopwatch(observe)
+    try:
+        with deadline(deadline_s):
+            return await _diagnose(
+                request,
+                runai=runai,
+                kube=kube,
+                now=now,
+                authorize=authorize,
+                share=share,
+                watch=watch,
+            )
+    finally:
+        watch.report()
 
 
 async def _diagnose(
@@ -200,6 +213,7 @@ async def _diagnose(
     now: datetime | None,
     authorize: Authorize | None,
     share: Share | None,
+    watch: Stopwatch,
 ) -> Report:
     log = structlog.get_logger(__name__)
     missing = request.missing()
@@ -208,7 +222,8 @@ async def _diagnose(
     now = now or datetime.now(UTC)
     cutoff = now - request.lookback
     lookups = runai if share is None else SharedLookups(runai, share)
-    resolved = await _resolve(request, lookups, now=now, cutoff=cutoff, authorize=authorize)
+    with watch.stage("resolve"):
+        resolved = await _resolve(request, lookups, now=now, cutoff=cutoff, authorize=authorize)
     if isinstance(resolved, Report):
         return resolved
     workload = resolved.workload
@@ -222,7 +237,9 @@ async def _diagnose(
         )
 
     def examine() -> Awaitable[Report]:
-        return _examine(request, resolved, runai=runai, kube=kube, now=now, cutoff=cutoff)
+        return _examine(
+            request, resolved, runai=runai, kube=kube, now=now, cutoff=cutoff, watch=watch
+        )
 
     if share is None:
         return await examine()
@@ -243,48 +260,56 @@ async def _examine(
     kube: KubeConnector | None,
     now: datetime,
     cutoff: datetime,
+    watch: Stopwatch,
 ) -> Report:
     """Steps 2-5 for the resolved workload: events, phase routing, evidence, classification."""
     log = structlog.get_logger(__name__)
     workload = resolved.workload
     since = evidence_since(workload, now=now, cutoff=cutoff)
-    # Fetched once per diagnosis, from where the failure's own evidence starts.
-    events = resolved.events or await fetch_events(runai, workload.id, since)
-    redactor = Redactor()
-    status = [*status_signals(workload, redactor), *events_signals(events.value or (), redactor)]
-    gaps = (events.gap.what,) if events.gap else ()
-    preempted = recent_preemption(status, cutoff=since)
-    if preempted is not None:
-        return _preempted(workload, preempted, status, gaps)
-    routed_out = phase_gate(workload.phase, status)
-    if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
-        return _stop(routed_out, workload, _status_lines(workload, status), gaps)
+    with watch.stage("collect"):
+        # Fetched once per diagnosis, from where the failure's own evidence starts.
+        events = resolved.events or await fetch_events(runai, workload.id, since)
+    with watch.stage("classify"):
+        redactor = Redactor()
+        status = [
+            *status_signals(workload, redactor),
+            *events_signals(events.value or (), redactor),
+        ]
+        gaps = (events.gap.what,) if events.gap else ()
+        preempted = recent_preemption(status, cutoff=since)
+        if preempted is not None:
+            return _preempted(workload, preempted, status, gaps)
+        routed_out = phase_gate(workload.phase, status)
+        if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
+            return _stop(routed_out, workload, _status_lines(workload, status), gaps)
 
     # Without events, a Pending or Running workload's status alone cannot route it out:
     # history and Kubernetes are read first, and the phase table is asked again with them.
     reader, kube_gap = _kube_reader(kube, request.cluster_id)
-    ev = await collect(
-        request,
-        runai,
-        workload=workload,
-        events=events,
-        status=status,
-        now=now,
-        cutoff=cutoff,
-        since=since,
-        redactor=redactor,
-        kube=reader,
-    )
+    with watch.stage("collect"):
+        ev = await collect(
+            request,
+            runai,
+            workload=workload,
+            events=events,
+            status=status,
+            now=now,
+            cutoff=cutoff,
+            since=since,
+            redactor=redactor,
+            kube=reader,
+        )
     if kube_gap is not None:
         ev = ev.model_copy(update={"gaps": (*ev.gaps, kube_gap)})
-    preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
-    if preempted is not None:
-        return _preempted(workload, preempted, ev.signals, tuple(g.what for g in ev.gaps))
-    run = current_run(ev)
-    if routed_out is not None and phase_gate(workload.phase, run) is not None:
-        return _unconfirmed(routed_out, ev, events.gap, _status_lines(workload, list(run)))
-    finding = classify(ev.model_copy(update={"signals": run}))
-    report = compose(ev, finding)
+    with watch.stage("classify"):
+        preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
+        if preempted is not None:
+            return _preempted(workload, preempted, ev.signals, tuple(g.what for g in ev.gaps))
+        run = current_run(ev)
+        if routed_out is not None and phase_gate(workload.phase, run) is not None:
+            return _unconfirmed(routed_out, ev, events.gap, _status_lines(workload, list(run)))
+        finding = classify(ev.model_copy(update={"signals": run}))
+        report = compose(ev, finding)
     log.info(
         "diagnosis_classified",
         workload_id=workload.id,

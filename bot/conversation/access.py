@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from bot.audit import AuditSink, authz_denial_event
 from bot.authz import Authorizer, Decision, Identity, Target, channel_allows
 from bot.conversation.model import Incoming, Notice
+from bot.metrics import AUTHZ_DENIALS
 from diagnosis import Authorize, WorkloadAccess
 
 __all__ = ["Access", "Gate", "Identify", "console_identity"]
@@ -87,7 +88,8 @@ class Gate:
         return authorize
 
     async def deny(self, decision: Decision, *, typed: str | None, by_id: bool) -> Notice:
-        """The private denial, after auditing it (user, project, cluster, reason)."""
+        """The private denial, audited (user, project, cluster, reason) and counted by reason."""
+        AUTHZ_DENIALS.labels(reason=decision.reason.value).inc()
         key = self._incoming.key
         await self._audit.record(
             authz_denial_event(

@@ -13,6 +13,7 @@ __all__ = [
     "HELP",
     "LOST_CONTEXT",
     "NOTHING_TO_SHOW",
+    "STORE_BUSY",
     "STORE_DOWN",
     "carried_note",
     "describe_upstream",
@@ -25,6 +26,10 @@ __all__ = [
 STORE_DOWN = (
     "I cannot reach my state store (Redis), so I did not process this request and lost "
     "nothing. Please try again in a minute; if it persists, tell the bot's operators."
+)
+STORE_BUSY = (
+    "I am handling too many requests at once right now, so I did not process this one and "
+    "lost nothing. Please try again in a minute."
 )
 BUSY = "I am still answering an earlier request in this thread; ask again once it has answered."
 CRASHED = "Something went wrong on my side while answering; the operators have the details."

@@ -18,8 +18,16 @@ import structlog
 from redis.exceptions import LockError
 
 from bot.conversation.model import ConversationState, ThreadKey
+from bot.redis_connect import redis_failure
 
-__all__ = ["MemoryStore", "RedisStore", "StateStore", "StoreUnavailable", "ThreadBusy"]
+__all__ = [
+    "MemoryStore",
+    "RedisStore",
+    "StateStore",
+    "StoreBusy",
+    "StoreUnavailable",
+    "ThreadBusy",
+]
 
 
 class StoreUnavailable(Exception):
@@ -30,11 +38,20 @@ class ThreadBusy(StoreUnavailable):
     """Another task or replica still holds this thread's lock; nothing was processed."""
 
 
+class StoreBusy(StoreUnavailable):
+    """Redis is up, but no pooled connection came free in time; nothing was processed."""
+
+
 @asynccontextmanager
 async def _translated(what: str) -> AsyncIterator[None]:
     try:
         yield
     except (redis.RedisError, OSError) as error:
+        if redis_failure(error) == "busy":
+            structlog.get_logger(__name__).warning(
+                "redis_pool_exhausted", operation=what, error=str(error)
+            )
+            raise StoreBusy(f"Redis is busy ({what}: {error})") from error
         raise StoreUnavailable(f"Redis is unavailable ({what}: {type(error).__name__})") from error
 
 

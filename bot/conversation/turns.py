@@ -30,6 +30,7 @@ from bot.conversation.model import (
     Slots,
 )
 from bot.flight import Flights
+from bot.observe import observe_stage, record_diagnosis
 from bot.parse import Expecting
 from bot.render.wording import candidate_label
 from diagnosis import (
@@ -271,6 +272,7 @@ class Turns:
                     authorize=authorize,
                     deadline_s=self._deadline_s,
                     share=self._flights,
+                    observe=observe_stage,
                 )
         except AccessDenied:
             return await self._refused(gate, state, responder)
@@ -283,7 +285,8 @@ class Turns:
             if ref is not None:
                 await responder.update(ref, Notice(CRASHED))
             raise
-        event = audit_event(incoming, state.slots, report, failed, time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        event = audit_event(incoming, state.slots, report, failed, seconds)
         try:
             if report is None:
                 return _answered(state)
@@ -291,6 +294,14 @@ class Turns:
                 ref, incoming, state, request=request, report=report, responder=responder
             )
         finally:
+            fields = {
+                "platform": incoming.key.platform,
+                "team_id": incoming.key.team,
+                "channel_id": channel,
+                "user_id": incoming.user,
+                "cluster_id": cluster_id or None,
+            }
+            record_diagnosis(report, failed=failed, seconds=seconds, fields=fields)
             await self._audit.record(event)  # after the reply: a slow Redis never delays it
 
     async def _refused(

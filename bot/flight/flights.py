@@ -30,6 +30,7 @@ import redis.asyncio as redis
 import structlog
 
 from bot.metrics import FAIL_OPEN, SHARED_DIAGNOSES
+from bot.observe import current_trace
 from diagnosis import Payload
 
 __all__ = ["LOOKUP_REUSE_S", "Flights", "Via"]
@@ -112,6 +113,9 @@ class Flights:
         text, via = await self.run(kind, key, compute, keep_s=keep_s)
         if kind == "report" and via != "computed":
             SHARED_DIAGNOSES.labels(via=via).inc()
+            trace = current_trace()
+            if trace is not None:  # the request's canonical log line says how it was answered
+                trace.shared = via
         return text
 
     async def run(self, kind: str, key: str, compute: Compute, *, keep_s: float) -> tuple[str, Via]:

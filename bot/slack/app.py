@@ -20,6 +20,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation.messages import STORE_DOWN
+from bot.observe import REQUEST_ID, begin_request
 from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import register_listeners
@@ -53,9 +54,19 @@ async def _log_context(
     body: dict[str, Any],
     next: Callable[[], Awaitable[BoltResponse]],  # noqa: A002
 ) -> BoltResponse:
-    """Bind team, channel, user, event id and Slack's retry number to every log line."""
+    """Bind team, channel, user, event id and Slack's retry number to every log line.
+
+    Whatever an earlier request left bound is cleared; the request ID the HTTP route bound
+    for this request (`bot.observe.begin_request`) is kept, and a request that came another
+    way (Socket Mode) gets one here.
+    """
     event = _dict(body.get("event"))
+    request_id = structlog.contextvars.get_contextvars().get(REQUEST_ID)
     structlog.contextvars.clear_contextvars()
+    if request_id:
+        structlog.contextvars.bind_contextvars(**{REQUEST_ID: request_id})
+    else:
+        begin_request()
     structlog.contextvars.bind_contextvars(
         team_id=body.get("team_id") or _dict(body.get("team")).get("id"),
         channel_id=event.get("channel") or body.get("channel_id"),

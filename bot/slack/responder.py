@@ -11,7 +11,8 @@ invite the bot.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 import structlog
 from slack_sdk.errors import SlackApiError
@@ -20,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.conversation import Notice, Reply, ReportReply
+from bot.observe import ReplyClock
 from bot.render import blocks
 from bot.render.blocks import SlackMessage
 from bot.render.progress import CLEAR, ThreadStatus, thread_status
@@ -94,11 +96,32 @@ class SlackResponder:
         """Post `reply` (in the thread, or as a new root); returns the main message's ts.
 
         A private reply goes to the asker only and returns "" (it is never updated).
+        A report's render and post times are recorded (`bot.observe.ReplyClock`).
         """
+        with self._clocked(reply) as clock:
+            return await self._post(reply, clock)
+
+    @contextmanager
+    def _clocked(self, reply: Reply) -> Iterator[ReplyClock | None]:
+        clock = ReplyClock() if isinstance(reply, ReportReply) else None
+        try:
+            yield clock
+        finally:
+            if clock is not None:
+                clock.done()
+
+    @staticmethod
+    def _rendering(clock: ReplyClock | None) -> AbstractContextManager[None]:
+        return clock.rendering() if clock is not None else nullcontext()
+
+    async def _post(self, reply: Reply, clock: ReplyClock | None) -> str:
         if reply.private:
-            await self._private(*to_slack(reply))
+            with self._rendering(clock):
+                messages = to_slack(reply)
+            await self._private(*messages)
             return ""
-        main, *overflow = to_slack(reply, runai_url=self._runai_url)
+        with self._rendering(clock):
+            main, *overflow = to_slack(reply, runai_url=self._runai_url)
         try:
             response = await self._client.chat_postMessage(
                 channel=self._channel,
@@ -128,12 +151,17 @@ class SlackResponder:
         A report with a memory series gets its chart uploaded into the thread first and
         shown in the answer; when that fails, the answer goes out without it.
         """
+        with self._clocked(reply) as clock:
+            await self._update(ref, reply, clock)
+
+    async def _update(self, ref: str, reply: Reply, clock: ReplyClock | None) -> None:
         chart = None
         if ref and isinstance(reply, ReportReply):
             chart = await upload_chart(
                 self._client, reply.report, channel=self._channel, thread_ts=self._thread_ts
             )
-        main, *overflow = to_slack(reply, chart=chart, runai_url=self._runai_url)
+        with self._rendering(clock):
+            main, *overflow = to_slack(reply, chart=chart, runai_url=self._runai_url)
         if not ref:  # posted through response_url: nothing to update, post the result there
             await self._via_response_url([main, *overflow])
             return
@@ -147,7 +175,8 @@ class SlackResponder:
             if chart is None or error.response.get("error") != "invalid_blocks":
                 raise
             self._log.warning("slack_chart_not_shown", file_id=chart.file_id)
-            main, *overflow = to_slack(reply, runai_url=self._runai_url)
+            with self._rendering(clock):
+                main, *overflow = to_slack(reply, runai_url=self._runai_url)
             await self._client.chat_update(
                 channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
             )

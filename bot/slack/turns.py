@@ -15,10 +15,11 @@ from bot.conversation.messages import (
     BUSY,
     CRASHED,
     STATE_NOT_SAVED,
+    STORE_BUSY,
     STORE_DOWN,
     describe_upstream,
 )
-from bot.conversation.store import ThreadBusy
+from bot.conversation.store import StoreBusy, ThreadBusy
 from bot.slack.deps import SlackDeps
 from bot.slack.responder import SlackResponder
 from diagnosis import UpstreamError
@@ -33,6 +34,8 @@ async def tell_store_error(responder: SlackResponder, error: StoreUnavailable) -
     """The private notice for a state-store failure, true to what was already shown."""
     if isinstance(error, ThreadBusy):
         await responder.tell(BUSY)
+    elif isinstance(error, StoreBusy) and not responder.public:
+        await responder.tell(STORE_BUSY)
     else:
         await responder.tell(STATE_NOT_SAVED if responder.public else STORE_DOWN)
 

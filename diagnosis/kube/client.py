@@ -69,6 +69,8 @@ class KubeClient:
             the target's SSL context); tests pass an `httpx.MockTransport`.
         sleep: awaitable sleep used between retries (default `asyncio.sleep`).
         logger: structlog-style logger for the request/retry debug lines (never the token).
+        wrap: wraps the transport (given or default) before anything else sees it, e.g. the
+            bot's counting transport for its upstream-call metrics.
 
     Raises:
         KubeAccessError: (on construction, default transport only) the target's CA or client
@@ -82,11 +84,14 @@ class KubeClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         logger: Any = None,
+        wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
     ) -> None:
         if transport is None:
             transport = httpx.AsyncHTTPTransport(
                 verify=ssl_context(target) if target.uses_tls else True
             )
+        if wrap is not None:
+            transport = wrap(transport)
         guarded = ReadOnlyTransport(transport, token_path=None, name="the Kubernetes client")
         retrying = RetryTransport(
             guarded,

@@ -7,6 +7,7 @@ cluster's API).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import httpx
@@ -64,14 +65,20 @@ class KubeDirectory:
 
     `transport`, when given, is what every client sends its requests through (tests and the
     in-process simulator pass an `httpx.ASGITransport`); by default each client builds its own
-    network transport from its target's TLS settings.
+    network transport from its target's TLS settings. `wrap` is handed to every client
+    (`KubeClient`'s `wrap`).
     """
 
     def __init__(
-        self, access: KubeAccess, *, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        access: KubeAccess,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
     ) -> None:
         self._access = access
         self._transport = transport
+        self._wrap = wrap
         self._clients: dict[str, KubeClient] = {}
 
     def for_cluster(self, cluster_id: str) -> KubeReader | None:
@@ -80,7 +87,9 @@ class KubeDirectory:
         if target is None:
             return None
         if cluster_id not in self._clients:
-            self._clients[cluster_id] = KubeClient(target, transport=self._transport)
+            self._clients[cluster_id] = KubeClient(
+                target, transport=self._transport, wrap=self._wrap
+            )
         return self._clients[cluster_id]
 
     async def aclose(self) -> None:

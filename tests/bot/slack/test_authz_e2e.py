@@ -13,6 +13,7 @@ import pytest
 
 from bot.audit import AUTHZ_DENIED_OUTCOME, read_audit
 from bot.conversation import PUBLISH
+from bot.metrics import REGISTRY
 from bot.slack.responder import CHOICE_ACTION
 from runai_sim.app import Simulator
 from tests.bot.slack.fake_slack import BOT_USER_ID, Call, FakeSlack
@@ -124,6 +125,8 @@ async def test_a_denied_user_is_told_privately_and_nothing_leaks(
 async def test_guests_and_external_users_are_denied(
     people: FakeSlack, redis_url, redis_client, user: str, reason: tuple[str, str]
 ):
+    denials = {"reason": reason[0]}
+    before = REGISTRY.get_sample_value("runai_why_authz_denials_total", denials) or 0
     async with running_bots(people, redis_url) as [bot]:
         await _mention(
             bot,
@@ -135,6 +138,7 @@ async def test_guests_and_external_users_are_denied(
     assert reason[1] in (told.text or "")
     [denial] = [e for e in await read_audit(redis_client) if e.outcome == AUTHZ_DENIED_OUTCOME]
     assert (denial.user, denial.reason) == (user, reason[0])
+    assert REGISTRY.get_sample_value("runai_why_authz_denials_total", denials) == before + 1
 
 
 @pytest.mark.parametrize(

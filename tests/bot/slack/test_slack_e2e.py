@@ -258,6 +258,7 @@ async def test_health_endpoints_and_url_verification(bot: Bot):
     assert (await bot.http.get(f"{bot.url}/healthz")).json() == {"status": "ok"}
     assert (await bot.http.get(f"{bot.url}/readyz")).json() == {
         "status": "ready",
+        "redis": "ok",
         "authz_mode": "runai",  # the default; AUTHZ_MODE=off would show here
         "authz_allow_guests": False,
         "authz_allow_external": False,

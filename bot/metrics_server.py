@@ -1,0 +1,27 @@
+"""`METRICS_PORT`: `/metrics` alone on its own port, apart from the Slack-facing one.
+
+The scrape port is meant for inside the cluster (a Prometheus, a ServiceMonitor) and is not
+exposed with the Slack port, so it needs no token. It is prometheus-client's own small HTTP
+server, on a daemon thread; it serves the bot's registry (`bot.metrics.REGISTRY`) and
+nothing else. One process per pod: no multiprocess mode (see the README).
+"""
+
+from __future__ import annotations
+
+from wsgiref.simple_server import WSGIServer
+
+import structlog
+from prometheus_client import start_http_server
+
+from bot.metrics import REGISTRY
+
+__all__ = ["start_metrics_server"]
+
+
+def start_metrics_server(port: int | None, host: str) -> WSGIServer | None:
+    """Serve `/metrics` on `host:port` (0 or None: do not) until the process exits."""
+    if not port:
+        return None
+    server, _ = start_http_server(port, addr=host, registry=REGISTRY)
+    structlog.get_logger(__name__).info("metrics_serving", host=host, port=server.server_port)
+    return server
