@@ -81,13 +81,13 @@ class Replica:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
 
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it does not exit within 25 s."""
+    def stop(self, grace_s: float = 3.0) -> None:
+        """SIGTERM, then SIGKILL if it has not exited within `grace_s` (between scenarios)."""
         if self.process.poll() is not None:
             return
         self.process.terminate()
         try:
-            self.process.wait(25)
+            self.process.wait(grace_s)
         except subprocess.TimeoutExpired:
             self.kill()
 
@@ -106,6 +106,7 @@ class World:
     _redis: Any = None
     _sim_log: Path | None = None
     _log_offset: int = 0
+    _started: int = 0
 
     def start(self, users: list[str]) -> None:
         """Start Redis, the simulator and the fake Slack (the replicas come per scenario)."""
@@ -184,7 +185,8 @@ class World:
         command = str(Path(sys.executable).parent / "runai-why")
         for _ in range(count):
             port = _free_port()
-            name = f"replica-{len(self.replicas) + 1}"
+            self._started += 1
+            name = f"replica-{self._started}"
             log = self.folder / f"{name}.log"
             process = subprocess.Popen(  # noqa: S603, ASYNC220 - started once, then polled
                 [command, "serve", "--host", "127.0.0.1"],
