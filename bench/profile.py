@@ -83,7 +83,7 @@ async def profile(world: World, asks_count: int = 20, top: int = 12) -> tuple[li
         cpu = time.thread_time()
         profiler.enable()
         await send_all(http, urls, SECRET, asks[1:], world.slack)
-        found = await wait_until(world.slack, asks[1:], timeout_s=90, quiet_s=15)
+        found = await wait_until(world.slack, asks[1:], timeout_s=45, quiet_s=15)
         profiler.disable()
         cpu = time.thread_time() - cpu
     await _close(runtime)  # the log file stays open: unfinished asks may still log

@@ -169,6 +169,12 @@ def _ratio(value: float, reference: float) -> str:
     return f"{value / reference:.2f}x"
 
 
+def _private(asks: list[Ask], found: dict[str, Outcome]) -> str:
+    """The most common private replies (their first 60 characters), counted."""
+    texts = Counter(text.split("\n")[0][:60] for a in asks for _, text in found[a.key].private)
+    return ", ".join(f"{n}x {t!r}" for t, n in texts.most_common(3)) or "none"
+
+
 def _acks(asks: list[Ask]) -> list[float]:
     return [a.ack_s for a in asks if a.ack_s is not None and a.status == 200]  # noqa: PLR2004
 
@@ -181,11 +187,10 @@ async def storm(world: World, reference: Reference, count: int = 200) -> Rows:
     asks = [ask_for(world, "st", i, source, replica.name) for i in range(count)]
     async with _client(count) as http:
         await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
-    found = await wait_until(world.slack, asks, timeout_s=90)
+    found = await wait_until(world.slack, asks, timeout_s=60)
     calls = world.upstream_calls()
     answered = sum(1 for a in asks if found[a.key].answered_at is not None)
     acks = _acks(asks)
-    private = Counter(text.split("\n")[0][:60] for a in asks for _, text in found[a.key].private)
     return [
         Target(
             "2. storm: upstream calls / one diagnosis's",
@@ -202,10 +207,7 @@ async def storm(world: World, reference: Reference, count: int = 200) -> Rows:
             detail=f"{answered} answered",
         ),
         Target("   storm: ack p99 / 100 ms", percentile(acks, 99), ACK_P99_BOUND_S, 1.0, "s"),
-        Figure(
-            "   storm: private replies",
-            ", ".join(f"{n}x {t!r}" for t, n in private.most_common(3)) or "none",
-        ),
+        Figure("   storm: private replies", _private(asks, found)),
     ]
 
 
@@ -218,7 +220,7 @@ async def distinct(world: World, reference: Reference, count: int = 200) -> Rows
     cpu_before = replica.cpu_seconds()
     async with _client(count) as http:
         await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
-    found = await wait_until(world.slack, asks, timeout_s=120)
+    found = await wait_until(world.slack, asks, timeout_s=75)
     cpu = replica.cpu_seconds() - cpu_before
     e2e = [o.answered_at - a.sent for a in asks if (o := found[a.key]).answered_at is not None]
     answered = len(e2e)
@@ -247,6 +249,7 @@ async def distinct(world: World, reference: Reference, count: int = 200) -> Rows
             CPU_PER_REQUEST_TODAY_S,
             0.5,
             "s",
+            f"per answered ask; {number(cpu / count, 's')} per ask sent",
         ),
         Target(
             "   distinct: peak RSS of serve / 150 MB",
@@ -348,6 +351,7 @@ async def queued(world: World, count: int = 1000, settle_s: float = 45.0) -> Row
             0.0,
             detail="neither a placeholder, an answer nor a private notice",
         ),
+        Figure("   queued: private replies", _private(asks, found)),
         Figure(
             "   queued: answered, told privately, acked",
             f"{len(answered)}, {len(told)}, {len(acked)} of {count} within {settle_s:g} s; "
