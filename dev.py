@@ -4,7 +4,7 @@
     python3 dev.py demo [ARGS...]   run runai-why against the bundled simulated Run:ai cluster
     python3 dev.py test [PYTEST ARGS...]   format check, lint, type check, Dockerfile lint and
                                     the whole test suite (in parallel, with the coverage gate)
-    python3 dev.py bench [ARGS...]  the pipeline benchmark (bench/pipeline.py)
+    python3 dev.py bench [ARGS...]  the benchmark of issue 12 (bench/; `--only storm`, `--help`)
     python3 dev.py lock             re-resolve requirements/*.txt after changing dependencies
     python3 dev.py run ARGS...      any runai-why command inside the environment
 
@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
     if task == "lock":
         return task_lock()
     if task == "bench":
-        return _run([str(_bin("python")), str(ROOT / "bench" / "pipeline.py"), *rest])
+        return _run([str(_bin("python")), "-m", "bench", *rest])
     if task == "demo":
         return _run([str(_bin("runai-why")), "demo", *rest])
     return _run([str(_bin("runai-why")), *rest])

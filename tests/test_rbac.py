@@ -1,6 +1,7 @@
 """The Kubernetes manifests grant read-only access to pods, logs, events and nodes, and no more.
 
-Every YAML document under `deploy/kubernetes/` is checked: any role-like document (whatever
+Every YAML document of the kustomize base and overlays (`deploy/kubernetes/base`,
+`deploy/kubernetes/overlays/*`) is checked: any role-like document (whatever
 its kind) may only `get`/`list`/`watch` pods, pods/log, events (core and events.k8s.io) and
 nodes; bindings may only bind that role to the bot's service account; the Deployment runs
 non-root, read-only, as that service account. A table of deliberately bad manifests proves
@@ -18,6 +19,8 @@ import pytest
 import yaml
 
 KUBE_DIR = Path(__file__).resolve().parent.parent / "deploy" / "kubernetes"
+#: The manifests people apply (`kubectl apply -k`): the base and every overlay.
+MANIFESTS = sorted([*KUBE_DIR.glob("base/*.y*ml"), *KUBE_DIR.glob("overlays/*/*.y*ml")])
 
 NAMESPACE = "runai-why"
 SERVICE_ACCOUNT = "runai-why"
@@ -197,7 +200,11 @@ def load(path: Path) -> list[Mapping[str, Any] | None]:
 
 
 def all_docs() -> list[Mapping[str, Any] | None]:
-    return [doc for path in sorted(KUBE_DIR.glob("*.y*ml")) for doc in load(path)]
+    return [doc for path in MANIFESTS for doc in load(path)]
+
+
+def deployments() -> list[Mapping[str, Any]]:
+    return [d for d in all_docs() if d and d["kind"] == "Deployment"]
 
 
 # ---------------------------------------------------------------- the real manifests
@@ -210,7 +217,7 @@ def test_there_are_manifests_to_check():
     )
 
 
-@pytest.mark.parametrize("path", sorted(KUBE_DIR.glob("*.y*ml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: str(p.relative_to(KUBE_DIR)))
 def test_every_manifest_is_read_only(path):
     assert manifest_problems(load(path)) == []
 
@@ -233,23 +240,22 @@ def test_the_service_account_is_bound_and_used():
     )
     [binding] = [d for d in docs if d["kind"] == "ClusterRoleBinding"]
     assert binding_problems("binding", binding) == []
-    [deployment] = [d for d in docs if d["kind"] == "Deployment"]
-    spec = _pod_spec(deployment)
-    assert spec["serviceAccountName"] == SERVICE_ACCOUNT
-    assert spec["automountServiceAccountToken"] is True
-    assert deployment["metadata"]["namespace"] == NAMESPACE
+    assert {d["metadata"]["name"] for d in deployments()} == {"runai-why", "runai-why-worker"}
+    for deployment in deployments():
+        spec = _pod_spec(deployment)
+        assert spec["serviceAccountName"] == SERVICE_ACCOUNT
+        assert spec["automountServiceAccountToken"] is True
+        assert deployment["metadata"]["namespace"] == NAMESPACE
 
 
-def test_the_deployment_runs_non_root_read_only_with_probes_and_secrets_from_a_secret():
-    [deployment] = [d for d in all_docs() if d and d["kind"] == "Deployment"]
-    assert deployment["spec"]["replicas"] == 2
+@pytest.mark.parametrize("deployment", deployments(), ids=lambda d: d["metadata"]["name"])
+def test_each_deployment_runs_non_root_read_only_with_secrets_from_a_secret(deployment):
+    assert deployment["spec"]["replicas"] >= 2
     spec = _pod_spec(deployment)
     assert spec["securityContext"]["runAsNonRoot"] is True
     assert spec["securityContext"]["runAsUser"] != 0
     [container] = spec["containers"]
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
-    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
-    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert container["resources"]["requests"]
     assert container["resources"]["limits"]["memory"]
     from_secret = {
@@ -258,7 +264,14 @@ def test_the_deployment_runs_non_root_read_only_with_probes_and_secrets_from_a_s
         if "valueFrom" in e and "secretKeyRef" in e["valueFrom"]
     }
     assert from_secret == dict.fromkeys(SECRET_ENV, "runai-why")
-    text = (KUBE_DIR / "deployment.yaml").read_text(encoding="utf-8")
+
+
+def test_the_web_deployment_has_probes_and_says_how_to_turn_on_tier_2():
+    [web] = [d for d in deployments() if d["metadata"]["name"] == "runai-why"]
+    [container] = _pod_spec(web)["containers"]
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    text = (KUBE_DIR / "base" / "deployment.yaml").read_text(encoding="utf-8")
     assert '{"<cluster uuid>": {"mode": "in-cluster"}}' in text  # how to turn on Tier 2
 
 

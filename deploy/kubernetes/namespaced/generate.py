@@ -4,7 +4,7 @@
     python3 deploy/kubernetes/namespaced/generate.py ml-team vision nlp > rbac-namespaced.yaml
     python3 deploy/kubernetes/namespaced/generate.py team-a=custom-ns ...   # own namespace
 
-Apply the output *instead of* `deploy/kubernetes/rbac.yaml`: it has the same namespace and
+Apply the output *instead of* `deploy/kubernetes/base/rbac.yaml`: it has the same namespace and
 ServiceAccount, read-only access to pods, pods/log and events in each listed namespace only
 (`runai-<project>`, Run:ai's default), and a cluster-wide read of nodes alone (nodes are
 cluster-scoped). Needs only the standard library; re-run it when projects are added.

@@ -34,6 +34,7 @@ import copy
 import itertools
 import json
 import socket
+import sys
 import threading
 import time
 from collections import defaultdict, deque
@@ -890,6 +891,12 @@ class _Server(ThreadingHTTPServer):
                 self._connections.add(connection)
             else:
                 self._connections.discard(connection)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that drops its connection (a killed bot) is not an error of the fake."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
     def close_connections(self) -> None:
         with self._connections_lock:

@@ -1,0 +1,97 @@
+"""`python3 dev.py bench`: the five targets of issue 12, measured in one run, as one table.
+
+    python3 dev.py bench                       # everything (under five minutes)
+    python3 dev.py bench --only one,storm      # some scenarios: one storm distinct failover queued
+    python3 dev.py bench --no-profile          # skip the cProfile pass over serve's request path
+
+It drives the real HTTP app (`runai-why serve` subprocesses, configured by environment
+only) with signed slash commands, against the simulator in its own process at 50 ms per
+call, the fake Slack Web API of the e2e tests and a throwaway Redis. Each target is printed
+as measured / reference with "met" or "MISSED"; the README keeps the latest table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import scenarios
+from bench.profile import profile
+from bench.stats import Figure, loadavg, machine, render_table
+from bench.workloads import generate
+from bench.world import World, tail
+
+__all__ = ["main"]
+
+SCENARIOS = ("one", "storm", "distinct", "failover", "queued")
+WORKLOADS = 1000
+
+
+async def _run(
+    world: World, chosen: list[str], *, with_profile: bool
+) -> tuple[scenarios.Rows, str]:
+    rows: scenarios.Rows = []
+    one_rows, reference = await scenarios.one(world, warm_runs=5 if "one" in chosen else 0)
+    if "one" in chosen:
+        rows += one_rows
+    steps = {
+        "storm": lambda: scenarios.storm(world, reference),
+        "distinct": lambda: scenarios.distinct(world, reference),
+        "failover": lambda: scenarios.failover(world),
+        "queued": lambda: scenarios.queued(world, WORKLOADS),
+    }
+    for name in chosen:
+        if name in steps:
+            started = time.monotonic()
+            try:
+                rows += await steps[name]()
+            except Exception as error:  # noqa: BLE001 - a scenario that breaks is reported, not fatal
+                logs = [line for r in world.replicas for line in tail(r.log, 3)]
+                rows.append(Figure(f"{name}: FAILED to run", f"{type(error).__name__}: {error}"))
+                rows += [Figure("   log", line[:160]) for line in logs]
+            print(f"bench: {name} done in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    profile_text = ""
+    if with_profile:
+        profile_rows, profile_text = await profile(world)
+        rows += profile_rows
+    return rows, profile_text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen scenarios and print the table."""
+    parser = argparse.ArgumentParser(prog="dev.py bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios")
+    parser.add_argument("--no-profile", action="store_true", help="skip the cProfile pass")
+    parser.add_argument("--keep", type=Path, help="keep logs and the scenario in this folder")
+    args = parser.parse_args(argv)
+    chosen = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SCENARIOS))
+    if unknown:
+        parser.error(
+            f"unknown scenario(s) {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}"
+        )
+    started = time.monotonic()
+    header = machine()
+    with tempfile.TemporaryDirectory(prefix="runai-why-bench-") as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        scenario = generate(WORKLOADS, folder, latency_ms=int(scenarios.LATENCY_S * 1000))
+        world = World(folder, scenario)
+        with world.running(scenarios.USERS):
+            rows, profile_text = asyncio.run(_run(world, chosen, with_profile=not args.no_profile))
+    header += [
+        f"simulator latency {scenarios.LATENCY_S * 1000:.0f} ms per call; "
+        f"load average at the end: {loadavg()}; run took {time.monotonic() - started:.0f} s"
+    ]
+    print(render_table("runai-why benchmark (python3 dev.py bench)", rows, header))
+    if profile_text:
+        print("\n" + profile_text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

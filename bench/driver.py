@@ -1,0 +1,188 @@
+"""Asking like Slack does, and reading what each asker got from the fake Slack's record.
+
+Every ask is a signed `/runai-why` slash command (v0 HMAC of `v0:{ts}:{body}` with the
+signing secret, as Slack signs it) in a channel of its own, with a `response_url` of its
+own, so everything the bot showed for it can be told apart:
+
+- **answered**: the fake Slack holds, in the ask's channel, a message whose text begins with
+  the expected answer (`OOM_KILLED · <workload name>`), set by a successful `chat.postMessage`
+  or `chat.update`; the ask's answer time is that call's arrival.
+- **answered twice**: more than one message in the channel carries that answer.
+- **spinning**: a message in the channel still reads "Diagnosing …" at the end.
+- **told privately**: an ephemeral reply through the ask's `response_url` (busy, queue full,
+  an error), with the time it arrived.
+- **lost**: acknowledged with HTTP 200 but neither answered nor told anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import httpx
+
+from tests.bot.slack.fake_slack import RESPONSE_URL, FakeSlack
+from tests.bot.slack.signing import signed_headers, slash_command_body
+
+__all__ = ["Ask", "Outcome", "outcomes", "send_all", "wait_until"]
+
+_ANSWER_METHODS = frozenset({"chat.postMessage", "chat.update"})
+PROGRESS_PREFIX = "Diagnosing"
+
+
+@dataclass
+class Ask:
+    """One slash command: who asked what where, and when it was sent and acknowledged."""
+
+    tag: str
+    index: int
+    user: str
+    text: str
+    expect: str
+    """The beginning of the answer's text (`OOM_KILLED · bench-0001`)."""
+    replica: str = ""
+    sent: float = 0.0
+    acked: float | None = None
+    status: int | None = None
+
+    @property
+    def channel(self) -> str:
+        """The ask's own channel."""
+        return f"C{self.tag.upper()}{self.index:05d}"
+
+    @property
+    def key(self) -> str:
+        """The ask's own response_url key."""
+        return f"{self.tag}-{self.index}"
+
+    def is_answer(self, text: str) -> bool:
+        """Whether a message's text is this ask's answer: its first line is `expect`."""
+        first = text.split("\n", 1)[0]
+        return first == self.expect or first.startswith(self.expect + " ")
+
+    @property
+    def ack_s(self) -> float | None:
+        """Seconds from sending to the HTTP response."""
+        return None if self.acked is None else self.acked - self.sent
+
+
+@dataclass
+class Outcome:
+    """What one asker got, read from the fake Slack."""
+
+    answered_at: float | None = None
+    answers: int = 0
+    spinning: int = 0
+    private: list[tuple[float, str]] = field(default_factory=list)
+    first_word_at: float | None = None
+    """When anything (placeholder, answer or private reply) first reached the asker."""
+
+
+async def send(http: httpx.AsyncClient, url: str, secret: str, ask: Ask, response_url: str) -> None:
+    """POST the signed slash command and record the acknowledgement."""
+    body = slash_command_body(
+        ask.text,
+        user=ask.user,
+        channel=ask.channel,
+        response_url=response_url,
+        trigger_id=f"bench-{ask.key}",
+    )
+    headers = signed_headers(secret, body)
+    ask.sent = time.monotonic()
+    try:
+        response = await http.post(f"{url}/slack/events", content=body, headers=headers)
+    except httpx.HTTPError:
+        ask.status = None
+        return
+    ask.acked, ask.status = time.monotonic(), response.status_code
+
+
+async def send_all(
+    http: httpx.AsyncClient, urls: dict[str, str], secret: str, asks: list[Ask], slack: FakeSlack
+) -> None:
+    """Send every ask at once, each to its replica (`ask.replica`, a key of `urls`)."""
+    await asyncio.gather(
+        *(send(http, urls[a.replica], secret, a, slack.response_url(a.key)) for a in asks)
+    )
+
+
+def outcomes(slack: FakeSlack, asks: list[Ask]) -> dict[str, Outcome]:
+    """Each ask's outcome (by `ask.key`), from one pass over the fake Slack's record.
+
+    The messages' final texts are replayed from the calls (a post creates a message, an
+    update replaces its text, a delete removes it), in the order the fake received them.
+    """
+    by_channel = {a.channel: a for a in asks}
+    by_key = {a.key: a for a in asks}
+    found: dict[str, Outcome] = defaultdict(Outcome)
+    texts: dict[tuple[str, str], str] = {}
+    for call in slack.calls():
+        if call.method == RESPONSE_URL and call.key in by_key:
+            outcome = found[call.key]
+            outcome.private.append((call.at, call.text))
+            _heard(outcome, call.at)
+            continue
+        channel = str(call.body.get("channel", ""))
+        ask = by_channel.get(channel)
+        if ask is None or not call.ok:
+            continue
+        if call.method == "chat.delete":
+            texts.pop((channel, str(call.body.get("ts"))), None)
+            continue
+        if call.method not in _ANSWER_METHODS:
+            continue
+        ts = str(
+            call.response.get("ts") if call.method == "chat.postMessage" else call.body.get("ts")
+        )
+        texts[channel, ts] = call.text
+        outcome = found[ask.key]
+        _heard(outcome, call.at)
+        if ask.is_answer(call.text) and outcome.answered_at is None:
+            outcome.answered_at = call.at
+    for (channel, _), text in texts.items():
+        ask = by_channel[channel]
+        if ask.is_answer(text):
+            found[ask.key].answers += 1
+        elif text.startswith(PROGRESS_PREFIX):
+            found[ask.key].spinning += 1
+    return {a.key: found[a.key] for a in asks}
+
+
+def _heard(outcome: Outcome, at: float) -> None:
+    if outcome.first_word_at is None or at < outcome.first_word_at:
+        outcome.first_word_at = at
+
+
+async def wait_until(
+    slack: FakeSlack,
+    asks: list[Ask],
+    *,
+    timeout_s: float,
+    quiet_s: float = 15.0,
+    private_is_final: bool = True,
+) -> dict[str, Outcome]:
+    """Poll until every ask is settled, nothing changed for `quiet_s`, or `timeout_s` passed.
+
+    An ask is settled when it is answered, was not acknowledged, or (`private_is_final`)
+    was told something privately (an error or "busy": no answer will follow).
+    """
+    deadline = time.monotonic() + timeout_s
+    last_change, last_count = time.monotonic(), -1
+    while True:
+        found = outcomes(slack, asks)
+        done = sum(1 for a in asks if _settled(a, found[a.key], private_is_final=private_is_final))
+        count = len(slack.calls())
+        if count != last_count:
+            last_change, last_count = time.monotonic(), count
+        now = time.monotonic()
+        if done == len(asks) or now >= deadline or now - last_change > quiet_s:
+            return found
+        await asyncio.sleep(0.25)
+
+
+def _settled(ask: Ask, outcome: Outcome, *, private_is_final: bool) -> bool:
+    if ask.status != 200 or outcome.answered_at is not None:  # noqa: PLR2004
+        return True
+    return private_is_final and bool(outcome.private)

@@ -1,0 +1,361 @@
+"""The five scenarios of issue 12, each returning its rows (targets and figures) for the table.
+
+Each scenario starts its own replicas (a cold start, as after a deploy), drives them with
+signed slash commands and reads the outcome from the fake Slack and the simulator's request
+log. A scenario the bot cannot pass yet reports "MISSED" with its figures; it does not crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import httpx
+
+from bench.driver import Ask, Outcome, send_all, wait_until
+from bench.stats import Figure, Target, Timed, chain_levels, number, percentile
+from bench.world import SECRET, World, askers
+
+__all__ = ["LATENCY_S", "Reference", "Rows", "distinct", "failover", "one", "queued", "storm"]
+
+LATENCY_S = 0.050
+#: Peak memory one process may reach (issue 12); deploy/kubernetes sizes its pods above it.
+PEAK_RSS_BOUND_MB = 150.0
+#: Today's CPU per request in `serve` (issue 12), which the target halves.
+CPU_PER_REQUEST_TODAY_S = 0.020
+ACK_P99_BOUND_S = 0.100
+TOLD_AT_ONCE_S = 3.0
+USERS = askers(20)
+Rows = list[Target | Figure]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One cold diagnosis through the app: its upstream calls and their chain depth."""
+
+    calls: list[Timed]
+    levels: int
+
+    @property
+    def floor_s(self) -> float:
+        """Levels x the injected latency."""
+        return self.levels * LATENCY_S
+
+
+def _client(limit: int) -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=limit, max_keepalive_connections=limit)
+    return httpx.AsyncClient(timeout=30, limits=limits)
+
+
+def ask_for(world: World, tag: str, index: int, workload_id: str, replica: str) -> Ask:
+    return Ask(
+        tag=tag,
+        index=index,
+        user=USERS[index % len(USERS)],
+        text=world.scenario.ask(workload_id),
+        expect=f"OOM_KILLED · {_name(world, workload_id)}",
+        replica=replica,
+    )
+
+
+def _name(world: World, workload_id: str) -> str:
+    if workload_id == world.scenario.source_id:
+        return "training-job-42"
+    return f"bench-{world.scenario.workload_ids.index(workload_id):04d}"
+
+
+def _within(calls: list[Timed], start: float, end: float) -> list[Timed]:
+    return [c for c in calls if start <= c.start <= end]
+
+
+def _wall_clock(monotonic: float) -> float:
+    """A `time.monotonic()` reading as Unix time (the simulator logs Unix time)."""
+    return time.time() - (time.monotonic() - monotonic)
+
+
+def _kinds(calls: list[Timed]) -> str:
+    def kind(path: str) -> str:
+        if "/k8s/" in path:
+            return "kubernetes"
+        if "/token" in path or path.endswith("/clusters"):
+            return "token+clusters"
+        if "/workloads" in path:
+            return "workload"
+        return "access"
+
+    counted = Counter(kind(c.path) for c in calls)
+    return ", ".join(f"{k} {v}" for k, v in sorted(counted.items()))
+
+
+async def _one_ask(world: World, tag: str, index: int, workload_id: str) -> tuple[Ask, Outcome]:
+    [replica] = world.replicas[:1]
+    ask = ask_for(world, tag, index, workload_id, replica.name)
+    async with _client(4) as http:
+        await send_all(http, {replica.name: replica.url}, SECRET, [ask], world.slack)
+    found = await wait_until(world.slack, [ask], timeout_s=30, quiet_s=10)
+    return ask, found[ask.key]
+
+
+def _calls_of(world: World, ask: Ask, outcome: Outcome) -> list[Timed]:
+    end = outcome.answered_at if outcome.answered_at is not None else time.monotonic()
+    return _within(world.upstream_calls(), _wall_clock(ask.sent), _wall_clock(end))
+
+
+async def one(world: World, warm_runs: int = 5) -> tuple[Rows, Reference]:
+    """1: one full OOM diagnosis with Tier 2: wall time against the chain floor and serial sum."""
+    world.reset()
+    await world.serve(1)
+    source = world.scenario.source_id
+    cold_ask, cold = await _one_ask(world, "one", 0, source)
+    cold_calls = _calls_of(world, cold_ask, cold)
+    reference = Reference(cold_calls, chain_levels(cold_calls))
+    walls, e2es, floors, serials, levels = [], [], [], [], []
+    for run in range(1, warm_runs + 1):
+        ask, outcome = await _one_ask(world, "one", run, source)
+        calls = _calls_of(world, ask, outcome)
+        if outcome.answered_at is None or not calls:
+            continue
+        levels.append(chain_levels(calls))
+        floors.append(levels[-1] * LATENCY_S)
+        serials.append(len(calls) * LATENCY_S)
+        walls.append(max(c.end for c in calls) - min(c.start for c in calls))
+        e2es.append(outcome.answered_at - ask.sent)
+    wall = statistics.median(walls) if walls else math.nan
+    floor = statistics.median(floors) if floors else math.nan
+    serial = statistics.median(serials) if serials else math.nan
+    e2e = statistics.median(e2es) if e2es else math.nan
+    rows: Rows = [
+        Target(
+            "1. diagnosis wall / chain floor",
+            wall,
+            floor,
+            1.2,
+            "s",
+            f"median of {len(walls)} warm runs, {statistics.median(levels) if levels else 0:g} "
+            "levels from the request log",
+        ),
+        Figure(
+            "   wall / serial sum of its calls", f"{_ratio(wall, serial)} ({number(serial, 's')})"
+        ),
+        Figure(
+            "   end to end (signed POST -> answer in Slack)",
+            f"{number(e2e, 's')} = {_ratio(e2e, floor)} floor",
+        ),
+        Figure(
+            "   cold start: calls, levels, end to end",
+            f"{len(cold_calls)} calls ({_kinds(cold_calls)}), {reference.levels} levels, "
+            f"{number((cold.answered_at or math.nan) - cold_ask.sent, 's')}",
+        ),
+        Figure("   Run:ai events GETs per diagnosis", _events_per_diagnosis(world, len(walls) + 1)),
+    ]
+    return rows, reference
+
+
+def _events_per_diagnosis(world: World, runs: int) -> str:
+    """How often each diagnosis read the workload's Run:ai events (issue 12: "twice")."""
+    calls = world.upstream_calls()
+    events = [c for c in calls if c.path.endswith("/events") and "/k8s/" not in c.path]
+    return f"{len(events) / runs:.1f} (from the request log, {runs} diagnoses)"
+
+
+def _ratio(value: float, reference: float) -> str:
+    if math.isnan(value) or math.isnan(reference) or reference == 0:
+        return "n/a"
+    return f"{value / reference:.2f}x"
+
+
+def _private(asks: list[Ask], found: dict[str, Outcome]) -> str:
+    """The most common private replies (their first 60 characters), counted."""
+    texts = Counter(text.split("\n")[0][:60] for a in asks for _, text in found[a.key].private)
+    return ", ".join(f"{n}x {t!r}" for t, n in texts.most_common(3)) or "none"
+
+
+def _acks(asks: list[Ask]) -> list[float]:
+    return [a.ack_s for a in asks if a.ack_s is not None and a.status == 200]  # noqa: PLR2004
+
+
+async def storm(world: World, reference: Reference, count: int = 200) -> Rows:
+    """2: `count` concurrent asks about one workload: upstream calls against one diagnosis."""
+    world.reset()
+    [replica] = await world.serve(1)
+    source = world.scenario.source_id
+    asks = [ask_for(world, "st", i, source, replica.name) for i in range(count)]
+    async with _client(count) as http:
+        await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
+    found = await wait_until(world.slack, asks, timeout_s=60)
+    calls = world.upstream_calls()
+    answered = sum(1 for a in asks if found[a.key].answered_at is not None)
+    acks = _acks(asks)
+    return [
+        Target(
+            "2. storm: upstream calls / one diagnosis's",
+            len(calls),
+            len(reference.calls),
+            1.0,
+            detail=_kinds(calls),
+        ),
+        Target(
+            "   storm: unanswered / asked",
+            count - answered,
+            count,
+            0.0,
+            detail=f"{answered} answered",
+        ),
+        Target("   storm: ack p99 / 100 ms", percentile(acks, 99), ACK_P99_BOUND_S, 1.0, "s"),
+        Figure("   storm: private replies", _private(asks, found)),
+    ]
+
+
+async def distinct(world: World, reference: Reference, count: int = 200) -> Rows:
+    """3: `count` distinct workloads at once: e2e percentiles, CPU per request, peak memory."""
+    world.reset()
+    [replica] = await world.serve(1)
+    ids = world.scenario.workload_ids[:count]
+    asks = [ask_for(world, "ds", i, w, replica.name) for i, w in enumerate(ids)]
+    cpu_before = replica.cpu_seconds()
+    async with _client(count) as http:
+        await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
+    found = await wait_until(world.slack, asks, timeout_s=75)
+    cpu = replica.cpu_seconds() - cpu_before
+    e2e = [o.answered_at - a.sent for a in asks if (o := found[a.key]).answered_at is not None]
+    answered = len(e2e)
+    cores = os.cpu_count() or 1
+    cpu_floor = cpu / cores
+    floor = max(reference.floor_s, cpu_floor)
+    per_request = cpu / answered if answered else math.nan
+    return [
+        Target(
+            "3. distinct: e2e p99 / max(chain, CPU floor)",
+            percentile(e2e, 99),
+            floor,
+            1.5,
+            "s",
+            f"chain {number(reference.floor_s, 's')}, CPU {number(cpu_floor, 's')} = "
+            f"{number(cpu, 's')} / {cores} cores",
+        ),
+        Figure(
+            "   distinct: e2e p50, p99",
+            f"{number(percentile(e2e, 50), 's')}, {number(percentile(e2e, 99), 's')} "
+            f"({answered}/{count} answered)",
+        ),
+        Target(
+            "   distinct: CPU per request / today's 20 ms",
+            per_request,
+            CPU_PER_REQUEST_TODAY_S,
+            0.5,
+            "s",
+            f"per answered ask; {number(cpu / count, 's')} per ask sent",
+        ),
+        Target(
+            "   distinct: peak RSS of serve / 150 MB",
+            replica.memory_mb(),
+            PEAK_RSS_BOUND_MB,
+            1.0,
+            "MB",
+        ),
+    ]
+
+
+async def failover(world: World, count: int = 60, settle_s: float = 60.0) -> Rows:
+    """4: two replicas on one Redis, one killed with kill -9 mid-storm: lost, twice, spinning."""
+    world.reset()
+    first, second = await world.serve(2)
+    ids = world.scenario.workload_ids[200 : 200 + count]
+    asks = [
+        ask_for(world, "fo", i, w, (first if i % 2 else second).name) for i, w in enumerate(ids)
+    ]
+    victims = [a for a in asks if a.replica == first.name]
+    urls = {first.name: first.url, second.name: second.url}
+    async with _client(count) as http:
+        await send_all(http, urls, SECRET, asks, world.slack)
+    # Mid-storm: once the victim has shown something for some of its asks, but not answered all.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = await wait_until(world.slack, victims, timeout_s=0, quiet_s=0)
+        heard = sum(1 for a in victims if found[a.key].first_word_at is not None)
+        answered = sum(1 for a in victims if found[a.key].answered_at is not None)
+        if heard >= 5 and answered < len(victims):  # noqa: PLR2004
+            break
+        await asyncio.sleep(0.05)
+    killed_at = time.monotonic()
+    first.kill()
+    found = await wait_until(world.slack, asks, timeout_s=settle_s, quiet_s=30)
+    acked = [a for a in asks if a.status == 200]  # noqa: PLR2004
+    lost = [a for a in acked if found[a.key].answered_at is None and not found[a.key].private]
+    twice = [a for a in acked if found[a.key].answers > 1]
+    spinning = sum(found[a.key].spinning for a in acked)
+    answered_before = sum(
+        1 for a in victims if (t := found[a.key].answered_at) is not None and t <= killed_at
+    )
+    return [
+        Target(
+            "4. failover: lost / acknowledged",
+            len(lost),
+            len(acked),
+            0.0,
+            detail=f"{sum(1 for a in lost if a.replica == first.name)} of the killed replica's",
+        ),
+        Target("   failover: answered twice / acknowledged", len(twice), len(acked), 0.0),
+        Target("   failover: placeholders left spinning", spinning, len(acked), 0.0),
+        Figure(
+            "   failover: the killed replica",
+            f"{len(victims)} asks, {answered_before} answered before kill -9, "
+            f"{sum(1 for a in victims if a.status == 200)} acknowledged",  # noqa: PLR2004
+        ),
+    ]
+
+
+async def queued(world: World, count: int = 1000, settle_s: float = 45.0) -> Rows:
+    """5: `count` asks at once: memory stays bounded; askers past the bound are told at once."""
+    world.reset()
+    [replica] = await world.serve(1)
+    ids = world.scenario.workload_ids[:count]
+    asks = [ask_for(world, "qu", i, w, replica.name) for i, w in enumerate(ids)]
+    idle_mb = replica.memory_mb("VmRSS")
+    async with _client(count) as http:
+        await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
+    found = await wait_until(
+        world.slack, asks, timeout_s=settle_s, quiet_s=20, private_is_final=False
+    )
+    acked = [a for a in asks if a.status == 200]  # noqa: PLR2004
+    silent = [
+        a
+        for a in acked
+        if (heard := found[a.key].first_word_at) is None
+        or a.acked is None
+        or heard - a.acked > TOLD_AT_ONCE_S
+    ]
+    answered = [a for a in acked if found[a.key].answered_at is not None]
+    told = [a for a in acked if found[a.key].private]
+    peak = replica.memory_mb()
+    e2e = [found[a.key].answered_at - a.sent for a in answered]  # type: ignore[operator]
+    return [
+        Target(
+            "5. queued: peak RSS of serve / 150 MB",
+            peak,
+            PEAK_RSS_BOUND_MB,
+            1.0,
+            "MB",
+            f"idle {number(idle_mb, 'MB')}, "
+            f"{number((peak - idle_mb) * 1000 / count, 'KB')} per ask",
+        ),
+        Target(
+            f"   queued: askers not told within {TOLD_AT_ONCE_S:g} s",
+            len(silent),
+            len(acked),
+            0.0,
+            detail="neither a placeholder, an answer nor a private notice",
+        ),
+        Figure("   queued: private replies", _private(asks, found)),
+        Figure(
+            "   queued: answered, told privately, acked",
+            f"{len(answered)}, {len(told)}, {len(acked)} of {count} within {settle_s:g} s; "
+            f"e2e p50 {number(percentile(e2e, 50), 's')}, p99 {number(percentile(e2e, 99), 's')}, "
+            f"ack p99 {number(percentile(_acks(asks), 99), 's')}",
+        ),
+    ]

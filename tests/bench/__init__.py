@@ -1,0 +1,1 @@
+"""Tests of the benchmark's logic that does not depend on timing."""
