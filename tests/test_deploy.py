@@ -180,17 +180,19 @@ def test_the_service_and_the_budget_select_the_web_pods_only():
         assert constraint["labelSelector"]["matchLabels"] == WEB
 
 
-def test_the_web_pods_serve_probes_metrics_and_slack_on_the_configured_port():
+def test_the_web_pods_serve_probes_metrics_and_slack_on_the_configured_ports():
     docs = build(BASE)
     web = _named(docs, "Deployment", "runai-why")
     config = _named(docs, "ConfigMap", "runai-why")["data"]
     template = web["spec"]["template"]
     [container] = template["spec"]["containers"]
-    [port] = container["ports"]
+    port, metrics = container["ports"]
     assert container["args"][:2] == ["runai-why", "serve"]
+    assert str(port["containerPort"]) == config["PORT"]
+    # /metrics is scraped on its own port (METRICS_PORT), which the Service does not expose.
     assert (
-        str(port["containerPort"])
-        == config["PORT"]
+        str(metrics["containerPort"])
+        == config.get("METRICS_PORT", str(Settings.model_fields["metrics_port"].default))
         == template["metadata"]["annotations"]["prometheus.io/port"]
     )
     assert template["metadata"]["annotations"]["prometheus.io/path"] == "/metrics"
