@@ -9,6 +9,7 @@ Upstream text (the workload name) is cleaned and never parsed as mathtext.
 
 from __future__ import annotations
 
+import functools
 import io
 from dataclasses import dataclass
 
@@ -46,6 +47,7 @@ _GIB = 1024**3
 _MINUTE_DAYS = 1 / 1440  # matplotlib dates are in days.
 _TITLE_MAX = 90
 _ALT_MAX = 1_000
+_KEPT_CHARTS = 16  # PNGs of ~40 KB each
 
 
 @dataclass(frozen=True)
@@ -84,10 +86,18 @@ def _describe(memory: MemoryFigures, name: str) -> str:
 
 
 def memory_chart(memory: MemoryFigures | None, *, workload: str) -> Chart | None:
-    """The chart of `memory.samples` for `workload`, or None when there is no series."""
+    """The chart of `memory.samples` for `workload`, or None when there is no series.
+
+    Drawing costs about 0.1 s of CPU, and askers who share one diagnosis share its figures:
+    the last few charts are kept (the figures are immutable), so a storm draws one.
+    """
     if memory is None or not memory.samples:
         return None
-    name = one_line(clean(workload))[:_TITLE_MAX] or "the workload"
+    return _drawn(memory, one_line(clean(workload))[:_TITLE_MAX] or "the workload")
+
+
+@functools.lru_cache(maxsize=_KEPT_CHARTS)
+def _drawn(memory: MemoryFigures, name: str) -> Chart:
     times = [float(dates.date2num(s.at)) for s in memory.samples]  # type: ignore[no-untyped-call]
     values = [s.usage_bytes / _GIB for s in memory.samples]
     figure = Figure(figsize=(WIDTH_PX / DPI, HEIGHT_PX / DPI), dpi=DPI)

@@ -132,3 +132,17 @@ def test_upstream_names_cannot_break_the_chart(name, shown):
         f"CPU memory of {shown} from 2025-11-04 00:00Z to 2025-11-04 00:10Z: peak 2 GiB, "
         "limit 4 GiB, request 2 GiB"
     )
+
+
+def test_askers_of_one_diagnosis_share_its_drawn_chart():
+    memory = figures([4, 8, 16, 30], limit=32)
+    first = memory_chart(memory, workload="train")
+    # Equal figures (a shared report read back from Redis) are drawn once.
+    again = memory_chart(
+        MemoryFigures.model_validate_json(memory.model_dump_json()), workload="train"
+    )
+    other = memory_chart(memory, workload="eval")
+    assert first is again
+    assert other is not None
+    assert other is not first
+    assert other.title == "CPU memory of eval"
