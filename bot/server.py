@@ -4,7 +4,12 @@ HTTP mode serves `POST /slack/events` (commands, events and interactivity on one
 `GET /healthz` (the process is up) and `GET /readyz` (settings loaded, state store reachable;
 it also shows the authorization mode, so `AUTHZ_MODE=off` is visible).
 Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, signature on
-the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt.
+the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt, whose
+listeners take it into the durable work queue (`bot.work`) before Slack gets its answer.
+
+`serve` also runs a worker that answers queued requests (`EMBEDDED_WORKER`, default on);
+`runai-why worker` runs only that (`run_worker`). On SIGTERM both stop taking work, let what
+runs finish within `SHUTDOWN_GRACE_S`, and hand the rest back to the queue.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,15 +41,17 @@ from starlette.routing import Route
 from bot.audit import build_audit_sink
 from bot.authz import Authorizer
 from bot.conversation import Access, ConversationEngine, MemoryStore, RedisStore, StateStore
-from bot.settings import Settings
+from bot.settings import DEDUPE_TTL_S, ConfigError, Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.deps import SlackDeps
 from bot.slack.identity import SlackIdentify
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
+from bot.slack.work import SlackWork
+from bot.work import MemoryWorkQueue, RedisWorkQueue, Worker, WorkQueue
 from diagnosis import KubeAccess, KubeConnector, KubeDirectory, RunaiClient
 
-__all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
+__all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server", "run_worker"]
 
 
 @dataclass
@@ -56,7 +64,11 @@ class Runtime:
     runai: RunaiClient | None
     redis: redis.Redis | None
     authorizer: Authorizer
+    queue: WorkQueue
     kube: KubeDirectory | None = None
+    worker: Worker | None = None
+    """This process's worker (embedded in `serve`, or the whole of `runai-why worker`)."""
+    shutdown_grace_s: float = 20.0
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -74,6 +86,12 @@ def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
     return RedisStore(client, ttl_s=settings.state_ttl_s), client
 
 
+def _queue(settings: Settings, client: redis.Redis | None) -> WorkQueue:
+    if client is None:
+        return MemoryWorkQueue(max_items=settings.queue_max_items)
+    return RedisWorkQueue(client, max_items=settings.queue_max_items, journal_ttl_s=DEDUPE_TTL_S)
+
+
 def build_runtime(
     settings: Settings,
     *,
@@ -81,11 +99,13 @@ def build_runtime(
     kube: KubeConnector | None = None,
     clock: Callable[[], datetime | None] = lambda: None,
     socket_mode: bool = False,
+    worker: bool | None = None,
 ) -> Runtime:
     """Validate settings (fail fast with a clear message) and build every collaborator.
 
     `runai`, `kube` and `clock` are seams for tests and the simulator; production passes
     none of them and gets clients built from the settings (KUBE_CLUSTERS for Tier 2).
+    `worker` (default `EMBEDDED_WORKER`) gives the process a worker for the queue.
     """
     token, signing_secret, _ = settings.serve_secrets(socket_mode=socket_mode, runai=runai is None)
     client: RunaiClient | None = None
@@ -115,11 +135,24 @@ def build_runtime(
         audit=build_audit_sink(redis_client),
         access=authz,
     )
-    app = build_slack_app(
-        client=web,
-        signing_secret=signing_secret,
-        deps=SlackDeps(engine, store, runai_url=settings.runai_url),
+    queue = _queue(settings, redis_client)
+    deps = SlackDeps(
+        engine,
+        store,
+        queue,
+        queue_deadline_s=settings.queue_deadline_s,
+        runai_url=settings.runai_url,
     )
+    app = build_slack_app(client=web, signing_secret=signing_secret, deps=deps)
+    consumer = None
+    if settings.embedded_worker if worker is None else worker:
+        consumer = Worker(
+            queue,
+            {"slack": SlackWork(deps, web)},
+            concurrency=settings.max_concurrent_diagnoses,
+            claim_idle_s=settings.queue_claim_idle_s,
+            max_deliveries=settings.queue_max_deliveries,
+        )
     return Runtime(
         app=app,
         verifier=RequestVerifier(signing_secret),
@@ -127,7 +160,10 @@ def build_runtime(
         runai=client,
         redis=redis_client,
         authorizer=authorizer,
+        queue=queue,
         kube=owned_kube,
+        worker=consumer,
+        shutdown_grace_s=settings.shutdown_grace_s,
     )
 
 
@@ -192,8 +228,12 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        yield
-        await _close(runtime)
+        if runtime.worker is not None:
+            runtime.worker.start()
+        try:
+            yield
+        finally:
+            await _close(runtime)
 
     return Starlette(
         routes=[
@@ -217,22 +257,59 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
         port=settings.port,
         log_config=None,
         proxy_headers=True,
-        timeout_graceful_shutdown=20,
+        timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
     )
+
+
+def run_worker(settings: Settings) -> None:
+    """`runai-why worker`: answer queued requests until SIGTERM (or Ctrl-C)."""
+    if settings.redis_url is None:
+        raise ConfigError(
+            "set REDIS_URL for `runai-why worker`: without Redis the queue lives inside "
+            "`runai-why serve`, which answers its own requests"
+        )
+    asyncio.run(_worker_main(settings))
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event set by SIGTERM or SIGINT (the default handlers would skip the hand-back)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def _worker_main(settings: Settings) -> None:
+    runtime = build_runtime(settings, worker=True)
+    assert runtime.worker is not None  # noqa: S101 - worker=True always builds one
+    stop = _stop_on_signals()
+    runtime.worker.start()
+    try:
+        await stop.wait()
+    finally:
+        await _close(runtime)
 
 
 async def _socket_mode(settings: Settings) -> None:
     _, _, app_token = settings.serve_secrets(socket_mode=True, runai=True)
     runtime = build_runtime(settings, socket_mode=True)
     handler = AsyncSocketModeHandler(runtime.app, app_token)
+    stop = _stop_on_signals()
+    if runtime.worker is not None:
+        runtime.worker.start()
     try:
-        await handler.start_async()  # type: ignore[no-untyped-call]
+        await handler.connect_async()  # type: ignore[no-untyped-call]
+        await stop.wait()
+        await handler.close_async()  # type: ignore[no-untyped-call]
     finally:
         await _close(runtime)
 
 
 async def _close(runtime: Runtime) -> None:
-    """Close the clients the process owns (HTTP pools, Redis)."""
+    """Stop the worker (finish or hand back what it runs), then close the clients."""
+    if runtime.worker is not None:
+        await runtime.worker.stop(runtime.shutdown_grace_s)
     if runtime.runai is not None:
         await runtime.runai.aclose()
     if runtime.redis is not None:

@@ -1,11 +1,15 @@
 """Builds the Bolt `AsyncApp`: web client, listeners, log context and the one error handler.
 
-The error handler never posts: a request it sees could not be attributed to an asker and a
-place safely, so it is only logged. Listeners report their own failures (`bot.slack.turns`).
+Listeners only take requests into the durable work queue, so Bolt answers Slack after they
+return (`process_before_response=True`): an acknowledged request is already in Redis. The
+error handler never posts: a request it sees could not be attributed to an asker and a
+place safely, so it is only logged; an event that could not be queued (`RetryLater`) is
+answered 500, so Slack delivers it again. Listeners report their own failures.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,7 +24,9 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation.messages import STORE_DOWN
+from bot.metrics import STAGE_SECONDS
 from bot.slack.deps import SlackDeps
+from bot.slack.intake import RetryLater
 from bot.slack.listeners import register_listeners
 
 __all__ = ["STORE_DOWN", "build_slack_app", "build_web_client"]
@@ -65,14 +71,29 @@ async def _log_context(
     return await next()
 
 
+async def _timed_ack(
+    next: Callable[[], Awaitable[BoltResponse]],  # noqa: A002
+) -> BoltResponse:
+    """Record how long Slack waits for its answer (the listener queues, then Bolt answers)."""
+    started = time.perf_counter()
+    try:
+        return await next()
+    finally:
+        STAGE_SECONDS.labels(stage="ack").observe(time.perf_counter() - started)
+
+
 def build_slack_app(*, client: AsyncWebClient, signing_secret: str, deps: SlackDeps) -> AsyncApp:
     """The Bolt app: listeners registered per module, one error handler, no catch-alls."""
-    app = AsyncApp(client=client, signing_secret=signing_secret, process_before_response=False)
+    app = AsyncApp(client=client, signing_secret=signing_secret, process_before_response=True)
     app.middleware(_log_context)
+    app.middleware(_timed_ack)
     register_listeners(app, deps)
     log = structlog.get_logger(__name__)
 
     async def on_error(error: Exception, request: AsyncBoltRequest) -> None:
+        if isinstance(error, RetryLater):  # answered 500: Slack delivers the event again
+            log.warning("slack_event_not_taken", error=str(error), retry_num=_retry_num(request))
+            return
         # Listeners answer their own failures, privately, to the person they know asked
         # (bot.slack.turns). What reaches here failed before a listener could know that
         # safely, so it is logged and nothing is posted anywhere.
