@@ -51,7 +51,14 @@ from bot.slack.work import SlackWork
 from bot.work import MemoryWorkQueue, RedisWorkQueue, Worker, WorkQueue
 from diagnosis import KubeAccess, KubeConnector, KubeDirectory, RunaiClient
 
-__all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server", "run_worker"]
+__all__ = [
+    "Runtime",
+    "build_runtime",
+    "close_runtime",
+    "create_asgi_app",
+    "run_server",
+    "run_worker",
+]
 
 
 @dataclass
@@ -233,7 +240,7 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
         try:
             yield
         finally:
-            await _close(runtime)
+            await close_runtime(runtime)
 
     return Starlette(
         routes=[
@@ -288,7 +295,7 @@ async def _worker_main(settings: Settings) -> None:
     try:
         await stop.wait()
     finally:
-        await _close(runtime)
+        await close_runtime(runtime)
 
 
 async def _socket_mode(settings: Settings) -> None:
@@ -303,10 +310,10 @@ async def _socket_mode(settings: Settings) -> None:
         await stop.wait()
         await handler.close_async()  # type: ignore[no-untyped-call]
     finally:
-        await _close(runtime)
+        await close_runtime(runtime)
 
 
-async def _close(runtime: Runtime) -> None:
+async def close_runtime(runtime: Runtime) -> None:
     """Stop the worker (finish or hand back what it runs), then close the clients."""
     if runtime.worker is not None:
         await runtime.worker.stop(runtime.shutdown_grace_s)

@@ -44,6 +44,7 @@ class SlackWork:
         """See `Handler.run`."""
         responder = self._responder(item, state)
         shown = JournaledResponder(responder, journal, state)
+        responder.on_posted = shown.posted
         incoming = item.incoming
         if item.kind == "click" and not await self._asker_clicked(incoming, responder):
             return

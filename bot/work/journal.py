@@ -31,7 +31,25 @@ class JournaledResponder:
         self._shown = list(state.posts)
         self._next = 0
         self._placeholders = {p.ref for p in state.posts if p.progress}
+        self._posting: tuple[int, bool] | None = None
         self._log = structlog.get_logger(__name__)
+
+    async def posted(self, ref: str) -> None:
+        """Record the post under way as soon as the platform has it, before anything else.
+
+        A front end calls this right after its main message exists (Slack: before the
+        thread status and overflow replies), so a crash in between cannot lose the ref.
+        """
+        if self._posting is None or not ref:
+            return
+        (index, progress), self._posting = self._posting, None
+        post = ShownPost(ref, progress=progress)
+        if progress:
+            self._placeholders.add(ref)
+        try:
+            await self._journal.record_post(index, post, self._inner.thread())
+        except StoreUnavailable as error:
+            self._log.warning("work_journal_failed", step="post", error=str(error))
 
     def thread(self) -> str | None:
         """See `Responder.thread`."""
@@ -48,15 +66,10 @@ class JournaledResponder:
                 await self.update(earlier.ref, reply)
             self._log.info("work_post_replayed", index=index, progress=_progress(reply))
             return earlier.ref
+        self._posting = (index, _progress(reply))
         ref = await self._inner.post(reply)
-        if ref:  # "" = shown through response_url: nothing to update later
-            post = ShownPost(ref, progress=_progress(reply))
-            if post.progress:
-                self._placeholders.add(ref)
-            try:
-                await self._journal.record_post(index, post, self._inner.thread())
-            except StoreUnavailable as error:
-                self._log.warning("work_journal_failed", step="post", error=str(error))
+        await self.posted(ref)  # unless the front end already did; "" = nothing to update
+        self._posting = None
         return ref
 
     async def update(self, ref: str, reply: Reply) -> None:

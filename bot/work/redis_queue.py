@@ -211,13 +211,17 @@ class RedisWorkQueue:
         return Enqueued(Intake(_text(intake)), int(ahead), int(depth))
 
     async def take(self, consumer: str, count: int, block_s: float) -> list[Delivery]:
-        """See `WorkQueue.take` (`XREADGROUP ... >`)."""
+        """See `WorkQueue.take` (`XREADGROUP ... >`; BLOCK 0 would wait forever: none)."""
         async with _translated("take"):
             if not self._group_ready:
                 await self.ensure_group()
             try:
                 answer: Any = await self._redis.xreadgroup(
-                    GROUP, consumer, {self.stream: ">"}, count=count, block=int(block_s * 1000)
+                    GROUP,
+                    consumer,
+                    {self.stream: ">"},
+                    count=count,
+                    block=max(1, int(block_s * 1000)) if block_s > 0 else None,
                 )
             except ResponseError as error:
                 if "NOGROUP" not in str(error):
