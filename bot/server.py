@@ -51,14 +51,7 @@ from bot.slack.work import SlackWork
 from bot.work import MemoryWorkQueue, RedisWorkQueue, Worker, WorkQueue
 from diagnosis import KubeAccess, KubeConnector, KubeDirectory, RunaiClient
 
-__all__ = [
-    "Runtime",
-    "build_runtime",
-    "close_runtime",
-    "create_asgi_app",
-    "run_server",
-    "run_worker",
-]
+__all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server", "run_worker"]
 
 
 @dataclass
@@ -90,7 +83,8 @@ def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
         socket_connect_timeout=5,
         health_check_interval=30,
     )
-    return RedisStore(client, ttl_s=settings.state_ttl_s), client
+    store = RedisStore(client, ttl_s=settings.state_ttl_s, lock_ttl_s=settings.queue_claim_idle_s)
+    return store, client
 
 
 def _queue(settings: Settings, client: redis.Redis | None) -> WorkQueue:
@@ -240,7 +234,7 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
         try:
             yield
         finally:
-            await close_runtime(runtime)
+            await _close(runtime)
 
     return Starlette(
         routes=[
@@ -295,7 +289,7 @@ async def _worker_main(settings: Settings) -> None:
     try:
         await stop.wait()
     finally:
-        await close_runtime(runtime)
+        await _close(runtime)
 
 
 async def _socket_mode(settings: Settings) -> None:
@@ -310,10 +304,10 @@ async def _socket_mode(settings: Settings) -> None:
         await stop.wait()
         await handler.close_async()  # type: ignore[no-untyped-call]
     finally:
-        await close_runtime(runtime)
+        await _close(runtime)
 
 
-async def close_runtime(runtime: Runtime) -> None:
+async def _close(runtime: Runtime) -> None:
     """Stop the worker (finish or hand back what it runs), then close the clients."""
     if runtime.worker is not None:
         await runtime.worker.stop(runtime.shutdown_grace_s)
