@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tests.bot.slack.signing import BOT_USER_ID, app_mention_event, event_body, 
 pytestmark = pytest.mark.e2e
 
 ASK = "cluster=prod-a workload=training-job-42 project=ml-team"
+STREAM = "{runai-why-work}:stream"
 
 
 async def test_a_full_queue_tells_the_asker_at_once_and_a_waiting_one_their_place(
@@ -45,14 +47,21 @@ async def test_a_full_queue_tells_the_asker_at_once_and_a_waiting_one_their_plac
         assert fake_slack.calls("chat.postMessage") == []  # queued, not answered: no worker
 
 
-async def test_a_replica_killed_mid_diagnosis_is_answered_once_by_another(
-    fake_slack: FakeSlack, redis_url: str, redis_client
+@pytest.mark.parametrize(
+    "stop",
+    [
+        pytest.param(signal.SIGKILL, id="kill-9: reclaimed after the idle time"),
+        pytest.param(signal.SIGTERM, id="SIGTERM: handed back after the grace period"),
+    ],
+)
+async def test_a_worker_stopped_mid_diagnosis_is_answered_once_by_another(
+    fake_slack: FakeSlack, redis_url: str, redis_client, stop: signal.Signals
 ):
-    """`runai-why worker` posts "Diagnosing…" and is killed (-9); a replica reclaims the item.
+    """`runai-why worker` posts "Diagnosing…" and is stopped; another replica answers.
 
     The doomed worker reads a control plane that answers each call 2 s late, so it is still
-    diagnosing when it dies; the survivor reads a prompt one serving the same scenario and
-    updates the dead worker's placeholder: one message, one answer.
+    diagnosing when it stops; the survivor reads a prompt one serving the same scenario and
+    updates the stopped worker's placeholder: one message, one answer.
     """
     slow = DEMO.model_copy(update={"latency_ms": 2000})
     async with (
@@ -68,9 +77,12 @@ async def test_a_replica_killed_mid_diagnosis_is_answered_once_by_another(
             # trip) is the window left; past it, the placeholder is durable:
             await _journaled(redis_client, placeholder.response["ts"])
         finally:
-            doomed.kill()
+            doomed.send_signal(stop)
             await doomed.wait()
         assert fake_slack.calls("chat.update") == []
+        assert await redis_client.xlen(STREAM) == 1  # still queued: nothing lost
+        pending = (await redis_client.xpending(STREAM, "workers"))["pending"]
+        assert pending == (0 if stop is signal.SIGTERM else 1)  # handed back, or left held
         settings = _settings(
             fake_slack, web.runai_url, redis_url, queue_claim_idle_s=0.5, embedded_worker=True
         )
@@ -84,7 +96,7 @@ async def test_a_replica_killed_mid_diagnosis_is_answered_once_by_another(
             await fake_slack.wait_for_async("response_url", where=lambda c: c.key == "s")
         assert len(fake_slack.calls("chat.postMessage")) == 1  # never a second placeholder
         assert len(fake_slack.calls("chat.update")) == 1
-        assert await redis_client.xlen("{runai-why-work}:stream") == 0
+        assert await redis_client.xlen(STREAM) == 0
 
 
 async def _worker_process(
@@ -103,6 +115,7 @@ async def _worker_process(
         "RUNAI_RETRIES": "0",
         "QUEUE_CLAIM_IDLE_S": "0.5",
         "DIAGNOSIS_DEADLINE_S": "120",
+        "SHUTDOWN_GRACE_S": "0.2",
     }
     cli = Path(sys.executable).with_name("runai-why")
     return await asyncio.create_subprocess_exec(
