@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.conversation.messages import QUEUE_FULL, queued
+from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
 from bot.server import build_runtime, create_asgi_app
+from bot.work import RedisWorkQueue
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
 from tests.bot.slack.fake_slack import FakeSlack
@@ -135,3 +136,49 @@ async def _journaled(redis_client, ts: str) -> None:
                 if await redis_client.hget(key, "post:0") == f"progress:{ts}":
                     return
             await asyncio.sleep(0.01)
+
+
+async def _delivered_twice_before(redis_client) -> None:
+    """Two consumers took the item and died (the second one reclaimed it from the first)."""
+    queue = RedisWorkQueue(redis_client, max_items=10, journal_ttl_s=60)
+    assert len(await queue.take("dead-1", 1, 0)) == 1
+    assert len(await queue.reclaim("dead-2", 0, 1)) == 1
+
+
+async def _nothing(redis_client) -> None:
+    return None
+
+
+@pytest.mark.parametrize(
+    ("settings", "before", "told", "dead_letters"),
+    [
+        pytest.param(
+            {"queue_max_deliveries": 2},
+            _delivered_twice_before,
+            GAVE_UP,
+            1,
+            id="failed every time: dead-lettered",
+        ),
+        pytest.param(
+            {"queue_deadline_s": 0.001},
+            _nothing,
+            expired(0.001),
+            0,
+            id="waited past its deadline: dropped",
+        ),
+    ],
+)
+async def test_an_item_given_up_on_is_told_to_its_asker_privately(  # noqa: PLR0917 - a table
+    fake_slack: FakeSlack, redis_url: str, redis_client, settings, before, told, dead_letters
+):
+    options = {"queue_claim_idle_s": 0.3} | settings
+    async with running_bots(fake_slack, redis_url, embedded_worker=False, **options) as [web]:
+        await web.send(slash_command_body(ASK, response_url=fake_slack.response_url("r")))
+        await before(redis_client)
+        worker = _settings(fake_slack, web.runai_url, redis_url, embedded_worker=True, **options)
+        async with serve_asgi(create_asgi_app(build_runtime(worker)), lifespan="on"):
+            [notice] = await fake_slack.wait_for_async("response_url", where=lambda c: c.key == "r")
+        assert (notice.body["text"], notice.body["response_type"]) == (told, "ephemeral")
+        assert fake_slack.calls("chat.postMessage") == []
+        assert await redis_client.xlen(STREAM) == 0
+        assert await redis_client.xlen("{runai-why-work}:dead") == dead_letters
