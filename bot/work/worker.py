@@ -167,7 +167,10 @@ class Worker:
     async def _process(self, delivery: Delivery) -> None:
         item = delivery.item
         if item is None:
-            await self._dead(delivery, None, "unreadable item")
+            try:
+                await self._dead(delivery, None, "unreadable item")
+            except QueueUnavailable as error:  # still pending: dead-lettered on a later try
+                self._log.warning("work_not_acknowledged", error=str(error))
             return
         structlog.contextvars.bind_contextvars(
             request_id=item.request_id, work_id=item.id, platform=item.platform

@@ -9,7 +9,15 @@ import pytest
 
 from bot.conversation import Notice, Reply
 from bot.conversation.messages import GAVE_UP
-from bot.work import Journal, JournaledResponder, JournalState, Worker, WorkItem, WorkQueue
+from bot.work import (
+    Journal,
+    JournaledResponder,
+    JournalState,
+    RedisWorkQueue,
+    Worker,
+    WorkItem,
+    WorkQueue,
+)
 from tests.bot.work.conftest import item
 
 pytestmark = pytest.mark.e2e
@@ -182,3 +190,32 @@ async def test_sigterm_lets_running_work_finish_within_the_grace(queue: WorkQueu
     handler.release.set()
     assert await stopping == 0
     assert await queue.depth() == 0
+
+
+async def test_an_unreadable_item_is_dead_lettered_without_a_handler(redis_client):
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    await queue.ensure_group()
+    await redis_client.xadd(queue.stream, {"item": "{not json"})
+    handler = Diagnoser(Slackish())
+    worker = _worker(queue, handler)
+    worker.start()
+    async with asyncio.timeout(10):
+        while not await redis_client.xlen(queue.dead):  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    await worker.stop(1)
+    assert handler.ran == []
+    assert handler.gave_up == []  # nobody to tell: the item names no asker
+    assert await queue.depth() == 0
+
+
+async def test_an_item_of_an_unknown_platform_is_dead_lettered(queue: WorkQueue):
+    stray = item().model_copy(update={"platform": "irc"})
+    await queue.enqueue(stray, dedupe="msg:1", dedupe_ttl_s=60)
+    handler = Diagnoser(Slackish())
+    worker = _worker(queue, handler)
+    worker.start()
+    async with asyncio.timeout(10):
+        while await queue.depth():  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    await worker.stop(1)
+    assert handler.ran == []
