@@ -1,4 +1,4 @@
-"""The `runai-why` command line: `diagnose`, `sim`, `serve` and `demo`.
+"""The `runai-why` command line: `diagnose`, `sim`, `serve`, `worker` and `demo`.
 
 Exit codes: 0 a report was printed (whatever its outcome), 2 bad input (flags, IDs,
 scenario file, configuration), 3 the control plane failed or could not be reached, 130
@@ -27,7 +27,7 @@ from bot.logging import configure_logging
 from bot.observe import begin_request
 from bot.render.text import render_text, sanitize
 from bot.scenarios import bundled_scenario, request_from_expectation
-from bot.server import run_server
+from bot.server import run_server, run_worker
 from bot.settings import ConfigError, Settings
 from diagnosis import (
     DiagnosisError,
@@ -97,6 +97,14 @@ def _parser() -> _Parser:
         "--socket-mode",
         action="store_true",
         help="connect out with SLACK_APP_TOKEN instead of HTTP",
+    )
+    srv.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="only take requests; `runai-why worker` processes answer them (EMBEDDED_WORKER=0)",
+    )
+    commands.add_parser(
+        "worker", help="answer the requests queued in Redis (REDIS_URL), without serving HTTP"
     )
 
     demo = commands.add_parser(
@@ -187,8 +195,17 @@ async def _demo(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     settings = Settings()
+    if args.no_worker:
+        settings = settings.model_copy(update={"embedded_worker": False})
     configure_logging(settings.log_level, settings.log_format)
     run_server(settings, host=args.host, socket_mode=args.socket_mode)
+    return EXIT_OK
+
+
+def _worker() -> int:
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_format)
+    run_worker(settings)
     return EXIT_OK
 
 
@@ -230,6 +247,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return EXIT_OK
         if args.command == "serve":
             return _serve(args)
+        if args.command == "worker":
+            return _worker()
         runner = _diagnose if args.command == "diagnose" else _demo
         return asyncio.run(runner(args))
     except (InvalidRequest, ScenarioError, ConfigError) as error:

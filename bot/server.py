@@ -6,9 +6,14 @@ it also shows the authorization mode, so `AUTHZ_MODE=off` is visible) and, with
 `METRICS_TOKEN`, `GET /metrics` (bearer token). `METRICS_PORT` serves `/metrics` alone on
 its own port, for in-cluster scraping (`bot.metrics_server`).
 Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, signature on
-the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt.
+the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt, whose
+listeners take it into the durable work queue (`bot.work`) before Slack gets its answer.
 With `TEAMS_APP_ID` set it also serves `POST /api/messages` (`bot.teams.runtime`); Slack,
 Teams or both may be configured.
+
+`serve` also runs a worker that answers queued requests (`EMBEDDED_WORKER`, default on);
+`runai-why worker` runs only that (`run_worker`). On SIGTERM both stop taking work, let what
+runs finish within `SHUTDOWN_GRACE_S`, and hand the rest back to the queue.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import asyncio
 import contextlib
 import hmac
 import os
+import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -47,18 +53,20 @@ from bot.flight import Flights, LocalLimit, RedisSemaphore
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
 from bot.redis_connect import connect_redis, redis_health
-from bot.settings import ConfigError, Settings
+from bot.settings import DEDUPE_TTL_S, ConfigError, Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
 from bot.slack.identity import SlackIdentify
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
+from bot.slack.work import SlackWork
 from bot.teams.runtime import TeamsRuntime, build_teams
 from bot.upstream_metrics import CountingTransport
+from bot.work import Handler, MemoryWorkQueue, RedisWorkQueue, Worker, WorkQueue
 from diagnosis import NO_LIMIT, CallLimiter, KubeAccess, KubeConnector, KubeDirectory, RunaiClient
 
-__all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server"]
+__all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server", "run_worker"]
 
 
 @dataclass
@@ -71,9 +79,13 @@ class Runtime:
     runai: RunaiClient | None
     redis: redis.Redis | None
     authorizer: Authorizer
+    queue: WorkQueue
     kube: KubeDirectory | None = None
     teams: TeamsRuntime | None = None
     metrics_token: str | None = None
+    worker: Worker | None = None
+    """This process's worker (embedded in `serve`, or the whole of `runai-why worker`)."""
+    shutdown_grace_s: float = 20.0
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -89,7 +101,14 @@ def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
         )
     except ValueError as error:
         raise ConfigError(str(error)) from error
-    return RedisStore(client, ttl_s=settings.state_ttl_s), client
+    store = RedisStore(client, ttl_s=settings.state_ttl_s, lock_ttl_s=settings.queue_claim_idle_s)
+    return store, client
+
+
+def _queue(settings: Settings, client: redis.Redis | None) -> WorkQueue:
+    if client is None:
+        return MemoryWorkQueue(max_items=settings.queue_max_items)
+    return RedisWorkQueue(client, max_items=settings.queue_max_items, journal_ttl_s=DEDUPE_TTL_S)
 
 
 def _runai_limiter(settings: Settings, client: redis.Redis | None) -> CallLimiter:
@@ -118,13 +137,15 @@ def build_runtime(
     clock: Callable[[], datetime | None] = lambda: None,
     socket_mode: bool = False,
     teams_transport: httpx.AsyncBaseTransport | None = None,
+    worker: bool | None = None,
 ) -> Runtime:
     """Validate settings (fail fast with a clear message) and build every collaborator.
 
     `runai`, `kube`, `clock` and `teams_transport` (every outbound Teams call) are seams for
     tests and the simulator; production passes none of them and gets clients built from the
     settings (KUBE_CLUSTERS for Tier 2).
-    Slack is served unless only Teams is configured.
+    Slack is served unless only Teams is configured. `worker` (default `EMBEDDED_WORKER`)
+    gives the process a worker for the queue.
     """
     slack = socket_mode or settings.slack_configured or not settings.teams_configured
     if slack:
@@ -151,6 +172,8 @@ def build_runtime(
     flights = Flights(redis_client, report_ttl_s=settings.diagnosis_cache_ttl_s)
     authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
     audit = build_audit_sink(redis_client)
+    queue = _queue(settings, redis_client)
+    handlers: dict[str, Handler] = {}  # what a worker answers, per platform
     app: AsyncApp | None = None
     if slack:
         web = build_web_client(token, settings.slack_api_url)
@@ -172,12 +195,17 @@ def build_runtime(
             access=authz,
             flights=flights,
         )
-        app = build_slack_app(
-            client=web,
-            signing_secret=signing_secret,
-            deps=SlackDeps(engine, store, runai_url=settings.runai_url),
-            auth_test=auth_test,
+        deps = SlackDeps(
+            engine,
+            store,
+            queue,
+            queue_deadline_s=settings.queue_deadline_s,
+            runai_url=settings.runai_url,
         )
+        app = build_slack_app(
+            client=web, signing_secret=signing_secret, deps=deps, auth_test=auth_test
+        )
+        handlers["slack"] = SlackWork(deps, web)
     teams = None
     if teams_settings is not None:
         teams = build_teams(
@@ -192,6 +220,15 @@ def build_runtime(
             transport=teams_transport,
             flights=flights,
         )
+    consumer = None
+    if settings.embedded_worker if worker is None else worker:
+        consumer = Worker(
+            queue,
+            handlers,
+            concurrency=settings.max_concurrent_diagnoses,
+            claim_idle_s=settings.queue_claim_idle_s,
+            max_deliveries=settings.queue_max_deliveries,
+        )
     return Runtime(
         app=app,
         verifier=RequestVerifier(signing_secret) if slack else None,
@@ -199,11 +236,14 @@ def build_runtime(
         runai=client,
         redis=redis_client,
         authorizer=authorizer,
+        queue=queue,
         kube=owned_kube,
         teams=teams,
         metrics_token=(
             settings.metrics_token.get_secret_value() if settings.metrics_token else None
         ),
+        worker=consumer,
+        shutdown_grace_s=settings.shutdown_grace_s,
     )
 
 
@@ -295,8 +335,12 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        yield
-        await _close(runtime)
+        if runtime.worker is not None:
+            runtime.worker.start()
+        try:
+            yield
+        finally:
+            await _close(runtime)
 
     teams = runtime.teams.routes() if runtime.teams is not None else []
     return Starlette(
@@ -324,8 +368,38 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
         port=settings.port,
         log_config=None,
         proxy_headers=True,
-        timeout_graceful_shutdown=20,
+        timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
     )
+
+
+def run_worker(settings: Settings) -> None:
+    """`runai-why worker`: answer queued requests until SIGTERM (or Ctrl-C)."""
+    if settings.redis_url is None:
+        raise ConfigError(
+            "set REDIS_URL for `runai-why worker`: without Redis the queue lives inside "
+            "`runai-why serve`, which answers its own requests"
+        )
+    asyncio.run(_worker_main(settings))
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event set by SIGTERM or SIGINT (the default handlers would skip the hand-back)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def _worker_main(settings: Settings) -> None:
+    runtime = build_runtime(settings, worker=True)
+    assert runtime.worker is not None  # noqa: S101 - worker=True always builds one
+    stop = _stop_on_signals()
+    runtime.worker.start()
+    try:
+        await stop.wait()
+    finally:
+        await _close(runtime)
 
 
 async def _socket_mode(settings: Settings, host: str) -> None:
@@ -334,14 +408,21 @@ async def _socket_mode(settings: Settings, host: str) -> None:
     assert runtime.app is not None  # noqa: S101 - socket mode always builds the Slack app
     start_metrics_server(settings.metrics_port, host)
     handler = AsyncSocketModeHandler(runtime.app, app_token)
+    stop = _stop_on_signals()
+    if runtime.worker is not None:
+        runtime.worker.start()
     try:
-        await handler.start_async()  # type: ignore[no-untyped-call]
+        await handler.connect_async()  # type: ignore[no-untyped-call]
+        await stop.wait()
+        await handler.close_async()  # type: ignore[no-untyped-call]
     finally:
         await _close(runtime)
 
 
 async def _close(runtime: Runtime) -> None:
-    """Close the clients the process owns (HTTP pools, Redis)."""
+    """Stop the worker (finish or hand back what it runs), then close the clients."""
+    if runtime.worker is not None:
+        await runtime.worker.stop(runtime.shutdown_grace_s)
     if runtime.teams is not None:
         await runtime.teams.aclose()
     if runtime.runai is not None:

@@ -17,7 +17,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from bot.redis_connect import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
 from diagnosis import DEFAULT_DEADLINE_S, RunaiConfig
 
-__all__ = ["ConfigError", "Settings", "is_placeholder"]
+__all__ = ["DEDUPE_TTL_S", "ConfigError", "Settings", "is_placeholder"]
+
+#: Slack retries an event for up to ~6 minutes; what was taken is remembered for an hour, so
+#: a request's deadline in the queue must be shorter.
+DEDUPE_TTL_S = 3600
 
 _PLACEHOLDERS = frozenset({"", "xxx", "todo", "<secret>", "none", "null"})
 #: Words that make any value a placeholder, wherever they appear (`xoxb-change-me`,
@@ -101,6 +105,18 @@ class Settings(BaseSettings):
             Teams answers show the memory sparkline instead of the chart.
         teams_chart_ttl_s: `TEAMS_CHART_TTL_S`, how long a chart's signed URL (and the PNG)
             stays valid.
+        queue_max_items: `QUEUE_MAX_ITEMS`, requests the work queue holds (waiting or being
+            answered, across replicas); past it, an asker is told at once to ask again.
+        queue_deadline_s: `QUEUE_DEADLINE_S`, how long a request may wait to be started;
+            past it, it is dropped and its asker told.
+        queue_claim_idle_s: `QUEUE_CLAIM_IDLE_S`, how long a worker may go silent before its
+            requests are taken over by another (a living worker renews its claim).
+        queue_max_deliveries: `QUEUE_MAX_DELIVERIES`, attempts at one request before it goes
+            to the dead-letter stream and its asker is told.
+        shutdown_grace_s: `SHUTDOWN_GRACE_S`, how long a stopping process (SIGTERM) lets
+            the requests it is answering finish before it hands the rest back.
+        embedded_worker: `EMBEDDED_WORKER`, whether `runai-why serve` also answers requests
+            (default yes; turn it off when `runai-why worker` processes do).
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
@@ -181,6 +197,13 @@ class Settings(BaseSettings):
     # Teams answer charts, served by the bot under signed URLs (bot/teams/charts.py).
     teams_public_url: str | None = None
     teams_chart_ttl_s: int = Field(default=7 * 86400, ge=300, le=30 * 86400)
+    # The durable work queue (bot/work): bounded, with deadlines, reclaimed after a crash.
+    queue_max_items: int = Field(default=1000, ge=1, le=1_000_000)
+    queue_deadline_s: float = Field(default=300.0, gt=0, lt=DEDUPE_TTL_S)
+    queue_claim_idle_s: float = Field(default=30.0, gt=0, le=3600)
+    queue_max_deliveries: int = Field(default=3, ge=1, le=20)
+    shutdown_grace_s: float = Field(default=20.0, ge=0, le=600)
+    embedded_worker: bool = True
 
     @field_validator("slack_api_url")
     @classmethod

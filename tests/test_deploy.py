@@ -48,9 +48,9 @@ def test_slack_manifest_is_minimal_and_points_every_surface_at_one_url():
     assert settings["socket_mode_enabled"] is False
 
 
-def test_procfile_runs_the_http_server():
+def test_procfile_runs_the_http_server_and_a_worker():
     procfile = (DEPLOY.parent / "Procfile").read_text().strip().splitlines()
-    assert procfile == ["web: runai-why serve --host 0.0.0.0"]
+    assert procfile == ["web: runai-why serve --host 0.0.0.0", "worker: runai-why worker"]
 
 
 # ---------------------------------------------------------------- the kustomize base

@@ -10,15 +10,20 @@ __all__ = [
     "BUSY",
     "CRASHED",
     "FOLLOW_UP_HINT",
+    "GAVE_UP",
     "HELP",
     "LOST_CONTEXT",
     "NOTHING_TO_SHOW",
+    "QUEUE_FULL",
     "STORE_BUSY",
     "STORE_DOWN",
+    "STORE_RETRYING",
     "carried_note",
     "describe_upstream",
+    "expired",
     "not_understood",
     "only_asker",
+    "queued",
     "unchanged",
     "working_text",
 ]
@@ -122,3 +127,35 @@ def carried_note(carried: list[str]) -> str:
     """Names the values that came from earlier in the thread, e.g. `project ml-team`."""
     listed = carried[0] if len(carried) == 1 else ", ".join(carried[:-1]) + " and " + carried[-1]
     return f"{listed[0].upper()}{listed[1:]}, from earlier in this thread."
+
+
+# ---------------------------------------------------------------- the durable work queue
+
+QUEUE_FULL = (
+    "I am answering as many requests as I can hold right now, so I did not take this one "
+    "and lost nothing. Please ask again in a few minutes."
+)
+STORE_RETRYING = (
+    "I cannot reach my state store (Redis) right now, so I have not taken your message yet. "
+    "Slack will send it to me again within a few minutes and I will answer it then; if no "
+    "answer comes, ask again later."
+)
+GAVE_UP = (
+    "I tried to answer this request several times and failed each time, so I stopped. "
+    "The operators have the details; please ask again."
+)
+
+
+def queued(ahead: int) -> str:
+    """Told privately when a request has to wait: its place in the queue."""
+    many = "request is" if ahead == 1 else "requests are"
+    return f"I am busy: {ahead} {many} ahead of yours. I will answer here when I get to it."
+
+
+def expired(waited_s: float) -> str:
+    """Told when a request waited past its deadline and was not started."""
+    minutes = max(1, round(waited_s / 60))
+    return (
+        f"I was too busy to start on this request within {minutes} minute"
+        f"{'s' if minutes != 1 else ''}, so I dropped it. Please ask again."
+    )

@@ -15,6 +15,7 @@ from typing import Protocol
 
 import redis.asyncio as redis
 import structlog
+from redis.asyncio.lock import Lock
 from redis.exceptions import LockError
 
 from bot.conversation.model import ConversationState, ThreadKey
@@ -120,14 +121,27 @@ class MemoryStore:
 
 
 class RedisStore:
-    """Redis-backed store shared by every replica (`REDIS_URL`)."""
+    """Redis-backed store shared by every replica (`REDIS_URL`).
+
+    A thread's lock is waited for up to `lock_timeout_s`. Without `lock_ttl_s` it also
+    expires after `lock_timeout_s`. With it, the lock expires `lock_ttl_s` after its holder
+    last renewed it, and the holder renews it every third of that while its turn runs: a
+    replica killed mid-turn frees its threads as soon as its work is reclaimed
+    (`QUEUE_CLAIM_IDLE_S`), not minutes later.
+    """
 
     def __init__(
-        self, client: redis.Redis, *, ttl_s: int = 86400, lock_timeout_s: float = 300
+        self,
+        client: redis.Redis,
+        *,
+        ttl_s: int = 86400,
+        lock_timeout_s: float = 300,
+        lock_ttl_s: float | None = None,
     ) -> None:
         self._redis = client
         self._ttl_s = ttl_s
         self._lock_timeout_s = lock_timeout_s
+        self._lock_ttl_s = lock_ttl_s
 
     async def load(self, key: ThreadKey) -> ConversationState | None:
         """See `StateStore.load`."""
@@ -145,16 +159,22 @@ class RedisStore:
         """See `StateStore.lock`; the lock expires by itself if a replica dies holding it."""
         lock = self._redis.lock(
             key.redis_key("lock"),
-            timeout=self._lock_timeout_s,
+            timeout=self._lock_ttl_s or self._lock_timeout_s,
             blocking_timeout=self._lock_timeout_s,
         )
         async with _translated("lock"):
             acquired = await lock.acquire()
         if not acquired:
             raise ThreadBusy("another replica is still answering in this thread")
+        renewing = None
+        if self._lock_ttl_s is not None:
+            renewing = asyncio.create_task(self._renew(lock, self._lock_ttl_s, key))
         try:
             yield
         finally:
+            if renewing is not None:
+                renewing.cancel()
+                await asyncio.gather(renewing, return_exceptions=True)
             try:
                 await lock.release()
             except LockError:
@@ -163,6 +183,17 @@ class RedisStore:
                 structlog.get_logger(__name__).warning("thread_lock_expired", key=key.thread)
             except (redis.RedisError, OSError):
                 structlog.get_logger(__name__).warning("thread_unlock_failed", key=key.thread)
+
+    @staticmethod
+    async def _renew(lock: Lock, ttl_s: float, key: ThreadKey) -> None:
+        """Keep `lock` for another `ttl_s` every `ttl_s / 3` while its turn runs."""
+        while True:
+            await asyncio.sleep(ttl_s / 3)
+            try:
+                await lock.reacquire()
+            except (LockError, redis.RedisError, OSError):
+                structlog.get_logger(__name__).warning("thread_lock_not_renewed", key=key.thread)
+                return
 
     async def claim(self, token: str, ttl_s: int) -> bool:
         """See `StateStore.claim` (Redis `SET NX EX`)."""

@@ -1,7 +1,10 @@
 """Builds the Bolt `AsyncApp`: web client, listeners, log context and the one error handler.
 
-The error handler never posts: a request it sees could not be attributed to an asker and a
-place safely, so it is only logged. Listeners report their own failures (`bot.slack.turns`).
+Listeners only take requests into the durable work queue, so Bolt answers Slack after they
+return (`process_before_response=True`): an acknowledged request is already in Redis. The
+error handler never posts: a request it sees could not be attributed to an asker and a
+place safely, so it is only logged; an event that could not be queued (`RetryLater`) is
+answered 500, so Slack delivers it again. Listeners report their own failures.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from bot.conversation.messages import STORE_DOWN
 from bot.observe import REQUEST_ID, begin_request
 from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
+from bot.slack.intake import RetryLater
 from bot.slack.listeners import register_listeners
 
 __all__ = ["STORE_DOWN", "build_slack_app", "build_web_client"]
@@ -92,13 +96,16 @@ def build_slack_app(
         client=tokenless_twin(client),
         signing_secret=signing_secret,
         authorize=(auth_test or AuthTest(client)).authorize(),
-        process_before_response=False,
+        process_before_response=True,
     )
     app.middleware(_log_context)
     register_listeners(app, deps)
     log = structlog.get_logger(__name__)
 
     async def on_error(error: Exception, request: AsyncBoltRequest) -> None:
+        if isinstance(error, RetryLater):  # answered 500: Slack delivers the event again
+            log.warning("slack_event_not_taken", error=str(error), retry_num=_retry_num(request))
+            return
         # Listeners answer their own failures, privately, to the person they know asked
         # (bot.slack.turns). What reaches here failed before a listener could know that
         # safely, so it is logged and nothing is posted anywhere.

@@ -11,7 +11,7 @@ invite the bot.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 import structlog
@@ -69,6 +69,8 @@ class SlackResponder:
         self._log = structlog.get_logger(__name__)
         self.public = False
         """Whether anything was shown in the channel for this request (posted or updated)."""
+        self.on_posted: Callable[[str], Awaitable[None]] | None = None
+        """Called with a public post's ts as soon as Slack has it (the work item's journal)."""
 
     def thread(self) -> str | None:
         """The thread the conversation lives in (a slash command's root once posted)."""
@@ -140,6 +142,8 @@ class SlackResponder:
         self.public = True
         if self._thread_ts is None and self._threaded:
             self._thread_ts = ts
+        if self.on_posted is not None:
+            await self.on_posted(ts)
         await self._post_overflow(overflow)
         if isinstance(reply, Notice) and reply.progress:
             self._status_shown = await self._set_status(thread_status(reply.text))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import structlog
 
-from bot.conversation import Incoming, StoreUnavailable
+from bot.conversation import Incoming, Responder, StoreUnavailable
 from bot.conversation.messages import (
     BUSY,
     CRASHED,
@@ -40,11 +40,21 @@ async def tell_store_error(responder: SlackResponder, error: StoreUnavailable) -
         await responder.tell(STATE_NOT_SAVED if responder.public else STORE_DOWN)
 
 
-async def converse(deps: SlackDeps, incoming: Incoming, responder: SlackResponder) -> None:
-    """Run one turn; any failure is logged and told to the asker privately, once."""
+async def converse(
+    deps: SlackDeps,
+    incoming: Incoming,
+    responder: SlackResponder,
+    *,
+    shown: Responder | None = None,
+) -> None:
+    """Run one turn; any failure is logged and told to the asker privately, once.
+
+    `shown` is what the engine answers through (the worker's journaled wrapper of
+    `responder`); `responder` tells the asker about failures.
+    """
     log = structlog.get_logger(__name__)
     try:
-        await deps.engine.handle(incoming, responder)
+        await deps.engine.handle(incoming, shown or responder)
     except StoreUnavailable as error:
         log.warning("slack_store_unavailable", error=str(error), answered=responder.public)
         await tell_store_error(responder, error)

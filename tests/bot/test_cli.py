@@ -338,6 +338,14 @@ def test_serve_names_malformed_settings_with_the_missing_ones(monkeypatch, capsy
     assert "xoxp-a-user-token" not in err
 
 
+def test_worker_without_redis_says_the_queue_lives_in_serve(monkeypatch, capsys):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    code, _, err = _run(["worker"], capsys)
+    assert code == 2
+    assert "set REDIS_URL for `runai-why worker`" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_a_setting_of_the_wrong_type_is_one_line_naming_it(monkeypatch, capsys):
     monkeypatch.setenv("PORT", "eighty")
     code, _, err = _run(["serve"], capsys)

@@ -136,3 +136,51 @@ def test_the_chart_ttl_is_bounded():
     assert Settings().teams_chart_ttl_s == 7 * 86400
     with pytest.raises(ValueError, match="greater than or equal to 300"):
         Settings(teams_chart_ttl_s=10)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "field", "expected"),
+    [
+        ("QUEUE_MAX_ITEMS", "250", "queue_max_items", 250),
+        ("QUEUE_DEADLINE_S", "90", "queue_deadline_s", 90.0),
+        ("QUEUE_CLAIM_IDLE_S", "5", "queue_claim_idle_s", 5.0),
+        ("QUEUE_MAX_DELIVERIES", "5", "queue_max_deliveries", 5),
+        ("SHUTDOWN_GRACE_S", "0", "shutdown_grace_s", 0.0),
+        ("EMBEDDED_WORKER", "false", "embedded_worker", False),
+    ],
+)
+def test_the_queue_settings_are_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, variable, value, field, expected
+):
+    monkeypatch.setenv(variable, value)
+    assert getattr(Settings(_env_file=None), field) == expected
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("QUEUE_MAX_ITEMS", "0"),
+        ("QUEUE_DEADLINE_S", "3600"),  # not shorter than the dedupe memory (an hour)
+        ("QUEUE_CLAIM_IDLE_S", "0"),
+        ("QUEUE_MAX_DELIVERIES", "0"),
+        ("SHUTDOWN_GRACE_S", "-1"),
+    ],
+)
+def test_queue_settings_out_of_range_are_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch, variable, value
+):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError, match=variable.lower()):
+        Settings(_env_file=None)
+
+
+def test_the_queue_defaults():
+    settings = Settings(_env_file=None)
+    assert (
+        settings.queue_max_items,
+        settings.queue_deadline_s,
+        settings.queue_claim_idle_s,
+        settings.queue_max_deliveries,
+        settings.shutdown_grace_s,
+        settings.embedded_worker,
+    ) == (1000, 300.0, 30.0, 3, 20.0, True)

@@ -1,16 +1,20 @@
-"""`/runai-why`: acknowledge at once, then converse; the first reply anchors a thread."""
+"""`/runai-why`: taken into the work queue, then acknowledged; the first reply anchors a thread.
+
+The ack itself tells the asker, privately, what happened when it was not simply taken:
+their place in the queue, a full queue, or Redis down (Slack does not retry commands).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, ThreadKey
+from bot.conversation.messages import QUEUE_FULL, STORE_DOWN, queued
 from bot.slack.deps import SlackDeps
-from bot.slack.responder import SlackResponder
-from bot.slack.turns import converse
+from bot.slack.intake import ResponderSpec, submit
+from bot.work import Intake, QueueUnavailable
 
 __all__ = ["register"]
 
@@ -18,21 +22,36 @@ __all__ = ["register"]
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     """Register the slash command listener."""
 
-    async def runai_why(ack: AsyncAck, command: dict[str, Any], client: AsyncWebClient) -> None:
-        await ack()
+    async def runai_why(ack: AsyncAck, command: dict[str, Any]) -> None:
         channel = command["channel_id"]
         # A slash command has no thread yet: its key is the invocation; the responder's
         # first post becomes the thread root, and the engine stores the state under it.
         key = ThreadKey("slack", command["team_id"], channel, f"cmd-{command['trigger_id']}")
-        responder = SlackResponder(
-            client,
+        spec = ResponderSpec(
             channel=channel,
             thread_ts=None,
             user=command["user_id"],
             response_url=command.get("response_url"),
-            runai_url=deps.runai_url,
         )
         text = command.get("text", "").strip() or "help"
-        await converse(deps, Incoming(key, command["user_id"], text=text), responder)
+        try:
+            taken = await submit(
+                deps.queue,
+                kind="turn",
+                incoming=Incoming(key, command["user_id"], text=text),
+                spec=spec,
+                dedupe=None,  # Slack never delivers a slash command twice
+                dedupe_ttl_s=deps.dedupe_ttl_s,
+                deadline_s=deps.queue_deadline_s,
+            )
+        except QueueUnavailable:
+            await ack(text=STORE_DOWN, response_type="ephemeral")
+            return
+        if taken.intake is Intake.FULL:
+            await ack(text=QUEUE_FULL, response_type="ephemeral")
+        elif taken.intake is Intake.ACCEPTED and taken.ahead:
+            await ack(text=queued(taken.ahead), response_type="ephemeral")
+        else:
+            await ack()
 
     app.command("/runai-why")(runai_why)

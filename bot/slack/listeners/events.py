@@ -5,28 +5,29 @@ Only people are listened to: a message or mention from an app (`bot_id`, subtype
 
 Exactly one answer per message: Slack's retries repeat an event, and a mention in a channel
 the bot can read arrives twice (`app_mention` and `message`, with different event ids), so
-the message (team, channel, ts) is claimed in the store (`SET NX EX`) before anything is
-done, across replicas.
+the message (team, channel, ts) is the work item's dedupe key: claimed and queued in one
+atomic step before the event is acknowledged, across replicas. A claimed message is always
+in the queue until answered, so a later delivery is a true duplicate. When Redis is down
+the event is answered with an error, so Slack delivers it again.
 
-A plain reply in a thread whose conversation the store no longer has (Redis lost it, or it
-expired) is not ignored when the bot took part in that thread: the replier is told, once and
-privately, to mention the bot with the whole question.
+A plain reply in a thread is queued only when the conversation is known, or the bot took
+part in that thread (asked of Slack): the worker then continues it, or tells the replier,
+once and privately, to mention the bot with the whole question.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import structlog
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, StoreUnavailable, ThreadKey
-from bot.conversation.messages import LOST_CONTEXT
-from bot.conversation.store import ThreadBusy
+from bot.conversation.messages import STORE_RETRYING
 from bot.slack.deps import SlackDeps
-from bot.slack.responder import SlackResponder
-from bot.slack.turns import converse, tell_store_error
+from bot.slack.intake import ResponderSpec, RetryLater
+from bot.slack.listeners.take import take
 
 __all__ = ["DM_THREAD", "register"]
 
@@ -41,59 +42,63 @@ def from_an_app(event: dict[str, Any]) -> bool:
     return bool(event.get("bot_id")) or event.get("subtype") == "bot_message"
 
 
-async def _first_delivery(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any]) -> bool:
-    """Claim the message itself, atomically, across replicas.
+def _message_key(body: dict[str, Any], event: dict[str, Any]) -> str:
+    """One key for Slack's retries and the app_mention + message double delivery."""
+    return f"msg:{body.get('team_id', '')}:{event.get('channel')}:{event.get('ts')}"
 
-    One key covers Slack's retries (same event, same message) and the app_mention + message
-    double delivery (two events, one message).
-    """
-    team = body.get("team_id", "")
-    message = f"msg:{team}:{event.get('channel')}:{event.get('ts')}"
-    first = await deps.store.claim(message, deps.dedupe_ttl_s)
-    if not first:
-        structlog.get_logger(__name__).info(
-            "slack_duplicate_ignored", event_id=body.get("event_id")
-        )
-    return first
+
+def _first_delivery(request: AsyncBoltRequest) -> bool:
+    """Not one of Slack's retries (no `X-Slack-Retry-Num`)."""
+    return not request.headers.get("x-slack-retry-num")
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     """Register `app_mention` and `message` (channels, private channels, DMs) listeners."""
 
     async def directed(
-        body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient, *, im: bool
+        body: dict[str, Any],
+        event: dict[str, Any],
+        client: AsyncWebClient,
+        request: AsyncBoltRequest,
+        *,
+        im: bool,
     ) -> None:
         channel, user = str(event.get("channel", "")), str(event.get("user", ""))
         thread = event.get("thread_ts") or (DM_THREAD if im else event.get("ts", ""))
-        responder = SlackResponder(
-            client,
+        spec = ResponderSpec(
             channel=channel,
             thread_ts=event.get("thread_ts") or (None if im else thread),
             user=user,
             threaded=not im or bool(event.get("thread_ts")),
-            runai_url=deps.runai_url,
         )
-        try:
-            if not await _first_delivery(deps, body, event):
-                return
-        except StoreUnavailable as error:
-            await tell_store_error(responder, error)
-            return
         key = ThreadKey("slack", body.get("team_id", ""), channel, thread)
-        await converse(deps, Incoming(key, user, text=event.get("text") or ""), responder)
+        await take(
+            deps,
+            client,
+            kind="turn",
+            incoming=Incoming(key, user, text=event.get("text") or ""),
+            spec=spec,
+            dedupe=_message_key(body, event),
+            retry=True,
+            first_delivery=_first_delivery(request),
+        )
 
     async def on_mention(
-        body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient
+        body: dict[str, Any],
+        event: dict[str, Any],
+        client: AsyncWebClient,
+        request: AsyncBoltRequest,
     ) -> None:
         if from_an_app(event) or not event.get("channel") or not event.get("user"):
             return
-        await directed(body, event, client, im=False)
+        await directed(body, event, client, request, im=False)
 
     async def on_message(
         body: dict[str, Any],
         event: dict[str, Any],
         client: AsyncWebClient,
         context: AsyncBoltContext,
+        request: AsyncBoltRequest,
     ) -> None:
         text = event.get("text") or ""
         if (
@@ -104,12 +109,14 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         ):
             return
         if event.get("channel_type") == "im":
-            await directed(body, event, client, im=True)  # a DM is always meant for the bot
+            await directed(body, event, client, request, im=True)  # a DM is always for the bot
             return
         thread = event.get("thread_ts")
         if thread is None or (context.bot_user_id and f"<@{context.bot_user_id}" in text):
             return  # top-level chatter, or a mention (app_mention delivers it)
-        await _thread_reply(deps, body, event, client, context.bot_user_id)
+        await _thread_reply(
+            deps, body, event, client, bot_user_id=context.bot_user_id, request=request
+        )
 
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
@@ -120,52 +127,38 @@ async def _thread_reply(
     body: dict[str, Any],
     event: dict[str, Any],
     client: AsyncWebClient,
+    *,
     bot_user_id: str | None,
+    request: AsyncBoltRequest,
 ) -> None:
-    """A plain reply in a thread: it continues the bot's conversation there, if any."""
+    """A plain reply in a thread: queued when it may continue the bot's conversation there."""
     channel, thread, user = event["channel"], event["thread_ts"], event["user"]
-    responder = SlackResponder(
-        client, channel=channel, thread_ts=thread, user=user, runai_url=deps.runai_url
-    )
+    spec = ResponderSpec(channel=channel, thread_ts=thread, user=user)
     key = ThreadKey("slack", body.get("team_id", ""), channel, thread)
+
+    async def took_part() -> bool:
+        return await deps.threads.bot_took_part(
+            client, channel=channel, thread=thread, bot_user_id=bot_user_id
+        )
+
     try:
         known = await deps.store.load(key) is not None
-        if not await _first_delivery(deps, body, event):
-            return
     except StoreUnavailable as error:
-        if await deps.threads.bot_took_part(
-            client, channel=channel, thread=thread, bot_user_id=bot_user_id
-        ):
-            await tell_store_error(responder, error)
-        return
-    if not known:
-        if not await deps.threads.bot_took_part(
-            client, channel=channel, thread=thread, bot_user_id=bot_user_id
-        ):
-            return  # a thread among people: not the bot's business
-        try:  # a turn still running there may not have saved the thread yet
-            known = await deps.engine.settled(key) is not None
-        except ThreadBusy:
-            known = True  # a turn still holds the thread: the engine answers "busy"
-        except StoreUnavailable as error:
-            await tell_store_error(responder, error)
-            return
-        if not known:
-            await _lost_context(deps, responder, key=key, user=user)
-            return
-    incoming = Incoming(key, user, text=event.get("text") or "", directed=False)
-    await converse(deps, incoming, responder)
-
-
-async def _lost_context(
-    deps: SlackDeps, responder: SlackResponder, *, key: ThreadKey, user: str
-) -> None:
-    """Tell the replier, once per thread, that the bot no longer has this conversation."""
-    try:
-        first = await deps.store.claim(f"lost:{key.redis_key('conv')}:{user}", deps.dedupe_ttl_s)
-    except StoreUnavailable as error:
-        await tell_store_error(responder, error)
-        return
-    if first:
-        structlog.get_logger(__name__).info("slack_thread_context_lost", thread=key.thread)
-        await responder.tell(LOST_CONTEXT)
+        if not await took_part():
+            return  # a thread among people: not the bot's business, Redis or not
+        if _first_delivery(request):
+            await spec.responder(client, runai_url=deps.runai_url).tell(STORE_RETRYING)
+        raise RetryLater(str(error)) from error
+    if not known and not await took_part():
+        return  # a thread among people: not the bot's business
+    incoming = Incoming(key, user, text=event.get("text") or "", directed=False, bot_thread=True)
+    await take(
+        deps,
+        client,
+        kind="reply",
+        incoming=incoming,
+        spec=spec,
+        dedupe=_message_key(body, event),
+        retry=True,
+        first_delivery=_first_delivery(request),
+    )

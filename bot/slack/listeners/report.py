@@ -2,7 +2,8 @@
 
 Anyone in the channel may press them: both show what the thread already shows everyone
 (the full evidence of the answer above, or a fresh diagnosis of the same workload). Each
-press is one request, claimed once by its `action_ts`, so Slack's retries answer once.
+press is one request, taken into the work queue once by its `action_ts` before it is
+acknowledged, so Slack's retries answer once.
 "Open in Run:ai" is a link; its click is only acknowledged.
 """
 
@@ -13,12 +14,12 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import RERUN, SHOW_EVIDENCE, Incoming, StoreUnavailable
+from bot.conversation import RERUN, SHOW_EVIDENCE, Incoming
 from bot.render.actions import OPEN_IN_RUNAI, SHOW_ALL_EVIDENCE
 from bot.render.actions import RERUN as RERUN_ACTION
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners.actions import clicked
-from bot.slack.turns import converse, tell_store_error
+from bot.slack.listeners.take import take
 
 __all__ = ["register"]
 
@@ -32,19 +33,18 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_report_action(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        await ack()
-        click = clicked(body, client, deps)
+        click = clicked(body)
         choice = _ENGINE_ACTION.get(str(action.get("action_id")))
-        if click is None or choice is None:
-            return
-        claim = f"report:{click.key.redis_key('act')}:{click.user}:{action.get('action_ts')}"
-        try:
-            if not await deps.store.claim(claim, deps.dedupe_ttl_s):
-                return  # Slack's retry of a press already handled
-        except StoreUnavailable as error:
-            await tell_store_error(click.responder, error)
-            return
-        await converse(deps, Incoming(click.key, click.user, choice=choice), click.responder)
+        if click is not None and choice is not None:
+            await take(
+                deps,
+                client,
+                kind="turn",
+                incoming=Incoming(click.key, click.user, choice=choice),
+                spec=click.spec,
+                dedupe=f"report:{click.key.redis_key('act')}:{click.user}:{action.get('action_ts')}",
+            )
+        await ack()
 
     async def on_link(ack: AsyncAck) -> None:
         await ack()  # a URL button: Slack opens the link; an unacknowledged click shows a warning

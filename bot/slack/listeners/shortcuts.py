@@ -2,7 +2,8 @@
 
 The identifiers (cluster, workload, project) are read from the message's own words, with
 the text of its attachments and blocks (monitoring alerts put them there); whatever is
-missing is asked in that message's thread, like a mention would be.
+missing is asked in that message's thread, like a mention would be. The request is taken
+into the work queue before the shortcut is acknowledged.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, ThreadKey
 from bot.slack.deps import SlackDeps
-from bot.slack.responder import SlackResponder
-from bot.slack.turns import converse
+from bot.slack.intake import ResponderSpec
+from bot.slack.listeners.take import take
 
 __all__ = ["MESSAGE_SHORTCUT", "message_text", "register"]
 
@@ -64,20 +65,26 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def why_did_this_fail(
         ack: AsyncAck, shortcut: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        await ack()
         message = shortcut["message"]
         channel, user = shortcut["channel"]["id"], shortcut["user"]["id"]
         thread = message.get("thread_ts") or message.get("ts") or ""
-        key = ThreadKey("slack", shortcut["team"]["id"], channel, thread)
-        responder = SlackResponder(
-            client,
+        team = shortcut["team"]["id"]
+        key = ThreadKey("slack", team, channel, thread)
+        spec = ResponderSpec(
             channel=channel,
             thread_ts=thread or None,
             user=user,
             response_url=shortcut.get("response_url"),
-            runai_url=deps.runai_url,
         )
         text = message_text(message) or "help"
-        await converse(deps, Incoming(key, user, text=text), responder)
+        await take(
+            deps,
+            client,
+            kind="turn",
+            incoming=Incoming(key, user, text=text),
+            spec=spec,
+            dedupe=None,  # Slack never delivers a shortcut twice
+        )
+        await ack()
 
     app.message_shortcut(MESSAGE_SHORTCUT)(why_did_this_fail)

@@ -116,3 +116,19 @@ async def test_a_thread_with_a_pending_question_and_an_answer_round_trips(store)
     )
     await store.save(KEY, state)
     assert await store.load(KEY) == state
+
+
+async def test_a_renewed_lock_outlives_its_ttl_and_a_dead_holders_expires(redis_client):
+    renewing = RedisStore(redis_client, lock_timeout_s=5, lock_ttl_s=0.3)
+    waiter = RedisStore(redis_client, lock_timeout_s=0.1)
+    with structlog.testing.capture_logs() as logs:
+        async with renewing.lock(KEY):
+            await asyncio.sleep(0.6)  # twice its TTL: renewed, so still held
+            with pytest.raises(ThreadBusy):
+                async with waiter.lock(KEY):
+                    pass
+    assert logs == []
+    dead = redis_client.lock(KEY.redis_key("lock"), timeout=0.3)  # a holder that died
+    assert await dead.acquire()
+    async with RedisStore(redis_client, lock_timeout_s=5).lock(KEY):
+        pass  # taken once the dead holder's TTL ran out

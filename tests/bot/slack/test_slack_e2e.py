@@ -14,8 +14,8 @@ import time
 
 import pytest
 
+from bot.conversation.messages import STORE_RETRYING
 from bot.scenarios import bundled_scenario
-from bot.slack.app import STORE_DOWN
 from bot.slack.responder import INVITE_HINT
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import DEMO, SECRET, Bot, first_line, running_bots, settle
@@ -244,9 +244,10 @@ async def test_redis_down_gets_a_clear_message_not_silence(fake_slack: FakeSlack
         mention = app_mention_event(
             f"<@{BOT_USER_ID}> help", user="U1", channel="C1", ts="1700000600.000100"
         )
-        await bot.send(event_body(mention))
+        response = await bot.send(event_body(mention))
+        assert response.status_code == 500  # not taken: Slack delivers the event again
         [told] = await fake_slack.wait_for_async("chat.postEphemeral")
-        assert told.text == STORE_DOWN  # to the asker only: nothing public was processed
+        assert told.text == STORE_RETRYING  # to the asker only: nothing public was processed
         assert told.body["user"] == "U1"
         assert told.body["thread_ts"] == "1700000600.000100"
         assert fake_slack.calls("chat.postMessage") == []

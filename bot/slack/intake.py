@@ -1,0 +1,115 @@
+"""From a Slack request to a durable work item: taken (deduplicated, bounded) before the ack.
+
+A listener describes the request (`Incoming`, where to answer, its dedupe key) and calls
+`submit`, which enqueues it in one atomic step and says what happened. What the asker is
+told is the listener's to choose (an ack text for a slash command, a private message for
+events and clicks), because only it knows how its surface answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+import structlog
+from pydantic import BaseModel, ConfigDict
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.conversation import Incoming
+from bot.metrics import DUPLICATES_DROPPED, QUEUE_DEPTH, QUEUE_REJECTED
+from bot.slack.responder import SlackResponder
+from bot.work import Enqueued, Intake, WorkQueue, new_item
+
+__all__ = ["PLATFORM", "Notices", "ResponderSpec", "RetryLater", "submit"]
+
+PLATFORM = "slack"
+_NOTICES_MAX = 256
+
+
+class RetryLater(Exception):
+    """The event could not be taken (Redis down): answered non-2xx, so Slack sends it again."""
+
+
+class ResponderSpec(BaseModel):
+    """Where and to whom a Slack request is answered: a `SlackResponder`, as data."""
+
+    model_config = ConfigDict(frozen=True)
+
+    channel: str
+    thread_ts: str | None
+    user: str
+    response_url: str | None = None
+    threaded: bool = True
+
+    def responder(
+        self, client: AsyncWebClient, *, runai_url: str | None, thread: str | None = None
+    ) -> SlackResponder:
+        """The responder; `thread` is the thread an earlier attempt's first post created."""
+        return SlackResponder(
+            client,
+            channel=self.channel,
+            thread_ts=self.thread_ts or (thread if self.threaded else None),
+            user=self.user,
+            response_url=self.response_url,
+            threaded=self.threaded,
+            runai_url=runai_url,
+        )
+
+
+async def submit(
+    queue: WorkQueue,
+    *,
+    kind: str,
+    incoming: Incoming,
+    spec: ResponderSpec,
+    dedupe: str | None,
+    dedupe_ttl_s: int,
+    deadline_s: float,
+) -> Enqueued:
+    """Enqueue one request; counts duplicates and refusals.
+
+    `dedupe` names the delivery for Slack's retries and double deliveries; None for what
+    Slack never delivers twice (a slash command, a shortcut): the item's own ID.
+
+    Raises:
+        QueueUnavailable: nothing was taken (Redis is down).
+    """
+    item = new_item(
+        platform=PLATFORM,
+        kind=kind,
+        incoming=incoming,
+        responder=spec.model_dump(mode="json"),
+        deadline_s=deadline_s,
+    )
+    dedupe = dedupe or f"item:{item.id}"
+    result = await queue.enqueue(item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
+    log = structlog.get_logger(__name__)
+    if result.intake is Intake.DUPLICATE:
+        DUPLICATES_DROPPED.labels(platform=PLATFORM).inc()
+        log.info("slack_duplicate_ignored", dedupe=dedupe)
+    elif result.intake is Intake.FULL:
+        QUEUE_REJECTED.inc()
+        log.warning("work_queue_full", depth=result.depth)
+    else:
+        QUEUE_DEPTH.set(result.depth + 1)
+        log.info("work_enqueued", kind=kind, work_id=item.id, ahead=result.ahead)
+    return result
+
+
+class Notices:
+    """Private notices sent beside the ack, not before it (at most `limit` at a time)."""
+
+    def __init__(self, limit: int = _NOTICES_MAX) -> None:
+        self._limit = limit
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def send(self, make: Coroutine[Any, Any, None]) -> None:
+        """Run `make` (a responder's `tell`, which never raises) in the background."""
+        if len(self._tasks) >= self._limit:
+            make.close()
+            structlog.get_logger(__name__).warning("slack_notice_dropped", pending=self._limit)
+            return
+        task = asyncio.create_task(make)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -1,0 +1,58 @@
+"""Take a Slack request into the work queue and tell its asker, privately, what happened.
+
+For events (`retry`), Redis down means the HTTP answer is an error, so Slack delivers the
+event again and nothing is lost; the asker hears about it once, on the first delivery. For
+clicks and shortcuts (never retried by Slack) the asker is told to try again.
+"""
+
+from __future__ import annotations
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.conversation import Incoming
+from bot.conversation.messages import QUEUE_FULL, STORE_DOWN, STORE_RETRYING, queued
+from bot.slack.deps import SlackDeps
+from bot.slack.intake import ResponderSpec, RetryLater, submit
+from bot.work import Intake, QueueUnavailable
+
+__all__ = ["take"]
+
+
+async def take(
+    deps: SlackDeps,
+    client: AsyncWebClient,
+    *,
+    kind: str,
+    incoming: Incoming,
+    spec: ResponderSpec,
+    dedupe: str | None,
+    retry: bool = False,
+    first_delivery: bool = True,
+) -> None:
+    """Enqueue the request; a full queue or a Redis failure is told to the asker at once.
+
+    Raises:
+        RetryLater: `retry` is set and Redis is down (Slack will deliver the event again).
+    """
+    responder = spec.responder(client, runai_url=deps.runai_url)
+    try:
+        taken = await submit(
+            deps.queue,
+            kind=kind,
+            incoming=incoming,
+            spec=spec,
+            dedupe=dedupe,
+            dedupe_ttl_s=deps.dedupe_ttl_s,
+            deadline_s=deps.queue_deadline_s,
+        )
+    except QueueUnavailable as error:
+        if not retry:
+            await responder.tell(STORE_DOWN)
+            return
+        if first_delivery:
+            await responder.tell(STORE_RETRYING)
+        raise RetryLater(str(error)) from error
+    if taken.intake is Intake.FULL:
+        await responder.tell(QUEUE_FULL)
+    elif taken.intake is Intake.ACCEPTED and taken.ahead:
+        deps.notices.send(responder.tell(queued(taken.ahead)))

@@ -1,0 +1,26 @@
+"""The durable work queue: requests survive crashes and redeploys until they are answered."""
+
+from bot.work.item import Delivery, Enqueued, Intake, WorkItem, new_item
+from bot.work.journal import JournaledResponder
+from bot.work.memory_queue import MemoryWorkQueue
+from bot.work.queue import Journal, JournalState, QueueUnavailable, ShownPost, WorkQueue
+from bot.work.redis_queue import RedisWorkQueue
+from bot.work.worker import Handler, Worker
+
+__all__ = [
+    "Delivery",
+    "Enqueued",
+    "Handler",
+    "Intake",
+    "Journal",
+    "JournalState",
+    "JournaledResponder",
+    "MemoryWorkQueue",
+    "QueueUnavailable",
+    "RedisWorkQueue",
+    "ShownPost",
+    "WorkItem",
+    "WorkQueue",
+    "Worker",
+    "new_item",
+]

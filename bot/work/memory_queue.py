@@ -1,0 +1,165 @@
+"""The work queue in one process's memory, for one-process mode (no `REDIS_URL`).
+
+Same interface and rules as the Redis queue (dedupe + bound + append in one step, a bounded
+number of items, journals, reclaim of idle items), so the Slack front end and the worker do
+not know which one they have. Nothing survives a restart: that is what REDIS_URL is for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.work.item import Delivery, Enqueued, Intake, WorkItem
+from bot.work.queue import JournalState, ShownPost
+
+__all__ = ["MemoryJournal", "MemoryWorkQueue"]
+
+
+@dataclass
+class _Entry:
+    raw: str
+    owner: str | None = None
+    delivered_at: float = 0.0
+    times: int = 0
+
+
+@dataclass
+class MemoryJournal:
+    """An item's journal, in memory."""
+
+    posts: dict[int, ShownPost] = field(default_factory=dict)
+    thread: str | None = None
+    answered: bool = False
+
+    async def load(self) -> JournalState:
+        """See `Journal.load`."""
+        ordered = tuple(itertools.takewhile(bool, (self.posts.get(i) for i in itertools.count())))
+        return JournalState(ordered, self.thread, self.answered)  # type: ignore[arg-type]
+
+    async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
+        """See `Journal.record_post`."""
+        self.posts[index] = post
+        self.thread = thread or self.thread
+
+    async def mark_answered(self) -> None:
+        """See `Journal.mark_answered`."""
+        self.answered = True
+
+
+class MemoryWorkQueue:
+    """`WorkQueue` in memory: bounded by `max_items`, deduplicated for `dedupe_ttl_s`."""
+
+    def __init__(self, *, max_items: int) -> None:
+        self._max_items = max_items
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._seen: dict[str, float] = {}
+        self._journals: dict[str, MemoryJournal] = {}
+        self._ids = itertools.count(1)
+        self._arrived = asyncio.Event()
+        self.dead: list[tuple[str, str]] = []
+
+    def journal(self, item_id: str) -> MemoryJournal:
+        """See `WorkQueue.journal`."""
+        return self._journals.setdefault(item_id, MemoryJournal())
+
+    async def enqueue(self, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
+        """See `WorkQueue.enqueue`."""
+        now = time.monotonic()
+        self._seen = {k: v for k, v in self._seen.items() if v > now}
+        if dedupe in self._seen:
+            return Enqueued(Intake.DUPLICATE)
+        depth = len(self._entries)
+        if depth >= self._max_items:
+            return Enqueued(Intake.FULL, depth=depth)
+        self._seen[dedupe] = now + dedupe_ttl_s
+        ahead = sum(1 for e in self._entries.values() if e.owner is None)
+        self._entries[f"{next(self._ids)}-0"] = _Entry(item.model_dump_json())
+        self._arrived.set()
+        return Enqueued(Intake.ACCEPTED, ahead=ahead, depth=depth)
+
+    async def take(self, consumer: str, count: int, block_s: float) -> list[Delivery]:
+        """See `WorkQueue.take`."""
+        taken = self._deliver(consumer, count)
+        if not taken and block_s > 0:
+            self._arrived.clear()
+            try:
+                async with asyncio.timeout(block_s):
+                    await self._arrived.wait()
+            except TimeoutError:
+                return []
+            taken = self._deliver(consumer, count)
+        return taken
+
+    def _deliver(self, consumer: str, count: int) -> list[Delivery]:
+        taken: list[Delivery] = []
+        for entry_id, entry in self._entries.items():
+            if len(taken) >= count:
+                break
+            if entry.owner is None:
+                self._own(entry, consumer)
+                taken.append(Delivery(entry_id, _item(entry.raw), entry.times, raw=entry.raw))
+        return taken
+
+    @staticmethod
+    def _own(entry: _Entry, consumer: str) -> None:
+        entry.owner, entry.delivered_at, entry.times = consumer, time.monotonic(), entry.times + 1
+
+    async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
+        """See `WorkQueue.reclaim`."""
+        cutoff = time.monotonic() - min_idle_s
+        taken: list[Delivery] = []
+        for entry_id, entry in self._entries.items():
+            if len(taken) < count and entry.owner is not None and entry.delivered_at <= cutoff:
+                self._own(entry, consumer)
+                item = _item(entry.raw)
+                taken.append(Delivery(entry_id, item, entry.times, reclaimed=True, raw=entry.raw))
+        return taken
+
+    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> None:
+        """See `WorkQueue.heartbeat`."""
+        for entry_id in entry_ids:
+            entry = self._entries.get(entry_id)
+            if entry is not None and entry.owner == consumer:
+                entry.delivered_at = time.monotonic()
+
+    async def finish(self, delivery: Delivery) -> None:
+        """See `WorkQueue.finish` (the journal is dropped: nothing can deliver it again)."""
+        self._entries.pop(delivery.entry_id, None)
+        if delivery.item is not None:
+            self._journals.pop(delivery.item.id, None)
+
+    async def dead_letter(self, delivery: Delivery, reason: str) -> None:
+        """See `WorkQueue.dead_letter` (kept in `dead`, newest 1,000)."""
+        self._entries.pop(delivery.entry_id, None)
+        self.dead = [*self.dead[-999:], (delivery.raw, reason)]
+        if delivery.item is not None:
+            self._journals.pop(delivery.item.id, None)
+
+    async def hand_back(self, consumer: str, deliveries: Sequence[Delivery]) -> int:
+        """See `WorkQueue.hand_back`."""
+        moved = 0
+        for delivery in deliveries:
+            entry = self._entries.get(delivery.entry_id)
+            if entry is not None and entry.owner == consumer:
+                del self._entries[delivery.entry_id]
+                self._entries[f"{next(self._ids)}-0"] = _Entry(entry.raw)
+                moved += 1
+        if moved:
+            self._arrived.set()
+        return moved
+
+    async def retire(self, consumer: str) -> None:
+        """See `WorkQueue.retire` (nothing to forget in memory)."""
+
+    async def depth(self) -> int:
+        """See `WorkQueue.depth`."""
+        return len(self._entries)
+
+
+def _item(raw: str) -> WorkItem:
+    return WorkItem.model_validate_json(raw)

@@ -1,0 +1,104 @@
+"""The durable work queue's interface, shared by the Redis and the in-memory implementation.
+
+A front end `enqueue`s an item, deduplicated and bounded in one atomic step; workers `take`
+new items (never more than they can run), `reclaim` those another consumer left idle,
+keep their own alive with `heartbeat`, then `finish` (answered), `dead_letter` or
+`hand_back` each one. A `Journal` per item remembers what was already shown, so a second
+attempt updates the messages of the first instead of posting new ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.conversation.store import StoreUnavailable
+from bot.work.item import Delivery, Enqueued, WorkItem
+
+__all__ = ["Journal", "JournalState", "QueueUnavailable", "ShownPost", "WorkQueue"]
+
+
+class QueueUnavailable(StoreUnavailable):
+    """The queue (Redis) could not be reached: nothing was taken or changed."""
+
+
+@dataclass(frozen=True)
+class ShownPost:
+    """One public message an attempt posted, and whether it is the progress placeholder."""
+
+    ref: str
+    progress: bool
+
+
+@dataclass(frozen=True)
+class JournalState:
+    """What earlier attempts of an item showed: public posts in order, the thread they made."""
+
+    posts: tuple[ShownPost, ...] = ()
+    thread: str | None = None
+    answered: bool = False
+
+
+class Journal(Protocol):
+    """The durable record of one item's side effects (a Redis hash, or memory)."""
+
+    async def load(self) -> JournalState:
+        """Everything recorded so far."""
+        ...
+
+    async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
+        """The `index`-th public post of this item is `post`, in `thread`."""
+        ...
+
+    async def mark_answered(self) -> None:
+        """The answer is out: no later attempt may answer again."""
+        ...
+
+
+class WorkQueue(Protocol):
+    """A bounded, deduplicating, durable queue with a consumer group."""
+
+    async def enqueue(self, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
+        """Claim `dedupe`, check the bound and append `item`, atomically.
+
+        Raises:
+            QueueUnavailable: nothing was claimed or added.
+        """
+        ...
+
+    async def take(self, consumer: str, count: int, block_s: float) -> list[Delivery]:
+        """Up to `count` new items for `consumer`, waiting up to `block_s` for the first."""
+        ...
+
+    async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
+        """Up to `count` items idle for `min_idle_s` in other (dead) consumers' hands."""
+        ...
+
+    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> None:
+        """Reset the idle time of the entries `consumer` still holds (it is alive)."""
+        ...
+
+    async def finish(self, delivery: Delivery) -> None:
+        """Answered: mark its journal answered, acknowledge and delete the entry, at once."""
+        ...
+
+    async def dead_letter(self, delivery: Delivery, reason: str) -> None:
+        """Move it to the dead-letter stream and acknowledge it, at once."""
+        ...
+
+    async def hand_back(self, consumer: str, deliveries: Sequence[Delivery]) -> int:
+        """Put `consumer`'s unfinished items back at the tail for others; returns how many."""
+        ...
+
+    async def retire(self, consumer: str) -> None:
+        """Forget `consumer` (it stopped cleanly and holds nothing)."""
+        ...
+
+    def journal(self, item_id: str) -> Journal:
+        """The journal of item `item_id`."""
+        ...
+
+    async def depth(self) -> int:
+        """Items waiting or in flight."""
+        ...

@@ -1,0 +1,292 @@
+"""The durable work queue on Redis Streams: one stream, one consumer group, Lua for each step.
+
+Every step that must not be split is one script (EVALSHA, Redis 7.0 commands only):
+enqueue = dedupe claim (`SET NX EX`) + bound check + `XADD`; finish = journal "answered" +
+`XACK` + `XDEL`; dead letter = `XADD` to the dead stream + `XACK` + `XDEL`; hand back =
+`XADD` a copy + `XACK` + `XDEL`. All keys share one hash tag, so the scripts also run on a
+Redis Cluster. Entries are deleted once acknowledged, so `XLEN` is the queue's depth and
+`XLEN - pending` what is still waiting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, cast
+
+import redis.asyncio as redis
+import structlog
+from pydantic import ValidationError
+from redis.exceptions import ResponseError
+
+from bot.work.item import Delivery, Enqueued, Intake, WorkItem
+from bot.work.queue import JournalState, QueueUnavailable, ShownPost
+
+__all__ = ["PREFIX", "RedisJournal", "RedisWorkQueue"]
+
+#: The hash tag keeps every key of the queue in one Cluster slot.
+PREFIX = "{runai-why-work}"
+GROUP = "workers"
+_DEAD_MAXLEN = 10_000
+
+_ENQUEUE = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate', 0, 0} end
+local depth = redis.call('XLEN', KEYS[1])
+if depth >= tonumber(ARGV[2]) then return {'full', 0, depth} end
+local pending = 0
+local ok, summary = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[1])
+if ok then pending = summary[1] end
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
+redis.call('XADD', KEYS[1], '*', 'item', ARGV[4])
+local ahead = depth - pending
+if ahead < 0 then ahead = 0 end
+return {'accepted', ahead, depth}
+"""
+
+_RECLAIM = """
+local claimed = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4],
+    'COUNT', ARGV[5])
+local out = {claimed[1]}
+for _, entry in ipairs(claimed[2]) do
+  local info = redis.call('XPENDING', KEYS[1], ARGV[1], entry[1], entry[1], 1)
+  local times = 1
+  if info[1] then times = info[1][4] end
+  local item = ''
+  for i = 1, #entry[2], 2 do
+    if entry[2][i] == 'item' then item = entry[2][i + 1] end
+  end
+  out[#out + 1] = {entry[1], item, times}
+end
+return out
+"""
+
+_HEARTBEAT = """
+local kept = 0
+for i = 3, #ARGV do
+  local info = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+  if info[1] and info[1][2] == ARGV[2] then
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+    kept = kept + 1
+  end
+end
+return kept
+"""
+
+_FINISH = """
+if KEYS[2] ~= KEYS[1] then
+  redis.call('HSET', KEYS[2], 'answered', '1')
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+return 1
+"""
+
+_DEAD_LETTER = """
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'item', ARGV[3], 'reason', ARGV[4])
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+return 1
+"""
+
+_HAND_BACK = """
+local moved = 0
+for i = 3, #ARGV do
+  local info = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+  if info[1] and info[1][2] == ARGV[2] then
+    local entry = redis.call('XRANGE', KEYS[1], ARGV[i], ARGV[i])
+    if entry[1] then
+      redis.call('XADD', KEYS[1], '*', unpack(entry[1][2]))
+      moved = moved + 1
+    end
+    redis.call('XACK', KEYS[1], ARGV[1], ARGV[i])
+    redis.call('XDEL', KEYS[1], ARGV[i])
+  end
+end
+return moved
+"""
+
+
+@asynccontextmanager
+async def _translated(what: str) -> AsyncIterator[None]:
+    try:
+        yield
+    except (redis.RedisError, OSError) as error:
+        raise QueueUnavailable(f"Redis is unavailable ({what}: {type(error).__name__})") from error
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _parse(entry_id: str, raw: str, times: int, *, reclaimed: bool) -> Delivery:
+    try:
+        item: WorkItem | None = WorkItem.model_validate_json(raw)
+    except ValidationError:
+        structlog.get_logger(__name__).warning("work_item_unreadable", entry_id=entry_id)
+        item = None
+    return Delivery(entry_id, item, times, reclaimed=reclaimed, raw=raw)
+
+
+class RedisJournal:
+    """An item's journal: the hash `{runai-why-work}:job:<id>`, expiring with the dedupe keys."""
+
+    def __init__(self, client: redis.Redis, key: str, ttl_s: int) -> None:
+        self._redis, self._key, self._ttl_s = client, key, ttl_s
+
+    async def load(self) -> JournalState:
+        """See `Journal.load`."""
+        async with _translated("journal"):
+            fields = {_text(k): _text(v) for k, v in (await self._redis.hgetall(self._key)).items()}
+        posts: list[ShownPost] = []
+        while (shown := fields.get(f"post:{len(posts)}")) is not None:
+            kind, _, ref = shown.partition(":")
+            posts.append(ShownPost(ref, progress=kind == "progress"))
+        return JournalState(
+            tuple(posts), thread=fields.get("thread") or None, answered="answered" in fields
+        )
+
+    async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
+        """See `Journal.record_post`."""
+        kind = "progress" if post.progress else "post"
+        mapping: dict[str | bytes, str | bytes] = {f"post:{index}": f"{kind}:{post.ref}"}
+        if thread:
+            mapping["thread"] = thread
+        await self._write(mapping)
+
+    async def _write(self, mapping: dict[str | bytes, str | bytes]) -> None:
+        async with _translated("journal"), self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(self._key, mapping=mapping)  # type: ignore[arg-type]
+            pipe.expire(self._key, self._ttl_s)
+            await pipe.execute()
+
+    async def mark_answered(self) -> None:
+        """See `Journal.mark_answered`."""
+        await self._write({"answered": "1"})
+
+
+class RedisWorkQueue:
+    """`WorkQueue` on a Redis stream shared by every replica and worker."""
+
+    def __init__(
+        self, client: redis.Redis, *, max_items: int, journal_ttl_s: int, prefix: str = PREFIX
+    ) -> None:
+        self._redis = client
+        self._max_items = max_items
+        self._journal_ttl_s = journal_ttl_s
+        self._prefix = prefix
+        self.stream = f"{prefix}:stream"
+        self.dead = f"{prefix}:dead"
+        self._group_ready = False
+        self._enqueue = client.register_script(_ENQUEUE)
+        self._reclaim = client.register_script(_RECLAIM)
+        self._heartbeat = client.register_script(_HEARTBEAT)
+        self._finish = client.register_script(_FINISH)
+        self._dead_letter = client.register_script(_DEAD_LETTER)
+        self._hand_back = client.register_script(_HAND_BACK)
+        self._cursor = "0-0"
+
+    def journal(self, item_id: str) -> RedisJournal:
+        """See `WorkQueue.journal`."""
+        return RedisJournal(self._redis, self._journal_key(item_id), self._journal_ttl_s)
+
+    def _journal_key(self, item_id: str) -> str:
+        return f"{self._prefix}:job:{item_id}"
+
+    async def ensure_group(self) -> None:
+        """Create the stream and its group (from the stream's start: nothing is skipped)."""
+        try:
+            await self._redis.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
+        except ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+        self._group_ready = True
+
+    async def enqueue(self, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
+        """See `WorkQueue.enqueue` (one script: claim, bound, XADD)."""
+        keys = [self.stream, f"{self._prefix}:seen:{dedupe}"]
+        args: list[str | int] = [GROUP, self._max_items, dedupe_ttl_s, item.model_dump_json()]
+        async with _translated("enqueue"):
+            intake, ahead, depth = cast("list[Any]", await self._enqueue(keys=keys, args=args))
+        return Enqueued(Intake(_text(intake)), int(ahead), int(depth))
+
+    async def take(self, consumer: str, count: int, block_s: float) -> list[Delivery]:
+        """See `WorkQueue.take` (`XREADGROUP ... >`; BLOCK 0 would wait forever: none)."""
+        async with _translated("take"):
+            if not self._group_ready:
+                await self.ensure_group()
+            try:
+                answer: Any = await self._redis.xreadgroup(
+                    GROUP,
+                    consumer,
+                    {self.stream: ">"},
+                    count=count,
+                    block=max(1, int(block_s * 1000)) if block_s > 0 else None,
+                )
+            except ResponseError as error:
+                if "NOGROUP" not in str(error):
+                    raise
+                self._group_ready = False  # Redis lost the group (a restart): make it again
+                return []
+        deliveries = []
+        for _, entries in answer or []:
+            for entry_id, fields in entries:
+                raw = _text((fields or {}).get("item", ""))
+                deliveries.append(_parse(_text(entry_id), raw, 1, reclaimed=False))
+        return deliveries
+
+    async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
+        """See `WorkQueue.reclaim` (`XAUTOCLAIM` from a cursor kept between calls)."""
+        args: list[str | int] = [GROUP, consumer, int(min_idle_s * 1000), self._cursor, count]
+        async with _translated("reclaim"):
+            try:
+                cursor, *entries = cast(
+                    "list[Any]", await self._reclaim(keys=[self.stream], args=args)
+                )
+            except ResponseError as error:
+                if "NOGROUP" not in str(error):
+                    raise
+                self._group_ready = False
+                return []
+        self._cursor = _text(cursor)
+        return [
+            _parse(_text(entry_id), _text(raw), int(times), reclaimed=True)
+            for entry_id, raw, times in entries
+        ]
+
+    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> None:
+        """See `WorkQueue.heartbeat` (`XCLAIM ... JUSTID` of what it still owns)."""
+        if entry_ids:
+            async with _translated("heartbeat"):
+                await self._heartbeat(keys=[self.stream], args=[GROUP, consumer, *entry_ids])
+
+    async def finish(self, delivery: Delivery) -> None:
+        """See `WorkQueue.finish`."""
+        journal = self._journal_key(delivery.item.id) if delivery.item else self.stream
+        args: list[str | int] = [GROUP, delivery.entry_id, self._journal_ttl_s]
+        async with _translated("finish"):
+            await self._finish(keys=[self.stream, journal], args=args)
+
+    async def dead_letter(self, delivery: Delivery, reason: str) -> None:
+        """See `WorkQueue.dead_letter`."""
+        args: list[str | int] = [GROUP, delivery.entry_id, delivery.raw, reason, _DEAD_MAXLEN]
+        async with _translated("dead_letter"):
+            await self._dead_letter(keys=[self.stream, self.dead], args=args)
+
+    async def hand_back(self, consumer: str, deliveries: Sequence[Delivery]) -> int:
+        """See `WorkQueue.hand_back`."""
+        if not deliveries:
+            return 0
+        args = [GROUP, consumer, *(d.entry_id for d in deliveries)]
+        async with _translated("hand_back"):
+            return int(await self._hand_back(keys=[self.stream], args=args))
+
+    async def retire(self, consumer: str) -> None:
+        """See `WorkQueue.retire` (`XGROUP DELCONSUMER`)."""
+        async with _translated("retire"):
+            await self._redis.xgroup_delconsumer(self.stream, GROUP, consumer)
+
+    async def depth(self) -> int:
+        """See `WorkQueue.depth` (`XLEN`)."""
+        async with _translated("depth"):
+            return int(await self._redis.xlen(self.stream))

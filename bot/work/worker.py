@@ -1,0 +1,222 @@
+"""The worker: takes only as many items as it can run, answers each, and hands back the rest.
+
+One loop per process: reclaim items that a dead consumer left idle (`XAUTOCLAIM`), take new
+ones (`XREADGROUP`) up to its free slots (`MAX_CONCURRENT_DIAGNOSES`), keep its own alive
+(`XCLAIM JUSTID`, so a long diagnosis is never taken from a living worker), and run each in
+its own task. An item delivered more than `max_deliveries` times is dead-lettered and its
+asker told; one past its deadline is not started, its asker is told. `stop` takes nothing
+more, lets what runs finish within a grace period, and puts the rest back at the tail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Protocol
+
+import structlog
+
+from bot.conversation.messages import GAVE_UP, expired
+from bot.metrics import DEAD_LETTERS, QUEUE_DEPTH, RECLAIMED, STAGE_SECONDS
+from bot.work.item import Delivery, WorkItem
+from bot.work.queue import Journal, JournalState, QueueUnavailable, WorkQueue
+
+__all__ = ["Handler", "Worker", "consumer_name"]
+
+_BACKOFF_S = 1.0
+
+
+class Handler(Protocol):
+    """What a platform does with its items (rebuilds its responder from the item)."""
+
+    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
+        """Answer the item; `state` is what earlier attempts showed."""
+        ...
+
+    async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
+        """Tell the asker privately it will not be answered (and replace any placeholder).
+
+        Never raises.
+        """
+        ...
+
+
+def consumer_name() -> str:
+    """A name unique to this process: host, pid and a random suffix."""
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+class Worker:
+    """Consumes the queue for one process, `concurrency` items at a time."""
+
+    def __init__(
+        self,
+        queue: WorkQueue,
+        handlers: Mapping[str, Handler],
+        *,
+        concurrency: int,
+        claim_idle_s: float,
+        max_deliveries: int,
+        consumer: str | None = None,
+    ) -> None:
+        self.queue = queue
+        self.consumer = consumer or consumer_name()
+        self._handlers = dict(handlers)
+        self._concurrency = concurrency
+        self._claim_idle_s = claim_idle_s
+        self._max_deliveries = max_deliveries
+        self._beat_s = claim_idle_s / 3
+        self._block_s = min(1.0, self._beat_s)
+        self._inflight: dict[asyncio.Task[None], Delivery] = {}
+        self._stopping = asyncio.Event()
+        self._loop: asyncio.Task[None] | None = None
+        self._log = structlog.get_logger(__name__)
+
+    @property
+    def inflight(self) -> int:
+        """Items this worker is running now."""
+        return len(self._inflight)
+
+    def start(self) -> asyncio.Task[None]:
+        """Run the loop in a task of the current event loop."""
+        self._loop = asyncio.create_task(self.run(), name=f"worker {self.consumer}")
+        return self._loop
+
+    async def run(self) -> None:
+        """Take and run items until `stop`."""
+        next_reclaim = next_beat = 0.0
+        self._log.info("worker_started", consumer=self.consumer, concurrency=self._concurrency)
+        while not self._stopping.is_set():
+            try:
+                now = time.monotonic()
+                if now >= next_beat:
+                    next_beat = now + self._beat_s
+                    await self.queue.heartbeat(
+                        self.consumer, [d.entry_id for d in self._inflight.values()]
+                    )
+                free = self._concurrency - len(self._inflight)
+                if free <= 0:
+                    await asyncio.wait(
+                        self._inflight, timeout=self._beat_s, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    continue
+                taken: list[Delivery] = []
+                if now >= next_reclaim:
+                    next_reclaim = now + self._claim_idle_s / 2
+                    taken = await self.queue.reclaim(self.consumer, self._claim_idle_s, free)
+                    QUEUE_DEPTH.set(await self.queue.depth())
+                if len(taken) < free:
+                    taken += await self.queue.take(self.consumer, free - len(taken), self._block_s)
+            except QueueUnavailable as error:
+                self._log.warning("worker_queue_unavailable", error=str(error))
+                await self._pause(_BACKOFF_S)
+                continue
+            if self._stopping.is_set():
+                await self._give_back(taken)
+                break
+            for delivery in taken:
+                task = asyncio.create_task(self._process(delivery))
+                self._inflight[task] = delivery
+                task.add_done_callback(self._inflight.pop)
+
+    async def _pause(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._stopping.wait()
+
+    async def _give_back(self, deliveries: list[Delivery]) -> None:
+        try:
+            await self.queue.hand_back(self.consumer, deliveries)
+        except QueueUnavailable as error:  # left pending: reclaimed after the idle time
+            self._log.warning("worker_hand_back_failed", error=str(error), items=len(deliveries))
+
+    async def stop(self, grace_s: float) -> int:
+        """Stop taking work, let what runs finish within `grace_s`, hand back the rest.
+
+        Returns how many items were handed back. What cannot be handed back (Redis gone)
+        stays pending and is reclaimed by another consumer after the idle time.
+        """
+        self._stopping.set()
+        if self._loop is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop
+        running = dict(self._inflight)
+        if running:
+            _, late = await asyncio.wait(running, timeout=grace_s)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+            unfinished = [running[t] for t in late]
+        else:
+            unfinished = []
+        handed = 0
+        try:
+            handed = await self.queue.hand_back(self.consumer, unfinished)
+            if handed == len(unfinished):
+                await self.queue.retire(self.consumer)
+        except QueueUnavailable as error:
+            self._log.warning("worker_hand_back_failed", error=str(error), items=len(unfinished))
+        self._log.info("worker_stopped", consumer=self.consumer, handed_back=handed)
+        return handed
+
+    async def _process(self, delivery: Delivery) -> None:
+        item = delivery.item
+        if item is None:
+            try:
+                await self._dead(delivery, None, "unreadable item")
+            except QueueUnavailable as error:  # still pending: dead-lettered on a later try
+                self._log.warning("work_not_acknowledged", error=str(error))
+            return
+        structlog.contextvars.bind_contextvars(
+            request_id=item.request_id, work_id=item.id, platform=item.platform
+        )
+        if delivery.reclaimed:
+            RECLAIMED.inc()
+            self._log.info("work_reclaimed", times=delivery.times)
+        elif delivery.times == 1:
+            STAGE_SECONDS.labels(stage="queue_wait").observe(
+                max(0.0, time.time() - item.enqueued_at)
+            )
+        handler = self._handlers.get(item.platform)
+        try:
+            journal = self.queue.journal(item.id)
+            state = await journal.load()
+            if state.answered:  # answered, then the worker died before acknowledging
+                self._log.info("work_already_answered")
+                await self.queue.finish(delivery)
+                return
+            if handler is None:
+                await self._dead(delivery, None, f"no handler for platform {item.platform!r}")
+                return
+            if delivery.times > self._max_deliveries:
+                await self._dead(delivery, handler, f"delivered {delivery.times} times", state)
+                return
+            if item.expired():
+                self._log.warning("work_expired", waited_s=round(time.time() - item.enqueued_at, 1))
+                await handler.give_up(item, state, expired(item.deadline_at - item.enqueued_at))
+                await self.queue.finish(delivery)
+                return
+            await handler.run(item, journal, state)
+            await self.queue.finish(delivery)
+        except QueueUnavailable as error:
+            self._log.warning("work_not_acknowledged", error=str(error))
+        except Exception:  # noqa: BLE001 - left pending: another attempt after the idle time, up to the limit
+            self._log.exception("work_failed", times=delivery.times)
+
+    async def _dead(
+        self,
+        delivery: Delivery,
+        handler: Handler | None,
+        reason: str,
+        state: JournalState | None = None,
+    ) -> None:
+        self._log.error("work_dead_lettered", reason=reason)
+        await self.queue.dead_letter(delivery, reason)
+        DEAD_LETTERS.inc()
+        if handler is not None and delivery.item is not None:
+            await handler.give_up(delivery.item, state or JournalState(), GAVE_UP)

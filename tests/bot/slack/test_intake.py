@@ -1,0 +1,29 @@
+"""Private notices beside the ack are bounded: past the limit they are dropped, not queued."""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+
+from bot.slack.intake import Notices
+
+
+async def test_notices_past_the_limit_are_dropped_and_logged():
+    release = asyncio.Event()
+    sent: list[str] = []
+
+    async def tell(text: str) -> None:
+        await release.wait()
+        sent.append(text)
+
+    notices = Notices(limit=1)
+    with structlog.testing.capture_logs() as logs:
+        notices.send(tell("first"))
+        notices.send(tell("second"))  # one already waits: this one is dropped
+    assert [e["event"] for e in logs] == ["slack_notice_dropped"]
+    release.set()
+    async with asyncio.timeout(5):
+        while not sent:  # noqa: ASYNC110 - the task has no handle to wait on
+            await asyncio.sleep(0.01)
+    assert sent == ["first"]

@@ -1,0 +1,148 @@
+"""The queue's contract, the same for Redis Streams and memory: dedupe, bound, reclaim, hand back."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import redis.asyncio
+
+from bot.work import Intake, QueueUnavailable, RedisWorkQueue, ShownPost, WorkQueue
+from tests.bot.work.conftest import item
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_a_duplicate_is_refused_while_the_first_is_unfinished_and_never_lost(
+    queue: WorkQueue,
+):
+    first = await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    assert first.intake is Intake.ACCEPTED
+    [taken] = await queue.take("a", 5, 0)  # consumer a takes it, then dies without acking
+    again = await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    assert again.intake is Intake.DUPLICATE
+    [reclaimed] = await queue.reclaim("b", 0, 5)  # the claimed item is still there for b
+    assert (reclaimed.entry_id, reclaimed.times, reclaimed.reclaimed) == (taken.entry_id, 2, True)
+    await queue.finish(reclaimed)
+    assert await queue.depth() == 0
+    late = await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    assert late.intake is Intake.DUPLICATE  # answered: Slack's late retry is still one
+
+
+async def test_a_full_queue_refuses_without_claiming(queue: WorkQueue):
+    results = [
+        await queue.enqueue(item(f"U{i}"), dedupe=f"msg:{i}", dedupe_ttl_s=60) for i in range(4)
+    ]
+    assert [r.intake for r in results] == [Intake.ACCEPTED] * 3 + [Intake.FULL]
+    assert [r.ahead for r in results[:3]] == [0, 1, 2]
+    assert results[3].depth == 3
+    [done] = await queue.take("a", 1, 0)
+    await queue.finish(done)
+    retried = await queue.enqueue(item("U3"), dedupe="msg:3", dedupe_ttl_s=60)
+    assert retried.intake is Intake.ACCEPTED  # the refusal claimed nothing
+
+
+async def test_ahead_counts_only_what_waits(queue: WorkQueue):
+    for i in range(2):
+        await queue.enqueue(item(f"U{i}"), dedupe=f"msg:{i}", dedupe_ttl_s=60)
+    await queue.take("a", 1, 0)  # one in flight, one waiting
+    third = await queue.enqueue(item("U9"), dedupe="msg:9", dedupe_ttl_s=60)
+    assert (third.ahead, third.depth) == (1, 2)
+
+
+async def test_take_never_hands_out_more_than_asked(queue: WorkQueue):
+    for i in range(3):
+        await queue.enqueue(item(f"U{i}"), dedupe=f"msg:{i}", dedupe_ttl_s=60)
+    assert len(await queue.take("a", 2, 0)) == 2
+    assert len(await queue.take("b", 5, 0)) == 1
+    assert await queue.take("c", 5, 0.05) == []
+
+
+async def test_hand_back_puts_unfinished_work_at_the_tail_with_its_journal(queue: WorkQueue):
+    work = item()
+    await queue.enqueue(work, dedupe="msg:1", dedupe_ttl_s=60)
+    [taken] = await queue.take("a", 1, 0)
+    await queue.journal(work.id).record_post(0, ShownPost("171.1", progress=True), "171.1")
+    assert await queue.hand_back("b", [taken]) == 0  # not b's to hand back
+    assert await queue.hand_back("a", [taken]) == 1
+    [again] = await queue.take("b", 1, 0)
+    assert again.item == work
+    assert again.times == 1
+    shown = await queue.journal(work.id).load()
+    assert shown.posts == (ShownPost("171.1", progress=True),)
+    assert shown.thread == "171.1"
+
+
+async def test_heartbeat_keeps_only_what_the_consumer_still_owns(queue: WorkQueue):
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    [taken] = await queue.take("a", 1, 0)
+    [stolen] = await queue.reclaim("b", 0, 1)
+    await queue.heartbeat("a", [taken.entry_id])  # a woke up: it must not take it back
+    assert await queue.hand_back("a", [taken]) == 0
+    assert await queue.hand_back("b", [stolen]) == 1
+
+
+async def test_finish_marks_the_journal_answered_and_dead_letter_removes(queue: WorkQueue):
+    first, second = item("U1"), item("U2")
+    await queue.enqueue(first, dedupe="msg:1", dedupe_ttl_s=60)
+    await queue.enqueue(second, dedupe="msg:2", dedupe_ttl_s=60)
+    one, two = await queue.take("a", 2, 0)
+    await queue.journal(first.id).mark_answered()
+    assert (await queue.journal(first.id).load()).answered
+    await queue.finish(one)
+    await queue.dead_letter(two, "delivered 4 times")
+    assert await queue.depth() == 0
+    assert await queue.reclaim("b", 0, 5) == []
+    await queue.retire("a")
+
+
+async def test_dead_letters_land_in_their_own_stream(redis_client: redis.asyncio.Redis):
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    [taken] = await queue.take("a", 1, 0)
+    await queue.dead_letter(taken, "delivered 4 times")
+    [(_, fields)] = list(await redis_client.xrange(queue.dead) or [])
+    assert dict(fields or {}) == {"item": taken.raw, "reason": "delivered 4 times"}
+
+
+async def test_an_unreadable_entry_is_delivered_as_no_item(redis_client: redis.asyncio.Redis):
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    await queue.ensure_group()
+    await redis_client.xadd(queue.stream, {"item": "{not json"})
+    [taken] = await queue.take("a", 1, 0)
+    assert taken.item is None
+    await queue.finish(taken)
+    assert await queue.depth() == 0
+
+
+async def test_redis_lost_the_group_it_is_made_again(redis_client: redis.asyncio.Redis):
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    assert len(await queue.take("a", 1, 0)) == 1
+    await redis_client.flushdb()  # a restart without persistence
+    assert await queue.reclaim("a", 0, 1) == []
+    assert await queue.take("a", 1, 0) == []
+    await queue.enqueue(item("U2"), dedupe="msg:2", dedupe_ttl_s=60)
+    assert len(await queue.take("a", 1, 0)) == 1
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda q: q.enqueue(item(), dedupe="m", dedupe_ttl_s=60), id="enqueue"),
+        pytest.param(lambda q: q.take("a", 1, 0), id="take"),
+        pytest.param(lambda q: q.reclaim("a", 0, 1), id="reclaim"),
+        pytest.param(lambda q: q.depth(), id="depth"),
+        pytest.param(lambda q: q.journal("x").load(), id="journal"),
+    ],
+)
+async def test_redis_down_raises_queue_unavailable(call):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
+    client = redis.asyncio.Redis.from_url(dead, decode_responses=True)
+    try:
+        with pytest.raises(QueueUnavailable, match="Redis is unavailable"):
+            await call(RedisWorkQueue(client, max_items=3, journal_ttl_s=60))
+    finally:
+        await client.aclose()

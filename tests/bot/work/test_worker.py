@@ -1,0 +1,221 @@
+"""The worker over a real queue: reclaim answers once, dead letters, deadlines, SIGTERM hand-back."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+import pytest
+
+from bot.conversation import Notice, Reply
+from bot.conversation.messages import GAVE_UP
+from bot.work import (
+    Journal,
+    JournaledResponder,
+    JournalState,
+    RedisWorkQueue,
+    Worker,
+    WorkItem,
+    WorkQueue,
+)
+from tests.bot.work.conftest import item
+
+pytestmark = pytest.mark.e2e
+
+
+def _text(reply: Reply) -> str:
+    assert isinstance(reply, Notice)
+    return reply.text
+
+
+class Slackish:
+    """A responder that records every message shown, as a chat platform would hold them."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, list[str]] = {}
+        self._ts = itertools.count(1)
+
+    def thread(self) -> str | None:
+        return None
+
+    async def post(self, reply: Reply) -> str:
+        ref = f"17.{next(self._ts)}"
+        self.messages[ref] = [_text(reply)]
+        return ref
+
+    async def update(self, ref: str, reply: Reply) -> None:
+        self.messages[ref].append(_text(reply))
+
+
+class Diagnoser:
+    """A handler that posts a placeholder, waits for `release`, then answers in place."""
+
+    def __init__(self, chat: Slackish, *, fail: bool = False) -> None:
+        self.chat = chat
+        self.fail = fail
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
+        self.ran: list[str] = []
+        self.gave_up: list[tuple[str, str, JournalState]] = []
+
+    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> None:
+        self.ran.append(work.id)
+        if self.fail:
+            raise RuntimeError("boom")
+        shown = JournaledResponder(self.chat, journal, state)
+        ref = await shown.post(Notice("Diagnosing…", progress=True))
+        self.started.set()
+        await self.release.wait()
+        await shown.update(ref, Notice("OOM_KILLED"))
+
+    async def give_up(self, work: WorkItem, state: JournalState, text: str) -> None:
+        self.gave_up.append((work.id, text, state))
+
+
+def _worker(queue: WorkQueue, handler: Diagnoser, **kwargs) -> Worker:
+    options = {"concurrency": 2, "claim_idle_s": 0.3, "max_deliveries": 3} | kwargs
+    return Worker(queue, {"test": handler}, **options)
+
+
+async def _until(condition) -> None:
+    async with asyncio.timeout(10):
+        while not condition():  # noqa: ASYNC110 - the queue has no event to wait on
+            await asyncio.sleep(0.01)
+
+
+async def test_a_dead_consumers_item_is_answered_once_in_its_placeholder(queue: WorkQueue):
+    chat = Slackish()
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    dying = Diagnoser(chat)
+    first = _worker(queue, dying, consumer="dying")
+    loop = first.start()
+    await dying.started.wait()  # placeholder posted, diagnosis under way...
+    loop.cancel()  # ...and the process dies: no ack, no hand-back
+    for task in list(first._inflight):
+        task.cancel()
+    survivor = Diagnoser(chat)
+    survivor.release.set()
+    second = _worker(queue, survivor, consumer="survivor")
+    second.start()
+    await _until(lambda: survivor.ran)
+    await _until(lambda: second.inflight == 0)
+    await _until(lambda: len(next(iter(chat.messages.values()))) == 2)
+    assert await second.stop(1) == 0
+    [(_ref, shown)] = chat.messages.items()  # one message: the placeholder, updated
+    assert shown == ["Diagnosing…", "OOM_KILLED"]
+    assert await queue.depth() == 0
+
+
+async def test_an_answered_item_is_not_answered_again(queue: WorkQueue):
+    work = item()
+    await queue.enqueue(work, dedupe="msg:1", dedupe_ttl_s=60)
+    await queue.take("dead", 1, 0)  # answered, then died before the ack
+    await queue.journal(work.id).mark_answered()
+    handler = Diagnoser(Slackish())
+    worker = _worker(queue, handler)
+    worker.start()
+    async with asyncio.timeout(10):
+        while await queue.depth():  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    await worker.stop(1)
+    assert handler.ran == []
+
+
+async def test_an_item_failing_every_time_is_dead_lettered_and_its_asker_told(queue: WorkQueue):
+    work = item()
+    await queue.enqueue(work, dedupe="msg:1", dedupe_ttl_s=60)
+    handler = Diagnoser(Slackish(), fail=True)
+    worker = _worker(queue, handler, claim_idle_s=0.05, max_deliveries=2)
+    worker.start()
+    await _until(lambda: handler.gave_up)
+    await worker.stop(1)
+    assert handler.ran == [work.id, work.id]  # two attempts, then no more
+    assert [(i, t) for i, t, _ in handler.gave_up] == [(work.id, GAVE_UP)]
+    assert await queue.depth() == 0
+
+
+async def test_an_item_past_its_deadline_is_not_started_and_its_asker_told(queue: WorkQueue):
+    late = item(deadline_s=-1)
+    await queue.enqueue(late, dedupe="msg:1", dedupe_ttl_s=60)
+    handler = Diagnoser(Slackish())
+    worker = _worker(queue, handler)
+    worker.start()
+    await _until(lambda: handler.gave_up)
+    await worker.stop(1)
+    assert handler.ran == []
+    assert "too busy to start" in handler.gave_up[0][1]
+    assert await queue.depth() == 0
+
+
+async def test_a_worker_takes_only_as_many_items_as_it_can_run(queue: WorkQueue):
+    for i in range(3):
+        await queue.enqueue(item(f"U{i}"), dedupe=f"msg:{i}", dedupe_ttl_s=60)
+    handler = Diagnoser(Slackish())
+    worker = _worker(queue, handler, concurrency=2)
+    worker.start()
+    await _until(lambda: len(handler.ran) == 2)
+    other = await queue.take("other", 5, 0)
+    assert len(other) == 1  # the third was never taken by the busy worker
+    await queue.finish(other[0])
+    handler.release.set()
+    await _until(lambda: worker.inflight == 0)
+    assert await worker.stop(1) == 0
+
+
+async def test_sigterm_hands_back_what_does_not_finish_within_the_grace(queue: WorkQueue):
+    work = item()
+    await queue.enqueue(work, dedupe="msg:1", dedupe_ttl_s=60)
+    chat = Slackish()
+    stuck = Diagnoser(chat)
+    worker = _worker(queue, stuck)
+    worker.start()
+    await stuck.started.wait()
+    assert await worker.stop(0.05) == 1  # never released: handed back
+    [back] = await queue.take("next", 1, 0)
+    assert (back.item, back.times) == (work, 1)
+    resumed = Diagnoser(chat)
+    resumed.release.set()
+    await resumed.run(work, queue.journal(work.id), await queue.journal(work.id).load())
+    [(_, shown)] = chat.messages.items()
+    assert shown == ["Diagnosing…", "OOM_KILLED"]
+
+
+async def test_sigterm_lets_running_work_finish_within_the_grace(queue: WorkQueue):
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    handler = Diagnoser(Slackish())
+    worker = _worker(queue, handler)
+    worker.start()
+    await handler.started.wait()
+    stopping = asyncio.create_task(worker.stop(10))
+    handler.release.set()
+    assert await stopping == 0
+    assert await queue.depth() == 0
+
+
+async def test_an_unreadable_item_is_dead_lettered_without_a_handler(redis_client):
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    await queue.ensure_group()
+    await redis_client.xadd(queue.stream, {"item": "{not json"})
+    handler = Diagnoser(Slackish())
+    worker = _worker(queue, handler)
+    worker.start()
+    async with asyncio.timeout(10):
+        while not await redis_client.xlen(queue.dead):  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    await worker.stop(1)
+    assert handler.ran == []
+    assert handler.gave_up == []  # nobody to tell: the item names no asker
+    assert await queue.depth() == 0
+
+
+async def test_an_item_of_an_unknown_platform_is_dead_lettered(queue: WorkQueue):
+    stray = item().model_copy(update={"platform": "irc"})
+    await queue.enqueue(stray, dedupe="msg:1", dedupe_ttl_s=60)
+    handler = Diagnoser(Slackish())
+    worker = _worker(queue, handler)
+    worker.start()
+    async with asyncio.timeout(10):
+        while await queue.depth():  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    await worker.stop(1)
+    assert handler.ran == []
