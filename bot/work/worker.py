@@ -22,7 +22,8 @@ from typing import Protocol
 import structlog
 
 from bot.conversation.messages import GAVE_UP, expired
-from bot.metrics import DEAD_LETTERS, QUEUE_DEPTH, RECLAIMED, STAGE_SECONDS
+from bot.metrics import DEAD_LETTERS, QUEUE_DEPTH, RECLAIMED
+from bot.observe import begin_request, observe_stage
 from bot.work.item import Delivery, WorkItem
 from bot.work.queue import Journal, JournalState, QueueUnavailable, WorkQueue
 
@@ -172,16 +173,15 @@ class Worker:
             except QueueUnavailable as error:  # still pending: dead-lettered on a later try
                 self._log.warning("work_not_acknowledged", error=str(error))
             return
-        structlog.contextvars.bind_contextvars(
-            request_id=item.request_id, work_id=item.id, platform=item.platform
-        )
+        # The request's own trace and ID, as bound when Slack handed it over: its logs and
+        # canonical log line are one request's, whichever worker answers it.
+        begin_request(item.request_id)
+        structlog.contextvars.bind_contextvars(work_id=item.id, platform=item.platform)
         if delivery.reclaimed:
             RECLAIMED.inc()
             self._log.info("work_reclaimed", times=delivery.times)
         elif delivery.times == 1:
-            STAGE_SECONDS.labels(stage="queue_wait").observe(
-                max(0.0, time.time() - item.enqueued_at)
-            )
+            observe_stage("queue_wait", max(0.0, time.time() - item.enqueued_at))
         handler = self._handlers.get(item.platform)
         try:
             journal = self.queue.journal(item.id)
