@@ -21,7 +21,7 @@ from diagnosis.http.responses import (
     safe_url,
     shape_error,
 )
-from diagnosis.http.transport import ReadOnlyTransport, RetryTransport
+from diagnosis.http.transport import ReadOnlyTransport, RetryTransport, network_transport
 from diagnosis.runai.access_models import AccessRule, Department, Project, Role, RunaiUser
 from diagnosis.runai.auth import TOKEN_PATH, RunaiTokenAuth
 from diagnosis.runai.models import (
@@ -97,7 +97,7 @@ class RunaiClient:
 
     Args:
         config: control-plane URL, credentials, timeout, retry and refresh settings.
-        transport: what actually sends requests (default `httpx.AsyncHTTPTransport()`);
+        transport: what actually sends requests (default `network_transport()`);
             tests pass an `httpx.MockTransport`.
         clock: wall clock in epoch seconds (token expiry, `Retry-After` dates).
         sleep: awaitable sleep used between retries (default `asyncio.sleep`).
@@ -116,7 +116,7 @@ class RunaiClient:
         base = httpx.URL(config.url)
         token_path = base.path.rstrip("/") + TOKEN_PATH
         guarded = ReadOnlyTransport(
-            transport or httpx.AsyncHTTPTransport(), token_path=token_path, name="the Run:ai client"
+            transport or network_transport(), token_path=token_path, name="the Run:ai client"
         )
         retrying = RetryTransport(
             guarded,
