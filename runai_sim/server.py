@@ -30,12 +30,21 @@ _GRACEFUL_SHUTDOWN_S = 3
 
 
 class _NoSignalServer(uvicorn.Server):
-    """A uvicorn server for serving inside a host process: in its event loop, promptly stopped.
+    """A uvicorn server that leaves the host process's signal handlers alone."""
 
-    It leaves the host's signal handlers alone, and it stops as soon as it is told to and its
-    connections are closed, where uvicorn's own loop notices `should_exit` at its next 0.1 s
-    tick and then pauses a fixed 0.1 s more (noticeable when a demo or a test suite starts
-    and stops hundreds of servers). Used only from the event loop that runs it.
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None]:
+        yield
+
+
+class _PromptServer(_NoSignalServer):
+    """One that stops as soon as it is told to and its connections are closed.
+
+    uvicorn's own loop notices `should_exit` at its next 0.1 s tick and then pauses a fixed
+    0.1 s more: noticeable when a demo or a test suite starts and stops hundreds of servers.
+    Only for apps without a lifespan (the simulator): an app's background work gets no more
+    time than its requests take, where uvicorn's pauses give it ~0.1-0.2 s before the app's
+    shutdown. Used only from the event loop that runs it.
     """
 
     @property
@@ -50,10 +59,6 @@ class _NoSignalServer(uvicorn.Server):
             self._exit.set()
         else:
             self._exit.clear()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None]:
-        yield
 
     async def main_loop(self) -> None:
         """Run uvicorn's loop, woken by `should_exit` instead of waiting out its tick."""
@@ -132,7 +137,8 @@ async def serve_asgi(
     `port=0` picks a free ephemeral port. The server is shut down when the block exits.
     """
     sock = _bind(host, port)
-    server = _NoSignalServer(_config(app, lifespan))
+    server_class = _PromptServer if lifespan == "off" else _NoSignalServer
+    server = server_class(_config(app, lifespan))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(_STARTUP_TIMEOUT_S):
