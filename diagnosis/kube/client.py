@@ -23,7 +23,12 @@ from diagnosis.errors import (
     UpstreamUnavailable,
 )
 from diagnosis.http.responses import error_message, parse_model, safe_url, shape_error
-from diagnosis.http.transport import RETRYABLE_STATUSES, ReadOnlyTransport, RetryTransport
+from diagnosis.http.transport import (
+    RETRYABLE_STATUSES,
+    ReadOnlyTransport,
+    RetryTransport,
+    network_transport,
+)
 from diagnosis.kube.config import BearerTokenAuth, TokenSource, TokenUnreadable, ssl_context
 from diagnosis.kube.models import KubeEvent, KubeNode, Pod, event_from_core, event_from_events_v1
 
@@ -87,9 +92,7 @@ class KubeClient:
         wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
     ) -> None:
         if transport is None:
-            transport = httpx.AsyncHTTPTransport(
-                verify=ssl_context(target) if target.uses_tls else True
-            )
+            transport = network_transport(ssl_context(target) if target.uses_tls else None)
         if wrap is not None:
             transport = wrap(transport)
         guarded = ReadOnlyTransport(transport, token_path=None, name="the Kubernetes client")

@@ -22,7 +22,7 @@ from diagnosis.http.responses import (
     safe_url,
     shape_error,
 )
-from diagnosis.http.transport import ReadOnlyTransport, RetryTransport
+from diagnosis.http.transport import ReadOnlyTransport, RetryTransport, network_transport
 from diagnosis.runai.access_models import AccessRule, Department, Project, Role, RunaiUser
 from diagnosis.runai.auth import TOKEN_PATH, RunaiTokenAuth
 from diagnosis.runai.models import (
@@ -98,7 +98,7 @@ class RunaiClient:
 
     Args:
         config: control-plane URL, credentials, timeout, retry and refresh settings.
-        transport: what actually sends requests (default `httpx.AsyncHTTPTransport()`);
+        transport: what actually sends requests (default `network_transport()`);
             tests pass an `httpx.MockTransport`.
         clock: wall clock in epoch seconds (token expiry, `Retry-After` dates).
         sleep: awaitable sleep used between retries (default `asyncio.sleep`).
@@ -119,7 +119,7 @@ class RunaiClient:
     ) -> None:
         base = httpx.URL(config.url)
         token_path = base.path.rstrip("/") + TOKEN_PATH
-        limited = LimitedTransport(transport or httpx.AsyncHTTPTransport(), limiter)
+        limited = LimitedTransport(transport or network_transport(), limiter)
         guarded = ReadOnlyTransport(limited, token_path=token_path, name="the Run:ai client")
         retrying = RetryTransport(
             guarded,

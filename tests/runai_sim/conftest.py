@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
+from diagnosis.http.transport import network_transport
 from runai_sim import Scenario, Simulator, serve_in_thread
 from tests.runai_sim.sim_helpers import BASIC, asgi_client, fetch_token
 
@@ -49,6 +50,7 @@ def shared_url() -> Iterator[str]:
 @pytest.fixture
 async def reader(shared_url: str) -> AsyncIterator[httpx.AsyncClient]:
     """An authenticated client of the shared server; tests using it must not change its state."""
-    async with httpx.AsyncClient(base_url=shared_url, timeout=10) as client:
+    transport = network_transport()  # shares one TLS context: no CA bundle to load per test
+    async with httpx.AsyncClient(base_url=shared_url, timeout=10, transport=transport) as client:
         client.headers["Authorization"] = f"Bearer {await fetch_token(client)}"
         yield client

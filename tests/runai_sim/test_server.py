@@ -1,5 +1,6 @@
 """The simulator over real sockets: in the loop, in a thread, and as the `sim` command."""
 
+import asyncio
 import os
 import signal
 import socket
@@ -10,7 +11,7 @@ import httpx
 import pytest
 
 from runai_sim import Scenario, ScenarioError, Simulator, run, serve, serve_in_thread
-from runai_sim.server import _bind
+from runai_sim.server import _bind, serve_asgi
 from tests.runai_sim.sim_helpers import BASIC, CREDENTIALS
 
 pytestmark = pytest.mark.e2e
@@ -41,6 +42,32 @@ async def test_serve_binds_an_ephemeral_loopback_port_and_stops(sim):
     with pytest.raises(httpx.ConnectError):
         async with httpx.AsyncClient(base_url=url) as client:
             await client.post("/api/v1/token", json={})
+
+
+def _held_app(entered: asyncio.Event, release: asyncio.Event):
+    """An ASGI app whose every request waits for `release` before it answers."""
+
+    async def app(scope, receive, send):
+        assert scope["type"] == "http"
+        entered.set()
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"done"})
+
+    return app
+
+
+async def test_a_stopping_server_answers_the_request_in_flight_first():
+    entered, release = asyncio.Event(), asyncio.Event()
+    async with httpx.AsyncClient() as client:
+        async with serve_asgi(_held_app(entered, release)) as url:
+            request = asyncio.create_task(client.get(url))
+            await entered.wait()
+            # Released only after the server has been told to stop (leaving this block).
+            asyncio.get_running_loop().call_later(0.05, release.set)
+        assert release.is_set()  # the server waited for the held request before it stopped
+        response = await request
+    assert response.text == "done"
 
 
 async def test_two_servers_run_side_by_side(scenario):

@@ -352,7 +352,7 @@ class FakeSlack:
             raise RuntimeError("FakeSlack is already running")
         server = _Server((self._host, 0), _Handler, self)
         thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-slack"
+            target=server.serve_forever, kwargs={"poll_interval": 0.01}, name="fake-slack"
         )
         thread.start()
         self._server, self._thread = server, thread

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import ssl
 
 import httpx
 import pytest
@@ -20,6 +21,7 @@ from diagnosis.http.transport import (
     ReadOnlyTransport,
     ReadOnlyViolation,
     RetryTransport,
+    network_transport,
     retry_after_s,
 )
 
@@ -304,3 +306,11 @@ def test_safe_url_drops_credentials():
     url = httpx.URL("https://user:pw@acme.run.ai/api/v1/workloads?limit=1")
 
     assert safe_url(url) == "https://acme.run.ai/api/v1/workloads?limit=1"
+
+
+def test_network_transports_share_one_default_tls_context():
+    """The CA bundle is read once per process, not once per client."""
+    first, second = network_transport(), network_transport()
+    assert first._pool._ssl_context is second._pool._ssl_context
+    own = ssl.create_default_context()
+    assert network_transport(own)._pool._ssl_context is own

@@ -1,0 +1,81 @@
+"""Rendering a long untrusted text looks only at its head, and gives what the whole text gives."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.render import slack_text
+from bot.render.slack_text import code, pre, safe
+
+# What can change at a cut: marks whose meaning depends on the next character, escapes that
+# expand, whitespace and newlines that strip() and one_line() drop, characters clean() drops,
+# line-start quotes, surrogate pairs (two units) and lone surrogates.
+PIECES = [
+    "*", "_", "~", "`", ">", " >", "\n>", "&", "<", ">", "&amp;", " ", "  ", "\n", "\r", "\r\n",
+    "\t", "\u2028", "\u200b", "\u202e", "\x00", "\ud83d", "😀", "a", "bc", "x_y", "*b*",
+]  # fmt: skip
+texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_size=80).map("".join)
+RENDERERS: list[tuple[str, Callable[[str, int], str]]] = [
+    ("safe", safe),
+    ("single-line", lambda t, n: safe(t, n, single_line=True)),
+    ("plain", lambda t, n: safe(t, n, plain=True)),
+    ("keep-code", lambda t, n: safe(t, n, keep_code=True)),
+    ("single-line-plain", lambda t, n: safe(t, n, single_line=True, plain=True)),
+    ("code", code),
+    ("pre", pre),
+]
+
+
+@pytest.mark.parametrize("render", [r for _, r in RENDERERS], ids=[n for n, _ in RENDERERS])
+@settings(max_examples=150, deadline=None)
+@given(text=texts, limit=st.integers(0, 40))
+def test_a_long_text_renders_as_if_rendered_whole(render, text, limit):
+    """The head-only shortcut (taken whenever the text is long) never changes the result."""
+    with mock.patch.object(slack_text, "_HEAD_SLACK", 0):
+        shortcut = render(text, limit)
+    with mock.patch.object(slack_text, "_HEAD_SLACK", 10**9):
+        whole = render(text, limit)
+    assert shortcut == whole
+
+
+def test_a_megabyte_line_is_cut_from_its_head():
+    line = "x <!channel> *y* " * 60_000
+    cut = safe(line, 30)
+    assert cut == "x &lt;!channel&gt; \u2217y\u2217 x &lt;…"
+    assert cut == slack_text.truncate(
+        slack_text.neutralise(line).translate(slack_text._ESCAPES), 30
+    )
+
+
+def test_a_head_that_renders_short_falls_back_to_the_whole_text():
+    """Zero-width characters clean() drops: the head renders to nothing, the rest still counts."""
+    text = "\u200b" * 500 + "visible"
+    assert safe(text, 10) == "visible"
+    assert code(text, 12) == "`visible`"
+    assert pre("\n" * 500 + "log", 20) == "```log```"
+
+
+def truncate_by_definition(text: str, limit: int) -> str:
+    """The longest head within `limit - 1` units plus "…", never ending in half an escape."""
+    if slack_text.slack_len(text) <= limit:
+        return text
+    head = ""
+    for ch in text:
+        if slack_text.slack_len(head + ch) > limit - 1:
+            break
+        head += ch
+    amp = head.rfind("&")
+    if amp != -1 and amp >= len(head) - 4 and ";" not in head[amp:]:
+        head = head[:amp]
+    return head + "…"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts.map(slack_text.escape), limit=st.integers(-2, 60))
+def test_truncate_is_its_definition(text, limit):
+    assert slack_text.truncate(text, limit) == truncate_by_definition(text, limit)
