@@ -305,6 +305,9 @@ def test_the_command_that_prints_everything(workload, lookback, command):
     assert cli_command(subject, lookback) == command
 
 
+# A few hundred generated reports take ~10 s of CPU; on a loaded 2-core machine that can
+# pass the suite's 60 s per-test timeout, so these properties get a longer one.
+@pytest.mark.timeout(300)
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(subject=reports(), lookback=st.none() | untrusted)
 def test_any_report_renders_valid_inert_evidence_messages(subject, lookback):
