@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -282,3 +283,9 @@ def test_the_readme_walks_the_deployment_end_to_end():
         "/slack/events",
     ):
         assert step in section, step
+
+
+def test_env_example_names_every_setting():
+    text = (DEPLOY / "env.example").read_text(encoding="utf-8")
+    named = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", text, flags=re.MULTILINE))
+    assert {name.upper() for name in Settings.model_fields} <= named
