@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from pydantic import SecretStr
 
 from diagnosis import WorkloadRef
+from tests.bot.teams.adaptive import elements
 from tests.bot.teams.fake_teams import TENANT, Call, FakeTeams, new_key
 from tests.bot.teams.harness import CHANNEL, DEMO, TeamsBot, click, mention, running_teams
 from tests.bot.teams.test_messages_hostile import assert_inert
@@ -358,3 +360,24 @@ async def test_follow_ups_lookback_evidence_and_chatter(bot: TeamsBot):
     assert _category(again_answer) == "OOM_KILLED"
     assert any("in the last 7d" in t for t in again_answer.texts)
     assert len(bot.teams.of("send")) == 3
+
+
+async def test_an_oom_answer_shows_the_chart_the_bot_serves(redis_url: str, redis_client):
+    public = "https://runai-why.example.com"  # what Teams fetches from: this app, behind it
+    async with running_teams(redis_url, teams_public_url=public) as [bot]:
+        await bot.send(mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?"))
+        [answer] = await bot.teams.wait_for("update")
+        [image] = [e for e in elements(answer.body) if e["type"] == "Image"]
+        url = urlsplit(image["url"])
+        assert (url.scheme, url.hostname) == ("https", "runai-why.example.com")
+        assert url.path.startswith("/teams/charts/")
+        served = await bot.http.get(f"{bot.url}{url.path}?{url.query}")
+        sig = parse_qs(url.query)["sig"][0]
+        other = sig[:-1] + ("B" if sig.endswith("A") else "A")
+        forged = await bot.http.get(f"{bot.url}{url.path}?{url.query.replace(sig, other)}")
+    assert _category(answer) == "OOM_KILLED"
+    assert served.status_code == 200
+    assert served.headers["content-type"] == "image/png"
+    assert served.content.startswith(b"\x89PNG\r\n\x1a\n")
+    assert forged.status_code == 403
+    assert image["altText"].startswith("CPU memory")
