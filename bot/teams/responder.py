@@ -102,7 +102,7 @@ class TeamsResponder:
 
     async def post(self, reply: Reply) -> str:
         """Post `reply` in the thread (or privately); returns the main activity's id."""
-        activities = to_teams(reply, runai_url=self._runai_url)
+        activities = await self._render(reply)
         if reply.private and not self.target.personal:
             await self._private(activities)
             return ""
@@ -116,18 +116,22 @@ class TeamsResponder:
         return ref
 
     async def update(self, ref: str, reply: Reply) -> None:
-        """Replace the activity `ref` with `reply`; what does not fit follows as replies.
-
-        An answer with a memory series shows its chart, hosted by the bot (`chart_url`).
-        """
-        chart = None
-        if self._chart_url is not None and isinstance(reply, ReportReply):
-            chart = await self._chart_url(reply.report)
-        main, *overflow = to_teams(reply, runai_url=self._runai_url, chart_url=chart)
+        """Replace the activity `ref` with `reply`; what does not fit follows as replies."""
+        main, *overflow = await self._render(reply)
         t = self.target
         await self._connector.update(t.service_url, t.conversation_id, ref, main)
         self.public = True
         await self._overflow(overflow)
+
+    async def _render(self, reply: Reply) -> list[dict[str, Any]]:
+        """`reply` as activities; an answer with a memory series shows the bot-hosted chart.
+
+        In place of "Diagnosing…" or posted privately (a 1:1 chat shows images too).
+        """
+        chart = None
+        if self._chart_url is not None and isinstance(reply, ReportReply):
+            chart = await self._chart_url(reply.report)
+        return to_teams(reply, runai_url=self._runai_url, chart_url=chart)
 
     async def tell(self, text: str) -> None:
         """Show `text` to the asker only (errors, hints); never raises."""

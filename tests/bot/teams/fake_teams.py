@@ -18,6 +18,7 @@ import asyncio
 import itertools
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote
@@ -68,26 +69,29 @@ class Call:
 
     @property
     def texts(self) -> list[str]:
-        """Every text in the card's body, in order."""
-        found: list[str] = []
-
-        def walk(node: Any) -> None:
-            if isinstance(node, dict):
-                if isinstance(node.get("text"), str):
-                    found.append(node["text"])
-                for value in node.values():
-                    walk(value)
-            elif isinstance(node, list):
-                for value in node:
-                    walk(value)
-
-        walk(self.card.get("body"))
-        return found
+        """Every text shown: a plain message's `text`, then each text in the card's body."""
+        top = self.body.get("text")
+        shown = [n["text"] for n in _nodes(self.card.get("body")) if isinstance(n.get("text"), str)]
+        return [top, *shown] if isinstance(top, str) else shown
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
-        """The card's `Action.Submit` actions."""
-        return [a for a in self.card.get("actions") or [] if a.get("type") == "Action.Submit"]
+        """The card's `Action.Submit` actions: its body's ActionSets' (a question's), then its own."""
+        sets = [n for n in _nodes(self.card.get("body")) if n.get("type") == "ActionSet"]
+        actions = [a for s in sets for a in s.get("actions") or []]
+        actions += self.card.get("actions") or []
+        return [a for a in actions if a.get("type") == "Action.Submit"]
+
+
+def _nodes(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object in `node` (a card's body), depth first, in order."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _nodes(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _nodes(value)
 
 
 @dataclass
@@ -143,6 +147,10 @@ class FakeTeams:
             return None
         status, headers = queued.pop(0)
         return JSONResponse({"error": {"code": "Scripted"}}, status_code=status, headers=headers)
+
+    def shown(self) -> list[dict[str, Any]]:
+        """Every activity the bot posted or put in place of another, in order."""
+        return [c.body for c in self.calls if c.kind in {"send", "update"}]
 
     def of(self, kind: str) -> list[Call]:
         """The calls of one kind, in order."""

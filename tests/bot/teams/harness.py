@@ -117,6 +117,8 @@ class TeamsBot:
     teams: FakeTeams
     http: httpx.AsyncClient
     runtime: Runtime
+    runai_url: str
+    """The simulator this replica diagnoses against (its `RUNAI_URL`)."""
 
     @property
     def service_url(self) -> str:
@@ -182,5 +184,5 @@ async def running_teams(
             url = await stack.enter_async_context(
                 serve_asgi(create_asgi_app(runtime), lifespan="on")
             )
-            bots.append(TeamsBot(url, fake, http, runtime))
+            bots.append(TeamsBot(url, fake, http, runtime, runai_url))
         yield bots

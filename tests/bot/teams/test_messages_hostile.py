@@ -57,8 +57,17 @@ def unsafe(text: str) -> set[str]:
     }
 
 
-def assert_inert(activities: list[dict[str, Any]], report: Report | None = None) -> None:
-    """Valid 1.5 cards within the size limit; no live markup; only our URLs."""
+def assert_inert(
+    activities: list[dict[str, Any]],
+    workload: WorkloadRef | None = None,
+    *,
+    runai_url: str = RUNAI,
+    chart_url: str = CHART,
+) -> None:
+    """Valid 1.5 cards within the size limit; no live markup; only our URLs.
+
+    The only links: "Open in Run:ai" on `workload` (from `runai_url`), and the chart image.
+    """
     assert activities
     for activity in activities:
         assert check_activity(activity) == [], check_activity(activity)[:5]
@@ -73,10 +82,10 @@ def assert_inert(activities: list[dict[str, Any]], report: Report | None = None)
             continue
         card = activity["attachments"][0]["content"]
         urls = [a["url"] for a in card.get("actions", []) if "url" in a]
-        w = report.workload if report is not None else None
-        expected = runai_workload_url(RUNAI, w.cluster_id, w.id) if w is not None else None
+        w = workload
+        expected = runai_workload_url(runai_url, w.cluster_id, w.id) if w is not None else None
         assert urls in ([], [expected])
-        assert all(e["url"] == CHART for e in elements(activity) if e["type"] == "Image")
+        assert all(e["url"] == chart_url for e in elements(activity) if e["type"] == "Image")
 
 
 def replies(report: Report, notes: list[str]) -> list[Any]:
@@ -88,7 +97,7 @@ def replies(report: Report, notes: list[str]) -> list[Any]:
 
 def test_the_planted_report_is_inert_and_its_text_is_still_there():
     [main, *rest] = to_teams(ReportReply(PLANTED, "24h"), runai_url=RUNAI, chart_url=CHART)
-    assert_inert([main, *rest], PLANTED)
+    assert_inert([main, *rest], PLANTED.workload)
     shown = "\n".join(t for a in (main, *rest) for t in texts(a))
     assert "kubectl delete pod --all" in shown  # quoted as data, not removed
     assert "\u2039@U0123ABCD\u203a" in shown
@@ -100,17 +109,17 @@ def test_the_planted_report_is_inert_and_its_text_is_still_there():
 @given(report=hostile_reports(), notes=st.lists(hostile, max_size=3))
 def test_any_hostile_report_is_inert(report, notes):
     for reply in replies(report, notes):
-        assert_inert(to_teams(reply, runai_url=RUNAI, chart_url=CHART), report)
+        assert_inert(to_teams(reply, runai_url=RUNAI, chart_url=CHART), report.workload)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(report=reports())
 def test_any_report_fits_in_at_most_four_activities(report):
     activities = to_teams(ReportReply(report, "24h"), runai_url=RUNAI)
-    assert_inert(activities, report)
+    assert_inert(activities, report.workload)
     assert len(activities) <= 1 + MAX_REPLIES
     evidence = to_teams(EvidenceReply(report, "24h"), runai_url=RUNAI)
-    assert_inert(evidence, report)
+    assert_inert(evidence, report.workload)
     assert len(evidence) <= MAX_EVIDENCE_MESSAGES
 
 
@@ -157,7 +166,7 @@ def test_huge_reports_fit_and_every_line_is_shown_or_counted(overrides):
         **{"workload": small, "evidence": (), "recommendations": (), "missing": (), **body}
     )
     activities = to_teams(ReportReply(big, "24h"), runai_url=RUNAI)
-    assert_inert(activities, big)
+    assert_inert(activities, big.workload)
     assert len(activities) <= 1 + MAX_REPLIES
     total = len(big.evidence) + len(big.recommendations) + len(big.missing)
     shown = sum(
@@ -188,4 +197,4 @@ async def test_planted_scenarios_render_inert_in_teams(name):
     planted = Scenario.parse(plant(raw, rename=request.workload_id is not None), source=name)
     after, _ = await _run(planted, request)
     for reply in replies(after, [HOSTILE]):
-        assert_inert(to_teams(reply, runai_url=RUNAI, chart_url=CHART), after)
+        assert_inert(to_teams(reply, runai_url=RUNAI, chart_url=CHART), after.workload)

@@ -8,13 +8,17 @@ import httpx
 from pydantic import SecretStr
 
 from bot.conversation import Notice, ReportReply
+from bot.render.sparkline import memory_sparkline
 from bot.teams.connector import TeamsConnector
 from bot.teams.responder import ReplyTarget, TeamsResponder
 from bot.teams.token import BotToken
 from diagnosis import Category, Outcome, Report
+from tests.bot.teams.adaptive import elements
 from tests.bot.teams.fake_teams import APP_ID, BOT_ID, PASSWORD, TENANT, FakeTeams
+from tests.bot.teams.test_charts import MEMORY
 
 BASE = "http://teams.test"
+CHART = "https://runai-why.example.com/teams/charts/signed.png?exp=1&sig=x"
 TARGET = ReplyTarget(
     service_url=BASE,
     conversation_id="19:room@thread.tacv2;messageid=100",
@@ -69,13 +73,30 @@ async def test_an_answer_shows_the_chart_the_bot_hosts():
 
     async def chart_url(report):
         asked.append(report)
-        return "https://bot.example/charts/signed.png"
+        return CHART
 
     responder = TeamsResponder(_connector(teams), TARGET, runai_url=None, chart_url=chart_url)
-    report = Report(outcome=Outcome.DIAGNOSED, category=Category.OOM_KILLED, headline="h")
+    report = Report(
+        outcome=Outcome.DIAGNOSED, category=Category.OOM_KILLED, headline="h", memory=MEMORY
+    )
     await responder.update("act-1", ReportReply(report, "24h"))
     await responder.update("act-1", Notice("not an answer: no chart"))
-    assert asked == [report]
+    await responder.post(ReportReply(report, "24h", private=True))  # to the asker's 1:1 chat
+    assert asked == [report, report]
     [answered, noticed] = teams.of("update")
-    assert answered.card["body"][1]["url"] == "https://bot.example/charts/signed.png"
-    assert all(b["type"] != "Image" for b in noticed.card["body"])
+    [privately] = teams.of("send")
+    assert privately.conversation == "a:personal-29:u1"
+    for shown in (answered, privately):
+        [image] = [e for e in elements(shown.body) if e["type"] == "Image"]
+        assert image["url"] == CHART
+    assert "attachments" not in noticed.body
+
+
+async def test_without_a_chart_host_an_answer_shows_the_sparkline():
+    teams = FakeTeams(url=BASE)
+    responder = TeamsResponder(_connector(teams), TARGET, runai_url=None)
+    report = Report(outcome=Outcome.DIAGNOSED, category=Category.OOM_KILLED, memory=MEMORY)
+    await responder.update("act-1", ReportReply(report, "24h"))
+    [answered] = teams.of("update")
+    assert not [e for e in elements(answered.body) if e["type"] == "Image"]
+    assert memory_sparkline(MEMORY) in answered.texts

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from pydantic import SecretStr
 
-from tests.bot.teams.fake_teams import TENANT, FakeTeams, new_key
+from diagnosis import WorkloadRef
+from tests.bot.teams.adaptive import elements
+from tests.bot.teams.fake_teams import TENANT, Call, FakeTeams, new_key
 from tests.bot.teams.harness import CHANNEL, DEMO, TeamsBot, click, mention, running_teams
+from tests.bot.teams.test_messages_hostile import assert_inert
 
 pytestmark = pytest.mark.e2e
 
@@ -27,6 +31,13 @@ async def bot(redis_url: str, redis_client) -> AsyncIterator[TeamsBot]:
 
 def _thread(root: str) -> str:
     return f"{CHANNEL};messageid={root}"
+
+
+def _category(answer: Call) -> str:
+    """The answer card's first element, in large bold text: the category."""
+    first = answer.card["body"][0]
+    assert (first["type"], first["size"], first["weight"]) == ("TextBlock", "Large", "Bolder")
+    return str(first["text"])
 
 
 async def test_mention_missing_cluster_is_asked_in_the_thread_then_answered(bot: TeamsBot):
@@ -49,7 +60,7 @@ async def test_mention_missing_cluster_is_asked_in_the_thread_then_answered(bot:
     [answer] = await bot.teams.wait_for("update")
     assert answer.activity_id == working.activity_id
     assert answer.conversation == _thread(root)
-    assert answer.texts[0].startswith("Category: OOM_KILLED")
+    assert _category(answer) == "OOM_KILLED"
     assert {a["title"] for a in answer.card["actions"]} >= {"Show all evidence"}
     assert answer.card["version"] == "1.5"
     [lookup, *_] = bot.teams.of("member")
@@ -81,7 +92,7 @@ async def test_a_button_click_counts_only_from_the_asker(bot: TeamsBot):
     assert updates[0].activity_id == question.activity_id  # the card, replaced by the choice
     assert updates[0].buttons == []
     assert any("prod-a" in t for t in updates[0].texts)
-    assert updates[1].texts[0].startswith("Category: OOM_KILLED")
+    assert _category(updates[1]) == "OOM_KILLED"
     working = bot.teams.of("send")[-1]
     assert (working.conversation, working.body["replyToId"]) == (_thread(root), root)
 
@@ -93,7 +104,7 @@ async def test_a_retried_delivery_is_answered_once(redis_url: str, redis_client)
         assert (await two.send(ask)).status_code == 200  # the retry, to another replica
         assert (await one.send(ask)).status_code == 200
         [answer] = await one.teams.wait_for("update")
-        assert answer.texts[0].startswith("Category: OOM_KILLED")
+        assert _category(answer) == "OOM_KILLED"
         # a later request, answered after the retries were received: none of them was
         await one.send(mention(one, "help", kind="personal"))
         [working, helped] = await one.teams.wait_for("send", count=2)
@@ -200,23 +211,17 @@ async def test_hostile_upstream_text_never_renders_live(redis_url: str, redis_cl
         [answer] = await bot.teams.wait_for("update")
     hostile = [t for t in answer.texts if "evil.example" in t]
     assert hostile, "the phase message is part of the answer"
+    assert not any("<at>" in t or "](" in t or "**urgent**" in t for t in hostile)
     payload = json.dumps(answer.body)
     assert "msteams" not in payload
     assert "entities" not in answer.body
-    assert "text" not in answer.body
-    for node in _text_nodes(answer.card["body"]):
-        assert node["type"] == "TextRun"  # plain text: no markdown, links or <at> render
-
-
-def _text_nodes(node):
-    if isinstance(node, dict):
-        if "text" in node:
-            yield node
-        for value in node.values():
-            yield from _text_nodes(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _text_nodes(value)
+    assert "text" not in answer.body  # Teams would render a top-level text as markdown
+    w = entry.workload
+    workload = WorkloadRef(
+        id=w["id"], name=w["name"], project="ml-team", cluster_id=w["clusterId"], phase=None
+    )
+    # valid cards, no live markup in any text, and only the bot's own "Open in Run:ai" link
+    assert_inert(bot.teams.shown(), workload, runai_url=bot.runai_url)
 
 
 async def test_a_double_click_and_a_click_without_a_thread(bot: TeamsBot):
@@ -257,7 +262,7 @@ async def test_an_action_execute_invoke_gets_an_invoke_response(bot: TeamsBot):
     assert response.status_code == 200
     assert response.json()["statusCode"] == 200
     [_, answer] = await bot.teams.wait_for("update", count=2)
-    assert answer.texts[0].startswith("Category: OOM_KILLED")
+    assert _category(answer) == "OOM_KILLED"
 
 
 async def test_activities_the_bot_ignores_are_acknowledged(bot: TeamsBot):
@@ -327,7 +332,7 @@ async def test_shutdown_lets_a_running_turn_answer(redis_url: str, redis_client)
         ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
         assert (await bot.send(ask)).status_code == 200
     [answer] = teams.of("update")
-    assert answer.texts[0].startswith("Category: OOM_KILLED")
+    assert _category(answer) == "OOM_KILLED"
 
 
 async def test_follow_ups_lookback_evidence_and_chatter(bot: TeamsBot):
@@ -335,6 +340,7 @@ async def test_follow_ups_lookback_evidence_and_chatter(bot: TeamsBot):
     root = ask["id"]
     await bot.send(ask)
     [answer] = await bot.teams.wait_for("update")
+    assert any("in the last 24h" in t for t in answer.texts)
     [evidence_button] = [b for b in answer.buttons if b["title"] == "Show all evidence"]
 
     # a teammate presses "Show all evidence": anyone may, in the thread
@@ -343,12 +349,35 @@ async def test_follow_ups_lookback_evidence_and_chatter(bot: TeamsBot):
     await bot.send(press)
     [_, shown] = await bot.teams.wait_for("send", count=2)
     assert shown.conversation == _thread(root)
-    assert shown.texts[0] == "All evidence (24h)"
+    assert shown.texts[0].startswith("All evidence · OOM_KILLED · training-job-42 — evidence 1")
 
     await bot.send(mention(bot, "thanks!", thread=root, mentioned=False))  # chatter: nothing
     await bot.send(mention(bot, "what about the last 7d?", thread=root, mentioned=False))
     [*_, again] = await bot.teams.wait_for("send", count=3)
     assert again.conversation == _thread(root)
     await bot.teams.wait_for("update", count=2)
-    assert any("Lookback: 7d" in t for t in bot.teams.of("update")[1].texts)
+    again_answer = bot.teams.of("update")[1]
+    assert _category(again_answer) == "OOM_KILLED"
+    assert any("in the last 7d" in t for t in again_answer.texts)
     assert len(bot.teams.of("send")) == 3
+
+
+async def test_an_oom_answer_shows_the_chart_the_bot_serves(redis_url: str, redis_client):
+    public = "https://runai-why.example.com"  # what Teams fetches from: this app, behind it
+    async with running_teams(redis_url, teams_public_url=public) as [bot]:
+        await bot.send(mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?"))
+        [answer] = await bot.teams.wait_for("update")
+        [image] = [e for e in elements(answer.body) if e["type"] == "Image"]
+        url = urlsplit(image["url"])
+        assert (url.scheme, url.hostname) == ("https", "runai-why.example.com")
+        assert url.path.startswith("/teams/charts/")
+        served = await bot.http.get(f"{bot.url}{url.path}?{url.query}")
+        sig = parse_qs(url.query)["sig"][0]
+        other = sig[:-1] + ("B" if sig.endswith("A") else "A")
+        forged = await bot.http.get(f"{bot.url}{url.path}?{url.query.replace(sig, other)}")
+    assert _category(answer) == "OOM_KILLED"
+    assert served.status_code == 200
+    assert served.headers["content-type"] == "image/png"
+    assert served.content.startswith(b"\x89PNG\r\n\x1a\n")
+    assert forged.status_code == 403
+    assert image["altText"].startswith("CPU memory")

@@ -17,10 +17,11 @@ from pydantic import SecretStr
 
 from bot.audit import LogAuditSink
 from bot.authz import Authorizer
-from bot.conversation import MemoryStore, RedisStore, StateStore
+from bot.conversation import MemoryStore, Notice, RedisStore, StateStore
 from bot.conversation.messages import BUSY, CRASHED, STORE_DOWN
 from bot.settings import Settings
 from bot.teams.activity import read_activity
+from bot.teams.messages import to_teams
 from bot.teams.responder import ReplyTarget, TeamsResponder
 from bot.teams.runtime import TeamsRuntime, build_teams
 from bot.teams.turns import thread_key
@@ -83,6 +84,13 @@ def _personal(text: str):
     return fake, inbound
 
 
+def _shown(text: str) -> list[str]:
+    """What the asker sees of the notice `text`: one markdown message, escaped for Teams."""
+    [notice] = to_teams(Notice(text, private=True), runai_url=None)
+    assert notice["textFormat"] == "markdown"
+    return [notice["text"]]
+
+
 async def _run(runtime: TeamsRuntime, inbound) -> None:
     responder = TeamsResponder(runtime.connector, ReplyTarget.of(inbound), runai_url=None)
     await runtime.turns.run(inbound, responder)
@@ -94,7 +102,7 @@ async def test_a_connector_failure_mid_turn_is_told_as_a_crash():
     async with _teams(MemoryStore(), fake) as runtime:
         await _run(runtime, inbound)
     [_, told] = fake.of("send")
-    assert told.texts == [CRASHED]
+    assert told.texts == _shown(CRASHED)
 
 
 async def test_an_unreachable_store_is_told_as_nothing_processed():
@@ -104,7 +112,7 @@ async def test_an_unreachable_store_is_told_as_nothing_processed():
         await _run(runtime, inbound)
     await dead.aclose()
     [told] = fake.of("send")
-    assert told.texts == STORE_DOWN.splitlines()
+    assert told.texts == _shown(STORE_DOWN)
 
 
 async def test_a_thread_held_by_another_replica_is_busy(redis_client):
@@ -118,7 +126,7 @@ async def test_a_thread_held_by_another_replica_is_busy(redis_client):
     finally:
         await held.release()
     [told] = fake.of("send")
-    assert told.texts == [BUSY]
+    assert told.texts == _shown(BUSY)
 
 
 async def test_a_thread_reply_while_a_replica_holds_the_thread_is_busy(redis_client):
@@ -133,4 +141,4 @@ async def test_a_thread_reply_while_a_replica_holds_the_thread_is_busy(redis_cli
     finally:
         await held.release()
     [told] = fake.of("send")
-    assert told.texts == [BUSY]
+    assert told.texts == _shown(BUSY)
