@@ -13,6 +13,7 @@ from bot.authz.identity import (
     IDENTITY_CACHE_PREFIX,
     IDENTITY_CACHE_TTL_S,
     Identity,
+    IdentityCache,
     SlackIdentityResolver,
     identity_from_slack_user,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "AuthzMode",
     "Decision",
     "Identity",
+    "IdentityCache",
     "Reason",
     "SlackIdentityResolver",
     "Target",

@@ -21,6 +21,7 @@ __all__ = [
     "IDENTITY_CACHE_PREFIX",
     "IDENTITY_CACHE_TTL_S",
     "Identity",
+    "IdentityCache",
     "SlackIdentityResolver",
     "identity_from_slack_user",
 ]
@@ -102,6 +103,40 @@ def identity_from_slack_user(
     )
 
 
+class IdentityCache:
+    """Identities kept in Redis for `ttl_s` (none without Redis, or with `ttl_s` 0).
+
+    A cache problem only costs a fresh lookup: it is logged and never raised.
+    """
+
+    def __init__(self, redis_client: redis.Redis | None, ttl_s: int) -> None:
+        self._redis = redis_client
+        self._ttl_s = ttl_s
+        self._log = structlog.get_logger("bot.authz")
+
+    async def get(self, key: str) -> Identity | None:
+        """The identity kept under `key`, or None (not kept, or the cache failed)."""
+        if self._redis is None or self._ttl_s <= 0:
+            return None
+        try:
+            async with asyncio.timeout(2):
+                raw = await self._redis.get(key)
+            return None if raw is None else Identity(**json.loads(raw))
+        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
+            self._log.warning("identity_cache_failed", error=type(error).__name__)
+            return None
+
+    async def put(self, key: str, identity: Identity) -> None:
+        """Keep `identity` under `key` for the cache's TTL."""
+        if self._redis is None or self._ttl_s <= 0:
+            return
+        try:
+            async with asyncio.timeout(2):
+                await self._redis.set(key, json.dumps(asdict(identity)), ex=self._ttl_s)
+        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
+            self._log.warning("identity_cache_failed", error=type(error).__name__)
+
+
 class SlackIdentityResolver:
     """Resolves Slack user ids to identities through `users.info`, cached in Redis.
 
@@ -126,15 +161,14 @@ class SlackIdentityResolver:
         self._users_info = users_info
         self._team = installing_team
         self._enterprise = installing_enterprise
-        self._redis = redis_client
-        self._ttl_s = ttl_s
+        self._cache = IdentityCache(redis_client, ttl_s)
         self._log = structlog.get_logger("bot.authz")
 
     async def resolve(self, user_id: str, *, team_id: str | None = None) -> Identity:
         """The identity of `user_id` (asking through `team_id`, default the installing team)."""
         team = team_id or self._team
         key = f"{IDENTITY_CACHE_PREFIX}{team}:{user_id}"
-        cached = await self._cached(key)
+        cached = await self._cache.get(key)
         if cached is not None:
             return cached
         try:
@@ -150,25 +184,5 @@ class SlackIdentityResolver:
             installing_enterprise=self._enterprise,
         )
         if identity.lookup_failed is None:
-            await self._store(key, identity)
+            await self._cache.put(key, identity)
         return identity
-
-    async def _cached(self, key: str) -> Identity | None:
-        if self._redis is None or self._ttl_s <= 0:
-            return None
-        try:
-            async with asyncio.timeout(2):
-                raw = await self._redis.get(key)
-            return None if raw is None else Identity(**json.loads(raw))
-        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
-            self._log.warning("identity_cache_failed", error=type(error).__name__)
-            return None
-
-    async def _store(self, key: str, identity: Identity) -> None:
-        if self._redis is None or self._ttl_s <= 0:
-            return
-        try:
-            async with asyncio.timeout(2):
-                await self._redis.set(key, json.dumps(asdict(identity)), ex=self._ttl_s)
-        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
-            self._log.warning("identity_cache_failed", error=type(error).__name__)

@@ -10,17 +10,14 @@ identity whose `lookup_failed` is set: "access could not be checked", never a gu
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import Callable
-from dataclasses import asdict
 
 import redis.asyncio as redis
 import structlog
 from microsoft_teams.api import TeamsChannelAccount
 from pydantic import ValidationError
 
-from bot.authz import IDENTITY_CACHE_PREFIX, IDENTITY_CACHE_TTL_S, Identity
+from bot.authz import IDENTITY_CACHE_PREFIX, IDENTITY_CACHE_TTL_S, Identity, IdentityCache
 from bot.conversation import Incoming
 from bot.teams.activity import Inbound
 from bot.teams.connector import ConnectorError, TeamsConnector
@@ -62,8 +59,7 @@ class TeamsIdentify:
         self._connector = connector
         self._tenant = tenant
         self._inbound_of = inbound_of
-        self._redis = redis_client
-        self._ttl_s = ttl_s
+        self._cache = IdentityCache(redis_client, ttl_s)
         self._log = structlog.get_logger(__name__)
 
     async def __call__(self, incoming: Incoming) -> Identity:
@@ -74,7 +70,7 @@ class TeamsIdentify:
                 "teams", incoming.key.team, incoming.user, None, lookup_failed=MEMBER_CALL
             )
         key = f"{IDENTITY_CACHE_PREFIX}teams:{inbound.tenant_id}:{inbound.user_id}"
-        cached = await self._cached(key)
+        cached = await self._cache.get(key)
         if cached is not None:
             return cached
         try:
@@ -90,25 +86,5 @@ class TeamsIdentify:
                 "teams", inbound.tenant_id, inbound.user_id, None, lookup_failed=MEMBER_CALL
             )
         identity = identity_from_member(member, inbound=inbound, tenant=self._tenant)
-        await self._store(key, identity)
+        await self._cache.put(key, identity)
         return identity
-
-    async def _cached(self, key: str) -> Identity | None:
-        if self._redis is None or self._ttl_s <= 0:
-            return None
-        try:
-            async with asyncio.timeout(2):
-                raw = await self._redis.get(key)
-            return None if raw is None else Identity(**json.loads(raw))
-        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
-            self._log.warning("identity_cache_failed", error=type(error).__name__)
-            return None
-
-    async def _store(self, key: str, identity: Identity) -> None:
-        if self._redis is None or self._ttl_s <= 0:
-            return
-        try:
-            async with asyncio.timeout(2):
-                await self._redis.set(key, json.dumps(asdict(identity)), ex=self._ttl_s)
-        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
-            self._log.warning("identity_cache_failed", error=type(error).__name__)
