@@ -16,6 +16,7 @@ __all__ = [
     "NOTHING_TO_SHOW",
     "QUEUE_FULL",
     "STORE_BUSY",
+    "STORE_BUSY_RETRYING",
     "STORE_DOWN",
     "STORE_RETRYING",
     "carried_note",
@@ -134,6 +135,11 @@ def carried_note(carried: list[str]) -> str:
 QUEUE_FULL = (
     "I am answering as many requests as I can hold right now, so I did not take this one "
     "and lost nothing. Please ask again in a few minutes."
+)
+STORE_BUSY_RETRYING = (
+    "I am handling too many requests at once right now, so I have not taken your message "
+    "yet. Slack will send it to me again within a few minutes and I will answer it then; if "
+    "no answer comes, ask again later."
 )
 STORE_RETRYING = (
     "I cannot reach my state store (Redis) right now, so I have not taken your message yet. "

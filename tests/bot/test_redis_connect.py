@@ -214,6 +214,9 @@ def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     nodes = tmp_path_factory.mktemp("cluster") / "nodes.conf"
     args = ["--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes"]
+    # The bus port defaults to port + 10000, past 65535 for half the ephemeral range (and
+    # then the node cannot start): pick one that is free, too.
+    args += ["--cluster-port", str(_free_port())]
     args += ["--cluster-config-file", str(nodes), "--save", "", "--appendonly", "no"]
     with _valkey(*args):
         _wait_until_up(port)

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.conversation.messages import STORE_BUSY
+from bot.conversation.messages import STORE_BUSY, STORE_BUSY_RETRYING
 from bot.metrics_server import start_metrics_server
 from bot.redis_connect import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
 from bot.server import Runtime, build_runtime, create_asgi_app
@@ -18,7 +18,12 @@ from bot.settings import ConfigError, Settings
 from runai_sim.server import serve_asgi
 from tests.bot.slack.fake_slack import BOT_USER_ID, FakeSlack
 from tests.bot.slack.harness import SECRET, _settings
-from tests.bot.slack.signing import app_mention_event, event_body, signed_headers
+from tests.bot.slack.signing import (
+    app_mention_event,
+    event_body,
+    signed_headers,
+    slash_command_body,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -58,8 +63,14 @@ async def _hold_all(runtime: Runtime, count: int) -> list[Any]:
 async def test_a_full_pool_is_busy_not_unreachable_in_readyz_and_to_the_asker(
     fake_slack: FakeSlack, redis_url: str
 ):
+    # The web side alone: an embedded worker's blocking read would hold the one connection.
     settings = _settings(
-        fake_slack, UNUSED_RUNAI, redis_url, redis_max_connections=1, redis_pool_timeout_s=0.2
+        fake_slack,
+        UNUSED_RUNAI,
+        redis_url,
+        redis_max_connections=1,
+        redis_pool_timeout_s=0.2,
+        embedded_worker=False,
     )
     async with _serving(settings) as (runtime, url, http):
         ready = await http.get(f"{url}/readyz")
@@ -79,9 +90,19 @@ async def test_a_full_pool_is_busy_not_unreachable_in_readyz_and_to_the_asker(
         sent = await http.post(
             f"{url}/slack/events", content=body, headers=signed_headers(SECRET, body)
         )
-        assert sent.status_code == 200
+        # Not taken (Slack sends it again: nothing lost), and the asker hears why: busy, not
+        # "I cannot reach my state store".
+        assert sent.status_code == 500
         [told] = await fake_slack.wait_for_async("chat.postEphemeral")
-        assert told.text == STORE_BUSY  # not "I cannot reach my state store"
+        assert told.text == STORE_BUSY_RETRYING
+        command = slash_command_body(
+            "help", user="U1", channel="C1", response_url=fake_slack.response_url()
+        )
+        acked = await http.post(
+            f"{url}/slack/events", content=command, headers=signed_headers(SECRET, command)
+        )
+        assert acked.status_code == 200
+        assert STORE_BUSY in acked.text
         assert runtime.redis is not None
         for connection in held:
             await runtime.redis.connection_pool.release(connection)

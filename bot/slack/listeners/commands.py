@@ -11,9 +11,10 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
 from bot.conversation import Incoming, ThreadKey
-from bot.conversation.messages import QUEUE_FULL, STORE_DOWN, queued
+from bot.conversation.messages import QUEUE_FULL, STORE_BUSY, STORE_DOWN, queued
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, submit
+from bot.slack.listeners.take import busy
 from bot.work import Intake, QueueUnavailable
 
 __all__ = ["register"]
@@ -44,8 +45,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
                 dedupe_ttl_s=deps.dedupe_ttl_s,
                 deadline_s=deps.queue_deadline_s,
             )
-        except QueueUnavailable:
-            await ack(text=STORE_DOWN, response_type="ephemeral")
+        except QueueUnavailable as error:
+            await ack(text=STORE_BUSY if busy(error) else STORE_DOWN, response_type="ephemeral")
             return
         if taken.intake is Intake.FULL:
             await ack(text=QUEUE_FULL, response_type="ephemeral")

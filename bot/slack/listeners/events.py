@@ -24,10 +24,9 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, StoreUnavailable, ThreadKey
-from bot.conversation.messages import STORE_RETRYING
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater
-from bot.slack.listeners.take import take
+from bot.slack.listeners.take import retrying, take
 
 __all__ = ["DM_THREAD", "register"]
 
@@ -147,7 +146,7 @@ async def _thread_reply(
         if not await took_part():
             return  # a thread among people: not the bot's business, Redis or not
         if _first_delivery(request):
-            await spec.responder(client, runai_url=deps.runai_url).tell(STORE_RETRYING)
+            await spec.responder(client, runai_url=deps.runai_url).tell(retrying(error))
         raise RetryLater(str(error)) from error
     if not known and not await took_part():
         return  # a thread among people: not the bot's business
