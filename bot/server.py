@@ -8,8 +8,8 @@ its own port, for in-cluster scraping (`bot.metrics_server`).
 Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, signature on
 the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt, whose
 listeners take it into the durable work queue (`bot.work`) before Slack gets its answer.
-With `TEAMS_APP_ID` set it also serves `POST /api/messages` (`bot.teams.runtime`); Slack,
-Teams or both may be configured.
+With `TEAMS_APP_ID` set it also serves `POST /api/messages` (`bot.teams.runtime`), which
+takes activities into the same queue; Slack, Teams or both may be configured.
 
 `serve` also runs a worker that answers queued requests (`EMBEDDED_WORKER`, default on);
 `runai-why worker` runs only that (`run_worker`). On SIGTERM both stop taking work, let what
@@ -219,7 +219,9 @@ def build_runtime(
             clock=clock,
             transport=teams_transport,
             flights=flights,
+            queue=queue,
         )
+        handlers["teams"] = teams.work
     consumer = None
     if settings.embedded_worker if worker is None else worker:
         consumer = Worker(

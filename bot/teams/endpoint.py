@@ -1,30 +1,39 @@
-"""`POST /api/messages`: the JWT gate on the raw request, then the activity, then the turn.
+"""`POST /api/messages`: the JWT gate on the raw request, then the activity, then the queue.
 
 Order matters: the size cap and the bearer token come first, on nothing but the headers
 and raw bytes; a request that fails them is 401 (or 413) and nothing is parsed, logged or
 sent. Only then is the body parsed, its `serviceUrl` checked against the token's
 `serviceurl` claim (401 on a mismatch: a valid token must not send our replies elsewhere),
-the activity read and claimed (exactly once), and the turn started in the background, so
-Teams gets its 200 at once. A card's `Action.Execute` invoke gets its invoke response.
+the activity read and taken into the durable work queue (deduplicated and bounded in one
+atomic step, `bot.teams.intake`), and Teams gets its 200 at once; a worker, on any replica,
+answers it (`bot.teams.work`). A card's `Action.Execute` invoke gets its invoke response.
+
+A full queue is told to the asker privately at once, and a wait their place in the queue.
+When Redis cannot take the activity, the answer is 503 and nothing is sent: Teams delivers
+an activity again when the bot fails to answer it (documented for a reply later than 15 s;
+Microsoft also retries some error statuses, without documenting which), so it is taken
+then; for a card's invoke, the Teams client shows the asker the click failed.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
+import time
 from http import HTTPStatus
 
 import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from bot.conversation import StoreUnavailable
-from bot.conversation.messages import STORE_DOWN
-from bot.teams.activity import NotForUs, read_activity
+from bot.conversation.messages import QUEUE_FULL, queued
+from bot.observe import begin_request, observe_stage
+from bot.settings import DEDUPE_TTL_S
+from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import InboundVerifier, TokenRejected, service_url_matches
 from bot.teams.connector import TeamsConnector
-from bot.teams.responder import ChartUrl, ReplyTarget, TeamsResponder
-from bot.teams.turns import TeamsTurns
+from bot.teams.intake import submit
+from bot.teams.responder import ReplyTarget, TeamsResponder
+from bot.work import Intake, QueueUnavailable, WorkQueue
 
 __all__ = ["MAX_BODY_BYTES", "TeamsEndpoint"]
 
@@ -55,26 +64,36 @@ async def _capped_body(request: Request) -> bytes | None:
 
 
 class TeamsEndpoint:
-    """The Starlette handler of `/api/messages`; owns the turns it started."""
+    """The Starlette handler of `/api/messages`: takes activities into the work queue."""
 
     def __init__(
         self,
         verifier: InboundVerifier,
         connector: TeamsConnector,
-        turns: TeamsTurns,
+        queue: WorkQueue,
         *,
         runai_url: str | None,
-        chart_url: ChartUrl | None = None,
+        deadline_s: float = 300.0,
+        dedupe_ttl_s: int = DEDUPE_TTL_S,
     ) -> None:
         self._verifier = verifier
-        self._chart_url = chart_url
         self._connector = connector
-        self._turns = turns
+        self._queue = queue
         self._runai_url = runai_url
-        self._running: set[asyncio.Task[None]] = set()
+        self._deadline_s = deadline_s
+        self._dedupe_ttl_s = dedupe_ttl_s
 
     async def handle(self, request: Request) -> Response:
-        """Verify, parse, claim, and answer 200 while the turn runs."""
+        """One request: a request ID for its logs, then the gate and the queue; timed as `ack`."""
+        started = time.perf_counter()
+        begin_request()
+        try:
+            return await self._gate_then_take(request)
+        finally:
+            observe_stage("ack", time.perf_counter() - started)
+
+    async def _gate_then_take(self, request: Request) -> Response:
+        """Verify, parse, take into the queue, and answer 200 (a worker answers the asker)."""
         declared = request.headers.get("content-length", "").strip()
         if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             return _refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap")
@@ -99,29 +118,30 @@ class TeamsEndpoint:
         except NotForUs as why:
             structlog.get_logger(__name__).info("teams_activity_ignored", reason=str(why))
             return Response(status_code=HTTPStatus.OK)
-        responder = TeamsResponder(
-            self._connector,
-            ReplyTarget.of(inbound),
-            runai_url=self._runai_url,
-            chart_url=self._chart_url,
-        )
         try:
-            first = await self._turns.claim(inbound)
-        except StoreUnavailable:
-            self._start(responder.tell(STORE_DOWN))
-            first = False
-        if first:
-            self._start(self._turns.run(inbound, responder))
+            taken = await submit(
+                self._queue,
+                inbound,
+                dedupe_ttl_s=self._dedupe_ttl_s,
+                deadline_s=self._deadline_s,
+            )
+        except QueueUnavailable as error:
+            structlog.get_logger(__name__).warning("teams_not_taken", error=str(error))
+            # Not taken, nothing sent: Teams delivers it again, and it is taken then.
+            return PlainTextResponse(
+                HTTPStatus.SERVICE_UNAVAILABLE.phrase,
+                status_code=HTTPStatus.SERVICE_UNAVAILABLE,
+                headers={"Retry-After": "5"},
+            )
+        if taken.intake is Intake.FULL:
+            await self._tell(inbound, QUEUE_FULL)
+        elif taken.intake is Intake.ACCEPTED and taken.ahead:
+            await self._tell(inbound, queued(taken.ahead))
         if inbound.invoke:
             return JSONResponse(_INVOKE_DONE)
         return Response(status_code=HTTPStatus.OK)
 
-    def _start(self, work: asyncio.Future[None] | object) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(work)  # type: ignore[arg-type]
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
-
-    async def drain(self, timeout_s: float = 20.0) -> None:
-        """Wait (up to `timeout_s`) for the turns still running, at shutdown."""
-        if self._running:
-            await asyncio.wait(set(self._running), timeout=timeout_s)
+    async def _tell(self, inbound: Inbound, text: str) -> None:
+        """Tell the asker privately (a 1:1 chat with the bot); never raises."""
+        target = ReplyTarget.of(inbound)
+        await TeamsResponder(self._connector, target, runai_url=self._runai_url).tell(text)

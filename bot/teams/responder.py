@@ -82,6 +82,8 @@ class TeamsResponder:
         self._log = structlog.get_logger(__name__)
         self.public = False
         """Whether anything was shown in the conversation for this request."""
+        self.on_posted: Callable[[str], Awaitable[None]] | None = None
+        """Called with a public post's activity ID as soon as it exists (the work journal)."""
 
     @classmethod
     def from_target(
@@ -112,6 +114,8 @@ class TeamsResponder:
             t.service_url, t.conversation_id, main, reply_to=t.reply_to
         )
         self.public = True
+        if self.on_posted is not None:  # recorded before the overflow: a crash cannot lose it
+            await self.on_posted(ref)
         await self._overflow(overflow)
         return ref
 

@@ -1,9 +1,11 @@
 """The Teams front end of `runai-why serve`: built from `Settings`, mounted at `/api/messages`.
 
 `build_teams` makes everything Teams needs on top of what the process already has (the
-diagnosis clients, the state store, Redis and the authorizer): the JWT verifier, the
-outbound token, the Bot Connector client, its own engine (the same `ConversationEngine`,
-with a Teams `Access`) and the endpoint. `bot.server` calls it when `TEAMS_APP_ID` is set.
+diagnosis clients, the state store, Redis, the authorizer and the work queue): the JWT
+verifier, the outbound token, the Bot Connector client, its own engine (the same
+`ConversationEngine`, with a Teams `Access`), the endpoint that takes activities into the
+queue, and the worker's handler of Teams items (`TeamsRuntime.work`). `bot.server` calls it
+when `TEAMS_APP_ID` is set, in `serve` and in `runai-why worker` alike.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from bot.teams.identity import TeamsIdentify
 from bot.teams.responder import ChartUrl
 from bot.teams.token import BotToken
 from bot.teams.turns import ASKER_NAME, TeamsTurns, inbound_of
+from bot.teams.work import TeamsWork
+from bot.work import MemoryWorkQueue, WorkQueue
 from diagnosis import KubeConnector, RunaiReader
 
 __all__ = ["MESSAGES_PATH", "TeamsRuntime", "build_teams"]
@@ -46,7 +50,7 @@ _TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 
 @dataclass
 class TeamsRuntime:
-    """What the Teams front end owns in a process: its HTTP client and endpoint."""
+    """What the Teams front end owns in a process: its HTTP client, endpoint and handler."""
 
     endpoint: TeamsEndpoint
     http: httpx.AsyncClient
@@ -54,7 +58,9 @@ class TeamsRuntime:
     verifier: InboundVerifier
     connector: TeamsConnector
     turns: TeamsTurns
-    """Runs one claimed activity's turn (what a queue worker would call)."""
+    """Runs one taken activity's turn."""
+    work: TeamsWork
+    """The worker's `Handler` of Teams items (`handlers["teams"]`)."""
     charts: ChartHost | None = None
     """Serves answer charts under signed URLs (only with `TEAMS_PUBLIC_URL`)."""
 
@@ -64,8 +70,7 @@ class TeamsRuntime:
         return [Route(MESSAGES_PATH, self.endpoint.handle, methods=["POST"]), *charts]
 
     async def aclose(self) -> None:
-        """Let running turns finish (bounded), then close the HTTP pool."""
-        await self.endpoint.drain()
+        """Close the HTTP pool (after the worker stopped: its turns use it)."""
         await self.http.aclose()
 
 
@@ -82,11 +87,13 @@ def build_teams(
     transport: httpx.AsyncBaseTransport | None = None,
     chart_url: ChartUrl | None = None,
     flights: Flights | None = None,
+    queue: WorkQueue | None = None,
 ) -> TeamsRuntime:
     """The Teams front end; `ConfigError` when a Teams setting is missing.
 
     `transport` is the tests' seam for every outbound Teams call (keys, token, connector).
     `chart_url` stores an answer's memory chart and signs its URL (`bot.teams.charts`).
+    `queue` is the process's work queue (`bot.server` passes it; None: one in memory).
     """
     app_id, password, tenant, login_url = settings.teams_secrets()
     http = httpx.AsyncClient(timeout=_TIMEOUT, transport=transport, follow_redirects=False)
@@ -114,19 +121,25 @@ def build_teams(
         flights=flights,
         mention=lambda _: ASKER_NAME,
     )
-    turns = TeamsTurns(engine, store)
+    turns = TeamsTurns(engine)
     charts = _chart_host(settings, password, redis_client)
     if chart_url is None and charts is not None:
         chart_url = charts.publish_report
     endpoint = TeamsEndpoint(
-        verifier, connector, turns, runai_url=settings.runai_url, chart_url=chart_url
+        verifier,
+        connector,
+        queue or MemoryWorkQueue(max_items=settings.queue_max_items),
+        runai_url=settings.runai_url,
+        deadline_s=settings.queue_deadline_s,
     )
+    work = TeamsWork(connector, turns, runai_url=settings.runai_url, chart_url=chart_url)
     return TeamsRuntime(
         endpoint=endpoint,
         http=http,
         engine=engine,
         verifier=verifier,
         turns=turns,
+        work=work,
         connector=connector,
         charts=charts,
     )

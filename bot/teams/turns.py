@@ -1,12 +1,12 @@
 """One Teams activity as an engine turn: messages and card clicks, answered exactly once.
 
-`TeamsTurns.claim` runs before the HTTP answer: the activity ID is claimed in the store
-(`SET NX EX`), so a Teams retry or a duplicate delivery, on any replica, is answered once.
-`TeamsTurns.run` then does the turn: a mention (or anything in a 1:1 chat) may start a
+The activity was taken into the work queue once (`bot.teams.intake`: a retry, a duplicate
+delivery or a double click is dropped there, atomically with taking it); a worker then
+calls `TeamsTurns.run` (`bot.teams.work`): a mention (or anything in a 1:1 chat) may start a
 conversation; a plain reply in a thread only continues one the bot already has; a click on a
-question counts only from the person who asked (anyone else is told so privately, before the
-click is claimed), while the answer's "Show all evidence" is anyone's. Any failure is logged
-and told to the asker privately, as on Slack.
+question counts only from the person who asked (anyone else is told so privately), while the
+answer's "Show all evidence" is anyone's. Any failure is logged and told to the asker
+privately, as on Slack.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from bot.conversation import (
     SHOW_EVIDENCE,
     ConversationEngine,
     Incoming,
-    StateStore,
+    Responder,
     StoreUnavailable,
     ThreadKey,
 )
@@ -36,10 +36,8 @@ from bot.conversation.store import ThreadBusy
 from bot.teams.activity import Inbound
 from bot.teams.responder import TeamsResponder
 
-__all__ = ["ASKER_NAME", "DEDUPE_TTL_S", "TeamsTurns", "current_inbound", "thread_key"]
+__all__ = ["ASKER_NAME", "REPORT_ACTIONS", "TeamsTurns", "current_inbound", "thread_key"]
 
-#: Teams retries a delivery for a while; what we answered is remembered for an hour.
-DEDUPE_TTL_S = 3600
 #: How "only … can pick" names the asker (a Teams user ID means nothing to people).
 ASKER_NAME = "the person who asked"
 
@@ -62,30 +60,27 @@ def inbound_of(incoming: Incoming) -> Inbound | None:
 
 
 class TeamsTurns:
-    """Claims and runs the turns of one process's Teams activities."""
+    """Runs the turns of Teams activities taken from the work queue."""
 
-    def __init__(self, engine: ConversationEngine, store: StateStore) -> None:
+    def __init__(self, engine: ConversationEngine) -> None:
         self._engine = engine
-        self._store = store
         self._log = structlog.get_logger(__name__)
 
-    async def claim(self, inbound: Inbound) -> bool:
-        """True the first time this activity arrives (raises `StoreUnavailable`)."""
-        token = f"teams:activity:{inbound.tenant_id}:{inbound.channel}:{inbound.activity_id}"
-        first = await self._store.claim(token, DEDUPE_TTL_S)
-        if not first:
-            self._log.info("teams_duplicate_ignored", activity_id=inbound.activity_id)
-        return first
+    async def run(
+        self, inbound: Inbound, responder: TeamsResponder, *, shown: Responder | None = None
+    ) -> None:
+        """Answer the activity (taken once); failures go to the asker, privately.
 
-    async def run(self, inbound: Inbound, responder: TeamsResponder) -> None:
-        """Answer the activity (already claimed); failures go to the asker, privately."""
+        `shown` is what the engine answers through (the worker's journaled wrapper of
+        `responder`); `responder` tells the asker about failures.
+        """
         current_inbound.set(inbound)
         key = thread_key(inbound)
         try:
             incoming = await self._incoming(inbound, key, responder)
             if incoming is None:
                 return
-            await self._engine.handle(incoming, responder)
+            await self._engine.handle(incoming, shown or responder)
         except StoreUnavailable as error:
             self._log.warning("teams_store_unavailable", error=str(error))
             busy = isinstance(error, ThreadBusy)
@@ -101,7 +96,7 @@ class TeamsTurns:
         self, inbound: Inbound, key: ThreadKey, responder: TeamsResponder
     ) -> Incoming | None:
         """The engine's `Incoming`, or None when there is nothing for the engine to do."""
-        if inbound.choice in REPORT_ACTIONS:  # anyone may; a retry was caught by `claim`
+        if inbound.choice in REPORT_ACTIONS:  # anyone may; a retry was dropped at intake
             return Incoming(key, inbound.user_id, choice=inbound.choice)
         if inbound.choice is not None:
             asker = await self._engine.asker(key)
@@ -111,9 +106,8 @@ class TeamsTurns:
             if asker != inbound.user_id:
                 await responder.tell(only_asker(ASKER_NAME))
                 return None
-            click = f"teams:click:{key.redis_key('q')}:{inbound.card_id}:{inbound.choice}"
-            if not await self._store.claim(click, DEDUPE_TTL_S):
-                return None  # a double click
+            # A double click was dropped at intake (`bot.teams.intake.dedupe_key`), so a
+            # reclaimed click is still answered.
             return Incoming(
                 key, inbound.user_id, choice=inbound.choice, message_ref=inbound.card_id
             )

@@ -286,14 +286,6 @@ async def test_a_member_lookup_that_fails_is_a_private_could_not_check(
     assert bot.teams.of("update") == []
 
 
-async def test_redis_down_is_told_privately(redis_url: str):
-    async with running_teams("redis://127.0.0.1:9/0") as [bot]:
-        await bot.send(mention(bot, "why did training-job-42 in ml-team fail?"))
-        [told] = await bot.teams.wait_for("send")
-    assert told.conversation == "a:personal-29:u1"
-    assert any("state store" in t.lower() or "redis" in t.lower() for t in told.texts)
-
-
 async def test_teams_and_slack_in_one_process(redis_url: str, redis_client):
     async with running_teams(
         redis_url, slack_bot_token=SecretStr("xoxb-e2e"), slack_signing_secret=SecretStr("s")
@@ -331,6 +323,7 @@ async def test_shutdown_lets_a_running_turn_answer(redis_url: str, redis_client)
     async with running_teams(redis_url, teams=teams) as [bot]:
         ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
         assert (await bot.send(ask)).status_code == 200
+        await teams.wait_for("send")  # a worker took it: "Diagnosing…"
     [answer] = teams.of("update")
     assert _category(answer) == "OOM_KILLED"
 

@@ -1,0 +1,86 @@
+"""From a verified Teams activity to a durable work item, taken before Teams gets its answer.
+
+`submit` describes the activity as a `WorkItem` (platform "teams": the activity's facts and
+where to answer, as JSON in `TeamsSpec`) and enqueues it with its dedupe key, in the queue's
+one atomic step (claim + bound + append). The dedupe key is what makes a Teams retry or a
+duplicate delivery, on any replica, one answer (`dedupe_key`): the activity ID; for a click
+on a question, the card, the choice and the person who clicked, so a double click is one
+while a teammate's click cannot use up the asker's.
+"""
+
+from __future__ import annotations
+
+import structlog
+from pydantic import BaseModel, ConfigDict
+
+from bot.conversation import Incoming
+from bot.metrics import DUPLICATES_DROPPED, QUEUE_DEPTH, QUEUE_REJECTED
+from bot.teams.activity import Inbound
+from bot.teams.responder import ReplyTarget
+from bot.teams.turns import REPORT_ACTIONS, thread_key
+from bot.work import Enqueued, Intake, WorkQueue, new_item
+
+__all__ = ["PLATFORM", "TeamsSpec", "dedupe_key", "submit"]
+
+PLATFORM = "teams"
+
+
+class TeamsSpec(BaseModel):
+    """A Teams item's `responder`: the activity's facts, and where and to whom to answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    inbound: Inbound
+    target: ReplyTarget
+
+
+def dedupe_key(inbound: Inbound) -> str:
+    """The key under which the queue takes this activity once (for `DEDUPE_TTL_S`)."""
+    # The answer's buttons may be pressed again later, by anyone: only a retry is one.
+    if inbound.choice is not None and inbound.choice not in REPORT_ACTIONS and inbound.card_id:
+        key = thread_key(inbound).redis_key("q")
+        return f"teams:click:{key}:{inbound.card_id}:{inbound.choice}:{inbound.user_id}"
+    return f"teams:activity:{inbound.tenant_id}:{inbound.channel}:{inbound.activity_id}"
+
+
+def incoming_of(inbound: Inbound) -> Incoming:
+    """What the activity asks of the engine, as far as the activity alone says."""
+    return Incoming(
+        thread_key(inbound),
+        inbound.user_id,
+        text=inbound.text,
+        choice=inbound.choice,
+        directed=inbound.directed,
+        message_ref=inbound.card_id,
+    )
+
+
+async def submit(
+    queue: WorkQueue, inbound: Inbound, *, dedupe_ttl_s: int, deadline_s: float
+) -> Enqueued:
+    """Enqueue the activity; counts duplicates and refusals.
+
+    Raises:
+        QueueUnavailable: nothing was taken (Redis is down).
+    """
+    spec = TeamsSpec(inbound=inbound, target=ReplyTarget.of(inbound))
+    item = new_item(
+        platform=PLATFORM,
+        kind="click" if inbound.choice is not None else "message",
+        incoming=incoming_of(inbound),
+        responder=spec.model_dump(mode="json"),
+        deadline_s=deadline_s,
+    )
+    dedupe = dedupe_key(inbound)
+    result = await queue.enqueue(item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
+    log = structlog.get_logger(__name__)
+    if result.intake is Intake.DUPLICATE:
+        DUPLICATES_DROPPED.labels(platform=PLATFORM).inc()
+        log.info("teams_duplicate_ignored", activity_id=inbound.activity_id)
+    elif result.intake is Intake.FULL:
+        QUEUE_REJECTED.inc()
+        log.warning("work_queue_full", depth=result.depth)
+    else:
+        QUEUE_DEPTH.set(result.depth + 1)
+        log.info("work_enqueued", kind=item.kind, work_id=item.id, ahead=result.ahead)
+    return result

