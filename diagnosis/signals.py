@@ -20,6 +20,7 @@ from diagnosis.lexicon import (
     SignalKind,
     extract_detail,
 )
+from diagnosis.literals import any_search, ascii_lowered, possible, prepared
 from diagnosis.redact import Redactor, shorten
 from diagnosis.runai.models import Event, HistoryRecord, Pod, Workload
 
@@ -47,6 +48,11 @@ _POD_PHASES: dict[str, SignalKind] = {
     "init:error": SignalKind.INIT_FAILED,
     "init:crashloopbackoff": SignalKind.INIT_FAILED,
 }
+
+
+#: The lexicon's patterns with their literal pre-checks (`diagnosis.literals`).
+_SIGNAL_SEARCH = {kind: prepared(patterns) for kind, patterns in SIGNAL_PATTERNS.items()}
+_EXIT_SEARCH = prepared(EXIT_CODE_PATTERNS)
 
 
 def _detail(kind: SignalKind, text: str) -> str | None:
@@ -80,14 +86,15 @@ def text_signals(
     by_reason = SIGNAL_REASONS.get((reason or "").strip().lower())
     if by_reason is not None:
         kinds[by_reason] = None
-    for kind, patterns in SIGNAL_PATTERNS.items():
-        if any(p.search(raw) for p in patterns):
+    lowered = ascii_lowered(raw)
+    for kind, patterns in _SIGNAL_SEARCH.items():
+        if any_search(patterns, raw, lowered):
             kinds[kind] = None
     common = {"at": at, "source": source, "origin": origin, "reason": reason, "text": quoted}
     for kind in kinds:
         yield Signal(kind=kind, detail=_detail(kind, raw), key=f"{key}:{kind}", **common)
-    for pattern in EXIT_CODE_PATTERNS:
-        match = pattern.search(raw)
+    for pattern, runs in _EXIT_SEARCH:
+        match = pattern.search(raw) if possible(runs, lowered) else None
         if match:
             yield Signal(
                 kind=SignalKind.EXIT_CODE,
