@@ -19,9 +19,9 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-__all__ = ["Literal", "any_search", "ascii_lowered", "needs", "possible", "prepared"]
+__all__ = ["Prefilter", "needs"]
 
 #: CPython's regex parser (`re._parser`, 3.11+); no stubs, so typed loosely.
 _PARSER: Any = importlib.import_module("re._parser")
@@ -30,8 +30,7 @@ _BRANCH: Any = _PARSER.BRANCH
 _SUBPATTERN: Any = _PARSER.SUBPATTERN
 _REPEATS: Any = (_PARSER.MAX_REPEAT, _PARSER.MIN_REPEAT, _PARSER.POSSESSIVE_REPEAT)
 
-#: A compiled pattern and the runs one of which every match contains (None: no pre-check).
-Literal = tuple[re.Pattern[str], tuple[str, ...] | None]
+K = TypeVar("K")
 
 
 def _runs(items: Sequence[tuple[Any, Any]]) -> list[str]:
@@ -85,21 +84,31 @@ def needs(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     return None if runs is None else tuple(dict.fromkeys(r.lower() for r in runs))
 
 
-def prepared(patterns: Sequence[re.Pattern[str]]) -> tuple[Literal, ...]:
-    """Each pattern with its pre-check."""
-    return tuple((p, needs(p)) for p in patterns)
+class Prefilter(Generic[K]):
+    """Patterns (each under a key) and, per text, which of them may match it, in order.
 
+    The runs of every pattern are tested once per text, in one pass; a pattern is kept if
+    one of its runs is in the text (or it has none, or the text is not ASCII).
+    """
 
-def possible(runs: tuple[str, ...] | None, lowered: str | None) -> bool:
-    """Whether a pattern with these runs may match; `lowered` is the ASCII text lowercased."""
-    return lowered is None or runs is None or any(r in lowered for r in runs)
+    def __init__(self, entries: Sequence[tuple[K, re.Pattern[str]]]) -> None:
+        self._entries = tuple(entries)
+        self._always: list[int] = []
+        self._by_run: dict[str, list[int]] = {}
+        for index, (_, pattern) in enumerate(self._entries):
+            runs = needs(pattern)
+            if runs is None:
+                self._always.append(index)
+            for run in runs or ():
+                self._by_run.setdefault(run, []).append(index)
 
-
-def ascii_lowered(text: str) -> str | None:
-    """`text.lower()` for ASCII text (where the pre-checks are exact), else None."""
-    return text.lower() if text.isascii() else None
-
-
-def any_search(patterns: tuple[Literal, ...], text: str, lowered: str | None) -> bool:
-    """Whether any pattern matches `text`; `lowered` is `ascii_lowered(text)`."""
-    return any(possible(runs, lowered) and p.search(text) for p, runs in patterns)
+    def candidates(self, text: str) -> list[tuple[K, re.Pattern[str]]]:
+        """The entries whose pattern may match `text` (the others cannot), in their order."""
+        if not text.isascii():
+            return list(self._entries)
+        lowered = text.lower()
+        kept = set(self._always)
+        for run, indices in self._by_run.items():
+            if run in lowered:
+                kept.update(indices)
+        return [self._entries[i] for i in sorted(kept)]
