@@ -96,3 +96,10 @@ WORDS = sorted({w for p in LEXICON for w in re.findall(r"[A-Za-z][A-Za-z.:/ -]{2
 def test_the_pre_checks_agree_with_the_patterns_on_any_text(parts, shout):
     text = " ".join(parts)
     _agrees(text.upper() if shout else text)
+
+
+def test_a_pattern_without_a_run_is_always_a_candidate():
+    digits, word = re.compile(r"\d+"), re.compile(r"exit code", re.IGNORECASE)
+    prefilter = Prefilter([("digits", digits), ("word", word)])
+    assert prefilter.candidates("no numbers here") == [("digits", digits)]
+    assert prefilter.candidates("EXIT CODE 1") == [("digits", digits), ("word", word)]
