@@ -1,8 +1,9 @@
 """Steps 2-4: spec, pods (then Kubernetes) and history concurrently; metrics/nodes if indicated.
 
 Every fetch that fails becomes a `Gap`; nothing here classifies. The wall time is the
-dependency chain (status+events → {spec, history, pods → Tier 2} → {metrics, nodes}), not
-the sum of the calls.
+dependency chain, not the sum of the calls: status → events → {spec, history, pods → Tier 2
+pods → Tier 2 nodes}, with metrics and node status started the moment the evidence read so
+far asks for them (an OOM in the status or a pod: next to the pods' Tier 2 reads, not after).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from diagnosis.evidence import Evidence, Gap, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
@@ -21,7 +22,7 @@ from diagnosis.lexicon import SignalKind
 from diagnosis.memory import LIMIT, USAGE
 from diagnosis.redact import Redactor
 from diagnosis.request import DiagnosisRequest
-from diagnosis.runai.models import Event, Pod, Workload
+from diagnosis.runai.models import Event, HistoryRecord, Measurement, Node, Pod, Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.signals import history_signals, pod_signals
 
@@ -40,9 +41,31 @@ def _needs_metrics(signals: list[Signal]) -> bool:
     )
 
 
-async def _when(flag: bool, call: Callable[[], Awaitable[Fetched[T]]]) -> Fetched[T] | None:  # noqa: FBT001
-    """Run `call` only when `flag` is set (conditional evidence, the skill's Step 4)."""
-    return await call() if flag else None
+class _Soon(Generic[T]):
+    """A conditional fetch (the skill's Step 4), started the moment its condition holds.
+
+    The conditions only ever become true as evidence arrives (a signal seen in part of the
+    evidence is in all of it), so starting at the first part that shows it asks exactly
+    what asking at the end would, a chain level or two earlier.
+    """
+
+    def __init__(self, call: Callable[[], Awaitable[Fetched[T]]]) -> None:
+        self._call = call
+        self._task: asyncio.Task[Fetched[T]] | None = None
+
+    def start_if(self, flag: bool) -> None:  # noqa: FBT001
+        """Start the fetch if `flag` is set and it has not started yet."""
+        if flag and self._task is None:
+            self._task = asyncio.ensure_future(self._call())
+
+    async def result(self) -> Fetched[T] | None:
+        """The fetch's result; None when it was never wanted."""
+        return None if self._task is None else await self._task
+
+    def cancel(self) -> None:
+        """Stop the fetch if it is still running (the collection failed)."""
+        if self._task is not None:
+            self._task.cancel()
 
 
 async def collect(
@@ -63,26 +86,74 @@ async def collect(
     `cutoff` is the lookback (recurrence); `since` is where the failure's own evidence
     starts (at or before `cutoff`), so an old failure keeps its history and metrics.
     """
+    pod_found: list[Signal] = []
+    history_found: list[Signal] = []
+    node_names: list[str] | None = None  # known once the pods are
+
+    def _metrics() -> Awaitable[Fetched[list[Measurement]]]:
+        return gather_gap(
+            "get_workload_metrics",
+            "CPU-memory metrics",
+            runai.get_metrics(workload.id, metric_types=(USAGE, LIMIT), start=since, end=now),
+        )
+
+    def _nodes() -> Awaitable[Fetched[list[Node]]]:
+        return gather_gap(
+            "list_nodes",
+            "node status",
+            runai.list_nodes(cluster_id=workload.cluster_id, names=node_names or []),
+        )
+
+    metrics, nodes = _Soon(_metrics), _Soon(_nodes)
+
+    def indicated(signals: list[Signal]) -> None:
+        """Start metrics and node status as soon as the evidence so far asks for them."""
+        metrics.start_if(_needs_metrics(signals))
+        nodes.start_if(bool(node_names) and any(s.kind in _NODE_KINDS for s in signals))
 
     async def pods_then_tier2() -> tuple[Fetched[list[Pod]], Tier2 | None]:
+        nonlocal node_names
         pods = await gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id))
+        pod_found.extend(pod_signals(pods.value or (), redactor))
+        node_names = sorted({p.node_name for p in pods.value or () if p.node_name})
+        indicated([*status, *pod_found, *history_found])
         if kube is None:
             return pods, None
         found = tuple(pods.value) if pods.value is not None else None
         return pods, await collect_tier2(kube, workload, found, since=since, redactor=redactor)
 
-    spec, history, (pods, tier2) = await asyncio.gather(
-        gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload)),
-        fetch_history(runai, workload.id, since),
-        pods_then_tier2(),
-    )
+    async def history_then() -> Fetched[list[HistoryRecord]]:
+        history = await fetch_history(runai, workload.id, since)
+        history_found.extend(history_signals(history.value or (), redactor))
+        indicated([*status, *pod_found, *history_found])
+        return history
+
+    indicated(status)
+    try:
+        spec, history, (pods, tier2) = await asyncio.gather(
+            gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload)),
+            history_then(),
+            pods_then_tier2(),
+        )
+        signals = [*status, *pod_found, *history_found, *(tier2.signals if tier2 else ())]
+        indicated(signals)
+        want_metrics = _needs_metrics(signals)
+        want_nodes = bool(node_names) and any(s.kind in _NODE_KINDS for s in signals)
+        described = tier2.nodes_read if tier2 else set()
+        undescribed = [n for n in node_names or () if n not in described]
+
+        async def describe() -> tuple[list[Signal], list[Gap]]:
+            if want_nodes and kube is not None and undescribed:
+                return await describe_nodes(kube, undescribed, since=cutoff, redactor=redactor)
+            return [], []
+
+        metrics_read, nodes_read, (node_signals, node_gaps) = await asyncio.gather(
+            metrics.result(), nodes.result(), describe()
+        )
+    finally:
+        metrics.cancel()
+        nodes.cancel()
     gaps = [f.gap for f in (events, spec, pods, history) if f.gap is not None]
-    signals = [
-        *status,
-        *pod_signals(pods.value or (), redactor),
-        *history_signals(history.value or (), redactor),
-        *(tier2.signals if tier2 else ()),
-    ]
     gaps.extend(tier2.gaps if tier2 else ())
     if pods.value is not None and not pods.value:
         gaps.append(
@@ -90,37 +161,9 @@ async def collect(
                 source="get_workload_pods", what="pods (none returned: cleaned up or never created)"
             )
         )
-
-    want_metrics = _needs_metrics(signals)
-    node_names = sorted({p.node_name for p in pods.value or () if p.node_name})
-    want_nodes = bool(node_names) and any(s.kind in _NODE_KINDS for s in signals)
-    metrics, nodes = await asyncio.gather(
-        _when(
-            want_metrics,
-            lambda: gather_gap(
-                "get_workload_metrics",
-                "CPU-memory metrics",
-                runai.get_metrics(workload.id, metric_types=(USAGE, LIMIT), start=since, end=now),
-            ),
-        ),
-        _when(
-            want_nodes,
-            lambda: gather_gap(
-                "list_nodes",
-                "node status",
-                runai.list_nodes(cluster_id=workload.cluster_id, names=node_names),
-            ),
-        ),
-    )
-    gaps.extend(f.gap for f in (metrics, nodes) if f is not None and f.gap is not None)
-    described = tier2.nodes_read if tier2 else set()
-    undescribed = [n for n in node_names if n not in described]
-    if want_nodes and kube is not None and undescribed:
-        node_signals, node_gaps = await describe_nodes(
-            kube, undescribed, since=cutoff, redactor=redactor
-        )
-        signals.extend(node_signals)
-        gaps.extend(node_gaps)
+    gaps.extend(f.gap for f in (metrics_read, nodes_read) if f is not None and f.gap is not None)
+    signals.extend(node_signals)
+    gaps.extend(node_gaps)
     return Evidence(
         request=request,
         now=now,
@@ -130,9 +173,11 @@ async def collect(
         spec=spec.value,
         pods=tuple(pods.value) if pods.value is not None else None,
         history=tuple(history.value) if history.value is not None else None,
-        metrics=tuple(metrics.value) if metrics and metrics.value is not None else None,
+        metrics=tuple(metrics_read.value)
+        if metrics_read and metrics_read.value is not None
+        else None,
         metrics_requested=want_metrics,
-        nodes=tuple(nodes.value) if nodes and nodes.value is not None else None,
+        nodes=tuple(nodes_read.value) if nodes_read and nodes_read.value is not None else None,
         signals=tuple(signals),
         gaps=tuple(gaps),
         tier2=kube is not None,

@@ -37,12 +37,23 @@ MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 _AFTER_MARKER = frozenset(" \t\r\n@/:?&#\"'\\;,)]}>")
 
 
+def _all_hints(rules: tuple[Rule, ...]) -> tuple[str, ...]:
+    return tuple(sorted({h for rule in rules for h in rule.hints}))
+
+
+_RULE_HINTS = _all_hints(RULES)
+
+
 @dataclass
 class Redactor:
     """Masks secrets in text and counts what it masked (per kind)."""
 
     counts: dict[str, int] = field(default_factory=dict)
     rules: tuple[Rule, ...] = field(default=RULES, repr=False)
+    _hints: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._hints = _RULE_HINTS if self.rules is RULES else _all_hints(self.rules)
 
     @property
     def total(self) -> int:
@@ -53,13 +64,17 @@ class Redactor:
         """Return `text` with every recognised secret replaced by `[REDACTED:<kind>]`."""
         if not text:
             return ""
-        lowered = text.lower()
+        present = self._present(text)  # every rule's hints, searched once per text
         for rule in self.rules:
-            if not rule.hints or any(hint in lowered for hint in rule.hints):
+            if not rule.hints or not present.isdisjoint(rule.hints):
                 cleaned = self._apply(rule, text)
                 if cleaned is not text:  # markers carry words (`key`) later hints look for
-                    text, lowered = cleaned, cleaned.lower()
+                    text, present = cleaned, self._present(cleaned)
         return text
+
+    def _present(self, text: str) -> set[str]:
+        lowered = text.lower()
+        return {hint for hint in self._hints if hint in lowered}
 
     def _apply(self, rule: Rule, text: str) -> str:
         parts: list[str] = []

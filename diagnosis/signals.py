@@ -20,6 +20,7 @@ from diagnosis.lexicon import (
     SignalKind,
     extract_detail,
 )
+from diagnosis.literals import Prefilter
 from diagnosis.redact import Redactor, shorten
 from diagnosis.runai.models import Event, HistoryRecord, Pod, Workload
 
@@ -47,6 +48,11 @@ _POD_PHASES: dict[str, SignalKind] = {
     "init:error": SignalKind.INIT_FAILED,
     "init:crashloopbackoff": SignalKind.INIT_FAILED,
 }
+
+
+#: The lexicon's patterns behind their literal pre-checks (`diagnosis.literals`).
+_SIGNAL_SEARCH = Prefilter([(k, p) for k, patterns in SIGNAL_PATTERNS.items() for p in patterns])
+_EXIT_SEARCH = Prefilter([(None, p) for p in EXIT_CODE_PATTERNS])
 
 
 def _detail(kind: SignalKind, text: str) -> str | None:
@@ -80,13 +86,13 @@ def text_signals(
     by_reason = SIGNAL_REASONS.get((reason or "").strip().lower())
     if by_reason is not None:
         kinds[by_reason] = None
-    for kind, patterns in SIGNAL_PATTERNS.items():
-        if any(p.search(raw) for p in patterns):
+    for kind, pattern in _SIGNAL_SEARCH.candidates(raw):  # in the lexicon's order
+        if kind not in kinds and pattern.search(raw):
             kinds[kind] = None
     common = {"at": at, "source": source, "origin": origin, "reason": reason, "text": quoted}
     for kind in kinds:
         yield Signal(kind=kind, detail=_detail(kind, raw), key=f"{key}:{kind}", **common)
-    for pattern in EXIT_CODE_PATTERNS:
+    for _, pattern in _EXIT_SEARCH.candidates(raw):
         match = pattern.search(raw)
         if match:
             yield Signal(

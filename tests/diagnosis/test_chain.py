@@ -1,0 +1,89 @@
+"""The dependency chain of one diagnosis: how many calls must wait for another, per scenario.
+
+Each upstream call is timed by the in-process simulator at a fixed latency, and the chain is
+derived from those intervals with the benchmark's own function (`bench.stats.chain_levels`),
+so the figure here is the one `dev.py bench` reports as the floor. Only the structure is
+asserted (how many levels, which call sits on which level), never a duration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from bench.stats import Timed, chain_levels
+from bot.backends import simulated
+from bot.scenarios import bundled_scenario, request_from_expectation
+from diagnosis import diagnose
+from runai_sim.app import RecordedRequest, Simulator
+
+#: Long enough that concurrent calls always overlap, even on a busy machine under coverage.
+LATENCY_MS = 100
+
+
+@contextmanager
+def _timed_calls() -> Iterator[list[Timed]]:
+    calls: list[Timed] = []
+
+    def observe(_: Simulator, entry: RecordedRequest) -> None:
+        calls.append(Timed(entry.time.timestamp(), time.time(), entry.path))  # ended just now
+
+    undo = Simulator.observe(observe)
+    try:
+        yield calls
+    finally:
+        undo()
+
+
+def _level(call: Timed, calls: list[Timed]) -> int:
+    """1 + the longest chain of calls that ended before `call` started."""
+    return 1 + chain_levels([c for c in calls if c.end <= call.start])
+
+
+def _kind(path: str) -> str:
+    if "/k8s/" in path:
+        return "kube node" if "/nodes/" in path or path.endswith("/api/v1/events") else "kube pod"
+    return path.rsplit("/", 1)[-1] if path.count("/") > 4 else "status"
+
+
+CHAINS = [
+    # scenario, workload ID (None: the first expectation), levels, the level of each call
+    pytest.param(
+        "oom-killed", None, 3,
+        {"status": 1, "events": 2, "pods": 3, "history": 3, "metrics": 3},
+        id="oom-tier1",
+    ),
+    pytest.param(
+        "demo", "f0658dcc-8ddb-493b-b983-99894f206aea", 5,  # training-job-42, by ID
+        {"status": 1, "events": 2, "pods": 3, "history": 3, "metrics": 3, "kube pod": 4,
+         "kube node": 5},
+        id="oom-tier2",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "workload", "levels", "placed"), CHAINS)
+async def test_one_oom_diagnosis_has_the_expected_chain(name, workload, levels, placed):
+    scenario = bundled_scenario(name).model_copy(update={"latency_ms": LATENCY_MS})
+    expectation = next(
+        e
+        for e in scenario.expect or []
+        if workload is None or e.get("request", {}).get("workload_id") == workload
+    )
+    request = request_from_expectation(scenario, expectation)
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)  # token, cache
+        with _timed_calls() as calls:
+            report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
+
+    assert report.category is not None
+    assert report.category.value == "OOM_KILLED"
+    assert chain_levels(calls) == levels, sorted((c.start, c.path) for c in calls)
+    found: dict[str, set[int]] = {}
+    for call in calls:
+        found.setdefault(_kind(call.path), set()).add(_level(call, calls))
+    assert {k: found.get(k) for k in placed} == {k: {v} for k, v in placed.items()}
+    assert len([c for c in calls if c.path.endswith("/metrics")]) == 1
