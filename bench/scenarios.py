@@ -109,7 +109,8 @@ def _calls_of(world: World, ask: Ask, outcome: Outcome) -> list[Timed]:
 async def one(world: World, warm_runs: int = 5) -> tuple[Rows, Reference]:
     """1: one full OOM diagnosis with Tier 2: wall time against the chain floor and serial sum."""
     world.reset()
-    await world.serve(1)
+    # Each warm ask must diagnose: a reused report (DIAGNOSIS_CACHE_TTL_S) makes no calls.
+    await world.serve(1, DIAGNOSIS_CACHE_TTL_S="0")
     source = world.scenario.source_id
     cold_ask, cold = await _one_ask(world, "one", 0, source)
     cold_calls = _calls_of(world, cold_ask, cold)

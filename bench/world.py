@@ -176,6 +176,7 @@ class World:
             "KUBE_CLUSTERS": json.dumps(kube),
             "LOG_LEVEL": "INFO",
             "LOG_FORMAT": "json",
+            "METRICS_PORT": "0",  # replicas share this host: one metrics port would clash
             **overrides,
         }
 

@@ -14,6 +14,7 @@ import structlog
 from prometheus_client import start_http_server
 
 from bot.metrics import REGISTRY
+from bot.settings import ConfigError
 
 __all__ = ["start_metrics_server"]
 
@@ -22,6 +23,12 @@ def start_metrics_server(port: int | None, host: str) -> WSGIServer | None:
     """Serve `/metrics` on `host:port` (0 or None: do not) until the process exits."""
     if not port:
         return None
-    server, _ = start_http_server(port, addr=host, registry=REGISTRY)
+    try:
+        server, _ = start_http_server(port, addr=host, registry=REGISTRY)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot serve /metrics on {host}:{port} ({error.strerror or error}); set "
+            "METRICS_PORT to a free port, or 0 for none"
+        ) from error
     structlog.get_logger(__name__).info("metrics_serving", host=host, port=server.server_port)
     return server

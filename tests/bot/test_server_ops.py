@@ -138,3 +138,12 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def test_a_metrics_port_in_use_stops_the_start_with_a_clear_message():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = int(taken.getsockname()[1])
+        with pytest.raises(ConfigError, match=rf"cannot serve /metrics on 127.0.0.1:{port}.*"):
+            start_metrics_server(port, "127.0.0.1")
