@@ -46,6 +46,8 @@ class Ask:
     sent: float = 0.0
     acked: float | None = None
     status: int | None = None
+    ack_text: str = ""
+    """What the acknowledgement itself said (Slack shows it to the asker only)."""
 
     @property
     def channel(self) -> str:
@@ -97,6 +99,8 @@ async def send(http: httpx.AsyncClient, url: str, secret: str, ask: Ask, respons
         ask.status = None
         return
     ask.acked, ask.status = time.monotonic(), response.status_code
+    if response.content and response.headers.get("content-type", "").startswith("application/json"):
+        ask.ack_text = str(response.json().get("text") or "")
 
 
 async def send_all(

@@ -71,6 +71,8 @@ async def profile(world: World, asks_count: int = 20, top: int = 12) -> tuple[li
     configure_logging("INFO", "json", stream=log)  # as `serve` logs, into a file
     runtime = build_runtime(_settings(world))
     app = create_asgi_app(runtime)
+    if runtime.worker is not None:  # ASGITransport runs no lifespan, which would start it
+        runtime.worker.start()
     ids = world.scenario.workload_ids[-(asks_count + 1) :]
     asks = [ask_for(world, "pr", i, w, "app") for i, w in enumerate(ids)]
     transport = httpx.ASGITransport(app=app)

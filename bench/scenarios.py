@@ -171,8 +171,9 @@ def _ratio(value: float, reference: float) -> str:
 
 
 def _private(asks: list[Ask], found: dict[str, Outcome]) -> str:
-    """The most common private replies (their first 60 characters), counted."""
-    texts = Counter(text.split("\n")[0][:60] for a in asks for _, text in found[a.key].private)
+    """The most common private replies and ack texts (their first 60 characters), counted."""
+    private = [text for a in asks for _, text in found[a.key].private]
+    texts = Counter(t.split("\n")[0][:60] for t in [*private, *(a.ack_text for a in asks)] if t)
     return ", ".join(f"{n}x {t!r}" for t, n in texts.most_common(3)) or "none"
 
 
@@ -324,15 +325,18 @@ async def queued(world: World, count: int = 1000, settle_s: float = 45.0) -> Row
         world.slack, asks, timeout_s=settle_s, quiet_s=20, private_is_final=False
     )
     acked = [a for a in asks if a.status == 200]  # noqa: PLR2004
-    silent = [
+    silent = [  # an ack's own text (their place in the queue, or "full") is hearing at once
         a
         for a in acked
-        if (heard := found[a.key].first_word_at) is None
-        or a.acked is None
-        or heard - a.acked > TOLD_AT_ONCE_S
+        if not a.ack_text
+        and (
+            (heard := found[a.key].first_word_at) is None
+            or a.acked is None
+            or heard - a.acked > TOLD_AT_ONCE_S
+        )
     ]
     answered = [a for a in acked if found[a.key].answered_at is not None]
-    told = [a for a in acked if found[a.key].private]
+    told = [a for a in acked if found[a.key].private or a.ack_text]
     peak = replica.memory_mb()
     e2e = [found[a.key].answered_at - a.sent for a in answered]  # type: ignore[operator]
     return [

@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from http import HTTPStatus
+from typing import TYPE_CHECKING
 
 import httpx
 import redis.asyncio as redis
@@ -61,10 +62,12 @@ from bot.slack.identity import SlackIdentify
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
 from bot.slack.work import SlackWork
-from bot.teams.runtime import TeamsRuntime, build_teams
 from bot.upstream_metrics import CountingTransport
 from bot.work import Handler, MemoryWorkQueue, RedisWorkQueue, Worker, WorkQueue
 from diagnosis import NO_LIMIT, CallLimiter, KubeAccess, KubeConnector, KubeDirectory, RunaiClient
+
+if TYPE_CHECKING:
+    from bot.teams.runtime import TeamsRuntime
 
 __all__ = ["Runtime", "build_runtime", "create_asgi_app", "run_server", "run_worker"]
 
@@ -208,6 +211,9 @@ def build_runtime(
         handlers["slack"] = SlackWork(deps, web)
     teams = None
     if teams_settings is not None:
+        # The Teams SDK's models cost ~50 MB of memory: loaded only where Teams is served.
+        from bot.teams.runtime import build_teams  # noqa: PLC0415
+
         teams = build_teams(
             settings,
             runai=runai,

@@ -13,10 +13,6 @@ import functools
 import io
 from dataclasses import dataclass
 
-from matplotlib import dates
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
 from bot.render.slack_text import clean, one_line
 from bot.render.sparkline import gib
 from bot.render.wording import when
@@ -98,6 +94,11 @@ def memory_chart(memory: MemoryFigures | None, *, workload: str) -> Chart | None
 
 @functools.lru_cache(maxsize=_KEPT_CHARTS)
 def _drawn(memory: MemoryFigures, name: str) -> Chart:
+    # matplotlib costs ~45 MB of memory and a second of start-up: loaded on the first chart.
+    from matplotlib import dates  # noqa: PLC0415
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
+    from matplotlib.figure import Figure  # noqa: PLC0415
+
     times = [float(dates.date2num(s.at)) for s in memory.samples]  # type: ignore[no-untyped-call]
     values = [s.usage_bytes / _GIB for s in memory.samples]
     figure = Figure(figsize=(WIDTH_PX / DPI, HEIGHT_PX / DPI), dpi=DPI)
