@@ -12,6 +12,7 @@ import pytest
 import redis.asyncio as redis
 from starlette.applications import Starlette
 
+from bot.redis_connect import connect_redis
 from bot.render.chart import memory_chart
 from bot.teams.charts import (
     MAX_PNG_BYTES,
@@ -176,7 +177,7 @@ async def test_charts_in_redis_expire_with_their_urls(redis_client: redis.Redis,
 
 async def test_redis_down_is_an_empty_503_and_publishing_raises(clock):
     # Nothing listens on port 1 of loopback: every command fails to connect.
-    down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=1)
+    down = connect_redis("redis://127.0.0.1:1/0")
     host = ChartHost(RedisChartStore(down), KEY, BASE, ttl_s=TTL, clock=clock)
     try:
         with pytest.raises(redis.ConnectionError):
