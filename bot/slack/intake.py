@@ -17,9 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming
-from bot.metrics import DUPLICATES_DROPPED, QUEUE_DEPTH, QUEUE_REJECTED
 from bot.slack.responder import SlackResponder
-from bot.work import Enqueued, Intake, WorkQueue, new_item
+from bot.work import Enqueued, WorkQueue, admit, new_item
 
 __all__ = ["PLATFORM", "Notices", "ResponderSpec", "RetryLater", "submit"]
 
@@ -83,18 +82,7 @@ async def submit(
         deadline_s=deadline_s,
     )
     dedupe = dedupe or f"item:{item.id}"
-    result = await queue.enqueue(item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
-    log = structlog.get_logger(__name__)
-    if result.intake is Intake.DUPLICATE:
-        DUPLICATES_DROPPED.labels(platform=PLATFORM).inc()
-        log.info("slack_duplicate_ignored", dedupe=dedupe)
-    elif result.intake is Intake.FULL:
-        QUEUE_REJECTED.inc()
-        log.warning("work_queue_full", depth=result.depth)
-    else:
-        QUEUE_DEPTH.set(result.depth + 1)
-        log.info("work_enqueued", kind=kind, work_id=item.id, ahead=result.ahead)
-    return result
+    return await admit(queue, item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
 
 
 class Notices:

@@ -10,15 +10,13 @@ while a teammate's click cannot use up the asker's.
 
 from __future__ import annotations
 
-import structlog
 from pydantic import BaseModel, ConfigDict
 
 from bot.conversation import Incoming
-from bot.metrics import DUPLICATES_DROPPED, QUEUE_DEPTH, QUEUE_REJECTED
 from bot.teams.activity import Inbound
 from bot.teams.responder import ReplyTarget
 from bot.teams.turns import REPORT_ACTIONS, thread_key
-from bot.work import Enqueued, Intake, WorkQueue, new_item
+from bot.work import Enqueued, WorkQueue, admit, new_item
 
 __all__ = ["PLATFORM", "TeamsSpec", "dedupe_key", "submit"]
 
@@ -71,16 +69,4 @@ async def submit(
         responder=spec.model_dump(mode="json"),
         deadline_s=deadline_s,
     )
-    dedupe = dedupe_key(inbound)
-    result = await queue.enqueue(item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
-    log = structlog.get_logger(__name__)
-    if result.intake is Intake.DUPLICATE:
-        DUPLICATES_DROPPED.labels(platform=PLATFORM).inc()
-        log.info("teams_duplicate_ignored", activity_id=inbound.activity_id)
-    elif result.intake is Intake.FULL:
-        QUEUE_REJECTED.inc()
-        log.warning("work_queue_full", depth=result.depth)
-    else:
-        QUEUE_DEPTH.set(result.depth + 1)
-        log.info("work_enqueued", kind=item.kind, work_id=item.id, ahead=result.ahead)
-    return result
+    return await admit(queue, item, dedupe=dedupe_key(inbound), dedupe_ttl_s=dedupe_ttl_s)

@@ -1,5 +1,6 @@
 """The durable work queue: requests survive crashes and redeploys until they are answered."""
 
+from bot.work.admit import admit
 from bot.work.item import Delivery, Enqueued, Intake, WorkItem, new_item
 from bot.work.journal import JournaledResponder
 from bot.work.memory_queue import MemoryWorkQueue
@@ -22,5 +23,6 @@ __all__ = [
     "WorkItem",
     "WorkQueue",
     "Worker",
+    "admit",
     "new_item",
 ]

@@ -1,0 +1,31 @@
+"""Enqueue one front end's work item, and count what happened to it (duplicate, full, taken)."""
+
+from __future__ import annotations
+
+import structlog
+
+from bot.metrics import DUPLICATES_DROPPED, QUEUE_DEPTH, QUEUE_REJECTED
+from bot.work.item import Enqueued, Intake, WorkItem
+from bot.work.queue import WorkQueue
+
+__all__ = ["admit"]
+
+
+async def admit(queue: WorkQueue, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
+    """Enqueue `item` under `dedupe` (one atomic step), then record it in metrics and logs.
+
+    Raises:
+        QueueUnavailable: nothing was taken (Redis is down).
+    """
+    result = await queue.enqueue(item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
+    log = structlog.get_logger(__name__)
+    if result.intake is Intake.DUPLICATE:
+        DUPLICATES_DROPPED.labels(platform=item.platform).inc()
+        log.info("work_duplicate_ignored", platform=item.platform, dedupe=dedupe)
+    elif result.intake is Intake.FULL:
+        QUEUE_REJECTED.inc()
+        log.warning("work_queue_full", platform=item.platform, depth=result.depth)
+    else:
+        QUEUE_DEPTH.set(result.depth + 1)
+        log.info("work_enqueued", kind=item.kind, work_id=item.id, ahead=result.ahead)
+    return result
