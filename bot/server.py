@@ -49,7 +49,8 @@ from starlette.routing import Route
 from bot import metrics
 from bot.audit import build_audit_sink
 from bot.authz import Authorizer
-from bot.conversation import Access, ConversationEngine, MemoryStore, RedisStore, StateStore
+from bot.conversation import MemoryStore, RedisStore, StateStore
+from bot.engines import serving_engine
 from bot.flight import Flights, LocalLimit, RedisSemaphore
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
@@ -181,21 +182,15 @@ def build_runtime(
     if slack:
         web = build_web_client(token, settings.slack_api_url)
         auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
-        authz = Access(
-            authorizer,
+        engine = serving_engine(
+            settings,
             SlackIdentify(web, redis_client, auth_test),
-            channel_projects=settings.channel_projects,
-        )
-        engine = ConversationEngine(
             runai=runai,
             kube=kube,
             store=store,
-            channel_defaults=settings.channel_default_clusters,
-            max_concurrent=settings.max_concurrent_diagnoses,
-            deadline_s=settings.diagnosis_deadline_s,
-            clock=clock,
+            authorizer=authorizer,
             audit=audit,
-            access=authz,
+            clock=clock,
             flights=flights,
         )
         deps = SlackDeps(

@@ -21,7 +21,8 @@ from starlette.routing import BaseRoute, Route
 
 from bot.audit import AuditSink
 from bot.authz import Authorizer
-from bot.conversation import Access, ConversationEngine, StateStore
+from bot.conversation import ConversationEngine, StateStore
+from bot.engines import serving_engine
 from bot.flight import Flights
 from bot.settings import Settings
 from bot.teams.auth import InboundVerifier
@@ -108,16 +109,15 @@ def build_teams(
     identify = TeamsIdentify(
         connector, tenant=tenant, inbound_of=inbound_of, redis_client=redis_client
     )
-    engine = ConversationEngine(
+    engine = serving_engine(
+        settings,
+        identify,
         runai=runai,
         kube=kube,
         store=store,
-        channel_defaults=settings.channel_default_clusters,
-        max_concurrent=settings.max_concurrent_diagnoses,
-        deadline_s=settings.diagnosis_deadline_s,
-        clock=clock,
+        authorizer=authorizer,
         audit=audit,
-        access=Access(authorizer, identify, channel_projects=settings.channel_projects),
+        clock=clock,
         flights=flights,
         mention=lambda _: ASKER_NAME,
     )

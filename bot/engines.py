@@ -1,0 +1,48 @@
+"""The conversation engine a serving front end (Slack, Teams) gets from the settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from bot.audit import AuditSink
+from bot.authz import Authorizer
+from bot.conversation import Access, ConversationEngine, Identify, StateStore
+from bot.flight import Flights
+from bot.settings import Settings
+from diagnosis import KubeConnector, RunaiReader
+
+__all__ = ["serving_engine"]
+
+
+def serving_engine(
+    settings: Settings,
+    identify: Identify,
+    *,
+    runai: RunaiReader,
+    kube: KubeConnector | None,
+    store: StateStore,
+    authorizer: Authorizer,
+    audit: AuditSink,
+    clock: Callable[[], datetime | None],
+    flights: Flights | None,
+    mention: Callable[[str], str] = str,
+) -> ConversationEngine:
+    """The engine for one front end: its own `identify` (and `mention`), everything else shared.
+
+    Channel defaults, channel projects, the per-process limit and the diagnosis deadline come
+    from `settings`; the clients, store, authorizer, audit sink and flights are the process's.
+    """
+    return ConversationEngine(
+        runai=runai,
+        kube=kube,
+        store=store,
+        channel_defaults=settings.channel_default_clusters,
+        max_concurrent=settings.max_concurrent_diagnoses,
+        deadline_s=settings.diagnosis_deadline_s,
+        clock=clock,
+        audit=audit,
+        access=Access(authorizer, identify, channel_projects=settings.channel_projects),
+        flights=flights,
+        mention=mention,
+    )
