@@ -60,6 +60,7 @@ from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
 from bot.slack.identity import SlackIdentify
+from bot.slack.intake import Notices
 from bot.slack.payloads import check_body
 from bot.slack.verify import Rejection, RequestVerifier
 from bot.slack.work import SlackWork
@@ -90,6 +91,8 @@ class Runtime:
     worker: Worker | None = None
     """This process's worker (embedded in `serve`, or the whole of `runai-why worker`)."""
     shutdown_grace_s: float = 20.0
+    notices: Notices | None = None
+    """Slack's private notices sent beside acks: drained on shutdown."""
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -179,6 +182,7 @@ def build_runtime(
     queue = _queue(settings, redis_client)
     handlers: dict[str, Handler] = {}  # what a worker answers, per platform
     app: AsyncApp | None = None
+    deps: SlackDeps | None = None
     if slack:
         web = build_web_client(token, settings.slack_api_url)
         auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
@@ -247,6 +251,7 @@ def build_runtime(
         ),
         worker=consumer,
         shutdown_grace_s=settings.shutdown_grace_s,
+        notices=deps.notices if deps is not None else None,
     )
 
 
@@ -423,7 +428,9 @@ async def _socket_mode(settings: Settings, host: str) -> None:
 
 
 async def _close(runtime: Runtime) -> None:
-    """Stop the worker (finish or hand back what it runs), then close the clients."""
+    """Send the notices under way, stop the worker (it finishes or hands back), close clients."""
+    if runtime.notices is not None:
+        await runtime.notices.drain(runtime.shutdown_grace_s)
     if runtime.worker is not None:
         await runtime.worker.stop(runtime.shutdown_grace_s)
     if runtime.teams is not None:

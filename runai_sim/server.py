@@ -42,9 +42,10 @@ class _PromptServer(_NoSignalServer):
 
     uvicorn's own loop notices `should_exit` at its next 0.1 s tick and then pauses a fixed
     0.1 s more: noticeable when a demo or a test suite starts and stops hundreds of servers.
-    Only for apps without a lifespan (the simulator): an app's background work gets no more
-    time than its requests take, where uvicorn's pauses give it ~0.1-0.2 s before the app's
-    shutdown. Used only from the event loop that runs it.
+    An app's background work gets no more time than its requests take (uvicorn's pauses
+    give it ~0.1-0.2 s before the app's shutdown), so an app with a lifespan must wait for
+    its own background work there, as the bot's does. Used only from the event loop that
+    runs it.
     """
 
     @property
@@ -137,8 +138,7 @@ async def serve_asgi(
     `port=0` picks a free ephemeral port. The server is shut down when the block exits.
     """
     sock = _bind(host, port)
-    server_class = _PromptServer if lifespan == "off" else _NoSignalServer
-    server = server_class(_config(app, lifespan))
+    server = _PromptServer(_config(app, lifespan))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(_STARTUP_TIMEOUT_S):

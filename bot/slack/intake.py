@@ -101,3 +101,13 @@ class Notices:
         task = asyncio.create_task(make)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def drain(self, timeout_s: float) -> None:
+        """Let the notices under way go out (on shutdown), giving up on them after `timeout_s`."""
+        if not self._tasks:
+            return
+        _, late = await asyncio.wait(set(self._tasks), timeout=timeout_s)
+        for task in late:
+            task.cancel()
+        if late:
+            structlog.get_logger(__name__).warning("slack_notices_not_sent", count=len(late))

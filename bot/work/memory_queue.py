@@ -140,21 +140,15 @@ class MemoryWorkQueue:
         if delivery.item is not None:
             self._journals.pop(delivery.item.id, None)
 
-    async def hand_back(self, consumer: str, deliveries: Sequence[Delivery]) -> int:
-        """See `WorkQueue.hand_back`."""
-        moved = 0
-        for delivery in deliveries:
-            entry = self._entries.get(delivery.entry_id)
-            if entry is not None and entry.owner == consumer:
-                del self._entries[delivery.entry_id]
-                self._entries[f"{next(self._ids)}-0"] = _Entry(entry.raw)
-                moved += 1
-        if moved:
+    async def retire(self, consumer: str) -> int:
+        """See `WorkQueue.retire`."""
+        held = [entry_id for entry_id, entry in self._entries.items() if entry.owner == consumer]
+        for entry_id in held:
+            raw = self._entries.pop(entry_id).raw
+            self._entries[f"{next(self._ids)}-0"] = _Entry(raw)
+        if held:
             self._arrived.set()
-        return moved
-
-    async def retire(self, consumer: str) -> None:
-        """See `WorkQueue.retire` (nothing to forget in memory)."""
+        return len(held)
 
     async def depth(self) -> int:
         """See `WorkQueue.depth`."""

@@ -1,10 +1,10 @@
 """The durable work queue's interface, shared by the Redis and the in-memory implementation.
 
-A front end `enqueue`s an item, deduplicated and bounded in one atomic step; workers `take`
-new items (never more than they can run), `reclaim` those another consumer left idle,
-keep their own alive with `heartbeat`, then `finish` (answered), `dead_letter` or
-`hand_back` each one. A `Journal` per item remembers what was already shown, so a second
-attempt updates the messages of the first instead of posting new ones.
+A front end `enqueue`s an item, deduplicated and bounded in one atomic step; workers `take` new
+items (never more than they can run), `reclaim` those another consumer left idle, keep their own
+alive with `heartbeat`, then `finish` (answered) or `dead_letter` each one; a stopping worker
+`retire`s, which puts back whatever it still holds. A `Journal` per item remembers what was already
+shown, so a second attempt updates the messages of the first instead of posting new ones.
 """
 
 from __future__ import annotations
@@ -68,7 +68,11 @@ class WorkQueue(Protocol):
         ...
 
     async def take(self, consumer: str, count: int, block_s: float) -> list[Delivery]:
-        """Up to `count` new items for `consumer`, waiting up to `block_s` for the first."""
+        """Up to `count` new items for `consumer`, waiting up to `block_s` for the first.
+
+        It may be cancelled while it waits: anything it was given by then stays with
+        `consumer` (`retire` puts it back, or another consumer reclaims it).
+        """
         ...
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
@@ -87,12 +91,12 @@ class WorkQueue(Protocol):
         """Move it to the dead-letter stream and acknowledge it, at once."""
         ...
 
-    async def hand_back(self, consumer: str, deliveries: Sequence[Delivery]) -> int:
-        """Put `consumer`'s unfinished items back at the tail for others; returns how many."""
-        ...
+    async def retire(self, consumer: str) -> int:
+        """Put everything `consumer` still holds back at the tail, then forget `consumer`.
 
-    async def retire(self, consumer: str) -> None:
-        """Forget `consumer` (it stopped cleanly and holds nothing)."""
+        Returns how many items it put back. For a consumer that stops; a put-back item is
+        delivered afresh (its earlier deliveries are not counted again).
+        """
         ...
 
     def journal(self, item_id: str) -> Journal:

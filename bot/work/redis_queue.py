@@ -1,11 +1,11 @@
 """The durable work queue on Redis Streams: one stream, one consumer group, Lua for each step.
 
-Every step that must not be split is one script (EVALSHA, Redis 7.0 commands only):
-enqueue = dedupe claim (`SET NX EX`) + bound check + `XADD`; finish = journal "answered" +
-`XACK` + `XDEL`; dead letter = `XADD` to the dead stream + `XACK` + `XDEL`; hand back =
-`XADD` a copy + `XACK` + `XDEL`. All keys share one hash tag, so the scripts also run on a
-Redis Cluster. Entries are deleted once acknowledged, so `XLEN` is the queue's depth and
-`XLEN - pending` what is still waiting.
+Every step that must not be split is one script (EVALSHA, Redis 7.0 commands only): enqueue = dedupe
+claim (`SET NX EX`) + bound check + `XADD`; finish = journal "answered" + `XACK` + `XDEL`; dead
+letter = `XADD` to the dead stream + `XACK` + `XDEL`; retire = for each entry the consumer holds,
+`XADD` a copy + `XACK` + `XDEL`, then `XGROUP DELCONSUMER`. All keys share one hash tag, so the
+scripts also run on a Redis Cluster. Entries are deleted once acknowledged, so `XLEN` is the queue's
+depth and `XLEN - pending` what is still waiting.
 """
 
 from __future__ import annotations
@@ -89,20 +89,22 @@ redis.call('XDEL', KEYS[1], ARGV[2])
 return 1
 """
 
-_HAND_BACK = """
+_RETIRE = """
 local moved = 0
-for i = 3, #ARGV do
-  local info = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
-  if info[1] and info[1][2] == ARGV[2] then
-    local entry = redis.call('XRANGE', KEYS[1], ARGV[i], ARGV[i])
+while true do
+  local held = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', 100, ARGV[2])
+  if #held == 0 then break end
+  for _, info in ipairs(held) do
+    local entry = redis.call('XRANGE', KEYS[1], info[1], info[1])
     if entry[1] then
       redis.call('XADD', KEYS[1], '*', unpack(entry[1][2]))
       moved = moved + 1
     end
-    redis.call('XACK', KEYS[1], ARGV[1], ARGV[i])
-    redis.call('XDEL', KEYS[1], ARGV[i])
+    redis.call('XACK', KEYS[1], ARGV[1], info[1])
+    redis.call('XDEL', KEYS[1], info[1])
   end
 end
+redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
 return moved
 """
 
@@ -183,7 +185,7 @@ class RedisWorkQueue:
         self._heartbeat = client.register_script(_HEARTBEAT)
         self._finish = client.register_script(_FINISH)
         self._dead_letter = client.register_script(_DEAD_LETTER)
-        self._hand_back = client.register_script(_HAND_BACK)
+        self._retire = client.register_script(_RETIRE)
         self._cursor = "0-0"
 
     def journal(self, item_id: str) -> RedisJournal:
@@ -273,18 +275,10 @@ class RedisWorkQueue:
         async with _translated("dead_letter"):
             await self._dead_letter(keys=[self.stream, self.dead], args=args)
 
-    async def hand_back(self, consumer: str, deliveries: Sequence[Delivery]) -> int:
-        """See `WorkQueue.hand_back`."""
-        if not deliveries:
-            return 0
-        args = [GROUP, consumer, *(d.entry_id for d in deliveries)]
-        async with _translated("hand_back"):
-            return int(await self._hand_back(keys=[self.stream], args=args))
-
-    async def retire(self, consumer: str) -> None:
-        """See `WorkQueue.retire` (`XGROUP DELCONSUMER`)."""
+    async def retire(self, consumer: str) -> int:
+        """See `WorkQueue.retire` (one script: a copy of each at the tail, then DELCONSUMER)."""
         async with _translated("retire"):
-            await self._redis.xgroup_delconsumer(self.stream, GROUP, consumer)
+            return int(await self._retire(keys=[self.stream], args=[GROUP, consumer]))
 
     async def depth(self) -> int:
         """See `WorkQueue.depth` (`XLEN`)."""

@@ -5,7 +5,8 @@ ones (`XREADGROUP`) up to its free slots (`MAX_CONCURRENT_DIAGNOSES`), keep its 
 (`XCLAIM JUSTID`, so a long diagnosis is never taken from a living worker), and run each in
 its own task. An item delivered more than `max_deliveries` times is dead-lettered and its
 asker told; one past its deadline is not started, its asker is told. `stop` takes nothing
-more, lets what runs finish within a grace period, and puts the rest back at the tail.
+more (a waiting take is abandoned at once), lets what runs finish within a grace period, and
+puts everything the consumer still holds back at the tail.
 """
 
 from __future__ import annotations
@@ -112,14 +113,13 @@ class Worker:
                     taken = await self.queue.reclaim(self.consumer, self._claim_idle_s, free)
                     QUEUE_DEPTH.set(await self.queue.depth())
                 if len(taken) < free:
-                    taken += await self.queue.take(self.consumer, free - len(taken), self._block_s)
+                    taken += await self._take(free - len(taken))
             except QueueUnavailable as error:
                 self._log.warning("worker_queue_unavailable", error=str(error))
                 await self._pause(_BACKOFF_S)
                 continue
             if self._stopping.is_set():
-                await self._give_back(taken)
-                break
+                break  # what it took stays with this consumer: `stop` hands it all back
             for delivery in taken:
                 task = asyncio.create_task(self._process(delivery))
                 self._inflight[task] = delivery
@@ -130,38 +130,44 @@ class Worker:
             async with asyncio.timeout(seconds):
                 await self._stopping.wait()
 
-    async def _give_back(self, deliveries: list[Delivery]) -> None:
+    async def _take(self, count: int) -> list[Delivery]:
+        """New items, or none if `stop` comes first: a stopping worker does not wait out a take.
+
+        An abandoned take may still have been given items (Redis served it as it was
+        cancelled): they are pending under this consumer, and `stop` hands them back.
+        """
+        take = asyncio.ensure_future(self.queue.take(self.consumer, count, self._block_s))
+        stopping = asyncio.ensure_future(self._stopping.wait())
         try:
-            await self.queue.hand_back(self.consumer, deliveries)
-        except QueueUnavailable as error:  # left pending: reclaimed after the idle time
-            self._log.warning("worker_hand_back_failed", error=str(error), items=len(deliveries))
+            await asyncio.wait({take, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            take.cancel()  # a no-op once it is done
+        await asyncio.wait({take})  # let an abandoned take unwind (closes its connection)
+        return [] if take.cancelled() else take.result()
 
     async def stop(self, grace_s: float) -> int:
         """Stop taking work, let what runs finish within `grace_s`, hand back the rest.
 
-        Returns how many items were handed back. What cannot be handed back (Redis gone)
-        stays pending and is reclaimed by another consumer after the idle time.
+        Returns how many items were handed back: the unfinished ones, and any this consumer
+        holds without running (taken as it stopped, or left pending by a failed attempt).
+        What cannot be handed back (Redis gone) stays pending and is reclaimed by another
+        consumer after the idle time.
         """
         self._stopping.set()
         if self._loop is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._loop
-        running = dict(self._inflight)
-        if running:
-            _, late = await asyncio.wait(running, timeout=grace_s)
+        if self._inflight:
+            _, late = await asyncio.wait(set(self._inflight), timeout=grace_s)
             for task in late:
                 task.cancel()
             await asyncio.gather(*late, return_exceptions=True)
-            unfinished = [running[t] for t in late]
-        else:
-            unfinished = []
         handed = 0
         try:
-            handed = await self.queue.hand_back(self.consumer, unfinished)
-            if handed == len(unfinished):
-                await self.queue.retire(self.consumer)
+            handed = await self.queue.retire(self.consumer)
         except QueueUnavailable as error:
-            self._log.warning("worker_hand_back_failed", error=str(error), items=len(unfinished))
+            self._log.warning("worker_hand_back_failed", error=str(error))
         self._log.info("worker_stopped", consumer=self.consumer, handed_back=handed)
         return handed
 

@@ -27,3 +27,21 @@ async def test_notices_past_the_limit_are_dropped_and_logged():
         while not sent:  # noqa: ASYNC110 - the task has no handle to wait on
             await asyncio.sleep(0.01)
     assert sent == ["first"]
+
+
+async def test_drain_lets_notices_under_way_go_out_and_gives_up_on_the_stuck():
+    sent: list[str] = []
+
+    async def tell(text: str, *, stuck: bool = False) -> None:
+        if stuck:
+            await asyncio.Event().wait()
+        sent.append(text)
+
+    notices = Notices()
+    notices.send(tell("you are third in line"))
+    notices.send(tell("never", stuck=True))
+    with structlog.testing.capture_logs() as logs:
+        await notices.drain(0.05)
+    assert sent == ["you are third in line"]
+    assert [(e["event"], e["count"]) for e in logs] == [("slack_notices_not_sent", 1)]
+    await notices.drain(0.05)  # nothing left under way: returns at once

@@ -58,13 +58,14 @@ async def test_take_never_hands_out_more_than_asked(queue: WorkQueue):
     assert await queue.take("c", 5, 0.05) == []
 
 
-async def test_hand_back_puts_unfinished_work_at_the_tail_with_its_journal(queue: WorkQueue):
+async def test_retire_puts_unfinished_work_at_the_tail_with_its_journal(queue: WorkQueue):
     work = item()
     await queue.enqueue(work, dedupe="msg:1", dedupe_ttl_s=60)
     [taken] = await queue.take("a", 1, 0)
+    assert taken.item == work
     await queue.journal(work.id).record_post(0, ShownPost("171.1", progress=True), "171.1")
-    assert await queue.hand_back("b", [taken]) == 0  # not b's to hand back
-    assert await queue.hand_back("a", [taken]) == 1
+    assert await queue.retire("b") == 0  # not b's to hand back
+    assert await queue.retire("a") == 1
     [again] = await queue.take("b", 1, 0)
     assert again.item == work
     assert again.times == 1
@@ -78,8 +79,9 @@ async def test_heartbeat_keeps_only_what_the_consumer_still_owns(queue: WorkQueu
     [taken] = await queue.take("a", 1, 0)
     [stolen] = await queue.reclaim("b", 0, 1)
     await queue.heartbeat("a", [taken.entry_id])  # a woke up: it must not take it back
-    assert await queue.hand_back("a", [taken]) == 0
-    assert await queue.hand_back("b", [stolen]) == 1
+    assert stolen.entry_id == taken.entry_id
+    assert await queue.retire("a") == 0
+    assert await queue.retire("b") == 1
 
 
 async def test_finish_marks_the_journal_answered_and_dead_letter_removes(queue: WorkQueue):
@@ -93,7 +95,7 @@ async def test_finish_marks_the_journal_answered_and_dead_letter_removes(queue: 
     await queue.dead_letter(two, "delivered 4 times")
     assert await queue.depth() == 0
     assert await queue.reclaim("b", 0, 5) == []
-    await queue.retire("a")
+    assert await queue.retire("a") == 0
 
 
 async def test_dead_letters_land_in_their_own_stream(redis_client: redis.asyncio.Redis):

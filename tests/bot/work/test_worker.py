@@ -219,3 +219,51 @@ async def test_an_item_of_an_unknown_platform_is_dead_lettered(queue: WorkQueue)
             await asyncio.sleep(0.01)
     await worker.stop(1)
     assert handler.ran == []
+
+
+class _Waiting:
+    """A queue whose takes wait until cancelled, as an idle `XREADGROUP ... BLOCK` does."""
+
+    def __init__(self, queue: WorkQueue) -> None:
+        self._queue = queue
+        self.waiting = asyncio.Event()
+        self.abandoned = 0
+
+    def __getattr__(self, name: str):
+        return getattr(self._queue, name)
+
+    async def take(self, *_: object):
+        self.waiting.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.abandoned += 1
+            raise
+        raise AssertionError("unreachable")
+
+
+async def test_stop_abandons_a_waiting_take_instead_of_waiting_it_out(queue: WorkQueue):
+    waiting = _Waiting(queue)
+    worker = _worker(waiting, Diagnoser(Slackish()))
+    worker.start()
+    await waiting.waiting.wait()
+    async with asyncio.timeout(10):  # a hang guard: this take would never return by itself
+        assert await worker.stop(1) == 0
+    assert waiting.abandoned == 1
+
+
+async def test_stop_hands_back_what_the_consumer_holds_without_running_it(queue: WorkQueue):
+    """An item served to a take as it was abandoned, or left by a failed attempt, is not lost."""
+    served, failed = item("U1"), item("U2")
+    await queue.enqueue(served, dedupe="msg:1", dedupe_ttl_s=60)
+    [_] = await queue.take("w", 1, 0)  # given to "w", whose take was abandoned: never run
+    await queue.enqueue(failed, dedupe="msg:2", dedupe_ttl_s=60)
+    handler = Diagnoser(Slackish(), fail=True)
+    worker = _worker(queue, handler, consumer="w", claim_idle_s=60)
+    worker.start()
+    await _until(lambda: handler.ran)  # failed once: left pending under "w" for a retry
+    await _until(lambda: worker.inflight == 0)
+    assert await worker.stop(1) == 2
+    assert handler.ran == [failed.id]
+    back = await queue.take("next", 5, 0)
+    assert sorted(d.item.id for d in back if d.item) == sorted([served.id, failed.id])
