@@ -51,7 +51,7 @@ from bot.audit import build_audit_sink
 from bot.authz import Authorizer
 from bot.conversation import MemoryStore, RedisStore, StateStore
 from bot.engines import serving_engine
-from bot.flight import Flights, LocalLimit, RedisSemaphore
+from bot.flight import FLIGHT_LOCK_TTL_S, Flights, LocalLimit, RedisSemaphore
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
 from bot.redis_connect import connect_redis, redis_health
@@ -176,7 +176,13 @@ def build_runtime(
         access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
         counted = _counting("kubernetes")
         kube = owned_kube = KubeDirectory(access, wrap=counted) if len(access) else None
-    flights = Flights(redis_client, report_ttl_s=settings.diagnosis_cache_ttl_s)
+    # A leader's lock outlives it by at most the claim idle time: a request reclaimed from a
+    # dead worker never waits out that worker's lock on its own diagnosis.
+    flights = Flights(
+        redis_client,
+        report_ttl_s=settings.diagnosis_cache_ttl_s,
+        lock_ttl_s=min(FLIGHT_LOCK_TTL_S, settings.queue_claim_idle_s),
+    )
     authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
     audit = build_audit_sink(redis_client)
     queue = _queue(settings, redis_client)

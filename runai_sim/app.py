@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -19,7 +18,7 @@ from starlette.routing import Mount, Route
 
 from runai_sim import filters
 from runai_sim.access import AccessAPI
-from runai_sim.faults import FaultRule, FaultSet, error_body, fault_response
+from runai_sim.faults import FaultRule, FaultSet, delay, error_body, fault_response
 from runai_sim.kube import KUBE_PREFIX, KubeAPI, is_kube_path, kube_fault_response
 from runai_sim.scenario import Kind, Scenario, WorkloadEntry
 from runai_sim.tokens import TokenIssuer
@@ -179,9 +178,12 @@ class Simulator:
             await send(message)
 
         try:
-            delay = self.scenario.latency_ms + (rule.latency_ms if rule is not None else 0)
-            if delay:
-                await asyncio.sleep(delay / 1000)
+            held_ms = self.scenario.latency_ms + (rule.latency_ms if rule is not None else 0)
+            if held_ms:
+                held = await delay(held_ms / 1000, receive)
+                if held is None:
+                    return  # the client went away while it waited
+                receive = held
             response: ASGIApp = self._router
             kube = is_kube_path(path)  # the Kubernetes API checks its own token
             if rule is not None and rule.replaces_response:

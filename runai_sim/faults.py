@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -13,7 +14,9 @@ from starlette.responses import JSONResponse, Response
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-__all__ = ["CANNED_MESSAGES", "FaultRule", "FaultSet", "error_body", "fault_response"]
+    from starlette.types import Message, Receive
+
+__all__ = ["CANNED_MESSAGES", "FaultRule", "FaultSet", "delay", "error_body", "fault_response"]
 
 #: The canned `Error.message` texts of the Run:ai API, by status code.
 CANNED_MESSAGES: dict[int, str] = {
@@ -142,3 +145,30 @@ def fault_response(rule: FaultRule) -> Response:
         body = {"events": None}
     content = json.dumps(body).encode()
     return Response(content, status, headers, media_type="application/json")
+
+
+async def delay(seconds: float, receive: Receive) -> Receive | None:
+    """Hold a request `seconds`, as a slow control plane does, unless its client goes away.
+
+    Returns the `receive` to answer with (what was read while holding it, the body, comes
+    first), or None once the client has disconnected: nobody is left to answer, and a
+    stopping server does not wait out the rest of the delay.
+    """
+    read: list[Message] = []
+
+    async def listen() -> None:
+        while not read or read[-1]["type"] != "http.disconnect":
+            read.append(await receive())
+
+    listening = asyncio.ensure_future(listen())
+    try:
+        await asyncio.wait({listening}, timeout=seconds)
+    finally:
+        listening.cancel()
+    if read and read[-1]["type"] == "http.disconnect":
+        return None
+
+    async def replay() -> Message:
+        return read.pop(0) if read else await receive()
+
+    return replay

@@ -33,13 +33,15 @@ from bot.metrics import FAIL_OPEN, SHARED_DIAGNOSES
 from bot.observe import current_trace
 from diagnosis import Payload
 
-__all__ = ["LOOKUP_REUSE_S", "Flights", "Via"]
+__all__ = ["FLIGHT_LOCK_TTL_S", "LOOKUP_REUSE_S", "Flights", "Via"]
 
 #: How a caller got its result: it computed it, joined a running flight, or reused a kept one.
 Via = Literal["computed", "flight", "cache"]
 #: The longest a resolution read (a workload's status, a name's matches) is reused: how
 #: stale a storm's view of the workload's state may be (a report is keyed by that state).
 LOOKUP_REUSE_S = 5.0
+#: How long a leader's lock lives unless renewed (a shorter `QUEUE_CLAIM_IDLE_S` caps it).
+FLIGHT_LOCK_TTL_S = 5.0
 _PREFIX = "runai-why:flight:v1:"
 
 _TAKE = """
@@ -87,7 +89,7 @@ class Flights:
         client: redis.Redis | None,
         *,
         report_ttl_s: float,
-        lock_ttl_s: float = 5.0,
+        lock_ttl_s: float = FLIGHT_LOCK_TTL_S,
         poll_s: float = 0.5,
         lookup_ttl_s: float = LOOKUP_REUSE_S,
         clock: Callable[[], float] = time.monotonic,

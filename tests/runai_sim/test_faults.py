@@ -1,3 +1,4 @@
+import asyncio
 import json
 import time
 
@@ -5,6 +6,7 @@ import httpx
 import pytest
 
 from runai_sim import FaultRule, Simulator, serve
+from runai_sim.faults import delay
 from tests.runai_sim.sim_helpers import BERT, BERT2, fetch_token
 
 LIST = "/api/v1/workloads"
@@ -152,3 +154,31 @@ async def test_request_log_records_faulted_status(sim, client):
     sim.add_fault({"path": LIST, "status": 503, "count": 1})
     await client.get(LIST)
     assert sim.requests[-1].status == 503
+
+
+async def test_a_delay_hands_the_body_read_while_holding_to_the_app():
+    arrived = [{"type": "http.request", "body": b"grant_type=x", "more_body": False}]
+    forever = asyncio.Event()
+
+    async def receive():
+        if arrived:
+            return arrived.pop(0)
+        await forever.wait()  # the client stays: no disconnect
+        raise AssertionError("unreachable")
+
+    replay = await delay(0.01, receive)
+    assert replay is not None
+    assert await replay() == {"type": "http.request", "body": b"grant_type=x", "more_body": False}
+
+
+async def test_a_delay_ends_when_the_client_disconnects():
+    messages = [
+        {"type": "http.request", "body": b"", "more_body": False},
+        {"type": "http.disconnect"},
+    ]
+
+    async def receive():
+        return messages.pop(0)
+
+    async with asyncio.timeout(10):  # a hang guard: the delay itself is an hour
+        assert await delay(3600, receive) is None

@@ -70,6 +70,19 @@ async def test_a_stopping_server_answers_the_request_in_flight_first():
     assert response.text == "done"
 
 
+async def test_a_delayed_request_whose_client_left_is_dropped_not_waited_out(scenario):
+    sim = Simulator(scenario)
+    sim.add_fault({"path": "/api/v1/clusters", "latency_ms": 3_600_000})
+    async with serve(sim) as url, httpx.AsyncClient(timeout=0.2) as client:
+        with pytest.raises(httpx.ReadTimeout):  # the client gives up and closes the connection
+            await client.get(f"{url}/api/v1/clusters")
+        async with asyncio.timeout(10):  # a hang guard: the delay itself is an hour
+            while not sim.requests:  # noqa: ASYNC110 - the log has no event to wait on
+                await asyncio.sleep(0.01)
+    [dropped] = sim.requests
+    assert (dropped.path, dropped.status) == ("/api/v1/clusters", 0)  # never answered
+
+
 async def test_two_servers_run_side_by_side(scenario):
     async with serve(Simulator(scenario)) as first, serve(Simulator(scenario)) as second:
         assert first != second

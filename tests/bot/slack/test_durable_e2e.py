@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
 import signal
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,6 +14,7 @@ from runai_sim.server import serve, serve_asgi
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import DEMO, SECRET, _settings, first_line, running_bots
 from tests.bot.slack.signing import BOT_USER_ID, app_mention_event, event_body, slash_command_body
+from tests.bot.worker_process import STALLED_EVIDENCE, journaled, worker_process
 
 pytestmark = pytest.mark.e2e
 
@@ -60,23 +57,24 @@ async def test_a_worker_stopped_mid_diagnosis_is_answered_once_by_another(
 ):
     """`runai-why worker` posts "Diagnosing…" and is stopped; another replica answers.
 
-    The doomed worker reads a control plane that answers each call 2 s late, so it is still
-    diagnosing when it stops; the survivor reads a prompt one serving the same scenario and
-    updates the stopped worker's placeholder: one message, one answer.
+    The doomed worker reads a control plane whose evidence never comes (after the placeholder
+    is posted), so it is still diagnosing when it stops; the survivor reads a prompt one
+    serving the same scenario and updates the stopped worker's placeholder: one message, one
+    answer.
     """
-    slow = DEMO.model_copy(update={"latency_ms": 2000})
+    slow = DEMO.model_copy(update={"faults": [STALLED_EVIDENCE]})
     async with (
         running_bots(fake_slack, redis_url, embedded_worker=False, queue_claim_idle_s=0.5) as [web],
         serve(Simulator(slow)) as slow_url,
     ):
-        doomed = await _worker_process(fake_slack, slow_url, redis_url)
+        doomed = await worker_process(_slack_env(fake_slack), slow_url, redis_url)
         try:
             await web.send(slash_command_body(ASK, response_url=fake_slack.response_url("r")))
             [placeholder] = await fake_slack.wait_for_async("chat.postMessage", timeout=30)
             assert (placeholder.text or "").startswith("Diagnosing training-job-42")
             # Killed between Slack taking the post and the journal recording it (one round
             # trip) is the window left; past it, the placeholder is durable:
-            await _journaled(redis_client, placeholder.response["ts"])
+            await journaled(redis_client, placeholder.response["ts"])
         finally:
             doomed.send_signal(stop)
             await doomed.wait()
@@ -100,42 +98,12 @@ async def test_a_worker_stopped_mid_diagnosis_is_answered_once_by_another(
         assert await redis_client.xlen(STREAM) == 0
 
 
-async def _worker_process(
-    fake_slack: FakeSlack, runai_url: str, redis_url: str
-) -> asyncio.subprocess.Process:
-    """`runai-why worker` in a process of its own, configured like the harness's replicas."""
-    env = {
-        "PATH": os.environ.get("PATH", ""),
+def _slack_env(fake_slack: FakeSlack) -> dict[str, str]:
+    return {
         "SLACK_BOT_TOKEN": "xoxb-e2e-token",
         "SLACK_SIGNING_SECRET": SECRET,
         "SLACK_API_URL": fake_slack.base_url,
-        "REDIS_URL": redis_url,
-        "RUNAI_URL": runai_url,
-        "RUNAI_CLIENT_ID": "runai-why-demo",
-        "RUNAI_CLIENT_SECRET": "demo-secret",
-        "RUNAI_RETRIES": "0",
-        "QUEUE_CLAIM_IDLE_S": "0.5",
-        "DIAGNOSIS_DEADLINE_S": "120",
-        "SHUTDOWN_GRACE_S": "0.2",
     }
-    cli = Path(sys.executable).with_name("runai-why")
-    return await asyncio.create_subprocess_exec(
-        str(cli),
-        "worker",
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-
-
-async def _journaled(redis_client, ts: str) -> None:
-    """Wait until some item's journal holds `ts` as its first post."""
-    async with asyncio.timeout(10):
-        while True:
-            for key in await redis_client.keys("{runai-why-work}:job:*"):
-                if await redis_client.hget(key, "post:0") == f"progress:{ts}":
-                    return
-            await asyncio.sleep(0.01)
 
 
 async def _delivered_twice_before(redis_client) -> None:

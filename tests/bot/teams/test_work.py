@@ -8,13 +8,9 @@ after it comes back is answered.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import signal
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis.asyncio
@@ -30,6 +26,7 @@ from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
 from tests.bot.teams.fake_teams import APP_ID, PASSWORD, TENANT, Call, FakeTeams
 from tests.bot.teams.harness import DEMO, _settings, mention, running_teams
+from tests.bot.worker_process import STALLED_EVIDENCE, journaled, worker_process
 from tests.conftest import start_throwaway_redis
 
 pytestmark = pytest.mark.e2e
@@ -52,44 +49,14 @@ def _answers(teams: FakeTeams) -> list[Call]:
     return [c for c in teams.of("update") if "OOM_KILLED" in _said(c)]
 
 
-async def _worker_process(
-    teams: FakeTeams, runai_url: str, redis_url: str
-) -> asyncio.subprocess.Process:
-    """`runai-why worker` in a process of its own, configured for Teams like the harness."""
-    env = {
-        "PATH": os.environ.get("PATH", ""),
+def _teams_env(teams: FakeTeams) -> dict[str, str]:
+    return {
         "TEAMS_APP_ID": APP_ID,
         "TEAMS_APP_PASSWORD": PASSWORD,
         "TEAMS_TENANT_ID": TENANT,
         "TEAMS_OPENID_METADATA_URL": f"{teams.url}/openid",
         "TEAMS_LOGIN_URL": f"{teams.url}/token",
-        "REDIS_URL": redis_url,
-        "RUNAI_URL": runai_url,
-        "RUNAI_CLIENT_ID": "runai-why-demo",
-        "RUNAI_CLIENT_SECRET": "demo-secret",
-        "RUNAI_RETRIES": "0",
-        "QUEUE_CLAIM_IDLE_S": "0.5",
-        "DIAGNOSIS_DEADLINE_S": "120",
-        "SHUTDOWN_GRACE_S": "0.2",
     }
-    cli = Path(sys.executable).with_name("runai-why")
-    return await asyncio.create_subprocess_exec(
-        str(cli),
-        "worker",
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-
-
-async def _journaled(client: redis.asyncio.Redis, activity_id: str) -> None:
-    """Wait until some item's journal holds `activity_id` as its first post."""
-    async with asyncio.timeout(10):
-        while True:
-            for key in await client.keys("{runai-why-work}:job:*"):
-                if await client.hget(key, "post:0") == f"progress:{activity_id}":
-                    return
-            await asyncio.sleep(0.01)
 
 
 async def test_a_worker_killed_mid_diagnosis_leaves_its_placeholder_to_the_next(
@@ -97,23 +64,23 @@ async def test_a_worker_killed_mid_diagnosis_leaves_its_placeholder_to_the_next(
 ):
     """`runai-why worker` posts "Diagnosing…" and is killed; a replica answers in that post.
 
-    The doomed worker reads a control plane that answers each call 2 s late, so it is still
-    diagnosing when it dies; the survivor reclaims the item after the idle time and PUTs the
+    The doomed worker reads a control plane whose evidence never comes (after the placeholder
+    is posted), so it is still diagnosing when it dies; the survivor reclaims the item after the idle time and PUTs the
     answer on the first attempt's activity: one post, one answer.
     """
-    slow = DEMO.model_copy(update={"latency_ms": 2000})
+    slow = DEMO.model_copy(update={"faults": [STALLED_EVIDENCE]})
     async with (
         running_teams(redis_url, embedded_worker=False, queue_claim_idle_s=0.5) as [web],
         serve(Simulator(slow)) as slow_url,
         serve(Simulator(DEMO)) as runai_url,
     ):
         teams = web.teams
-        doomed = await _worker_process(teams, slow_url, redis_url)
+        doomed = await worker_process(_teams_env(teams), slow_url, redis_url)
         try:
             assert (await web.send(mention(web, ASK))).status_code == 200
             [placeholder] = await teams.wait_for("send", timeout_s=30)
             assert "Diagnosing training-job-42" in _said(placeholder)
-            await _journaled(redis_client, placeholder.activity_id)
+            await journaled(redis_client, placeholder.activity_id)
         finally:
             doomed.send_signal(signal.SIGKILL)
             await doomed.wait()

@@ -1,0 +1,57 @@
+"""`runai-why worker` in a process of its own, for the tests that stop one mid-diagnosis."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import redis.asyncio
+
+from runai_sim.faults import FaultRule
+
+__all__ = ["STALLED_EVIDENCE", "journaled", "worker_process"]
+
+#: The evidence a diagnosis reads once it has posted "Diagnosing…", held for a minute: a
+#: worker reading a control plane with this fault is still diagnosing when it is stopped.
+STALLED_EVIDENCE = FaultRule(
+    path=r"/api/v1/workloads/[^/]+/(events|pods|history|metrics)", latency_ms=60_000
+)
+
+
+async def worker_process(
+    platform: Mapping[str, str], runai_url: str, redis_url: str
+) -> asyncio.subprocess.Process:
+    """The worker, with `platform`'s settings (Slack's or Teams') and the tests' others."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        **platform,
+        "REDIS_URL": redis_url,
+        "RUNAI_URL": runai_url,
+        "RUNAI_CLIENT_ID": "runai-why-demo",
+        "RUNAI_CLIENT_SECRET": "demo-secret",
+        "RUNAI_RETRIES": "0",
+        "QUEUE_CLAIM_IDLE_S": "0.5",
+        "DIAGNOSIS_DEADLINE_S": "120",
+        "SHUTDOWN_GRACE_S": "0.2",
+    }
+    cli = Path(sys.executable).with_name("runai-why")
+    return await asyncio.create_subprocess_exec(
+        str(cli),
+        "worker",
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+
+
+async def journaled(client: redis.asyncio.Redis, ref: str) -> None:
+    """Wait until some item's journal holds `ref` as its first post (its placeholder)."""
+    async with asyncio.timeout(10):
+        while True:
+            for key in await client.keys("{runai-why-work}:job:*"):
+                if await client.hget(key, "post:0") == f"progress:{ref}":
+                    return
+            await asyncio.sleep(0.01)
