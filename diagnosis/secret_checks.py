@@ -37,6 +37,8 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+#: `('alice', 'pw')`: a credential pair, whose second part the auth-tuple rule masks.
+_QUOTED_PAIR = re.compile(r"[(\[][ \t]*([\"'])[^\"'\n]*\1[ \t]*,[ \t]*([\"'])[^\"'\n]+\2")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SUBSTRINGS = _words("password passwd passphrase secret credential cookie apikey accesskey "
                      "privatekey sessionid authkey")  # fmt: skip
@@ -143,8 +145,10 @@ def key_value(m: re.Match[str]) -> bool:
     """`KEY=value`, `key: value`, `--key value`: a credential key with a credential value."""
     key = m.group("key")
     value = _secret(m)
-    if _placeholder(value) or (m.group("s4") is not None and value[:2] in {"('", '("'}):
-        return False  # a placeholder, or a tuple/call whose parts have rules of their own
+    if _placeholder(value) or (
+        m.group("s4") is not None and _QUOTED_PAIR.match(m.string, m.start("s4"))
+    ):
+        return False  # a placeholder, or a (user, password) pair: the auth-tuple rule's
     if key.lstrip("-").lower() == "authorization":
         return False  # the `authorization` rule knows its schemes
     spaced = not m.group("sep").strip()

@@ -65,7 +65,8 @@ _HINTS = {
     "slack-token": "xox xapp-",
     "slack-webhook": "hooks.slack.com/", "google-api-key": "aiza", "aws-access-key-id": "akia asia",
     "aws-secret-key": "akia asia secret", "azure-storage-key": "accountkey sharedaccess",
-    "url-password": "://", "url-token": "? & ; # sig", "auth-tuple": "auth credential login",
+    "url-password": "://", "url-token": "? & ; # sig",
+    "auth-tuple": "auth credential login pass pwd secret token",
     "cli-token": "login config", "stated-secret": "pass pwd secret token key credential",
     "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
     "bearer-token": "bearer", "cli-password": "login sshpass mysql", "env-secret": "value",
@@ -137,7 +138,8 @@ RULES: tuple[Rule, ...] = (
           r"|\bmysql\w*\b[^\n]{0,160}?[ \t]-p(?P<s4>[^\s\"'-][^\s\"']*+)"),
     _rule("basic-auth-flag", r"(?<![\w-])(?:-u|--user|--proxy-user|--http-user)(?:[ \t]+|=)?"
           r"[\"']?[^\s:\"']+:(?P<s>[^\s\"']+)", not_uid_gid),
-    _rule("auth-tuple", r"(?i:\b\w*(?:auth|credentials?|login)\w*[ \t]*=[ \t]*"
+    _rule("auth-tuple", r"(?i:\b\w*(?:auth|credentials?|login|pass|pwd|secret|token)\w*"
+          r"[ \t]*=[ \t]*"
           r"|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\()"
           r"[ \t]*[(\[]?[ \t]*(?P<q>[\"'])[^\"'\n]*(?P=q)[ \t]*,[ \t]*"
           r"(?P<q2>[\"'])(?P<s>[^\"'\n]+)(?P=q2)"),
