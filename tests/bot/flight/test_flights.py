@@ -11,6 +11,7 @@ import structlog.testing
 
 from bot.flight import Flights
 from bot.metrics import REGISTRY
+from bot.redis_connect import connect_redis
 from diagnosis import Payload
 
 KEY = "report", "cluster|workload|Failed|2026-01-01"
@@ -159,7 +160,7 @@ def _closed_port() -> int:
 
 
 async def test_redis_down_fails_open_the_work_is_done_anyway():
-    down = redis.asyncio.Redis(port=_closed_port(), socket_connect_timeout=1)
+    down = connect_redis(f"redis://127.0.0.1:{_closed_port()}/0")  # as the bot connects
     before = _fail_open()
     compute = Counting()
     try:

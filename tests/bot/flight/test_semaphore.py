@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-import redis.asyncio
 
 from bot.flight import SEMAPHORE_KEY, LocalLimit, RedisSemaphore
 from bot.metrics import REGISTRY
+from bot.redis_connect import connect_redis
 from diagnosis import CallLimiter
 from runai_sim.app import Simulator
 from tests.bot.flight.replicas import DEMO, JOB_42, replicas
@@ -109,7 +109,7 @@ def _closed_port() -> int:
 
 
 async def test_redis_down_fails_open_with_a_warning():
-    down = redis.asyncio.Redis(port=_closed_port(), socket_connect_timeout=1)
+    down = connect_redis(f"redis://127.0.0.1:{_closed_port()}/0")  # as the bot connects
     limiter = RedisSemaphore(down, limit=2, lease_s=30)
     labels = {"what": "runai_semaphore"}
     before = REGISTRY.get_sample_value("runai_why_fail_open_total", labels) or 0.0

@@ -7,6 +7,7 @@ import socket
 import pytest
 import redis.asyncio
 
+from bot.redis_connect import connect_redis
 from bot.work import Intake, QueueUnavailable, RedisWorkQueue, ShownPost, WorkQueue
 from tests.bot.work.conftest import item
 
@@ -142,7 +143,7 @@ async def test_redis_down_raises_queue_unavailable(call):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         dead = f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
-    client = redis.asyncio.Redis.from_url(dead, decode_responses=True)
+    client = connect_redis(dead)  # as the bot connects
     try:
         with pytest.raises(QueueUnavailable, match="Redis is unavailable"):
             await call(RedisWorkQueue(client, max_items=3, journal_ttl_s=60))
