@@ -13,10 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.scenarios import bundled_paths
-from diagnosis.lexicon import EXIT_CODE_PATTERNS, SIGNAL_PATTERNS
+from diagnosis.lexicon import EXIT_CODE_PATTERNS, PULL_SUBCAUSES, SIGNAL_PATTERNS
 from diagnosis.literals import Prefilter, needs
 
-LEXICON = [p for patterns in SIGNAL_PATTERNS.values() for p in patterns] + list(EXIT_CODE_PATTERNS)
+LEXICON = [
+    *(p for patterns in SIGNAL_PATTERNS.values() for p in patterns),
+    *EXIT_CODE_PATTERNS,
+    *(p for _, p in PULL_SUBCAUSES),
+]
 PREFILTER = Prefilter([(i, p) for i, p in enumerate(LEXICON)])
 
 NEEDS = [
