@@ -122,24 +122,28 @@ def truncate(text: str, limit: int) -> str:
 
     Never splits an escape sequence such as `&amp;` or a surrogate pair.
     """
-    if (units := slack_len(text)) <= limit:
+    if len(text) <= limit and slack_len(text) <= limit:  # a longer text has more units
         return text
     room = max(limit - len(ELLIPSIS), 0)
-    if units == len(text):  # no character outside the BMP: units are characters
-        cut = room
-    else:
-        used = cut = 0
-        for ch in text:
-            width = 2 if ord(ch) > _BMP_MAX else 1
-            if used + width > room:
-                break
-            used += width
-            cut += 1
-    head = text[:cut]
+    head = text[:room]
+    if slack_len(head) > room:  # a character outside the BMP: fewer characters fit
+        head = text[: _fitting(text, room)]
+    cut = len(head)
     amp = head.rfind("&", max(0, cut - _LONGEST_ESCAPE + 1))
     if amp != -1 and ";" not in head[amp:]:
         head = head[:amp]
     return head + ELLIPSIS
+
+
+def _fitting(text: str, room: int) -> int:
+    """How many leading characters of `text` take at most `room` units (slices, at C speed)."""
+    cut = 0
+    while room > 1 and cut < len(text):  # the next room // 2 characters fit, whatever they are
+        part = text[cut : cut + room // 2]
+        cut, room = cut + len(part), room - slack_len(part)
+    if room == 1 and cut < len(text) and ord(text[cut]) <= _BMP_MAX:
+        cut += 1
+    return cut
 
 
 def neutralise(text: str, *, keep_code: bool = False) -> str:

@@ -79,3 +79,9 @@ def truncate_by_definition(text: str, limit: int) -> str:
 @given(text=texts.map(slack_text.escape), limit=st.integers(-2, 60))
 def test_truncate_is_its_definition(text, limit):
     assert slack_text.truncate(text, limit) == truncate_by_definition(text, limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts, limit=st.integers(-2, 60))
+def test_truncate_is_its_definition_on_any_text(text, limit):  # lone surrogates count one unit
+    assert slack_text.truncate(text, limit) == truncate_by_definition(text, limit)
