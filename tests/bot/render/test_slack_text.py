@@ -77,6 +77,12 @@ def truncate_by_definition(text: str, limit: int) -> str:
 
 
 @settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_escaping_is_its_table(text):
+    assert slack_text._escaped(text) == text.translate(slack_text._ESCAPES)
+
+
+@settings(max_examples=300, deadline=None)
 @given(text=texts.map(slack_text.escape), limit=st.integers(-2, 60))
 def test_truncate_is_its_definition(text, limit):
     assert slack_text.truncate(text, limit) == truncate_by_definition(text, limit)
