@@ -21,6 +21,7 @@ from diagnosis.errors import (
 from diagnosis.http.limit import NO_LIMIT, CallLimiter
 from diagnosis.kube import KubeAccess, KubeAccessError, KubeTarget
 from diagnosis.kube.reader import KubeConnector, KubeDirectory
+from diagnosis.literals import Prefilter
 from diagnosis.pipeline import DEFAULT_DEADLINE_S, diagnose
 from diagnosis.redact import Redactor
 from diagnosis.report import (
@@ -77,6 +78,7 @@ __all__ = [
     "NotFound",
     "Outcome",
     "Payload",
+    "Prefilter",
     "Recurrence",
     "Redactor",
     "Report",

@@ -6,18 +6,24 @@ contains (`OOMKilled`, `back-off pulling image`); a text without that run (lower
 cannot match, and a substring test is far cheaper than the search. The runs are read from
 the pattern by CPython's own parser, never written by hand, so a new pattern needs nothing.
 
-Exactness: only ASCII runs are used, and only on ASCII text, where a case-insensitive match
-of an ASCII character is exactly equality after `str.lower` (the non-ASCII characters `re`
-also folds, such as the Kelvin sign, cannot occur). Only what every match must contain is
-used: top-level runs, and groups or repeats (at least once) whose every alternative has
-one; lookarounds and optional parts are not. A pattern with no such run, or a text that is
-not ASCII, is always searched.
+Exactness: only ASCII runs are used. On ASCII text a case-insensitive match of an ASCII
+character is exactly equality after `str.lower`. Other text first has the few non-ASCII
+characters `re` also folds onto an ASCII one (the Kelvin sign onto `k`, the long s onto `s`,
+dotted and dotless I onto `i`; found by `re` itself, `_ascii_folds`) replaced by that one;
+`str.lower` then turns every ASCII character into its lowercase and never breaks a run of
+them (what it does to other characters can only add candidates, never drop one). Only what
+every match must contain is used: top-level runs, and groups or repeats (at least once)
+whose every alternative has one; lookarounds and optional parts are not. A pattern with no
+such run is always searched.
 """
 
 from __future__ import annotations
 
+import array
+import functools
 import importlib
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
@@ -31,6 +37,10 @@ _SUBPATTERN: Any = _PARSER.SUBPATTERN
 _REPEATS: Any = (_PARSER.MAX_REPEAT, _PARSER.MIN_REPEAT, _PARSER.POSSESSIVE_REPEAT)
 
 K = TypeVar("K")
+
+_ASCII_END = 0x80
+_ASCII = tuple(map(chr, range(_ASCII_END)))
+_UTF32_BYTES = 4
 
 
 def _runs(items: Sequence[tuple[Any, Any]]) -> list[str]:
@@ -84,11 +94,42 @@ def needs(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     return None if runs is None else tuple(dict.fromkeys(r.lower() for r in runs))
 
 
+@functools.cache
+def _ascii_folds() -> tuple[tuple[str, str], ...]:
+    """Each non-ASCII character `re` takes for an ASCII one, and that one lowercased.
+
+    Such as the Kelvin sign and `k`, in a case-insensitive match. Asked of `re` itself, in one
+    scan of every code point (~40 ms), on the first non-ASCII text.
+    """
+    codec = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
+    typecode = next(code for code in "IL" if array.array(code).itemsize == _UTF32_BYTES)
+    every = array.array(typecode, range(_ASCII_END, sys.maxunicode + 1)).tobytes()
+    taken = re.findall(r"[\x00-\x7f]", every.decode(codec, "surrogatepass"), re.IGNORECASE)
+    folds: list[tuple[str, str]] = []
+    for char in sorted(set(taken)):
+        # Case-insensitive equality is an equivalence: one lowercase ASCII character each.
+        [ascii_char] = {
+            a.lower() for a in _ASCII if re.fullmatch(re.escape(a), char, re.IGNORECASE)
+        }
+        folds.append((char, ascii_char))
+    return tuple(folds)
+
+
+def _as_ascii(text: str) -> str:
+    """`text` with each character `re` folds onto an ASCII one replaced by it, others by `?`.
+
+    Character for character, so every run a match of a pattern contains is still in it.
+    """
+    for char, ascii_char in _ascii_folds():
+        text = text.replace(char, ascii_char)
+    return text.encode("ascii", "replace").decode("ascii")
+
+
 class Prefilter(Generic[K]):
     """Patterns (each under a key) and, per text, which of them may match it, in order.
 
     The runs of every pattern are tested once per text, in one pass; a pattern is kept if
-    one of its runs is in the text (or it has none, or the text is not ASCII).
+    one of its runs is in the text (or it has none).
     """
 
     def __init__(self, entries: Sequence[tuple[K, re.Pattern[str]]]) -> None:
@@ -104,9 +145,7 @@ class Prefilter(Generic[K]):
 
     def candidates(self, text: str) -> list[tuple[K, re.Pattern[str]]]:
         """The entries whose pattern may match `text` (the others cannot), in their order."""
-        if not text.isascii():
-            return list(self._entries)
-        lowered = text.lower()
+        lowered = (text if text.isascii() else _as_ascii(text)).lower()
         kept = set(self._always)
         for run, indices in self._by_run.items():
             if run in lowered:

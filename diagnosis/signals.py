@@ -53,11 +53,12 @@ _POD_PHASES: dict[str, SignalKind] = {
 #: The lexicon's patterns behind their literal pre-checks (`diagnosis.literals`).
 _SIGNAL_SEARCH = Prefilter([(k, p) for k, patterns in SIGNAL_PATTERNS.items() for p in patterns])
 _EXIT_SEARCH = Prefilter([(None, p) for p in EXIT_CODE_PATTERNS])
+_PULL_SEARCH = Prefilter(PULL_SUBCAUSES)
 
 
 def _detail(kind: SignalKind, text: str) -> str | None:
     if kind is SignalKind.IMAGE_PULL:
-        return next((name for name, rx in PULL_SUBCAUSES if rx.search(text)), None)
+        return next((name for name, rx in _PULL_SEARCH.candidates(text) if rx.search(text)), None)
     if kind is SignalKind.MOUNT_FAILED:
         return extract_detail("volume", text)
     if kind in {SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION, SignalKind.NODE_CORDONED}:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.render.slack_text import clean, one_line, truncate
+from diagnosis import Prefilter
 
 __all__ = [
     "ACTIVITY_MAX_BYTES",
@@ -64,7 +65,20 @@ MARKDOWN_STAND_INS: tuple[tuple[str, _Sub], ...] = (
     (_LINE_START + r"([0-9]{1,9})([.)])", _line_mark),  # no numbered list.
     (r"(?m)^[ \u00a0]+", lambda m: "\u00a0" * len(m.group())),  # indentation kept, no code.
 )
-_COMPILED = tuple((re.compile(pattern), new) for pattern, new in MARKDOWN_STAND_INS)
+#: The rules (each with whether it works at line starts) behind their literal pre-checks. A
+#: rule that cannot match the text given cannot match at its turn either: a replacement keeps
+#: the ASCII characters it does not replace, in order, and adds only non-ASCII ones (none that
+#: `re` folds onto ASCII), so it makes no run of ASCII characters that was not there.
+_RULES = Prefilter(
+    [
+        ((new, pattern.startswith("(?m)^")), re.compile(pattern))
+        for pattern, new in MARKDOWN_STAND_INS
+    ]
+)
+#: What a line-start rule's match begins with, at a line's start. No rule puts one there (the
+#: only replacement among them, a no-break space, is made by the last rule) or adds a line.
+_LINE_MARK_FIRST = frozenset(" \u00a0#-+=0123456789")
+_LINE_MARK_AFTER_NEWLINE = re.compile("\n[" + re.escape("".join(sorted(_LINE_MARK_FIRST))) + "]")
 _BACKTICK_STAND_IN = "\u02cb"  # modifier letter grave accent
 
 
@@ -72,9 +86,12 @@ def neutralise(text: str, *, keep_code: bool = False) -> str:
     """Cleaned `text` with every markdown, tag and link mark replaced by its look-alike.
 
     Backticks too, unless `keep_code` (the bot's own code spans in help and recommendations).
+    Each rule of `MARKDOWN_STAND_INS` in turn, skipping those that cannot match (`_RULES`).
     """
-    for pattern, new in _COMPILED:
-        text = pattern.sub(new, text)
+    line_marks = text[:1] in _LINE_MARK_FIRST or _LINE_MARK_AFTER_NEWLINE.search(text) is not None
+    for (new, at_line_start), pattern in _RULES.candidates(text):
+        if line_marks or not at_line_start:
+            text = pattern.sub(new, text)
     return text if keep_code else text.replace("`", _BACKTICK_STAND_IN)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,10 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.scenarios import bundled_paths
-from diagnosis.lexicon import EXIT_CODE_PATTERNS, SIGNAL_PATTERNS
+from diagnosis.lexicon import EXIT_CODE_PATTERNS, PULL_SUBCAUSES, SIGNAL_PATTERNS
 from diagnosis.literals import Prefilter, needs
 
-LEXICON = [p for patterns in SIGNAL_PATTERNS.values() for p in patterns] + list(EXIT_CODE_PATTERNS)
+LEXICON = [
+    *(p for patterns in SIGNAL_PATTERNS.values() for p in patterns),
+    *EXIT_CODE_PATTERNS,
+    *(p for _, p in PULL_SUBCAUSES),
+]
 PREFILTER = Prefilter([(i, p) for i, p in enumerate(LEXICON)])
 
 NEEDS = [
@@ -74,12 +79,24 @@ def test_the_pre_checks_agree_with_the_patterns_on_every_scenario_text():
     assert matched > 50  # the corpus exercises the patterns, not only misses
 
 
-def test_non_ascii_text_is_always_searched():
+def test_non_ascii_text_is_searched_for_what_re_folds_onto_ascii():
     kelvin = "Container OOM\u212ailled"  # the Kelvin sign folds to k in a case-insensitive match
     [oom] = [p for p in LEXICON if p.pattern == r"\bOOMKilled\b"]
     assert oom.search(kelvin)
     assert Prefilter([("oom", oom)]).candidates(kelvin) == [("oom", oom)]
     assert Prefilter([("oom", oom)]).candidates("Container OOMKille") == []
+    assert Prefilter([("oom", oom)]).candidates("Container \u00f6\u00f6mkilled") == []
+
+
+EVERY_CHARACTER = "".join(map(chr, range(sys.maxunicode + 1)))
+
+
+def test_every_character_re_takes_for_an_ascii_one_is_a_candidate():
+    for ascii_char in map(chr, range(0x80)):
+        pattern = re.compile(re.escape(ascii_char), re.IGNORECASE)
+        prefilter = Prefilter([("one", pattern)])
+        for char in set(pattern.findall(EVERY_CHARACTER)):
+            assert prefilter.candidates(f"\u00e9{char}") == [("one", pattern)], hex(ord(char))
 
 
 WORDS = sorted({w for p in LEXICON for w in re.findall(r"[A-Za-z][A-Za-z.:/ -]{2,}", p.pattern)})
@@ -96,6 +113,23 @@ WORDS = sorted({w for p in LEXICON for w in re.findall(r"[A-Za-z][A-Za-z.:/ -]{2
 def test_the_pre_checks_agree_with_the_patterns_on_any_text(parts, shout):
     text = " ".join(parts)
     _agrees(text.upper() if shout else text)
+
+
+#: What `re` folds onto an ASCII letter in a case-insensitive match, for some of those letters.
+FOLDS = {"k": "\u212a", "s": "\u017f", "i": "\u0131", "I": "\u0130"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(WORDS) | st.text(max_size=6), max_size=12),
+    st.sets(st.sampled_from(sorted(FOLDS))),
+    st.booleans(),
+)
+def test_the_pre_checks_agree_with_the_patterns_on_non_ascii_text(parts, folded, shout):
+    text = " ".join(parts).upper() if shout else " ".join(parts)
+    for letter in folded:
+        text = text.replace(letter, FOLDS[letter])
+    _agrees(f"{text} \u00e9")
 
 
 def test_a_pattern_without_a_run_is_always_a_candidate():

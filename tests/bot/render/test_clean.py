@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import sys
 import unicodedata
 
 import pytest
@@ -24,6 +26,15 @@ def by_definition(text: str) -> str:
 @given(st.text(alphabet=st.characters(codec=None, exclude_categories=())))
 def test_clean_is_its_definition(text: str) -> None:
     assert clean(text) == by_definition(text)
+
+
+def test_clean_keeps_or_drops_every_code_point_as_defined() -> None:
+    every = "".join(map(chr, range(sys.maxunicode + 1)))  # those beyond the BMP too (~0.2 s)
+    assert clean(every) == by_definition(every)
+    beyond = every[0x10000:]
+    categories = map(unicodedata.category, beyond)  # in C: no Python loop over 1M characters
+    for char in itertools.compress(beyond, map(DROPPED.__contains__, categories)):
+        assert clean(f"a{char}b") == "ab", hex(ord(char))  # with no other to drop
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from unittest import mock
 
@@ -76,6 +77,50 @@ def truncate_by_definition(text: str, limit: int) -> str:
 
 
 @settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_escaping_is_its_table(text):
+    assert slack_text._escaped(text) == text.translate(slack_text._ESCAPES)
+
+
+@settings(max_examples=300, deadline=None)
 @given(text=texts.map(slack_text.escape), limit=st.integers(-2, 60))
 def test_truncate_is_its_definition(text, limit):
     assert slack_text.truncate(text, limit) == truncate_by_definition(text, limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts, limit=st.integers(-2, 60))
+def test_truncate_is_its_definition_on_any_text(text, limit):  # lone surrogates count one unit
+    assert slack_text.truncate(text, limit) == truncate_by_definition(text, limit)
+
+
+MARK_STAND_INS = {"*": "\u2217", "_": "\u02cd", "~": "\u223c"}
+#: Around a mark: letters, digits, `_`, look-alikes (one of them a letter), line starts.
+MARK_PIECES = [*"*_~`> \n\taZ9\u00e9\u02cd\u2217\u223c\u00a0", "__", "*_*", "_~", "\n >"]
+
+
+def neutralise_by_definition(text: str, *, keep_code: bool = False) -> str:
+    """Every mark that is not between letters or digits at once, then quotes and backticks."""
+    marks = r"(?<![^\W_])[*_~]|[*_~](?![^\W_])"
+    text = re.sub(marks, lambda m: MARK_STAND_INS[m.group()], text)
+    text = re.sub(r"^(\s*)>", lambda m: f"{m.group(1)}\u203a", text, flags=re.MULTILINE)
+    return text if keep_code else text.replace("`", "\u02cb")
+
+
+def test_neutralise_is_its_definition_on_every_three_pieces():
+    for a in MARK_PIECES:
+        for b in MARK_PIECES:
+            for c in ["", *MARK_PIECES]:
+                text = a + b + c
+                assert slack_text.neutralise(text) == neutralise_by_definition(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(st.sampled_from(MARK_PIECES) | st.text(max_size=3), max_size=30).map("".join),
+    keep_code=st.booleans(),
+)
+def test_neutralise_is_its_definition(text, keep_code):
+    assert slack_text.neutralise(text, keep_code=keep_code) == neutralise_by_definition(
+        text, keep_code=keep_code
+    )

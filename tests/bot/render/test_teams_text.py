@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from bot.render.teams_text import json_bytes, neutralise, plain, safe
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.render.teams_text import MARKDOWN_STAND_INS, json_bytes, neutralise, plain, safe
 
 #: (case, upstream text, what a TextBlock is given)
 CASES = [
@@ -45,6 +49,37 @@ CASES = [
 @pytest.mark.parametrize(("text", "shown"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_every_mark_has_a_look_alike(text, shown):
     assert neutralise(text) == shown
+
+
+#: Pieces of text each rule, or a rule's neighbour, reacts to; and what a rule writes.
+PIECES = [
+    *"<>&;#*_~]([:/|-+=.)` \u00a0\n\t0123456789aZwWé",
+    *"\u0130\u0131\u017f\u212a",  # what `re` folds onto i, s and k
+    *"\u2039\u203a\uff06\u2217\u02cd\u223c\uff3d\u2215\u2024\ua789\u2223\uff03\uff09",
+    *("&amp;", "&#60;", "://", "www.", "WwW.", "mailto:", "MAIL\u0130TO:", "snake_case", "[x](y)"),
+    *("\n  ", "\n\u00a0", "\n1. ", "\n22) ", "\n- ", "\n#", "\n==="),
+    *(f"\n{first}" for first in " \u00a0#-+=0123456789"),  # a line's first character
+    *(f"\n{digit}{mark}" for digit in "0123456789" for mark in ".)"),
+]
+
+
+def _rule_by_rule(text: str, *, keep_code: bool) -> str:
+    for pattern, new in MARKDOWN_STAND_INS:
+        text = re.sub(pattern, new, text)
+    return text if keep_code else text.replace("`", "\u02cb")
+
+
+def test_neutralise_is_every_rule_in_turn_on_every_pair_of_pieces():
+    for text in [a + b for a in ["", *PIECES] for b in PIECES]:
+        for keep_code in (False, True):
+            assert neutralise(text, keep_code=keep_code) == _rule_by_rule(text, keep_code=keep_code)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=24), st.booleans())
+def test_neutralise_is_every_rule_in_turn(pieces, keep_code):
+    text = "".join(pieces)
+    assert neutralise(text, keep_code=keep_code) == _rule_by_rule(text, keep_code=keep_code)
 
 
 def test_the_bots_own_code_spans_may_be_kept():

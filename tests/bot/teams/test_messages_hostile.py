@@ -8,7 +8,6 @@ real pipeline before they are rendered.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any
 
 import pytest
@@ -36,6 +35,7 @@ from tests.test_injection import (
     hostile_reports,
     plant,
 )
+from tests.unicode_classes import category_class
 
 RUNAI = "https://acme.run.ai"
 CHART = "https://bot.example.com/teams/charts/x.png?exp=1&sig=y"
@@ -50,11 +50,8 @@ OUR_BOLD = re.compile(r"\*\*[^*]+\*\*")
 
 
 def unsafe(text: str) -> set[str]:
-    return {
-        f"U+{ord(c):04X}"
-        for c in text
-        if c != "\n" and unicodedata.category(c) in {"Cc", "Cf", "Cs"}
-    }
+    found = category_class(frozenset({"Cc", "Cf", "Cs"}), but="\n").findall(text)
+    return {f"U+{ord(c):04X}" for c in found}
 
 
 def assert_inert(
