@@ -66,7 +66,15 @@ from bot.slack.verify import Rejection, RequestVerifier
 from bot.slack.work import SlackWork
 from bot.upstream_metrics import CountingTransport
 from bot.work import Handler, MemoryWorkQueue, RedisWorkQueue, Worker, WorkQueue
-from diagnosis import NO_LIMIT, CallLimiter, KubeAccess, KubeConnector, KubeDirectory, RunaiClient
+from diagnosis import (
+    NO_LIMIT,
+    CallLimiter,
+    KubeAccess,
+    KubeConnector,
+    KubeDirectory,
+    RunaiClient,
+    network_transport,
+)
 
 if TYPE_CHECKING:
     from bot.teams.runtime import TeamsRuntime
@@ -167,7 +175,7 @@ def build_runtime(
     if runai is None:
         client = RunaiClient(
             settings.runai_config(),
-            transport=CountingTransport(httpx.AsyncHTTPTransport(), "runai"),
+            transport=CountingTransport(network_transport(), "runai"),
             limiter=_runai_limiter(settings, redis_client),
         )
         runai = client

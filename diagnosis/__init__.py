@@ -19,6 +19,7 @@ from diagnosis.errors import (
     UpstreamUnavailable,
 )
 from diagnosis.http.limit import NO_LIMIT, CallLimiter
+from diagnosis.http.transport import network_transport
 from diagnosis.kube import KubeAccess, KubeAccessError, KubeTarget
 from diagnosis.kube.reader import KubeConnector, KubeDirectory
 from diagnosis.literals import Prefilter
@@ -93,6 +94,7 @@ __all__ = [
     "WorkloadAccess",
     "WorkloadRef",
     "diagnose",
+    "network_transport",
     "parse_lookback",
 ]
 __all__ += [

@@ -41,7 +41,7 @@ from bot.teams.token import BotToken
 from bot.teams.turns import ASKER_NAME, TeamsTurns, inbound_of
 from bot.teams.work import TeamsWork
 from bot.work import MemoryWorkQueue, WorkQueue
-from diagnosis import KubeConnector, RunaiReader
+from diagnosis import KubeConnector, RunaiReader, network_transport
 
 __all__ = ["MESSAGES_PATH", "TeamsRuntime", "build_teams"]
 
@@ -97,7 +97,9 @@ def build_teams(
     `queue` is the process's work queue (`bot.server` passes it; None: one in memory).
     """
     app_id, password, tenant, login_url = settings.teams_secrets()
-    http = httpx.AsyncClient(timeout=_TIMEOUT, transport=transport, follow_redirects=False)
+    http = httpx.AsyncClient(
+        timeout=_TIMEOUT, transport=transport or network_transport(), follow_redirects=False
+    )
     token = BotToken(login_url=login_url, app_id=app_id, password=SecretStr(password), http=http)
     connector = TeamsConnector(http, token)
     verifier = InboundVerifier(

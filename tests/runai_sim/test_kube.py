@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 from bot.backends import ASGI_BASE_URL
+from diagnosis.http.transport import network_transport
 from runai_sim import Scenario, ScenarioError, Simulator, serve_in_thread
 from runai_sim.kube import kube_base_url
 from runai_sim.scenario import DEFAULT_KUBE_TOKEN
@@ -49,7 +50,10 @@ def kube_root(kube_sim: Simulator) -> Iterator[str]:
 @pytest.fixture
 async def kube(kube_root: str) -> AsyncIterator[httpx.AsyncClient]:
     """An authenticated client whose base URL is the prod cluster's Kubernetes API."""
-    async with httpx.AsyncClient(base_url=kube_base_url(kube_root, CLUSTER), headers=AUTH) as c:
+    base_url = kube_base_url(kube_root, CLUSTER)
+    async with httpx.AsyncClient(
+        base_url=base_url, headers=AUTH, transport=network_transport()
+    ) as c:
         yield c
 
 

@@ -19,6 +19,7 @@ from pydantic import SecretStr
 from bot.scenarios import bundled_scenario
 from bot.server import Runtime, build_runtime, create_asgi_app
 from bot.settings import Settings
+from diagnosis.http.transport import network_transport
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
 from runai_sim.server import serve, serve_asgi
@@ -175,7 +176,10 @@ async def running_teams(
     async with AsyncExitStack() as stack:
         fake.url = await stack.enter_async_context(serve_asgi(fake.app()))
         runai_url = await stack.enter_async_context(serve(Simulator(scenario)))
-        http = await stack.enter_async_context(httpx.AsyncClient(timeout=10))
+        # One shared TLS context (`network_transport`): no CA bundle loaded per test.
+        http = await stack.enter_async_context(
+            httpx.AsyncClient(timeout=10, transport=network_transport())
+        )
         bots = []
         for _ in range(replicas):
             runtime = build_runtime(
