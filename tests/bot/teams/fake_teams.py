@@ -45,9 +45,22 @@ def _raw_path(request: Request) -> str:
     return raw.decode() if isinstance(raw, bytes) else request.url.path
 
 
+#: Distinct keys a test may hold at once: the fake's, the one it rolls over to, a stranger's.
+_KEYS = 3
+_pool: list[rsa.RSAPrivateKey] = []
+_handed = itertools.count()
+
+
 def new_key() -> rsa.RSAPrivateKey:
-    """A fresh 2048-bit RSA key."""
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    """A 2048-bit RSA key other than the last two handed out.
+
+    Keys come round from a pool of three made once per process: making one costs ~30 ms of
+    CPU, and each test's fake and bot are new, so a key seen by an earlier test is unknown.
+    """
+    index = next(_handed) % _KEYS
+    if index == len(_pool):
+        _pool.append(rsa.generate_private_key(public_exponent=65537, key_size=2048))
+    return _pool[index]
 
 
 @dataclass(frozen=True)
