@@ -512,6 +512,7 @@ def test_block_action_body() -> None:
 
 def _bolt_app(fake: FakeSlack) -> AsyncApp:
     return AsyncApp(
+        name="fake-slack-test",  # else Bolt walks the call stack to name it
         client=_client(fake),
         signing_secret=SECRET,
         process_before_response=True,  # dispatch returns after the listener: deterministic
