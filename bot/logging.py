@@ -82,7 +82,12 @@ def configure_logging(level: str = "INFO", fmt: str = "json", stream: TextIO | N
         else structlog.processors.JSONRenderer()
     )
     structlog.configure(
-        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        # A debug event at level INFO is dropped first, before it is masked and rendered.
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=False,

@@ -135,3 +135,34 @@ def test_rendered_log_output_never_contains_a_credential(log_stream: io.StringIO
     assert not [s for s in SECRETS if s in output]
     assert "[REDACTED" in output
     assert lines[0]["channel"] == "C1"
+
+
+def test_a_debug_event_at_info_is_dropped_before_it_is_masked_or_rendered():
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    stream = io.StringIO()
+    looked_at: list[str] = []
+
+    class Watched:
+        def __str__(self) -> str:
+            looked_at.append("str")
+            return "watched"
+
+        def __repr__(self) -> str:
+            looked_at.append("repr")
+            return "watched"
+
+    configure_logging("INFO", "json", stream=stream)
+    try:
+        log = structlog.get_logger("bot.test")
+        log.debug("runai_request", detail=Watched())
+        assert looked_at == []  # never masked (nor rendered): dropped first
+        log.info("runai_request", detail=Watched())
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        structlog.reset_defaults()
+    assert looked_at  # an INFO event is masked and rendered as before
+    assert [json.loads(line)["event"] for line in stream.getvalue().splitlines()] == [
+        "runai_request"
+    ]
