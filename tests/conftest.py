@@ -30,6 +30,17 @@ HOW_TO_GET_REDIS = (
 _AUDITED = "read_only_audited"  # the key of each xdist worker's count in `workeroutput`
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: half a worker more than there are CPUs for this process.
+
+    The suite waits for a third of its time (real servers, Redis, timers, retries honouring
+    Retry-After); a third worker on two cores runs while the others wait. Measured on two
+    cores: 2 workers 78 s, 3 workers 65 s, 4 workers 66 s, 5 workers 77 s.
+    """
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, (cpus or 1) * 3 // 2)
+
+
 # ---------------------------------------------------------------- the read-only audit
 
 
