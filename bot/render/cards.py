@@ -81,15 +81,17 @@ class _Part:
 
 def _evidence(report: Report) -> tuple[Element, ...]:
     items: list[Element] = []
+    # A line's safe texts, by its text and source: a repeated line is made safe only once.
+    done: dict[tuple[str, str], tuple[str, str]] = {}
     for line in report.evidence:
-        source = safe(line.source, 100, single_line=True)
+        if (key := (line.text, line.source)) not in done:
+            done[key] = (safe(line.text, LINE_MAX), safe(line.source, 100, single_line=True))
+        text, source = done[key]
         if is_log_line(line):
-            log = text_block(safe(line.text, LINE_MAX), fontType="Monospace", spacing="Small")
+            log = text_block(text, fontType="Monospace", spacing="Small")
             items.append({"type": "Container", "items": [log, small(f"_({source})_")]})
         else:
-            items.append(
-                text_block(f"• {safe(line.text, LINE_MAX)}  _({source})_", spacing="Small")
-            )
+            items.append(text_block(f"• {text}  _({source})_", spacing="Small"))
     return tuple(items)
 
 
