@@ -33,7 +33,7 @@ from bot.render.actions import (
     ActionTarget,
     report_buttons,
 )
-from bot.render.evidence import MAX_EVIDENCE_MESSAGES, bullet, evidence_line, render_evidence
+from bot.render.evidence import MAX_EVIDENCE_MESSAGES, bullet, evidence_lines, render_evidence
 from bot.render.layout import (
     BUDGET,
     CONTINUED_RESERVE,
@@ -135,7 +135,7 @@ def _recurrence(report: Report) -> str | None:
 
 
 def _parts(report: Report) -> list[_Part]:
-    evidence = tuple(evidence_line(e) for e in report.evidence)
+    evidence = evidence_lines(report)
     candidates = tuple(
         f"• {code(c.name, 300)} ({safe(c.project or '?', 200, single_line=True)}) · "
         f"{safe(candidate_facts(c), 400, single_line=True)} · workload ID {code(c.id, 300)}"

@@ -114,9 +114,9 @@ def render_question_card(
         title = plain(label, _TITLE_MAX) or "(no label)"
         button = {"type": "Action.Submit", "title": title, "data": choice_data(value)}
         row = {"type": "ActionSet", "actions": [button], "spacing": "Small"}
-        if cost(row) > room:
+        if (size := cost(row)) > room:
             break
-        room -= cost(row)
+        room -= size
         body.append(row)
         shown += 1
     if shown < len(choices):

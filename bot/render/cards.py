@@ -81,15 +81,17 @@ class _Part:
 
 def _evidence(report: Report) -> tuple[Element, ...]:
     items: list[Element] = []
+    # A line's safe texts, by its text and source: a repeated line is made safe only once.
+    done: dict[tuple[str, str], tuple[str, str]] = {}
     for line in report.evidence:
-        source = safe(line.source, 100, single_line=True)
+        if (key := (line.text, line.source)) not in done:
+            done[key] = (safe(line.text, LINE_MAX), safe(line.source, 100, single_line=True))
+        text, source = done[key]
         if is_log_line(line):
-            log = text_block(safe(line.text, LINE_MAX), fontType="Monospace", spacing="Small")
+            log = text_block(text, fontType="Monospace", spacing="Small")
             items.append({"type": "Container", "items": [log, small(f"_({source})_")]})
         else:
-            items.append(
-                text_block(f"• {safe(line.text, LINE_MAX)}  _({source})_", spacing="Small")
-            )
+            items.append(text_block(f"• {text}  _({source})_", spacing="Small"))
     return tuple(items)
 
 
@@ -179,16 +181,19 @@ def _notes(report: Report, notes: Sequence[str]) -> list[Element]:
     return [small(shown[:_NOTES_MAX])] if shown else []
 
 
-def _pack(part: _Part, start: int, room: int) -> tuple[int, list[Element]]:
-    """As many of `part`'s items from `start` as fit in `room` bytes, after its title."""
+def _pack(part: _Part, start: int, room: int) -> tuple[int, list[Element], int]:
+    """As many of `part`'s items from `start` as fit in `room` bytes, after its title.
+
+    With the bytes they take, title included (each element measured once).
+    """
     heading = text_block(f"**{part.title}**", spacing="Medium")
     used, taken = cost(heading), [heading]
     for item in part.items[start:]:
-        if used + cost(item) > room:
+        if used + (size := cost(item)) > room:
             break
-        used += cost(item)
+        used += size
         taken.append(item)
-    return (len(taken) - 1, taken) if len(taken) > 1 else (0, [])
+    return (len(taken) - 1, taken, used) if len(taken) > 1 else (0, [], 0)
 
 
 def _more(part: _Part, next_ones: int, left_out: int) -> Element:
@@ -230,14 +235,14 @@ def _continued(
         for i, part in enumerate(parts):
             if cursor[i] >= len(part.items):
                 continue
-            count, taken = _pack(part, cursor[i], room)
+            count, taken, used = _pack(part, cursor[i], room)
             if count == 0:
                 break  # no room left here: the rest starts the next card, in order.
             ranges.append(f"{part.noun} {cursor[i] + 1}{EN_DASH}{cursor[i] + count} of {len(part.items)}")  # fmt: skip  # noqa: E501
             cursor[i] += count
             counts[i] = count
             body += taken
-            room -= sum(cost(e) for e in taken)
+            room -= used
         first = f"{prefix} — {'; '.join(ranges)}"
         cards.append((Card(plain(first, SUMMARY_MAX), [text_block(first, weight="Bolder"), *body]), counts))  # fmt: skip  # noqa: E501
     return cards
@@ -284,9 +289,9 @@ def render_report_cards(
     taken: list[int] = []
     bodies: list[list[Element]] = []
     for i, part in enumerate(parts):
-        count, body = _pack(part, 0, evidence_room if i == 0 else room)
-        room -= sum(cost(e) for e in body)
-        evidence_room -= sum(cost(e) for e in body)
+        count, body, used = _pack(part, 0, evidence_room if i == 0 else room)
+        room -= used
+        evidence_room -= used
         taken.append(count)
         bodies.append(body)
     cursor = list(taken)

@@ -21,7 +21,14 @@ from bot.render.layout import (
 from bot.render.slack_text import pack_lines, pre, safe, section, slack_len
 from diagnosis import EvidenceLine, Report
 
-__all__ = ["MAX_EVIDENCE_MESSAGES", "bullet", "evidence_line", "is_log_line", "render_evidence"]
+__all__ = [
+    "MAX_EVIDENCE_MESSAGES",
+    "bullet",
+    "evidence_line",
+    "evidence_lines",
+    "is_log_line",
+    "render_evidence",
+]
 
 MAX_EVIDENCE_MESSAGES = 5  # messages "Show all evidence" may post.
 
@@ -45,6 +52,19 @@ def evidence_line(line: EvidenceLine) -> str:
     return bullet(line.text, source)
 
 
+def evidence_lines(report: Report) -> tuple[str, ...]:
+    """`evidence_line` of each of the report's lines, a repeated line rendered only once.
+
+    A line's rendering depends on its text and source alone; a report may repeat a line
+    (a crash-looping container logs the same line again and again).
+    """
+    shown: dict[tuple[str, str], str] = {}
+    for line in report.evidence:
+        if (key := (line.text, line.source)) not in shown:
+            shown[key] = evidence_line(line)
+    return tuple(shown[(line.text, line.source)] for line in report.evidence)
+
+
 def render_evidence(
     report: Report, *, lookback: str | None = None, max_messages: int = MAX_EVIDENCE_MESSAGES
 ) -> list[SlackMessage]:
@@ -54,7 +74,7 @@ def render_evidence(
     the whole report.
     """
     label = first_line_label(report)
-    lines = tuple(evidence_line(e) for e in report.evidence)
+    lines = evidence_lines(report)
     total = len(lines)
     messages: list[SlackMessage] = []
     cursor = 0

@@ -117,12 +117,13 @@ def assert_within_limits(message: SlackMessage) -> None:
                 assert "value" in button or button["url"].startswith(("https://", "http://"))
                 assert 1 <= len(button["action_id"]) <= 255
         assert len(block.get("block_id", "")) <= 255
-    assert sum(slack_len(s) for k, s in strings(message.blocks) if k != "type") <= BUDGET
+    leaves = list(strings(message.blocks))  # walked once, for the budget and the checks below
+    assert sum(slack_len(s) for k, s in leaves if k != "type") <= BUDGET
     for obj in text_objects(message.blocks):
         assert obj["text"].strip()
         assert obj["type"] == "plain_text" or obj["verbatim"] is True
         assert "parse" not in obj
-    for text in (message.text, *(s for _, s in strings(message.blocks))):
+    for text in (message.text, *(s for _, s in leaves)):
         assert not any(f in text for f in FORBIDDEN), text
         assert "<" not in text, text  # the renderer creates no mention or link of its own.
         # isprintable() (C speed) is False for every Cc, Cf and Cs character.
