@@ -375,7 +375,13 @@ def _read_until(fd: int, marker: bytes, timeout: float) -> bytes:
 def test_ctrl_c_leaves_the_demo_cleanly(tmp_path):
     """At the prompt of a real terminal, Ctrl-C exits 130 at once, with no traceback."""
     terminal, child = os.openpty()
-    code = "import sys; from bot.cli import main; sys.exit(main(['demo']))"
+    # A shell starts a program in the foreground with SIGINT at its default; the test runner
+    # may itself have been started with SIGINT ignored (`cmd &` in a script), which a child
+    # inherits, and Python then installs no KeyboardInterrupt for it.
+    code = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from bot.cli import main; sys.exit(main(['demo']))"
+    )
     process = subprocess.Popen(  # noqa: S603 - this interpreter, a fixed command
         [sys.executable, "-c", code],
         stdin=child,
