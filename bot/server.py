@@ -24,7 +24,7 @@ import hmac
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from http import HTTPStatus
@@ -442,11 +442,19 @@ async def _socket_mode(settings: Settings, host: str) -> None:
 
 
 async def _close(runtime: Runtime) -> None:
-    """Send the notices under way, stop the worker (it finishes or hands back), close clients."""
+    """Send the notices under way and stop the worker at once, then close the clients.
+
+    Both wait within the one grace period (the worker finishes or hands back), so a SIGTERM
+    is done within `SHUTDOWN_GRACE_S` plus the hand-back, as the README promises for
+    Kubernetes' `terminationGracePeriodSeconds`.
+    """
+    grace_s = runtime.shutdown_grace_s
+    stopping: list[Awaitable[object]] = []
     if runtime.notices is not None:
-        await runtime.notices.drain(runtime.shutdown_grace_s)
+        stopping.append(runtime.notices.drain(grace_s))
     if runtime.worker is not None:
-        await runtime.worker.stop(runtime.shutdown_grace_s)
+        stopping.append(runtime.worker.stop(grace_s))
+    await asyncio.gather(*stopping)
     if runtime.teams is not None:
         await runtime.teams.aclose()
     if runtime.runai is not None:
