@@ -8,6 +8,7 @@ Slack retry or a double delivery is answered exactly once.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -20,6 +21,7 @@ from redis.exceptions import LockError
 
 from bot.conversation.model import ConversationState, ThreadKey
 from bot.redis_connect import redis_failure
+from bot.renewal import renewing
 
 __all__ = [
     "MemoryStore",
@@ -166,15 +168,14 @@ class RedisStore:
             acquired = await lock.acquire()
         if not acquired:
             raise ThreadBusy("another replica is still answering in this thread")
-        renewing = None
-        if self._lock_ttl_s is not None:
-            renewing = asyncio.create_task(self._renew(lock, self._lock_ttl_s, key))
         try:
-            yield
+            if self._lock_ttl_s is None:
+                yield
+            else:
+                renew = functools.partial(self._renew, lock, key)
+                async with renewing(renew, self._lock_ttl_s / 3, name=f"renew {key.thread}"):
+                    yield
         finally:
-            if renewing is not None:
-                renewing.cancel()
-                await asyncio.gather(renewing, return_exceptions=True)
             try:
                 await lock.release()
             except LockError:
@@ -185,15 +186,14 @@ class RedisStore:
                 structlog.get_logger(__name__).warning("thread_unlock_failed", key=key.thread)
 
     @staticmethod
-    async def _renew(lock: Lock, ttl_s: float, key: ThreadKey) -> None:
-        """Keep `lock` for another `ttl_s` every `ttl_s / 3` while its turn runs."""
-        while True:
-            await asyncio.sleep(ttl_s / 3)
-            try:
-                await lock.reacquire()
-            except (LockError, redis.RedisError, OSError):
-                structlog.get_logger(__name__).warning("thread_lock_not_renewed", key=key.thread)
-                return
+    async def _renew(lock: Lock, key: ThreadKey) -> bool:
+        """Keep `lock` for another full TTL; False once it cannot be (lost, or Redis failed)."""
+        try:
+            await lock.reacquire()
+        except (LockError, redis.RedisError, OSError):
+            structlog.get_logger(__name__).warning("thread_lock_not_renewed", key=key.thread)
+            return False
+        return True
 
     async def claim(self, token: str, ttl_s: int) -> bool:
         """See `StateStore.claim` (Redis `SET NX EX`)."""

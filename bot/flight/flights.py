@@ -19,6 +19,7 @@ in-memory cache serve the one process.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import time
 import uuid
@@ -31,6 +32,7 @@ import structlog
 
 from bot.metrics import FAIL_OPEN, SHARED_DIAGNOSES
 from bot.observe import current_trace
+from bot.renewal import renewing
 from diagnosis import Payload
 
 __all__ = ["FLIGHT_LOCK_TTL_S", "LOOKUP_REUSE_S", "Flights", "Via"]
@@ -177,17 +179,16 @@ class Flights:
 
     async def _lead(self, base: str, token: str, compute: Compute, keep_s: float) -> str:
         lock = base + "lock"
-        renewing = asyncio.create_task(self._keep_renewing(lock, token))
         try:
-            payload = await compute()
+            renew = functools.partial(self._renew_lock, lock, token)
+            async with renewing(renew, self._lock_ms / 3000, name=f"renew {lock}"):
+                payload = await compute()
         except BaseException:
-            renewing.cancel()
             try:
                 await self._abandon(keys=[lock], args=[token])
             except (redis.RedisError, OSError):
                 self._log.warning("flight_abandon_failed")  # it expires by itself
             raise
-        renewing.cancel()
         keep_ms = int(keep_s * 1000) if payload.keep else 0
         handoff_ms = max(self._lock_ms * 2, 10_000)
         try:
@@ -199,13 +200,13 @@ class Flights:
             FAIL_OPEN.labels(what="flight").inc()
         return payload.text
 
-    async def _keep_renewing(self, lock: str, token: str) -> None:
-        while True:
-            await asyncio.sleep(self._lock_ms / 3000)
-            try:
-                await self._renew(keys=[lock], args=[token, self._lock_ms])
-            except (redis.RedisError, OSError) as error:
-                self._log.warning("flight_renew_failed", error=type(error).__name__)
+    async def _renew_lock(self, lock: str, token: str) -> bool:
+        """Keep leading for another lock TTL; a failure is logged and tried again next time."""
+        try:
+            await self._renew(keys=[lock], args=[token, self._lock_ms])
+        except (redis.RedisError, OSError) as error:
+            self._log.warning("flight_renew_failed", error=type(error).__name__)
+        return True
 
 
 def _text(value: str | bytes) -> str:
