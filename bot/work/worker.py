@@ -31,6 +31,8 @@ from bot.work.queue import Journal, JournalState, QueueUnavailable, WorkQueue
 __all__ = ["Handler", "Worker", "consumer_name"]
 
 _BACKOFF_S = 1.0
+#: How long a cancelled item has to wind down before it is cancelled again.
+_RECANCEL_S = 0.5
 
 
 class Handler(Protocol):
@@ -46,6 +48,18 @@ class Handler(Protocol):
         Never raises.
         """
         ...
+
+
+async def _cancel(tasks: set[asyncio.Task[None]]) -> None:
+    """Cancel `tasks` and wait for them, again for any that dropped its cancellation.
+
+    A Redis command can drop one on Python 3.11 (see bot/renewal.py): the item would then run
+    on past the grace period, for as long as its diagnosis takes.
+    """
+    while tasks:
+        for task in tasks:
+            task.cancel()
+        _, tasks = await asyncio.wait(tasks, timeout=_RECANCEL_S)
 
 
 def consumer_name() -> str:
@@ -160,9 +174,7 @@ class Worker:
                 await self._loop
         if self._inflight:
             _, late = await asyncio.wait(set(self._inflight), timeout=grace_s)
-            for task in late:
-                task.cancel()
-            await asyncio.gather(*late, return_exceptions=True)
+            await _cancel(late)
         handed = 0
         try:
             handed = await self.queue.retire(self.consumer)

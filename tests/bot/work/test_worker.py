@@ -180,6 +180,29 @@ async def test_sigterm_hands_back_what_does_not_finish_within_the_grace(queue: W
     assert shown == ["Diagnosing…", "OOM_KILLED"]
 
 
+class _LosingACancellation(Diagnoser):
+    """Its first cancellation is dropped mid-call (as redis-py can on Python 3.11)."""
+
+    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> None:  # noqa: ARG002 - the Handler's signature
+        self.started.set()
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.ran.append("dropped a cancellation")
+        await self.release.wait()  # and it would go on for as long as its diagnosis takes
+
+
+async def test_sigterm_stops_work_that_dropped_its_cancellation(queue: WorkQueue):
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    handler = _LosingACancellation(Slackish())
+    worker = _worker(queue, handler)
+    worker.start()
+    await handler.started.wait()
+    async with asyncio.timeout(10):
+        assert await worker.stop(0.05) == 1
+    assert handler.ran == ["dropped a cancellation"]
+
+
 async def test_sigterm_lets_running_work_finish_within_the_grace(queue: WorkQueue):
     await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
     handler = Diagnoser(Slackish())
