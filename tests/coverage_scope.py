@@ -1,14 +1,19 @@
-"""Under coverage, Hypothesis draws its examples untraced; each example's test body is traced.
+"""Under coverage, only a test's own phases are traced, and a property test's body alone.
 
 On Python 3.11 coverage measures with a trace function, which slows down every Python call
-while it is on, not only calls into the measured packages. Most of a property test's time is
-Hypothesis drawing data (its own code): traced, the property tests took twice as long. This
-plugin (`-p tests.coverage_scope` in pyproject.toml) takes the current thread's trace function
-off for a Hypothesis test and puts it back around each call of the test body, so coverage
-still sees every line our code runs for every example. Other threads keep theirs.
+while it is on, not only calls into the measured packages. Two kinds of work run none of our
+code but paid for it:
 
-It changes nothing when nothing traces (no `--cov`), when coverage measures without a trace
-function (`sys.monitoring` on 3.12+), or when a test body already runs under another tracer.
+- pytest's own work around each test (its hooks, and under xdist, sending each report to the
+  controller): this plugin takes the thread's tracer off for a test's whole run and puts it
+  back for its setup, call and teardown, where fixtures and tests run;
+- Hypothesis drawing examples, most of a property test's time: the tracer stays off for the
+  call and is put back around each run of the test body (Hypothesis's `inner_test` hook).
+
+Coverage sees every line our code runs, as before; only the current thread's tracer is
+touched, so other threads keep theirs. Nothing changes when nothing traces (no `--cov`), when
+coverage measures without a trace function (`sys.monitoring` on 3.12+), or when a body
+already runs under another tracer. Loaded with `-p tests.coverage_scope` (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -20,22 +25,60 @@ from typing import Any
 
 import pytest
 
+_tracer_key = pytest.StashKey[Any]()
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    """Run a Hypothesis test's generation untraced and its body under the same tracer."""
-    given = getattr(getattr(item, "obj", None), "hypothesis", None)
-    tracer = sys.gettrace()
-    if given is None or tracer is None:
-        return (yield)
-    inner = given.inner_test
-    given.inner_test = _traced(inner, tracer)
+Phase = Generator[None, object, object]
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Phase:
+    """Run the test with the tracer off, except in its phases (below)."""
+    item.stash[_tracer_key] = sys.gettrace()
     sys.settrace(None)
     try:
         return (yield)
     finally:
-        sys.settrace(tracer)
+        sys.settrace(item.stash[_tracer_key])
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> Phase:
+    """Fixtures set up traced."""
+    return (yield from _traced_phase(item))
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> Phase:
+    """The test traced; a Hypothesis test's body traced, its example generation not."""
+    given = getattr(getattr(item, "obj", None), "hypothesis", None)
+    tracer = item.stash.get(_tracer_key, None)
+    if given is None or tracer is None:
+        return (yield from _traced_phase(item))
+    inner = given.inner_test
+    given.inner_test = _traced(inner, tracer)
+    try:
+        return (yield)
+    finally:
         given.inner_test = inner
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Phase:
+    """Fixtures torn down traced."""
+    return (yield from _traced_phase(item))
+
+
+def _traced_phase(item: pytest.Item) -> Phase:
+    """One phase under the test's tracer (kept, should the phase have swapped it)."""
+    tracer = item.stash.get(_tracer_key, None)
+    if tracer is None:
+        return (yield)
+    sys.settrace(tracer)
+    try:
+        return (yield)
+    finally:
+        item.stash[_tracer_key] = sys.gettrace() or tracer
+        sys.settrace(None)
 
 
 def _traced(test: Callable[..., Any], tracer: Any) -> Callable[..., Any]:

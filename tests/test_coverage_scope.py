@@ -1,8 +1,9 @@
-"""tests/coverage_scope.py: Hypothesis draws untraced, each test body runs under the tracer."""
+"""tests/coverage_scope.py: a test's phases are traced, pytest's work and Hypothesis' draws not."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from types import FrameType, SimpleNamespace
 from typing import Any
 
@@ -19,18 +20,37 @@ def _tracer(frame: FrameType, event: str, arg: Any) -> None:
     """A trace function that traces nothing (it only has to be told apart)."""
 
 
+def _other(frame: FrameType, event: str, arg: Any) -> None:
+    """Another tool's tracer."""
+
+
 def _inner(obj: object) -> object:
     """The body a Hypothesis test runs for each example (None for other tests)."""
     return getattr(getattr(obj, "hypothesis", None), "inner_test", None)
 
 
-def _run(item: Any, test: Any) -> None:
-    """What pytest does with the hook wrapper: enter it, run the test, leave it."""
-    hook = coverage_scope.pytest_runtest_call(item)
+def _through(hook: Any, body: Callable[[], object]) -> None:
+    """What pytest does with a hook wrapper: enter it, run what it wraps, leave it."""
     next(hook)
-    test()
+    body()
     with pytest.raises(StopIteration):
         hook.send(None)
+
+
+def _protocol(obj: object, call: Callable[[], object], seen: list[object]) -> None:
+    """One test's run through the plugin: setup, call and teardown, and pytest's work between."""
+    item: Any = SimpleNamespace(obj=obj, stash=pytest.Stash())
+
+    def phases() -> None:
+        seen.append(("between", sys.gettrace()))
+        _through(coverage_scope.pytest_runtest_setup(item), lambda: seen.append(sys.gettrace()))
+        seen.append(("between", sys.gettrace()))
+        _through(coverage_scope.pytest_runtest_call(item), call)
+        seen.append(("between", sys.gettrace()))
+        _through(coverage_scope.pytest_runtest_teardown(item), lambda: seen.append(sys.gettrace()))
+        seen.append(("between", sys.gettrace()))
+
+    _through(coverage_scope.pytest_runtest_protocol(item), phases)
 
 
 @pytest.fixture
@@ -42,6 +62,18 @@ def traced():
         yield _tracer
     finally:
         sys.settrace(before)
+
+
+def _between(seen: list[object]) -> list[object]:
+    return [s for s in seen if isinstance(s, tuple)]
+
+
+def test_the_phases_run_traced_and_what_pytest_does_around_them_does_not(traced):
+    seen: list[object] = []
+    _protocol(lambda: None, lambda: seen.append(sys.gettrace()), seen)
+    assert [s for s in seen if not isinstance(s, tuple)] == [traced] * 3
+    assert _between(seen) == [("between", None)] * 4
+    assert sys.gettrace() is traced
 
 
 def test_examples_are_drawn_untraced_and_each_body_runs_traced(traced):
@@ -58,17 +90,14 @@ def test_examples_are_drawn_untraced_and_each_body_runs_traced(traced):
         bodies.append(sys.gettrace())
 
     inner = _inner(prop)
-    _run(SimpleNamespace(obj=prop), prop)
+    _protocol(prop, prop, [])
     assert bodies == [traced] * EXAMPLES
     assert drawn == [None] * EXAMPLES
-    assert sys.gettrace() is traced  # put back after the test
     assert _inner(prop) is inner
+    assert sys.gettrace() is traced
 
 
 def test_a_body_already_under_another_tracer_is_left_to_it(traced):
-    def other(frame: FrameType, event: str, arg: Any) -> None:
-        """Another tool's tracer (Hypothesis sets one to explain a failure)."""
-
     bodies: list[object] = []
 
     @settings(max_examples=EXAMPLES, database=None)
@@ -77,32 +106,41 @@ def test_a_body_already_under_another_tracer_is_left_to_it(traced):
         bodies.append(sys.gettrace())
 
     def under_other() -> None:
-        sys.settrace(other)
+        sys.settrace(_other)
         try:
             prop()
         finally:
             sys.settrace(None)
 
-    _run(SimpleNamespace(obj=prop), under_other)
-    assert bodies == [other] * EXAMPLES
+    _protocol(prop, under_other, [])
+    assert bodies == [_other] * EXAMPLES
     assert sys.gettrace() is traced
 
 
+def test_a_tracer_a_phase_swaps_in_is_the_one_kept(traced):
+    """pytest-cov's `no_cover` pause and resume, say, starts a new tracer."""
+    seen: list[object] = []
+    _protocol(lambda: None, lambda: sys.settrace(_other), seen)
+    assert [s for s in seen if not isinstance(s, tuple)] == [traced, _other]
+    assert _between(seen) == [("between", None)] * 4
+    assert sys.gettrace() is _other
+
+
 @pytest.mark.parametrize(
-    ("obj", "tracer"),
+    "obj",
     [
-        pytest.param(lambda: None, _tracer, id="not a Hypothesis test"),
-        pytest.param(given(st.integers())(lambda _n: None), None, id="nothing traces"),
+        pytest.param(lambda: None, id="a plain test"),
+        pytest.param(given(st.integers())(lambda _n: None), id="a Hypothesis test"),
     ],
 )
-def test_other_tests_run_as_they_are(obj, tracer):
+def test_nothing_changes_when_nothing_traces(obj):
     before = sys.gettrace()
-    sys.settrace(tracer)
+    sys.settrace(None)
     try:
         inner = _inner(obj)
         seen: list[object] = []
-        _run(SimpleNamespace(obj=obj), lambda: seen.append(sys.gettrace()))
-        assert seen == [tracer]
+        _protocol(obj, lambda: seen.append(sys.gettrace()), seen)
+        assert set(seen) == {None, ("between", None)}
         assert _inner(obj) is inner
     finally:
         sys.settrace(before)
