@@ -11,9 +11,10 @@ code but paid for it:
   call and is put back around each run of the test body (Hypothesis's `inner_test` hook).
 
 Coverage sees every line our code runs, as before; only the current thread's tracer is
-touched, so other threads keep theirs. Nothing changes when nothing traces (no `--cov`), when
-coverage measures without a trace function (`sys.monitoring` on 3.12+), or when a body
-already runs under another tracer. Loaded with `-p tests.coverage_scope` (pyproject.toml).
+touched, so other threads keep theirs. Nothing changes when coverage is not what traces (no
+`--cov`, or a debugger's tracer), when coverage measures without a trace function
+(`sys.monitoring` on 3.12+), or when a body already runs under another tracer. Loaded with
+`-p tests.coverage_scope` (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ Phase = Generator[None, object, object]
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Phase:
-    """Run the test with the tracer off, except in its phases (below)."""
-    item.stash[_tracer_key] = sys.gettrace()
+    """Run the test with coverage's tracer off, except in its phases (below)."""
+    tracer = _coverage_tracer()
+    if tracer is None:
+        return (yield)
+    item.stash[_tracer_key] = tracer
     sys.settrace(None)
     try:
         return (yield)
@@ -66,6 +70,19 @@ def pytest_runtest_call(item: pytest.Item) -> Phase:
 def pytest_runtest_teardown(item: pytest.Item) -> Phase:
     """Fixtures torn down traced."""
     return (yield from _traced_phase(item))
+
+
+def _coverage_tracer() -> Any:
+    """This thread's trace function if it is coverage's, or None."""
+    tracer = sys.gettrace()
+    return tracer if is_coverage(tracer) else None
+
+
+def is_coverage(tracer: object) -> bool:
+    """Whether `tracer` is coverage's: its C tracer, or its Python tracer's bound method."""
+    owner = getattr(tracer, "__self__", tracer)
+    module = type(owner).__module__  # "coverage" (CTracer), "coverage.pytracer" (PyTracer)
+    return module == "coverage" or module.startswith("coverage.")
 
 
 def _traced_phase(item: pytest.Item) -> Phase:

@@ -8,6 +8,8 @@ from types import FrameType, SimpleNamespace
 from typing import Any
 
 import pytest
+from coverage.pytracer import PyTracer
+from coverage.tracer import CTracer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,12 +18,20 @@ from tests import coverage_scope
 EXAMPLES = 7
 
 
-def _tracer(frame: FrameType, event: str, arg: Any) -> None:
-    """A trace function that traces nothing (it only has to be told apart)."""
+class _CoverageTracer:
+    """Stands for coverage's tracer: the plugin tells it by the module its type comes from."""
+
+    __module__ = "coverage"  # where coverage's C tracer comes from
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        """Traces nothing: it only has to be told apart."""
+
+
+_tracer = _CoverageTracer()
 
 
 def _other(frame: FrameType, event: str, arg: Any) -> None:
-    """Another tool's tracer."""
+    """Another tool's tracer (a debugger's, or Hypothesis's when it explains a failure)."""
 
 
 def _inner(obj: object) -> object:
@@ -124,6 +134,31 @@ def test_a_tracer_a_phase_swaps_in_is_the_one_kept(traced):
     assert [s for s in seen if not isinstance(s, tuple)] == [traced, _other]
     assert _between(seen) == [("between", None)] * 4
     assert sys.gettrace() is _other
+
+
+@pytest.mark.parametrize(
+    ("tracer", "ours"),
+    [
+        pytest.param(CTracer(), True, id="coverage's C tracer"),
+        pytest.param(PyTracer()._trace, True, id="coverage's Python tracer"),
+        pytest.param(_tracer, True, id="the stand-in for coverage's"),
+        pytest.param(_other, False, id="another tool's"),
+        pytest.param(None, False, id="none"),
+    ],
+)
+def test_coverages_tracers_are_told_from_others(tracer, ours):
+    assert coverage_scope.is_coverage(tracer) is ours
+
+
+def test_another_tools_tracer_is_left_on_throughout():
+    before = sys.gettrace()
+    sys.settrace(_other)
+    try:
+        seen: list[object] = []
+        _protocol(lambda: None, lambda: seen.append(sys.gettrace()), seen)
+        assert set(seen) == {_other, ("between", _other)}
+    finally:
+        sys.settrace(before)
 
 
 @pytest.mark.parametrize(
