@@ -162,14 +162,19 @@ async def test_a_worker_takes_only_as_many_items_as_it_can_run(queue: WorkQueue)
     assert await worker.stop(1) == 0
 
 
+async def _started(queue: WorkQueue, handler: Diagnoser, work: WorkItem | None = None) -> Worker:
+    """A worker running `handler` on one queued item (`work`), once the handler has started."""
+    await queue.enqueue(work or item(), dedupe="msg:1", dedupe_ttl_s=60)
+    worker = _worker(queue, handler)
+    worker.start()
+    await handler.started.wait()
+    return worker
+
+
 async def test_sigterm_hands_back_what_does_not_finish_within_the_grace(queue: WorkQueue):
     work = item()
-    await queue.enqueue(work, dedupe="msg:1", dedupe_ttl_s=60)
     chat = Slackish()
-    stuck = Diagnoser(chat)
-    worker = _worker(queue, stuck)
-    worker.start()
-    await stuck.started.wait()
+    worker = await _started(queue, Diagnoser(chat), work)
     assert await worker.stop(0.05) == 1  # never released: handed back
     [back] = await queue.take("next", 1, 0)
     assert (back.item, back.times) == (work, 1)
@@ -193,22 +198,16 @@ class _LosingACancellation(Diagnoser):
 
 
 async def test_sigterm_stops_work_that_dropped_its_cancellation(queue: WorkQueue):
-    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
     handler = _LosingACancellation(Slackish())
-    worker = _worker(queue, handler)
-    worker.start()
-    await handler.started.wait()
+    worker = await _started(queue, handler)
     async with asyncio.timeout(10):
         assert await worker.stop(0.05) == 1
     assert handler.ran == ["dropped a cancellation"]
 
 
 async def test_sigterm_lets_running_work_finish_within_the_grace(queue: WorkQueue):
-    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
     handler = Diagnoser(Slackish())
-    worker = _worker(queue, handler)
-    worker.start()
-    await handler.started.wait()
+    worker = await _started(queue, handler)
     stopping = asyncio.create_task(worker.stop(10))
     handler.release.set()
     assert await stopping == 0
