@@ -11,6 +11,12 @@ from bot.renewal import renewing
 #: Far longer than any of these tests takes: a renewer that does not stop fails the test.
 HANG_S = 5
 EVERY_S = 0.001
+NAME = "renew test-lease"
+
+
+def renewers() -> list[asyncio.Task[object]]:
+    """The renewer tasks still running (renewals come only from them)."""
+    return [t for t in asyncio.all_tasks() if t.get_name() == NAME]
 
 
 class Renewals:
@@ -35,19 +41,20 @@ class Renewals:
 
 async def test_it_renews_while_the_block_runs_and_not_after():
     renew = Renewals()
-    async with renewing(renew, EVERY_S, name="test"):
+    async with renewing(renew, EVERY_S, name=NAME):
         await renew.wait_for_calls(3)
-    calls = renew.calls
-    await asyncio.sleep(EVERY_S * 20)
-    assert renew.calls == calls
+        assert renewers()
+    assert not renewers()  # stopped and awaited: no renewal can come after the block
 
 
 async def test_a_lost_lease_is_not_renewed_again():
     renew = Renewals(keep=False)
-    async with renewing(renew, EVERY_S, name="test"):
+    async with renewing(renew, EVERY_S, name=NAME):
         await renew.wait_for_calls(1)
-        await asyncio.sleep(EVERY_S * 20)  # time for more, had it gone on
-    assert renew.calls == 1
+        async with asyncio.timeout(HANG_S):
+            while renewers():  # noqa: ASYNC110 - the renewer's end has no event of its own
+                await asyncio.sleep(0)
+        assert renew.calls == 1  # the renewer ended while the block still runs
 
 
 async def test_a_renewal_that_loses_its_cancellation_still_stops():
@@ -73,7 +80,7 @@ async def test_a_renewal_that_loses_its_cancellation_still_stops():
             return True  # dropped: the call returns as if it had finished
         return True
 
-    async with asyncio.timeout(HANG_S), renewing(losing_one_cancellation, EVERY_S, name="test"):
+    async with asyncio.timeout(HANG_S), renewing(losing_one_cancellation, EVERY_S, name=NAME):
         await started.wait()
     assert (calls, dropped) == (1, 1)
 
@@ -82,13 +89,10 @@ async def test_the_block_failing_stops_the_renewer_and_is_raised():
     renew = Renewals()
 
     async def failing_turn() -> None:
-        async with renewing(renew, EVERY_S, name="test"):
+        async with renewing(renew, EVERY_S, name=NAME):
             await renew.wait_for_calls(1)
             raise LookupError("the turn failed")
 
     with pytest.raises(LookupError, match="the turn failed"):
         await failing_turn()
-    calls = renew.calls
-    await asyncio.sleep(EVERY_S * 20)
-    assert renew.calls == calls
-    assert not [t for t in asyncio.all_tasks() if t.get_name() == "test"]
+    assert not renewers()
