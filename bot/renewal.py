@@ -2,8 +2,9 @@
 
 The conversation lock and a flight's lock are leases: their holder renews them every third of
 their TTL while its work runs. Stopping the renewer by cancelling its task alone is not safe
-on Python 3.11: redis-py sends every command through `asyncio.wait_for`, which drops a
-cancellation that arrives just as the write completes (CPython gh-86296, fixed in 3.12). A
+on Python 3.11: redis-py sends every command through `asyncio.wait_for` when it has a socket
+timeout (bot/redis_connect.py sets one), and that drops a cancellation arriving just as the
+write completes (CPython gh-86296, fixed in 3.12). A
 renewer whose cancellation was dropped renews for ever, and whoever awaits it waits for ever:
 a turn that had already answered never released its thread, and the next request there
 waited behind it. So the renewer also checks a stop flag after every await.
@@ -15,6 +16,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+
+import structlog
 
 __all__ = ["Renew", "renewing"]
 
@@ -28,6 +31,7 @@ async def renewing(renew: Renew, every_s: float, *, name: str) -> AsyncIterator[
 
     Leaving the block stops the renewer and waits for it: a renewal in flight is cancelled,
     and if a library drops that cancellation the renewer still stops once the call returns.
+    A renewal that raises ends the renewing (the lease then expires by itself); it is logged.
     """
     stop = asyncio.Event()
     task = asyncio.create_task(_renew_until(stop, renew, every_s), name=name)
@@ -36,7 +40,11 @@ async def renewing(renew: Renew, every_s: float, *, name: str) -> AsyncIterator[
     finally:
         stop.set()
         task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        [outcome] = await asyncio.gather(task, return_exceptions=True)
+        if isinstance(outcome, Exception):
+            structlog.get_logger(__name__).warning(
+                "lease_renewal_failed", task=name, exc_info=outcome
+            )
 
 
 async def _renew_until(stop: asyncio.Event, renew: Renew, every_s: float) -> None:

@@ -201,9 +201,12 @@ class Flights:
         return payload.text
 
     async def _renew_lock(self, lock: str, token: str) -> bool:
-        """Keep leading for another lock TTL; a failure is logged and tried again next time."""
+        """Keep leading for another lock TTL; False once the lock is another's (it expired).
+
+        A Redis failure is logged and tried again next time.
+        """
         try:
-            await self._renew(keys=[lock], args=[token, self._lock_ms])
+            return bool(await self._renew(keys=[lock], args=[token, self._lock_ms]))
         except (redis.RedisError, OSError) as error:
             self._log.warning("flight_renew_failed", error=type(error).__name__)
         return True

@@ -31,8 +31,9 @@ from bot.work.queue import Journal, JournalState, QueueUnavailable, WorkQueue
 __all__ = ["Handler", "Worker", "consumer_name"]
 
 _BACKOFF_S = 1.0
-#: How long a cancelled item has to wind down before it is cancelled again.
-_RECANCEL_S = 0.5
+#: How long a cancelled item has to wind down before it is cancelled again: one Redis
+#: command's socket timeout (bot/redis_connect.py), so a cleanup under way is not cut short.
+RECANCEL_S = 5.0
 
 
 class Handler(Protocol):
@@ -48,18 +49,6 @@ class Handler(Protocol):
         Never raises.
         """
         ...
-
-
-async def _cancel(tasks: set[asyncio.Task[None]]) -> None:
-    """Cancel `tasks` and wait for them, again for any that dropped its cancellation.
-
-    A Redis command can drop one on Python 3.11 (see bot/renewal.py): the item would then run
-    on past the grace period, for as long as its diagnosis takes.
-    """
-    while tasks:
-        for task in tasks:
-            task.cancel()
-        _, tasks = await asyncio.wait(tasks, timeout=_RECANCEL_S)
 
 
 def consumer_name() -> str:
@@ -79,6 +68,7 @@ class Worker:
         claim_idle_s: float,
         max_deliveries: int,
         consumer: str | None = None,
+        recancel_s: float = RECANCEL_S,
     ) -> None:
         self.queue = queue
         self.consumer = consumer or consumer_name()
@@ -86,6 +76,7 @@ class Worker:
         self._concurrency = concurrency
         self._claim_idle_s = claim_idle_s
         self._max_deliveries = max_deliveries
+        self._recancel_s = recancel_s
         self._beat_s = claim_idle_s / 3
         self._block_s = min(1.0, self._beat_s)
         self._inflight: dict[asyncio.Task[None], Delivery] = {}
@@ -174,7 +165,7 @@ class Worker:
                 await self._loop
         if self._inflight:
             _, late = await asyncio.wait(set(self._inflight), timeout=grace_s)
-            await _cancel(late)
+            await self._cancel(late)
         handed = 0
         try:
             handed = await self.queue.retire(self.consumer)
@@ -182,6 +173,20 @@ class Worker:
             self._log.warning("worker_hand_back_failed", error=str(error))
         self._log.info("worker_stopped", consumer=self.consumer, handed_back=handed)
         return handed
+
+    async def _cancel(self, tasks: set[asyncio.Task[None]]) -> None:
+        """Cancel `tasks` and wait for them; cancel again those still running after a while.
+
+        One may have dropped its cancellation (a Redis command can, on Python 3.11: see
+        bot/renewal.py) and would run on for as long as its diagnosis takes; one may only be
+        slow to wind down, and is then cut short.
+        """
+        while tasks:
+            for task in tasks:
+                task.cancel()
+            _, tasks = await asyncio.wait(tasks, timeout=self._recancel_s)
+            if tasks:
+                self._log.warning("worker_items_cancelled_again", count=len(tasks))
 
     async def _process(self, delivery: Delivery) -> None:
         item = delivery.item

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from structlog.testing import capture_logs
 
 from bot.renewal import renewing
 
@@ -96,3 +97,17 @@ async def test_the_block_failing_stops_the_renewer_and_is_raised():
     with pytest.raises(LookupError, match="the turn failed"):
         await failing_turn()
     assert not renewers()
+
+
+async def test_a_renewal_that_raises_ends_the_renewing_and_is_logged():
+    async def failing() -> bool:
+        raise ConnectionResetError("Redis went away")
+
+    with capture_logs() as logs:
+        async with renewing(failing, EVERY_S, name=NAME):
+            async with asyncio.timeout(HANG_S):
+                while renewers():  # noqa: ASYNC110 - the renewer's end has no event of its own
+                    await asyncio.sleep(0)
+    [logged] = [e for e in logs if e["event"] == "lease_renewal_failed"]
+    assert (logged["task"], logged["log_level"]) == (NAME, "warning")
+    assert isinstance(logged["exc_info"], ConnectionResetError)

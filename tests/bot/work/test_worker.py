@@ -162,10 +162,12 @@ async def test_a_worker_takes_only_as_many_items_as_it_can_run(queue: WorkQueue)
     assert await worker.stop(1) == 0
 
 
-async def _started(queue: WorkQueue, handler: Diagnoser, work: WorkItem | None = None) -> Worker:
+async def _started(
+    queue: WorkQueue, handler: Diagnoser, work: WorkItem | None = None, **kwargs
+) -> Worker:
     """A worker running `handler` on one queued item (`work`), once the handler has started."""
     await queue.enqueue(work or item(), dedupe="msg:1", dedupe_ttl_s=60)
-    worker = _worker(queue, handler)
+    worker = _worker(queue, handler, **kwargs)
     worker.start()
     await handler.started.wait()
     return worker
@@ -199,7 +201,7 @@ class _LosingACancellation(Diagnoser):
 
 async def test_sigterm_stops_work_that_dropped_its_cancellation(queue: WorkQueue):
     handler = _LosingACancellation(Slackish())
-    worker = await _started(queue, handler)
+    worker = await _started(queue, handler, recancel_s=0.05)
     async with asyncio.timeout(10):
         assert await worker.stop(0.05) == 1
     assert handler.ran == ["dropped a cancellation"]
