@@ -9,8 +9,11 @@ code but paid for it:
   back for its setup, call and teardown, where fixtures and tests run;
 - Hypothesis drawing examples, most of a property test's time: the tracer stays off for the
   call and is put back around each run of the test body (Hypothesis's `inner_test` hook).
+  Our code that a strategy itself calls while drawing (a `.map(escape)`, a model built by
+  `st.builds`) is not measured there: the gate counts what tests run. An `async` property
+  test's body runs later, in the event loop, so its whole call is traced as before.
 
-Coverage sees every line our code runs, as before; only the current thread's tracer is
+Coverage sees every line the tests run of our code; only the current thread's tracer is
 touched, so other threads keep theirs. Nothing changes when coverage is not what traces (no
 `--cov`, or a debugger's tracer), when coverage measures without a trace function
 (`sys.monitoring` on 3.12+), or when a body already runs under another tracer. Loaded with
@@ -20,6 +23,7 @@ touched, so other threads keep theirs. Nothing changes when coverage is not what
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable, Generator
 from typing import Any
@@ -56,7 +60,7 @@ def pytest_runtest_call(item: pytest.Item) -> Phase:
     """The test traced; a Hypothesis test's body traced, its example generation not."""
     given = getattr(getattr(item, "obj", None), "hypothesis", None)
     tracer = item.stash.get(_tracer_key, None)
-    if given is None or tracer is None:
+    if given is None or tracer is None or inspect.iscoroutinefunction(given.inner_test):
         return (yield from _traced_phase(item))
     inner = given.inner_test
     given.inner_test = _traced(inner, tracer)
@@ -86,7 +90,10 @@ def is_coverage(tracer: object) -> bool:
 
 
 def _traced_phase(item: pytest.Item) -> Phase:
-    """One phase under the test's tracer (kept, should the phase have swapped it)."""
+    """One phase under the test's tracer (coverage's new one, should the phase start one).
+
+    A debugger's tracer turned on in the phase (`breakpoint()`) is left on.
+    """
     tracer = item.stash.get(_tracer_key, None)
     if tracer is None:
         return (yield)
@@ -94,8 +101,9 @@ def _traced_phase(item: pytest.Item) -> Phase:
     try:
         return (yield)
     finally:
-        item.stash[_tracer_key] = sys.gettrace() or tracer
-        sys.settrace(None)
+        if is_coverage(now := sys.gettrace()):
+            item.stash[_tracer_key] = now
+            sys.settrace(None)
 
 
 def _traced(test: Callable[..., Any], tracer: Any) -> Callable[..., Any]:

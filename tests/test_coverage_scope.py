@@ -127,13 +127,37 @@ def test_a_body_already_under_another_tracer_is_left_to_it(traced):
     assert sys.gettrace() is traced
 
 
-def test_a_tracer_a_phase_swaps_in_is_the_one_kept(traced):
+def test_a_coverage_tracer_a_phase_starts_is_the_one_kept(traced):
     """pytest-cov's `no_cover` pause and resume, say, starts a new tracer."""
+    new = _CoverageTracer()
+    seen: list[object] = []
+    _protocol(lambda: None, lambda: sys.settrace(new), seen)
+    assert [s for s in seen if not isinstance(s, tuple)] == [traced, new]
+    assert _between(seen) == [("between", None)] * 4
+    assert sys.gettrace() is new
+
+
+def test_a_debugger_a_phase_starts_is_left_on(traced):
+    """`breakpoint()` in a test: pdb's tracer is neither kept for later nor turned off."""
     seen: list[object] = []
     _protocol(lambda: None, lambda: sys.settrace(_other), seen)
-    assert [s for s in seen if not isinstance(s, tuple)] == [traced, _other]
-    assert _between(seen) == [("between", None)] * 4
-    assert sys.gettrace() is _other
+    assert seen[3] == ("between", _other)  # after the call: still the debugger's
+    assert seen[4] is traced  # the teardown: coverage's again
+    assert sys.gettrace() is traced
+
+
+def test_an_async_property_test_is_traced_for_its_whole_call(traced):
+    """Its body runs in the event loop after `inner_test` returns: a wrapper would miss it."""
+
+    @given(st.integers())
+    async def prop(n: int) -> None:
+        """An async property test (pytest-asyncio runs its coroutines)."""
+
+    inner = _inner(prop)
+    seen: list[object] = []
+    _protocol(prop, lambda: seen.append(sys.gettrace()), seen)
+    assert [s for s in seen if not isinstance(s, tuple)] == [traced] * 3
+    assert _inner(prop) is inner
 
 
 @pytest.mark.parametrize(
