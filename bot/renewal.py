@@ -4,10 +4,10 @@ The conversation lock and a flight's lock are leases: their holder renews them e
 their TTL while its work runs. Stopping the renewer by cancelling its task alone is not safe
 on Python 3.11: redis-py sends every command through `asyncio.wait_for` when it has a socket
 timeout (bot/redis_connect.py sets one), and that drops a cancellation arriving just as the
-write completes (CPython gh-86296, fixed in 3.12). A
-renewer whose cancellation was dropped renews for ever, and whoever awaits it waits for ever:
-a turn that had already answered never released its thread, and the next request there
-waited behind it. So the renewer also checks a stop flag after every await.
+write completes (CPython gh-86296, fixed in 3.12). A renewer whose cancellation was dropped
+renews for ever, and whoever awaits it waits for ever: a turn that had already answered
+never released its thread, and the next request there waited behind it. So the renewer also
+checks a stop flag after every await.
 """
 
 from __future__ import annotations
