@@ -143,6 +143,23 @@ async def test_a_long_leader_keeps_its_lock(redis_url, redis_client):
     assert compute.runs == 1
 
 
+async def test_a_leader_whose_lock_is_anothers_stops_renewing_it(redis_client):
+    """Its lock expired (a long pause) and another replica took it: renewing it is pointless."""
+    compute = Counting()
+    compute.release.clear()
+    leader = asyncio.create_task(_flights(redis_client, lock_ttl_s=0.3)(*KEY, compute))
+    await compute.started.wait()
+    lock = next(k for k in await redis_client.keys("runai-why:flight:*") if k.endswith("lock"))
+    await redis_client.set(lock, "another-replicas-token", px=60_000)
+    async with asyncio.timeout(10):
+        while any(t.get_name() == f"renew {lock}" for t in asyncio.all_tasks()):  # noqa: ASYNC110 - no event marks a renewer's end
+            await asyncio.sleep(0.01)
+    assert await redis_client.pttl(lock) > 50_000  # never pushed back to the leader's TTL
+    assert not leader.done()  # still computing: only the renewing stopped
+    compute.release.set()
+    assert await leader == "the report"
+
+
 async def _renewed(client: redis.asyncio.Redis, lock: str) -> None:
     """Wait until `lock`'s TTL was pushed back up (a renewal), failing if it ever vanished."""
     async with asyncio.timeout(10):
