@@ -15,9 +15,16 @@ EVERY_S = 0.001
 NAME = "renew test-lease"
 
 
-def renewers() -> list[asyncio.Task[object]]:
-    """The renewer tasks still running (renewals come only from them)."""
-    return [t for t in asyncio.all_tasks() if t.get_name() == NAME]
+def renewers(name: str = NAME) -> list[asyncio.Task[object]]:
+    """The renewer tasks named `name` still running (renewals come only from them)."""
+    return [t for t in asyncio.all_tasks() if t.get_name() == name]
+
+
+async def renewer_stopped(name: str = NAME) -> None:
+    """Wait until the renewer named `name` has ended on its own (the block still running)."""
+    async with asyncio.timeout(HANG_S):
+        while renewers(name):  # noqa: ASYNC110 - the renewer's end has no event of its own
+            await asyncio.sleep(0)
 
 
 class Renewals:
@@ -52,9 +59,7 @@ async def test_a_lost_lease_is_not_renewed_again():
     renew = Renewals(keep=False)
     async with renewing(renew, EVERY_S, name=NAME):
         await renew.wait_for_calls(1)
-        async with asyncio.timeout(HANG_S):
-            while renewers():  # noqa: ASYNC110 - the renewer's end has no event of its own
-                await asyncio.sleep(0)
+        await renewer_stopped()
         assert renew.calls == 1  # the renewer ended while the block still runs
 
 
@@ -105,9 +110,7 @@ async def test_a_renewal_that_raises_ends_the_renewing_and_is_logged():
 
     with capture_logs() as logs:
         async with renewing(failing, EVERY_S, name=NAME):
-            async with asyncio.timeout(HANG_S):
-                while renewers():  # noqa: ASYNC110 - the renewer's end has no event of its own
-                    await asyncio.sleep(0)
+            await renewer_stopped()
     [logged] = [e for e in logs if e["event"] == "lease_renewal_failed"]
     assert (logged["task"], logged["log_level"]) == (NAME, "warning")
     assert isinstance(logged["exc_info"], ConnectionResetError)

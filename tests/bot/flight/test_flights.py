@@ -13,6 +13,7 @@ from bot.flight import Flights
 from bot.metrics import REGISTRY
 from bot.redis_connect import connect_redis
 from diagnosis import Payload
+from tests.bot.test_renewal import renewer_stopped
 
 KEY = "report", "cluster|workload|Failed|2026-01-01"
 
@@ -151,9 +152,7 @@ async def test_a_leader_whose_lock_is_anothers_stops_renewing_it(redis_client):
     await compute.started.wait()
     lock = next(k for k in await redis_client.keys("runai-why:flight:*") if k.endswith("lock"))
     await redis_client.set(lock, "another-replicas-token", px=60_000)
-    async with asyncio.timeout(10):
-        while any(t.get_name() == f"renew {lock}" for t in asyncio.all_tasks()):  # noqa: ASYNC110 - no event marks a renewer's end
-            await asyncio.sleep(0.01)
+    await renewer_stopped(f"renew {lock}")
     assert await redis_client.pttl(lock) > 50_000  # never pushed back to the leader's TTL
     assert not leader.done()  # still computing: only the renewing stopped
     compute.release.set()
