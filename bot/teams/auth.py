@@ -3,14 +3,16 @@
 Every request carries `Authorization: Bearer <JWT>` signed by the Bot Framework: RS256, issued
 by `TEAMS_TOKEN_ISSUER`, for our app ID, with a key from the `jwks_uri` of the OpenID metadata
 at `TEAMS_OPENID_METADATA_URL` (fetched, cached and refreshed by `bot.teams.signing_keys`).
-Nothing of the body is read before the signature, issuer, audience and expiry check out; the
-`serviceurl` claim is compared with the activity's `serviceUrl` once the verified body is
-parsed (`service_url_matches`).
+Nothing of the body is read before the signature, issuer, audience and expiry check out. Two
+checks need the verified body, so the endpoint makes them once it is parsed: the `serviceurl`
+claim must name the activity's `serviceUrl` (`service_url_matches`), and the key that signed
+the token must endorse the activity's `channelId` (`channel_endorsed`), as the Bot Framework
+SDKs check it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jwt
@@ -23,6 +25,7 @@ __all__ = [
     "InboundVerifier",
     "KeysUnavailable",
     "TokenRejected",
+    "channel_endorsed",
     "service_url_matches",
 ]
 
@@ -37,10 +40,12 @@ class TokenRejected(Exception):
 
 @dataclass(frozen=True)
 class BotClaims:
-    """What a verified token says: who it is for and which service URL it vouches for."""
+    """What a verified token says: who it is for, the service URL and channels it vouches for."""
 
     audience: str
     service_url: str | None
+    endorsements: frozenset[str] = field(default_factory=frozenset)
+    """The channels the signing key endorses (`msteams`, ...)."""
 
 
 def service_url_matches(claims: BotClaims, service_url: str) -> bool:
@@ -48,6 +53,15 @@ def service_url_matches(claims: BotClaims, service_url: str) -> bool:
     if not claims.service_url or not service_url:
         return False
     return claims.service_url.rstrip("/").lower() == service_url.rstrip("/").lower()
+
+
+def channel_endorsed(claims: BotClaims, channel_id: object) -> bool:
+    """Whether the activity names a `channelId` that the token's signing key endorses.
+
+    Stricter than the SDKs in one way: an activity without a `channelId`, or a key with no
+    endorsements, is not endorsed (a Teams activity always says `msteams`).
+    """
+    return isinstance(channel_id, str) and bool(channel_id) and channel_id in claims.endorsements
 
 
 class InboundVerifier:
@@ -97,7 +111,11 @@ class InboundVerifier:
         except jwt.InvalidTokenError as error:
             raise TokenRejected(f"token invalid ({type(error).__name__})") from error
         url = claims.get("serviceurl")
-        return BotClaims(audience=self._app_id, service_url=url if isinstance(url, str) else None)
+        return BotClaims(
+            audience=self._app_id,
+            service_url=url if isinstance(url, str) else None,
+            endorsements=key.endorsements,
+        )
 
     async def aclose(self) -> None:
         """Stop the key fetch under way, if any (before the HTTP client closes)."""

@@ -4,10 +4,12 @@ Order matters: the size cap and the bearer token come first, on nothing but the 
 and raw bytes; a request that fails them is 401 (or 413) and nothing is parsed, logged or
 sent (503 when the signing keys cannot be had: the token was not judged). Only then is the
 body parsed, its `serviceUrl` checked against the token's `serviceurl` claim (401 on a
-mismatch: a valid token must not send our replies elsewhere), the activity read and taken
-into the durable work queue (deduplicated and bounded in one atomic step,
-`bot.teams.intake`), and Teams gets its 200 at once; a worker, on any replica, answers it
-(`bot.teams.work`). A card's `Action.Execute` invoke gets its invoke response.
+mismatch: a valid token must not send our replies elsewhere), its `channelId` against the
+signing key's endorsements (403 when the key does not endorse it, as the Bot Framework
+documents), the activity read and taken into the durable work queue (deduplicated and
+bounded in one atomic step, `bot.teams.intake`), and Teams gets its 200 at once; a worker,
+on any replica, answers it (`bot.teams.work`). A card's `Action.Execute` invoke gets its
+invoke response.
 
 A full queue is told to the asker privately at once, and a wait their place in the queue.
 When Redis cannot take the activity, the answer is 503 and nothing is sent: Teams delivers
@@ -36,6 +38,7 @@ from bot.teams.auth import (
     InboundVerifier,
     KeysUnavailable,
     TokenRejected,
+    channel_endorsed,
     service_url_matches,
 )
 from bot.teams.connector import TeamsConnector
@@ -132,6 +135,8 @@ class TeamsEndpoint:
         service_url = body.get("serviceUrl")
         if not isinstance(service_url, str) or not service_url_matches(claims, service_url):
             return _refused(HTTPStatus.UNAUTHORIZED, "serviceUrl does not match the token")
+        if not channel_endorsed(claims, body.get("channelId")):
+            return _refused(HTTPStatus.FORBIDDEN, "channelId is not endorsed by the token's key")
         try:
             inbound = read_activity(body)
         except NotForUs as why:

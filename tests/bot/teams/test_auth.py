@@ -13,6 +13,7 @@ from bot.teams.auth import (
     InboundVerifier,
     KeysUnavailable,
     TokenRejected,
+    channel_endorsed,
     service_url_matches,
 )
 from bot.teams.signing_keys import SigningKeys
@@ -41,9 +42,11 @@ async def verifier(teams: FakeTeams) -> AsyncIterator[InboundVerifier]:
             await gate.aclose()
 
 
-async def test_a_valid_token_gives_its_service_url(teams, verifier):
+async def test_a_valid_token_gives_its_service_url_and_endorsements(teams, verifier):
     claims = await verifier.verify(f"Bearer {teams.token(service_url='https://smba/x/')}")
-    assert claims == BotClaims(audience=APP_ID, service_url="https://smba/x/")
+    assert claims == BotClaims(
+        audience=APP_ID, service_url="https://smba/x/", endorsements=frozenset({"msteams", "skype"})
+    )
     await verifier.verify(f"bearer {teams.token()}")  # the scheme is case-insensitive
     assert len(teams.of("keys")) == 1  # cached
 
@@ -114,3 +117,21 @@ async def test_keys_that_cannot_be_fetched_leave_the_token_unjudged(teams, verif
 )
 def test_service_url_matches(claim, activity, matches):
     assert service_url_matches(BotClaims(APP_ID, claim), activity) is matches
+
+
+@pytest.mark.parametrize(
+    ("endorsements", "channel_id", "endorsed"),
+    [
+        pytest.param({"msteams", "skype"}, "msteams", True, id="teams"),
+        pytest.param({"webchat"}, "msteams", False, id="key-for-another-channel"),
+        pytest.param({"msteams"}, "webchat", False, id="activity-from-another-channel"),
+        pytest.param({"msteams"}, "MSTEAMS", False, id="exact"),
+        pytest.param(set(), "msteams", False, id="key-endorses-nothing"),
+        pytest.param({"msteams", ""}, "", False, id="empty-channel"),
+        pytest.param({"msteams"}, None, False, id="no-channel"),
+        pytest.param({"msteams"}, ["msteams"], False, id="not-a-string"),
+    ],
+)
+def test_channel_endorsed(endorsements, channel_id, endorsed):
+    claims = BotClaims(APP_ID, "https://smba/x/", frozenset(endorsements))
+    assert channel_endorsed(claims, channel_id) is endorsed

@@ -211,6 +211,35 @@ async def test_keys_that_cannot_be_fetched_are_503_and_the_redelivery_is_answere
     assert len(bot.teams.of("keys")) == 2
 
 
+@pytest.mark.parametrize(
+    ("endorsements", "channel"),
+    [
+        pytest.param(["webchat"], "msteams", id="key-for-another-channel"),
+        pytest.param(["msteams"], "webchat", id="activity-from-another-channel"),
+        pytest.param(["msteams"], None, id="no-channel"),
+        pytest.param([], "msteams", id="key-endorses-nothing"),
+    ],
+)
+async def test_a_channel_the_key_does_not_endorse_is_403_and_nothing_is_taken(
+    redis_url: str, redis_client, endorsements: list[str], channel: str | None
+):
+    teams = FakeTeams(endorsements=endorsements)
+    async with running_teams(redis_url, teams=teams) as [bot]:
+        ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+        sent = {k: v for k, v in ask.items() if k != "channelId"}
+        if channel is not None:
+            sent["channelId"] = channel
+        assert (await bot.send(sent)).status_code == 403
+        assert teams.effects() == []
+        # a key endorsing Teams, and the same activity is answered: nothing was claimed
+        teams.endorsements = ["msteams"]
+        teams.rotate()
+        _keys(bot).timing = KeyTiming(unknown_kid_every_s=0)
+        assert (await bot.send(ask)).status_code == 200
+        [answer] = await bot.teams.wait_for("update")
+    assert _category(answer) == "OOM_KILLED"
+
+
 async def test_a_denied_user_is_told_only_in_a_private_chat(redis_url: str, redis_client):
     teams = FakeTeams()
     teams.members["29:alice"] = {"email": "alice@acme.ai", "tenantId": TENANT}
