@@ -449,3 +449,23 @@ async def test_an_oom_answer_shows_the_chart_the_bot_serves(redis_url: str, redi
     assert served.content.startswith(b"\x89PNG\r\n\x1a\n")
     assert forged.status_code == 403
     assert image["altText"].startswith("CPU memory")
+
+
+async def test_answers_showing_the_same_chart_share_one_stored_png(redis_url: str, redis_client):
+    public = "https://runai-why.example.com"
+    async with running_teams(redis_url, teams_public_url=public) as [bot]:
+        for _ in range(2):  # two askers, two threads, one workload
+            await bot.send(
+                mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+            )
+        answers = await bot.teams.wait_for("update", count=2)
+        paths = {
+            urlsplit(e["url"]).path
+            for a in answers
+            for e in elements(a.body)
+            if e["type"] == "Image"
+        }
+        stored = await redis_client.keys("runai-why:chart:*")
+    assert len(paths) == 1
+    assert len(stored) == 1
+    assert stored[0].endswith(paths.pop().rsplit("/", 1)[1].removesuffix(".png"))
