@@ -5,7 +5,7 @@ most one fetch (metadata, then keys) runs at a time, as an asyncio task every re
 needs it waits on; a request that gives up (its client left) does not stop it. The rules:
 
 - **Trusted for `max_age_s`** (5 days, the Bot Framework SDK's own cache lifetime) after the
-  last successful fetch; older keys are dropped and a request waits for a fetch.
+  last successful fetch; older keys are not used, and a request waits for a fetch.
 - **Refreshed ahead:** once the keys are `refresh_after_s` old (24 h), the next request starts
   a refresh in the background and is verified with the keys it has; so are the requests
   while that refresh runs or fails. Nobody waits for a routine refresh.
@@ -102,6 +102,7 @@ class SigningKeys:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.timing = timing or KeyTiming()
+        """When to fetch (a test may set a backoff of nothing, say)."""
         self._metadata_url = metadata_url
         self._http = http
         self._clock = clock
