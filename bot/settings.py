@@ -103,8 +103,8 @@ class Settings(BaseSettings):
         teams_public_url: `TEAMS_PUBLIC_URL`, the bot's public HTTPS base URL (the host of
             the messaging endpoint); Teams fetches answer charts from under it. Without it,
             Teams answers show the memory sparkline instead of the chart.
-        teams_chart_ttl_s: `TEAMS_CHART_TTL_S`, how long a chart's signed URL (and the PNG)
-            stays valid.
+        teams_chart_ttl_s: `TEAMS_CHART_TTL_S`, how long a chart's signed URL stays valid;
+            the PNG, stored once, lives as long as the newest URL naming it.
         queue_max_items: `QUEUE_MAX_ITEMS`, requests the work queue holds (waiting or being
             answered, across replicas); past it, an asker is told at once to ask again.
         queue_deadline_s: `QUEUE_DEADLINE_S`, how long a request may wait to be started;

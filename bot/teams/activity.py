@@ -4,7 +4,8 @@ Only called on a body whose token has been verified. `read_activity` validates i
 `microsoft_teams.api.ActivityTypeAdapter` and keeps the few facts the conversation needs:
 where it happened (service URL, conversation, thread root), who (user ID, Entra object ID,
 tenant), what (text with the bot's mention removed, or a card button's value), and whether
-it was meant for the bot (a mention, or anything in a 1:1 chat).
+it was meant for the bot (a mention, or anything in a 1:1 chat). An activity from another
+Bot Framework channel (Web Chat, say: its key endorses it) is not for us.
 
 Threads: in a channel, a conversation ID ends with `;messageid=<root>`, and the reply goes
 there. A group or 1:1 chat has no threads; its conversation is one thread (`CHAT_THREAD`).
@@ -23,8 +24,10 @@ from pydantic import ValidationError
 
 from bot.render.card_parts import SUBMIT_CHOICE, SUBMIT_KEY
 
-__all__ = ["CHAT_THREAD", "Inbound", "NotForUs", "read_activity"]
+__all__ = ["CHAT_THREAD", "TEAMS_CHANNEL", "Inbound", "NotForUs", "read_activity"]
 
+#: The `channelId` of every Teams activity; other Bot Framework channels are not answered.
+TEAMS_CHANNEL = "msteams"
 #: The thread of a group or 1:1 chat (they have no threads of their own).
 CHAT_THREAD = "chat"
 _MESSAGE_ID = ";messageid="
@@ -87,6 +90,8 @@ def read_activity(body: dict[str, Any]) -> Inbound:
         choice = _choice(activity.value)
     else:
         raise NotForUs(f"activity type {activity.type!r} is not handled")
+    if activity.channel_id != TEAMS_CHANNEL:
+        raise NotForUs("not a Teams activity (another Bot Framework channel)")
     if not activity.id:
         raise NotForUs("activity has no id")
     if activity.from_.id == activity.recipient.id:

@@ -7,6 +7,14 @@ so every replica can serve it; one process's memory without Redis) and returns
 the ID and expiry with a key derived from a secret (`derive_key`). The route answers only a
 valid, unexpired signature: anything else is an empty 403 (bad or expired) or 404 (gone),
 and nothing is read from the store before the signature checks out.
+
+A chart is stored once however many answers show it: its ID is a digest of its bytes. A
+Teams client fetches a card's image whenever it renders the card, in the thread's history
+too, so a chart lives as long as the newest URL naming it, `ttl_s` (`TEAMS_CHART_TTL_S`)
+after it was last published, and no longer: publishing it again extends its life, never
+shortens it, so no URL outlives the chart it names. Without Redis, the process keeps
+at most `MEMORY_MAX_CHARTS` charts and `MEMORY_MAX_BYTES` bytes, dropping the least
+recently published first (their URLs then answer 404).
 """
 
 from __future__ import annotations
@@ -16,8 +24,8 @@ import base64
 import hashlib
 import hmac
 import re
-import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Protocol
 
@@ -33,10 +41,13 @@ from diagnosis import Report
 __all__ = [
     "CHART_PATH",
     "MAX_PNG_BYTES",
+    "MEMORY_MAX_BYTES",
+    "MEMORY_MAX_CHARTS",
     "ChartHost",
     "ChartStore",
     "MemoryChartStore",
     "RedisChartStore",
+    "chart_id_of",
     "chart_routes",
     "derive_key",
 ]
@@ -44,11 +55,21 @@ __all__ = [
 CHART_PATH = "/teams/charts/{chart_id}.png"
 #: Teams' limit for a card's image ("Format cards in Teams": less than 1 MB).
 MAX_PNG_BYTES = 1_000_000
+#: The most charts one process keeps without Redis (about 31 KB each)...
+MEMORY_MAX_CHARTS = 500
+#: ... and the most bytes.
+MEMORY_MAX_BYTES = 16 * 1024 * 1024
 _KEY_CONTEXT = b"runai-why/teams-chart-url/v1"
 _ID = re.compile(r"^[A-Za-z0-9_-]{24}$")
 _EXP = re.compile(r"^[0-9]{1,12}$")
 _SIG = re.compile(r"^[A-Za-z0-9_-]{43}$")
 _REDIS_PREFIX = "runai-why:chart:"
+#: Keep a chart (base64) for ARGV[2] seconds: stored once, its life extended, never shortened.
+_KEEP = """
+if redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return 1 end
+redis.call('EXPIRE', KEYS[1], ARGV[2], 'GT')
+return 0
+"""
 
 
 def derive_key(secret: str) -> bytes:
@@ -58,11 +79,16 @@ def derive_key(secret: str) -> bytes:
     return hmac.new(secret.encode(), _KEY_CONTEXT, hashlib.sha256).digest()
 
 
+def chart_id_of(png: bytes) -> str:
+    """The ID of a chart: a digest of its bytes (144 bits of SHA-256, URL-safe)."""
+    return base64.urlsafe_b64encode(hashlib.sha256(png).digest()[:18]).decode()
+
+
 class ChartStore(Protocol):
     """Where published charts live until they expire."""
 
     async def put(self, chart_id: str, png: bytes, ttl_s: int) -> None:
-        """Keep `png` under `chart_id` for `ttl_s` seconds."""
+        """Keep `png` under `chart_id` for `ttl_s` seconds from now, or longer if it was."""
         ...
 
     async def get(self, chart_id: str) -> bytes | None:
@@ -71,33 +97,71 @@ class ChartStore(Protocol):
 
 
 class MemoryChartStore:
-    """One process's charts (without REDIS_URL); expired ones are dropped on the next put."""
+    """One process's charts (without REDIS_URL), capped; the least recently put go first."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        max_charts: int = MEMORY_MAX_CHARTS,
+        max_bytes: int = MEMORY_MAX_BYTES,
+    ) -> None:
+        if max_charts < 1 or max_bytes < MAX_PNG_BYTES:
+            raise ValueError("the chart store must hold at least one chart of the largest size")
         self._clock = clock
-        self._charts: dict[str, tuple[float, bytes]] = {}
+        self._max_charts = max_charts
+        self._max_bytes = max_bytes
+        self._charts: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._charts)
 
     async def put(self, chart_id: str, png: bytes, ttl_s: int) -> None:
         """See `ChartStore.put`."""
         now = self._clock()
-        self._charts = {k: v for k, v in self._charts.items() if v[0] > now}
-        self._charts[chart_id] = (now + ttl_s, png)
+        expires = now + ttl_s
+        kept = self._drop(chart_id)
+        if kept is not None:
+            expires = max(expires, kept[0])
+        self._charts[chart_id] = (expires, png)
+        self._bytes += len(png)
+        while self._charts and self._over(now):
+            self._drop(next(iter(self._charts)))
 
     async def get(self, chart_id: str) -> bytes | None:
         """See `ChartStore.get`."""
         entry = self._charts.get(chart_id)
-        return entry[1] if entry is not None and entry[0] > self._clock() else None
+        if entry is None:
+            return None
+        if entry[0] <= self._clock():
+            self._drop(chart_id)
+            return None
+        return entry[1]
+
+    def _over(self, now: float) -> bool:
+        """Whether the oldest chart must go: over a cap, or expired."""
+        if len(self._charts) > self._max_charts or self._bytes > self._max_bytes:
+            return True
+        return next(iter(self._charts.values()))[0] <= now
+
+    def _drop(self, chart_id: str) -> tuple[float, bytes] | None:
+        entry = self._charts.pop(chart_id, None)
+        if entry is not None:
+            self._bytes -= len(entry[1])
+        return entry
 
 
 class RedisChartStore:
-    """Charts in Redis (`SET … EX`), base64 so any client (`decode_responses` or not) reads it."""
+    """Charts in Redis (with a TTL), base64 so any client (`decode_responses` or not) reads it."""
 
     def __init__(self, client: redis.Redis) -> None:
         self._redis = client
+        self._keep = client.register_script(_KEEP)
 
     async def put(self, chart_id: str, png: bytes, ttl_s: int) -> None:
-        """See `ChartStore.put`."""
-        await self._redis.set(_REDIS_PREFIX + chart_id, base64.b64encode(png), ex=ttl_s)
+        """See `ChartStore.put`: one script, so the chart is written once, then only kept."""
+        await self._keep(keys=[_REDIS_PREFIX + chart_id], args=[base64.b64encode(png), ttl_s])
 
     async def get(self, chart_id: str) -> bytes | None:
         """See `ChartStore.get`."""
@@ -137,7 +201,7 @@ class ChartHost:
         return f"{self._base}{path}?exp={exp}&sig={self._sign(chart_id, exp)}"
 
     async def publish(self, png: bytes) -> str:
-        """Store `png` for `ttl_s` seconds and return its signed URL.
+        """Keep `png` for `ttl_s` seconds (stored once by content) and return its signed URL.
 
         Raises:
             ValueError: not a PNG, or over Teams' image limit.
@@ -145,7 +209,7 @@ class ChartHost:
         """
         if not png.startswith(b"\x89PNG\r\n\x1a\n") or len(png) > MAX_PNG_BYTES:
             raise ValueError("a chart must be a PNG under 1 MB")
-        chart_id = secrets.token_urlsafe(18)
+        chart_id = chart_id_of(png)
         exp = int(self._clock()) + self.ttl_s
         await self.store.put(chart_id, png, self.ttl_s)
         return self.url(chart_id, exp)

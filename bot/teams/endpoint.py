@@ -2,11 +2,14 @@
 
 Order matters: the size cap and the bearer token come first, on nothing but the headers
 and raw bytes; a request that fails them is 401 (or 413) and nothing is parsed, logged or
-sent. Only then is the body parsed, its `serviceUrl` checked against the token's
-`serviceurl` claim (401 on a mismatch: a valid token must not send our replies elsewhere),
-the activity read and taken into the durable work queue (deduplicated and bounded in one
-atomic step, `bot.teams.intake`), and Teams gets its 200 at once; a worker, on any replica,
-answers it (`bot.teams.work`). A card's `Action.Execute` invoke gets its invoke response.
+sent (503 when the signing keys cannot be had: the token was not judged). Only then is the
+body parsed, its `serviceUrl` checked against the token's `serviceurl` claim (401 on a
+mismatch: a valid token must not send our replies elsewhere), its `channelId` against the
+signing key's endorsements (403 when the key does not endorse it, as the Bot Framework
+documents), the activity read and taken into the durable work queue (deduplicated and
+bounded in one atomic step, `bot.teams.intake`), and Teams gets its 200 at once; a worker,
+on any replica, answers it (`bot.teams.work`). A card's `Action.Execute` invoke gets its
+invoke response.
 
 A full queue is told to the asker privately at once, and a wait their place in the queue.
 When Redis cannot take the activity, the answer is 503 and nothing is sent: Teams delivers
@@ -18,6 +21,7 @@ then; for a card's invoke, the Teams client shows the asker the click failed.
 from __future__ import annotations
 
 import json
+import math
 import time
 from http import HTTPStatus
 
@@ -29,7 +33,14 @@ from bot.conversation.messages import QUEUE_FULL, queued
 from bot.observe import begin_request, observe_stage
 from bot.settings import DEDUPE_TTL_S
 from bot.teams.activity import Inbound, NotForUs, read_activity
-from bot.teams.auth import InboundVerifier, TokenRejected, service_url_matches
+from bot.teams.auth import (
+    BotClaims,
+    InboundVerifier,
+    KeysUnavailable,
+    TokenRejected,
+    channel_endorsed,
+    service_url_matches,
+)
 from bot.teams.connector import TeamsConnector
 from bot.teams.intake import submit
 from bot.teams.responder import ReplyTarget, TeamsResponder
@@ -46,11 +57,11 @@ _INVOKE_DONE = {
 }
 
 
-def _refused(status: HTTPStatus, reason: str) -> Response:
+def _refused(status: HTTPStatus, reason: str, **headers: str) -> Response:
     structlog.get_logger(__name__).warning(
         "teams_request_rejected", status=int(status), reason=reason
     )
-    return PlainTextResponse(status.phrase, status_code=status)
+    return PlainTextResponse(status.phrase, status_code=status, headers=headers)
 
 
 async def _capped_body(request: Request) -> bytes | None:
@@ -92,15 +103,26 @@ class TeamsEndpoint:
         finally:
             observe_stage("ack", time.perf_counter() - started)
 
-    async def _gate_then_take(self, request: Request) -> Response:
-        """Verify, parse, take into the queue, and answer 200 (a worker answers the asker)."""
+    async def _verified(self, request: Request) -> BotClaims | Response:
+        """The token's claims, or the refusal: 413, 401, or 503 when the keys cannot be had."""
         declared = request.headers.get("content-length", "").strip()
         if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             return _refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap")
         try:
-            claims = await self._verifier.verify(request.headers.get("authorization", ""))
+            return await self._verifier.verify(request.headers.get("authorization", ""))
         except TokenRejected as error:
             return _refused(HTTPStatus.UNAUTHORIZED, str(error))
+        except KeysUnavailable as error:  # not judged: Teams may deliver it again
+            retry_after = str(max(1, math.ceil(error.retry_after_s)))
+            return _refused(
+                HTTPStatus.SERVICE_UNAVAILABLE, str(error), **{"Retry-After": retry_after}
+            )
+
+    async def _gate_then_take(self, request: Request) -> Response:
+        """Verify, parse, take into the queue, and answer 200 (a worker answers the asker)."""
+        claims = await self._verified(request)
+        if isinstance(claims, Response):
+            return claims
         raw = await _capped_body(request)
         if raw is None:
             return _refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap")
@@ -113,6 +135,8 @@ class TeamsEndpoint:
         service_url = body.get("serviceUrl")
         if not isinstance(service_url, str) or not service_url_matches(claims, service_url):
             return _refused(HTTPStatus.UNAUTHORIZED, "serviceUrl does not match the token")
+        if not channel_endorsed(claims, body.get("channelId")):
+            return _refused(HTTPStatus.FORBIDDEN, "channelId is not endorsed by the token's key")
         try:
             inbound = read_activity(body)
         except NotForUs as why:

@@ -37,6 +37,7 @@ from bot.teams.connector import TeamsConnector
 from bot.teams.endpoint import TeamsEndpoint
 from bot.teams.identity import TeamsIdentify
 from bot.teams.responder import ChartUrl
+from bot.teams.signing_keys import SigningKeys
 from bot.teams.token import BotToken
 from bot.teams.turns import ASKER_NAME, TeamsTurns, inbound_of
 from bot.teams.work import TeamsWork
@@ -71,7 +72,8 @@ class TeamsRuntime:
         return [Route(MESSAGES_PATH, self.endpoint.handle, methods=["POST"]), *charts]
 
     async def aclose(self) -> None:
-        """Close the HTTP pool (after the worker stopped: its turns use it)."""
+        """Stop the key fetch, then close the HTTP pool (after the worker: its turns use it)."""
+        await self.verifier.aclose()
         await self.http.aclose()
 
 
@@ -102,12 +104,8 @@ def build_teams(
     )
     token = BotToken(login_url=login_url, app_id=app_id, password=SecretStr(password), http=http)
     connector = TeamsConnector(http, token)
-    verifier = InboundVerifier(
-        app_id=app_id,
-        metadata_url=settings.teams_openid_metadata_url,
-        issuer=settings.teams_token_issuer,
-        http=http,
-    )
+    keys = SigningKeys(metadata_url=settings.teams_openid_metadata_url, http=http)
+    verifier = InboundVerifier(app_id=app_id, issuer=settings.teams_token_issuer, keys=keys)
     identify = TeamsIdentify(
         connector, tenant=tenant, inbound_of=inbound_of, redis_client=redis_client
     )

@@ -3,8 +3,10 @@
 One Starlette app on 127.0.0.1 plays both parts the bot talks to:
 
 - the Bot Framework's identity side: OpenID metadata (`/openid`), its `jwks_uri` (`/keys`)
-  with an RSA key generated here, and the token endpoint (`/token`, client credentials);
-  `FakeTeams.token(...)` signs real RS256 inbound tokens with that key (or with a forged one);
+  with an RSA key generated here and the channels it endorses, and the token endpoint
+  (`/token`, client credentials); `FakeTeams.token(...)` signs real RS256 inbound tokens with
+  that key (or with a forged one). The metadata and keys can be held back (`hold`: a slow
+  endpoint), fail (`fail_next`) or roll over (`rotate`);
 - the Bot Connector at `serviceUrl` (`/v3/conversations/...`): it records every activity
   posted, every update (PUT), member lookup and 1:1 conversation creation, and answers as
   the connector does (an activity ID, the member record from `members`).
@@ -67,7 +69,7 @@ def new_key() -> rsa.RSAPrivateKey:
 class Call:
     """One request the fake connector received."""
 
-    kind: str  # "send", "update", "member", "create", "token", "keys"
+    kind: str  # "send", "update", "member", "create", "token", "openid", "keys"
     path: str
     conversation: str
     body: dict[str, Any]
@@ -116,8 +118,12 @@ class FakeTeams:
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
     calls: list[Call] = field(default_factory=list)
     url: str = ""
+    endorsements: list[str] = field(default_factory=lambda: ["msteams", "skype"])
+    """The channels the signing key endorses, as the Bot Framework's keys list them."""
     failures: dict[str, list[tuple[int, dict[str, str]]]] = field(default_factory=dict)
     """Scripted answers per call kind: `fail_next` queues (status, headers)."""
+    held: dict[str, asyncio.Event] = field(default_factory=dict)
+    """Call kinds answered only once their event is set (`hold`)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -154,6 +160,10 @@ class FakeTeams:
         """Answer the next call of `kind` with `status` (and `headers`), recording it."""
         self.failures.setdefault(kind, []).append((status, headers))
 
+    def hold(self, kind: str) -> asyncio.Event:
+        """Answer calls of `kind` (received and recorded at once) only when the event is set."""
+        return self.held.setdefault(kind, asyncio.Event())
+
     def _scripted(self, kind: str) -> Response | None:
         queued = self.failures.get(kind)
         if not queued:
@@ -164,6 +174,10 @@ class FakeTeams:
     def shown(self) -> list[dict[str, Any]]:
         """Every activity the bot posted or put in place of another, in order."""
         return [c.body for c in self.calls if c.kind in {"send", "update"}]
+
+    def effects(self) -> list[str]:
+        """The kinds of the calls the bot made, in order, but for fetching the signing keys."""
+        return [c.kind for c in self.calls if c.kind not in {"openid", "keys"}]
 
     def of(self, kind: str) -> list[Call]:
         """The calls of one kind, in order."""
@@ -200,15 +214,24 @@ class FakeTeams:
             ]
         )
 
-    async def _openid(self, _: Request) -> Response:
+    async def _received(self, kind: str, request: Request) -> Response | None:
+        """Record an identity call, wait while it is held, then its scripted answer, if any."""
+        await self._record(Call(kind, _raw_path(request), "", {}, ""))
+        if (gate := self.held.get(kind)) is not None:
+            await gate.wait()
+        return self._scripted(kind)
+
+    async def _openid(self, request: Request) -> Response:
+        if (scripted := await self._received("openid", request)) is not None:
+            return scripted
         return JSONResponse({"issuer": ISSUER, "jwks_uri": f"{self.url}/keys"})
 
     async def _keys(self, request: Request) -> Response:
-        await self._record(Call("keys", _raw_path(request), "", {}, ""))
-        if (scripted := self._scripted("keys")) is not None:
+        if (scripted := await self._received("keys", request)) is not None:
             return scripted
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
-        return JSONResponse({"keys": [{**jwk, "kid": self.kid, "use": "sig", "alg": "RS256"}]})
+        key = {**jwk, "kid": self.kid, "use": "sig", "endorsements": self.endorsements}
+        return JSONResponse({"keys": [key]})
 
     async def _token(self, request: Request) -> Response:
         form = {k: v[-1] for k, v in parse_qs((await request.body()).decode()).items()}

@@ -17,6 +17,7 @@ def _activity(**fields: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "type": "message",
         "id": "1001",
+        "channelId": "msteams",
         "serviceUrl": "https://smba.example/teams/",
         "from": {"id": "29:u1", "aadObjectId": "aad-1"},
         "recipient": {"id": BOT_ID},
@@ -97,6 +98,7 @@ def test_an_action_execute_invoke_is_a_click():
         pytest.param({"type": "conversationUpdate"}, "not handled", id="conversation-update"),
         pytest.param({"from": {"id": BOT_ID}}, "own activity", id="own"),
         pytest.param({"id": ""}, "no id", id="no-id"),
+        pytest.param({"channelId": "webchat"}, "not a Teams activity", id="web-chat"),
         pytest.param({"conversation": "not an object"}, "not a Bot Framework", id="malformed"),
     ],
 )

@@ -1,34 +1,52 @@
-"""The inbound JWT gate against the fake identity provider's metadata and keys (in-process)."""
+"""The inbound JWT gate over real HTTP against the fake identity provider's metadata and keys."""
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
 
 import httpx
 import jwt
 import pytest
-from starlette.applications import Starlette
-from starlette.responses import JSONResponse
-from starlette.routing import Route
 
-from bot.teams.auth import BotClaims, InboundVerifier, TokenRejected, service_url_matches
-from tests.bot.teams.fake_teams import APP_ID, ISSUER, FakeTeams
+from bot.teams.auth import (
+    BotClaims,
+    InboundVerifier,
+    KeysUnavailable,
+    TokenRejected,
+    channel_endorsed,
+    service_url_matches,
+)
+from bot.teams.signing_keys import SigningKeys
+from runai_sim.server import serve_asgi
+from tests.bot.teams.fake_teams import APP_ID, ISSUER, FakeTeams, new_key
 
-BASE = "http://login.test"
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
-async def teams() -> FakeTeams:
-    return FakeTeams(url=BASE)
+async def teams() -> AsyncIterator[FakeTeams]:
+    fake = FakeTeams()
+    async with serve_asgi(fake.app()) as url:
+        fake.url = url
+        yield fake
 
 
-def _verifier(app, metadata: str = f"{BASE}/openid") -> InboundVerifier:
-    http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE)
-    return InboundVerifier(app_id=APP_ID, metadata_url=metadata, issuer=ISSUER, http=http)
+@pytest.fixture
+async def verifier(teams: FakeTeams) -> AsyncIterator[InboundVerifier]:
+    async with httpx.AsyncClient(timeout=10) as http:
+        keys = SigningKeys(metadata_url=f"{teams.url}/openid", http=http)
+        gate = InboundVerifier(app_id=APP_ID, issuer=ISSUER, keys=keys)
+        try:
+            yield gate
+        finally:
+            await gate.aclose()
 
 
-async def test_a_valid_token_gives_its_service_url(teams: FakeTeams):
-    verifier = _verifier(teams.app())
+async def test_a_valid_token_gives_its_service_url_and_endorsements(teams, verifier):
     claims = await verifier.verify(f"Bearer {teams.token(service_url='https://smba/x/')}")
-    assert claims == BotClaims(audience=APP_ID, service_url="https://smba/x/")
+    assert claims == BotClaims(
+        audience=APP_ID, service_url="https://smba/x/", endorsements=frozenset({"msteams", "skype"})
+    )
     await verifier.verify(f"bearer {teams.token()}")  # the scheme is case-insensitive
     assert len(teams.of("keys")) == 1  # cached
 
@@ -45,49 +63,46 @@ async def test_a_valid_token_gives_its_service_url(teams: FakeTeams):
             "RS256",
             id="hs256",
         ),
+        pytest.param(
+            "Bearer " + jwt.encode({"aud": APP_ID, "iss": ISSUER}, new_key(), algorithm="RS256"),
+            "names no key",
+            id="no-kid",
+        ),
     ],
 )
-async def test_headers_refused_before_any_key_is_fetched(teams: FakeTeams, header: str, why: str):
+async def test_headers_refused_before_any_key_is_fetched(teams, verifier, header: str, why: str):
     with pytest.raises(TokenRejected, match=why):
-        await _verifier(teams.app()).verify(header)
+        await verifier.verify(header)
+    assert teams.of("openid") == []
     assert teams.of("keys") == []
 
 
-async def test_a_token_naming_no_key_is_refused(teams: FakeTeams):
-    token = jwt.encode({"aud": APP_ID, "iss": ISSUER}, teams.key, algorithm="RS256")
-    with pytest.raises(TokenRejected, match="names no key"):
-        await _verifier(teams.app()).verify(f"Bearer {token}")
+@pytest.mark.parametrize(
+    ("token", "why"),
+    [
+        pytest.param(lambda t: t.token(key=new_key()), "Signature", id="forged"),
+        pytest.param(lambda t: t.token(kid="unknown"), "unknown key", id="unknown-kid"),
+        pytest.param(lambda t: t.token(expires_in=-3600), "Expired", id="expired"),
+        pytest.param(lambda t: t.token(audience="someone-else"), "Audience", id="audience"),
+        pytest.param(lambda t: t.token(issuer="https://evil.example"), "Issuer", id="issuer"),
+    ],
+)
+async def test_tokens_the_keys_do_not_vouch_for_are_rejected(teams, verifier, token, why):
+    with pytest.raises(TokenRejected, match=why):
+        await verifier.verify(f"Bearer {token(teams)}")
 
 
-async def test_a_token_with_an_empty_serviceurl_claim_matches_nothing(teams: FakeTeams):
-    claims = await _verifier(teams.app()).verify(f"Bearer {teams.token(service_url='')}")
+async def test_a_token_with_an_empty_serviceurl_claim_matches_nothing(teams, verifier):
+    claims = await verifier.verify(f"Bearer {teams.token(service_url='')}")
     assert not claims.service_url
     assert not service_url_matches(claims, "https://smba/x/")
 
 
-async def test_keys_that_cannot_be_fetched_refuse_every_token(teams: FakeTeams):
+async def test_keys_that_cannot_be_fetched_leave_the_token_unjudged(teams, verifier):
     teams.fail_next("keys", 500)
-    verifier = _verifier(teams.app())
-    verifier.refetch_after_s = 0
-    with pytest.raises(TokenRejected, match="unknown key"):
+    with pytest.raises(KeysUnavailable) as unavailable:
         await verifier.verify(f"Bearer {teams.token()}")
-    await verifier.verify(f"Bearer {teams.token()}")  # the issuer is back: fetched again
-
-
-@pytest.mark.parametrize(
-    "metadata",
-    [
-        pytest.param({"issuer": ISSUER}, id="no-jwks-uri"),
-        pytest.param(["not", "an", "object"], id="not-an-object"),
-    ],
-)
-async def test_metadata_without_keys_refuses_every_token(teams: FakeTeams, metadata):
-    async def openid(_):
-        return JSONResponse(metadata)
-
-    app = Starlette(routes=[Route("/openid", openid)])
-    with pytest.raises(TokenRejected, match="unknown key"):
-        await _verifier(app).verify(f"Bearer {teams.token()}")
+    assert 0 < unavailable.value.retry_after_s <= verifier.keys.timing.retry_first_s
 
 
 @pytest.mark.parametrize(
@@ -102,3 +117,21 @@ async def test_metadata_without_keys_refuses_every_token(teams: FakeTeams, metad
 )
 def test_service_url_matches(claim, activity, matches):
     assert service_url_matches(BotClaims(APP_ID, claim), activity) is matches
+
+
+@pytest.mark.parametrize(
+    ("endorsements", "channel_id", "endorsed"),
+    [
+        pytest.param({"msteams", "skype"}, "msteams", True, id="teams"),
+        pytest.param({"webchat"}, "msteams", False, id="key-for-another-channel"),
+        pytest.param({"msteams"}, "webchat", False, id="activity-from-another-channel"),
+        pytest.param({"msteams"}, "MSTEAMS", False, id="exact"),
+        pytest.param(set(), "msteams", False, id="key-endorses-nothing"),
+        pytest.param({"msteams", ""}, "", False, id="empty-channel"),
+        pytest.param({"msteams"}, None, False, id="no-channel"),
+        pytest.param({"msteams"}, ["msteams"], False, id="not-a-string"),
+    ],
+)
+def test_channel_endorsed(endorsements, channel_id, endorsed):
+    claims = BotClaims(APP_ID, "https://smba/x/", frozenset(endorsements))
+    assert channel_endorsed(claims, channel_id) is endorsed

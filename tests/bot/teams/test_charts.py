@@ -16,10 +16,13 @@ from bot.redis_connect import connect_redis
 from bot.render.chart import memory_chart
 from bot.teams.charts import (
     MAX_PNG_BYTES,
+    MEMORY_MAX_BYTES,
+    MEMORY_MAX_CHARTS,
     ChartHost,
     ChartStore,
     MemoryChartStore,
     RedisChartStore,
+    chart_id_of,
     chart_routes,
     derive_key,
 )
@@ -53,8 +56,12 @@ class Clock:
         return self.now
 
 
-def png(size: int = 100) -> bytes:
-    return b"\x89PNG\r\n\x1a\n" + b"\0" * (size - 8)
+def png(size: int = 100, fill: bytes = b"\0") -> bytes:
+    return b"\x89PNG\r\n\x1a\n" + fill * (size - 8)
+
+
+def chart_of(url: str) -> str:
+    return urlsplit(url).path.rsplit("/", 1)[1].removesuffix(".png")
 
 
 def path_of(url: str) -> str:
@@ -231,3 +238,78 @@ async def test_the_memory_store_forgets_expired_charts(clock):
     assert await store.get("a") is None
     await store.put("b", png(), 10)  # and drops them on the next put
     assert await store.get("b") == png()
+
+
+async def test_the_memory_store_drops_what_expired_when_it_is_read(clock):
+    store = MemoryChartStore(clock)
+    await store.put("a", png(), 10)
+    clock.now += 10
+    assert await store.get("a") is None
+    assert len(store) == 0
+
+
+async def test_a_chart_is_stored_once_and_lives_as_long_as_its_newest_url(memory_host, clock):
+    first = await memory_host.publish(png())
+    clock.now += 100
+    second = await memory_host.publish(png())  # the same chart, in a later answer
+    assert chart_of(first) == chart_of(second) == chart_id_of(png())
+    assert len(memory_host.store) == 1
+    assert chart_of(await memory_host.publish(png(fill=b"\1"))) != chart_of(first)
+    async with await client_for(memory_host) as client:
+        clock.now += TTL - 100  # the first URL has expired; the chart lives for the second
+        assert (await client.get(path_of(first))).status_code == 403
+        assert (await client.get(path_of(second))).content == png()
+        clock.now += 100  # and goes with the second
+        assert (await client.get(path_of(second))).status_code == 403
+        assert await memory_host.store.get(chart_of(second)) is None
+
+
+async def test_a_chart_in_redis_is_written_once_and_its_life_only_extended(
+    redis_client: redis.Redis, clock
+):
+    host = ChartHost(RedisChartStore(redis_client), KEY, BASE, ttl_s=TTL, clock=clock)
+    url = await host.publish(png(5_000))
+    [key] = await redis_client.keys("runai-why:chart:*")
+    assert isinstance(key, str)
+    assert key.endswith(chart_of(url))
+    await redis_client.expire(key, 100)  # published a while ago
+    assert chart_of(await host.publish(png(5_000))) == chart_of(url)
+    assert 100 < await redis_client.ttl(key) <= TTL  # extended for the new URL
+    await redis_client.expire(key, 3 * TTL)  # a longer life (TEAMS_CHART_TTL_S was longer)
+    await host.publish(png(5_000))
+    assert await redis_client.ttl(key) > TTL  # never shortened
+    assert await redis_client.keys("runai-why:chart:*") == [key]
+
+
+async def test_the_memory_store_keeps_at_most_its_count_dropping_the_oldest_first(clock):
+    store = MemoryChartStore(clock, max_charts=3)
+    for name in "abc":
+        await store.put(name, png(), TTL)
+    await store.put("a", png(), TTL)  # published again: now the newest
+    await store.put("d", png(), TTL)
+    assert [await store.get(n) is not None for n in "abcd"] == [True, False, True, True]
+    assert len(store) == 3
+
+
+async def test_the_memory_store_keeps_at_most_its_bytes(clock):
+    store = MemoryChartStore(clock, max_bytes=MAX_PNG_BYTES)
+    for name in "abc":
+        await store.put(name, png(400_000), TTL)
+    assert [await store.get(n) is not None for n in "abc"] == [False, True, True]
+
+
+async def test_the_default_memory_store_is_capped(clock):
+    store = MemoryChartStore(clock)
+    host = ChartHost(store, KEY, BASE, ttl_s=TTL, clock=clock)
+    for i in range(MEMORY_MAX_CHARTS + 5):
+        await host.publish(png(fill=i.to_bytes(2, "big")))
+    assert len(store) == MEMORY_MAX_CHARTS
+    assert MEMORY_MAX_CHARTS * 31_000 <= MEMORY_MAX_BYTES  # the count binds for typical charts
+
+
+@pytest.mark.parametrize(
+    "caps", [{"max_charts": 0}, {"max_bytes": MAX_PNG_BYTES - 1}], ids=["no-chart", "too-small"]
+)
+def test_a_memory_store_holds_at_least_one_chart_of_the_largest_size(caps):
+    with pytest.raises(ValueError, match="at least one chart"):
+        MemoryChartStore(**caps)

@@ -7,6 +7,7 @@ the fake Bot Connector, to the Run:ai simulator through the real client and to a
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
@@ -14,6 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from pydantic import SecretStr
 
+from bot.teams.auth import BotClaims
+from bot.teams.signing_keys import KeyTiming, SigningKeys
 from diagnosis import WorkloadRef
 from tests.bot.teams.adaptive import elements
 from tests.bot.teams.fake_teams import TENANT, Call, FakeTeams, new_key
@@ -136,7 +139,7 @@ async def test_bad_tokens_are_401_and_nothing_is_sent(bot: TeamsBot, token):
     response = await bot.send(ask, token=token(bot.teams))
     assert response.status_code == 401
     # the same activity, properly signed, is then answered: nothing was claimed or sent
-    assert [c.kind for c in bot.teams.calls if c.kind != "keys"] == []
+    assert bot.teams.effects() == []
     assert (await bot.send(ask)).status_code == 200
     await bot.teams.wait_for("update")
 
@@ -152,17 +155,89 @@ async def test_a_body_that_is_not_json_is_refused_after_the_token(bot: TeamsBot)
     assert unsigned.status_code == 401
 
 
+def _keys(bot: TeamsBot) -> SigningKeys:
+    assert bot.runtime.teams is not None
+    return bot.runtime.teams.verifier.keys
+
+
 async def test_a_key_rollover_fetches_the_keys_again(bot: TeamsBot):
     await bot.send(mention(bot, "help", kind="personal"))
     await bot.teams.wait_for("send")
     bot.teams.rotate()
     assert (await bot.send(mention(bot, "help", kind="personal"))).status_code == 401
     assert len(bot.teams.of("keys")) == 1  # an unknown key fetches at most once a minute
-    assert bot.runtime.teams is not None
-    bot.runtime.teams.verifier.refetch_after_s = 0
+    _keys(bot).timing = KeyTiming(unknown_kid_every_s=0)
     assert (await bot.send(mention(bot, "help", kind="personal"))).status_code == 200
     await bot.teams.wait_for("send", count=2)
     assert len(bot.teams.of("keys")) == 2
+
+
+async def test_ten_requests_on_a_cold_cache_wait_on_one_key_fetch(
+    bot: TeamsBot, monkeypatch: pytest.MonkeyPatch
+):
+    """The key endpoint is slow: ten valid requests reach the gate before it answers."""
+    assert bot.runtime.teams is not None
+    verify, inside = bot.runtime.teams.verifier.verify, asyncio.Event()
+    reached: list[str] = []
+
+    async def counted(authorization: str) -> BotClaims:
+        reached.append(authorization)  # nothing between this and the wait for the keys
+        if len(reached) == 10:
+            inside.set()
+        return await verify(authorization)
+
+    monkeypatch.setattr(bot.runtime.teams.verifier, "verify", counted)
+    held = bot.teams.hold("keys")
+    joined = mention(bot, "x", kind="personal")
+    joined["type"] = "conversationUpdate"  # acknowledged, nothing else: the gate is the test
+    sending = [asyncio.create_task(bot.send({**joined, "id": f"join-{i}"})) for i in range(10)]
+    async with asyncio.timeout(15):
+        await inside.wait()
+    held.set()
+    assert [r.status_code for r in await asyncio.gather(*sending)] == [200] * 10
+    assert (len(bot.teams.of("openid")), len(bot.teams.of("keys"))) == (1, 1)
+
+
+async def test_keys_that_cannot_be_fetched_are_503_and_the_redelivery_is_answered(bot: TeamsBot):
+    _keys(bot).timing = KeyTiming(retry_first_s=0)  # a backoff of nothing: no waiting here
+    bot.teams.fail_next("keys", 500)
+    ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+    refused = await bot.send(ask)
+    assert (refused.status_code, refused.headers["retry-after"]) == (503, "1")
+    assert bot.teams.effects() == []  # the token was not judged, nothing was taken
+    assert (await bot.send(ask)).status_code == 200  # Teams delivers it again: keys fetched
+    [answer] = await bot.teams.wait_for("update")
+    assert _category(answer) == "OOM_KILLED"
+    assert len(bot.teams.of("keys")) == 2
+
+
+@pytest.mark.parametrize(
+    ("endorsements", "channel"),
+    [
+        pytest.param(["webchat"], "msteams", id="key-for-another-channel"),
+        pytest.param(["msteams"], "webchat", id="activity-from-another-channel"),
+        pytest.param(["msteams"], None, id="no-channel"),
+        pytest.param([], "msteams", id="key-endorses-nothing"),
+    ],
+)
+async def test_a_channel_the_key_does_not_endorse_is_403_and_nothing_is_taken(
+    redis_url: str, redis_client, endorsements: list[str], channel: str | None
+):
+    teams = FakeTeams(endorsements=endorsements)
+    async with running_teams(redis_url, teams=teams) as [bot]:
+        ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+        sent = {k: v for k, v in ask.items() if k != "channelId"}
+        if channel is not None:
+            sent["channelId"] = channel
+        assert (await bot.send(sent)).status_code == 403
+        assert teams.effects() == []
+        # a key endorsing Teams, and the same activity is answered: nothing was claimed
+        teams.endorsements = ["msteams"]
+        teams.rotate()
+        _keys(bot).timing = KeyTiming(unknown_kid_every_s=0)
+        assert (await bot.send(ask)).status_code == 200
+        [answer] = await bot.teams.wait_for("update")
+    assert _category(answer) == "OOM_KILLED"
 
 
 async def test_a_denied_user_is_told_only_in_a_private_chat(redis_url: str, redis_client):
@@ -374,3 +449,23 @@ async def test_an_oom_answer_shows_the_chart_the_bot_serves(redis_url: str, redi
     assert served.content.startswith(b"\x89PNG\r\n\x1a\n")
     assert forged.status_code == 403
     assert image["altText"].startswith("CPU memory")
+
+
+async def test_answers_showing_the_same_chart_share_one_stored_png(redis_url: str, redis_client):
+    public = "https://runai-why.example.com"
+    async with running_teams(redis_url, teams_public_url=public) as [bot]:
+        for _ in range(2):  # two askers, two threads, one workload
+            await bot.send(
+                mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+            )
+        answers = await bot.teams.wait_for("update", count=2)
+        paths = {
+            urlsplit(e["url"]).path
+            for a in answers
+            for e in elements(a.body)
+            if e["type"] == "Image"
+        }
+        stored = await redis_client.keys("runai-why:chart:*")
+    assert len(paths) == 1
+    assert len(stored) == 1
+    assert stored[0].endswith(paths.pop().rsplit("/", 1)[1].removesuffix(".png"))
