@@ -20,8 +20,14 @@ from runai_sim.scenario import Scenario
 
 __all__ = [
     "ACCESS",
+    "BY_ID",
+    "BY_NAME",
+    "CATEGORY",
+    "ENDS",
     "ERIN",
     "NLP_PROJECT_ID",
+    "NOWHERE",
+    "TOLD",
     "WORKLOAD",
     "WORKLOAD_ID",
     "Access",
@@ -36,6 +42,19 @@ INFERENCES_ROLE, VIEWER_ROLE = 4, 2
 #: The workload every table asks about: a Workspace in nlp, stopped by the idle-GPU policy.
 WORKLOAD = "jupyter-alice"
 WORKLOAD_ID = next(w.id for w in DEMO.workloads if w.workload["name"] == WORKLOAD)
+BY_ID = f"why did {WORKLOAD_ID} fail on cluster prod-a?"
+BY_NAME = f"why did {WORKLOAD} in nlp fail on cluster prod-a?"
+CATEGORY = "SCHEDULING_POLICY_TERMINATED"
+#: What the answer says about the workload: its category, why, its phase.
+TOLD = (CATEGORY, "idle", "Stopped")
+#: What ends a turn: the answer, its evidence, "no workload named …" (by name, as absent),
+#: or the question for the cluster (a private reply ends it too).
+ENDS = (CATEGORY, "All evidence", "No workload named", "Which Run:ai cluster")
+#: The refusal of someone who may read nothing on any cluster.
+NOWHERE = (
+    "You don't have read access to workloads on any cluster in Run:ai; "
+    "ask your Run:ai administrator."
+)
 
 
 class Access(Enum):

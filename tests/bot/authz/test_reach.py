@@ -18,6 +18,7 @@ from bot.authz.policy import Grant, reach
 from bot.flight import Flights
 from diagnosis import AccessRule
 from tests.bot.authz.model import ALICE, CLUSTERS, Rule, authorizer, backends, rule_body, scenario
+from tests.bot.authz.people import NOWHERE as REFUSED_EVERYWHERE
 
 U, G = "user", "group"
 EVERYWHERE, NOWHERE = "everywhere", "nowhere"
@@ -120,10 +121,7 @@ async def test_a_failed_lookup_fails_closed_and_names_no_cluster(path, call, rul
 async def test_no_access_anywhere_reads_as_a_plain_denial():
     async with backends(scenario(rules=[])) as found:
         got = await authorizer(found).reach(Identity.console(ALICE))
-    assert got.message() == (
-        "You don't have read access to workloads on any cluster in Run:ai; "
-        "ask your Run:ai administrator."
-    )
+    assert got.message() == REFUSED_EVERYWHERE
 
 
 @pytest.mark.parametrize(

@@ -18,13 +18,10 @@ from bot.authz import Authorizer, Identity
 from bot.backends import simulated
 from bot.conversation import Access, ConversationEngine, MemoryStore, Notice, Question
 from tests.bot.authz.model import ALICE, NAMES, Rule, scenario
+from tests.bot.authz.people import NOWHERE
 from tests.bot.conversation.harness import Harness
 
 U = "user"
-NOWHERE = (
-    "You don't have read access to workloads on any cluster in Run:ai; "
-    "ask your Run:ai administrator."
-)
 ASK = "why did train-bert in nlp fail?"
 
 
