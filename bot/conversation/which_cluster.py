@@ -25,7 +25,7 @@ MAX_CLUSTER_BUTTONS = 25
 CLUSTER_QUESTION = "Which Run:ai cluster is it on?"
 
 
-def cluster_question(text: str, known: Iterable[Cluster], reach: Reach) -> Question:
+def _cluster_question(text: str, known: Iterable[Cluster], reach: Reach) -> Question:
     """`text` with a button for each cluster in `known` that `reach` covers."""
     readable = [c for c in known if reach.covers(c.uuid)][:MAX_CLUSTER_BUTTONS]
     choices = tuple(Choice(label=c.name, value=f"cluster:{c.uuid}") for c in readable)
@@ -66,7 +66,7 @@ class ClusterSlot:
             typed = self._defaults.get(channel)
             if typed is None:
                 known = await self._directory.clusters()
-                return cluster_question(CLUSTER_QUESTION, known, reach)
+                return _cluster_question(CLUSTER_QUESTION, known, reach)
             notes.append(f"Cluster {typed} is this channel's configured default.")
         match = await self._directory.match(typed)
         if match.cluster is not None:
@@ -79,4 +79,4 @@ class ClusterSlot:
         text = (
             f"I don't know a cluster called {typed!r}; I only match exact names or IDs. Which one?"
         )
-        return cluster_question(text, match.known, reach)
+        return _cluster_question(text, match.known, reach)

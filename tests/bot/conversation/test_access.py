@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 
-from bot.audit import AUTHZ_DENIED_OUTCOME, AuditEvent
+from bot.audit import AUTHZ_DENIED_OUTCOME
 from bot.authz import Authorizer, Identity
 from bot.backends import simulated
 from bot.conversation import (
@@ -24,7 +24,7 @@ from bot.conversation import (
 from bot.conversation.messages import PRIVATE_QUESTION
 from bot.scenarios import bundled_scenario
 from tests.bot.authz.people import people_scenario
-from tests.bot.conversation.harness import Harness
+from tests.bot.conversation.harness import Harness, Sink
 
 DEMO = bundled_scenario("demo")
 PEOPLE = {"UA": "alice@acme.ai", "UB": "bob@acme.ai"}
@@ -35,16 +35,6 @@ DENIED = (
     "You don't have read access to workloads in project nlp on prod-a in Run:ai; "
     "ask your Run:ai administrator."
 )
-
-
-class Sink:
-    """Keeps every audit event."""
-
-    def __init__(self) -> None:
-        self.events: list[AuditEvent] = []
-
-    async def record(self, event: AuditEvent) -> None:
-        self.events.append(event)
 
 
 async def _by_user(incoming: Incoming) -> Identity:

@@ -13,26 +13,16 @@ from typing import Any
 
 import pytest
 
-from bot.audit import AUTHZ_DENIED_OUTCOME, AuditEvent
+from bot.audit import AUTHZ_DENIED_OUTCOME
 from bot.authz import Authorizer, Identity
 from bot.backends import simulated
 from bot.conversation import Access, ConversationEngine, MemoryStore, Notice, Question
 from tests.bot.authz.model import ALICE, NAMES, Rule, scenario
 from tests.bot.authz.people import NOWHERE
-from tests.bot.conversation.harness import Harness
+from tests.bot.conversation.harness import Harness, Sink
 
 U = "user"
 ASK = "why did train-bert in nlp fail?"
-
-
-class Sink:
-    """Keeps every audit event."""
-
-    def __init__(self) -> None:
-        self.events: list[AuditEvent] = []
-
-    async def record(self, event: AuditEvent) -> None:
-        self.events.append(event)
 
 
 async def _alice(_: Any) -> Identity:

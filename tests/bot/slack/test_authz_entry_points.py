@@ -168,36 +168,38 @@ async def ask_dm(row: Row) -> int:
     return start
 
 
-async def evidence_button(row: Row) -> int:
+async def _pressed(row: Row, action_id: str) -> int:
+    """Bob's public answer, then the person presses its button `action_id`."""
     root, [answer] = await _answered(row, OPEN)
     [working] = row.bot.slack.calls("chat.postMessage")
     start = len(row.calls())
-    button = _button(answer, action_id=SHOW_ALL_EVIDENCE)
+    button = _button(answer, action_id=action_id)
     await _press(row, button, user=row.user, channel=OPEN, root=root, ts=working.response["ts"])
+    return start
+
+
+async def evidence_button(row: Row) -> int:
+    return await _pressed(row, SHOW_ALL_EVIDENCE)
+
+
+async def rerun_button(row: Row) -> int:
+    return await _pressed(row, RERUN)
+
+
+async def _typed(row: Row, text: str) -> int:
+    """Bob's answer, private in the mapped channel, then the person mentions `text` there."""
+    root, _ = await _answered(row, MAPPED)
+    start = len(row.calls())
+    await _mention(row, text, user=row.user, channel=MAPPED, thread=root)
     return start
 
 
 async def evidence_typed(row: Row) -> int:
-    root, _ = await _answered(row, MAPPED)
-    start = len(row.calls())
-    await _mention(row, "show all evidence", user=row.user, channel=MAPPED, thread=root)
-    return start
-
-
-async def rerun_button(row: Row) -> int:
-    root, [answer] = await _answered(row, OPEN)
-    [working] = row.bot.slack.calls("chat.postMessage")
-    start = len(row.calls())
-    button = _button(answer, action_id=RERUN)
-    await _press(row, button, user=row.user, channel=OPEN, root=root, ts=working.response["ts"])
-    return start
+    return await _typed(row, "show all evidence")
 
 
 async def lookback_typed(row: Row) -> int:
-    root, _ = await _answered(row, MAPPED)
-    start = len(row.calls())
-    await _mention(row, "what about the last 7 days?", user=row.user, channel=MAPPED, thread=root)
-    return start
+    return await _typed(row, "what about the last 7 days?")
 
 
 async def publish_button(row: Row) -> int:
