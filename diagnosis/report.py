@@ -60,13 +60,18 @@ class _Model(BaseModel):
 
 
 class WorkloadRef(_Model):
-    """The workload the report is about, as the control plane described it."""
+    """The workload the report is about, as the control plane described it.
+
+    `kind` is its Run:ai `type` (`Training`, `Workspace`, `Inference`, ...), which decides who
+    may read it; None when unknown (none given, or a report stored before it was kept).
+    """
 
     id: str
     name: str
     project: str | None
     cluster_id: str
     phase: str | None
+    kind: str | None = None
     namespace: str | None = None
     submitted_at: datetime | None = None
     phase_updated_at: datetime | None = None
@@ -190,6 +195,7 @@ class Report(_Model):
                     "cluster_id": self.workload.cluster_id,
                     "phase": self.workload.phase,
                     "namespace": self.workload.namespace,
+                    "kind": self.workload.kind,
                 }
                 if self.workload
                 else None
@@ -201,7 +207,7 @@ class Report(_Model):
             "missing": list(self.missing),
             "question": self.question,
             "candidates": [
-                {"id": c.id, "name": c.name, "project": c.project, "phase": c.phase}
+                {"id": c.id, "name": c.name, "project": c.project, "phase": c.phase, "kind": c.kind}
                 for c in self.candidates
             ],
             "details": dict(self.details),

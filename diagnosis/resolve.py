@@ -52,6 +52,7 @@ def workload_ref(workload: Workload) -> WorkloadRef:
         project=workload.project_name,
         cluster_id=workload.cluster_id,
         phase=workload.phase,
+        kind=workload.type,
         namespace=workload.namespace,
         submitted_at=workload.created_at,
         phase_updated_at=workload.phase_updated_at,

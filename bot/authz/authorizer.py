@@ -1,12 +1,15 @@
-"""`Authorizer`: may this person read workloads in project P on cluster C? Run:ai decides.
+"""`Authorizer`: may this person read workloads of kind K in project P on cluster C? Run:ai decides.
 
 For a person with a confirmed e-mail it reads, through the bot's service account, the rules
 of `subjectType=user` for the e-mail and of `subjectType=group` for the groups
 `GET /api/v1/users` lists for that username; the roles; the project (by cluster and name);
 and, for department-scoped rules, that department's projects. `bot.authz.policy` decides
-from those. Any failed lookup fails closed (`Reason.UNCHECKED`). Answers are cached per user
-for `cache_ttl_s` in the Redis hash `runai-why:authz:decisions:<e-mail>` (field
-`<cluster id>/<project>`), so one `DEL` forgets a person; failures are never cached.
+from those. `reach` answers the question before any cluster is named: on which clusters may
+they read anything at all? Any failed lookup fails closed (`Reason.UNCHECKED`). Answers are
+cached per user for `cache_ttl_s` in the Redis hash `runai-why:authz:decisions:<e-mail>`
+(`bot.authz.cache`: field `<cluster id>/<project>`, or `clusters` for the reach), so one
+`DEL` forgets a person; failures are never cached. Concurrent lookups of one person share
+one flight.
 """
 
 from __future__ import annotations
@@ -15,15 +18,25 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 import redis.asyncio as redis
 import structlog
 
-from bot.authz.decision import Decision, Reason, Target
-from bot.authz.policy import read_grants, readable_resources
+from bot.authz.cache import DECISION_CACHE_PREFIX, DecisionCache, Entry
+from bot.authz.decision import ANY_KIND, Decision, Reach, Reason, Target
+from bot.authz.policy import Grant, needs_units, reach, read_grants, readable_resources
 from bot.flight import LOOKUP_REUSE_S, Flights
-from diagnosis import AccessRule, DiagnosisError, Payload, Project, Role, RunaiUser, UpstreamError
+from diagnosis import (
+    AccessRule,
+    Department,
+    DiagnosisError,
+    Payload,
+    Project,
+    Role,
+    RunaiUser,
+    UpstreamError,
+)
 
 if TYPE_CHECKING:
     from bot.authz.identity import Identity
@@ -31,8 +44,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DECISION_CACHE_PREFIX", "AccessReader", "Authorizer", "AuthzMode"]
 
-DECISION_CACHE_PREFIX: Final = "runai-why:authz:decisions:"
 AuthzMode = Literal["runai", "off"]
+A = TypeVar("A")
+B = TypeVar("B")
 
 
 class AccessReader(Protocol):
@@ -62,19 +76,23 @@ class AccessReader(Protocol):
         """Projects matching every given filter."""
         ...
 
+    async def list_departments(self, *, cluster_id: str | None = None) -> list[Department]:
+        """Every department (of one cluster)."""
+        ...
 
-async def _all(
-    rules: Awaitable[list[AccessRule]],
-    users: Awaitable[list[RunaiUser]],
-    roles: Awaitable[list[Role]],
-    projects: Awaitable[list[Project]],
-) -> tuple[list[AccessRule], list[RunaiUser], list[Role], list[Project]]:
-    """The four first lookups, concurrently; the first failure is raised after all finish."""
-    done = await asyncio.gather(rules, users, roles, projects, return_exceptions=True)
-    for result in done:
-        if isinstance(result, BaseException):
-            raise result
-    return done  # type: ignore[return-value]
+
+async def _pair(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
+    """Both results, concurrently; the first failure is raised once both have finished."""
+    one, two = await asyncio.gather(first, second, return_exceptions=True)
+    if isinstance(one, BaseException):
+        raise one
+    if isinstance(two, BaseException):
+        raise two
+    return one, two
+
+
+#: The cache field of `Authorizer.reach` (a project's field always holds a `/`).
+_REACH_FIELD: Final = "clusters"
 
 
 class Authorizer:
@@ -109,9 +127,8 @@ class Authorizer:
         self.mode: AuthzMode = mode
         self._allow_guests = allow_guests
         self._allow_external = allow_external
-        self._redis = redis_client
+        self._cache = DecisionCache(redis_client, cache_ttl_s, clock)
         self._ttl_s = cache_ttl_s
-        self._clock = clock
         self._log = structlog.get_logger("bot.authz")
 
     @classmethod
@@ -138,33 +155,70 @@ class Authorizer:
             flights=flights,
         )
 
-    async def check(self, identity: Identity, target: Target) -> Decision:
-        """The decision for `identity` about `target` (never raises for upstream failures)."""
+    def _screened(self, identity: Identity) -> tuple[Reason, str | None] | None:
+        """The refusal (or `AUTHZ_OFF`) decided by who they are, before Run:ai is asked."""
         if identity.lookup_failed is not None:
-            return Decision(Reason.UNCHECKED, target, failed_call=identity.lookup_failed)
+            return Reason.UNCHECKED, identity.lookup_failed
         if identity.is_guest and not self._allow_guests:
-            return Decision(Reason.GUEST, target)
+            return Reason.GUEST, None
         if identity.is_external and not self._allow_external:
-            return Decision(Reason.EXTERNAL, target)
+            return Reason.EXTERNAL, None
         if self.mode == "off":
-            return Decision(Reason.AUTHZ_OFF, target)
+            return Reason.AUTHZ_OFF, None
         if not identity.email:
-            return Decision(Reason.NO_EMAIL, target)
-        email = identity.email.casefold()
-        readable = await self._cached(email, target)
-        if readable is None:
-            try:
-                readable = await self._looked_up(identity.email, target)
-            except DiagnosisError as error:
-                call = error.operation if isinstance(error, UpstreamError) else "authorization"
-                self._log.warning("authz_unchecked", failed_call=call, error=type(error).__name__)
-                return Decision(Reason.UNCHECKED, target, failed_call=call)
-            await self._store(email, target, readable)
+            return Reason.NO_EMAIL, None
+        return None
+
+    async def check(self, identity: Identity, target: Target) -> Decision:
+        """The decision for `identity` about `target` (never raises for upstream failures).
+
+        Allowed when Run:ai grants read on the target's kind in its project (`ANY_KIND`: on
+        some kind); a kind that is unknown (None) needs read on every kind of workload.
+        """
+        screened = self._screened(identity)
+        if screened is not None:
+            return Decision(screened[0], target, failed_call=screened[1])
+        email = str(identity.email)
+
+        async def lookup() -> Entry:
+            return {"readable": sorted(await self._readable(email, target))}
+
+        try:
+            entry = await self._decided(email, f"{target.cluster_id}/{target.project}", lookup)
+        except DiagnosisError as error:
+            return Decision(Reason.UNCHECKED, target, failed_call=self._failed(error))
+        readable = frozenset(str(r) for r in entry["readable"])
         decision = Decision(Reason.ALLOWED, target, readable)
-        wanted = target.kind is not None and not decision.allows_kind(target.kind)
-        if not readable or wanted:
+        if target.kind is ANY_KIND:
+            return decision if readable else Decision(Reason.NO_READ_ACCESS, target, readable)
+        if not decision.allows_kind(target.kind):
             return Decision(Reason.NO_READ_ACCESS, target, readable)
         return decision
+
+    async def reach(self, identity: Identity) -> Reach:
+        """On which clusters `identity` may read anything (never raises for upstream failures).
+
+        Asked before any cluster is named to them: without a readable project anywhere
+        the asker is refused; otherwise only the clusters their rules' scopes cover are
+        offered. `AUTHZ_MODE=off` reaches every cluster.
+        """
+        screened = self._screened(identity)
+        if screened is not None:
+            reason, failed_call = screened
+            return Reach(reason, everywhere=reason is Reason.AUTHZ_OFF, failed_call=failed_call)
+        email = str(identity.email)
+
+        async def lookup() -> Entry:
+            everywhere, clusters = await self._reach(email)
+            return {"everywhere": everywhere, "clusters": sorted(clusters)}
+
+        try:
+            entry = await self._decided(email, _REACH_FIELD, lookup)
+        except DiagnosisError as error:
+            return Reach(Reason.UNCHECKED, failed_call=self._failed(error))
+        everywhere, clusters = bool(entry["everywhere"]), frozenset(map(str, entry["clusters"]))
+        reason = Reason.ALLOWED if everywhere or clusters else Reason.NO_READ_ACCESS
+        return Reach(reason, everywhere=everywhere, clusters=clusters)
 
     def status(self) -> dict[str, str | bool | int]:
         """What `/readyz` should show: the mode (so `off` is visible) and the defaults in force."""
@@ -177,35 +231,61 @@ class Authorizer:
 
     async def forget(self, email: str) -> None:
         """Drop every cached decision about `email` (e.g. after its access changed)."""
-        if self._redis is not None:
-            await self._redis.delete(DECISION_CACHE_PREFIX + email.casefold())
+        await self._cache.forget(email.casefold())
 
     # ------------------------------------------------------------------ the lookups
-    async def _looked_up(self, email: str, target: Target) -> frozenset[str]:
-        """`_readable`, shared with the same person's concurrent requests (kept a few seconds)."""
+    def _failed(self, error: DiagnosisError) -> str:
+        call = error.operation if isinstance(error, UpstreamError) else "authorization"
+        self._log.warning("authz_unchecked", failed_call=call, error=type(error).__name__)
+        return call
+
+    async def _decided(
+        self, email: str, field: str, lookup: Callable[[], Awaitable[Entry]]
+    ) -> Entry:
+        """The cached answer about `field` for `email`, else `lookup`'s, shared and then cached.
+
+        `lookup` asks Run:ai about `email` as given; the cache and the flight use it casefolded.
+        """
+        person = email.casefold()
+        entry = await self._cache.get(person, field)
+        if entry is None:
+            entry = await self._shared(f"{person}|{field}", lookup)
+            await self._cache.put(person, field, entry)
+        return entry
+
+    async def _shared(self, key: str, lookup: Callable[[], Awaitable[Entry]]) -> Entry:
+        """`lookup`, shared with the same person's concurrent requests (kept a few seconds)."""
         if self._flights is None:
-            return await self._readable(email, target)
+            return await lookup()
 
-        async def lookup() -> Payload:
-            return Payload(json.dumps(sorted(await self._readable(email, target))), keep=True)
+        async def flight() -> Payload:
+            return Payload(json.dumps(await lookup()), keep=True)
 
-        key = f"{email.casefold()}|{target.cluster_id}|{target.project}"
         keep_s = min(self._ttl_s, LOOKUP_REUSE_S)  # `forget` is honoured within seconds
-        text, _ = await self._flights.run("authz", key, lookup, keep_s=keep_s)
-        return frozenset(json.loads(text))
+        text, _ = await self._flights.run("authz", key, flight, keep_s=keep_s)
+        entry: Entry = json.loads(text)
+        return entry
 
-    async def _readable(self, email: str, target: Target) -> frozenset[str]:
-        own, users, roles, projects = await _all(
-            self._runai.list_access_rules(subject_type="user", subject_ids=[email]),
-            self._runai.find_users(email),
+    async def _grants(self, email: str) -> list[Grant]:
+        """The rules of `email` and of its groups whose role grants read on some workloads."""
+        (own, users), roles = await _pair(
+            _pair(
+                self._runai.list_access_rules(subject_type="user", subject_ids=[email]),
+                self._runai.find_users(email),
+            ),
             self._runai.list_roles(),
-            self._runai.list_projects(cluster_id=target.cluster_id, name=target.project),
         )
         groups = sorted({g for user in users for g in user.groups})
         rules = list(own)
         if groups:
             rules += await self._runai.list_access_rules(subject_type="group", subject_ids=groups)
-        grants = read_grants(rules, roles)
+        return read_grants(rules, roles)
+
+    async def _readable(self, email: str, target: Target) -> frozenset[str]:
+        grants, projects = await _pair(
+            self._grants(email),
+            self._runai.list_projects(cluster_id=target.cluster_id, name=target.project),
+        )
         project = next((p for p in projects if p.name == target.project), None)
         if not grants or project is None:
             return frozenset()
@@ -218,35 +298,13 @@ class Authorizer:
             grants, cluster_id=target.cluster_id, project=project, department_projects=members
         )
 
-    # ------------------------------------------------------------------ the cache
-    def _field(self, target: Target) -> str:
-        return f"{target.cluster_id}/{target.project}"
-
-    async def _cached(self, email: str, target: Target) -> frozenset[str] | None:
-        if self._redis is None or self._ttl_s <= 0:
-            return None
-        try:
-            async with asyncio.timeout(2):
-                raw = await self._redis.hget(DECISION_CACHE_PREFIX + email, self._field(target))
-            if raw is None:
-                return None
-            entry = json.loads(raw)
-            if self._clock() - float(entry["at"]) >= self._ttl_s:
-                return None
-            return frozenset(str(r) for r in entry["readable"])
-        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
-            self._log.warning("authz_cache_failed", error=type(error).__name__)
-            return None
-
-    async def _store(self, email: str, target: Target, readable: frozenset[str]) -> None:
-        if self._redis is None or self._ttl_s <= 0:
-            return
-        entry = json.dumps({"readable": sorted(readable), "at": self._clock()})
-        key = DECISION_CACHE_PREFIX + email
-        try:
-            async with asyncio.timeout(2), self._redis.pipeline(transaction=True) as pipe:
-                pipe.hset(key, self._field(target), entry)
-                pipe.expire(key, self._ttl_s)
-                await pipe.execute()
-        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
-            self._log.warning("authz_cache_failed", error=type(error).__name__)
+    async def _reach(self, email: str) -> tuple[bool, frozenset[str]]:
+        grants = await self._grants(email)
+        by_department, by_project = needs_units(grants)
+        departments: dict[str, str | None] = {}
+        projects: dict[str, str | None] = {}
+        if by_department:
+            departments = {d.id: d.cluster_id for d in await self._runai.list_departments()}
+        if by_project:
+            projects = {p.id: p.cluster_id for p in await self._runai.list_projects()}
+        return reach(grants, department_clusters=departments, project_clusters=projects)

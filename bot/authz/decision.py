@@ -1,11 +1,22 @@
-"""What an authorization check is about (`Target`) and what it found (`Decision`, `Reason`)."""
+"""What an authorization check is about (`Target`) and what it found (`Decision`, `Reach`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import Enum, StrEnum
+from typing import Final
 
-__all__ = ["ALL_KINDS", "READ_RESOURCES", "Decision", "Reason", "Target", "resource_for_kind"]
+__all__ = [
+    "ALL_KINDS",
+    "ANY_KIND",
+    "READ_RESOURCES",
+    "AnyKind",
+    "Decision",
+    "Reach",
+    "Reason",
+    "Target",
+    "resource_for_kind",
+]
 
 ALL_KINDS = "workloads"
 """The resource type whose `read` covers every kind of workload."""
@@ -53,18 +64,65 @@ class Reason(StrEnum):
     """The identity or authorization lookups failed: access could not be checked."""
 
 
+class AnyKind(Enum):
+    """The type of `ANY_KIND` (a one-member enum, so the type checker can tell it apart)."""
+
+    ANY_KIND = "any kind"
+
+
+ANY_KIND: Final = AnyKind.ANY_KIND
+"""A `Target.kind` that is about no one workload: "may they read any kind in the project?"
+
+Only for the check before a by-name listing, whose every match is then checked again with
+its own kind; anything shown about a workload is checked with that workload's kind.
+"""
+
+
 @dataclass(frozen=True)
 class Target:
     """What is asked: workloads of project `project` (name) on cluster `cluster_id`.
 
-    `cluster_name` is how the denial names the cluster. `kind` is the workload's `type` when
-    it is known (by ID, after fetching it); None asks "may they read any workloads there?".
+    `cluster_name` is how the denial names the cluster. `kind` is required: the workload's
+    `type` (`Training`, ...), None when it is unknown (then only read on every kind of
+    workload allows it), or `ANY_KIND` for the listing check that precedes every by-name
+    lookup. There is no default, so a check can't leave the kind out by mistake.
     """
 
     cluster_id: str
     cluster_name: str
     project: str
-    kind: str | None = None
+    kind: str | AnyKind | None = field(kw_only=True)
+
+
+def _refusal(reason: Reason, where: str) -> str:
+    """What to tell the asker, privately, about a refusal of `where` (plain text, unescaped)."""
+    if reason is Reason.UNCHECKED:
+        return (
+            f"Your read access to {where} could not be checked in Run:ai, so nothing is "
+            "shown; try again in a few minutes, or ask your Run:ai administrator if it "
+            "keeps failing."
+        )
+    if reason is Reason.GUEST:
+        return (
+            "Guest accounts can't see Run:ai workloads through runai-why; "
+            "ask your Run:ai administrator."
+        )
+    if reason is Reason.EXTERNAL:
+        return (
+            "runai-why answers only members of this workspace's organisation, not people "
+            "from other organisations in a shared channel."
+        )
+    if reason is Reason.NO_EMAIL:
+        return (
+            "Your chat profile has no confirmed e-mail address, so your Run:ai access "
+            "can't be checked; confirm your e-mail address or ask your Run:ai administrator."
+        )
+    return f"You don't have read access to {where} in Run:ai; ask your Run:ai administrator."
+
+
+#: How a refusal about a thread's earlier answer names what was refused: never by anything
+#: read from the workload (its name, kind or project), which the asker may not have typed.
+THREAD_WORKLOAD = "the workload this thread is about"
 
 
 @dataclass(frozen=True)
@@ -86,42 +144,58 @@ class Decision:
         return self.reason in {Reason.ALLOWED, Reason.AUTHZ_OFF}
 
     def allows_kind(self, workload_type: str | None) -> bool:
-        """Whether a workload of this `type` in the target project may be shown (candidates)."""
+        """Whether a workload of this `type` in the target project may be shown.
+
+        An unknown type (None, or one with no kind-specific permission) needs read on
+        every kind of workload.
+        """
         if self.reason is Reason.AUTHZ_OFF:
             return True
         if not self.allowed:
             return False
         return ALL_KINDS in self.readable or resource_for_kind(workload_type) in self.readable
 
-    def message(self, *, asked_id: str | None = None) -> str:
+    def message(self, *, asked_id: str | None = None, thread: bool = False) -> str:
         """What to tell the asker, privately, when `allowed` is False (plain text, unescaped).
 
         Never names the workload, its kind or anything read from it: only what was asked.
         For a workload asked for by ID (`asked_id`), its project was read from it, so the
-        message names only the ID as typed.
+        message names only the ID as typed; for a thread's earlier answer (`thread`), the
+        asker typed nothing, so it names nothing.
         """
         where = f"workloads in project {self.target.project} on {self.target.cluster_name}"
-        if asked_id is not None:
+        if thread:
+            where = THREAD_WORKLOAD
+        elif asked_id is not None:
             where = f"workload {asked_id}"
-        if self.reason is Reason.UNCHECKED:
-            return (
-                f"Your read access to {where} could not be checked in Run:ai, so nothing is "
-                "shown; try again in a few minutes, or ask your Run:ai administrator if it "
-                "keeps failing."
-            )
-        if self.reason is Reason.GUEST:
-            return (
-                "Guest accounts can't see Run:ai workloads through runai-why; "
-                "ask your Run:ai administrator."
-            )
-        if self.reason is Reason.EXTERNAL:
-            return (
-                "runai-why answers only members of this workspace's organisation, not people "
-                "from other organisations in a shared channel."
-            )
-        if self.reason is Reason.NO_EMAIL:
-            return (
-                "Your chat profile has no confirmed e-mail address, so your Run:ai access "
-                "can't be checked; confirm your e-mail address or ask your Run:ai administrator."
-            )
-        return f"You don't have read access to {where} in Run:ai; ask your Run:ai administrator."
+        return _refusal(self.reason, where)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where one person may read workloads at all: on every cluster, on some, or nowhere.
+
+    Decided before the bot names any cluster to them (the "Which cluster?" buttons).
+    `clusters` holds cluster ids; `everywhere` is a system or tenant grant (or authorization
+    switched off); `failed_call` names the lookup that failed when access is unchecked.
+    """
+
+    reason: Reason
+    everywhere: bool = False
+    clusters: frozenset[str] = field(default_factory=frozenset)
+    failed_call: str | None = None
+
+    @property
+    def allowed(self) -> bool:
+        """Whether they may read workloads on at least one cluster."""
+        return self.reason in {Reason.ALLOWED, Reason.AUTHZ_OFF} and (
+            self.everywhere or bool(self.clusters)
+        )
+
+    def covers(self, cluster_id: str) -> bool:
+        """Whether they may read some workloads on this cluster."""
+        return self.allowed and (self.everywhere or cluster_id in self.clusters)
+
+    def message(self) -> str:
+        """What to tell the asker, privately, when `allowed` is False; names no cluster."""
+        return _refusal(self.reason, "workloads on any cluster")

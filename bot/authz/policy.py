@@ -4,7 +4,8 @@ Run:ai is the authority. A person's rules are those of their e-mail (`subjectTyp
 of their groups. A rule counts when its role grants `read` on `workloads` or on a workload
 kind (`trainings`, `workspaces`, `inferences`). Its scope covers a project when it is the
 system or the tenant, the project's cluster, the project's department (the department's
-projects, as the control plane lists them), or the project itself.
+projects, as the control plane lists them), or the project itself. Before any cluster is
+named to a person, `reach` says on which clusters any of their grants reads something.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from dataclasses import dataclass
 from bot.authz.decision import READ_RESOURCES
 from diagnosis import AccessRule, Project, Role
 
-__all__ = ["Grant", "covers", "read_grants", "readable_resources", "role_reads"]
+__all__ = [
+    "Grant",
+    "covers",
+    "needs_units",
+    "reach",
+    "read_grants",
+    "readable_resources",
+    "role_reads",
+]
 
 _EVERYWHERE = frozenset({"system", "tenant"})
 
@@ -88,3 +97,42 @@ def readable_resources(
         ):
             found |= grant.resources
     return frozenset(found)
+
+
+def reach(
+    grants: Iterable[Grant],
+    *,
+    department_clusters: Mapping[str, str | None],
+    project_clusters: Mapping[str, str | None],
+) -> tuple[bool, frozenset[str]]:
+    """Where `grants` read anything: (on every cluster, the ids of the clusters they cover).
+
+    A system or tenant scope covers every cluster; a cluster scope, that cluster; a
+    department or project scope, the cluster it belongs to: the rule's own `clusterId`, else
+    that unit's cluster as the control plane lists it (`department_clusters`,
+    `project_clusters`: unit id -> cluster id). A unit not listed, or an unknown scope type,
+    covers nothing.
+    """
+    everywhere = False
+    clusters: set[str | None] = set()
+    for grant in grants:
+        rule = grant.rule
+        scope = rule.scope_type.casefold()
+        if scope in _EVERYWHERE:
+            everywhere = True
+        elif scope == "cluster":
+            clusters.add(rule.scope_id)
+        elif scope == "department":
+            clusters.add(rule.cluster_id or department_clusters.get(rule.scope_id))
+        elif scope == "project":
+            clusters.add(rule.cluster_id or project_clusters.get(rule.scope_id))
+    return everywhere, frozenset(c for c in clusters if c)
+
+
+def needs_units(grants: Iterable[Grant]) -> tuple[bool, bool]:
+    """Whether `reach` needs the departments' and the projects' clusters listed.
+
+    Only for department or project rules that do not name their cluster themselves.
+    """
+    unplaced = {g.rule.scope_type.casefold() for g in grants if not g.rule.cluster_id}
+    return "department" in unplaced, "project" in unplaced

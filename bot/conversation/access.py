@@ -2,9 +2,11 @@
 
 A front end gives the engine an `Access`: the `Authorizer`, an `identify` callable that
 turns an `Incoming` into an `Identity` (Slack: `users.info`; the console: a configured
-e-mail), and the `CHANNEL_PROJECTS` policy. `Gate` is one turn's use of it: it checks the
-project asked for by name before anything is listed, answers the diagnosis's per-workload
-`authorize` callback, and tells a refusal to the asker only, audited.
+e-mail), and the `CHANNEL_PROJECTS` policy. `Gate` is one turn's use of it: where the asker
+may read at all (before any cluster is named), the project asked for by name (before
+anything is listed), every workload with its kind (the diagnosis's `authorize` callback, and
+a thread's earlier answer before it is shown again), and a refusal told to the asker only,
+audited.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.audit import AuditSink, authz_denial_event
-from bot.authz import Authorizer, Decision, Identity, Target, channel_allows
+from bot.authz import ANY_KIND, Authorizer, Decision, Identity, Reach, Target, channel_allows
 from bot.conversation.model import Incoming, Notice
 from bot.metrics import AUTHZ_DENIALS
-from diagnosis import Authorize, WorkloadAccess
+from diagnosis import Authorize, WorkloadAccess, WorkloadRef
 
 __all__ = ["Access", "Gate", "Identify", "console_identity"]
 
@@ -68,11 +70,28 @@ class Gate:
         )
         self.refused: Decision | None = None
 
-    async def check(self, cluster_id: str, cluster_name: str, project: str) -> Decision:
-        """Whether the asker may read workloads in `project`; asked before anything is listed."""
-        return await self._access.authorizer.check(
-            self.identity, Target(cluster_id, cluster_name, project)
+    async def reach(self) -> Reach:
+        """Where the asker may read anything at all; asked before any cluster is named."""
+        return await self._access.authorizer.reach(self.identity)
+
+    async def may_list(self, cluster_id: str, cluster_name: str, project: str) -> Decision:
+        """Whether the asker may read any kind of workload in `project`.
+
+        The one check about no particular workload: asked before a by-name listing, whose
+        every match is then checked with its own kind (`authorize`).
+        """
+        target = Target(cluster_id, cluster_name, project, kind=ANY_KIND)
+        return await self._access.authorizer.check(self.identity, target)
+
+    async def may_see(self, workload: WorkloadRef, cluster_name: str) -> Decision:
+        """Whether the asker may see `workload`, a thread's earlier answer, today.
+
+        The same full target as when it was diagnosed: its cluster, project and kind.
+        """
+        target = Target(
+            workload.cluster_id, cluster_name, workload.project or "", kind=workload.kind
         )
+        return await self._access.authorizer.check(self.identity, target)
 
     def authorize(self, cluster_id: str, cluster_name: str) -> Authorize:
         """The diagnosis's per-workload callback (the asked cluster is named `cluster_name`)."""
@@ -87,9 +106,26 @@ class Gate:
 
         return authorize
 
-    async def deny(self, decision: Decision, *, typed: str | None, by_id: bool) -> Notice:
-        """The private denial, audited (user, project, cluster, reason) and counted by reason."""
+    async def deny(
+        self,
+        decision: Decision | Reach,
+        *,
+        typed: str | None = None,
+        by_id: bool = False,
+        thread: bool = False,
+    ) -> Notice:
+        """The private denial, audited (user, project, cluster, reason) and counted by reason.
+
+        `typed` is the workload as the asker gave it (audited; named back only `by_id`);
+        `thread` refuses a thread's earlier answer without naming anything of it. A `Reach`
+        refusal (no readable project anywhere) names no cluster.
+        """
         AUTHZ_DENIALS.labels(reason=decision.reason.value).inc()
+        if isinstance(decision, Reach):
+            cluster_id, project, text = "", "", decision.message()
+        else:
+            cluster_id, project = decision.target.cluster_id, decision.target.project
+            text = decision.message(asked_id=typed if by_id else None, thread=thread)
         key = self._incoming.key
         await self._audit.record(
             authz_denial_event(
@@ -97,10 +133,10 @@ class Gate:
                 team=key.team,
                 channel=key.channel,
                 user=self._incoming.user,
-                cluster_id=decision.target.cluster_id,
-                project=decision.target.project,
+                cluster_id=cluster_id,
+                project=project,
                 reason=decision.reason.value,
                 workload=typed,
             )
         )
-        return Notice(decision.message(asked_id=typed if by_id else None), private=True)
+        return Notice(text, private=True)

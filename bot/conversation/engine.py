@@ -24,7 +24,7 @@ from bot.conversation.messages import (
     FOLLOW_UP_HINT,
     HELP,
     LOST_CONTEXT,
-    NOTHING_TO_SHOW,
+    PRIVATE_QUESTION,
     STATE_NOT_SAVED,
     carried_note,
     not_understood,
@@ -36,14 +36,13 @@ from bot.conversation.model import (
     SHOW_EVIDENCE,
     Choice,
     ConversationState,
-    EvidenceReply,
     Incoming,
     Notice,
     Question,
     Reply,
-    ReportReply,
     ThreadKey,
 )
+from bot.conversation.shown_again import ShownAgain
 from bot.conversation.store import StateStore, StoreUnavailable
 from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns
 from bot.flight import Flights
@@ -126,6 +125,7 @@ class ConversationEngine:
             access=access,
             flights=flights,
         )
+        self._again = ShownAgain(self._turns, mention)
 
     async def settled(self, key: ThreadKey) -> ConversationState | None:
         """The thread's state, waiting for a turn still running there to save it first.
@@ -238,6 +238,10 @@ class ConversationEngine:
             or (not query.names_something and (query.follow_up or query.lookback or query.symptom))
         ):
             return await self._follow_up(incoming, state, query, responder)  # still an answer
+        if state.question_private and incoming.user != state.asker and not query.names_something:
+            if not query.chatter:  # they never saw it: neither it nor its choices are theirs
+                await responder.post(Notice(PRIVATE_QUESTION, private=True))
+            return None
         if query.pick is not None:
             if not 1 <= query.pick <= len(state.choices):
                 await self._ask_again(state, responder)
@@ -275,10 +279,12 @@ class ConversationEngine:
             )
             return await self._request(incoming, fresh, query, responder)
         if query.follow_up is FollowUp.EVIDENCE:
-            return await self._evidence(incoming, state, responder)
+            await self._again.evidence(incoming, state, responder)
+            return None
         if query.lookback or query.symptom or query.follow_up is FollowUp.RERUN:
             await self._problems(query, responder)
-            return await self._request(incoming, state, query, responder)
+            again = state.model_copy(update={"slots": merge(state.slots, query)})
+            return await self._again.rerun(incoming, state, again, responder)
         if query.problems:
             await self._problems(query, responder)
         else:
@@ -291,11 +297,12 @@ class ConversationEngine:
         """A button: a report action (anyone) or an answer to the question (the asker)."""
         value = incoming.choice or ""
         if value == SHOW_EVIDENCE:
-            return await self._evidence(incoming, state, responder)
+            await self._again.evidence(incoming, state, responder)
+            return None
         if value == PUBLISH:
-            return await self._publish(incoming, state, responder)
+            return await self._again.publish(incoming, state, responder)
         if value == RERUN:
-            return await self._turns.run(incoming, state, responder)
+            return await self._again.rerun(incoming, state, state, responder)
         choice = pending_choice(state, value)
         if choice is None:
             await responder.post(Notice(ALREADY_ANSWERED, private=True))
@@ -318,37 +325,6 @@ class ConversationEngine:
             update={"slots": slots, "choices": (), "question": None, "question_ref": None}
         )
         return await self._turns.run(incoming, cleared, responder)
-
-    async def _evidence(
-        self, incoming: Incoming, state: ConversationState, responder: Responder
-    ) -> ConversationState | None:
-        """The last report's evidence, for someone who may see it (privately if it was)."""
-        if state.last_report is None:
-            await responder.post(Notice(NOTHING_TO_SHOW, private=True))
-            return None
-        refusal = await self._turns.evidence_refusal(incoming, state)
-        if refusal is not None:
-            await responder.post(refusal)
-            return None
-        lookback = state.last_lookback or "24h"
-        private = state.answer_private
-        await responder.post(EvidenceReply(state.last_report, lookback, private=private))
-        return None
-
-    async def _publish(
-        self, incoming: Incoming, state: ConversationState, responder: Responder
-    ) -> ConversationState | None:
-        """The asker posts a privately shown answer (channel policy) to the thread on purpose."""
-        if state.last_report is None or not state.answer_private:
-            await responder.post(Notice(ALREADY_ANSWERED, private=True))
-            return None
-        if state.asker and incoming.user != state.asker:
-            await responder.post(Notice(only_asker(self._mention(state.asker)), private=True))
-            return None
-        report, lookback = state.last_report, state.last_lookback or "24h"
-        reply = ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label)
-        await responder.post(reply)
-        return state.model_copy(update={"answer_private": False})
 
     async def _ask_again(self, state: ConversationState, responder: Responder) -> None:
         """The pending question again, with its buttons, privately; nothing is remembered."""

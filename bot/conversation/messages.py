@@ -14,6 +14,7 @@ __all__ = [
     "HELP",
     "LOST_CONTEXT",
     "NOTHING_TO_SHOW",
+    "PRIVATE_QUESTION",
     "QUEUE_FULL",
     "STORE_BUSY",
     "STORE_BUSY_RETRYING",
@@ -51,6 +52,10 @@ FOLLOW_UP_HINT = (
 )
 ALREADY_ANSWERED = "That question was already answered; mention me to ask again."
 NOTHING_TO_SHOW = "There is no answer in this thread yet to show the evidence of."
+PRIVATE_QUESTION = (
+    "The question in this thread was asked privately, so only the person who asked can "
+    "answer it; to ask about something else, mention me with the whole question."
+)
 
 HELP = """\
 I explain why a Run:ai workload failed: the category first, then cited evidence, how often \

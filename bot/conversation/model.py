@@ -174,6 +174,7 @@ class ConversationState(BaseModel):
     question: str | None = None  # the pending question, asked again when a reply fits nothing
     choices: tuple[Choice, ...] = ()  # its buttons (a typed number picks one)
     question_ref: str | None = None  # the message that asked it, to replace its buttons
+    question_private: bool = False  # it was shown only to the asker: no one else may answer it
     last_report: Report | None = None  # the last answer, for "show logs" and "what about 7d?"
     last_lookback: str | None = None
     answer_private: bool = False  # the last answer was shown only to its asker (channel policy)

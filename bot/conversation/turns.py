@@ -16,7 +16,6 @@ from typing import Protocol
 
 from bot.audit import AuditSink, audit_event
 from bot.conversation.access import Access, Gate
-from bot.conversation.clusters import ClusterDirectory
 from bot.conversation.messages import CRASHED, describe_upstream, unchanged, working_text
 from bot.conversation.model import (
     PUBLISH,
@@ -29,13 +28,13 @@ from bot.conversation.model import (
     ReportReply,
     Slots,
 )
+from bot.conversation.which_cluster import CLUSTER_QUESTION, MAX_CLUSTER_BUTTONS, ClusterSlot
 from bot.flight import Flights
 from bot.observe import observe_stage, record_diagnosis
 from bot.parse import Expecting
 from bot.render.wording import candidate_label
 from diagnosis import (
     AccessDenied,
-    Cluster,
     DiagnosisRequest,
     InvalidRequest,
     KubeConnector,
@@ -50,8 +49,6 @@ from diagnosis import (
 
 __all__ = ["MAX_CLUSTER_BUTTONS", "Responder", "Turns", "asking"]
 
-MAX_CLUSTER_BUTTONS = 25
-CLUSTER_QUESTION = "Which Run:ai cluster is it on?"
 PUBLISH_QUESTION = (
     "I answered you privately: this channel discusses only some projects publicly, and "
     "this answer is about another one. Post it to the thread anyway?"
@@ -94,12 +91,19 @@ def asking(
             "question": question.text,
             "choices": question.choices,
             "question_ref": ref or None,
+            "question_private": question.private,
         }
     )
 
 
 def _answered(state: ConversationState, **changes: object) -> ConversationState:
-    cleared = {"expecting": None, "question": None, "choices": (), "question_ref": None}
+    cleared = {
+        "expecting": None,
+        "question": None,
+        "choices": (),
+        "question_ref": None,
+        "question_private": False,
+    }
     return state.model_copy(update=cleared | changes)
 
 
@@ -123,20 +127,32 @@ class Turns:
         self._access = access
         self._kube = kube
         self._flights = flights
-        self._clusters = ClusterDirectory(runai, flights=flights)
-        self._defaults = dict(channel_defaults)
+        self._clusters = ClusterSlot(runai, defaults=channel_defaults, flights=flights)
         self._clock = clock
         self._slots = asyncio.Semaphore(max_concurrent)
         self._deadline_s = deadline_s
         self._audit = audit
 
+    async def gate(self, incoming: Incoming) -> Gate:
+        """The checks of one turn, as the person behind `incoming`."""
+        return await self._access.gate(incoming, self._audit)
+
     async def run(
-        self, incoming: Incoming, state: ConversationState, responder: Responder
+        self,
+        incoming: Incoming,
+        state: ConversationState,
+        responder: Responder,
+        *,
+        gate: Gate | None = None,
     ) -> ConversationState:
-        """Ask for what is missing, or diagnose; returns the thread's new state."""
+        """Ask for what is missing, or diagnose; returns the thread's new state.
+
+        `gate` is the turn's checks when the caller already has them.
+        """
         slots, notes = state.slots, list(state.notes)
         if slots.cluster_id is None:
-            resolved = await self._resolve_cluster(slots, incoming.key.channel, notes, responder)
+            gate = gate or await self.gate(incoming)
+            resolved = await self._clusters.resolve(gate, slots, incoming.key.channel, notes)
             if isinstance(resolved, Question):
                 question = Question(resolved.text, resolved.choices, asker=state.asker)
                 ref = await responder.post(question)
@@ -146,7 +162,8 @@ class Turns:
                 new = state.model_copy(update={"slots": cleared, "notes": tuple(notes)})
                 plain = Question(CLUSTER_QUESTION, resolved.choices)
                 return asking(new, plain, ref, Expecting.CLUSTER)
-            if resolved is None:
+            if isinstance(resolved, Notice):  # a denial, or the cluster list failed
+                await responder.post(resolved)
                 return _answered(state, slots=slots.model_copy(update={"cluster_label": None}))
             slots = resolved
         try:
@@ -166,40 +183,8 @@ class Turns:
         missing = self._missing_question(request, slots, state.asker)
         if missing is not None:
             return asking(state, missing[0], await responder.post(missing[0]), missing[1])
-        return await self._diagnose(incoming, state, request, responder)
-
-    async def _resolve_cluster(
-        self, slots: Slots, channel: str, notes: list[str], responder: Responder
-    ) -> Slots | Question | None:
-        typed = slots.cluster_label
-        if typed is None and channel in self._defaults:
-            typed = self._defaults[channel]
-            notes.append(f"Cluster {typed} is this channel's configured default.")
-        try:
-            if typed is None:
-                known = await self._clusters.clusters()
-                return self._cluster_question(CLUSTER_QUESTION, known)
-            match = await self._clusters.match(typed)
-        except UpstreamError as error:
-            await responder.post(Notice(describe_upstream(error, "list the clusters")))
-            return None
-        if match.cluster is None:
-            return self._cluster_question(
-                f"I don't know a cluster called {typed!r}; I only match exact names or IDs. "
-                "Which one?",
-                match.known,
-            )
-        return slots.model_copy(
-            update={"cluster_id": match.cluster.uuid, "cluster_label": match.cluster.name}
-        )
-
-    @staticmethod
-    def _cluster_question(text: str, known: tuple[Cluster, ...]) -> Question:
-        choices = tuple(
-            Choice(label=c.name, value=f"cluster:{c.uuid}") for c in known[:MAX_CLUSTER_BUTTONS]
-        )
-        suffix = "" if choices else " Reply with its cluster ID."
-        return Question(text + suffix, choices)
+        gate = gate or await self.gate(incoming)
+        return await self._diagnose(incoming, gate, state, request, responder)
 
     @staticmethod
     def _missing_question(
@@ -220,6 +205,7 @@ class Turns:
     async def _diagnose(
         self,
         incoming: Incoming,
+        gate: Gate,
         state: ConversationState,
         request: DiagnosisRequest,
         responder: Responder,
@@ -229,13 +215,12 @@ class Turns:
         By name, the project is checked before anything is listed. By ID, the diagnosis asks
         `authorize` right after fetching the workload; only then is "Diagnosing …" posted.
         """
-        gate = await self._access.gate(incoming, self._audit)
         cluster_id = request.cluster_id or ""
         cluster_name = state.slots.cluster_label or cluster_id
         by_id = request.workload_id is not None
         channel = incoming.key.channel
         if not by_id:
-            decision = await gate.check(cluster_id, cluster_name, request.project or "")
+            decision = await gate.may_list(cluster_id, cluster_name, request.project or "")
             if not decision.allowed:
                 await responder.post(
                     await gate.deny(decision, typed=state.slots.workload_name, by_id=False)
@@ -275,7 +260,7 @@ class Turns:
                     observe=observe_stage,
                 )
         except AccessDenied:
-            return await self._refused(gate, state, responder)
+            return await self._refused(incoming, gate, state, responder)
         except UpstreamError as error:
             failed = error.operation
             await _show(responder, ref, Notice(describe_upstream(error, "finish the diagnosis")))
@@ -305,27 +290,21 @@ class Turns:
             await self._audit.record(event)  # after the reply: a slow Redis never delays it
 
     async def _refused(
-        self, gate: Gate, state: ConversationState, responder: Responder
+        self, incoming: Incoming, gate: Gate, state: ConversationState, responder: Responder
     ) -> ConversationState:
-        """The workload asked for by ID may not be shown: a private, audited denial only."""
+        """The workload asked for by ID may not be shown: a private, audited denial only.
+
+        It names the ID only when this message gave it (typed, or a button they were
+        shown); one carried over from earlier in the thread may have come from someone else.
+        """
         decision = gate.refused
         assert decision is not None, "AccessDenied without a refusal"  # noqa: S101
-        await responder.post(await gate.deny(decision, typed=state.slots.workload_id, by_id=True))
+        asked = state.slots.workload_id or ""
+        given = asked in incoming.text or incoming.choice == f"workload:{asked}"
+        typed = state.slots.workload_id
+        denial = await gate.deny(decision, typed=typed, by_id=given, thread=not given)
+        await responder.post(denial)
         return _answered(state)
-
-    async def evidence_refusal(self, incoming: Incoming, state: ConversationState) -> Notice | None:
-        """The private denial when the person asking for a report's evidence may not see it."""
-        report = state.last_report
-        if report is None or report.workload is None:
-            return None
-        workload = report.workload
-        gate = await self._access.gate(incoming, self._audit)
-        label = state.slots.cluster_label or workload.cluster_id
-        target_cluster = workload.cluster_id or state.slots.cluster_id or ""
-        decision = await gate.check(target_cluster, label, workload.project or "")
-        if decision.allowed:
-            return None
-        return await gate.deny(decision, typed=None, by_id=True)
 
     async def _reply(
         self,
@@ -360,7 +339,8 @@ class Turns:
             question = Question(report.question or "Which workload?", choices, asker=state.asker)
             await show(question)
             asked = state.model_copy(update={"candidates": report.candidates})
-            return asking(asked, question, ref or "", Expecting.WORKLOAD)
+            shown = replace(question, private=private)
+            return asking(asked, shown, ref or "", Expecting.WORKLOAD)
         if report == state.last_report and lookback == state.last_lookback:
             label = report.category.value if report.category else report.outcome.value
             await show(Notice(unchanged(label, lookback)))
@@ -381,9 +361,8 @@ class Turns:
             )
             await responder.post(question)
         if report.question:  # "Did you mean a past run?": the asker's reply answers it
-            return answered.model_copy(
-                update={"expecting": Expecting.WORKLOAD, "question": report.question}
-            )
+            pending = {"expecting": Expecting.WORKLOAD, "question": report.question}
+            return answered.model_copy(update=pending | {"question_private": private})
         return answered
 
 

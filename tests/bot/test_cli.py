@@ -92,7 +92,9 @@ def test_diagnose_json_contract(capsys):
     assert set(data) == JSON_KEYS
     assert data["outcome"] == "diagnosed"
     assert data["category"] == "OOM_KILLED"
-    assert set(data["workload"]) == {"id", "name", "project", "cluster_id", "phase", "namespace"}
+    workload = {"id", "name", "project", "cluster_id", "phase", "namespace", "kind"}
+    assert set(data["workload"]) == workload
+    assert data["workload"]["kind"] == "Training"
     assert set(data["recurrence"]) == {"count", "lookback", "recurring"}
     memory = {"request_bytes", "limit_bytes", "peak_bytes", "container", "samples"}
     assert set(data["memory"]) == memory

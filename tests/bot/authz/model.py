@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from bot.authz import Authorizer, Target
+from bot.authz import ANY_KIND, AnyKind, Authorizer, Target
 from bot.backends import Backends, simulated
 from runai_sim import Scenario
 from tests.runai_sim.sim_helpers import DATA
@@ -77,8 +77,9 @@ def scenario(
     return Scenario.parse(data)
 
 
-def target(cluster: str, project: str, kind: str | None = None) -> Target:
-    return Target(CLUSTERS[cluster], NAMES[cluster], project, kind)
+def target(cluster: str, project: str, kind: str | AnyKind | None = ANY_KIND) -> Target:
+    """Workloads of `kind` in `project` on cluster "A" or "B" (default: of any kind)."""
+    return Target(CLUSTERS[cluster], NAMES[cluster], project, kind=kind)
 
 
 @asynccontextmanager

@@ -7,7 +7,15 @@ import json
 import pytest
 from structlog.testing import capture_logs
 
-from bot.authz import DECISION_CACHE_PREFIX, Authorizer, Decision, Identity, Reason, Target
+from bot.authz import (
+    ANY_KIND,
+    DECISION_CACHE_PREFIX,
+    Authorizer,
+    Decision,
+    Identity,
+    Reason,
+    Target,
+)
 from bot.settings import Settings
 from tests.bot.authz.model import ALICE, authorizer, backends, scenario, target
 
@@ -253,3 +261,19 @@ def test_a_denial_names_only_what_was_asked(reason, expected):
     assert expected in decision.message()
     assert "Inference" not in decision.message()  # the kind came from the workload: never shown
     assert not decision.allowed
+
+
+@pytest.mark.parametrize("reason", list(WORDING), ids=[r.value for r in WORDING])
+def test_a_denial_about_a_threads_answer_names_nothing_of_it(reason):
+    decision = Decision(reason, Target(CLUSTER, "prod-a", "nlp", kind="Training"))
+    text = decision.message(thread=True)
+    assert [word for word in ("nlp", "prod-a", "Training", CLUSTER) if word in text] == []
+    assert text == decision.message(asked_id="w-1", thread=True)
+    if reason in {Reason.NO_READ_ACCESS, Reason.UNCHECKED}:
+        assert "the workload this thread is about" in text
+
+
+def test_a_target_names_its_kind_or_says_it_means_any():
+    with pytest.raises(TypeError, match="kind"):
+        Target(CLUSTER, "prod-a", "nlp")  # type: ignore[call-arg]
+    assert Target(CLUSTER, "prod-a", "nlp", kind=ANY_KIND).kind is ANY_KIND

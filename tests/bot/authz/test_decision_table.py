@@ -8,25 +8,27 @@ from __future__ import annotations
 
 import pytest
 
-from bot.authz import Identity, Reason
+from bot.authz import ANY_KIND, AnyKind, Identity, Reason
 from tests.bot.authz.model import ALICE, Rule, authorizer, backends, rule_body, scenario, target
 
 U, G = "user", "group"
 ALLOW, DENY = True, False
+#: The kind of the check before a by-name listing; None is a workload whose kind is unknown.
+ANY = ANY_KIND
 
 #: id: (groups, rules, cluster, project, kind, allowed)
-TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
-    "no rules": ([], [], "A", "nlp", None, DENY),
-    "tenant viewer": ([], [(U, ALICE, 2, "tenant", "tenant")], "A", "nlp", None, ALLOW),
+TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | AnyKind | None, bool]] = {
+    "no rules": ([], [], "A", "nlp", ANY, DENY),
+    "tenant viewer": ([], [(U, ALICE, 2, "tenant", "tenant")], "A", "nlp", ANY, ALLOW),
     "tenant viewer, other cluster": (
         [],
         [(U, ALICE, 2, "tenant", "tenant")],
         "B",
         "nlp",
-        None,
+        ANY,
         ALLOW,
     ),
-    "system viewer": ([], [(U, ALICE, 2, "system", "system")], "A", "ml-team", None, ALLOW),
+    "system viewer": ([], [(U, ALICE, 2, "system", "system")], "A", "ml-team", ANY, ALLOW),
     "system administrator": (
         [],
         [(U, ALICE, 1, "system", "system")],
@@ -35,15 +37,15 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         "Training",
         ALLOW,
     ),
-    "cluster A viewer on A": ([], [(U, ALICE, 2, "cluster", "A")], "A", "nlp", None, ALLOW),
-    "cluster A viewer on B": ([], [(U, ALICE, 2, "cluster", "A")], "B", "nlp", None, DENY),
-    "cluster B viewer on B": ([], [(U, ALICE, 2, "cluster", "B")], "B", "nlp", None, ALLOW),
+    "cluster A viewer on A": ([], [(U, ALICE, 2, "cluster", "A")], "A", "nlp", ANY, ALLOW),
+    "cluster A viewer on B": ([], [(U, ALICE, 2, "cluster", "A")], "B", "nlp", ANY, DENY),
+    "cluster B viewer on B": ([], [(U, ALICE, 2, "cluster", "B")], "B", "nlp", ANY, ALLOW),
     "department research: nlp": (
         [],
         [(U, ALICE, 2, "department", "d-research")],
         "A",
         "nlp",
-        None,
+        ANY,
         ALLOW,
     ),
     "department research: vision": (
@@ -51,7 +53,7 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(U, ALICE, 2, "department", "d-research")],
         "A",
         "vision",
-        None,
+        ANY,
         ALLOW,
     ),
     "department research: not ml-team": (
@@ -59,7 +61,7 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(U, ALICE, 2, "department", "d-research")],
         "A",
         "ml-team",
-        None,
+        ANY,
         DENY,
     ),
     "department research: not nlp on B": (
@@ -67,7 +69,7 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(U, ALICE, 2, "department", "d-research")],
         "B",
         "nlp",
-        None,
+        ANY,
         DENY,
     ),
     "department research-b: nlp on B": (
@@ -83,28 +85,28 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(U, ALICE, 2, "department", "d-platform")],
         "A",
         "ml-team",
-        None,
+        ANY,
         ALLOW,
     ),
-    "unknown department": ([], [(U, ALICE, 2, "department", "d-nowhere")], "A", "nlp", None, DENY),
-    "project nlp on A": ([], [(U, ALICE, 2, "project", "p-nlp-a")], "A", "nlp", None, ALLOW),
+    "unknown department": ([], [(U, ALICE, 2, "department", "d-nowhere")], "A", "nlp", ANY, DENY),
+    "project nlp on A": ([], [(U, ALICE, 2, "project", "p-nlp-a")], "A", "nlp", ANY, ALLOW),
     "project nlp on A, not nlp on B": (
         [],
         [(U, ALICE, 2, "project", "p-nlp-a")],
         "B",
         "nlp",
-        None,
+        ANY,
         DENY,
     ),
-    "project vision, not nlp": ([], [(U, ALICE, 2, "project", "p-vision")], "A", "nlp", None, DENY),
-    "unknown scope type": ([], [(U, ALICE, 2, "galaxy", "tenant")], "A", "nlp", None, DENY),
-    "no such project": ([], [(U, ALICE, 2, "tenant", "tenant")], "A", "nope", None, DENY),
+    "project vision, not nlp": ([], [(U, ALICE, 2, "project", "p-vision")], "A", "nlp", ANY, DENY),
+    "unknown scope type": ([], [(U, ALICE, 2, "galaxy", "tenant")], "A", "nlp", ANY, DENY),
+    "no such project": ([], [(U, ALICE, 2, "tenant", "tenant")], "A", "nope", ANY, DENY),
     "group department rule": (
         ["research-team"],
         [(G, "research-team", 2, "department", "d-research")],
         "A",
         "nlp",
-        None,
+        ANY,
         ALLOW,
     ),
     "group rule, second group": (
@@ -112,7 +114,7 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(G, "research-team", 2, "project", "p-nlp-a")],
         "A",
         "nlp",
-        None,
+        ANY,
         ALLOW,
     ),
     "group rule, not a member": (
@@ -120,7 +122,7 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(G, "research-team", 2, "tenant", "tenant")],
         "A",
         "nlp",
-        None,
+        ANY,
         DENY,
     ),
     "group rule, no groups": (
@@ -128,7 +130,7 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(G, "research-team", 2, "tenant", "tenant")],
         "A",
         "nlp",
-        None,
+        ANY,
         DENY,
     ),
     "group name as a user subject": (
@@ -136,23 +138,23 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(U, "research-team", 2, "tenant", "tenant")],
         "A",
         "nlp",
-        None,
+        ANY,
         DENY,
     ),
-    "e-mail as a group subject": ([], [(G, ALICE, 2, "tenant", "tenant")], "A", "nlp", None, DENY),
+    "e-mail as a group subject": ([], [(G, ALICE, 2, "tenant", "tenant")], "A", "nlp", ANY, DENY),
     "someone else's rule": (
         [],
         [(U, "bob@acme.ai", 2, "tenant", "tenant")],
         "A",
         "nlp",
-        None,
+        ANY,
         DENY,
     ),
-    "credentials administrator": ([], [(U, ALICE, 5, "tenant", "tenant")], "A", "nlp", None, DENY),
-    "disabled role": ([], [(U, ALICE, 6, "tenant", "tenant")], "A", "nlp", None, DENY),
-    "write without read": ([], [(U, ALICE, 7, "tenant", "tenant")], "A", "nlp", None, DENY),
-    "events only": ([], [(U, ALICE, 9, "tenant", "tenant")], "A", "nlp", None, DENY),
-    "unknown role": ([], [(U, ALICE, 99, "tenant", "tenant")], "A", "nlp", None, DENY),
+    "credentials administrator": ([], [(U, ALICE, 5, "tenant", "tenant")], "A", "nlp", ANY, DENY),
+    "disabled role": ([], [(U, ALICE, 6, "tenant", "tenant")], "A", "nlp", ANY, DENY),
+    "write without read": ([], [(U, ALICE, 7, "tenant", "tenant")], "A", "nlp", ANY, DENY),
+    "events only": ([], [(U, ALICE, 9, "tenant", "tenant")], "A", "nlp", ANY, DENY),
+    "unknown role": ([], [(U, ALICE, 99, "tenant", "tenant")], "A", "nlp", ANY, DENY),
     "trainings role, training": (
         [],
         [(U, ALICE, 3, "tenant", "tenant")],
@@ -177,7 +179,32 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         "Workspace",
         DENY,
     ),
-    "trainings role, any kind": ([], [(U, ALICE, 3, "tenant", "tenant")], "A", "nlp", None, ALLOW),
+    "trainings role, any kind": ([], [(U, ALICE, 3, "tenant", "tenant")], "A", "nlp", ANY, ALLOW),
+    "trainings role, kind unknown": (
+        [],
+        [(U, ALICE, 3, "tenant", "tenant")],
+        "A",
+        "nlp",
+        None,
+        DENY,
+    ),
+    "viewer, kind unknown": ([], [(U, ALICE, 2, "tenant", "tenant")], "A", "nlp", None, ALLOW),
+    "inferences role, any kind": (
+        [],
+        [(U, ALICE, 4, "project", "p-nlp-a")],
+        "A",
+        "nlp",
+        ANY,
+        ALLOW,
+    ),
+    "inferences role, workspace": (
+        [],
+        [(U, ALICE, 4, "project", "p-nlp-a")],
+        "A",
+        "nlp",
+        "Workspace",
+        DENY,
+    ),
     "trainings role, unknown kind": (
         [],
         [(U, ALICE, 3, "tenant", "tenant")],
@@ -232,7 +259,7 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(U, ALICE, 5, "tenant", "tenant"), (U, ALICE, 2, "project", "p-nlp-a")],
         "A",
         "nlp",
-        None,
+        ANY,
         ALLOW,
     ),
     "a good rule elsewhere only": (
@@ -240,7 +267,7 @@ TABLE: dict[str, tuple[list[str], list[Rule], str, str, str | None, bool]] = {
         [(U, ALICE, 5, "project", "p-nlp-a"), (U, ALICE, 2, "project", "p-vision")],
         "A",
         "nlp",
-        None,
+        ANY,
         DENY,
     ),
 }

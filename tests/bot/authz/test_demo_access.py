@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.authz import Authorizer, Identity, Reason, Target
+from bot.authz import ANY_KIND, Authorizer, Identity, Reason, Target
 from bot.backends import simulated
 from bot.scenarios import bundled_scenario
 
@@ -27,7 +27,7 @@ EXPECTED = {
 async def test_who_reads_what_in_the_demo(who, project):
     async with simulated(bundled_scenario("demo"), transport="asgi") as found:
         decision = await Authorizer(found.runai).check(
-            Identity.console(who), Target(PROD_A, "prod-a", project)
+            Identity.console(who), Target(PROD_A, "prod-a", project, kind=ANY_KIND)
         )
     assert decision.allowed is EXPECTED[who, project]
     if not decision.allowed:
@@ -37,7 +37,7 @@ async def test_who_reads_what_in_the_demo(who, project):
 async def test_the_demo_denial_reads_as_the_issue_words_it():
     async with simulated(bundled_scenario("demo"), transport="asgi") as found:
         decision = await Authorizer(found.runai).check(
-            Identity.console("alice@acme.ai"), Target(PROD_A, "prod-a", "nlp")
+            Identity.console("alice@acme.ai"), Target(PROD_A, "prod-a", "nlp", kind=ANY_KIND)
         )
     assert decision.message() == (
         "You don't have read access to workloads in project nlp on prod-a in Run:ai; "

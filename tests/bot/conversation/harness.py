@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.audit import AuditEvent
 from bot.authz import Authorizer
 from bot.backends import simulated
 from bot.conversation import (
@@ -20,6 +21,16 @@ from bot.conversation import (
 )
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
+
+
+@dataclass
+class Sink:
+    """An audit sink that keeps every event."""
+
+    events: list[AuditEvent] = field(default_factory=list)
+
+    async def record(self, event: AuditEvent) -> None:
+        self.events.append(event)
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 
-from bot.audit import AUTHZ_DENIED_OUTCOME, AuditEvent
+from bot.audit import AUTHZ_DENIED_OUTCOME
 from bot.authz import Authorizer, Identity
 from bot.backends import simulated
 from bot.conversation import (
@@ -21,26 +21,20 @@ from bot.conversation import (
     ThreadKey,
     console_identity,
 )
+from bot.conversation.messages import PRIVATE_QUESTION
 from bot.scenarios import bundled_scenario
-from tests.bot.conversation.harness import Harness
+from tests.bot.authz.people import people_scenario
+from tests.bot.conversation.harness import Harness, Sink
 
 DEMO = bundled_scenario("demo")
 PEOPLE = {"UA": "alice@acme.ai", "UB": "bob@acme.ai"}
 ASK_NLP = "why did jupyter-alice in nlp fail on cluster prod-a"
+#: A Training in nlp that is still Running: asked by name, a question with candidates.
+ASK_RUNNING = "why did t5-distill in nlp fail on cluster prod-a"
 DENIED = (
     "You don't have read access to workloads in project nlp on prod-a in Run:ai; "
     "ask your Run:ai administrator."
 )
-
-
-class Sink:
-    """Keeps every audit event."""
-
-    def __init__(self) -> None:
-        self.events: list[AuditEvent] = []
-
-    async def record(self, event: AuditEvent) -> None:
-        self.events.append(event)
 
 
 async def _by_user(incoming: Incoming) -> Identity:
@@ -120,3 +114,54 @@ async def test_the_console_identity_asks_as_its_configured_email():
     identify = console_identity("carol@acme.ai")
     identity = await identify(Incoming(ThreadKey("console", "console", "C", "1"), "anyone"))
     assert (identity.platform, identity.email) == ("console", "carol@acme.ai")
+
+
+async def _as(incoming: Incoming) -> Identity:
+    return Identity.console({**PEOPLE, "UD": "dave@acme.ai"}[incoming.user])
+
+
+async def test_a_private_question_is_answered_by_its_asker_only():
+    """In a mapped channel bob's question (with its candidates) was his alone to see."""
+    model = people_scenario()
+    async with simulated(model, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        access = Access(Authorizer(up.runai), _as, channel_projects={"C1": ["ml-team"]})
+        conversation = ConversationEngine(
+            runai=up.runai, store=MemoryStore(), clock=lambda: model.now, access=access
+        )
+        chat = Harness(conversation, up.simulator, MemoryStore())
+        [asked] = (await chat.say(ASK_RUNNING, user="UB")).replies()
+        assert isinstance(asked, Question)
+        assert asked.private
+        assert asked.choices
+        huh = (await chat.say("@runai-why what?", user="UD")).replies()
+        pick = (await chat.say("@runai-why 1", user="UD")).replies()
+        thanks = (await chat.say("thanks", user="UD")).replies()
+        picked = (await chat.say("1", user="UB")).replies()
+    assert huh == pick == [Notice(PRIVATE_QUESTION, private=True)]
+    assert thanks == []
+    assert [type(r) for r in picked if not isinstance(r, Question)] == [ReportReply]  # bob picks
+
+
+async def test_an_id_carried_over_from_someone_else_is_not_named_in_a_denial():
+    jupyter = next(w.id for w in DEMO.workloads if w.workload["name"] == "jupyter-alice")
+    sink = Sink()
+    async with engine(sink) as chat:
+        answered = (await chat.say(f"why did {jupyter} fail on cluster prod-a", user="UB")).last()
+        assert isinstance(answered, ReportReply)
+        carried = (await chat.say("@runai-why on cluster prod-a", user="UA")).replies()
+        typed = (await chat.say(f"@runai-why what about {jupyter}", user="UA")).replies()
+    assert carried == [
+        Notice(
+            "You don't have read access to the workload this thread is about in Run:ai; "
+            "ask your Run:ai administrator.",
+            private=True,
+        )
+    ]
+    assert typed == [
+        Notice(
+            f"You don't have read access to workload {jupyter} in Run:ai; "
+            "ask your Run:ai administrator.",
+            private=True,
+        )
+    ]

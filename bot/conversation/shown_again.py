@@ -1,0 +1,113 @@
+"""A thread's answer shown again: all its evidence, diagnosed again, or posted to the thread.
+
+Anyone in the thread may ask for the evidence or a re-run (another lookback or symptom is a
+re-run too), and the asker may post a privately shown answer to the thread; each is shown
+only to someone who may see that answer today. `ShownAgain.refusal` checks the same full target
+the answer was diagnosed with (cluster, project and kind), and a refusal names nothing of
+the answer. A refused re-run leaves the thread's answer as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.conversation.access import Gate
+from bot.conversation.messages import ALREADY_ANSWERED, NOTHING_TO_SHOW, only_asker
+from bot.conversation.model import ConversationState, EvidenceReply, Incoming, Notice, ReportReply
+from bot.conversation.turns import Responder, Turns
+
+__all__ = ["ShownAgain"]
+
+
+class ShownAgain:
+    """The actions on a thread's answer, for the engine (`mention` names the asker)."""
+
+    def __init__(self, turns: Turns, mention: Callable[[str], str]) -> None:
+        self._turns = turns
+        self._mention = mention
+
+    @staticmethod
+    async def refusal(gate: Gate, state: ConversationState) -> Notice | None:
+        """The private denial when the thread's earlier answer may not be shown to this asker.
+
+        Asked before the answer is shown again in any form (all its evidence, re-run, a new
+        lookback, posted to the thread), with the full target it was diagnosed with: its
+        cluster, project and kind. An answer about no workload was about the project asked
+        for by name, if any. The denial names nothing of the answer.
+        """
+        report, slots = state.last_report, state.slots
+        if report is None:
+            return None
+        if report.workload is not None:
+            workload = report.workload
+            same = slots.cluster_id in {None, workload.cluster_id}
+            label = (slots.cluster_label if same else None) or workload.cluster_id
+            decision = await gate.may_see(workload, label)
+        elif slots.cluster_id and slots.project and slots.workload_id is None:
+            label = slots.cluster_label or slots.cluster_id
+            decision = await gate.may_list(slots.cluster_id, label, slots.project)
+        else:
+            return None  # by ID, and nothing was found: it showed only the ID asked for
+        if decision.allowed:
+            return None
+        return await gate.deny(decision, thread=True)
+
+    async def _allowed(
+        self, incoming: Incoming, state: ConversationState, responder: Responder
+    ) -> Gate | None:
+        """The turn's checks if the answer may be shown to this person.
+
+        None: refused, and they were told so, privately.
+        """
+        gate = await self._turns.gate(incoming)
+        refusal = await self.refusal(gate, state)
+        if refusal is None:
+            return gate
+        await responder.post(refusal)
+        return None
+
+    async def evidence(
+        self, incoming: Incoming, state: ConversationState, responder: Responder
+    ) -> None:
+        """All the evidence of the thread's answer (privately if the answer was)."""
+        if state.last_report is None:
+            await responder.post(Notice(NOTHING_TO_SHOW, private=True))
+            return
+        if await self._allowed(incoming, state, responder) is None:
+            return
+        lookback = state.last_lookback or "24h"
+        private = state.answer_private
+        await responder.post(EvidenceReply(state.last_report, lookback, private=private))
+
+    async def rerun(
+        self,
+        incoming: Incoming,
+        state: ConversationState,
+        again: ConversationState,
+        responder: Responder,
+    ) -> ConversationState | None:
+        """The answer diagnosed again with `again`'s slots; None: refused, nothing changed."""
+        gate = await self._allowed(incoming, state, responder)
+        if gate is None:
+            return None
+        return await self._turns.run(incoming, again, responder, gate=gate)
+
+    async def publish(
+        self, incoming: Incoming, state: ConversationState, responder: Responder
+    ) -> ConversationState | None:
+        """The asker posts a privately shown answer (channel policy) to the thread on purpose.
+
+        Their access is checked again first: it may have changed since the answer.
+        """
+        if state.last_report is None or not state.answer_private:
+            await responder.post(Notice(ALREADY_ANSWERED, private=True))
+            return None
+        if state.asker and incoming.user != state.asker:
+            await responder.post(Notice(only_asker(self._mention(state.asker)), private=True))
+            return None
+        if await self._allowed(incoming, state, responder) is None:
+            return None
+        report, lookback = state.last_report, state.last_lookback or "24h"
+        reply = ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label)
+        await responder.post(reply)
+        return state.model_copy(update={"answer_private": False})

@@ -1,0 +1,82 @@
+"""Which cluster? The one typed, or the channel's default, or a question listing some.
+
+No cluster name is shown before the asker's access is known: when they typed none, or one
+that matches nothing, `Gate.reach` decides first. Someone who may read nothing anywhere gets
+the private denial; anyone else is offered only the clusters where they may read something.
+A typed name that matches is used as typed (the project is checked next), and nothing is
+ever guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from bot.authz import Reach
+from bot.conversation.access import Gate
+from bot.conversation.clusters import ClusterDirectory
+from bot.conversation.messages import describe_upstream
+from bot.conversation.model import Choice, Notice, Question, Slots
+from bot.flight import Flights
+from diagnosis import Cluster, RunaiReader, UpstreamError
+
+__all__ = ["CLUSTER_QUESTION", "MAX_CLUSTER_BUTTONS", "ClusterSlot"]
+
+MAX_CLUSTER_BUTTONS = 25
+CLUSTER_QUESTION = "Which Run:ai cluster is it on?"
+
+
+def _cluster_question(text: str, known: Iterable[Cluster], reach: Reach) -> Question:
+    """`text` with a button for each cluster in `known` that `reach` covers."""
+    readable = [c for c in known if reach.covers(c.uuid)][:MAX_CLUSTER_BUTTONS]
+    choices = tuple(Choice(label=c.name, value=f"cluster:{c.uuid}") for c in readable)
+    suffix = "" if choices else " Reply with its cluster ID."
+    return Question(text + suffix, choices)
+
+
+class ClusterSlot:
+    """Fills a thread's cluster: from what was typed, the channel's default, or a question."""
+
+    def __init__(
+        self, runai: RunaiReader, *, defaults: Mapping[str, str], flights: Flights | None
+    ) -> None:
+        self._directory = ClusterDirectory(runai, flights=flights)
+        self._defaults = dict(defaults)
+
+    async def resolve(
+        self, gate: Gate, slots: Slots, channel: str, notes: list[str]
+    ) -> Slots | Question | Notice:
+        """The slots with the cluster set, a question, or what to say instead.
+
+        Instead: the private denial, or the control plane's failure to list its clusters. A
+        note is added to `notes` when the channel's default cluster is used.
+        """
+        try:
+            return await self._resolve(gate, slots, channel, notes)
+        except UpstreamError as error:
+            return Notice(describe_upstream(error, "list the clusters"))
+
+    async def _resolve(
+        self, gate: Gate, slots: Slots, channel: str, notes: list[str]
+    ) -> Slots | Question | Notice:
+        typed, reach = slots.cluster_label, None
+        if typed is None:  # nothing typed: decide their access before naming any cluster
+            reach = await gate.reach()
+            if not reach.allowed:
+                return await gate.deny(reach)
+            typed = self._defaults.get(channel)
+            if typed is None:
+                known = await self._directory.clusters()
+                return _cluster_question(CLUSTER_QUESTION, known, reach)
+            notes.append(f"Cluster {typed} is this channel's configured default.")
+        match = await self._directory.match(typed)
+        if match.cluster is not None:
+            return slots.model_copy(
+                update={"cluster_id": match.cluster.uuid, "cluster_label": match.cluster.name}
+            )
+        reach = reach or await gate.reach()
+        if not reach.allowed:
+            return await gate.deny(reach)
+        text = (
+            f"I don't know a cluster called {typed!r}; I only match exact names or IDs. Which one?"
+        )
+        return _cluster_question(text, match.known, reach)
