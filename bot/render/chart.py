@@ -19,14 +19,17 @@ import functools
 import itertools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-from bot.render.canvas import Canvas
 from bot.render.chart_scale import time_label, time_ticks, value_label, value_ticks
 from bot.render.gaps import runs
 from bot.render.slack_text import clean, one_line
 from bot.render.sparkline import gib
 from bot.render.wording import when
 from diagnosis import MemoryFigures, MemorySample
+
+if TYPE_CHECKING:
+    from bot.render.canvas import Canvas
 
 __all__ = [
     "GAP_COLOUR",
@@ -170,6 +173,9 @@ def memory_chart(memory: MemoryFigures | None, *, workload: str) -> Chart | None
 
 @functools.lru_cache(maxsize=_KEPT_CHARTS)
 def _drawn(memory: MemoryFigures, name: str) -> Chart:
+    # Pillow (~4 MB) loads with the first chart, not with every process that never draws one.
+    from bot.render.canvas import Canvas  # noqa: PLC0415
+
     parts = runs(memory.samples)
     canvas = Canvas(WIDTH_PX, HEIGHT_PX, _COLOURS)
     _gaps(canvas, memory, parts)
