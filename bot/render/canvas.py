@@ -4,14 +4,13 @@ Shapes are drawn `SCALE` times larger and then reduced (each output pixel the me
 `SCALE`x`SCALE` block), which smooths slanted lines as anti-aliasing would; text is then
 drawn at the output size, anti-aliased by FreeType, on top. Each label is rendered once and
 kept (tick values, units and legend entries recur on every chart); rendering text is the
-largest cost left. Coordinates given to the canvas
-are the output image's. The picture is stored as a palette PNG: every pixel mapped, without
-dithering, to the nearest of the canvas's colours, their blends with white and a grey ramp,
-so the colours drawn stay exact, the file is about a third of an RGB one, and encoding it
-is cheap. Text uses the font Pillow bundles (Aileron, `ImageFont.load_default(size=...)`),
-never a system font, so the same calls give the same PNG bytes wherever the pinned Pillow
-runs; characters that font lacks are drawn as `?`. Pillow writes no time or software name
-into the PNG.
+largest cost left. Coordinates given to the canvas are the output image's. The picture is
+stored as a palette PNG: every pixel mapped, without dithering, to the nearest of the
+canvas's colours, their blends with white and a grey ramp, so the colours drawn stay exact,
+the file is about a third of an RGB one, and encoding it is cheap. Text uses the font Pillow
+bundles (Aileron, `ImageFont.load_default(size=...)`), never a system font, so the same
+calls give the same PNG bytes wherever the pinned Pillow runs; characters that font lacks
+are drawn as `?`. Pillow writes no time or software name into the PNG.
 """
 
 from __future__ import annotations
@@ -40,6 +39,10 @@ _APART = 10  # the least distance between two palette entries (RGB, 0-255 a chan
 
 @functools.cache
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The bundled font at `size`, shared by the threads that draw charts.
+
+    Pillow calls FreeType holding the GIL (and, in free-threaded builds, a lock per font).
+    """
     return ImageFont.load_default(size=size)
 
 
@@ -172,7 +175,7 @@ class Canvas:
 
     def png(self) -> bytes:
         """The picture at its output size, as a palette PNG."""
-        image = self._image.reduce(SCALE) if SCALE > 1 else self._image
+        image = self._image.reduce(SCALE)
         for (x, y), text, colour, size, anchor in self._texts:
             mask, left, top = _lettering(text, size, anchor)
             image.paste(colour, (round(x) + left, round(y) + top), mask)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Literal
 
 from bot.render.chart_scale import time_label, time_ticks, value_label, value_ticks
 from bot.render.gaps import runs
@@ -71,7 +71,7 @@ _GIB = 1024**3
 _TITLE_MAX = 90
 _ALT_MAX = 1_000
 _ALT_GAPS = 3  # gaps named in the alt text; more are counted.
-_KEPT_CHARTS = 16  # PNGs of ~20 KB each
+_KEPT_CHARTS = 16  # PNGs of ~7 KB each
 _SWATCH = 22  # a legend entry's line sample, in pixels
 _INSET = 8  # pixels between the plot area's sides and the first and last moment drawn
 
@@ -91,7 +91,7 @@ class LegendEntry:
 
     label: str
     colour: str
-    style: str
+    style: Literal["solid", "dashed", "dotted", "shade"]
 
 
 def y_top(memory: MemoryFigures) -> float:
@@ -103,12 +103,17 @@ def y_top(memory: MemoryFigures) -> float:
     return max(highest / _GIB, 1 / 1024) * HEADROOM
 
 
+def _utc(moment: datetime) -> datetime:
+    """`moment`, read as UTC when upstream gave no zone (never an error while drawing)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def _span(memory: MemoryFigures) -> tuple[datetime, datetime]:
     """The x axis: the samples and the kill time; two minutes around a single instant."""
     times = [memory.samples[0].at, memory.samples[-1].at]
     if memory.killed_at is not None:
         times.append(memory.killed_at)
-    start, end = min(times), max(times)
+    start, end = min(map(_utc, times)), max(map(_utc, times))
     if start == end:
         return start - timedelta(minutes=1), end + timedelta(minutes=1)
     return start, end
@@ -124,7 +129,7 @@ def data_column(at: datetime, memory: MemoryFigures) -> float:
     """The pixel column where the moment `at` is drawn (the first and last inset a little)."""
     left, _, right, _ = PLOT_BOX
     start, end = _span(memory)
-    return left + _INSET + (right - left - 2 * _INSET) * ((at - start) / (end - start))
+    return left + _INSET + (right - left - 2 * _INSET) * ((_utc(at) - start) / (end - start))
 
 
 def legend(memory: MemoryFigures, *, gaps: bool) -> list[LegendEntry]:

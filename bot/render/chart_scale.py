@@ -2,9 +2,9 @@
 
 Value ticks are 1, 2, 2.5 or 5 times a power of ten apart, at most `MAX_TICKS` of them from
 zero. Time ticks fall on whole multiples of a step from the Unix epoch (whole minutes, hours
-or UTC days), the smallest step giving at most `MAX_TICKS`. Labels are `HH:MM` (`HH:MM:SS`
-under a minute), and `MM-DD` at midnight or when ticks are days apart: numbers only, never a
-month name, so no locale changes the picture.
+or UTC days), the smallest step giving at most `MAX_TICKS`, whatever the span. Labels are
+`HH:MM` (`HH:MM:SS` under a minute), and `MM-DD` at midnight or when ticks are days apart:
+numbers only, never a month name, so no locale changes the picture.
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ def time_ticks(start: datetime, end: datetime) -> tuple[list[datetime], int]:
     """Tick times within [start, end] and the step between them, in seconds."""
     first, last = (start - _EPOCH).total_seconds(), (end - _EPOCH).total_seconds()
     span = max(last - first, 1.0)
-    step = next((s for s in _TIME_STEPS if span / s <= MAX_TICKS - 1), _TIME_STEPS[-1])
+    # Beyond the table (centuries between two figures), whole days that still give few ticks.
+    longest = math.ceil(span / (MAX_TICKS - 1) / _DAY) * _DAY
+    step = next((s for s in _TIME_STEPS if span / s <= MAX_TICKS - 1), longest)
     ticks = []
     at = math.ceil(first / step) * step
     while at <= last:

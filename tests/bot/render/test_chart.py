@@ -182,6 +182,14 @@ def test_a_gap_with_no_samples_breaks_the_line():
     assert "no samples" in [e.label for e in legend(GAPPED, gaps=True)]  # ... and named.
 
 
+def test_a_gap_narrower_than_its_line_ends_is_not_shaded():
+    """Half an hour missing from a week: a break two pixels wide, named, but not shaded."""
+    memory = figures([4] * 1000, step_min=10, gaps=[(500, 30)])
+    picture = Picture(drawn(memory))
+    assert picture.where(USAGE_COLOUR)
+    assert not picture.where(GAP_COLOUR)
+
+
 def test_a_steady_series_is_one_unbroken_line():
     """The gap test's check would see a bridging line: a steady series fills every column."""
     memory = figures([4, 5, 6, 7, 8, 9, 10, 11], limit=32)
@@ -244,6 +252,20 @@ def test_the_kill_is_a_labelled_line_at_its_own_column(memory):
     assert abs(sum(columns) / len(columns) - data_column(memory.killed_at, memory)) <= 1.5
     label_band = (0, LEGEND_BOX[3], WIDTH_PX, TOP)
     assert len(picture.where(KILL_COLOUR, label_band)) > 20  # the label's text.
+
+
+@pytest.mark.parametrize(
+    "killed_at",
+    [
+        datetime(2025, 11, 4, 0, 35),  # noqa: DTZ001 - no zone given upstream: read as UTC, never an error
+        datetime(2125, 11, 4, tzinfo=UTC),  # a century off: drawn where it says, few ticks
+    ],
+)
+def test_odd_kill_times_still_draw(killed_at):
+    memory = figures([4, 8, 16, 31.6], limit=32).model_copy(update={"killed_at": killed_at})
+    picture = Picture(drawn(memory))
+    columns = picture.columns(KILL_COLOUR)
+    assert abs(sum(columns) / len(columns) - data_column(killed_at, memory)) <= 1.5
 
 
 def test_no_kill_time_no_kill_line():

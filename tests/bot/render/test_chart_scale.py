@@ -44,6 +44,7 @@ def test_value_labels_have_the_digits_they_need(value, label):
         (timedelta(hours=15), 3 * 3600, "09:00"),
         (timedelta(days=3, hours=2), 86400, "11-05"),
         (timedelta(days=60), 14 * 86400, "11-06"),
+        (timedelta(days=36500), 6084 * 86400, "08-18"),  # beyond the table: still few ticks
     ],
 )
 def test_time_ticks_fall_on_whole_steps(span, step, first):
