@@ -16,22 +16,19 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
+from bench.chart import chart_row
 from bench.driver import send_all, wait_until
 from bench.stats import Figure, number
 from bench.world import SECRET, World
-from bot.backends import simulated
 from bot.logging import configure_logging
-from bot.render.chart import memory_chart
-from bot.scenarios import bundled_scenario, request_from_expectation
 from bot.server import build_runtime, create_asgi_app
 from bot.settings import Settings
-from diagnosis import diagnose
 
 __all__ = ["profile"]
 
 _PACKAGES = (
     "/bot/", "/diagnosis/", "slack_bolt", "slack_sdk", "aiohttp", "httpx", "httpcore",
-    "pydantic", "structlog", "redis", "matplotlib", "PIL", "json", "asyncio", "starlette",
+    "pydantic", "structlog", "redis", "PIL", "json", "asyncio", "starlette",
     "logging", "ssl", "re/", "yaml",
 )  # fmt: skip
 
@@ -92,28 +89,8 @@ async def profile(world: World, asks_count: int = 20, top: int = 12) -> tuple[li
     answered = sum(1 for a in asks[1:] if found[a.key].answered_at is not None)
     profiler.dump_stats(world.folder / "serve.prof")  # python -m pstats <folder>/serve.prof
     rows, text = _report(profiler, answered, cpu, top)
-    chart_ms = await _chart_cpu_ms()
-    rows.insert(
-        1, Figure("profile: memory chart per answer (worker thread)", f"{chart_ms:.1f} ms CPU")
-    )
+    rows.insert(1, Figure("profile: memory chart per answer (worker thread)", await chart_row()))
     return rows, text
-
-
-async def _chart_cpu_ms(runs: int = 5) -> float:
-    """CPU per memory chart: drawn in a worker thread, so the profile above does not see it."""
-    scenario = bundled_scenario("demo")
-    [expectation, *_] = scenario.expect or []
-    async with simulated(scenario, transport="asgi") as up:
-        report = await diagnose(
-            request_from_expectation(scenario, expectation),
-            runai=up.runai,
-            kube=up.kube,
-            now=scenario.now,
-        )
-    started = time.thread_time()
-    for _ in range(runs):
-        memory_chart(report.memory, workload=report.workload.name if report.workload else "?")
-    return (time.thread_time() - started) * 1000 / runs
 
 
 async def _close(runtime: object) -> None:

@@ -107,7 +107,9 @@ class MemoryFigures(_Model):
 
     `container` names the container they belong to (the one that was killed) when known;
     `samples` is the measured usage series over the evidence window, oldest first (empty
-    when none was measured), from which `peak_bytes` is taken.
+    when none was measured), from which `peak_bytes` is taken. `killed_at` is when the
+    container was OOM-killed, as the newest dated OOMKilled signal says (None when no OOM kill
+    was reported with a time).
     """
 
     request_bytes: int | None
@@ -115,6 +117,7 @@ class MemoryFigures(_Model):
     peak_bytes: int | None
     container: str | None = None
     samples: tuple[MemorySample, ...] = ()
+    killed_at: datetime | None = None
 
 
 #: Every redaction leaves one of these in the text it masked (see `diagnosis.redact`).

@@ -25,10 +25,10 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # the controller runs no test: it nee
     import aiohttp  # noqa: F401
     import detect_secrets  # noqa: F401
     import hypothesis.strategies  # noqa: F401
-    import matplotlib.backends.backend_agg
-    import matplotlib.figure  # noqa: F401
     import microsoft_teams.api  # noqa: F401
     import openapi_schema_validator  # noqa: F401
+    import PIL.ImageDraw
+    import PIL.ImageFont  # noqa: F401
     import pydantic_settings  # noqa: F401
     import redis.asyncio  # noqa: F401
     import slack_bolt.async_app  # noqa: F401

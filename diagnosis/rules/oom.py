@@ -32,13 +32,14 @@ def oom_killed(ev: Evidence) -> Finding | None:
     shown = f" of {format_bytes(limit)}" if limit else ""
     kind = "Init container" if init else "Container"
     who = f"{kind} {container}" if container else "A container"
+    killed_at = latest(signals)
     return Finding(
         category=Category.OOM_KILLED,
-        at=latest(signals),
+        at=killed_at,
         headline=f"{who} was OOM-killed: it exceeded its CPU-memory limit{shown}.",
         evidence=(*cite_all(signals), *memory.lines),
         details=Details(container=container, init_container=init),
-        memory=memory.figures,
+        memory=memory.figures.model_copy(update={"killed_at": killed_at}),
         missing=tuple(memory.missing),
     )
 

@@ -96,8 +96,9 @@ def test_diagnose_json_contract(capsys):
     assert set(data["workload"]) == workload
     assert data["workload"]["kind"] == "Training"
     assert set(data["recurrence"]) == {"count", "lookback", "recurring"}
-    memory = {"request_bytes", "limit_bytes", "peak_bytes", "container", "samples"}
+    memory = {"request_bytes", "limit_bytes", "peak_bytes", "container", "samples", "killed_at"}
     assert set(data["memory"]) == memory
+    assert data["memory"]["killed_at"] is not None  # the chart's kill marker, as JSON shows it
     assert out.count("\n") == 1
 
 

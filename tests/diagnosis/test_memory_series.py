@@ -58,6 +58,7 @@ def test_the_json_contract_carries_the_series_it_was_measured_from():
         "peak_bytes": 2,
         "container": "trainer",
         "samples": [{"at": "2025-11-04T00:00:00Z", "usage_bytes": 2}],
+        "killed_at": None,
     }
     json.dumps(body)
 

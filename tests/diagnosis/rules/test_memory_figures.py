@@ -16,7 +16,7 @@ from diagnosis.quantity import format_bytes
 from diagnosis.report import Category
 from diagnosis.rules import classify
 from tests.diagnosis.rules.tier2 import container, pod, with_tier2
-from tests.factories import event, evidence, spec, usage, workload
+from tests.factories import ago, event, evidence, spec, usage, workload
 from tests.factories import pod as runai_pod
 
 FIGURE = re.compile(r"\d+(?:\.\d+)? [KMGTP]iB")
@@ -146,3 +146,29 @@ def test_no_training_advice_for_an_init_container(ev, category, killed, limit, l
     assert "batch size" not in advice
     assert "gradient checkpointing" not in advice
     assert any("init container" in m for m in report.missing) or limit is not None
+
+
+def test_an_oom_kill_is_dated_by_its_newest_signal_for_the_chart():
+    """The chart marks the kill where the newest dated OOMKilled signal puts it."""
+    ev = evidence(
+        events=[event("OOMKilled", "Container trainer was OOMKilled", minutes_ago=40), OOM_EVENT],
+        spec_=SPEC_32,
+        metrics=[usage(2**30)],
+        metrics_requested=True,
+    )
+    report = compose(ev, classify(ev))
+    assert report.category is Category.OOM_KILLED
+    assert report.memory is not None
+    assert report.memory.killed_at == ago(12)  # the newer of the two kills
+    assert report.to_json_dict("24h")["memory"]["killed_at"] == "2026-11-30T11:48:00Z"
+
+
+def test_an_unexplained_exit_137_is_not_dated_as_an_oom_kill():
+    ev = with_tier2(
+        evidence(spec_=SPEC_32, metrics=[usage(15 * 2**30)], metrics_requested=True),
+        pod([container("trainer", memory="16Gi", reason="Error", exit_code=137)]),
+    )
+    report = compose(ev, classify(ev))
+    assert report.category is Category.UNKNOWN
+    assert report.memory is not None
+    assert report.memory.killed_at is None
