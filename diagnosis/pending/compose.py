@@ -136,6 +136,15 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
     phase = f"Workload phase {ev.workload.phase or 'unknown'}"
     evidence.append(EvidenceLine(text=phase, source="get_workload_status"))
     actions = [table_row.waiting, *table_row.actions]
+    actions += [
+        f"Node pool {v.pool} has {gpus(v.figures.free)} free GPUs: asking for it first may "
+        "start it sooner."
+        for v in others
+        if v.figures
+        and v.figures.free is not None
+        and v.figures.requested is not None
+        and v.figures.free >= v.figures.requested
+    ]
     if best.reason is PendingReason.UNKNOWN:
         actions += _unknown_advice(ev)
     missing = [g.what for g in ev.gaps]

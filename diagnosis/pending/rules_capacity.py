@@ -96,7 +96,7 @@ def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         headline=(
             f"Node pool {fig.pool} is full: it asks for {gpus(fig.requested)} GPUs and only "
             f"{gpus(fig.free)} of {gpus(fig.total)} are free, although the project is within its "
-            f"quota ({gpus(used)} allocated + {gpus(fig.requested)} requested <= "
+            f"quota ({gpus(used)} allocated + {gpus(fig.requested)} requested of "
             f"{gpus(fig.deserved)} deserved): capacity is held by others."
         ),
         lines=tuple(cite_said(s) for s in said),

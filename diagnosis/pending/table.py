@@ -153,7 +153,6 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         (
             "If it lasts, tell an administrator: the pool may be over-subscribed (deserved quotas "
             "add up to more than its GPUs), or no single node has room.",
-            "Another requested node pool with free GPUs may start it sooner.",
         ),
     ),
     PendingRow(

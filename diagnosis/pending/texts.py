@@ -125,7 +125,6 @@ TEXTS: tuple[tuple[Saying, re.Pattern[str]], ...] = (
             r"|Each gpu on the node has a gpu memory capacity of"
         ),
     ),
-    (Saying.PIPELINED, _rx(r"was pipelined to node")),
     (
         Saying.FIT,
         _rx(

@@ -59,7 +59,8 @@ def priority_of(workload: Workload, priorities: tuple[WorkloadPriority, ...] | N
 def _mentions(
     names: list[str], namespace: str | None, project: str | None, *, same: bool
 ) -> tuple[tuple[str, str], ...]:
-    stand_in = SAME_PROJECT if same else ANOTHER_PROJECT
+    """Each text that names the party, and the bracketed stand-in a quote gets instead."""
+    stand_in = f"[{SAME_PROJECT if same else ANOTHER_PROJECT}]"
     found = {}
     for name in names:
         if namespace:
@@ -68,7 +69,7 @@ def _mentions(
     if not same:
         for place in (namespace, project):
             if place:
-                found.setdefault(place, "another project")
+                found.setdefault(place, "[another project]")
     return tuple(sorted(found.items(), key=lambda item: -len(item[0])))
 
 
