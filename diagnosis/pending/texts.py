@@ -13,7 +13,11 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-__all__ = ["REASON_CODES", "TEXTS", "FitPart", "Saying", "fit_parts", "read_text"]
+__all__ = ["MAX_TEXT", "REASON_CODES", "TEXTS", "FitPart", "Saying", "fit_parts", "read_text"]
+
+#: How much of one upstream text is read: scheduler texts are short, and every pattern here
+#: is bounded, so a hostile 50,000-character message costs linear time, not quadratic.
+MAX_TEXT = 4_000
 
 
 class Saying(StrEnum):
@@ -49,8 +53,12 @@ REASON_CODES: dict[str, Saying] = {
 
 
 def _num(name: str) -> str:
-    """A named number group (`4`, `0.5`)."""
-    return rf"(?P<{name}>\d+(?:\.\d+)?)"
+    """A named number group (`4`, `0.5`), bounded like every pattern here."""
+    return rf"(?P<{name}>\d{{1,12}}(?:\.\d{{1,6}})?)"
+
+
+#: A named, bounded, space-free name (a queue or node pool): `_NAME.format("queue")`.
+_NAME = r"(?P<{}>\S{{1,253}})"
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -62,52 +70,64 @@ TEXTS: tuple[tuple[Saying, re.Pattern[str]], ...] = (
     (
         Saying.OVER_LIMIT,
         _rx(
-            r"(?P<queue>\S+) quota has reached the allowable limit of (?P<resource>GPUs|CPU cores"
-            rf"|memory)\. Limit is {_num('limit')} \S+, currently "
-            rf"{_num('allocated')} \S+ allocated and workload requested "
-            rf"{_num('requested')}"
+            _NAME.format("queue") + r" quota has reached the allowable limit of "
+            r"(?P<resource>GPUs|CPU cores|memory)\. Limit is " + _num("limit") + r" \S{1,16}, "
+            r"currently "
+            + _num("allocated")
+            + r" \S{1,16} allocated and workload requested "
+            + _num("requested")
         ),
     ),
     (
         Saying.NON_PREEMPTIBLE_OVER_QUOTA,
         _rx(
-            rf"Non-preemptible workload is over quota\. Workload requested "
-            rf"{_num('requested')} GPUs, but (?P<queue>\S+) quota is "
-            rf"{_num('deserved')} GPUs, while "
-            rf"{_num('allocated_np')} GPUs are already allocated"
+            r"Non-preemptible workload is over quota\. Workload requested "
+            + _num("requested")
+            + r" GPUs, but "
+            + _NAME.format("queue")
+            + r" quota is "
+            + _num("deserved")
+            + r" GPUs, while "
+            + _num("allocated_np")
+            + r" GPUs are already allocated"
         ),
     ),
     (Saying.NON_PREEMPTIBLE_OVER_QUOTA, _rx(r"\bnon-preemptible over quota\b")),
-    (Saying.QUEUE_MISSING, _rx(r"Queue '(?P<queue>[^']+)' does not exist")),
+    (Saying.QUEUE_MISSING, _rx(r"Queue '(?P<queue>[^']{1,253})' does not exist")),
     (
         Saying.NOT_READY,
         _rx(
-            r"Job is not ready for scheduling\. Waiting for (?P<required>\d+) pods, currently "
-            r"(?P<exist>\d+) exist, (?P<gated>\d+) are gated"
+            r"Job is not ready for scheduling\. Waiting for (?P<required>\d{1,9}) pods, "
+            r"currently (?P<exist>\d{1,9}) exist, (?P<gated>\d{1,9}) are gated"
         ),
     ),
     (
         Saying.PREEMPTION_DELAY,
         _rx(
-            r"within its preemption delay window \((?P<delay>[^)]+)\) and may not trigger "
-            r"evictions before (?P<until>\S+?)\.?$"
+            r"within its preemption delay window \((?P<delay>[^)]{1,32})\) and may not trigger "
+            r"evictions before (?P<until>\S{1,64}?)\.?$"
         ),
     ),
     (
         Saying.GANG,
         _rx(
-            r"Resources were found for (?P<found>\d+) pods while (?P<required>\d+) are required"
-            r" for gang scheduling"
+            r"Resources were found for (?P<found>\d{1,9}) pods while (?P<required>\d{1,9}) are "
+            r"required for gang scheduling"
         ),
     ),
     (
         Saying.LARGEST_NODE,
         _rx(
-            rf"Max GPU resources available in a single node in the (?P<pool>\S+) node-pool is "
-            rf"topped at {_num('largest')}"
+            r"Max GPU resources available in a single node in the "
+            + _NAME.format("pool")
+            + r" node-pool is topped at "
+            + _num("largest")
         ),
     ),
-    (Saying.NO_GPU_NODE, _rx(r"No node in the (?P<pool>\S+) node-pool has GPU resources")),
+    (
+        Saying.NO_GPU_NODE,
+        _rx(r"No node in the " + _NAME.format("pool") + r" node-pool has GPU resources"),
+    ),
     (
         Saying.PVC,
         _rx(
@@ -153,14 +173,14 @@ _SHORTAGE = _rx(
     r"|didn't have enough"
 )
 _HISTOGRAM_ITEM = re.compile(
-    r"\b\d+\s+(?:node\(s\)|Insufficient)\s[^\n]*?(?=\.(?:\s|$)|\n|$)", re.IGNORECASE
+    r"\b\d{1,6}\s{1,3}(?:node\(s\)|Insufficient)\s[^\n]{0,300}?(?=\.(?:\s|$)|\n|$)", re.IGNORECASE
 )
 
 
 def fit_parts(text: str) -> set[FitPart]:
     """What each `<count> node(s) …` item of a fit histogram blames (empty: no histogram)."""
     found: set[FitPart] = set()
-    for match in _HISTOGRAM_ITEM.finditer(text):
+    for match in _HISTOGRAM_ITEM.finditer(text[:MAX_TEXT]):
         item = match.group(0)
         if _CONSTRAINT.search(item):
             found.add(FitPart.CONSTRAINT)
@@ -177,8 +197,8 @@ def read_text(reason: str | None, message: str | None) -> tuple[Saying, dict[str
     A message shape that carries numbers wins over the bare reason code, so the scheduler's
     figures are kept; otherwise the typed reason decides, then the first matching shape.
     """
-    text = message or ""
-    coded = REASON_CODES.get((reason or "").replace(" ", "").lower())
+    text = (message or "")[:MAX_TEXT]
+    coded = REASON_CODES.get((reason or "").replace(" ", "").lower()[:64])
     for saying, pattern in TEXTS:
         match = pattern.search(text)
         if match and (coded is None or saying is coded or saying is Saying.FIT):

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from diagnosis.pending.texts import MAX_TEXT
+
 __all__ = [
     "ACTIONS",
     "ACTION_ANNOTATION",
@@ -48,7 +50,7 @@ ACTIONS: dict[str, PreemptionKind] = {
     "stalegangeviction": PreemptionKind.STALE_GANG_EVICTION,
 }
 
-_NAME = r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?"
+_NAME = r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?"
 _TEXTS: tuple[tuple[PreemptionKind, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
@@ -66,17 +68,21 @@ _TEXTS: tuple[tuple[PreemptionKind, re.Pattern[str]], ...] = tuple(
         ),
         (
             PreemptionKind.STALE_GANG_EVICTION,
-            r"doesn't meet the minimum required number of pods \((?P<min>\d+)\), evicting",
+            r"doesn't meet the minimum required number of pods \((?P<min>\d{1,9})\), evicting",
         ),
     )
 )
 _QUEUE_LINE = re.compile(
-    r"(?P<queue>[\w.-]+) uses (?P<uses>[^\n]+?) with a quota of (?P<quota>[^\n]+?), "
-    r"fair-share of (?P<share>[^\n]+?) and queue priority of (?P<priority>\d+)",
+    r"(?P<queue>[\w.-]{1,253}) uses (?P<uses>[^\n]{1,200}?) with a quota of "
+    r"(?P<quota>[^\n]{1,200}?), fair-share of (?P<share>[^\n]{1,200}?) and queue priority of "
+    r"(?P<priority>\d{1,9})",
     re.IGNORECASE,
 )
-_GPU = re.compile(r"(\d+(?:\.\d+)?)\s*GPUs?\b|\bGPUs?\b\W{0,3}(\d+(?:\.\d+)?)", re.IGNORECASE)
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_GPU = re.compile(
+    r"(\d{1,12}(?:\.\d{1,6})?)\s{0,3}GPUs?\b|\bGPUs?\b\W{0,3}(\d{1,12}(?:\.\d{1,6})?)",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"-?\d{1,12}(?:\.\d{1,6})?")
 
 
 def _gpus(text: str) -> float | None:
@@ -113,7 +119,7 @@ class EvictText:
 
 def read_eviction(message: str | None) -> EvictText | None:
     """The eviction text's meaning, or None when it is not one of the scheduler's texts."""
-    text = message or ""
+    text = (message or "")[:MAX_TEXT]
     for kind, pattern in _TEXTS:
         match = pattern.search(text)
         if match is None:

@@ -111,3 +111,33 @@ async def test_the_podgroups_condition_is_read_when_kubernetes_is_configured():
     assert any(p.endswith("/podgroups/pg-vit-pretrain-xl-0-3b9d2f4e") for p in paths)
     assert any(p.endswith("/queues/vision") for p in paths)
     assert not any("Kubernetes Tier 2 access is not configured" in m for m in report.missing)
+
+
+async def test_a_pending_question_about_a_running_workload_asks_which_one():
+    request = DiagnosisRequest(
+        cluster_id=CLUSTER, workload_name="sdxl-finetune", project="vision", symptom=Symptom.PENDING
+    )
+    async with simulated(DEMO, retries=0, transport="asgi") as up:
+        report = await diagnose(request, runai=up.runai, now=DEMO.now)
+    assert report.outcome is Outcome.NEEDS_INPUT
+    assert "No workload named sdxl-finetune in vision is waiting to run" in report.headline
+    assert "(current phase: Running)" in report.headline
+    assert [c.name for c in report.candidates] == ["sdxl-finetune"]
+
+
+async def test_two_equally_new_waiting_workloads_are_a_question():
+    entry = next(w for w in DEMO.workloads if w.workload["name"] == "vit-pretrain-xl")
+    twin = entry.model_copy(deep=True)
+    twin.workload["id"] = "0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+    scenario = DEMO.model_copy(update={"workloads": [*DEMO.workloads, twin]})
+    request = DiagnosisRequest(
+        cluster_id=CLUSTER,
+        workload_name="vit-pretrain-xl",
+        project="vision",
+        symptom=Symptom.PENDING,
+    )
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        report = await diagnose(request, runai=up.runai, now=DEMO.now)
+    assert report.outcome is Outcome.NEEDS_INPUT
+    assert report.headline.startswith("2 workloads named vit-pretrain-xl in vision are waiting")
+    assert len(report.candidates) == 2
