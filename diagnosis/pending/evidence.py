@@ -242,6 +242,17 @@ def _newer(one: Said, other: Said) -> bool:
     return one.at > other.at
 
 
+def _merged(one: Said, other: Said) -> Said:
+    """One statement seen twice (an event and a condition): the newer, with what either knew."""
+    newer, older = (one, other) if _newer(one, other) else (other, one)
+    return newer.model_copy(
+        update={
+            "node_pool": newer.node_pool or older.node_pool,
+            "values": {**older.values, **newer.values},
+        }
+    )
+
+
 def sayings(
     workload: Workload,
     events: Iterable[Event],
@@ -270,6 +281,5 @@ def sayings(
         bucket = stale if old else current
         key = (said.saying, said.text.split(": ", 1)[-1].lower())
         kept = bucket.get(key)
-        if kept is None or _newer(said, kept):
-            bucket[key] = said
+        bucket[key] = said if kept is None else _merged(said, kept)
     return list(current.values()), [s for k, s in stale.items() if k not in current]

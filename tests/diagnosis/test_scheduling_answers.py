@@ -7,13 +7,23 @@ run at once, and what happens when a read fails.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from bench.stats import chain_levels
 from bot.backends import simulated
 from bot.scenarios import bundled_scenario, request_from_expectation
-from diagnosis import Authorize, DiagnosisRequest, Outcome, Symptom, WorkloadAccess, diagnose
+from diagnosis import (
+    Authorize,
+    DiagnosisRequest,
+    Outcome,
+    Report,
+    Symptom,
+    WorkloadAccess,
+    diagnose,
+)
+from runai_sim.scenario import Scenario
 from tests.diagnosis.test_chain import LATENCY_MS, _level, _timed_calls
 from tests.diagnosis.test_sharing import Memo
 
@@ -141,3 +151,84 @@ async def test_two_equally_new_waiting_workloads_are_a_question():
     assert report.outcome is Outcome.NEEDS_INPUT
     assert report.headline.startswith("2 workloads named vit-pretrain-xl in vision are waiting")
     assert len(report.candidates) == 2
+
+
+VIT = next(w for w in DEMO.workloads if w.workload["name"] == "vit-pretrain-xl")
+
+
+def _demo_with(
+    *,
+    workload: dict[str, Any] | None = None,
+    events: list[dict[str, Any]] | None = None,
+    queues: list[dict[str, Any]] | None = None,
+) -> tuple[Scenario, DiagnosisRequest]:
+    """The demo with vit-pretrain-xl's body, events or the queues changed; its request."""
+    entry = VIT.model_copy(deep=True)
+    entry.workload.update(workload or {})
+    if events is not None:
+        entry.events = events
+        entry.history = [r for r in entry.history if r["meta"]["type"] == "PhaseUpdate"]
+    kube = DEMO.kubernetes.model_copy(deep=True) if DEMO.kubernetes else None
+    if kube is not None and queues is not None:
+        kube.queues = queues
+    workloads = [entry if w.id == entry.id else w for w in DEMO.workloads]
+    scenario = DEMO.model_copy(update={"workloads": workloads, "kubernetes": kube})
+    return scenario, DiagnosisRequest(cluster_id=CLUSTER, workload_id=entry.id)
+
+
+async def _pending(
+    scenario: Scenario, request: DiagnosisRequest, *faults: dict[str, object]
+) -> Report:
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        for fault in faults:
+            up.simulator.add_fault(fault)
+        return await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
+
+
+async def test_the_podgroup_named_by_a_pods_annotation_and_its_missing_queue():
+    scenario, request = _demo_with(events=[], queues=[])
+    report = await _pending(scenario, request)
+    assert report.pending is not None
+    assert report.pending.reason == "QUEUE_MISSING"
+    assert "its PodGroup names queue vision, which does not exist" in report.headline
+
+
+async def test_a_queue_that_cannot_be_read_is_a_gap_not_a_missing_queue():
+    scenario, request = _demo_with()
+    report = await _pending(scenario, request, {"path": "/k8s/.*/queues/vision", "status": 503})
+    assert report.pending is not None
+    assert report.pending.reason == "NODE_POOL_FULL"
+    assert any(m.startswith("queue vision unavailable (HTTP 503") for m in report.missing)
+
+
+async def test_without_a_podgroup_name_kubernetes_says_so():
+    scenario, request = _demo_with(events=[])
+    fault = {"path": "/k8s/.*/pods/vit-pretrain-xl-0-0", "status": 404}
+    report = await _pending(scenario, request, fault)
+    assert any("the PodGroup (no event or pod annotation names it)" in m for m in report.missing)
+
+
+async def test_no_project_id_and_no_requested_pool_are_gaps_never_guesses():
+    scenario, request = _demo_with(workload={"projectId": None, "requestedNodePools": []})
+    report = await _pending(scenario, request)
+    assert report.pending is not None
+    # the PodGroup's condition names the pool; without the quota the split is not made
+    assert (report.pending.reason, report.pending.node_pool) == ("UNKNOWN", "default")
+    assert report.pending.deserved_gpus is None
+    assert "the project's quota (the workload names no project ID)" in report.missing
+    assert "the project's deserved GPUs in node pool default" in report.missing
+
+
+async def test_without_requested_pools_the_projects_defaults_are_read():
+    scenario, request = _demo_with(workload={"requestedNodePools": []})
+    report = await _pending(scenario, request)
+    assert report.pending is not None
+    assert (report.pending.reason, report.pending.node_pool) == ("NODE_POOL_FULL", "default")
+    assert report.pending.deserved_gpus == 16
+
+
+async def test_without_a_namespace_or_project_kubernetes_is_skipped_and_said():
+    scenario, request = _demo_with(workload={"namespace": None, "projectName": None})
+    report = await _pending(scenario, request)
+    assert "Kubernetes evidence: the workload has no namespace or project" in report.missing

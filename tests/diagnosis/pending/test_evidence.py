@@ -218,3 +218,14 @@ def test_fit_histograms_and_codes():
 )
 def test_waits_as_people_say_them(seconds, shown):
     assert waited(timedelta(seconds=seconds)) == shown
+
+
+def test_one_statement_from_an_event_and_a_condition_keeps_the_pool_either_named():
+    event = b.fit(b.SHORTAGE, minutes_ago=5)  # Run:ai's event says no pool
+    group = b.podgroup("PodSchedulingErrors", b.SHORTAGE, minutes_ago=5)  # the condition does
+    no_defaults = b.project().model_copy(update={"effective": None})
+    wl = b.waiting(requestedNodePools=[])
+    ev = b.pending_evidence(wl, quota=no_defaults, events=[event], podgroup=group, tier2=True)
+    [said] = ev.said
+    assert said.node_pool == "default"
+    assert ev.pools() == ["default"]
