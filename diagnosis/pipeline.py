@@ -291,21 +291,30 @@ async def _examine(
         if waiting and request.symptom is Symptom.PENDING:
             preempted = None  # asked why it waits: the Pending answer cites the eviction
     reader, kube_gap = _kube_reader(kube, request.cluster_id)
-    if preempted is not None:
+
+    async def preemption(decisive: Signal, ev: Evidence | None = None) -> Report:
+        """The preemption answer, from the evidence read so far (history, when read)."""
+        history = ev.history if ev is not None else None
+        gaps = ev.gaps if ev is not None else tuple(g for g in (events.gap, kube_gap) if g)
         with watch.stage("collect"):
             report = await explain_preemption(
                 request,
                 runai,
                 workload=workload,
-                decisive=preempted,
-                signals=status,
+                decisive=decisive,
+                signals=list(ev.signals) if ev is not None else status,
                 events=events.value or (),
+                history=history,
+                history_gap=next((g for g in gaps if g.source == HISTORY), None),
                 now=now,
                 cutoff=cutoff,
                 since=since,
                 kube=reader,
             )
-        return _with_gaps(report, events.gap, kube_gap)
+        return _with_gaps(report, *gaps)
+
+    if preempted is not None:
+        return await preemption(preempted)
     if waiting and not events.gap:
         with watch.stage("collect"):
             report = await explain_pending(
@@ -342,22 +351,7 @@ async def _examine(
     with watch.stage("classify"):
         preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
     if preempted is not None:
-        with watch.stage("collect"):
-            report = await explain_preemption(
-                request,
-                runai,
-                workload=workload,
-                decisive=preempted,
-                signals=list(ev.signals),
-                events=events.value or (),
-                history=ev.history,
-                history_gap=next((g for g in ev.gaps if g.source == HISTORY), None),
-                now=now,
-                cutoff=cutoff,
-                since=since,
-                kube=reader,
-            )
-        return _with_gaps(report, *ev.gaps)
+        return await preemption(preempted, ev)
     with watch.stage("classify"):
         run = current_run(ev)
         if routed_out is not None and phase_gate(workload.phase, run) is not None:

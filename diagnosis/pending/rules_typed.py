@@ -46,13 +46,17 @@ _BLOCKING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 _NO_CAPACITY_PHASES = frozenset({"empty", "unschedulable"})
 
 
-def _verdict(reason: PendingReason, fig: PoolFigures, headline: str, *said: Said) -> Verdict:
+def _verdict(
+    reason: PendingReason,
+    fig: PoolFigures,
+    headline: str,
+    *said: Said,
+    lines: tuple[EvidenceLine, ...] = (),
+) -> Verdict:
+    """The verdict citing the scheduler statements `said`, then the other `lines`."""
+    cited = tuple(cite_said(s) for s in said)
     return Verdict(
-        reason=reason,
-        pool=fig.pool,
-        headline=headline,
-        lines=tuple(cite_said(s) for s in said),
-        figures=fig,
+        reason=reason, pool=fig.pool, headline=headline, lines=cited + lines, figures=fig
     )
 
 
@@ -87,12 +91,11 @@ def not_waiting(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         if pods
         else f"It is not waiting for the scheduler: the phase is {ev.workload.phase}."
     )
-    lines = [
+    lines = tuple(
         EvidenceLine(text=f"Pod {p.name} placed on node {p.node_name}", source="get_workload_pods")
         for p in placed[:3]
-    ]
-    verdict = _verdict(R.NOT_WAITING_ON_SCHEDULER, fig, headline)
-    return verdict.model_copy(update={"lines": tuple(lines)})
+    )
+    return _verdict(R.NOT_WAITING_ON_SCHEDULER, fig, headline, lines=lines)
 
 
 def queue_missing(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
@@ -111,13 +114,13 @@ def queue_missing(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         )
         return _verdict(R.QUEUE_MISSING, fig, f"Never scheduled: {what}.", said[0])
     if ev.queue_missing:
-        verdict = _verdict(
+        line = EvidenceLine(text=f"Queue {ev.queue_missing}: not found", source="kubectl get queue")
+        return _verdict(
             R.QUEUE_MISSING,
             fig,
             f"Never scheduled: its PodGroup names queue {ev.queue_missing}, which does not exist.",
+            lines=(line,),
         )
-        line = EvidenceLine(text=f"Queue {ev.queue_missing}: not found", source="kubectl get queue")
-        return verdict.model_copy(update={"lines": (line,)})
     return None
 
 
@@ -135,16 +138,16 @@ def held_not_ready(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     tried = any(s.saying in _PLACEMENT for s in ev.said)
     if pods is None or tried or (ev.workload.running_pods or 0) > 0 or len(pods) >= required:
         return None
-    verdict = _verdict(
+    line = EvidenceLine(
+        text=f"{len(pods)} pods returned, {required} required", source="get_workload_pods"
+    )
+    return _verdict(
         R.HELD_NOT_READY,
         fig,
         f"Held before scheduling: it needs {required} pods and {len(pods)} exist; the scheduler "
         "has not tried to place it.",
+        lines=(line,),
     )
-    line = EvidenceLine(
-        text=f"{len(pods)} pods returned, {required} required", source="get_workload_pods"
-    )
-    return verdict.model_copy(update={"lines": (line,)})
 
 
 def over_limit(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
@@ -217,29 +220,27 @@ def node_constraint(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         )
     pool = next((p for p in ev.node_pools or () if p.name == fig.pool), None)
     if pool is not None and (pool.phase or "").lower() in _NO_CAPACITY_PHASES:
-        verdict = _verdict(
+        text = f"Node pool {pool.name}: phase {pool.phase}"
+        text += f" ({pool.phase_message})" if pool.phase_message else ""
+        return _verdict(
             R.NODE_CONSTRAINT_MISMATCH,
             fig,
             f"Node pool {pool.name} is {pool.phase}: no node there can take work.",
-        )
-        text = f"Node pool {pool.name}: phase {pool.phase}"
-        text += f" ({pool.phase_message})" if pool.phase_message else ""
-        return verdict.model_copy(
-            update={"lines": (EvidenceLine(text=text, source="get_nodepools"),)}
+            lines=(EvidenceLine(text=text, source="get_nodepools"),),
         )
     taint = _untolerated(ev.pool_nodes.get(fig.pool or "", ()), ev)
     if taint is None:
         return None
-    verdict = _verdict(
-        R.NODE_CONSTRAINT_MISMATCH,
-        fig,
-        f"Every Ready node{_in(fig)} has taint {taint}, which its pods do not tolerate.",
-    )
     line = EvidenceLine(
         text=f"Taint {taint} on every Ready node; pod tolerations do not cover it",
         source="list_nodes, get_workload_pods",
     )
-    return verdict.model_copy(update={"lines": (line,)})
+    return _verdict(
+        R.NODE_CONSTRAINT_MISMATCH,
+        fig,
+        f"Every Ready node{_in(fig)} has taint {taint}, which its pods do not tolerate.",
+        lines=(line,),
+    )
 
 
 def request_too_big(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
@@ -263,17 +264,17 @@ def request_too_big(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     largest_count = max(c or 0 for c in counts)
     if fig.per_pod <= largest_count:
         return None
-    verdict = _verdict(
-        R.REQUEST_EXCEEDS_LARGEST_NODE,
-        fig,
-        f"One pod asks for {gpus(fig.per_pod)} GPUs, but the largest Ready node{_in(fig)} has "
-        f"{largest_count}.",
-    )
     line = EvidenceLine(
         text=f"{len(nodes)} Ready nodes{_in(fig)}, largest {largest_count} GPUs",
         source="list_nodes",
     )
-    return verdict.model_copy(update={"lines": (line,)})
+    return _verdict(
+        R.REQUEST_EXCEEDS_LARGEST_NODE,
+        fig,
+        f"One pod asks for {gpus(fig.per_pod)} GPUs, but the largest Ready node{_in(fig)} has "
+        f"{largest_count}.",
+        lines=(line,),
+    )
 
 
 def gpu_kind(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
