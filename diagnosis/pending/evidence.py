@@ -16,7 +16,6 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from diagnosis.evidence import Gap, Signal
-from diagnosis.kube.models import KubeEvent
 from diagnosis.kube.models import Pod as KubePod
 from diagnosis.kube.scheduling_models import PodGroup
 from diagnosis.pending.texts import FitPart, Saying, fit_parts, read_text
@@ -78,10 +77,8 @@ class PendingEvidence(BaseModel):
     total: Telemetry | None = None
     pool_nodes: dict[str, tuple[Node, ...]] = {}
     podgroup: PodGroup | None = None
-    podgroup_source: str = ""
     queue_missing: str | None = None
     kube_pods: tuple[KubePod, ...] | None = None
-    kube_events: tuple[tuple[KubeEvent, str], ...] = ()
     said: tuple[Said, ...] = ()
     stale: tuple[Said, ...] = ()
     since: datetime | None = None

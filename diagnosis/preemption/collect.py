@@ -62,7 +62,11 @@ async def _tier2(
     namespace, _ = namespace_for(workload)
     name = podgroup_name(events)
     if namespace is None or name is None:
-        what = "the victim's PodGroup (no event names it)" if namespace else "the namespace"
+        what = (
+            "the victim's PodGroup (no event names it)"
+            if namespace
+            else "the workload has no namespace or project"
+        )
         return [], [Gap(source="kubectl get events", what=f"eviction annotations: {what}")], ""
     found, gap, cite = await podgroup_events(kube, namespace, name)
     return found or [], [gap] if gap else [], cite

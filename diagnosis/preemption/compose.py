@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from diagnosis.lexicon import SignalKind
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.fairness import count, over_quota, protection
 from diagnosis.preemption.kinds import KindVerdict
@@ -19,6 +20,8 @@ from diagnosis.signals import unique
 __all__ = ["OWNER", "TIER2_PREEMPTION_MISSING", "compose_preemption"]
 
 K = PreemptionKind
+#: The reads that look the named preemptor up.
+_LOOKUPS = frozenset({"list_projects", "list_workloads"})
 OWNER = "User — checkpointing and priority; administrator — quotas and priorities"
 TIER2_PREEMPTION_MISSING = (
     "the PodGroup's Evict events and their annotations (Kubernetes Tier 2 access is not "
@@ -40,6 +43,11 @@ _ADVICE: dict[PreemptionKind, str] = {
     K.UNKNOWN: "Configure Kubernetes access (Tier 2) for this cluster: the PodGroup's Evict "
     "event says who preempted it and how.",
 }
+#: UNKNOWN with Kubernetes read: the record is gone, or says nothing.
+_UNKNOWN_WITH_TIER2 = (
+    "Ask again soon after an eviction (Kubernetes keeps events about an hour), or read the "
+    "scheduler's log for the eviction: no record that was read says who preempted it."
+)
 
 
 def _when(ev: PreemptionEvidence, verdict: KindVerdict) -> datetime | None:
@@ -86,8 +94,10 @@ def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, over: bool | None
 def _party_lines(ev: PreemptionEvidence) -> list[EvidenceLine]:
     lines: list[EvidenceLine] = []
     if ev.preemptor is not None:
-        found = ev.preemptor_workload is not None
-        how = "" if found else " (no workload of that name was found)"
+        unread = any(g.source in _LOOKUPS for g in ev.gaps)
+        how = ""
+        if ev.preemptor_workload is None:
+            how = " (its workload could not be read)" if unread else " (no workload of that name)"
         lines.append(
             EvidenceLine(
                 text=f"Named preemptor: {describe(ev.preemptor)}{how}", source="list_workloads"
@@ -115,7 +125,7 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
         text = f"{e.origin[:1].upper()}{e.origin[1:]}{when}: {quote(e.text, 600)}"
         evidence.append(EvidenceLine(text=text, source=e.source))
     else:
-        evidence += cite_all(unique(s for s in ev.signals if s.kind.value == "preempted"))
+        evidence += cite_all(unique(s for s in ev.signals if s.kind is SignalKind.PREEMPTED))
     evidence += [
         EvidenceLine(
             text=f"Contradiction: {f}",
@@ -147,7 +157,8 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
                 source="get_workload_history",
             )
         )
-    actions = [_ADVICE[verdict.kind]]
+    unknown_read = verdict.kind is K.UNKNOWN and ev.tier2
+    actions = [_UNKNOWN_WITH_TIER2 if unknown_read else _ADVICE[verdict.kind]]
     if broken:
         actions.insert(
             0,

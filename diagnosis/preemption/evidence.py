@@ -65,7 +65,7 @@ class Eviction(BaseModel):
 class PreemptionEvidence(BaseModel):
     """Everything read for one preempted workload; None means "could not be read"."""
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True)
 
     request: DiagnosisRequest
     now: datetime

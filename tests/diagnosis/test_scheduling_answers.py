@@ -232,3 +232,21 @@ async def test_without_a_namespace_or_project_kubernetes_is_skipped_and_said():
     scenario, request = _demo_with(workload={"namespace": None, "projectName": None})
     report = await _pending(scenario, request)
     assert "Kubernetes evidence: the workload has no namespace or project" in report.missing
+
+
+async def test_a_preemptor_whose_workload_cannot_be_read_is_named_as_such_and_hidden():
+    scenario = bundled_scenario("preempted-reclaim")
+    request = request_from_expectation(scenario, scenario.expect[0])
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        up.simulator.add_fault({"path": "/api/v1/org-unit/projects", "status": 503})
+        plain = await diagnose(request, runai=up.runai, now=scenario.now)
+        asked = await diagnose(request, runai=up.runai, now=scenario.now, authorize=BOB)
+    assert "Named preemptor: serve-llama-70b (its workload could not be read)" in [
+        e.text for e in plain.evidence
+    ]
+    assert any(
+        m.startswith("the projects (to find the preemptor's project) unavailable")
+        for m in plain.missing
+    )
+    assert "serve-llama-70b" not in json.dumps(asked.to_json_dict("24h"))  # not checkable

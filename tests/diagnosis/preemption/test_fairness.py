@@ -135,3 +135,12 @@ def test_headlines_per_kind(events, headline):
     assert headline in report.headline
     assert report.preemption is not None
     assert report.preemption.at == ago(b.EVICTED)
+
+
+def test_unknown_with_kubernetes_read_says_the_record_is_gone_not_configure_it():
+    ev = b.preemption_evidence(events=[b.evict("Pod runai-ml-team/v-0-0 was preempted")])
+    without = compose_preemption(ev, decide_kind(ev))
+    assert without.recommendations[0].startswith("Configure Kubernetes access (Tier 2)")
+    read = ev.model_copy(update={"tier2": True})
+    report = compose_preemption(read, decide_kind(read))
+    assert report.recommendations[0].startswith("Ask again soon after an eviction")
