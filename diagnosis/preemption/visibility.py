@@ -64,9 +64,12 @@ async def for_asker(report: Report, authorize: Authorize | None) -> Report:
         return text if pattern is None else pattern.sub(lambda m: stand_ins[m.group(0)], text)
 
     def masked(party: Party | None) -> Party | None:
+        """The party as this asker's report keeps it: nothing of it left but the stand-in."""
         if party is None or party not in hidden:
             return party
-        return party.model_copy(update={"hidden": True})
+        stand_in = describe(party.model_copy(update={"hidden": True}))
+        blank = {"project": None, "priority": None, "priority_class": None, "kind": None}
+        return party.model_copy(update={"name": stand_in, "mentions": (), "hidden": True, **blank})
 
     new_facts = facts.model_copy(
         update={

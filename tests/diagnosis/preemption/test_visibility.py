@@ -152,3 +152,10 @@ async def test_without_an_access_check_nothing_is_hidden():
     assert await for_asker(report, None) is report
     plain = Report.model_validate({"outcome": "diagnosed"})
     assert await for_asker(plain, Asker()) is plain
+
+
+async def test_nothing_of_a_hidden_party_stays_in_the_askers_report_object():
+    shown = await for_asker(reclaim_report(), Asker())
+    whole = shown.model_dump_json()  # what a conversation store would keep
+    for leaked in ("serve-70b", "runai-nlp", "Inference", '"nlp"'):
+        assert leaked not in whole, leaked
