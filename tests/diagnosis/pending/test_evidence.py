@@ -41,7 +41,7 @@ def test_a_statement_from_before_the_last_transition_into_pending_is_not_trusted
     report = compose_pending(ev, best, [])
     stale = [e.text for e in report.evidence if e.text.startswith("Not trusted")]
     assert len(stale) == 1
-    assert "from before it last became Pending" in stale[0]
+    assert "written before it last became Pending" in stale[0]
     assert "allowable limit" in stale[0]
 
 
@@ -49,7 +49,10 @@ def test_a_podgroup_condition_while_pods_hold_resources_is_not_trusted():
     group = b.podgroup("OverLimit", b.OVER_LIMIT, allocated={"nvidia.com/gpu": "2"})
     ev = b.pending_evidence(podgroup=group, events=[b.fit(b.SHORTAGE)], tier2=True)
     assert [s.saying for s in ev.stale] == [Saying.OVER_LIMIT]
-    assert decide(ev)[0].reason is R.NODE_POOL_FULL
+    best, _ = decide(ev)
+    assert best.reason is R.NODE_POOL_FULL
+    [line] = [e.text for e in compose_pending(ev, best, []).evidence if "Not trusted" in e.text]
+    assert "(a PodGroup condition while some of its pods hold resources)" in line
 
 
 def test_running_pods_make_any_podgroup_condition_stale():
