@@ -86,10 +86,10 @@ def _context(ev: PendingEvidence) -> list[EvidenceLine]:
         lines.append(cite(before[-1]))
     if ev.stale:
         newest = max(ev.stale, key=lambda s: s.at.timestamp() if s.at else 0.0)
-        before = ev.since is not None and newest.at is not None and newest.at < ev.since
+        older = ev.since is not None and newest.at is not None and newest.at < ev.since
         why = (
             f"written before it last became Pending ({ev.since:%H:%M:%SZ})"
-            if before and ev.since
+            if older and ev.since
             else "a PodGroup condition while some of its pods hold resources"
         )
         noun = "statement" if len(ev.stale) == 1 else "statements"
