@@ -163,4 +163,10 @@ SYMPTOMS: tuple[tuple[Symptom, re.Pattern[str]], ...] = (
         ),
     ),
     (Symptom.FAILED_POD, re.compile(r"\bfailed pod\b|\bpod (is )?failing\b", re.IGNORECASE)),
+    (
+        Symptom.PENDING,
+        re.compile(
+            r"\b(?:stuck|pending|queued|still waiting|not (?:yet )?scheduled)\b", re.IGNORECASE
+        ),
+    ),
 )

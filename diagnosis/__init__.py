@@ -35,6 +35,7 @@ from diagnosis.report import (
     Report,
     WorkloadRef,
 )
+from diagnosis.report_facts import Party, PendingFacts, PreemptionFacts
 from diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, Symptom, parse_lookback
 
 # The access model (per-user authorization, bot/authz): read with RunaiClient's
@@ -106,3 +107,5 @@ __all__ += [
     "RunaiUser",
     "StageObserver",
 ]
+# The Pending and preemption answers' facts (`Report.pending`, `Report.preemption`).
+__all__ += ["Party", "PendingFacts", "PreemptionFacts"]

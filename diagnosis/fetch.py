@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_DEADLINE_S",
     "EVENTS",
     "EVIDENCE_WINDOW",
+    "HISTORY",
     "DeadlinePassed",
     "Fetched",
     "cause",

@@ -91,6 +91,8 @@ SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
         # not inside a name such as `vit-preempted-0-0`
         r"(?<!not )(?<!n't )(?<!never )(?<![\w/-])preempted(?![\w/-])",
         r"\b(?:after|due to|because of|by) preemption\b",
+        # the scheduler's stale-gang eviction names no preemptor and says no "preempted"
+        r"doesn't meet the minimum required number of pods \(\d+\), evicting",
     ),
     SignalKind.OOM_KILLED: _rx(
         r"\bOOMKilled\b",

@@ -12,8 +12,8 @@ from datetime import datetime
 from diagnosis.evidence import Signal
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Outcome
-from diagnosis.request import Symptom
-from diagnosis.runai.models import HistoryRecord
+from diagnosis.request import DiagnosisRequest, Symptom
+from diagnosis.runai.models import HistoryRecord, Workload
 
 __all__ = [
     "DIRECT_POD_FAILURE",
@@ -22,6 +22,7 @@ __all__ = [
     "confirms",
     "phase_gate",
     "recent_preemption",
+    "waits_on_scheduler",
 ]
 
 #: Signals that are a direct failed-pod signal (keep a Pending workload in scope).
@@ -61,7 +62,11 @@ SYMPTOM_SIGNALS: dict[Symptom, frozenset[SignalKind]] = {
 REPEATED = 2
 _CONTINUE = frozenset({"failed", "crashed", "stopped"})
 _SUCCESS = frozenset({"completed", "succeeded"})
-_RUNNING_AGAIN = frozenset({"running", "pending", "creating", "initializing", "resuming"})
+#: A phase update into one of these after an eviction: its pods were placed again. (Back to
+#: Pending is not: Run:ai requeues an evicted workload as Pending.)
+_RUNNING_AGAIN = frozenset({"running", "initializing", "resuming"})
+#: Phases where a "why is it pending?" question is answered by the Pending diagnosis.
+_STARTING = frozenset({"initializing", "creating"})
 
 
 def _repeated_crash(signals: Sequence[Signal]) -> bool:
@@ -129,3 +134,18 @@ def phase_gate(phase: str | None, signals: Sequence[Signal]) -> Outcome | None:
         crashloop = any(s.kind is SignalKind.CRASHLOOP for s in signals)
         return None if crashloop or _repeated_crash(signals) else Outcome.RUNNING_NO_FAILURE
     return Outcome.NOT_TERMINAL
+
+
+def waits_on_scheduler(
+    request: DiagnosisRequest, workload: Workload, routed: Outcome | None
+) -> bool:
+    """Whether the Pending answer applies: a scheduling wait, or "why pending?" while starting.
+
+    A Pending workload with only scheduling evidence (the phase table's `pending_scheduling`);
+    or a Pending question about one that is Initializing or Creating, where the first rows of
+    the Pending table (not waiting on the scheduler, pods held) decide.
+    """
+    if routed is Outcome.PENDING_SCHEDULING:
+        return True
+    phase = (workload.phase or "").lower()
+    return request.symptom is Symptom.PENDING and phase in _STARTING

@@ -7,7 +7,7 @@ orchestrator; every step below it is either a client call or a pure function.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from datetime import UTC, datetime
 
 import structlog
@@ -20,6 +20,7 @@ from diagnosis.evidence import Evidence, Gap, Signal
 from diagnosis.fetch import (
     DEFAULT_DEADLINE_S,
     EVIDENCE_WINDOW,
+    HISTORY,
     deadline,
     evidence_since,
     fetch_events,
@@ -28,11 +29,18 @@ from diagnosis.fetch import (
 from diagnosis.kube.config import KubeAccessError
 from diagnosis.kube.reader import KubeConnector, KubeReader
 from diagnosis.lexicon import SignalKind
-from diagnosis.phase import UNCONFIRMED_WITHOUT_EVENTS, phase_gate, recent_preemption
+from diagnosis.pending import explain_pending
+from diagnosis.phase import (
+    UNCONFIRMED_WITHOUT_EVENTS,
+    phase_gate,
+    recent_preemption,
+    waits_on_scheduler,
+)
+from diagnosis.preemption import explain_preemption, for_asker
 from diagnosis.recurrence import current_run
 from diagnosis.redact import Redactor, quote
 from diagnosis.report import EvidenceLine, Outcome, Report
-from diagnosis.request import DiagnosisRequest
+from diagnosis.request import DiagnosisRequest, Symptom
 from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
 from diagnosis.rules import classify
 from diagnosis.rules.base import cite_all
@@ -242,14 +250,15 @@ async def _diagnose(
         )
 
     if share is None:
-        return await examine()
-    # This asker may see the workload (authorized above): its report may be shared.
+        return await for_asker(await examine(), authorize)
+    # This asker may see the workload (authorized above): its report may be shared, and
+    # what it names about other workloads is then cut to what this asker may read.
     key = report_key(request, workload, tier2=kube is not None)
     report = await shared_report(share, key, examine)
     if report.workload is not None and report.workload.id != workload.id:
         log.warning("shared_report_mismatch", workload_id=workload.id)
-        return await examine()  # never show an asker a report about another workload
-    return report
+        report = await examine()  # never show an asker a report about another workload
+    return await for_asker(report, authorize)
 
 
 async def _examine(
@@ -277,15 +286,53 @@ async def _examine(
         ]
         gaps = (events.gap.what,) if events.gap else ()
         preempted = recent_preemption(status, cutoff=since)
-        if preempted is not None:
-            return _preempted(workload, preempted, status, gaps)
         routed_out = phase_gate(workload.phase, status)
-        if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
-            return _stop(routed_out, workload, _status_lines(workload, status), gaps)
+        waiting = waits_on_scheduler(request, workload, routed_out)
+        if waiting and request.symptom is Symptom.PENDING:
+            preempted = None  # asked why it waits: the Pending answer cites the eviction
+    reader, kube_gap = _kube_reader(kube, request.cluster_id)
+
+    async def preemption(decisive: Signal, ev: Evidence | None = None) -> Report:
+        """The preemption answer, from the evidence read so far (history, when read)."""
+        history = ev.history if ev is not None else None
+        gaps = ev.gaps if ev is not None else tuple(g for g in (events.gap, kube_gap) if g)
+        with watch.stage("collect"):
+            report = await explain_preemption(
+                request,
+                runai,
+                workload=workload,
+                decisive=decisive,
+                signals=list(ev.signals) if ev is not None else status,
+                events=events.value or (),
+                history=history,
+                history_gap=next((g for g in gaps if g.source == HISTORY), None),
+                now=now,
+                cutoff=cutoff,
+                since=since,
+                kube=reader,
+            )
+        return _with_gaps(report, *gaps)
+
+    if preempted is not None:
+        return await preemption(preempted)
+    if waiting and not events.gap:
+        with watch.stage("collect"):
+            report = await explain_pending(
+                request,
+                runai,
+                workload=workload,
+                events=events,
+                signals=status,
+                now=now,
+                since=since,
+                kube=reader,
+            )
+        return _with_gaps(report, kube_gap)
+    if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
+        return _stop(routed_out, workload, _status_lines(workload, status), gaps)
 
     # Without events, a Pending or Running workload's status alone cannot route it out:
     # history and Kubernetes are read first, and the phase table is asked again with them.
-    reader, kube_gap = _kube_reader(kube, request.cluster_id)
     with watch.stage("collect"):
         ev = await collect(
             request,
@@ -303,8 +350,9 @@ async def _examine(
         ev = ev.model_copy(update={"gaps": (*ev.gaps, kube_gap)})
     with watch.stage("classify"):
         preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
-        if preempted is not None:
-            return _preempted(workload, preempted, ev.signals, tuple(g.what for g in ev.gaps))
+    if preempted is not None:
+        return await preemption(preempted, ev)
+    with watch.stage("classify"):
         run = current_run(ev)
         if routed_out is not None and phase_gate(workload.phase, run) is not None:
             return _unconfirmed(routed_out, ev, events.gap, _status_lines(workload, list(run)))
@@ -320,6 +368,14 @@ async def _examine(
     return report
 
 
+def _with_gaps(report: Report, *gaps: Gap | None) -> Report:
+    """`report` with gaps found before it was composed added to what was not measured."""
+    found = [g.what for g in gaps if g is not None]
+    if not found:
+        return report
+    return report.model_copy(update={"missing": tuple(dict.fromkeys((*found, *report.missing)))})
+
+
 def _kube_reader(
     kube: KubeConnector | None, cluster_id: str | None
 ) -> tuple[KubeReader | None, Gap | None]:
@@ -332,26 +388,3 @@ def _kube_reader(
         return None, Gap(
             source="kubectl", what=f"Kubernetes evidence: access misconfigured ({error})"
         )
-
-
-def _preempted(
-    workload: Workload, signal: Signal, signals: Sequence[Signal], gaps: tuple[str, ...]
-) -> Report:
-    """The preemption report, citing every preemption signal up to the decisive one."""
-    cited = [
-        s
-        for s in signals
-        if s.kind is SignalKind.PREEMPTED and not (s.at and signal.at and s.at > signal.at)
-    ]
-    return Report(
-        outcome=Outcome.PREEMPTED,
-        workload=workload_ref(workload),
-        headline="Run:ai preempted this workload to free resources for another one; "
-        "this is a preemption, not a failure.",
-        evidence=tuple(cite_all(cited or [signal])),
-        recommendations=(
-            "Use a non-preemptible priority or stay within the project's guaranteed quota if "
-            "the workload must not be preempted; checkpoint so a preempted run can resume.",
-        ),
-        missing=gaps,
-    )

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from diagnosis.report_facts import PendingFacts, PreemptionFacts
+
 __all__ = [
     "REDACTION_MARKER",
     "Category",
@@ -147,6 +149,8 @@ class Report(_Model):
         policy: SCHEDULING_POLICY_TERMINATED: the policy that stopped it (`idle-timeout`, ...).
         details: every typed detail of the finding (container, exit code, node, volume, ...),
             as plain values; empty when there is no finding.
+        pending: `pending_scheduling`: the Pending reason and its figures.
+        preemption: `preempted`: the preemption kind, the preemptor and its fairness.
     """
 
     outcome: Outcome
@@ -165,6 +169,8 @@ class Report(_Model):
     subcause: str | None = None
     policy: str | None = None
     details: dict[str, str | int | bool] = {}
+    pending: PendingFacts | None = None
+    preemption: PreemptionFacts | None = None
 
     @model_validator(mode="after")
     def _derived(self) -> Report:
@@ -215,6 +221,8 @@ class Report(_Model):
             ],
             "details": dict(self.details),
             "redactions": self.redactions,
+            "pending": self.pending.to_json() if self.pending else None,
+            "preemption": self.preemption.to_json() if self.preemption else None,
         }
 
 

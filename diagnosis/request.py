@@ -26,7 +26,10 @@ _NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
 
 
 class Symptom(StrEnum):
-    """A current-symptom intent; `None` on a request means "a past or terminal failure"."""
+    """A current-symptom intent; `None` on a request means "a past or terminal failure".
+
+    `PENDING` asks why a workload is not running yet (stuck, queued, still waiting).
+    """
 
     CRASHLOOP = "crashloop"
     IMAGE_PULL = "image-pull"
@@ -34,6 +37,7 @@ class Symptom(StrEnum):
     MOUNT = "mount"
     STARTUP = "startup"
     FAILED_POD = "failed-pod"
+    PENDING = "pending"
 
 
 def parse_lookback(text: str) -> timedelta:

@@ -28,6 +28,8 @@ __all__ = ["Resolved", "resolve_by_name", "workload_ref"]
 
 TERMINAL = frozenset({"failed", "crashed", "stopped", "completed", "succeeded"})
 ACTIVE = frozenset({"running", "pending"})
+#: A "why is it pending?" question is about a workload in one of these phases.
+WAITING = frozenset({"pending", "initializing", "creating"})
 #: At most this many active candidates are inspected for a symptom (newest first).
 MAX_ACTIVE_CANDIDATES = 10
 #: At most this many near matches are offered when no workload has the name.
@@ -127,6 +129,26 @@ async def _confirm(
     return (events.gap.cause or "unavailable") if events.gap is not None else None
 
 
+def _waiting(name: str, project: str, matches: list[Workload]) -> Resolved | Report:
+    """A Pending question picks the newest match that is still waiting to run."""
+    waiting = [w for w in matches if (w.phase or "").lower() in WAITING]
+    if not waiting:
+        phases = ", ".join(sorted({w.phase or "unknown" for w in matches}))
+        return _ask(
+            f"No workload named {name} in {project} is waiting to run (current phase: "
+            f"{phases}). Which workload did you mean? Reply with its workload ID.",
+            matches,
+        )
+    tied = _ties(waiting)
+    if len(tied) > 1:
+        return _ask(
+            f"{len(tied)} workloads named {name} in {project} are waiting to run. Which one? "
+            "Reply with its workload ID.",
+            tied,
+        )
+    return Resolved(waiting[0])
+
+
 async def resolve_by_name(
     request: DiagnosisRequest,
     runai: RunaiReader,
@@ -169,6 +191,8 @@ async def resolve_by_name(
                 tied,
             )
         return Resolved(terminal[0])
+    if request.symptom is Symptom.PENDING:
+        return _waiting(name, project, matches)
     active = [w for w in matches if (w.phase or "").lower() in ACTIVE][:MAX_ACTIVE_CANDIDATES]
     checked = await asyncio.gather(
         *(_confirm(runai, w, request.symptom, now=now, cutoff=cutoff) for w in active)

@@ -45,6 +45,7 @@ from diagnosis.runai.models import (
     WorkloadSpec,
 )
 from diagnosis.runai.reader import RunaiReader
+from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry, WorkloadPriority
 
 __all__ = ["Payload", "Share", "SharedKind", "SharedLookups", "report_key", "shared_report"]
 
@@ -226,3 +227,53 @@ class SharedLookups:
     async def list_nodes(self, *, cluster_id: str, names: Sequence[str]) -> list[Node]:
         """See `RunaiReader.list_nodes`."""
         return await self._runai.list_nodes(cluster_id=cluster_id, names=names)
+
+    async def get_project(self, project_id: str) -> ProjectQuota:
+        """See `RunaiReader.get_project`."""
+        return await self._runai.get_project(project_id)
+
+    async def list_project_quotas(self, *, cluster_id: str) -> list[ProjectQuota]:
+        """See `RunaiReader.list_project_quotas`."""
+        return await self._runai.list_project_quotas(cluster_id=cluster_id)
+
+    async def list_node_pools(self, *, cluster_id: str) -> list[NodePool]:
+        """See `RunaiReader.list_node_pools`."""
+        return await self._runai.list_node_pools(cluster_id=cluster_id)
+
+    async def list_pool_nodes(self, *, cluster_id: str, node_pool: str) -> list[Node]:
+        """See `RunaiReader.list_pool_nodes`."""
+        return await self._runai.list_pool_nodes(cluster_id=cluster_id, node_pool=node_pool)
+
+    async def list_pool_workloads(self, *, cluster_id: str, node_pool: str) -> list[Workload]:
+        """See `RunaiReader.list_pool_workloads`."""
+        return await self._runai.list_pool_workloads(cluster_id=cluster_id, node_pool=node_pool)
+
+    async def get_node_telemetry(self, *, cluster_id: str, telemetry_type: str) -> Telemetry:
+        """See `RunaiReader.get_node_telemetry`."""
+        return await self._runai.get_node_telemetry(
+            cluster_id=cluster_id, telemetry_type=telemetry_type
+        )
+
+    async def list_workload_priorities(self) -> list[WorkloadPriority]:
+        """See `RunaiReader.list_workload_priorities`."""
+        return await self._runai.list_workload_priorities()
+
+    async def get_project_metrics(
+        self,
+        project_id: str,
+        *,
+        metric_types: Sequence[str],
+        start: datetime,
+        end: datetime,
+        node_pool: str | None = None,
+        samples: int = 20,
+    ) -> list[Measurement]:
+        """See `RunaiReader.get_project_metrics`."""
+        return await self._runai.get_project_metrics(
+            project_id,
+            metric_types=metric_types,
+            start=start,
+            end=end,
+            node_pool=node_pool,
+            samples=samples,
+        )

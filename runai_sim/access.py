@@ -139,6 +139,11 @@ class AccessAPI:
             self._departments = derived_departments(scenario, self._projects)
         self._roles = BUILTIN_ROLES if scenario.roles is None else scenario.roles
 
+    @property
+    def projects(self) -> list[dict[str, Any]]:
+        """The projects served: the scenario's, else those derived from its workloads."""
+        return self._projects or []
+
     def routes(
         self, get: Callable[[str, Callable[[Request], Awaitable[Response]]], Route]
     ) -> list[Route]:

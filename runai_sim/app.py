@@ -21,6 +21,7 @@ from runai_sim.access import AccessAPI
 from runai_sim.faults import FaultRule, FaultSet, delay, error_body, fault_response
 from runai_sim.kube import KUBE_PREFIX, KubeAPI, is_kube_path, kube_fault_response
 from runai_sim.scenario import Kind, Scenario, WorkloadEntry
+from runai_sim.scheduling import SchedulingAPI
 from runai_sim.tokens import TokenIssuer
 
 if TYPE_CHECKING:
@@ -226,6 +227,7 @@ class Simulator:
 
         kinds: tuple[Kind, ...] = get_args(Kind)
         v1 = "/api/v1/workloads"
+        access = AccessAPI(self.scenario)
         return [
             Route("/api/v1/token", self._tokens.token_v1, methods=["POST"]),
             Route("/api/v2/token", self._tokens.token_v2, methods=["POST"]),
@@ -245,7 +247,8 @@ class Simulator:
             get("/api/v1/clusters", self._clusters),
             get("/api/v1/clusters/{cluster_uuid}", self._cluster),
             get("/api/v1/nodes", self._nodes),
-            *AccessAPI(self.scenario).routes(get),
+            *access.routes(get),
+            *SchedulingAPI(self.scenario, access.projects).routes(get),
             Mount(KUBE_PREFIX, app=self._kube.app),
         ]
 

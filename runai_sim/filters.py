@@ -333,12 +333,14 @@ def _required_time(params: QueryParams, name: str) -> datetime:
         raise QueryError(f"{name} must be an ISO-8601 date-time, got {raw!r}") from None
 
 
-def parse_metrics_query(params: QueryParams) -> MetricsQuery:
-    """Validate `metricType` (comma-joined or repeated), `start`, `end` and `numberOfSamples`."""
+def parse_metrics_query(
+    params: QueryParams, allowed: frozenset[str] = METRIC_TYPES
+) -> MetricsQuery:
+    """Validate `metricType` (each in `allowed`), `start`, `end` and `numberOfSamples`."""
     types = [t.strip() for raw in params.getlist("metricType") for t in raw.split(",") if t.strip()]
     if not types:
         raise QueryError("Missing required parameter metricType", "Required parameter is missing")
-    unknown = [t for t in types if t not in METRIC_TYPES]
+    unknown = [t for t in types if t not in allowed]
     if unknown:
         raise QueryError(f"Invalid metricType {', '.join(unknown)}")
     start, end = _required_time(params, "start"), _required_time(params, "end")

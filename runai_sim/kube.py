@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from runai_sim.faults import FaultRule, fault_response
+from runai_sim.kube_crds import SchedulerObjects
 from runai_sim.scenario import KubernetesView
 
 __all__ = [
@@ -221,7 +222,7 @@ def _to_events_v1(event: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- the API
-class KubeAPI:
+class KubeAPI(SchedulerObjects):
     """The fake Kubernetes API of a scenario; `app` serves paths relative to `/k8s`.
 
     With `view` None (no `kubernetes` key) no cluster is served and every path answers 404.
@@ -264,6 +265,7 @@ class KubeAPI:
             (f"{events_v1}/namespaces/{{ns}}/events", self._events),
             (f"{core}/nodes", self._list_nodes),
             (f"{core}/nodes/{{name}}", self._get_node),
+            *self.scheduler_routes(),
             ("/{cluster}/{rest:path}", self._unknown),
         ]
         return [Route(path, self._guard(handler), methods=_METHODS) for path, handler in table]
@@ -306,10 +308,12 @@ class KubeAPI:
         items: list[dict[str, Any]],
         fields: _Fields,
         convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        *,
+        api: str = "v1",
     ) -> Response:
         """A `<kind>` list of the selected items, one page of it, each `convert`ed if given."""
         chosen, meta = _page(request, _selected(items, request, fields))
-        api = "v1" if convert is None else "events.k8s.io/v1"
+        api = "events.k8s.io/v1" if convert is not None else api
         chosen = chosen if convert is None else [convert(item) for item in chosen]
         return JSONResponse({"kind": kind, "apiVersion": api, "metadata": meta, "items": chosen})
 
@@ -371,8 +375,14 @@ class KubeAPI:
         return self._list(request, "NodeList", self._data.nodes, _NODE_FIELDS)
 
     async def _get_node(self, request: Request) -> Response:
+        return self._one(request, self._data.nodes, kind="Node", plural="nodes", api="v1")
+
+    def _one(
+        self, request: Request, items: list[dict[str, Any]], *, kind: str, plural: str, api: str
+    ) -> Response:
+        """The item named `{name}` (with its `kind` and `apiVersion`), or 404."""
         name = str(request.path_params["name"])
-        node = next((n for n in self._data.nodes if n["metadata"]["name"] == name), None)
-        if node is None:
-            raise _not_found("nodes", name)
-        return JSONResponse({"kind": "Node", "apiVersion": "v1", **node})
+        found = next((i for i in items if i["metadata"]["name"] == name), None)
+        if found is None:
+            raise _not_found(plural, name)
+        return JSONResponse({"kind": kind, "apiVersion": api, **found})

@@ -69,6 +69,15 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The scheduling keys, and the members each item must have.
+_SCHEDULING_KEYS: dict[str, tuple[str, ...]] = {
+    "node_pools": ("id", "name"),
+    "nodes_telemetry": ("type", "values"),
+    "workload_priorities": ("id", "name", "value"),
+    "project_metrics": ("projectId", "measurements"),
+}
+
+
 class ScenarioError(ValueError):
     """A scenario file that cannot be served; the message names the file and the key."""
 
@@ -182,16 +191,19 @@ class KubernetesView(BaseModel):
     events: list[dict[str, Any]] = Field(default_factory=list)
     logs: dict[str, ContainerLogs] = Field(default_factory=dict)
     nodes: list[dict[str, Any]] = Field(default_factory=list)
+    podgroups: list[dict[str, Any]] = Field(default_factory=list)
+    queues: list[dict[str, Any]] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
     def _ignore_comments(cls, data: Any) -> Any:
         return _drop_comments(data)
 
-    @field_validator("pods", "events", "nodes")
+    @field_validator("pods", "events", "nodes", "podgroups", "queues")
     @classmethod
     def _named(cls, value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
-        keys = ("name",) if info.field_name == "nodes" else ("namespace", "name")
+        cluster_scoped = info.field_name in {"nodes", "queues"}
+        keys = ("name",) if cluster_scoped else ("namespace", "name")
         for index, item in enumerate(value):
             meta = item.get("metadata")
             if not isinstance(meta, dict):
@@ -239,6 +251,11 @@ class Scenario(BaseModel):
     roles: list[dict[str, Any]] | None = None
     projects: list[dict[str, Any]] | None = None
     departments: list[dict[str, Any]] | None = None
+    # Scheduling (runai_sim.scheduling): node pools, telemetry, priorities, project metrics.
+    node_pools: list[dict[str, Any]] | None = None
+    nodes_telemetry: list[dict[str, Any]] = Field(default_factory=list)
+    workload_priorities: list[dict[str, Any]] | None = None
+    project_metrics: list[dict[str, Any]] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -251,6 +268,18 @@ class Scenario(BaseModel):
         cls, value: list[dict[str, Any]] | None, info: ValidationInfo
     ) -> list[dict[str, Any]] | None:
         return check_items(str(info.field_name), value)
+
+    @field_validator("node_pools", "nodes_telemetry", "workload_priorities", "project_metrics")
+    @classmethod
+    def _scheduling_items(
+        cls, value: list[dict[str, Any]] | None, info: ValidationInfo
+    ) -> list[dict[str, Any]] | None:
+        required = _SCHEDULING_KEYS[str(info.field_name)]
+        for index, item in enumerate(value or []):
+            missing = [member for member in required if member not in item]
+            if missing:
+                raise ValueError(f"[{index}] lacks {', '.join(missing)}")
+        return value
 
     @field_validator("clusters")
     @classmethod

@@ -79,6 +79,8 @@ SCENARIOS = [
     "init-failed",
     "node-failure",
     "pending-scheduling",
+    "pending-project-over-quota",
+    "preempted-stale-gang",  # names no other workload: a renamed one could not be found
     "policy-idle-timeout",
     "exit137-not-oom",
 ]

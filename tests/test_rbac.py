@@ -1,10 +1,13 @@
-"""The Kubernetes manifests grant read-only access to pods, logs, events and nodes, and no more.
+"""The Kubernetes manifests grant read-only access to what the bot reads, and no more.
+
+Pods, logs, events and nodes (the failure evidence) and the scheduler's PodGroups and Queues
+(why a workload is Pending, who preempted it).
 
 Every YAML document of the kustomize base and overlays (`deploy/kubernetes/base`,
-`deploy/kubernetes/overlays/*`) is checked: any role-like document (whatever
-its kind) may only `get`/`list`/`watch` pods, pods/log, events (core and events.k8s.io) and
-nodes; bindings may only bind that role to the bot's service account; the Deployment runs
-non-root, read-only, as that service account. A table of deliberately bad manifests proves
+`deploy/kubernetes/overlays/*`) is checked: any role-like document (whatever its kind) may
+only `get`/`list`/`watch` pods, pods/log, events (core and events.k8s.io), nodes, and
+podgroups and queues (scheduling.run.ai); bindings may only bind that role to the bot's
+service account; the Deployment runs non-root, read-only, as that service account. A table of deliberately bad manifests proves
 the checker catches each way of granting more.
 """
 
@@ -25,24 +28,27 @@ MANIFESTS = sorted([*KUBE_DIR.glob("base/*.y*ml"), *KUBE_DIR.glob("overlays/*/*.
 NAMESPACE = "runai-why"
 SERVICE_ACCOUNT = "runai-why"
 ROLE = "runai-why-reader"
-NODE_ROLE = "runai-why-node-reader"  # the namespaced variant's one cluster-wide read
+NODE_ROLE = "runai-why-node-reader"  # the namespaced variant's cluster-wide reads
 #: The roles a binding may refer to: the cluster-wide reader, or (namespaced variant) the
-#: per-namespace Role of the same name and the nodes-only ClusterRole.
+#: per-namespace Role of the same name and the ClusterRole of cluster-scoped reads only.
 ROLE_REFS = frozenset({("ClusterRole", ROLE), ("Role", ROLE), ("ClusterRole", NODE_ROLE)})
 VERBS = frozenset({"get", "list", "watch"})
-RESOURCES = frozenset({"pods", "pods/log", "events", "nodes"})
+RESOURCES = frozenset({"pods", "pods/log", "events", "nodes", "podgroups", "queues"})
 #: Which API group each allowed resource may be granted from.
 GROUPS: Mapping[str, frozenset[str]] = {
     "pods": frozenset({""}),
     "pods/log": frozenset({""}),
     "nodes": frozenset({""}),
     "events": frozenset({"", "events.k8s.io"}),
+    "podgroups": frozenset({"scheduling.run.ai"}),
+    "queues": frozenset({"scheduling.run.ai"}),
 }
 DANGEROUS = frozenset(
     {"secrets", "pods/exec", "pods/attach", "pods/portforward", "pods/proxy", "nodes/proxy"}
 )
 #: What the read-only Kubernetes client actually sends (diagnosis/kube/client.py).
 NEEDED = {("", "pods", "get"), ("", "pods/log", "get"), ("", "nodes", "get")}
+NEEDED |= {("scheduling.run.ai", "podgroups", "get"), ("scheduling.run.ai", "queues", "get")}
 NEEDED_EVENTS = {("", "events", "list"), ("events.k8s.io", "events", "list")}
 SECRET_ENV = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "RUNAI_CLIENT_SECRET", "REDIS_URL"}
 
@@ -222,7 +228,7 @@ def test_every_manifest_is_read_only(path):
     assert manifest_problems(load(path)) == []
 
 
-def test_the_cluster_role_grants_exactly_read_access_to_the_four_resources():
+def test_the_cluster_role_grants_exactly_read_access_to_what_the_bot_reads():
     [role] = [d for d in all_docs() if d and d["kind"] == "ClusterRole"]
     assert role["metadata"]["name"] == ROLE
     granted = grants([role])
@@ -508,9 +514,10 @@ def test_the_namespaced_variant_grants_the_same_verbs_and_resources_and_no_more(
     assert grants(docs) == cluster_wide
     [node_role] = [d for d in docs if d["kind"] == "ClusterRole"]
     assert node_role["metadata"]["name"] == NODE_ROLE
-    assert {resource for _, resource, _ in grants([node_role])} == {"nodes"}
+    cluster_scoped = {"nodes", "queues"}  # nothing namespaced is read cluster-wide
+    assert {resource for _, resource, _ in grants([node_role])} == cluster_scoped
     roles = [d for d in docs if d["kind"] == "Role"]
-    assert all("nodes" not in {r for _, r, _ in grants([role])} for role in roles)
+    assert all(not cluster_scoped & {r for _, r, _ in grants([role])} for role in roles)
     assert grants(roles) | grants([node_role]) == cluster_wide
 
 

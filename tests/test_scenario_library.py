@@ -100,6 +100,10 @@ async def check_scenario(
         assert text not in rendered, f"{text!r} leaked into the report"
     for text in expected.get("missing_contains", []):
         assert any(text in m for m in data["missing"]), (text, data["missing"])
+    for key in ("pending", "preemption"):  # a subset of the --json object, member by member
+        for member, value in expected.get(key, {}).items():
+            assert data[key] is not None, f"no {key} object: {report.headline}"
+            assert data[key][member] == value, (key, member, data[key])
     assert all(e["source"] for e in data["evidence"]), "every evidence line cites its source"
     if data["outcome"] == "diagnosed":
         assert data["evidence"], "a diagnosis without evidence is a guess"

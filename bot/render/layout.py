@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.render.slack_text import Block, code, context, safe
-from bot.render.wording import cli_command, outcome_words
+from bot.render.wording import cli_command, outcome_words, verdict_label
 from diagnosis import Report
 
 __all__ = [
@@ -45,6 +45,9 @@ def first_line_label(report: Report) -> str:
     """The category, or the outcome when there is none: what line one of a message says."""
     if report.category is not None:
         return report.category.value
+    verdict = verdict_label(report)
+    if verdict is not None:
+        return verdict
     name, why = outcome_words(report.outcome)
     return f"{name} — {why}" if why else name
 

@@ -15,6 +15,7 @@ from bot.render.wording import (
     candidate_facts,
     outcome_words,
     recurrence_sentence,
+    verdict_label,
 )
 from diagnosis import Outcome, Report
 
@@ -33,6 +34,9 @@ def sanitize(text: str) -> str:
 def _first_line(report: Report) -> str:
     if report.category is not None:
         return f"Category: {report.category.value}"
+    verdict = verdict_label(report)
+    if verdict is not None:
+        return verdict
     name, why = outcome_words(report.outcome)
     return f"Outcome: {name} ({why})" if why else f"Outcome: {name}"
 

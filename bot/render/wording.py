@@ -20,6 +20,7 @@ __all__ = [
     "cli_command",
     "outcome_words",
     "recurrence_sentence",
+    "verdict_label",
     "when",
 ]
 
@@ -46,6 +47,19 @@ OUTCOME_WORDS: dict[Outcome, tuple[str, str | None]] = {
 def outcome_words(outcome: Outcome) -> tuple[str, str | None]:
     """The label of an outcome and why it carries no category (None: nothing to add)."""
     return OUTCOME_WORDS.get(outcome, (outcome.value.upper(), None))
+
+
+def verdict_label(report: Report) -> str | None:
+    """Line one of a Pending or preemption answer (`PENDING · NODE_POOL_FULL`), else None.
+
+    Never one of the failure categories: `PENDING`/`PREEMPTED` are outcomes, and the reason
+    or kind after the dot is theirs.
+    """
+    if report.pending is not None:
+        return f"PENDING · {report.pending.reason}"
+    if report.preemption is not None:
+        return f"PREEMPTED · {report.preemption.kind}"
+    return None
 
 
 def when(moment: datetime | None) -> str:

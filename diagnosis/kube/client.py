@@ -31,6 +31,7 @@ from diagnosis.http.transport import (
 )
 from diagnosis.kube.config import BearerTokenAuth, TokenSource, TokenUnreadable, ssl_context
 from diagnosis.kube.models import KubeEvent, KubeNode, Pod, event_from_core, event_from_events_v1
+from diagnosis.kube.scheduling_client import SchedulerObjects
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -61,8 +62,10 @@ _TEXT_LIMIT = 200
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class KubeClient:
+class KubeClient(SchedulerObjects):
     """Reads a pod, its events, its container logs, and nodes from one Kubernetes API server.
+
+    The scheduler's objects (PodGroups, Queues, their events) come from `SchedulerObjects`.
 
     Raises only `diagnosis.errors` exceptions (`ReadOnlyViolation` is one): 401/403 →
     `AuthError`, 404 → `NotFound`, timeouts → `UpstreamTimeout`, anything else →

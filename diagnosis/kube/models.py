@@ -65,6 +65,8 @@ class ObjectMeta(_KubeModel):
     uid: str | None = None
     creation_timestamp: datetime | None = None
     deletion_timestamp: datetime | None = None
+    annotations: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
 
 
 class Resources(_KubeModel):
@@ -219,6 +221,7 @@ class KubeEvent(_KubeModel):
     involved_kind: str | None = None
     involved_name: str | None = None
     involved_field_path: str | None = None
+    annotations: dict[str, str] = Field(default_factory=dict)
 
 
 class Taint(_KubeModel):
@@ -339,6 +342,7 @@ def event_from_core(raw: Any) -> KubeEvent:
         involved_kind=event.involved_object.kind,
         involved_name=event.involved_object.name,
         involved_field_path=event.involved_object.field_path,
+        annotations=event.metadata.annotations,
     )
 
 
@@ -362,4 +366,5 @@ def event_from_events_v1(raw: Any) -> KubeEvent:
         involved_kind=event.regarding.kind,
         involved_name=event.regarding.name,
         involved_field_path=event.regarding.field_path,
+        annotations=event.metadata.annotations,
     )

@@ -15,6 +15,7 @@ import httpx
 from diagnosis.kube.access import KubeAccess
 from diagnosis.kube.client import KubeClient
 from diagnosis.kube.models import KubeEvent, KubeNode, Pod
+from diagnosis.kube.scheduling_models import PodGroup, Queue
 
 __all__ = ["KubeConnector", "KubeDirectory", "KubeReader"]
 
@@ -49,6 +50,18 @@ class KubeReader(Protocol):
 
     async def list_node_events(self, name: str) -> list[KubeEvent]:
         """`kubectl describe node`'s events: `NodeNotSchedulable`, `NodeNotReady`, ..."""
+        ...
+
+    async def get_podgroup(self, namespace: str, name: str) -> PodGroup:
+        """`kubectl get podgroup`: queue, gang minimum and per-pool scheduling conditions."""
+        ...
+
+    async def get_queue(self, name: str) -> Queue:
+        """`kubectl get queue` (cluster scoped); `NotFound` when the queue does not exist."""
+        ...
+
+    async def list_object_events(self, namespace: str, kind: str, name: str) -> list[KubeEvent]:
+        """Events about one object (a PodGroup's `Evict`, `NotReady`, ...), annotations kept."""
         ...
 
 

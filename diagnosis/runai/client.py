@@ -35,6 +35,7 @@ from diagnosis.runai.models import (
     Workload,
     WorkloadSpec,
 )
+from diagnosis.runai.scheduling_client import SchedulingReads
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
@@ -89,8 +90,11 @@ _M = TypeVar("_M", bound=BaseModel)
 _Params = dict[str, str | int]
 
 
-class RunaiClient:
+class RunaiClient(SchedulingReads):
     """Reads workloads, events, specs, pods, history, metrics, clusters and nodes from Run:ai.
+
+    The scheduling reads (project quotas, node pools, telemetry, priorities) come from
+    `SchedulingReads`.
 
     Satisfies `RunaiReader`. Requests flow AsyncClient → `RunaiTokenAuth` → `RetryTransport`
     → `ReadOnlyTransport` → `transport`, so nothing but GET (and the token POST) can leave.

@@ -16,11 +16,14 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from diagnosis.runai.scheduling_models import PendingSchedulingMessage, RequestedPods
+
 __all__ = [
     "Cluster",
     "Condition",
     "Container",
     "Event",
+    "GpuInfo",
     "HistoryRecord",
     "InvolvedObject",
     "Measurement",
@@ -32,6 +35,7 @@ __all__ = [
     "Pod",
     "ResourceRange",
     "Resources",
+    "Toleration",
     "Workload",
     "WorkloadSpec",
 ]
@@ -61,6 +65,8 @@ class Resources(_ApiModel):
     gpu: ResourceRange | None = None
     cpu: ResourceRange | None = None
     cpu_memory: ResourceRange | None = None
+    gpu_request_type: str | None = None
+    gpu_memory: ResourceRange | None = None
 
 
 class Condition(_ApiModel):
@@ -98,11 +104,29 @@ class Workload(_ApiModel):
     images: tuple[str, ...] = ()
     command: str | None = None
     arguments: str | None = Field(default=None, validation_alias=AliasChoices("arguments", "args"))
+    # Scheduling fields (the Pending and preemption diagnoses).
+    department_id: str | None = None
+    priority: int | None = None
+    priority_class_name: str | None = None
+    preemptible: bool | None = None
+    requested_node_pools: tuple[str, ...] = ()
+    current_node_pools: tuple[str, ...] = ()
+    requested_pods: RequestedPods | None = None
+    total_pending_time_seconds: int | None = None
+    guaranteed_runtime_ends_at: datetime | None = None
+    pending_scheduling_messages: tuple[PendingSchedulingMessage, ...] | None = None
 
-    @field_validator("conditions", "images", mode="before")
+    @field_validator(
+        "conditions", "images", "requested_node_pools", "current_node_pools", mode="before"
+    )
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return () if value is None else value
+
+    @field_validator("project_id", "department_id", mode="before")
+    @classmethod
+    def _ids_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 class Container(_ApiModel):
@@ -111,6 +135,25 @@ class Container(_ApiModel):
     name: str
     image: str | None = None
     started_at: datetime | None = None
+
+
+class Toleration(_ApiModel):
+    """`PodToleration`: a taint the pod tolerates (an empty key with Exists tolerates all)."""
+
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+
+    def tolerates(self, taint: NodeTaint) -> bool:
+        """Whether this toleration covers `taint` (the Kubernetes matching rules)."""
+        if self.effect and taint.effect and self.effect != taint.effect:
+            return False
+        if not self.key:
+            return (self.operator or "").lower() == "exists"
+        if self.key != taint.key:
+            return False
+        return (self.operator or "equal").lower() == "exists" or self.value == taint.value
 
 
 class Pod(_ApiModel):
@@ -126,8 +169,10 @@ class Pod(_ApiModel):
     completed_at: datetime | None = None
     containers: tuple[Container, ...] = ()
     requested_resources: Resources | None = None
+    current_node_pool: str | None = None
+    tolerations: tuple[Toleration, ...] = ()
 
-    @field_validator("containers", mode="before")
+    @field_validator("containers", "tolerations", mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return () if value is None else value
@@ -311,6 +356,13 @@ class NodeTaint(_ApiModel):
     effect: str | None = None
 
 
+class GpuInfo(_ApiModel):
+    """`Node.gpuInfo`: the node's GPU type and how many it has."""
+
+    gpu_type: str | None = None
+    gpu_count: int | None = None
+
+
 class Node(_ApiModel):
     """`Node` from `/api/v1/nodes`."""
 
@@ -321,6 +373,7 @@ class Node(_ApiModel):
     taints: tuple[NodeTaint, ...] = ()
     node_pool: str | None = None
     updated_at: datetime | None = None
+    gpu_info: GpuInfo | None = None
 
     @field_validator("conditions", "taints", mode="before")
     @classmethod

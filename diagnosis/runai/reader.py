@@ -20,6 +20,7 @@ from diagnosis.runai.models import (
     Workload,
     WorkloadSpec,
 )
+from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry, WorkloadPriority
 
 __all__ = ["RunaiReader"]
 
@@ -81,4 +82,46 @@ class RunaiReader(Protocol):
 
     async def list_nodes(self, *, cluster_id: str, names: Sequence[str]) -> list[Node]:
         """`GET /api/v1/nodes` filtered to the cluster and the given node names."""
+        ...
+
+    # ------------------------------------------------------------------ scheduling reads
+    async def get_project(self, project_id: str) -> ProjectQuota:
+        """`get_project`: the project's quota (`resources`) and usage (`status`) per node pool."""
+        ...
+
+    async def list_project_quotas(self, *, cluster_id: str) -> list[ProjectQuota]:
+        """`GET /api/v1/org-unit/projects` of one cluster (namespace to project)."""
+        ...
+
+    async def list_node_pools(self, *, cluster_id: str) -> list[NodePool]:
+        """`get_nodepools`: the cluster's node pools."""
+        ...
+
+    async def list_pool_nodes(self, *, cluster_id: str, node_pool: str) -> list[Node]:
+        """`GET /api/v1/nodes` of one node pool."""
+        ...
+
+    async def list_pool_workloads(self, *, cluster_id: str, node_pool: str) -> list[Workload]:
+        """The node pool's Running workloads, newest phase change first (one page)."""
+        ...
+
+    async def get_node_telemetry(self, *, cluster_id: str, telemetry_type: str) -> Telemetry:
+        """`get_node_telemetry`: one type (`FREE_GPUS`, `TOTAL_GPUS`) now, per node pool."""
+        ...
+
+    async def list_workload_priorities(self) -> list[WorkloadPriority]:
+        """`get_workload_priorities`: priority class names and values."""
+        ...
+
+    async def get_project_metrics(
+        self,
+        project_id: str,
+        *,
+        metric_types: Sequence[str],
+        start: datetime,
+        end: datetime,
+        node_pool: str | None = None,
+        samples: int = 20,
+    ) -> list[Measurement]:
+        """`get_project_metrics`: quota and allocation over time (200 and 207 accepted)."""
         ...

@@ -39,6 +39,9 @@ JSON_KEYS = {
     "redactions",
     "candidates",
     "details",
+    # added by issue 23: the Pending and preemption answers (null for other outcomes)
+    "pending",
+    "preemption",
 }
 
 
@@ -215,8 +218,9 @@ def test_demo_all_prints_a_report_per_demo_workload(capsys):
     """`demo --all` diagnoses every workload the demo scenario lists, category first."""
     assert main(["demo", "--all"]) == 0
     reports = capsys.readouterr().out.split("─" * 72)
-    assert len(reports) == 12
-    assert all(r.strip().splitlines()[0].startswith(("Category: ", "Outcome: ")) for r in reports)
+    assert len(reports) == 13
+    first_lines = ("Category: ", "Outcome: ", "PENDING · ", "PREEMPTED · ")
+    assert all(r.strip().splitlines()[0].startswith(first_lines) for r in reports)
 
 
 @pytest.mark.e2e
@@ -229,13 +233,18 @@ def test_demo_without_a_terminal_plays_the_guided_tour(capsys, monkeypatch):
     assert "runai-why> Which Run:ai cluster is it on?" in out
     assert "Category: OOM_KILLED" in out
     assert "Category: IMAGE_PULL_FAILED" in out
-    assert "Outcome: PREEMPTED" in out
+    assert "PREEMPTED · RECLAIM_FAIR_SHARE" in out
+    assert "PENDING · NODE_POOL_FULL" in out
+    assert "only 2 of 56 are free" in out
     assert "asking as alice@acme.ai" in out  # the default --as, who may not read nlp:
     assert (
         "runai-why> (only you) You don't have read access to workloads in project nlp on "
         "prod-a in Run:ai; ask your Run:ai administrator."
     ) in out
     assert "t5-distill ·" not in out  # nothing of it was shown
+    # nlp's workload that reclaimed ml-team's GPUs is not named to her, nor its project
+    assert "serve-llama-70b" not in out
+    assert "reclaimed" not in out.lower() or "a workload in another project" in out
 
 
 @pytest.mark.e2e

@@ -18,6 +18,7 @@ from bot.scenarios import bundled_paths, request_from_expectation
 from diagnosis import DiagnosisRequest, UpstreamTimeout, diagnose
 from diagnosis.kube.collect import collect_tier2
 from diagnosis.kube.models import KubeEvent, KubeNode, Pod
+from diagnosis.kube.scheduling_models import PodGroup, Queue
 from diagnosis.redact import Redactor
 from diagnosis.runai import client as runai_client
 from diagnosis.runai.models import Pod as RunaiPod
@@ -178,6 +179,15 @@ class _OrderedKube:
 
     async def list_node_events(self, name: str) -> list[KubeEvent]:
         raise AssertionError(f"node {name} is not implicated")
+
+    async def get_podgroup(self, namespace: str, name: str) -> PodGroup:
+        raise AssertionError(f"podgroup {namespace}/{name} is not read for a failure")
+
+    async def get_queue(self, name: str) -> Queue:
+        raise AssertionError(f"queue {name} is not read for a failure")
+
+    async def list_object_events(self, namespace: str, kind: str, name: str) -> list[KubeEvent]:
+        raise AssertionError(f"{kind} {namespace}/{name} is not read for a failure")
 
 
 @pytest.mark.parametrize("order", [["t-0-0", "t-0-1", "t-0-2"], ["t-0-2", "t-0-1", "t-0-0"]])

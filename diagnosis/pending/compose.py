@@ -1,0 +1,177 @@
+"""The Pending report: one reason on line one, its figures cited, the next action, the gaps."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from diagnosis.lexicon import SignalKind
+from diagnosis.pending.evidence import PendingEvidence
+from diagnosis.pending.figures import PoolFigures, gpus
+from diagnosis.pending.table import row
+from diagnosis.pending.verdict import PendingReason, Verdict
+from diagnosis.report import EvidenceLine, Outcome, Report
+from diagnosis.report_facts import PendingFacts
+from diagnosis.resolve import workload_ref
+from diagnosis.rules.base import cite
+
+__all__ = ["TIER2_PENDING_MISSING", "compose_pending", "waited"]
+
+TIER2_PENDING_MISSING = (
+    "the PodGroup's scheduling conditions, its Queue and the pods' scheduling conditions "
+    "(Kubernetes Tier 2 access is not configured for this cluster)"
+)
+_SCHEDULER = ("get_workload_status", "get_workload_history")
+
+
+def waited(delta: timedelta) -> str:
+    """A wait as people say it: `45s`, `39m`, `2h05m`, `3d4h`."""
+    seconds = max(0, int(delta.total_seconds()))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return f"{days}d{hours}h" if hours else f"{days}d"
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m" if minutes else f"{seconds}s"
+
+
+def _figure_lines(ev: PendingEvidence, fig: PoolFigures) -> list[EvidenceLine]:
+    lines: list[EvidenceLine] = []
+    src = fig.sources
+    if fig.requested is not None and src.get("requested") in _SCHEDULER:
+        each = f" ({gpus(fig.per_pod)} per pod)" if fig.per_pod not in {None, fig.requested} else ""
+        lines.append(
+            EvidenceLine(
+                text=f"Requested: {gpus(fig.requested)} GPUs{each}", source=src["requested"]
+            )
+        )
+    project = [
+        n for n in ("deserved", "limit", "allocated", "allocated_np") if src.get(n) == "get_project"
+    ]
+    if fig.pool and (project or fig.unlimited):
+        name = ev.project.name if ev.project else "?"
+        limit = "unlimited" if fig.unlimited else gpus(fig.limit)
+        weight = f", over-quota weight {gpus(fig.weight)}" if fig.weight is not None else ""
+        text = (
+            f"Project {name} in node pool {fig.pool}: deserved {gpus(fig.deserved)} GPUs, limit "
+            f"{limit}{weight}; allocated {gpus(fig.allocated)} "
+            f"({gpus(fig.allocated_np)} non-preemptible)"
+        )
+        if fig.project_at:
+            text += f" as of {fig.project_at:%H:%M:%SZ}"
+        lines.append(EvidenceLine(text=text, source="get_project"))
+    if fig.pool and (fig.free is not None or fig.total is not None):
+        at = f" at {fig.capacity_at:%H:%M:%SZ}" if fig.capacity_at else ""
+        lines.append(
+            EvidenceLine(
+                text=f"Node pool {fig.pool}: {gpus(fig.free)} of {gpus(fig.total)} GPUs free{at}",
+                source="get_node_telemetry",
+            )
+        )
+    return lines
+
+
+def _context(ev: PendingEvidence) -> list[EvidenceLine]:
+    lines: list[EvidenceLine] = []
+    w = ev.workload
+    if ev.since is not None:
+        text = f"Pending since {ev.since:%Y-%m-%d %H:%M:%SZ} ({waited(ev.now - ev.since)})"
+        if w.total_pending_time_seconds is not None:
+            text += f"; {waited(timedelta(seconds=w.total_pending_time_seconds))} Pending in all"
+        source = "get_workload_history" if ev.history else "get_workload_status"
+        lines.append(EvidenceLine(text=text, source=source))
+    before = [s for s in ev.signals if s.kind is SignalKind.PREEMPTED]
+    if before:
+        lines.append(cite(before[-1]))
+    if ev.stale:
+        newest = max(ev.stale, key=lambda s: s.at.timestamp() if s.at else 0.0)
+        older = ev.since is not None and newest.at is not None and newest.at < ev.since
+        why = (
+            f"written before it last became Pending ({ev.since:%H:%M:%SZ})"
+            if older and ev.since
+            else "a PodGroup condition while some of its pods hold resources"
+        )
+        noun = "statement" if len(ev.stale) == 1 else "statements"
+        lines.append(
+            EvidenceLine(
+                text=f"Not trusted: {len(ev.stale)} scheduler {noun} ({why}), newest: "
+                f"{newest.text}",
+                source=newest.source,
+            )
+        )
+    return lines
+
+
+def _unknown_advice(ev: PendingEvidence) -> list[str]:
+    advice: list[str] = []
+    if not ev.tier2:
+        ns = ev.workload.namespace or f"runai-{ev.workload.project_name or '<project>'}"
+        advice.append(
+            "Configure Kubernetes access (Tier 2) for this cluster: the PodGroup's scheduling "
+            f"conditions say why (`kubectl get podgroups -n {ns} -o yaml`)."
+        )
+    if ev.gaps:
+        advice.append("Ask again once the reads listed under Not measured answer.")
+    return advice
+
+
+def _source(verdict: Verdict) -> str:
+    if verdict.lines:
+        return verdict.lines[0].source
+    cited = sorted(set(verdict.figures.sources.values())) if verdict.figures else []
+    return ", ".join(cited) or "get_workload_status"
+
+
+def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -> Report:
+    """The `pending_scheduling` report for the verdict of highest precedence."""
+    table_row = row(best.reason)
+    fig = best.figures or PoolFigures(pool=best.pool)
+    headline = best.headline
+    if ev.since is not None:
+        headline += f" Pending for {waited(ev.now - ev.since)}."
+    evidence = [*best.lines, *_figure_lines(ev, fig), *_context(ev)]
+    evidence += [
+        EvidenceLine(text=f"Node pool {v.pool}: {v.reason.value}: {v.headline}", source=_source(v))
+        for v in others
+    ]
+    phase = f"Workload phase {ev.workload.phase or 'unknown'}"
+    evidence.append(EvidenceLine(text=phase, source="get_workload_status"))
+    actions = [table_row.waiting, *table_row.actions]
+    actions += [
+        f"Node pool {v.pool} has {gpus(v.figures.free)} free GPUs: asking for it first may "
+        "start it sooner."
+        for v in others
+        if v.figures
+        and v.figures.free is not None
+        and v.figures.requested is not None
+        and v.figures.free >= v.figures.requested
+    ]
+    if best.reason is PendingReason.UNKNOWN:
+        actions += _unknown_advice(ev)
+    missing = [g.what for g in ev.gaps]
+    missing += best.missing
+    if not ev.tier2:
+        missing.append(TIER2_PENDING_MISSING)
+    facts = PendingFacts(
+        reason=best.reason.value,
+        node_pool=fig.pool,
+        requested_gpus=fig.requested,
+        deserved_gpus=fig.deserved,
+        limit_gpus=fig.limit,
+        allocated_gpus=fig.allocated,
+        allocated_non_preemptible_gpus=fig.allocated_np,
+        pool_free_gpus=fig.free,
+        pool_total_gpus=fig.total,
+        pending_since=ev.since,
+    )
+    return Report(
+        outcome=Outcome.PENDING_SCHEDULING,
+        workload=workload_ref(ev.workload),
+        headline=headline,
+        evidence=tuple(dict.fromkeys(evidence)),
+        recommendations=tuple(actions),
+        missing=tuple(dict.fromkeys(missing)),
+        recovery_owner=table_row.owner,
+        pending=facts,
+    )

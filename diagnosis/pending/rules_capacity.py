@@ -1,0 +1,121 @@
+"""The derived Pending rows: project over quota vs pool full (P11, P12), and UNKNOWN (P14).
+
+The one computed split. It needs the workload's request, the project's deserved and
+allocated GPUs, and the pool's free GPUs, for the same pool and about the same moment; any
+of them missing, or a pool with room to spare and no constraint text, is UNKNOWN naming what
+would decide. Fair share is never computed: the API does not expose it.
+"""
+
+from __future__ import annotations
+
+from diagnosis.pending.evidence import PendingEvidence
+from diagnosis.pending.figures import PoolFigures, gpus, preemptible
+from diagnosis.pending.texts import Saying
+from diagnosis.pending.verdict import PendingReason, Verdict, cite_said
+
+__all__ = ["contention", "node_pool_full", "project_over_quota", "unknown"]
+
+R = PendingReason
+
+
+def _when(fig: PoolFigures) -> str:
+    def at(moment: object) -> str:
+        return f"{moment:%H:%M:%SZ}" if moment is not None else "?"
+
+    return f"project status at {at(fig.project_at)}, pool telemetry at {at(fig.capacity_at)}"
+
+
+def contention(ev: PendingEvidence, fig: PoolFigures) -> tuple[PendingReason | None, list[str]]:
+    """PROJECT_OVER_QUOTA or NODE_POOL_FULL for this pool, else None and what would decide."""
+    pool = fig.pool
+    if pool is None:
+        return None, ["the node pool it waits for (neither the workload nor its project names one)"]
+    needed = {
+        "requested": "the workload's GPU request",
+        "deserved": f"the project's deserved GPUs in node pool {pool}",
+        "allocated": f"the project's allocated GPUs in node pool {pool}",
+        "free": f"node pool {pool}'s free GPUs",
+    }
+    missing = [label for name, label in needed.items() if getattr(fig, name) is None]
+    if missing:
+        return None, missing
+    if not fig.same_moment():
+        return None, [f"figures from one moment ({_when(fig)}, too far apart to compare)"]
+    requested, deserved = fig.requested or 0.0, fig.deserved or 0.0
+    if (fig.free or 0.0) >= requested:
+        return None, [
+            f"why {gpus(requested)} GPUs do not fit although node pool {pool} has "
+            f"{gpus(fig.free)} free (no single node may have room: the scheduler's per-node "
+            "fit text, through Kubernetes access, would tell)"
+        ]
+    in_quota = (fig.allocated or 0.0) + requested <= deserved
+    movable = preemptible(ev)
+    if movable is False and fig.allocated_np is not None:
+        in_quota = fig.allocated_np + requested <= deserved
+    if in_quota:
+        return R.NODE_POOL_FULL, []
+    if movable is True:
+        return R.PROJECT_OVER_QUOTA, []
+    if movable is None:
+        return None, ["whether it is preemptible (neither `preemptible` nor its priority was read)"]
+    return None, [f"the project's non-preemptible GPUs allocated in node pool {pool}"]
+
+
+def project_over_quota(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
+    """P11: preemptible, over the project's quota, and the over-quota GPUs are in use by others."""
+    if contention(ev, fig)[0] is not R.PROJECT_OVER_QUOTA:
+        return None
+    said = ev.saying(Saying.FIT, pool=fig.pool)[:1]
+    return Verdict(
+        reason=R.PROJECT_OVER_QUOTA,
+        pool=fig.pool,
+        headline=(
+            f"Over the project's quota in node pool {fig.pool}: {gpus(fig.allocated)} of "
+            f"{gpus(fig.deserved)} deserved GPUs are allocated and it asks for "
+            f"{gpus(fig.requested)} more, while only {gpus(fig.free)} of {gpus(fig.total)} "
+            "GPUs are free: the over-quota capacity is in use by others."
+        ),
+        lines=tuple(cite_said(s) for s in said),
+        figures=fig,
+    )
+
+
+def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
+    """P12: within the project's quota, but the pool has too few free GPUs right now."""
+    if contention(ev, fig)[0] is not R.NODE_POOL_FULL:
+        return None
+    said = ev.saying(Saying.PIPELINED, Saying.FIT, pool=fig.pool)[:1]
+    used = (
+        fig.allocated_np
+        if preemptible(ev) is False and fig.allocated_np is not None
+        else fig.allocated
+    )
+    return Verdict(
+        reason=R.NODE_POOL_FULL,
+        pool=fig.pool,
+        headline=(
+            f"Node pool {fig.pool} is full: it asks for {gpus(fig.requested)} GPUs and only "
+            f"{gpus(fig.free)} of {gpus(fig.total)} are free, although the project is within its "
+            f"quota ({gpus(used)} allocated + {gpus(fig.requested)} requested of "
+            f"{gpus(fig.deserved)} deserved): capacity is held by others."
+        ),
+        lines=tuple(cite_said(s) for s in said),
+        figures=fig,
+    )
+
+
+def unknown(ev: PendingEvidence, fig: PoolFigures) -> Verdict:
+    """P14: nothing above is supported; what was seen, and what would decide."""
+    _, missing = contention(ev, fig)
+    said = ev.saying(Saying.FIT, Saying.PIPELINED, pool=fig.pool)[:1]
+    where = f" in node pool {fig.pool}" if fig.pool else ""
+    headline = f"Why it is waiting{where} cannot be told from what was read"
+    headline += f"; missing: {missing[0]}." if missing else "."
+    return Verdict(
+        reason=R.UNKNOWN,
+        pool=fig.pool,
+        headline=headline,
+        lines=tuple(cite_said(s) for s in said),
+        figures=fig,
+        missing=tuple(missing),
+    )

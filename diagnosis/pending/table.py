@@ -1,0 +1,194 @@
+"""The Pending precedence table: one row per reason, first match wins, UNKNOWN last.
+
+Each row owns its rule, who acts on it, whether waiting fixes it, and what to do. The order is
+the reference's fixed precedence: not waiting on the scheduler at all; nothing can be placed
+before a queue and all pods exist; typed verdicts (the scheduler rejects those jobs before it
+tries any node, the limit before the quota); hard constraints waiting never fixes; the gang's
+explicit message; then the typed delay (which replaces the derived split when present); and
+last the two derived rows. Node pools are decided one by one; the headline is the verdict of
+highest precedence across the requested pools, the others are listed under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from diagnosis.pending import rules_capacity as capacity
+from diagnosis.pending import rules_typed as typed
+from diagnosis.pending.evidence import PendingEvidence
+from diagnosis.pending.figures import PoolFigures, pool_figures
+from diagnosis.pending.verdict import PendingReason, Verdict
+
+__all__ = ["PRECEDENCE", "PendingRow", "decide", "row"]
+
+R = PendingReason
+Rule = Callable[[PendingEvidence, PoolFigures], Verdict | None]
+
+
+@dataclass(frozen=True)
+class PendingRow:
+    """One reason: its rule, who acts, what waiting does, and the next actions."""
+
+    reason: PendingReason
+    rule: Rule
+    owner: str
+    waiting: str
+    actions: tuple[str, ...]
+
+
+PRECEDENCE: tuple[PendingRow, ...] = (
+    PendingRow(
+        R.NOT_WAITING_ON_SCHEDULER,
+        typed.not_waiting,
+        "User — the workload's start-up (image, volumes, init containers)",
+        "Waiting fixes it if start-up succeeds; it is not queued.",
+        (
+            "If the pods fail to start, ask again: the failure diagnosis reads the pull, mount or "
+            "init error.",
+        ),
+    ),
+    PendingRow(
+        R.QUEUE_MISSING,
+        typed.queue_missing,
+        "Administrator — the project's scheduling queue",
+        "Waiting will never fix this: the scheduler does not consider it without its queue.",
+        (
+            "Ask a Run:ai administrator to check the project's scheduling queue for this node pool "
+            "and the pods' queue label.",
+        ),
+    ),
+    PendingRow(
+        R.HELD_NOT_READY,
+        typed.held_not_ready,
+        "User — scheduling gates, or the controller that creates its pods",
+        "Waiting fixes it only once every pod it needs exists and is released.",
+        ("Check what holds its pods back: scheduling gates, or the controller that creates them.",),
+    ),
+    PendingRow(
+        R.OVER_LIMIT,
+        typed.over_limit,
+        "User; administrator — the limit",
+        "Waiting fixes it only when the project's own workloads in this pool release GPUs.",
+        (
+            "Lower the request, or wait for the project's own workloads to finish.",
+            'Or ask an administrator to raise the GPU limit ("Max GPU device allocation") for '
+            "this node pool.",
+        ),
+    ),
+    PendingRow(
+        R.NON_PREEMPTIBLE_OVER_QUOTA,
+        typed.over_quota_non_preemptible,
+        "User; administrator — the deserved quota",
+        "Waiting fixes it only when the project's own non-preemptible workloads finish.",
+        (
+            "Make it preemptible (a priority below 100, or preemptibility: preemptible) to use "
+            "over-quota GPUs; it may then be preempted.",
+            "Or ask for more deserved quota: non-preemptible work runs only inside it.",
+        ),
+    ),
+    PendingRow(
+        R.PVC_UNBOUND,
+        typed.pvc_unbound,
+        "Storage administrator",
+        "Waiting will never fix this unless the storage is provisioned.",
+        (
+            "Check the claim, its storage class and the volumes' node affinity with the storage "
+            "administrator.",
+        ),
+    ),
+    PendingRow(
+        R.NODE_CONSTRAINT_MISMATCH,
+        typed.node_constraint,
+        "User — node pool, node type, selector or tolerations",
+        "Waiting will never fix this: no node of the pool meets the constraint.",
+        ("Change the node pool, node type or selector, or add the toleration it needs.",),
+    ),
+    PendingRow(
+        R.REQUEST_EXCEEDS_LARGEST_NODE,
+        typed.request_too_big,
+        "User — the request per pod",
+        "Waiting will never fix this: no node of the pool is big enough.",
+        (
+            "Ask for at most one node's GPUs per pod, make it a distributed workload, or use a "
+            "node pool with larger nodes.",
+        ),
+    ),
+    PendingRow(
+        R.GPU_TYPE_OR_FRACTION_UNAVAILABLE,
+        typed.gpu_kind,
+        "User; administrator — the pool's GPU configuration",
+        "Waiting will never fix this: the pool does not offer that kind of GPU.",
+        ("Ask for a GPU type, MIG profile or fraction the pool offers, or use another node pool.",),
+    ),
+    PendingRow(
+        R.GANG_MIN_MEMBER_NOT_MET,
+        typed.gang,
+        "User — the gang's size",
+        "Waiting fixes it only when room for the whole gang frees at once.",
+        ("Lower the minimum number of pods that must start together, or the GPUs per pod.",),
+    ),
+    PendingRow(
+        R.PREEMPTION_DELAYED,
+        typed.preemption_delayed,
+        "Nobody — it is waiting by design",
+        "Waiting fixes it: after the delay it may evict lower-priority workloads.",
+        (),
+    ),
+    PendingRow(
+        R.PROJECT_OVER_QUOTA,
+        capacity.project_over_quota,
+        "User; administrator — quota and over-quota weight",
+        "Waiting fixes it when over-quota GPUs free up (they are shared by weight and rank).",
+        (
+            "Or ask for more deserved quota (or a higher over-quota weight) in this node pool, "
+            "or request fewer GPUs.",
+        ),
+    ),
+    PendingRow(
+        R.NODE_POOL_FULL,
+        capacity.node_pool_full,
+        "Nobody yet — the scheduler should reclaim; administrator if it lasts",
+        "Waiting should fix it: within quota, the scheduler reclaims over-quota GPUs from others.",
+        (
+            "If it lasts, tell an administrator: the pool may be over-subscribed (deserved quotas "
+            "add up to more than its GPUs), or no single node has room.",
+        ),
+    ),
+    PendingRow(
+        R.UNKNOWN,
+        capacity.unknown,
+        "Undetermined",
+        "Whether waiting helps cannot be told.",
+        (),
+    ),
+)
+_BY_REASON = {r.reason: r for r in PRECEDENCE}
+
+
+def row(reason: PendingReason) -> PendingRow:
+    """The table row of a reason."""
+    return _BY_REASON[reason]
+
+
+def _first(ev: PendingEvidence, fig: PoolFigures) -> tuple[int, Verdict]:
+    for index, candidate in enumerate(PRECEDENCE):
+        verdict = candidate.rule(ev, fig)
+        if verdict is not None:
+            return index, verdict
+    raise AssertionError("unreachable: the UNKNOWN row always answers")
+
+
+def decide(ev: PendingEvidence) -> tuple[Verdict, list[Verdict]]:
+    """The headline verdict (highest precedence across pools) and the other pools' verdicts."""
+    pools: list[str | None] = [*ev.pools()] or [None]
+    found = [_first(ev, pool_figures(ev, pool)) for pool in pools]
+    ranked = sorted(range(len(found)), key=lambda i: (found[i][0], i))
+    best = found[ranked[0]][1]
+    others = [
+        found[i][1]
+        for i in ranked[1:]
+        if (found[i][1].reason, found[i][1].pool) != (best.reason, best.pool)
+        and found[i][1].pool is not None
+    ]
+    return best, others

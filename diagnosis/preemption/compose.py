@@ -1,0 +1,200 @@
+"""The preemption report: the kind on line one, who (only if signalled), was it fair, how often."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from diagnosis.lexicon import SignalKind
+from diagnosis.preemption.evidence import PreemptionEvidence
+from diagnosis.preemption.fairness import count, over_quota, protection
+from diagnosis.preemption.kinds import KindVerdict
+from diagnosis.preemption.party import describe
+from diagnosis.preemption.texts import PreemptionKind
+from diagnosis.redact import quote
+from diagnosis.report import EvidenceLine, Outcome, Report
+from diagnosis.report_facts import PreemptionFacts
+from diagnosis.resolve import workload_ref
+from diagnosis.rules.base import cite_all
+from diagnosis.signals import unique
+
+__all__ = ["OWNER", "TIER2_PREEMPTION_MISSING", "compose_preemption"]
+
+K = PreemptionKind
+#: The reads that look the named preemptor up.
+_LOOKUPS = frozenset({"list_projects", "list_workloads"})
+OWNER = "User — checkpointing and priority; administrator — quotas and priorities"
+TIER2_PREEMPTION_MISSING = (
+    "the PodGroup's Evict events and their annotations (Kubernetes Tier 2 access is not "
+    "configured for this cluster)"
+)
+#: The recurrence at which a preempted workload needs a change, not a rerun.
+RECURRING = 2
+
+_ADVICE: dict[PreemptionKind, str] = {
+    K.PRIORITY_PREEMPTION: "Higher-priority work in the project goes first: if this must not "
+    "be interrupted, give it a non-preemptible priority and keep it within the project's "
+    "deserved quota.",
+    K.RECLAIM_FAIR_SHARE: "Over-quota GPUs are lent, not owned: stay within the project's "
+    "deserved quota (or ask for more) to be safe from reclaim.",
+    K.CONSOLIDATION: "It was moved to pack GPUs tighter, not deprived: it should be placed "
+    "again; checkpointing makes moves cheap.",
+    K.STALE_GANG_EVICTION: "Its own gang broke: find why a pod of the gang stopped (ask about "
+    "that pod), since the remaining pods cannot run without it.",
+    K.UNKNOWN: "Configure Kubernetes access (Tier 2) for this cluster: the PodGroup's Evict "
+    "event says who preempted it and how.",
+}
+#: UNKNOWN with Kubernetes read: the record is gone, or says nothing.
+_UNKNOWN_WITH_TIER2 = (
+    "Ask again soon after an eviction (Kubernetes keeps events about an hour), or read the "
+    "scheduler's log for the eviction: no record that was read says who preempted it."
+)
+
+
+def _when(ev: PreemptionEvidence, verdict: KindVerdict) -> datetime | None:
+    """When it was evicted: the deciding record's time, else the preemption signal's."""
+    found = verdict.eviction.at if verdict.eviction else None
+    return found or ev.at
+
+
+def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, over: bool | None) -> str:
+    moment = _when(ev, verdict)
+    at = f" at {moment:%Y-%m-%d %H:%M}Z" if moment else ""
+    by = ev.preemptor
+    if verdict.kind is K.PRIORITY_PREEMPTION:
+        mine = ev.workload.priority
+        vs = f", above its {mine}" if mine is not None and by and by.priority is not None else ""
+        who = describe(by) if by else "a workload the scheduler named"
+        return f"Preempted{at} by higher-priority workload {who}{vs}."
+    if verdict.kind is K.RECLAIM_FAIR_SHARE:
+        who = describe(by) if by else "a workload the scheduler named"
+        fair = {
+            True: " Its project was over its quota then, so the GPUs were on loan.",
+            False: " Its project was within its quota then: reclaim should not have taken them.",
+            None: " Whether its project was over its quota then is not known.",
+        }[over]
+        return f"Reclaimed{at}: {who} took back GPUs its project deserves.{fair}"
+    if verdict.kind is K.CONSOLIDATION:
+        return (
+            f"Moved{at} by consolidation (bin packing): evicted to be placed again, not deprived."
+        )
+    if verdict.kind is K.STALE_GANG_EVICTION:
+        need = (
+            verdict.eviction.said.min_member if verdict.eviction and verdict.eviction.said else None
+        )
+        minimum = f" ({need} pods)" if need else ""
+        return f"Evicted{at} because its own gang fell below its minimum{minimum}; no preemptor."
+    why = (
+        "the eviction record contradicts itself"
+        if verdict.flags
+        else "no eviction record names one"
+    )
+    return f"Preempted{at}; the preemptor is not determinable: {why}."
+
+
+def _party_lines(ev: PreemptionEvidence) -> list[EvidenceLine]:
+    lines: list[EvidenceLine] = []
+    if ev.preemptor is not None:
+        unread = any(g.source in _LOOKUPS for g in ev.gaps)
+        how = ""
+        if ev.preemptor_workload is None:
+            how = " (its workload could not be read)" if unread else " (no workload of that name)"
+        lines.append(
+            EvidenceLine(
+                text=f"Named preemptor: {describe(ev.preemptor)}{how}", source="list_workloads"
+            )
+        )
+    lines.extend(
+        EvidenceLine(
+            text=f"Not confirmed ({party.note or 'a candidate'}): {describe(party)}",
+            source="list_workloads",
+        )
+        for party in ev.candidates
+    )
+    return lines
+
+
+def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
+    """The `preempted` report for the kind the table decided."""
+    over, over_line = over_quota(ev, verdict)
+    violated, broken = protection(ev, verdict.kind)
+    times = count(ev)
+    evidence: list[EvidenceLine] = []
+    if verdict.eviction is not None:
+        e = verdict.eviction
+        when = f" at {e.at:%Y-%m-%d %H:%M:%SZ}" if e.at else ""
+        text = f"{e.origin[:1].upper()}{e.origin[1:]}{when}: {quote(e.text, 600)}"
+        evidence.append(EvidenceLine(text=text, source=e.source))
+    else:
+        evidence += cite_all(unique(s for s in ev.signals if s.kind is SignalKind.PREEMPTED))
+    evidence += [
+        EvidenceLine(
+            text=f"Contradiction: {f}",
+            source=verdict.eviction.source if verdict.eviction else "get_workload_status",
+        )
+        for f in verdict.flags
+    ]
+    evidence += _party_lines(ev)
+    if over_line is not None:
+        evidence.append(over_line)
+    evidence += [
+        EvidenceLine(text=f"Protection broken: {b}", source="get_workload_status") for b in broken
+    ]
+    w = ev.workload
+    mine = f"priority {w.priority}" if w.priority is not None else "priority unknown"
+    movable = {True: "preemptible", False: "non-preemptible", None: "preemptibility unknown"}
+    evidence.append(
+        EvidenceLine(
+            text=f"Victim {w.name}: {mine}, {movable[w.preemptible]}, phase {w.phase or '?'}",
+            source="get_workload_status",
+        )
+    )
+    lookback = ev.request.lookback_label()
+    if times is not None:
+        noun = "time" if times == 1 else "times"
+        evidence.append(
+            EvidenceLine(
+                text=f"Preempted {times} {noun} in the last {lookback}",
+                source="get_workload_history",
+            )
+        )
+    unknown_read = verdict.kind is K.UNKNOWN and ev.tier2
+    actions = [_UNKNOWN_WITH_TIER2 if unknown_read else _ADVICE[verdict.kind]]
+    if broken:
+        actions.insert(
+            0,
+            "Report it to a Run:ai administrator: a protection that should have "
+            f"applied did not ({'; '.join(broken)}).",
+        )
+    if times is not None and times >= RECURRING:
+        actions.append(
+            f"Preempted {times} times in {lookback}: checkpoint so a run can resume, use a "
+            "non-preemptible priority within quota, or another node pool."
+        )
+    elif verdict.kind is not K.CONSOLIDATION:
+        actions.append("Checkpoint so a preempted run resumes instead of starting over.")
+    missing = [g.what for g in ev.gaps]
+    if times is None:
+        missing.append("how often it was preempted (history unavailable)")
+    if over is None and verdict.kind is K.RECLAIM_FAIR_SHARE:
+        missing.append("the project's quota position at the eviction (no reclaim line or metrics)")
+    if not ev.tier2:
+        missing.append(TIER2_PREEMPTION_MISSING)
+    facts = PreemptionFacts(
+        kind=verdict.kind.value,
+        at=_when(ev, verdict),
+        by=ev.preemptor,
+        candidates=ev.candidates,
+        victim_over_quota=over,
+        protection_violated=violated,
+        count=times,
+    )
+    return Report(
+        outcome=Outcome.PREEMPTED,
+        workload=workload_ref(w),
+        headline=_headline(ev, verdict, over=over),
+        evidence=tuple(dict.fromkeys(evidence)),
+        recommendations=tuple(actions),
+        missing=tuple(dict.fromkeys(missing)),
+        recovery_owner=OWNER,
+        preemption=facts,
+    )

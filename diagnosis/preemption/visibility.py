@@ -1,0 +1,90 @@
+"""Per asker: a preemptor (or candidate) the asker may not read is never named to them.
+
+The report is computed once (and may be shared by every asker of the workload); each asker
+then gets their own view. A named party whose workload the asker's access check refuses
+(asked with its cluster, project and kind, like the workload itself), or whose kind is not
+known so it cannot be checked, becomes "a workload in another project" (or "another workload
+in this project") everywhere the report names it, and its JSON members are null.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnosis.access import Authorize, WorkloadAccess
+from diagnosis.preemption.party import describe
+from diagnosis.report import EvidenceLine, Report
+from diagnosis.report_facts import Party
+
+__all__ = ["for_asker"]
+
+
+async def _readable(party: Party, authorize: Authorize) -> bool:
+    if party.kind is None or party.project is None:
+        return False  # not checkable: never named
+    return await authorize(WorkloadAccess(party.cluster_id, party.project, party.kind))
+
+
+def _masker(hidden: list[Party], known: set[str]) -> re.Pattern[str] | None:
+    """One pattern for every text that names a hidden party (longest first), or None."""
+    names = {text for party in hidden for text, _ in party.mentions if text not in known}
+    if not names:
+        return None
+    ordered = sorted(names, key=len, reverse=True)
+    alternatives = "|".join(re.escape(n) for n in ordered)
+    return re.compile(rf"(?<![\w.-])(?:{alternatives})(?![\w-])")
+
+
+async def for_asker(report: Report, authorize: Authorize | None) -> Report:
+    """`report` as this asker may see it: every party they may not read masked."""
+    facts = report.preemption
+    if facts is None or authorize is None:
+        return report
+    parties = [p for p in (facts.by, *facts.candidates) if p is not None]
+    checked = [(p, await _readable(p, authorize)) for p in parties]
+    hidden = [p for p, ok in checked if not ok]
+    if not hidden:
+        return report
+    # What the asker already knows stays: their own workload's project and namespace, and
+    # the project of any party they may read.
+    known = (
+        {report.workload.project or "", report.workload.namespace or ""}
+        if report.workload
+        else set()
+    )
+    known |= {p.project or "" for p, ok in checked if ok}
+    stand_ins = {text: stand_in for p in hidden for text, stand_in in p.mentions}
+    pattern = _masker(hidden, known)
+
+    shown = [(describe(p), describe(p.model_copy(update={"hidden": True}))) for p in hidden]
+
+    def mask(text: str) -> str:
+        for named, stand_in in shown:  # whole descriptions first: no priority left behind
+            text = text.replace(named, stand_in)
+        return text if pattern is None else pattern.sub(lambda m: stand_ins[m.group(0)], text)
+
+    def masked(party: Party | None) -> Party | None:
+        """The party as this asker's report keeps it: nothing of it left but the stand-in."""
+        if party is None or party not in hidden:
+            return party
+        stand_in = describe(party.model_copy(update={"hidden": True}))
+        blank = {"project": None, "priority": None, "priority_class": None, "kind": None}
+        return party.model_copy(update={"name": stand_in, "mentions": (), "hidden": True, **blank})
+
+    new_facts = facts.model_copy(
+        update={
+            "by": masked(facts.by),
+            "candidates": tuple(p for p in (masked(c) for c in facts.candidates) if p),
+        }
+    )
+    return report.model_copy(
+        update={
+            "headline": mask(report.headline),
+            "evidence": tuple(
+                EvidenceLine(text=mask(e.text), source=e.source) for e in report.evidence
+            ),
+            "recommendations": tuple(mask(r) for r in report.recommendations),
+            "missing": tuple(mask(m) for m in report.missing),
+            "preemption": new_facts,
+        }
+    )

@@ -1,0 +1,68 @@
+"""The Pending and preemption answers in Slack, end to end over real HTTP.
+
+A question as people type it ("why is X still pending?") reaches the bot signed as Slack
+signs it; the bot reads the simulator through the real client and answers in the thread
+with the reason and the numbers. The preemptor is named only to whoever may read it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.bot.slack.fake_slack import BOT_USER_ID, FakeSlack
+from tests.bot.slack.harness import Bot, first_line, running_bots
+from tests.bot.slack.signing import app_mention_event, event_body
+
+pytestmark = pytest.mark.e2e
+
+ALICE = "U5"  # alice@acme.ai: reads ml-team and vision, not nlp
+
+
+async def _ask(bot: Bot, text: str, *, user: str = "U1", ts: str = "1700000300.000100") -> str:
+    """Mention the bot with `text`; the answer's whole message (text and blocks) as text."""
+    mention = app_mention_event(f"<@{BOT_USER_ID}> {text}", user=user, channel="C1", ts=ts)
+    assert (await bot.send(event_body(mention))).status_code == 200
+    [posted] = await bot.slack.wait_for_async("chat.postMessage")
+    assert posted.body["thread_ts"] == ts
+    [updated] = await bot.slack.wait_for_async("chat.update")
+    assert updated.body["ts"] == posted.response["ts"]
+    return first_line(updated) + "\n" + json.dumps(updated.blocks, ensure_ascii=False)
+
+
+async def test_why_is_it_still_pending_is_answered_with_the_reason_and_the_numbers(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    async with running_bots(fake_slack, redis_url) as [bot]:
+        answer = await _ask(
+            bot, "why is vit-pretrain-xl in vision still pending on cluster prod-a?"
+        )
+    line_one, blocks = answer.split("\n", 1)
+    assert line_one.startswith("PENDING · NODE_POOL_FULL")
+    assert '"text": "PENDING · NODE_POOL_FULL · vit-pretrain-xl"' in blocks  # the header
+    for figure in (
+        "it asks for 4 GPUs and only 2 of 56 are free",
+        "9 allocated + 4 requested of 16 deserved",
+        "Node pool default: 2 of 56 GPUs free",
+        "deserved 16 GPUs, limit unlimited",
+        "Pending since 2025-11-04 08:42:00Z (48m)",
+    ):
+        assert figure in blocks, figure
+    assert "get_node_telemetry" in blocks  # every figure cites where it came from
+    assert "Waiting should fix it" in blocks
+
+
+@pytest.mark.parametrize(("user", "named"), [("U1", True), (ALICE, False)], ids=["bob", "alice"])
+async def test_the_preemptor_is_named_only_to_whoever_may_read_it(
+    fake_slack: FakeSlack, redis_url: str, redis_client, user: str, named: object
+):
+    fake_slack.users[ALICE] = {"profile": {"display_name": "alice", "email": "alice@acme.ai"}}
+    async with running_bots(fake_slack, redis_url) as [bot]:
+        answer = await _ask(
+            bot, "what happened to llama-sft-qlora in ml-team on cluster prod-a?", user=user
+        )
+    assert answer.startswith("PREEMPTED · RECLAIM_FAIR_SHARE")
+    assert ("serve-llama-70b" in answer) is named
+    assert ("a workload in another project" in answer) is not named
+    assert "ml-team uses 14 GPUs with a quota of 12 GPUs" in answer  # the fairness, for both

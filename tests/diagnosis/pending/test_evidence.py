@@ -1,0 +1,234 @@
+"""What the Pending answer trusts: current statements, the scheduler's numbers, one moment.
+
+Statements from before the last transition into Pending are not trusted; the scheduler's
+own numbers win; figures are compared only for one pool at about one moment.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from diagnosis.kube.scheduling_models import PodGroup, quantity_number
+from diagnosis.pending.compose import compose_pending, waited
+from diagnosis.pending.figures import SNAPSHOT_SKEW, pool_figures
+from diagnosis.pending.table import decide
+from diagnosis.pending.texts import Saying, fit_parts, read_text
+from diagnosis.pending.verdict import PendingReason
+from diagnosis.runai.scheduling_models import Telemetry, is_unlimited
+from tests.diagnosis.pending import builders as b
+from tests.factories import ago, phase_update
+
+R = PendingReason
+
+
+# ---------------------------------------------------------------- stale statements
+
+
+def test_a_statement_from_before_the_last_transition_into_pending_is_not_trusted():
+    history = [
+        phase_update("Pending", 90),
+        phase_update("Running", 60),
+        phase_update("Pending", 20),
+    ]
+    old = b.fit(b.OVER_LIMIT, "OverLimit", minutes_ago=45)  # the previous wait's reason
+    ev = b.pending_evidence(history=history, events=[old, b.fit(b.SHORTAGE, minutes_ago=5)])
+    assert ev.since == ago(20)
+    assert [s.saying for s in ev.stale] == [Saying.OVER_LIMIT]
+    best, _ = decide(ev)
+    assert best.reason is R.NODE_POOL_FULL
+    report = compose_pending(ev, best, [])
+    stale = [e.text for e in report.evidence if e.text.startswith("Not trusted")]
+    assert len(stale) == 1
+    assert "written before it last became Pending" in stale[0]
+    assert "allowable limit" in stale[0]
+
+
+def test_a_podgroup_condition_while_pods_hold_resources_is_not_trusted():
+    group = b.podgroup("OverLimit", b.OVER_LIMIT, allocated={"nvidia.com/gpu": "2"})
+    ev = b.pending_evidence(podgroup=group, events=[b.fit(b.SHORTAGE)], tier2=True)
+    assert [s.saying for s in ev.stale] == [Saying.OVER_LIMIT]
+    best, _ = decide(ev)
+    assert best.reason is R.NODE_POOL_FULL
+    [line] = [e.text for e in compose_pending(ev, best, []).evidence if "Not trusted" in e.text]
+    assert "(a PodGroup condition while some of its pods hold resources)" in line
+
+
+def test_running_pods_make_any_podgroup_condition_stale():
+    wl = b.waiting(runningPods=1)
+    ev = b.pending_evidence(wl, podgroup=b.podgroup("OverLimit", b.OVER_LIMIT), tier2=True)
+    assert ev.stale
+    assert not ev.said
+
+
+def test_a_current_condition_decides_with_the_schedulers_numbers():
+    details = {
+        "queueDetails": {
+            "name": "nlp",
+            "queueDeservedResources": {"nvidia.com/gpu": "4"},
+            "queueAllocatedNonPreemptibleResources": {"nvidia.com/gpu": 3},
+            "podGroupRequestedResources": {"gpu": "2"},
+        }
+    }
+    group = b.podgroup("NonPreemptibleOverQuota", "Non-preemptible over quota", details=details)
+    ev = b.pending_evidence(podgroup=group, quota=b.project(deserved=8, allocated_np=0), tier2=True)
+    best, _ = decide(ev)
+    assert best.reason is R.NON_PREEMPTIBLE_OVER_QUOTA
+    assert best.figures is not None
+    assert (best.figures.deserved, best.figures.allocated_np, best.figures.requested) == (4, 3, 2)
+    assert best.figures.sources["deserved"].startswith("kubectl get podgroup")
+    assert best.lines[0].text.startswith(
+        "PodGroup pg-bert-ft-0-3f1c2a9e condition (node pool default)"
+    )
+
+
+def test_the_newest_condition_is_read_first():
+    group = PodGroup.model_validate(
+        {
+            "metadata": {"name": "pg"},
+            "status": {
+                "schedulingConditions": [
+                    {
+                        "nodePool": "b",
+                        "transitionID": "9",
+                        "reason": "Unschedulable",
+                        "message": "x",
+                    },
+                    {
+                        "nodePool": "a",
+                        "transitionID": "10",
+                        "reason": "Unschedulable",
+                        "message": "y",
+                    },
+                    {
+                        "nodePool": "c",
+                        "transitionID": "?",
+                        "reason": "Unschedulable",
+                        "message": "z",
+                    },
+                ]
+            },
+        }
+    )
+    assert [c.node_pool for c in group.conditions_newest_first()] == ["a", "b", "c"]
+
+
+def test_one_statement_repeated_every_cycle_is_one_statement_the_newest():
+    events = [b.fit(b.GANG, minutes_ago=m) for m in (30, 20, 10)]
+    ev = b.pending_evidence(events=events)
+    [said] = ev.said
+    assert said.at == ago(10)
+
+
+def test_a_status_message_has_no_time_and_is_current():
+    message = {"nodePool": "default", "phaseReason": "OverLimit", "reason": "Over limit"}
+    ev = b.pending_evidence(b.waiting(pendingSchedulingMessages=[message]))
+    [said] = ev.said
+    assert said.at is None
+    assert said.source == "get_workload_status"
+
+
+# ---------------------------------------------------------------- figures
+
+
+def test_the_split_needs_one_moment():
+    late = b.project(at=ago(1) - SNAPSHOT_SKEW - timedelta(seconds=1))
+    best, _ = decide(b.pending_evidence(quota=late, events=[b.fit(b.SHORTAGE)]))
+    assert best.reason is R.UNKNOWN
+    assert "figures from one moment" in best.missing[0]
+    near = b.project(at=ago(1) - SNAPSHOT_SKEW)
+    assert (
+        decide(b.pending_evidence(quota=near, events=[b.fit(b.SHORTAGE)]))[0].reason
+        is R.NODE_POOL_FULL
+    )
+
+
+@pytest.mark.parametrize(
+    ("missing", "quota", "free", "named"),
+    [
+        ("deserved", b.project(deserved=None), 0, "the project's deserved GPUs"),
+        ("allocated", b.project(allocated=None), 0, "the project's allocated GPUs"),
+        ("free", b.project(), None, "node pool default's free GPUs"),
+    ],
+)
+def test_a_missing_figure_is_null_and_named_never_zero(missing, quota, free, named):
+    ev = b.pending_evidence(quota=quota, free=free, events=[b.fit(b.SHORTAGE)])
+    best, others = decide(ev)
+    assert best.reason is R.UNKNOWN
+    assert named in best.missing[0]
+    facts = compose_pending(ev, best, others).pending
+    assert facts is not None
+    values = {
+        "deserved": facts.deserved_gpus,
+        "allocated": facts.allocated_gpus,
+        "free": facts.pool_free_gpus,
+    }
+    assert values[missing] is None
+
+
+@pytest.mark.parametrize(
+    ("limit", "unlimited"), [(None, True), (-1, True), (0, False), (16, False)]
+)
+def test_a_limit_of_null_or_minus_one_is_unlimited(limit, unlimited):
+    assert is_unlimited(limit) is unlimited
+    fig = pool_figures(b.pending_evidence(quota=b.project(limit=limit)), "default")
+    assert fig.unlimited is unlimited
+    assert fig.limit == (None if unlimited else limit)
+
+
+def test_telemetry_reads_the_pool_whatever_the_group_key_spelling():
+    body = {
+        "type": "FREE_GPUS",
+        "values": [
+            {"value": "3", "groups": [{"key": "nodepool", "value": "a"}]},
+            {"value": "4", "groups": [{"key": "NodepoolName", "value": "x", "name": "b"}]},
+            {"value": "n/a", "groups": [{"key": "Nodepool", "value": "c"}]},
+            {"value": "9", "groups": [{"key": "ClusterId", "value": "a"}]},
+        ],
+    }
+    telemetry = Telemetry.model_validate(body)
+    assert [telemetry.for_pool(p) for p in ("a", "b", "c", "d")] == [3.0, 4.0, None, None]
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [(4, 4.0), ("2", 2.0), ("500m", 0.5), ("4Gi", None), (True, None), (None, None)],
+)
+def test_quantities(value, number):
+    assert quantity_number(value) == number
+
+
+def test_fit_histograms_and_codes():
+    assert read_text("OverLimit", "You have reached the limit") == (Saying.OVER_LIMIT, {})
+    assert read_text("Unschedulable", "nothing the scheduler says") is None
+    assert read_text(None, None) is None
+    assert fit_parts("no histogram here") == set()
+    assert len(fit_parts(b.MIXED)) == 2
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (45, "45s"),
+        (60, "1m"),
+        (39 * 60, "39m"),
+        (2 * 3600 + 300, "2h05m"),
+        (3 * 86400 + 4 * 3600, "3d4h"),
+        (86400, "1d"),
+        (-5, "0s"),
+    ],
+)
+def test_waits_as_people_say_them(seconds, shown):
+    assert waited(timedelta(seconds=seconds)) == shown
+
+
+def test_one_statement_from_an_event_and_a_condition_keeps_the_pool_either_named():
+    event = b.fit(b.SHORTAGE, minutes_ago=5)  # Run:ai's event says no pool
+    group = b.podgroup("PodSchedulingErrors", b.SHORTAGE, minutes_ago=5)  # the condition does
+    no_defaults = b.project().model_copy(update={"effective": None})
+    wl = b.waiting(requestedNodePools=[])
+    ev = b.pending_evidence(wl, quota=no_defaults, events=[event], podgroup=group, tier2=True)
+    [said] = ev.said
+    assert said.node_pool == "default"
+    assert ev.pools() == ["default"]

@@ -1,0 +1,161 @@
+"""The preemptor is named only to an asker who may read it (its project and kind, checked).
+
+Everything else of the answer is the same for every asker: the kind, the victim's quota
+position, the count. A party the asker may not read is "a workload in another project"
+everywhere (headline, quoted records, evidence), its JSON members null.
+"""
+
+from __future__ import annotations
+
+import json
+
+from diagnosis.access import WorkloadAccess
+from diagnosis.preemption.compose import compose_preemption
+from diagnosis.preemption.kinds import decide_kind
+from diagnosis.preemption.party import party
+from diagnosis.preemption.visibility import for_asker
+from diagnosis.report import Report
+from diagnosis.runai.models import Workload
+from tests.diagnosis.preemption import builders as b
+from tests.factories import CLUSTER, workload
+
+
+class Asker:
+    """An access check that reads the listed (project, kind) pairs, and records what it saw."""
+
+    def __init__(self, *readable: tuple[str, str]) -> None:
+        self.readable = set(readable)
+        self.asked: list[WorkloadAccess] = []
+
+    async def __call__(self, access: WorkloadAccess, /) -> bool:
+        self.asked.append(access)
+        return (access.project, access.kind) in self.readable
+
+
+def _serve() -> Workload:
+    return workload(
+        id="5e7a1c3d-8b2f-4a6e-9c1d-0f2e3a4b5c6d",
+        name="serve-70b",
+        type="Inference",
+        projectName="nlp",
+        namespace="runai-nlp",
+        priority=125,
+        priorityClassName="high",
+    )
+
+
+def reclaim_report() -> Report:
+    by = party(
+        _serve(),
+        podgroup="pg-serve-70b-0-1a2b3c4d",
+        namespace="runai-nlp",
+        project="nlp",
+        victim=b.victim(),
+        priorities=None,
+    )
+    ev = b.preemption_evidence(events=[b.evict(b.RECLAIM)], by=by)
+    return compose_preemption(ev, decide_kind(ev))
+
+
+def _text(report: Report) -> str:
+    return json.dumps(report.to_json_dict("24h"))
+
+
+async def test_an_asker_who_may_read_it_sees_the_preemptor():
+    report = reclaim_report()
+    asker = Asker(("nlp", "Inference"))
+    shown = await for_asker(report, asker)
+    assert shown == report
+    assert asker.asked == [WorkloadAccess(CLUSTER, "nlp", "Inference")]  # the kind is checked
+    assert shown.to_json_dict("24h")["preemption"]["by"] == {
+        "name": "serve-70b",
+        "project": "nlp",
+        "priority": 125,
+    }
+
+
+async def test_an_asker_who_may_not_read_it_never_sees_its_name_project_or_priority():
+    report = reclaim_report()
+    assert "serve-70b" in _text(report)
+    shown = await for_asker(report, Asker(("nlp", "Training")))  # the project, not that kind
+    text = _text(shown)
+    for leaked in ("serve-70b", "runai-nlp", "pg-serve", "nlp uses", "priority 125"):
+        assert leaked not in text, leaked
+    assert "a workload in another project" in shown.headline
+    assert "by workload [a workload in another project]" in text
+    assert "[another project] uses 4 GPUs" in text
+    assert "ml-team uses 12 GPUs" in text  # the asker's own project stays named
+    data = shown.to_json_dict("24h")["preemption"]
+    assert data["by"] == {"name": None, "project": None, "priority": None}
+    assert (data["kind"], data["victim_over_quota"], data["count"]) == (
+        "RECLAIM_FAIR_SHARE",
+        True,
+        1,
+    )
+
+
+async def test_a_party_whose_kind_is_unknown_cannot_be_checked_so_it_is_hidden():
+    by = party(
+        None,
+        podgroup="pg-serve-70b-0-1a2b3c4d",
+        namespace="runai-nlp",
+        project="nlp",
+        victim=b.victim(),
+        priorities=None,
+    )
+    ev = b.preemption_evidence(events=[b.evict(b.RECLAIM)], by=by)
+    report = compose_preemption(ev, decide_kind(ev))
+    asker = Asker(("nlp", "Inference"))
+    shown = await for_asker(report, asker)
+    assert asker.asked == []
+    assert "pg-serve-70b" not in _text(shown)
+
+
+async def test_a_hidden_preemptor_of_the_same_project_is_another_workload_in_this_project():
+    ev = b.preemption_evidence(by=b.preemptor())
+    report = compose_preemption(ev, decide_kind(ev))
+    shown = await for_asker(report, Asker())
+    assert "eval-prod" not in _text(shown)
+    assert "another workload in this project" in shown.headline
+    assert (
+        "runai-ml-team/v-0-0 was preempted by higher priority workload [another workload in this project]"
+        in _text(shown)
+    )
+
+
+async def test_candidates_are_checked_one_by_one():
+    seen = party(_serve(), podgroup="serve-70b", namespace="runai-nlp", project="nlp",
+                 victim=b.victim(), priorities=None, confirmed=False)  # fmt: skip
+    vision = workload(
+        id="1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+        name="seg-serve",
+        type="Inference",
+        projectName="vision",
+        namespace="runai-vision",
+    )
+    other = party(vision, podgroup="seg-serve", namespace="runai-vision", project="vision",
+                  victim=b.victim(), priorities=None, confirmed=False)  # fmt: skip
+    ev = b.preemption_evidence(events=[b.evict("Pod runai-ml-team/v-0-0 was preempted")])
+    ev = ev.model_copy(update={"candidates": (seen, other)})
+    report = compose_preemption(ev, decide_kind(ev))
+    shown = await for_asker(report, Asker(("nlp", "Inference")))
+    text = _text(shown)
+    assert "serve-70b" in text
+    assert "seg-serve" not in text
+    assert "vision" not in text
+    assert shown.preemption is not None
+    assert [c.hidden for c in shown.preemption.candidates] == [False, True]
+
+
+async def test_without_an_access_check_nothing_is_hidden():
+    report = reclaim_report()
+    assert await for_asker(report, None) is report
+    plain = Report.model_validate({"outcome": "diagnosed"})
+    assert await for_asker(plain, Asker()) is plain
+
+
+async def test_nothing_of_a_hidden_party_stays_in_the_askers_report_object():
+    shown = await for_asker(reclaim_report(), Asker())
+    whole = shown.model_dump_json()  # what a conversation store would keep
+    for leaked in ("serve-70b", "runai-nlp", "Inference", '"nlp"'):
+        assert leaked not in whole, leaked
