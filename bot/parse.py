@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from bot.parse_bounds import bounded
 from bot.words import (
     CHATTER,
     FILLER,
@@ -32,6 +33,9 @@ _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?"
 _UUID_RE = re.compile(rf"^{_UUID}$")
 _NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
 _MENTION_RE = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+# `&#` and more digits than the last code point has: U+FFFD, as html.unescape would say,
+# without the int() that raises past `sys.get_int_max_str_digits()` and is quadratic below.
+_HUGE_CHARREF = re.compile(r"&#[0-9]{8,}+;?")
 _KEY_VALUE_RE = re.compile(
     r"\b(cluster|workload|id|project|lookback|symptom)\s*[=:]\s*(\S+)", re.IGNORECASE
 )
@@ -85,7 +89,8 @@ class Query:
     """What the user said, slot by slot. `cluster` may be a UUID or a cluster name.
 
     `pick` is a bare number (the n-th button, from 1); `chatter` marks thanks and small
-    talk, which the bot does not answer; `follow_up` is a request about the last answer.
+    talk, which the bot does not answer; `follow_up` is a request about the last answer;
+    `ignored_chars` counts what was not read past the cap (`bot.parse_bounds`).
     """
 
     cluster: str | None = None
@@ -99,6 +104,7 @@ class Query:
     pick: int | None = None
     follow_up: FollowUp | None = None
     chatter: bool = False
+    ignored_chars: int = 0
 
     @property
     def names_something(self) -> bool:
@@ -114,7 +120,7 @@ class Query:
 
 
 def _clean(text: str, bot_user_id: str | None) -> str:
-    text = html.unescape(text)  # Slack escapes &, < and > in user text
+    text = html.unescape(_HUGE_CHARREF.sub("\ufffd", text))  # Slack escapes &, < and >
     if bot_user_id:
         text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
     text = _MENTION_RE.sub(" ", text).replace("\u2019", "'").replace("`", " ")
@@ -290,7 +296,15 @@ def parse(
     """Parse a slash-command text, a mention or a thread reply into slots (pure, never raises).
 
     `expecting` is what the bot last asked for: a reply that is just one value fills it.
+    Only the first `MAX_PARSED_CHARS` characters are read (`bot.parse_bounds`); how many
+    more there were is `ignored_chars`.
     """
+    capped = bounded(text)
+    query = _parse(capped.text, bot_user_id, expecting)
+    return replace(query, ignored_chars=capped.ignored) if capped.ignored else query
+
+
+def _parse(text: str, bot_user_id: str | None, expecting: Expecting | None) -> Query:
     cleaned = _clean(text, bot_user_id)
     if cleaned.lower().strip(" !.") in _HELP_WORDS:
         return Query(help=True)
