@@ -69,6 +69,18 @@ async def test_a_bad_part_is_told_privately_and_the_answer_stays_public(bot: Bot
     assert not [t for t in _public_texts(bot) if "could not use" in t]
 
 
+async def test_the_incidents_40_kb_mention_is_read_up_to_the_cap_and_told_privately(bot: Bot):
+    """`show show show …` froze the bot for 4 s; now its start is read, and the asker told."""
+    text = f"<@{BOT_USER_ID}> " + "show " * 8000
+    mention = app_mention_event(text, user="U7", channel="C1", ts="1700003050.000100")
+    await bot.send(event_body(mention))
+    [private, *_] = await bot.slack.wait_for_async("chat.postEphemeral")
+    assert (private.body["user"], private.body["thread_ts"]) == ("U7", "1700003050.000100")
+    assert private.text.startswith("That message is long, so I read only its first 4,096")
+    [question] = await bot.slack.wait_for_async("chat.postMessage")  # nothing named: which?
+    assert "message is long" not in question.text
+
+
 async def test_only_the_asker_can_pick_and_a_pick_replaces_the_buttons(bot: Bot):
     root = "1700003100.000100"
     mention = app_mention_event(
