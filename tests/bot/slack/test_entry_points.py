@@ -81,6 +81,28 @@ async def test_the_incidents_40_kb_mention_is_read_up_to_the_cap_and_told_privat
     assert "message is long" not in question.text
 
 
+async def test_a_shortcut_on_a_long_alert_answers_from_its_start_and_says_so(bot: Bot):
+    alert = {
+        "ts": "1700003060.000100",
+        "bot_id": "B-ALERTS",
+        "text": "cluster=prod-a project=ml-team workload=training-job-42 " + "label=x " * 1000,
+    }
+    body = message_shortcut_body(
+        alert,
+        user="U1",
+        channel="C1",
+        response_url=bot.slack.response_url("long"),
+        trigger_id="t-long-alert",
+    )
+    await bot.send(body)
+    [private] = await bot.slack.wait_for_async("response_url")
+    assert private.body["response_type"] == "ephemeral"
+    assert private.body["text"].startswith("That message is long")
+    [answer] = await bot.slack.wait_for_async("chat.update")
+    assert first_line(answer).startswith("OOM_KILLED")
+    assert not [t for t in _public_texts(bot) if "message is long" in t]
+
+
 async def test_only_the_asker_can_pick_and_a_pick_replaces_the_buttons(bot: Bot):
     root = "1700003100.000100"
     mention = app_mention_event(
