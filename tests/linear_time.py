@@ -18,6 +18,8 @@ from contextlib import contextmanager
 
 import pytest
 
+from bench.parsing import repeated
+
 __all__ = ["FLOOR_S", "assert_linear", "linear_scan", "ratio", "repeated"]
 
 #: Fixed costs (a parse makes some thirty regex calls) dominate a short text's ratio.
@@ -32,11 +34,6 @@ def linear_scan(text: str) -> int:
     """One linear pass of the kind text handling makes: every word, a case-blind regex pass."""
     words = [w.strip(_PUNCTUATION).lower() for w in text.split()]
     return len(words) + len(_SCAN.findall(text))
-
-
-def repeated(pieces: str, length: int) -> str:
-    """`pieces` over and over, cut at `length` characters."""
-    return (pieces * (length // max(len(pieces), 1) + 1))[:length]
 
 
 @contextmanager

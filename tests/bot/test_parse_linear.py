@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bot.parse
+from bench.parsing import HOSTILE_PIECES, QUESTION
 from bot.parse import Expecting, parse
 from bot.parse_bounds import MAX_PARSED_CHARS
 from tests.linear_time import assert_linear, ratio, repeated
@@ -22,20 +23,9 @@ CAP = MAX_PARSED_CHARS
 #: How far past a plain question's parse-to-scan ratio any input may go.
 MULTIPLE = 8.0
 
-#: The pieces of hostile input: the words the patterns look for, runs they read, fragments
-#: of markup. Repeated and mixed, they drove the old patterns quadratic.
-UNITS = [
-    "show ", "show me the ", "see ", "all the ", "more ", "logs ", "in ", "on ", "at ",
-    "on the ", "in the ", "cluster ", "project ", "job ", "workload ", "node ", "cluster=",
-    "= ", "=", ": ", "last ", "past ", "since ", "over the last ", "couple of ", "this ",
-    "the ", "1 ", "1", "2h ", "init ", "crash ", "keeps ", "image ", "pull ", "re-", "again ",
-    "a", "a-", "a.", "-", ".", "_", "a_", "é", "é ", ":a", ":", "<@", "<@U1", "<@A|", "<@U1> ",
-    "<@UBOT|bot> ", ">", "&#9", "&amp;", "&", " ", "  ", "\n", "`", "*", "?", "prod-a ",
-    "train-bert ", "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11 ", "a" * 300, "a-" * 130,
-]  # fmt: skip
 #: What people actually ask: the ratio all others are held to.
 QUESTIONS = [
-    "why did training-job-42 in ml-team fail on cluster prod-a? ",
+    QUESTION,
     "[FIRING:1] RunaiWorkloadFailed workload=training-job-42 project=ml-team cluster=prod-a ",
     "thanks, what about the last 3 days? can you post the full logs pls ",
 ]
@@ -49,12 +39,12 @@ def allowed() -> float:
 
 _HOSTILE = st.builds(
     repeated,
-    st.lists(st.sampled_from(UNITS), min_size=1, max_size=6).map("".join),
+    st.lists(st.sampled_from(HOSTILE_PIECES), min_size=1, max_size=6).map("".join),
     st.one_of(st.just(CAP), st.integers(min_value=1, max_value=CAP)),
 )
-_MIXED = st.lists(st.one_of(st.sampled_from(UNITS), st.text(max_size=8)), max_size=CAP // 4).map(
-    lambda parts: "".join(parts)[:CAP]
-)
+_MIXED = st.lists(
+    st.one_of(st.sampled_from(HOSTILE_PIECES), st.text(max_size=8)), max_size=CAP // 4
+).map(lambda parts: "".join(parts)[:CAP])
 
 
 @given(
