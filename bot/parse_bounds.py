@@ -1,9 +1,10 @@
 r"""The bounds of parsing: how much of a message is read, and the linear-time rule for reading it.
 
 Every message, mention, thread reply and shortcut is parsed on the event loop that also
-acknowledges everyone else's requests, so what one person types must never cost more than
-a few milliseconds of CPU. Two rules keep it so, and every step that reads a message's
-words (today `bot.parse`; later each stage of the understanding pipeline) keeps both:
+acknowledges everyone else's requests, so what one person types must cost little CPU
+however it is written: tens of milliseconds at worst. Two rules keep it so, and every step
+that reads a message's words (today `bot.parse`; later each stage of the understanding
+pipeline) keeps both:
 
 1. **The cap.** Only the first `MAX_PARSED_CHARS` characters are read, cut at the end of
    the last whole word (`bounded`, the first step of `bot.parse.parse`). A question in
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 __all__ = ["MAX_PARSED_CHARS", "Bounded", "bounded"]
 
 #: How many characters of one message are parsed. A chat question or an alert fits many
-#: times over; 4,096 characters parse in a few milliseconds whatever they are.
+#: times over, and 4,096 characters parse in tens of milliseconds at worst.
 MAX_PARSED_CHARS = 4096
 
 # The last word of a text and the whitespace before it (linear: each start scans one word).
