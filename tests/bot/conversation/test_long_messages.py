@@ -90,3 +90,16 @@ async def test_the_console_shows_the_notice_as_private():
         await ConsoleSession(h.engine, out.append).say(typed)
         assert out[0] == f"runai-why> {PRIVATE}{_not_read_notice(typed.strip()).text}\n"
         assert "OOM_KILLED" in "".join(out[1:])
+
+
+@pytest.mark.parametrize("typed", ["²", "1" * 5000], ids=["superscript-two", "5000-digits"])
+async def test_a_number_the_console_cannot_pick_goes_to_the_engine(typed):
+    """`"²".isdigit()`, yet int("²") raised; so did int() of 5,000 digits (past its limit)."""
+    async for h in harness(DEMO):
+        out: list[str] = []
+        session = ConsoleSession(h.engine, out.append)
+        await session.say("why did training-job-42 in ml-team fail?")  # one button: prod-a
+        shown = len(out)
+        await session.say(typed)
+        assert len(out) > shown
+        assert out[-1].endswith("[1] prod-a\n  (type a number to pick)\n")  # asked again
