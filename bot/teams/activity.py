@@ -81,10 +81,10 @@ def _without_our_mentions(activity: MessageActivity) -> str:
     once or twice, so only the first `_MENTIONS_STRIPPED` different ones are passed to it
     (a body of a thousand made-up mentions cost a quarter of a second).
     """
-    ours: dict[str | None, MentionEntity] = {}
+    ours: dict[tuple[str | None, str | None], MentionEntity] = {}
     for entity in activity.entities or []:
         if isinstance(entity, MentionEntity) and entity.mentioned.id == activity.recipient.id:
-            ours.setdefault(entity.text, entity)
+            ours.setdefault((entity.text, entity.mentioned.name), entity)
             if len(ours) == _MENTIONS_STRIPPED:
                 break
     few = activity.model_copy(update={"entities": list(ours.values())})
