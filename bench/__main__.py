@@ -2,12 +2,14 @@
 
     python3 dev.py bench                       # everything (under five minutes)
     python3 dev.py bench --only one,storm      # some scenarios: one storm distinct failover queued
+    python3 dev.py bench --only parse          # the parser's worst case alone (seconds, no world)
     python3 dev.py bench --no-profile          # skip the cProfile pass over serve's request path
 
 It drives the real HTTP app (`runai-why serve` subprocesses, configured by environment
 only) with signed slash commands, against the simulator in its own process at 50 ms per
 call, the fake Slack Web API of the e2e tests and a throwaway Redis. Each target is printed
-as measured / reference with "met" or "MISSED"; the README keeps the latest table.
+as measured / reference with "met" or "MISSED"; the README keeps the latest table. `parse`
+(issue 20) runs in this process, without the world: figures only (`bench.parsing`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import scenarios
+from bench import parsing, scenarios
 from bench.profile import profile
 from bench.stats import Figure, loadavg, machine, render_table
 from bench.workloads import generate
@@ -27,7 +29,7 @@ from bench.world import World, tail
 
 __all__ = ["main"]
 
-SCENARIOS = ("one", "storm", "distinct", "failover", "queued")
+SCENARIOS = ("one", "storm", "distinct", "failover", "queued", "parse")
 WORKLOADS = 1000
 
 
@@ -76,16 +78,24 @@ def main(argv: list[str] | None = None) -> int:
         )
     started = time.monotonic()
     header = machine()
-    with tempfile.TemporaryDirectory(prefix="runai-why-bench-") as tmp:
-        folder = args.keep or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
-        scenario = generate(WORKLOADS, folder, latency_ms=int(scenarios.LATENCY_S * 1000))
-        world = World(folder, scenario)
-        with world.running(scenarios.USERS):
-            rows, profile_text = asyncio.run(_run(world, chosen, with_profile=not args.no_profile))
+    rows: scenarios.Rows = []
+    profile_text = ""
+    in_world = bool(set(chosen) - {"parse"})  # every scenario but `parse` needs the world
+    if in_world:
+        with tempfile.TemporaryDirectory(prefix="runai-why-bench-") as tmp:
+            folder = args.keep or Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            scenario = generate(WORKLOADS, folder, latency_ms=int(scenarios.LATENCY_S * 1000))
+            world = World(folder, scenario)
+            with world.running(scenarios.USERS):
+                run = _run(world, chosen, with_profile=not args.no_profile)
+                rows, profile_text = asyncio.run(run)
+    if "parse" in chosen:
+        rows += parsing.rows()
+    simulated = f"simulator latency {scenarios.LATENCY_S * 1000:.0f} ms per call; "
     header += [
-        f"simulator latency {scenarios.LATENCY_S * 1000:.0f} ms per call; "
-        f"load average at the end: {loadavg()}; run took {time.monotonic() - started:.0f} s"
+        (simulated if in_world else "")
+        + f"load average at the end: {loadavg()}; run took {time.monotonic() - started:.0f} s"
     ]
     print(render_table("runai-why benchmark (python3 dev.py bench)", rows, header))
     if profile_text:

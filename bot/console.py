@@ -28,6 +28,7 @@ __all__ = ["ConsoleResponder", "ConsoleSession", "render_reply"]
 PROMPT = "you> "
 BOT = "runai-why> "
 PRIVATE = "(only you) "
+_PICK_DIGITS = 3  # a button's number; anything longer is text for the engine
 
 
 def render_reply(reply: Reply) -> str:
@@ -121,7 +122,12 @@ class ConsoleSession:
             self._responder.choices = ()
             self._responder.in_thread = False
             text = text.removeprefix("/runai-why").strip() or "help"
-        if text.isdigit() and 1 <= int(text) <= len(self._responder.choices):
+        # isdecimal, not isdigit: int("²") raises; and never int() of a long number (quadratic)
+        if (
+            text.isdecimal()
+            and len(text) <= _PICK_DIGITS
+            and 1 <= int(text) <= len(self._responder.choices)
+        ):
             choice = self._responder.choices[int(text) - 1]
             self._responder.choices = ()
             await self._engine.handle(

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import html
 import re
+from collections import deque
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from bot.parse_bounds import bounded
 from bot.words import (
     CHATTER,
     FILLER,
@@ -28,35 +30,44 @@ from diagnosis import InvalidRequest, Symptom, parse_lookback
 __all__ = ["Expecting", "FollowUp", "Query", "parse"]
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?"
+# A name: letters and digits with `.` or `-` between them, read possessively (each character
+# once; see `bot.parse_bounds`). It ends at its last letter or digit: `prod-a.` is `prod-a`.
+_NAME = r"[A-Za-z0-9]++(?:[.-]++[A-Za-z0-9]++)*+"
+_MAX_NAME = 253  # a Kubernetes name (DNS subdomain); a longer word is never a name
 _UUID_RE = re.compile(rf"^{_UUID}$")
 _NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
-_MENTION_RE = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+# A mention's label stops at the next `<`, where another mention could start.
+_MENTION_RE = re.compile(r"<@[A-Z0-9]++(?:\|[^<>]*+)?>")
+# `&#` and more digits than the last code point has: U+FFFD, as html.unescape would say,
+# without the int() that raises past `sys.get_int_max_str_digits()` and is quadratic below.
+_HUGE_CHARREF = re.compile(r"&#[0-9]{8,}+;?")
 _KEY_VALUE_RE = re.compile(
-    r"\b(cluster|workload|id|project|lookback|symptom)\s*[=:]\s*(\S+)", re.IGNORECASE
+    r"\b(cluster|workload|id|project|lookback|symptom)\s*+[=:]\s*+(\S++)", re.IGNORECASE
 )
 _CLUSTER_RES = (
-    re.compile(rf"\bcluster\s+(?:is\s+|called\s+|named\s+)?({_UUID}|{_NAME})", re.IGNORECASE),
-    re.compile(rf"\b(?:on|at)\s+(?:the\s+)?({_UUID}|{_NAME})(?:\s+cluster)?\b", re.IGNORECASE),
+    re.compile(rf"\bcluster\s++(?:is\s++|called\s++|named\s++)?({_UUID}|{_NAME})", re.IGNORECASE),
+    re.compile(rf"\b(?:on|at)\s++(?:the\s++)?({_UUID}|{_NAME})(?:\s++cluster)?\b", re.IGNORECASE),
 )
 _PROJECT_RES = (
-    re.compile(rf"\bproject\s+(?:is\s+|called\s+|named\s+)?({_NAME})", re.IGNORECASE),
-    re.compile(rf"\bin\s+(?:the\s+)?({_NAME})(?:\s+project)?\b", re.IGNORECASE),
-    re.compile(rf"\b({_NAME})\s+project\b", re.IGNORECASE),
+    re.compile(rf"\bproject\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE),
+    re.compile(rf"\bin\s++(?:the\s++)?({_NAME})(?:\s++project)?\b", re.IGNORECASE),
+    # From the start of a word only (past a leading `-` or `.`): from every `-` inside
+    # `a-a-a-…`, the name before `project` was read again, 252 characters each time.
+    re.compile(rf"(?<![\w.-])[.-]*+({_NAME})\s++project\b", re.IGNORECASE),
 )
 _NAMED_WORKLOAD_RE = re.compile(
-    rf"\b(?:workload|job)\s+(?:is\s+|called\s+|named\s+)?({_NAME})", re.IGNORECASE
+    rf"\b(?:workload|job)\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE
 )
 _HOST_RE = re.compile(
-    rf"\b(?:nodes?|host|machine|server)\s+(?:is\s+|was\s+|called\s+|named\s+)?{_NAME}",
+    rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?{_NAME}",
     re.IGNORECASE,
 )
 _PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
 _ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
+_SHOW_RE = re.compile(r"\b(?:show|see|post|give|send|print|paste|dump|get|any)\b", re.IGNORECASE)
+_SHOWN_RE = re.compile(r"\b(?:logs?|evidence|details|lines|more)\b", re.IGNORECASE)
 _EVIDENCE_RE = re.compile(
-    r"\b(?:show|see|post|give|send|print|paste|dump|get|any)\b.*\b(?:logs?|evidence|details|lines"
-    r"|more)\b"
-    r"|\b(?:all|full|more|the)\s+(?:the\s+)?(?:logs?|evidence|details)\b"
+    r"\b(?:all|full|more|the)\s++(?:the\s++)?(?:logs?|evidence|details)\b"
     r"|^(?:logs?|evidence|details|more|tell me more|more please|full report)$",
     re.IGNORECASE,
 )
@@ -85,7 +96,8 @@ class Query:
     """What the user said, slot by slot. `cluster` may be a UUID or a cluster name.
 
     `pick` is a bare number (the n-th button, from 1); `chatter` marks thanks and small
-    talk, which the bot does not answer; `follow_up` is a request about the last answer.
+    talk, which the bot does not answer; `follow_up` is a request about the last answer;
+    `ignored_chars` counts what was not read past the cap (`bot.parse_bounds`).
     """
 
     cluster: str | None = None
@@ -99,6 +111,7 @@ class Query:
     pick: int | None = None
     follow_up: FollowUp | None = None
     chatter: bool = False
+    ignored_chars: int = 0
 
     @property
     def names_something(self) -> bool:
@@ -114,9 +127,9 @@ class Query:
 
 
 def _clean(text: str, bot_user_id: str | None) -> str:
-    text = html.unescape(text)  # Slack escapes &, < and > in user text
+    text = html.unescape(_HUGE_CHARREF.sub("\ufffd", text))  # Slack escapes &, < and >
     if bot_user_id:
-        text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
+        text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^<>]*+)?>", " ", text)
     text = _MENTION_RE.sub(" ", text).replace("\u2019", "'").replace("`", " ")
     return " ".join(text.split())
 
@@ -129,8 +142,8 @@ def _words(text: str) -> list[str]:
 
 
 def _could_be_name(word: str) -> bool:
-    """Not a small word, a number or a time of day (`from`, `hmm`, `42`, `3pm`)."""
-    return word.lower() not in NOT_NAMES and not _TIME_RE.match(word)
+    """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long."""
+    return len(word) <= _MAX_NAME and word.lower() not in NOT_NAMES and not _TIME_RE.match(word)
 
 
 def _take(pattern: re.Pattern[str], text: str) -> tuple[str, re.Match[str] | None]:
@@ -168,6 +181,30 @@ def _key_values(text: str) -> tuple[str, Query]:
     )
 
 
+def _evidence_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` asks for the evidence (`show me the logs`, `all evidence`), left to right.
+
+    The spans the one regex `show.*logs|all logs|^more$` found, in linear time (`text` has
+    no line breaks). `show … logs` runs from the first verb to the last thing shown after
+    it; tried from every verb, the regex took quadratic time on `show show show …`. The
+    other parts contain no verb, so they match only before it.
+    """
+    verb = _SHOW_RE.search(text)
+    shown = deque(_SHOWN_RE.finditer(text, verb.end()) if verb else (), maxlen=1)
+    end = verb.start() if verb and shown else len(text)
+    spans = [m.span() for m in _EVIDENCE_RE.finditer(text) if m.start() < end]
+    return [*spans, (end, shown[0].end())] if shown else spans
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each of `spans` (in order, not overlapping) replaced by a space."""
+    kept, at = [], 0
+    for start, end in spans:
+        kept.append(text[at:start])
+        at = end
+    return " ".join([*kept, text[at:]])
+
+
 def _intent(text: str, query: Query) -> tuple[str, Query]:
     """Follow-ups and a picked number, which are about the thread rather than new slots."""
     words = _words(text)
@@ -177,8 +214,9 @@ def _intent(text: str, query: Query) -> tuple[str, Query]:
     ordinal = _ORDINAL_RE.match(" ".join(words))
     if ordinal:
         return "", replace(query, pick=ORDINALS[ordinal.group(1)])
-    if _EVIDENCE_RE.search(text):
-        return _EVIDENCE_RE.sub(" ", text), replace(query, follow_up=FollowUp.EVIDENCE)
+    evidence = _evidence_spans(text)
+    if evidence:
+        return _cut(text, evidence), replace(query, follow_up=FollowUp.EVIDENCE)
     if _RERUN_RE.search(text):
         return _RERUN_RE.sub(" ", text), replace(query, follow_up=FollowUp.RERUN)
     return text, query
@@ -262,7 +300,7 @@ def _free_text(text: str, query: Query, expecting: Expecting | None) -> Query:
 
 def _chatter(text: str) -> bool:
     words = _words(text)
-    emoji = all(re.fullmatch(r":[a-z0-9_+-]+:|[^\w\s]+", w) for w in words)
+    emoji = all(re.fullmatch(r":[a-z0-9_+-]++:|[^\w\s]++", w) for w in words)
     small = all(w in CHATTER or w in FILLER for w in words)
     return bool(words) and (words[0] in THANKS or emoji or small)
 
@@ -290,7 +328,15 @@ def parse(
     """Parse a slash-command text, a mention or a thread reply into slots (pure, never raises).
 
     `expecting` is what the bot last asked for: a reply that is just one value fills it.
+    Only the first `MAX_PARSED_CHARS` characters are read (`bot.parse_bounds`); how many
+    more there were is `ignored_chars`.
     """
+    capped = bounded(text)
+    query = _parse(capped.text, bot_user_id, expecting)
+    return replace(query, ignored_chars=capped.ignored) if capped.ignored else query
+
+
+def _parse(text: str, bot_user_id: str | None, expecting: Expecting | None) -> Query:
     cleaned = _clean(text, bot_user_id)
     if cleaned.lower().strip(" !.") in _HELP_WORDS:
         return Query(help=True)

@@ -84,8 +84,14 @@ def near_matches(name: str, workloads: list[Workload]) -> list[Workload]:
     wanted = name.casefold()
     scored = []
     for other, workload in newest.items():
-        ratio = difflib.SequenceMatcher(None, wanted, other.casefold()).ratio()
-        contains = wanted in other.casefold() or other.casefold() in wanted
+        folded = other.casefold()
+        contains = wanted in folded or folded in wanted
+        similar = difflib.SequenceMatcher(None, wanted, folded)
+        # ratio() is quadratic in the lengths (the name is the asker's); quick_ratio() bounds
+        # it from above in linear time, so a name that cannot be near is never compared.
+        if not contains and similar.quick_ratio() < NEAR_MATCH_RATIO:
+            continue
+        ratio = similar.ratio()
         if ratio >= NEAR_MATCH_RATIO or contains:
             scored.append((-ratio, other, workload))
     return [w for _, _, w in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_NEAR_MATCHES]]

@@ -27,6 +27,7 @@ from bot.conversation.messages import (
     PRIVATE_QUESTION,
     STATE_NOT_SAVED,
     carried_note,
+    not_read,
     not_understood,
     only_asker,
 )
@@ -204,10 +205,12 @@ class ConversationEngine:
                 if incoming.bot_thread and not query.chatter:
                     await responder.post(Notice(LOST_CONTEXT, private=True))
                 return None
+            await self._not_read(incoming, query, responder)
             state = ConversationState(started_by=incoming.user, asker=incoming.user)
             return await self._request(incoming, state, query, responder)
         if not incoming.directed and state.asker and incoming.user != state.asker:
             return None  # people talking in the thread; anyone can answer with a mention
+        await self._not_read(incoming, query, responder)
         if query.help:
             await responder.post(Notice(HELP, private=True))
             return None
@@ -330,6 +333,15 @@ class ConversationEngine:
         """The pending question again, with its buttons, privately; nothing is remembered."""
         text = not_understood(state.question or "What did you mean?", choices=len(state.choices))
         await responder.post(Question(text, state.choices, private=True, asker=state.asker))
+
+    @staticmethod
+    async def _not_read(incoming: Incoming, query: Query, responder: Responder) -> None:
+        """Tell the asker privately that the end of a long message was not read.
+
+        Not after a plain reply that reads as chatter, which gets no answer at all.
+        """
+        if query.ignored_chars and (incoming.directed or not query.chatter):
+            await responder.post(Notice(not_read(query.ignored_chars), private=True))
 
     @staticmethod
     async def _problems(query: Query, responder: Responder) -> None:

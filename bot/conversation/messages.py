@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.conversation.model import Slots
+from bot.parse_bounds import MAX_PARSED_CHARS
 from diagnosis import AuthError, NotFound, UpstreamError, UpstreamTimeout, UpstreamUnavailable
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "carried_note",
     "describe_upstream",
     "expired",
+    "not_read",
     "not_understood",
     "only_asker",
     "queued",
@@ -122,6 +124,15 @@ def not_understood(question: str, *, choices: int) -> str:
         choices, f" Click a button or reply with a number from 1 to {choices}."
     )
     return f"I could not read that as an answer. {question}{pick}"
+
+
+def not_read(ignored: int) -> str:
+    """Told privately when a message was longer than the parser reads (`bot.parse_bounds`)."""
+    return (
+        f"That message is long, so I read only its first {MAX_PARSED_CHARS:,} characters and "
+        f"ignored the other {ignored:,}. If the workload, project or cluster came after that, "
+        "ask again with them near the start."
+    )
 
 
 def unchanged(label: str, lookback: str) -> str:

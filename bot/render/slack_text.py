@@ -75,7 +75,9 @@ _MARKS = tuple(
     (mark, re.compile(rf"{re.escape(mark)}(?:(?<![^\W_]{re.escape(mark)})|(?![^\W_]))"), new)
     for mark, new in sorted(_MARK_STAND_INS.items(), key=lambda item: item[0] == "_")
 )
-_QUOTE_AT_LINE_START = re.compile(r"^(\s*)>", re.MULTILINE)
+# Blank lines before the `>` are the next lines' starts, not this one's indentation: `\s*`
+# here read a run of newlines again from each of them (quadratic in the run).
+_QUOTE_AT_LINE_START = re.compile(r"^([^\S\n]*+)>", re.MULTILINE)
 
 
 def slack_len(text: str) -> int:

@@ -15,6 +15,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, ThreadKey
+from bot.parse_bounds import MAX_PARSED_CHARS
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec
 from bot.slack.listeners.take import take
@@ -24,7 +25,6 @@ __all__ = ["MESSAGE_SHORTCUT", "message_text", "register"]
 #: The shortcut's `callback_id`, as declared in deploy/slack-app-manifest*.yaml.
 MESSAGE_SHORTCUT = "runai_why_message"
 _ATTACHMENT_FIELDS = ("pretext", "title", "text", "fallback")
-_MAX_CHARS = 4000
 
 
 def _strings(node: object) -> Iterator[str]:
@@ -41,22 +41,34 @@ def _strings(node: object) -> Iterator[str]:
             yield from _strings(item)
 
 
-def message_text(message: dict[str, Any]) -> str:
-    """The words of a message: its text, then its attachments' and blocks' text, deduplicated."""
-    parts: list[str] = [str(message.get("text") or "")]
+def _parts(message: dict[str, Any]) -> Iterator[str]:
+    """The message's text, then its attachments' and blocks' text, as found (lazily)."""
+    yield str(message.get("text") or "")
     for attachment in message.get("attachments") or []:
         if isinstance(attachment, dict):
-            parts += [str(attachment.get(f) or "") for f in _ATTACHMENT_FIELDS]
+            yield from (str(attachment.get(f) or "") for f in _ATTACHMENT_FIELDS)
             for field in attachment.get("fields") or []:
                 if isinstance(field, dict):
-                    parts.append(f"{field.get('title') or ''} {field.get('value') or ''}")
-            parts += _strings(attachment.get("blocks") or [])
-    parts += _strings(message.get("blocks") or [])
-    seen: list[str] = []
-    for part in (p.strip() for p in parts):
+                    yield f"{field.get('title') or ''} {field.get('value') or ''}"
+            yield from _strings(attachment.get("blocks") or [])
+    yield from _strings(message.get("blocks") or [])
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The words of a message: its text, then its attachments' and blocks' text, deduplicated.
+
+    Read only until there is more than the parser reads (`MAX_PARSED_CHARS`): the engine
+    then tells the asker privately that the rest was not read.
+    """
+    seen: dict[str, None] = {}  # insertion-ordered, found in constant time
+    size = 0
+    for part in map(str.strip, _parts(message)):
         if part and part not in seen:
-            seen.append(part)
-    return "\n".join(seen)[:_MAX_CHARS]
+            seen[part] = None
+            size += len(part) + 1
+            if size > MAX_PARSED_CHARS:
+                break
+    return "\n".join(seen)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:

@@ -32,6 +32,16 @@ def _public_texts(bot: Bot) -> list[str]:
     return [c.text or "" for m in ("chat.postMessage", "chat.update") for c in bot.slack.calls(m)]
 
 
+async def _told_privately_then_answered(bot: Bot, told: str, category: str) -> None:
+    """A private notice through `response_url` that starts with `told`; the answer public."""
+    [hint] = await bot.slack.wait_for_async("response_url")
+    assert hint.body["response_type"] == "ephemeral"
+    assert hint.body["text"].startswith(told)
+    [answer] = await bot.slack.wait_for_async("chat.update")
+    assert first_line(answer).startswith(category)
+    assert not [t for t in _public_texts(bot) if told in t]
+
+
 async def test_slash_command_help_is_private_to_the_asker(bot: Bot):
     body = slash_command_body("help", response_url=bot.slack.response_url("help"))
     assert (await bot.send(body)).status_code == 200
@@ -61,12 +71,36 @@ async def test_a_bad_part_is_told_privately_and_the_answer_stays_public(bot: Bot
         response_url=bot.slack.response_url("bad"),
     )
     await bot.send(body)
-    [hint] = await bot.slack.wait_for_async("response_url")
-    assert hint.body["response_type"] == "ephemeral"
-    assert hint.body["text"].startswith("I could not use part of that")
-    [answer] = await bot.slack.wait_for_async("chat.update")
-    assert first_line(answer).startswith("CRASH_APP_ERROR")
-    assert not [t for t in _public_texts(bot) if "could not use" in t]
+    await _told_privately_then_answered(bot, "I could not use part of that", "CRASH_APP_ERROR")
+
+
+async def test_the_incidents_40_kb_mention_is_read_up_to_the_cap_and_told_privately(bot: Bot):
+    """`show show show …` froze the bot for 4 s; now its start is read, and the asker told."""
+    text = f"<@{BOT_USER_ID}> " + "show " * 8000
+    mention = app_mention_event(text, user="U7", channel="C1", ts="1700003050.000100")
+    await bot.send(event_body(mention))
+    [private, *_] = await bot.slack.wait_for_async("chat.postEphemeral")
+    assert (private.body["user"], private.body["thread_ts"]) == ("U7", "1700003050.000100")
+    assert private.text.startswith("That message is long, so I read only its first 4,096")
+    [question] = await bot.slack.wait_for_async("chat.postMessage")  # nothing named: which?
+    assert "message is long" not in question.text
+
+
+async def test_a_shortcut_on_a_long_alert_answers_from_its_start_and_says_so(bot: Bot):
+    alert = {
+        "ts": "1700003060.000100",
+        "bot_id": "B-ALERTS",
+        "text": "cluster=prod-a project=ml-team workload=training-job-42 " + "label=x " * 1000,
+    }
+    body = message_shortcut_body(
+        alert,
+        user="U1",
+        channel="C1",
+        response_url=bot.slack.response_url("long"),
+        trigger_id="t-long-alert",
+    )
+    await bot.send(body)
+    await _told_privately_then_answered(bot, "That message is long", "OOM_KILLED")
 
 
 async def test_only_the_asker_can_pick_and_a_pick_replaces_the_buttons(bot: Bot):

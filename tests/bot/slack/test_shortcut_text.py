@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from bot.parse import parse
+from bot.parse_bounds import MAX_PARSED_CHARS
 from bot.slack.listeners.actions import only_asker
 from bot.slack.listeners.shortcuts import message_text
 from bot.slack.responder import picked_blocks
@@ -52,8 +54,19 @@ def test_message_text(message: dict[str, Any], expected: str):
     assert message_text(message) == expected
 
 
-def test_message_text_is_capped():
-    assert len(message_text({"text": "x" * 50_000})) == 4000
+def test_a_long_message_is_passed_on_whole_for_the_engine_to_cap_and_say_so():
+    text = message_text({"text": "why did eval-harness fail? " + "x" * 50_000})
+    assert len(text) > MAX_PARSED_CHARS
+    assert parse(text).ignored_chars > 0  # so the asker is told the rest was not read
+
+
+def test_reading_stops_once_there_is_more_than_the_parser_reads():
+    blocks = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": f"line {i}"}} for i in range(50_000)
+    ]
+    text = message_text({"text": "alert", "blocks": blocks})
+    assert MAX_PARSED_CHARS < len(text) <= MAX_PARSED_CHARS + len("line 49999\n")
+    assert text.startswith("alert\nline 0\nline 1\n")
 
 
 QUESTION: list[dict[str, Any]] = [

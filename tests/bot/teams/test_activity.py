@@ -105,3 +105,35 @@ def test_an_action_execute_invoke_is_a_click():
 def test_activities_the_bot_ignores(body: dict[str, Any], why: str):
     with pytest.raises(NotForUs, match=why):
         read_activity(_activity(**body))
+
+
+def _at(name: str, account: str = BOT_ID) -> dict[str, Any]:
+    return {"type": "mention", "text": f"<at>{name}</at>", "mentioned": {"id": account}}
+
+
+@pytest.mark.parametrize(
+    ("text", "entities", "expected"),
+    [
+        pytest.param(
+            "<at>runai-why</at> why did x fail? <at>runai-why</at>",
+            [AT, AT],
+            "why did x fail?",
+            id="twice",
+        ),
+        pytest.param(
+            "<at>bot</at> ask <at>Ann</at> about x",
+            [_at("bot"), _at("Ann", "29:ann")],
+            "ask <at>Ann</at> about x",
+            id="only-ours",
+        ),
+        pytest.param(
+            " ".join(f"<at>m{i}</at>" for i in range(1000)) + " why did x fail?",
+            [_at(f"m{i}") for i in range(1000)],
+            " ".join(f"<at>m{i}</at>" for i in range(4, 1000)) + " why did x fail?",
+            id="a-thousand-made-up-mentions-of-the-bot",
+        ),
+    ],
+)
+def test_the_bots_mentions_are_stripped_a_few_at_most(text: str, entities: list, expected: str):
+    """One pass over the text per different mention of the bot, and at most four of them."""
+    assert read_activity(_activity(text=text, entities=entities)).text == expected

@@ -469,3 +469,16 @@ async def test_answers_showing_the_same_chart_share_one_stored_png(redis_url: st
     assert len(paths) == 1
     assert len(stored) == 1
     assert stored[0].endswith(paths.pop().rsplit("/", 1)[1].removesuffix(".png"))
+
+
+async def test_a_40_kb_mention_is_read_up_to_the_cap_and_the_asker_told_privately(bot: TeamsBot):
+    text = "why did training-job-42 in ml-team fail on cluster prod-a? " + "show " * 8000
+    ask = mention(bot, text)
+    assert (await bot.send(ask)).status_code == 200
+    [answer] = await bot.teams.wait_for("update")
+    assert answer.conversation == _thread(ask["id"])
+    assert _category(answer) == "OOM_KILLED"
+    [told] = [c for c in bot.teams.of("send") if c.conversation == "a:personal-29:u1"]
+    assert told.texts[0].startswith("That message is long, so I read only its first 4,096")
+    in_thread = [c for c in bot.teams.calls if c.conversation == _thread(ask["id"])]
+    assert not [c for c in in_thread if any("message is long" in t for t in c.texts)]
