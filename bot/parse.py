@@ -349,5 +349,5 @@ def _parse(text: str, bot_user_id: str | None, expecting: Expecting | None) -> Q
         return _validated(intent)
     rest, query = _intent(rest, query)
     if query.pick is not None:
-        return query
+        return _validated(query)  # `0 project=/`: a pick never carries an invalid slot
     return _validated(_free_text(rest, query, expecting))

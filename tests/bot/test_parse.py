@@ -7,7 +7,7 @@ spacing, `pls`, emoji), with what the bot last asked for, and exactly what must 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.parse import _NAME_RE, Expecting, FollowUp, Query, parse
@@ -267,6 +267,7 @@ _WORDS = st.sampled_from(
     expecting=st.sampled_from([None, *Expecting]),
 )
 @settings(max_examples=300, deadline=None)
+@example(text="0 PROJECT=/", expecting=None)  # a bare number once skipped the validation
 def test_parse_never_raises_and_every_name_is_a_valid_name(text, expecting):
     query = parse(text, bot_user_id="UBOT", expecting=expecting)
     if query.workload_name is not None:
