@@ -4,7 +4,7 @@
     python3 dev.py demo [ARGS...]   run runai-why against the bundled simulated Run:ai cluster
     python3 dev.py test [PYTEST ARGS...]   format check, lint, type check, Dockerfile lint and
                                     the whole test suite (in parallel, with the coverage gate)
-    python3 dev.py bench [ARGS...]  the benchmark of issue 12 (bench/; `--only storm`, `--help`)
+    python3 dev.py bench [ARGS...]  the benchmark: speed, scale, failover (bench/; `--help`)
     python3 dev.py lock             re-resolve requirements/*.txt after changing dependencies
     python3 dev.py run ARGS...      any runai-why command inside the environment
 

@@ -91,20 +91,29 @@ def _parser() -> _Parser:
     sim.add_argument("--scenario", type=Path, required=True)
     sim.add_argument("--port", type=int, default=8600, help="loopback port (default 8600; 0 = any)")
 
-    srv = commands.add_parser("serve", help="run the Slack bot (HTTP on $PORT, or Socket Mode)")
+    srv = commands.add_parser(
+        "serve",
+        help="run the bot for Slack, Teams or both (HTTP on $PORT, or Slack's Socket Mode)",
+    )
     srv.add_argument("--host", default="0.0.0.0", help="interface to bind (default all)")  # noqa: S104
     srv.add_argument(
         "--socket-mode",
         action="store_true",
-        help="connect out with SLACK_APP_TOKEN instead of HTTP",
+        help="Slack: connect out with SLACK_APP_TOKEN instead of serving /slack/events",
     )
     srv.add_argument(
         "--no-worker",
         action="store_true",
         help="only take requests; `runai-why worker` processes answer them (EMBEDDED_WORKER=0)",
     )
-    commands.add_parser(
-        "worker", help="answer the requests queued in Redis (REDIS_URL), without serving HTTP"
+    wrk = commands.add_parser(
+        "worker",
+        help="answer the requests queued in Redis (REDIS_URL); serves only /metrics (METRICS_PORT)",
+    )
+    wrk.add_argument(
+        "--host",
+        default="0.0.0.0",  # noqa: S104
+        help="interface for /metrics on METRICS_PORT (default all)",
     )
 
     demo = commands.add_parser(
@@ -112,7 +121,9 @@ def _parser() -> _Parser:
     )
     demo.add_argument("--scenario", type=Path, help="another scenario file instead of the demo")
     demo.add_argument(
-        "--script", help="replay the lines of FILE ('-' = standard input) instead of chatting"
+        "--script",
+        metavar="FILE",
+        help="replay the lines of FILE ('-' = standard input) instead of chatting",
     )
     demo.add_argument(
         "--all", action="store_true", help="diagnose every workload the scenario lists and exit"
@@ -202,10 +213,10 @@ def _serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _worker() -> int:
+def _worker(args: argparse.Namespace) -> int:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format)
-    run_worker(settings)
+    run_worker(settings, host=args.host)
     return EXIT_OK
 
 
@@ -248,7 +259,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "serve":
             return _serve(args)
         if args.command == "worker":
-            return _worker()
+            return _worker(args)
         runner = _diagnose if args.command == "diagnose" else _demo
         return asyncio.run(runner(args))
     except (InvalidRequest, ScenarioError, ConfigError) as error:

@@ -394,14 +394,18 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
     )
 
 
-def run_worker(settings: Settings) -> None:
-    """`runai-why worker`: answer queued requests until SIGTERM (or Ctrl-C)."""
+def run_worker(settings: Settings, *, host: str) -> None:
+    """`runai-why worker`: answer queued requests until SIGTERM (or Ctrl-C).
+
+    It serves no requests, but its diagnoses are counted where they run: `/metrics` on
+    `METRICS_PORT` at `host`, as `serve` does, so a split deployment loses no series.
+    """
     if settings.redis_url is None:
         raise ConfigError(
             "set REDIS_URL for `runai-why worker`: without Redis the queue lives inside "
             "`runai-why serve`, which answers its own requests"
         )
-    asyncio.run(_worker_main(settings))
+    asyncio.run(_worker_main(settings, host))
 
 
 def _stop_on_signals() -> asyncio.Event:
@@ -413,9 +417,10 @@ def _stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def _worker_main(settings: Settings) -> None:
+async def _worker_main(settings: Settings, host: str) -> None:
     runtime = build_runtime(settings, worker=True)
     assert runtime.worker is not None  # noqa: S101 - worker=True always builds one
+    start_metrics_server(settings.metrics_port, host)
     stop = _stop_on_signals()
     runtime.worker.start()
     try:

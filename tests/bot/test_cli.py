@@ -304,6 +304,23 @@ def test_error_hints_name_the_real_command_once(argv, hint, capsys):
     assert "runai-why runai-why" not in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "says", "never"),
+    [
+        (["--help"], "run the bot for Slack, Teams or both", "the Slack bot"),
+        (["serve", "--help"], "Slack: connect out with SLACK_APP_TOKEN", "the Slack bot"),
+        (["worker", "--help"], "interface for /metrics on METRICS_PORT", "without serving"),
+        (["demo", "--help"], "--script FILE replay the lines of FILE", "--script SCRIPT"),
+    ],
+)
+def test_help_says_what_each_command_does(argv, says, never, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one help entry a line, however wide the terminal
+    code, out, _ = _run(argv, capsys)
+    assert code == 0
+    assert says in " ".join(out.split())
+    assert never not in out
+
+
 def test_serve_lists_every_missing_setting_at_once_and_no_flag_it_lacks(capsys):
     code, _, err = _run(["serve"], capsys)
     assert code == 2
