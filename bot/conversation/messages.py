@@ -46,7 +46,7 @@ STATE_NOT_SAVED = (
 )
 LOST_CONTEXT = "I lost the context of this thread; mention me with the whole question."
 FOLLOW_UP_HINT = (
-    "In this thread I understand `show logs`, `what about the last 7 days?` and `re-run`; "
+    "In this thread I understand `show logs`, `what about the last 7 days?` and `check again`; "
     "to ask about something else, mention me with the whole question."
 )
 ALREADY_ANSWERED = "That question was already answered; mention me to ask again."
@@ -68,7 +68,7 @@ is missing I ask in the thread (the person who asked answers there; anyone else 
 I never guess.
 
 After an answer, reply in its thread with `show logs` (all the evidence), `what about the last \
-7 days?` or `re-run`."""
+7 days?` or `check again`."""
 
 _ADVICE: dict[type[UpstreamError], tuple[str, str]] = {
     AuthError: (
