@@ -162,13 +162,11 @@ def build_runtime(
     Slack is served unless only Teams is configured. `worker` (default `EMBEDDED_WORKER`)
     gives the process a worker for the queue.
     """
-    slack = socket_mode or settings.slack_configured or not settings.teams_configured
-    if slack:
-        token, signing_secret, _ = settings.serve_secrets(
-            socket_mode=socket_mode, runai=runai is None
-        )
-    elif runai is None:
-        settings.runai_config()  # ConfigError naming every missing Run:ai setting
+    # One ConfigError naming every missing setting of the platforms configured (and Run:ai's).
+    slack_secrets = settings.serve_secrets(socket_mode=socket_mode, runai=runai is None)
+    slack = slack_secrets is not None
+    if slack_secrets is not None:
+        token, signing_secret, _ = slack_secrets
     teams_settings = settings.teams_secrets() if settings.teams_configured else None
     store, redis_client = _store(settings)
     client: RunaiClient | None = None
@@ -430,7 +428,9 @@ async def _worker_main(settings: Settings, host: str) -> None:
 
 
 async def _socket_mode(settings: Settings, host: str) -> None:
-    _, _, app_token = settings.serve_secrets(socket_mode=True, runai=True)
+    slack_secrets = settings.serve_secrets(socket_mode=True, runai=True)
+    assert slack_secrets is not None  # noqa: S101 - Socket Mode always serves Slack
+    app_token = slack_secrets[2]
     runtime = build_runtime(settings, socket_mode=True)
     assert runtime.app is not None  # noqa: S101 - socket mode always builds the Slack app
     start_metrics_server(settings.metrics_port, host)

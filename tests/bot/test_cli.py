@@ -51,6 +51,9 @@ SETTINGS = (
     "SLACK_APP_TOKEN",
     "REDIS_URL",
     "PORT",
+    "TEAMS_APP_ID",
+    "TEAMS_APP_PASSWORD",
+    "TEAMS_TENANT_ID",
 )
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -324,8 +327,8 @@ def test_help_says_what_each_command_does(argv, says, never, capsys, monkeypatch
 def test_serve_lists_every_missing_setting_at_once_and_no_flag_it_lacks(capsys):
     code, _, err = _run(["serve"], capsys)
     assert code == 2
-    assert "set SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, RUNAI_URL, RUNAI_CLIENT_ID, " in err
-    assert "RUNAI_CLIENT_SECRET" in err
+    assert "configure Slack (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET), Microsoft Teams " in err
+    assert "set RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET (missing" in err
     assert "--scenario" not in err
     assert len(err.strip().splitlines()) == 1
 
