@@ -25,7 +25,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING
@@ -54,6 +54,7 @@ from bot.engines import serving_engine
 from bot.flight import FLIGHT_LOCK_TTL_S, Flights, LocalLimit, RedisSemaphore
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
+from bot.pages import page_routes
 from bot.redis_connect import connect_redis, redis_health
 from bot.settings import DEDUPE_TTL_S, ConfigError, Settings
 from bot.slack.app import build_slack_app, build_web_client
@@ -101,6 +102,8 @@ class Runtime:
     shutdown_grace_s: float = 20.0
     notices: Notices | None = None
     """Slack's private notices sent beside acks: drained on shutdown."""
+    pages: list[Route] = field(default_factory=list)
+    """`/privacy` and `/terms` (`bot.pages`), which the Teams app manifest links."""
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -264,6 +267,7 @@ def build_runtime(
         worker=consumer,
         shutdown_grace_s=settings.shutdown_grace_s,
         notices=deps.notices if deps is not None else None,
+        pages=page_routes(settings),
     )
 
 
@@ -370,6 +374,7 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics_route, methods=["GET"]),
+            *runtime.pages,
         ],
         lifespan=lifespan,
     )
