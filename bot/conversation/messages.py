@@ -14,6 +14,7 @@ __all__ = [
     "HELP",
     "LOST_CONTEXT",
     "NOTHING_TO_SHOW",
+    "PICK_BELOW",
     "QUEUE_FULL",
     "STORE_BUSY",
     "STORE_BUSY_RETRYING",
@@ -49,6 +50,8 @@ FOLLOW_UP_HINT = (
     "In this thread I understand `show logs`, `what about the last 7 days?` and `check again`; "
     "to ask about something else, mention me with the whole question."
 )
+#: After a question whose buttons name the candidates (their IDs only where names tie).
+PICK_BELOW = "Pick one below."
 ALREADY_ANSWERED = "That question was already answered; mention me to ask again."
 NOTHING_TO_SHOW = "There is no answer in this thread yet to show the evidence of."
 

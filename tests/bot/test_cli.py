@@ -133,6 +133,22 @@ def test_missing_identifiers_are_an_outcome_not_an_error(capsys):
     assert "cluster" in data["question"].lower()
 
 
+@pytest.mark.e2e
+@pytest.mark.parametrize("scenario", ["name-tie", "name-near-match"])
+def test_a_question_back_says_how_to_answer_it_on_the_command_line(scenario: str, capsys):
+    """No "reply" where no reply is possible: the CLI names the flag and lists the IDs."""
+    data = json.loads(SCENARIOS[scenario].read_text(encoding="utf-8"))
+    asked = data["workloads"][0]["workload"]
+    name = "train-bret" if scenario == "name-near-match" else asked["name"]
+    argv = ["diagnose", "--scenario", str(SCENARIOS[scenario])]
+    argv += ["--cluster-id", data["clusters"][0]["uuid"], "--workload-name", name]
+    assert main([*argv, "--project", asked["projectName"]]) == 0
+    out = capsys.readouterr().out
+    assert "Candidates (diagnose one with --workload-id ID):" in out
+    assert "workload ID " in out  # each candidate's, in full
+    assert "reply" not in out.lower()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
