@@ -22,11 +22,12 @@ import structlog
 from pydantic import ValidationError
 
 from bot.backends import Backends, from_settings, simulated
-from bot.demo import DEMO_IDENTITY, bundled_script, run_chat
+from bot.console import PRIVATE
+from bot.demo import DEMO_IDENTITY, bundled_script, diagnose_all, run_chat
 from bot.logging import configure_logging
 from bot.observe import begin_request
 from bot.render.text import render_text, sanitize
-from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.scenarios import bundled_scenario
 from bot.server import run_server, run_worker
 from bot.settings import ConfigError, Settings
 from diagnosis import (
@@ -194,13 +195,16 @@ async def _demo(args: argparse.Namespace) -> int:
             as_email=args.as_email,
         )
         return EXIT_OK
-    async with simulated(scenario) as up:
-        for index, expectation in enumerate(scenario.expect or []):
-            request = request_from_expectation(scenario, expectation)
-            report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
-            if not args.json and index:
-                print("\n" + "─" * 72 + "\n")
-            _print(report, request.lookback_label(), as_json=args.json)
+    index = 0
+    async for request, answer in diagnose_all(scenario, as_email=args.as_email):
+        if not args.json and index:
+            print("\n" + "─" * 72 + "\n")
+        index += 1
+        if isinstance(answer, str):  # refused: what the chat tells the asker privately
+            denied = {"outcome": "authz_denied", "headline": answer}
+            print(json.dumps(denied, ensure_ascii=False) if args.json else f"{PRIVATE}{answer}")
+            continue
+        _print(answer, request.lookback_label(), as_json=args.json)
     return EXIT_OK
 
 

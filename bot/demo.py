@@ -11,16 +11,26 @@ import asyncio
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from importlib import resources
 
+from bot.audit import LogAuditSink
 from bot.authz import Authorizer
 from bot.backends import simulated
 from bot.console import PROMPT, ConsoleSession
-from bot.conversation import Access, ConversationEngine, MemoryStore, console_identity
+from bot.conversation import (
+    Access,
+    ConversationEngine,
+    Incoming,
+    MemoryStore,
+    ThreadKey,
+    console_identity,
+)
+from bot.scenarios import request_from_expectation
+from diagnosis import AccessDenied, DiagnosisRequest, Report, diagnose
 from runai_sim.scenario import Scenario
 
-__all__ = ["DEMO_IDENTITY", "bundled_script", "run_chat"]
+__all__ = ["DEMO_IDENTITY", "bundled_script", "diagnose_all", "run_chat"]
 
 #: Who the console demo asks as by default (`--as`); the bundled demo denies them project nlp.
 DEMO_IDENTITY = "alice@acme.ai"
@@ -113,3 +123,43 @@ async def run_chat(
                 write("\n")
                 return
             await session.say(line)
+
+
+async def diagnose_all(
+    scenario: Scenario, *, as_email: str = DEMO_IDENTITY
+) -> AsyncIterator[tuple[DiagnosisRequest, Report | str]]:
+    """`demo --all`: each workload the scenario lists, as `as_email` may see it.
+
+    The same checks as the chat, in the same order: by name, the project before anything
+    is listed; by ID, the workload's project before anything of it is used. A refusal is
+    yielded as the private denial's text instead of a report.
+    """
+    async with simulated(scenario) as up:
+        access = Access(Authorizer(up.runai), console_identity(as_email))
+        names = {str(c.get("uuid")): str(c.get("name")) for c in scenario.clusters}
+        key = ThreadKey(platform="console", team="local", channel="console", thread="all")
+        for expectation in scenario.expect or []:
+            request = request_from_expectation(scenario, expectation)
+            gate = await access.gate(Incoming(key, "you", text=""), LogAuditSink())
+            cluster_id = request.cluster_id or ""
+            cluster = names.get(cluster_id, cluster_id)
+            if request.workload_id is None:
+                decision = await gate.check(cluster_id, cluster, request.project or "")
+                if not decision.allowed:
+                    refused = await gate.deny(decision, typed=request.workload_name, by_id=False)
+                    yield request, refused.text
+                    continue
+            try:
+                report = await diagnose(
+                    request,
+                    runai=up.runai,
+                    kube=up.kube,
+                    now=scenario.now,
+                    authorize=gate.authorize(cluster_id, cluster),
+                )
+            except AccessDenied:
+                assert gate.refused is not None  # noqa: S101 - a refusal is what raised it
+                refused = await gate.deny(gate.refused, typed=request.workload_id, by_id=True)
+                yield request, refused.text
+                continue
+            yield request, report

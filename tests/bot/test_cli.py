@@ -229,10 +229,31 @@ def test_unreachable_control_plane_names_the_url(monkeypatch, capsys):
 @pytest.mark.e2e
 def test_demo_all_prints_a_report_per_demo_workload(capsys):
     """`demo --all` diagnoses every workload the demo scenario lists, category first."""
-    assert main(["demo", "--all"]) == 0
+    assert main(["demo", "--all", "--as", "bob@acme.ai"]) == 0
     reports = capsys.readouterr().out.split("─" * 72)
     assert len(reports) == 12
     assert all(r.strip().splitlines()[0].startswith(("Category: ", "Outcome: ")) for r in reports)
+    assert any("t5-distill" in r for r in reports)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_demo_all_shows_only_what_the_asker_may_read(capsys, as_json: bool):  # noqa: FBT001
+    """As alice (the default), project nlp is refused, as in the chat: nothing of it shows."""
+    assert main(["demo", "--all", *(["--json"] if as_json else [])]) == 0
+    out = capsys.readouterr().out
+    denial = (
+        "You don't have read access to workloads in project nlp on prod-a in Run:ai; "
+        "ask your Run:ai administrator."
+    )
+    if as_json:
+        answers = [json.loads(line) for line in out.splitlines()]
+        assert len(answers) == 12
+        assert {"outcome": "authz_denied", "headline": denial} in answers
+        assert all((a.get("workload") or {}).get("project") != "nlp" for a in answers)
+    else:
+        assert f"(only you) {denial}" in out
+    assert "t5-distill" not in out
 
 
 @pytest.mark.e2e
