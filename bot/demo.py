@@ -1,16 +1,14 @@
 """`runai-why demo`: chat with the bot in a terminal against the bundled simulated cluster.
 
 The simulator runs in-process on a loopback port; the real client, engine and renderer run
-against it, so what you see is what Slack users get, rendered as text. Ctrl-D or Ctrl-C
+against it, so what you see is what Slack users get, rendered as text. On a terminal the
+line can be edited and this session's lines recalled (`bot.terminal`). Ctrl-D or Ctrl-C
 leaves (Ctrl-C quietly, with exit code 130).
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 import sys
-import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from importlib import resources
 
@@ -27,6 +25,7 @@ from bot.conversation import (
     console_identity,
 )
 from bot.scenarios import request_from_expectation
+from bot.terminal import TerminalLines
 from diagnosis import AccessDenied, DiagnosisRequest, Report, diagnose
 from runai_sim.scenario import Scenario
 
@@ -49,42 +48,6 @@ def _welcome(scenario: Scenario, email: str) -> str:
         "`why did training-job-42 in ml-team fail?`. `help` for more, `/new` for a new "
         "thread, Ctrl-D to leave.\n"
     )
-
-
-def _read_lines(fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
-    """Forward each line read from `fd` to `lines`, then None at end of input.
-
-    Runs in a daemon thread on the raw descriptor: a pending read never holds up Ctrl-C or
-    the interpreter's exit (an executor thread blocked in `readline` would, until Enter).
-    """
-    pending = b""
-
-    def put(item: str | None) -> None:
-        loop.call_soon_threadsafe(lines.put_nowait, item)
-
-    try:
-        while chunk := os.read(fd, 4096):
-            pending += chunk
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                put(line.decode(errors="replace") + "\n")
-        if pending:
-            put(pending.decode(errors="replace"))
-        put(None)
-    except (OSError, RuntimeError):  # the terminal went away, or the loop already closed
-        return
-
-
-def _terminal_lines() -> asyncio.Queue[str | None]:
-    lines: asyncio.Queue[str | None] = asyncio.Queue()
-    reader = threading.Thread(
-        target=_read_lines,
-        args=(sys.stdin.fileno(), asyncio.get_running_loop(), lines),
-        name="demo-stdin",
-        daemon=True,
-    )
-    reader.start()
-    return lines
 
 
 async def run_chat(
@@ -114,15 +77,15 @@ async def run_chat(
         if script is not None:
             await session.run_script(script)
             return
-        typed = _terminal_lines()
-        while True:
-            if interactive:
-                write(PROMPT)
-            line = await typed.get()
-            if line is None:
-                write("\n")
-                return
-            await session.say(line)
+        prompt = PROMPT if interactive else ""
+        # readline edits only where both ends are a terminal; elsewhere `input` would read
+        # through sys.stdin's buffer, which a daemon thread must not hold at exit.
+        edit = interactive and sys.stdout.isatty()
+        terminal = TerminalLines(sys.stdin.fileno(), prompt=prompt, write=write, edit=edit)
+        async with terminal:
+            while (line := await terminal.read()) is not None:
+                await session.say(line)
+        write("\n")
 
 
 async def diagnose_all(

@@ -5,19 +5,18 @@ from __future__ import annotations
 import io
 import json
 import os
-import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
 from bot.scenarios import bundled_paths
+from tests.terminal import read_until
 
 SCENARIOS = {p.stem: p for p in bundled_paths()}
 CLUSTER = "71f69d83-ba66-4822-adf5-55ce55efd210"
@@ -412,22 +411,6 @@ def test_a_setting_of_the_wrong_type_is_one_line_naming_it(monkeypatch, capsys):
     assert "Traceback" not in err
 
 
-def _read_until(fd: int, marker: bytes, timeout: float) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while marker not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError(f"{marker!r} not seen; got {seen[-500:]!r}")
-        ready, _, _ = select.select([fd], [], [], left)
-        if ready:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise AssertionError(f"output ended before {marker!r}: {seen[-500:]!r}")
-            seen += chunk
-    return seen
-
-
 @pytest.mark.e2e
 def test_ctrl_c_leaves_the_demo_cleanly(tmp_path):
     """At the prompt of a real terminal, Ctrl-C exits 130 at once, with no traceback."""
@@ -449,7 +432,7 @@ def test_ctrl_c_leaves_the_demo_cleanly(tmp_path):
     os.close(child)
     try:
         assert process.stdout is not None
-        _read_until(process.stdout.fileno(), b"you> ", timeout=60)
+        read_until(process.stdout.fileno(), b"you> ", timeout=60)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
     finally:
