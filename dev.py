@@ -91,7 +91,7 @@ def ensure_venv(level: str) -> None:
         return
     started = time.monotonic()
     if not _bin("python").exists():
-        print(f"dev.py: creating a virtual environment in {VENV}", flush=True)
+        _say(f"dev.py: creating a virtual environment in {VENV}")
         venv.EnvBuilder(with_pip=True).create(VENV)
     what = "runai-why and its development tools" if level == "dev" else "runai-why"
     pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "install"]
@@ -103,7 +103,12 @@ def ensure_venv(level: str) -> None:
         sys.exit(code)
     levels = ["runtime", "dev"] if level == "dev" else ["runtime"]
     STAMP.write_text("".join(f"{name} {_fingerprint(name)}\n" for name in levels))
-    print(f"dev.py: {what} installed in {time.monotonic() - started:.0f} s", flush=True)
+    _say(f"dev.py: {what} installed in {time.monotonic() - started:.0f} s")
+
+
+def _say(line: str) -> None:
+    """Progress goes to stderr: stdout is the task's (`dev.py run diagnose --json | jq`)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def _install(what: str, command: list[str], lock: str) -> None:
@@ -135,7 +140,7 @@ class _Progress:
     def __init__(self, title: str) -> None:
         self._title, self._phase, self._detail = title, "", ""
         self._started = time.monotonic()
-        self._tty = sys.stdout.isatty()
+        self._tty = sys.stderr.isatty()
         self._done = threading.Event()
         self._ticker = threading.Thread(target=self._tick, daemon=True)
 
@@ -143,7 +148,7 @@ class _Progress:
         if self._tty:
             self._ticker.start()
         else:
-            print(f"{self._title}…", flush=True)
+            _say(f"{self._title}…")
         return self
 
     def show(self, phase: str, detail: str) -> None:
@@ -152,7 +157,7 @@ class _Progress:
         if self._tty:
             self._draw()
         elif new_phase:
-            print(f"dev.py: {phase} {detail}", flush=True)
+            _say(f"dev.py: {phase} {detail}")
 
     def _tick(self) -> None:
         while not self._done.wait(1):
@@ -161,14 +166,14 @@ class _Progress:
     def _draw(self) -> None:
         seconds = time.monotonic() - self._started
         doing = f"{self._phase} {self._detail}, " if self._phase else ""
-        sys.stdout.write(f"\r\033[K{self._title}: {doing}{seconds:.0f} s")
-        sys.stdout.flush()
+        sys.stderr.write(f"\r\033[K{self._title}: {doing}{seconds:.0f} s")
+        sys.stderr.flush()
 
     def __exit__(self, *_: object) -> None:
         self._done.set()
         if self._tty:
-            sys.stdout.write("\r\033[K")
-            sys.stdout.flush()
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
 
 
 def _wait(process: subprocess.Popen[str] | subprocess.Popen[bytes]) -> int:

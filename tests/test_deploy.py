@@ -406,7 +406,9 @@ def test_the_readme_kubernetes_commands_work_from_a_copy(tmp_path: Path, example
                 secret_keys = {w.split("=", 2)[1] for w in literals}
             case ["kubectl", "-n", namespace, "rollout", "status", deployment]:
                 kind, name = deployment.split("/")
-                assert _named(rendered, kind.capitalize(), name)["metadata"]["namespace"] == namespace
+                assert (
+                    _named(rendered, kind.capitalize(), name)["metadata"]["namespace"] == namespace
+                )
             case ["kubectl", "-n", namespace, "port-forward", service, ports, "&"]:
                 kind, name = service.split("/")
                 ports_of = _named(rendered, kind.capitalize(), name)["spec"]["ports"]
