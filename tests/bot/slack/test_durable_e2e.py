@@ -100,6 +100,7 @@ async def test_a_worker_stopped_mid_diagnosis_is_answered_once_by_another(
         assert await redis_client.xlen(STREAM) == 0
 
 
+@pytest.mark.timeout(180)  # a process of its own that imports, diagnoses and draws a chart
 async def test_a_worker_serves_the_metrics_of_the_diagnoses_it_runs(
     fake_slack: FakeSlack, redis_url: str, redis_client
 ):
@@ -111,7 +112,7 @@ async def test_a_worker_serves_the_metrics_of_the_diagnoses_it_runs(
         )
         try:
             await web.send(slash_command_body(ASK, response_url=fake_slack.response_url("r")))
-            [answer] = await fake_slack.wait_for_async("chat.update", timeout=30)
+            [answer] = await fake_slack.wait_for_async("chat.update", timeout=120)
             assert first_line(answer).startswith("OOM_KILLED")
             async with httpx.AsyncClient() as http:
                 scraped = await http.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
