@@ -1,4 +1,4 @@
-"""`python3 dev.py bench`: the five targets of issue 12, measured in one run, as one table.
+"""`python3 dev.py bench`: speed, scale and failover, five targets measured in one run, one table.
 
     python3 dev.py bench                       # everything (under five minutes)
     python3 dev.py bench --only one,storm      # some scenarios: one storm distinct failover queued
@@ -66,9 +66,16 @@ async def _run(
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen scenarios and print the table."""
     parser = argparse.ArgumentParser(prog="dev.py bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios")
+    parser.add_argument(
+        "--only",
+        metavar="NAMES",
+        default=",".join(SCENARIOS),
+        help=f"comma-separated scenarios to run, of {', '.join(SCENARIOS)} (default all)",
+    )
     parser.add_argument("--no-profile", action="store_true", help="skip the cProfile pass")
-    parser.add_argument("--keep", type=Path, help="keep logs and the scenario in this folder")
+    parser.add_argument(
+        "--keep", metavar="DIR", type=Path, help="keep the logs, the scenario and serve.prof in DIR"
+    )
     args = parser.parse_args(argv)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCENARIOS))

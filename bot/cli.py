@@ -22,11 +22,12 @@ import structlog
 from pydantic import ValidationError
 
 from bot.backends import Backends, from_settings, simulated
-from bot.demo import DEMO_IDENTITY, bundled_script, run_chat
+from bot.console import PRIVATE
+from bot.demo import DEMO_IDENTITY, bundled_script, diagnose_all, run_chat
 from bot.logging import configure_logging
 from bot.observe import begin_request
 from bot.render.text import render_text, sanitize
-from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.scenarios import bundled_scenario
 from bot.server import run_server, run_worker
 from bot.settings import ConfigError, Settings
 from diagnosis import (
@@ -91,20 +92,29 @@ def _parser() -> _Parser:
     sim.add_argument("--scenario", type=Path, required=True)
     sim.add_argument("--port", type=int, default=8600, help="loopback port (default 8600; 0 = any)")
 
-    srv = commands.add_parser("serve", help="run the Slack bot (HTTP on $PORT, or Socket Mode)")
+    srv = commands.add_parser(
+        "serve",
+        help="run the bot for Slack, Teams or both (HTTP on $PORT, or Slack's Socket Mode)",
+    )
     srv.add_argument("--host", default="0.0.0.0", help="interface to bind (default all)")  # noqa: S104
     srv.add_argument(
         "--socket-mode",
         action="store_true",
-        help="connect out with SLACK_APP_TOKEN instead of HTTP",
+        help="Slack: connect out with SLACK_APP_TOKEN instead of serving /slack/events",
     )
     srv.add_argument(
         "--no-worker",
         action="store_true",
         help="only take requests; `runai-why worker` processes answer them (EMBEDDED_WORKER=0)",
     )
-    commands.add_parser(
-        "worker", help="answer the requests queued in Redis (REDIS_URL), without serving HTTP"
+    wrk = commands.add_parser(
+        "worker",
+        help="answer the requests queued in Redis (REDIS_URL); serves only /metrics (METRICS_PORT)",
+    )
+    wrk.add_argument(
+        "--host",
+        default="0.0.0.0",  # noqa: S104
+        help="interface for /metrics on METRICS_PORT (default all)",
     )
 
     demo = commands.add_parser(
@@ -112,7 +122,9 @@ def _parser() -> _Parser:
     )
     demo.add_argument("--scenario", type=Path, help="another scenario file instead of the demo")
     demo.add_argument(
-        "--script", help="replay the lines of FILE ('-' = standard input) instead of chatting"
+        "--script",
+        metavar="FILE",
+        help="replay the lines of FILE ('-' = standard input) instead of chatting",
     )
     demo.add_argument(
         "--all", action="store_true", help="diagnose every workload the scenario lists and exit"
@@ -183,13 +195,16 @@ async def _demo(args: argparse.Namespace) -> int:
             as_email=args.as_email,
         )
         return EXIT_OK
-    async with simulated(scenario) as up:
-        for index, expectation in enumerate(scenario.expect or []):
-            request = request_from_expectation(scenario, expectation)
-            report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
-            if not args.json and index:
-                print("\n" + "─" * 72 + "\n")
-            _print(report, request.lookback_label(), as_json=args.json)
+    index = 0
+    async for request, answer in diagnose_all(scenario, as_email=args.as_email):
+        if not args.json and index:
+            print("\n" + "─" * 72 + "\n")
+        index += 1
+        if isinstance(answer, str):  # refused: what the chat tells the asker privately
+            denied = {"outcome": "authz_denied", "headline": answer}
+            print(json.dumps(denied, ensure_ascii=False) if args.json else f"{PRIVATE}{answer}")
+            continue
+        _print(answer, request.lookback_label(), as_json=args.json)
     return EXIT_OK
 
 
@@ -202,10 +217,10 @@ def _serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _worker() -> int:
+def _worker(args: argparse.Namespace) -> int:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format)
-    run_worker(settings)
+    run_worker(settings, host=args.host)
     return EXIT_OK
 
 
@@ -248,7 +263,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "serve":
             return _serve(args)
         if args.command == "worker":
-            return _worker()
+            return _worker(args)
         runner = _diagnose if args.command == "diagnose" else _demo
         return asyncio.run(runner(args))
     except (InvalidRequest, ScenarioError, ConfigError) as error:

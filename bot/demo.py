@@ -1,26 +1,35 @@
 """`runai-why demo`: chat with the bot in a terminal against the bundled simulated cluster.
 
 The simulator runs in-process on a loopback port; the real client, engine and renderer run
-against it, so what you see is what Slack users get, rendered as text. Ctrl-D or Ctrl-C
+against it, so what you see is what Slack users get, rendered as text. On a terminal the
+line can be edited and this session's lines recalled (`bot.terminal`). Ctrl-D or Ctrl-C
 leaves (Ctrl-C quietly, with exit code 130).
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 import sys
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from importlib import resources
 
+from bot.audit import LogAuditSink
 from bot.authz import Authorizer
 from bot.backends import simulated
 from bot.console import PROMPT, ConsoleSession
-from bot.conversation import Access, ConversationEngine, MemoryStore, console_identity
+from bot.conversation import (
+    Access,
+    ConversationEngine,
+    Incoming,
+    MemoryStore,
+    ThreadKey,
+    console_identity,
+)
+from bot.scenarios import request_from_expectation
+from bot.terminal import TerminalLines
+from diagnosis import AccessDenied, DiagnosisRequest, Report, diagnose
 from runai_sim.scenario import Scenario
 
-__all__ = ["DEMO_IDENTITY", "bundled_script", "run_chat"]
+__all__ = ["DEMO_IDENTITY", "bundled_script", "diagnose_all", "run_chat"]
 
 #: Who the console demo asks as by default (`--as`); the bundled demo denies them project nlp.
 DEMO_IDENTITY = "alice@acme.ai"
@@ -39,42 +48,6 @@ def _welcome(scenario: Scenario, email: str) -> str:
         "`why did training-job-42 in ml-team fail?`. `help` for more, `/new` for a new "
         "thread, Ctrl-D to leave.\n"
     )
-
-
-def _read_lines(fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
-    """Forward each line read from `fd` to `lines`, then None at end of input.
-
-    Runs in a daemon thread on the raw descriptor: a pending read never holds up Ctrl-C or
-    the interpreter's exit (an executor thread blocked in `readline` would, until Enter).
-    """
-    pending = b""
-
-    def put(item: str | None) -> None:
-        loop.call_soon_threadsafe(lines.put_nowait, item)
-
-    try:
-        while chunk := os.read(fd, 4096):
-            pending += chunk
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                put(line.decode(errors="replace") + "\n")
-        if pending:
-            put(pending.decode(errors="replace"))
-        put(None)
-    except (OSError, RuntimeError):  # the terminal went away, or the loop already closed
-        return
-
-
-def _terminal_lines() -> asyncio.Queue[str | None]:
-    lines: asyncio.Queue[str | None] = asyncio.Queue()
-    reader = threading.Thread(
-        target=_read_lines,
-        args=(sys.stdin.fileno(), asyncio.get_running_loop(), lines),
-        name="demo-stdin",
-        daemon=True,
-    )
-    reader.start()
-    return lines
 
 
 async def run_chat(
@@ -104,12 +77,52 @@ async def run_chat(
         if script is not None:
             await session.run_script(script)
             return
-        typed = _terminal_lines()
-        while True:
-            if interactive:
-                write(PROMPT)
-            line = await typed.get()
-            if line is None:
-                write("\n")
-                return
-            await session.say(line)
+        prompt = PROMPT if interactive else ""
+        # readline edits only where both ends are a terminal; elsewhere `input` would read
+        # through sys.stdin's buffer, which a daemon thread must not hold at exit.
+        edit = interactive and sys.stdout.isatty()
+        terminal = TerminalLines(sys.stdin.fileno(), prompt=prompt, write=write, edit=edit)
+        async with terminal:
+            while (line := await terminal.read()) is not None:
+                await session.say(line)
+        write("\n")
+
+
+async def diagnose_all(
+    scenario: Scenario, *, as_email: str = DEMO_IDENTITY
+) -> AsyncIterator[tuple[DiagnosisRequest, Report | str]]:
+    """`demo --all`: each workload the scenario lists, as `as_email` may see it.
+
+    The same checks as the chat, in the same order: by name, the project before anything
+    is listed; by ID, the workload's project before anything of it is used. A refusal is
+    yielded as the private denial's text instead of a report.
+    """
+    async with simulated(scenario) as up:
+        access = Access(Authorizer(up.runai), console_identity(as_email))
+        names = {str(c.get("uuid")): str(c.get("name")) for c in scenario.clusters}
+        key = ThreadKey(platform="console", team="local", channel="console", thread="all")
+        for expectation in scenario.expect or []:
+            request = request_from_expectation(scenario, expectation)
+            gate = await access.gate(Incoming(key, "you", text=""), LogAuditSink())
+            cluster_id = request.cluster_id or ""
+            cluster = names.get(cluster_id, cluster_id)
+            if request.workload_id is None:
+                decision = await gate.may_list(cluster_id, cluster, request.project or "")
+                if not decision.allowed:
+                    refused = await gate.deny(decision, typed=request.workload_name, by_id=False)
+                    yield request, refused.text
+                    continue
+            try:
+                report = await diagnose(
+                    request,
+                    runai=up.runai,
+                    kube=up.kube,
+                    now=scenario.now,
+                    authorize=gate.authorize(cluster_id, cluster),
+                )
+            except AccessDenied:
+                assert gate.refused is not None  # noqa: S101 - a refusal is what raised it
+                refused = await gate.deny(gate.refused, typed=request.workload_id, by_id=True)
+                yield request, refused.text
+                continue
+            yield request, report

@@ -25,7 +25,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING
@@ -54,6 +54,7 @@ from bot.engines import serving_engine
 from bot.flight import FLIGHT_LOCK_TTL_S, Flights, LocalLimit, RedisSemaphore
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
+from bot.pages import page_routes
 from bot.redis_connect import connect_redis, redis_health
 from bot.settings import DEDUPE_TTL_S, ConfigError, Settings
 from bot.slack.app import build_slack_app, build_web_client
@@ -101,6 +102,8 @@ class Runtime:
     shutdown_grace_s: float = 20.0
     notices: Notices | None = None
     """Slack's private notices sent beside acks: drained on shutdown."""
+    pages: list[Route] = field(default_factory=list)
+    """`/privacy` and `/terms` (`bot.pages`), which the Teams app manifest links."""
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -162,13 +165,11 @@ def build_runtime(
     Slack is served unless only Teams is configured. `worker` (default `EMBEDDED_WORKER`)
     gives the process a worker for the queue.
     """
-    slack = socket_mode or settings.slack_configured or not settings.teams_configured
-    if slack:
-        token, signing_secret, _ = settings.serve_secrets(
-            socket_mode=socket_mode, runai=runai is None
-        )
-    elif runai is None:
-        settings.runai_config()  # ConfigError naming every missing Run:ai setting
+    # One ConfigError naming every missing setting of the platforms configured (and Run:ai's).
+    slack_secrets = settings.serve_secrets(socket_mode=socket_mode, runai=runai is None)
+    slack = slack_secrets is not None
+    if slack_secrets is not None:
+        token, signing_secret, _ = slack_secrets
     teams_settings = settings.teams_secrets() if settings.teams_configured else None
     store, redis_client = _store(settings)
     client: RunaiClient | None = None
@@ -266,6 +267,7 @@ def build_runtime(
         worker=consumer,
         shutdown_grace_s=settings.shutdown_grace_s,
         notices=deps.notices if deps is not None else None,
+        pages=page_routes(settings),
     )
 
 
@@ -372,6 +374,7 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics_route, methods=["GET"]),
+            *runtime.pages,
         ],
         lifespan=lifespan,
     )
@@ -394,14 +397,18 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
     )
 
 
-def run_worker(settings: Settings) -> None:
-    """`runai-why worker`: answer queued requests until SIGTERM (or Ctrl-C)."""
+def run_worker(settings: Settings, *, host: str) -> None:
+    """`runai-why worker`: answer queued requests until SIGTERM (or Ctrl-C).
+
+    It serves no requests, but its diagnoses are counted where they run: `/metrics` on
+    `METRICS_PORT` at `host`, as `serve` does, so a split deployment loses no series.
+    """
     if settings.redis_url is None:
         raise ConfigError(
             "set REDIS_URL for `runai-why worker`: without Redis the queue lives inside "
             "`runai-why serve`, which answers its own requests"
         )
-    asyncio.run(_worker_main(settings))
+    asyncio.run(_worker_main(settings, host))
 
 
 def _stop_on_signals() -> asyncio.Event:
@@ -413,9 +420,10 @@ def _stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def _worker_main(settings: Settings) -> None:
+async def _worker_main(settings: Settings, host: str) -> None:
     runtime = build_runtime(settings, worker=True)
     assert runtime.worker is not None  # noqa: S101 - worker=True always builds one
+    start_metrics_server(settings.metrics_port, host)
     stop = _stop_on_signals()
     runtime.worker.start()
     try:
@@ -425,7 +433,9 @@ async def _worker_main(settings: Settings) -> None:
 
 
 async def _socket_mode(settings: Settings, host: str) -> None:
-    _, _, app_token = settings.serve_secrets(socket_mode=True, runai=True)
+    slack_secrets = settings.serve_secrets(socket_mode=True, runai=True)
+    assert slack_secrets is not None  # noqa: S101 - Socket Mode always serves Slack
+    app_token = slack_secrets[2]
     runtime = build_runtime(settings, socket_mode=True)
     assert runtime.app is not None  # noqa: S101 - socket mode always builds the Slack app
     start_metrics_server(settings.metrics_port, host)

@@ -162,10 +162,18 @@ class Settings(BaseSettings):
     teams_token_issuer: str = "https://api.botframework.com"  # noqa: S105 - a URL, not a secret
     teams_login_url: str | None = None
 
+    def _teams_plain(self) -> dict[str, str]:
+        password = self.teams_app_password.get_secret_value() if self.teams_app_password else ""
+        return {
+            "TEAMS_APP_ID": (self.teams_app_id or "").strip(),
+            "TEAMS_APP_PASSWORD": password.strip(),
+            "TEAMS_TENANT_ID": (self.teams_tenant_id or "").strip(),
+        }
+
     @property
     def teams_configured(self) -> bool:
-        """Whether `runai-why serve` should serve Teams (`TEAMS_APP_ID` is set)."""
-        return not is_placeholder(self.teams_app_id or "")
+        """Whether `runai-why serve` should serve Teams (any Teams secret is set)."""
+        return not all(is_placeholder(v) for v in self._teams_plain().values())
 
     @property
     def slack_configured(self) -> bool:
@@ -176,12 +184,7 @@ class Settings(BaseSettings):
 
     def teams_secrets(self) -> tuple[str, str, str, str]:
         """App ID, password, tenant ID and token endpoint for Teams; `ConfigError` if unusable."""
-        password = self.teams_app_password.get_secret_value() if self.teams_app_password else ""
-        plain = {
-            "TEAMS_APP_ID": (self.teams_app_id or "").strip(),
-            "TEAMS_APP_PASSWORD": password.strip(),
-            "TEAMS_TENANT_ID": (self.teams_tenant_id or "").strip(),
-        }
+        plain = self._teams_plain()
         unset = [name for name, value in plain.items() if is_placeholder(value)]
         if unset:
             raise ConfigError(
@@ -229,41 +232,55 @@ class Settings(BaseSettings):
             raise ValueError("TEAMS_PUBLIC_URL must have no query or fragment")
         return str(url).rstrip("/")
 
-    def serve_secrets(self, *, socket_mode: bool, runai: bool) -> tuple[str, str, str | None]:
-        """Bot token, signing secret and (Socket Mode) app token for `runai-why serve`.
+    def serve_secrets(
+        self, *, socket_mode: bool, runai: bool
+    ) -> tuple[str, str, str | None] | None:
+        """Slack's bot token, signing secret and (Socket Mode) app token for `runai-why serve`.
 
-        Everything `serve` needs is checked at once (with `runai`, the Run:ai settings too),
-        so one `ConfigError` lists every missing, placeholder or malformed setting.
+        None when only Teams is served. Everything `serve` needs is checked at once: the
+        settings of each platform being configured (both platforms' names when neither is),
+        and with `runai` the Run:ai settings, so one `ConfigError` lists every missing,
+        placeholder or malformed setting.
         """
-        values = {
-            "SLACK_BOT_TOKEN": self.slack_bot_token,
-            "SLACK_SIGNING_SECRET": self.slack_signing_secret,
-        }
-        if socket_mode:
-            values["SLACK_APP_TOKEN"] = self.slack_app_token
-        plain = {k: v.get_secret_value().strip() if v else "" for k, v in values.items()}
-        unset = [k for k, v in plain.items() if is_placeholder(v)]
-        malformed = []
-        if "SLACK_BOT_TOKEN" not in unset and not plain["SLACK_BOT_TOKEN"].startswith("xoxb-"):
-            malformed.append("SLACK_BOT_TOKEN must be a bot token (xoxb-…)")
-        if (
-            socket_mode
-            and "SLACK_APP_TOKEN" not in unset
-            and not plain["SLACK_APP_TOKEN"].startswith("xapp-")
-        ):
-            malformed.append("SLACK_APP_TOKEN must be an app-level token (xapp-…)")
+        slack = socket_mode or self.slack_configured or not self.teams_configured
+        unset, malformed = self._slack_problems(socket_mode=socket_mode) if slack else ([], [])
+        if self.teams_configured:
+            unset += [n for n, v in self._teams_plain().items() if is_placeholder(v)]
         if runai:
             runai_unset, runai_malformed = self._runai_problems()
             unset += runai_unset
             malformed += runai_malformed
-        problems = [f"set {', '.join(unset)} (missing or a placeholder)"] if unset else []
-        if problems or malformed:
+        if unset or malformed:
+            configured = socket_mode or self.slack_configured
             raise ConfigError(
-                "; ".join(problems + malformed)
-                + " before `runai-why serve`; see deploy/env.example and "
-                "deploy/slack-app-manifest.yaml"
+                _serve_problems(unset, malformed, slack=configured, teams=self.teams_configured)
             )
-        return plain["SLACK_BOT_TOKEN"], plain["SLACK_SIGNING_SECRET"], plain.get("SLACK_APP_TOKEN")
+        if not slack:
+            return None
+        return self._slack_plain(socket_mode=socket_mode)
+
+    def _slack_plain(self, *, socket_mode: bool) -> tuple[str, str, str | None]:
+        values = {
+            "SLACK_BOT_TOKEN": self.slack_bot_token,
+            "SLACK_SIGNING_SECRET": self.slack_signing_secret,
+            "SLACK_APP_TOKEN": self.slack_app_token if socket_mode else None,
+        }
+        token, secret, app = (v.get_secret_value().strip() if v else "" for v in values.values())
+        return token, secret, app or None
+
+    def _slack_problems(self, *, socket_mode: bool) -> tuple[list[str], list[str]]:
+        """(Slack settings that are unset or placeholders, messages about malformed ones)."""
+        token, secret, app = self._slack_plain(socket_mode=socket_mode)
+        plain = {"SLACK_BOT_TOKEN": token, "SLACK_SIGNING_SECRET": secret}
+        if socket_mode:
+            plain["SLACK_APP_TOKEN"] = app or ""
+        unset = [k for k, v in plain.items() if is_placeholder(v)]
+        malformed = []
+        if "SLACK_BOT_TOKEN" not in unset and not token.startswith("xoxb-"):
+            malformed.append("SLACK_BOT_TOKEN must be a bot token (xoxb-…)")
+        if socket_mode and "SLACK_APP_TOKEN" not in unset and not (app or "").startswith("xapp-"):
+            malformed.append("SLACK_APP_TOKEN must be an app-level token (xapp-…)")
+        return unset, malformed
 
     def _runai_problems(self) -> tuple[list[str], list[str]]:
         """(Run:ai settings that are unset or placeholders, messages about malformed ones)."""
@@ -303,3 +320,25 @@ class Settings(BaseSettings):
             timeout_s=self.runai_timeout_s,
             retries=self.runai_retries,
         )
+
+
+def _serve_problems(unset: list[str], malformed: list[str], *, slack: bool, teams: bool) -> str:
+    """One line naming every setting `serve` lacks, in the words of the platforms configured.
+
+    With neither platform configured, it offers both (a Teams install is not told that it
+    needs Slack); otherwise it names only what the configured ones lack.
+    """
+    platforms = []
+    if not (slack or teams):
+        platforms = [
+            "configure Slack (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET), Microsoft Teams "
+            "(TEAMS_APP_ID, TEAMS_APP_PASSWORD, TEAMS_TENANT_ID) or both"
+        ]
+        unset = [name for name in unset if not name.startswith("SLACK_")]
+    problems = [*platforms, *([f"set {', '.join(unset)} (missing or a placeholder)"] * bool(unset))]
+    guides = ["deploy/slack-app-manifest.yaml"] * (slack or not teams)
+    guides += ["README.md, Install in Teams"] * (teams or not slack)
+    return (
+        f"{'; '.join(problems + malformed)} before `runai-why serve`; "
+        f"see deploy/env.example and {' and '.join(guides)}"
+    )

@@ -112,9 +112,9 @@ async def _no_match(
     question = f"No workload named {name} in project {project} on this cluster."
     if near:
         names = ", ".join(w.name for w in near)
-        question += f" Did you mean {names}? Reply with its workload ID, or give another name."
+        question += f" Did you mean {names}?"
     else:
-        question += " Which workload did you mean? Reply with its workload ID or exact name."
+        question += " Which workload did you mean?"
     return _ask(question, near)
 
 
@@ -186,14 +186,14 @@ async def resolve_by_name(
             return _ask(
                 f"{name} in {project} has no finished run (current phase: {phases}). "
                 "Is it failing right now (crash loop, image pull, init, mount)? "
-                "Or reply with the workload ID you meant.",
+                "Or did you mean another run?",
                 matches,
             )
         tied = _ties(terminal)
         if len(tied) > 1:
             return _ask(
                 f"{len(tied)} finished workloads named {name} in {project} match equally. "
-                "Which one? Reply with its workload ID.",
+                "Which one?",
                 tied,
             )
         return Resolved(terminal[0])
@@ -215,14 +215,14 @@ async def resolve_by_name(
         return _ask(
             f"None of the running or pending workloads named {name} in {project} shows "
             f"{request.symptom.value} in its status or events.{lost} Which workload did you "
-            "mean? Reply with its workload ID.",
+            "mean?",
             matches,
         )
     tied_ids = {w.id for w in _ties([c.workload for c in confirmed])}
     if len(tied_ids) > 1:
         return _ask(
             f"{len(tied_ids)} workloads named {name} in {project} show {request.symptom.value}. "
-            "Which one? Reply with its workload ID.",
+            "Which one?",
             [c.workload for c in confirmed if c.workload.id in tied_ids],
         )
     return confirmed[0]

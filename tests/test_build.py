@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import tomllib
 from pathlib import Path
@@ -96,18 +95,3 @@ def test_the_image_runs_as_the_unprivileged_user_with_a_healthcheck():
 def test_dockerignore_keeps_local_state_and_tests_out_of_the_image(path: str):
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
     assert path in ignored
-
-
-def test_dev_py_keeps_bytecode_in_the_venv_even_where_the_machine_turns_it_off(monkeypatch):
-    spec = importlib.util.spec_from_file_location("dev", ROOT / "dev.py")
-    assert spec is not None
-    assert spec.loader is not None
-    dev = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(dev)
-    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
-    env = dev._env()
-    assert "PYTHONDONTWRITEBYTECODE" not in env
-    assert env["PYTHONPYCACHEPREFIX"] == str(dev.VENV / "pycache")
-    monkeypatch.setenv("PYTHONPYCACHEPREFIX", "/elsewhere")
-    assert dev._env()["PYTHONPYCACHEPREFIX"] == "/elsewhere"  # a developer's own choice stays

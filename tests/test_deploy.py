@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
+import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +14,7 @@ import pytest
 import yaml
 
 from bot.settings import Settings
+from tests.kustomize import KUBECTL, build, emulate, kubectl_build
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 
@@ -54,14 +58,16 @@ def test_procfile_runs_the_http_server_and_a_worker():
     assert procfile == ["web: runai-why serve --host 0.0.0.0", "worker: runai-why worker"]
 
 
-# ---------------------------------------------------------------- the kustomize base
-# There is no kustomize binary here: these tests do what `kustomize build` relies on (every
-# listed file exists and parses; nothing is left out), validate every resource against the
-# Kubernetes schemas that kubernetes-validate bundles (offline), and check what kustomize
-# would not: selectors that match, a service account that exists, settings that exist.
+# ---------------------------------------------------------------- the kustomize manifests
+# What `kubectl kustomize` (and so `kubectl apply -k`) makes of each overlay comes from
+# tests/kustomize.py (kubectl's own kustomize where it is installed, offline). Every resource
+# is validated against the Kubernetes schemas that kubernetes-validate bundles (offline), and
+# these tests check what kustomize would not: selectors that match, a service account that
+# exists, settings that exist, each platform's secrets and nothing else, scraped ports.
 
 KUBE = DEPLOY / "kubernetes"
 BASE = KUBE / "base"
+OVERLAYS = sorted(p.parent for p in KUBE.glob("overlays/*/kustomization.yaml"))
 #: The oldest Kubernetes whose schemas the manifests are checked against (still supported by
 #: the major clouds); anything the manifests use must exist there.
 KUBERNETES_VERSION = "1.30"
@@ -71,6 +77,24 @@ NOT_SETTINGS = frozenset({"PYTHONDONTWRITEBYTECODE"})
 #: would OOM-kill a pod the benchmark calls healthy.
 PEAK_RSS_BOUND_MIB = 150
 WEB = {"app.kubernetes.io/name": "runai-why", "app.kubernetes.io/component": "web"}
+#: The secrets every pod reads, and those each platform adds (components/<platform>).
+COMMON_SECRETS = frozenset({"RUNAI_CLIENT_SECRET", "REDIS_URL"})
+SLACK = frozenset({"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"})
+TEAMS = frozenset({"TEAMS_APP_PASSWORD"})
+TEAMS_CONFIG = frozenset({"TEAMS_APP_ID", "TEAMS_TENANT_ID", "TEAMS_PUBLIC_URL"})
+PLATFORM_SECRETS = {
+    "slack": SLACK,
+    "teams": TEAMS,
+    "slack-and-teams": SLACK | TEAMS,
+    "split-worker": SLACK,
+}
+PLATFORM_COMPONENTS = ("../../components/slack", "../../components/teams")
+
+
+@functools.cache
+def built(folder: Path) -> list[dict[str, Any]]:
+    """`build(folder)` of a folder of this repository, once per test process."""
+    return build(folder)
 
 
 def kustomizations() -> list[Path]:
@@ -79,16 +103,6 @@ def kustomizations() -> list[Path]:
 
 def _yaml(path: Path) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d]
-
-
-def build(folder: Path) -> list[dict[str, Any]]:
-    """The resources `kustomize build folder` starts from: its files and its bases', in order."""
-    kustomization = yaml.safe_load((folder / "kustomization.yaml").read_text(encoding="utf-8"))
-    docs: list[dict[str, Any]] = []
-    for entry in kustomization.get("resources", []):
-        target = (folder / entry).resolve()
-        docs += build(target) if target.is_dir() else _yaml(target)
-    return docs
 
 
 def _kind(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -100,13 +114,30 @@ def _named(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
     return doc
 
 
+def _pod(deployment: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = deployment["spec"]["template"]["spec"]
+    return spec
+
+
+def _from_secret(deployment: dict[str, Any]) -> set[str]:
+    [container] = _pod(deployment)["containers"]
+    return {
+        e["valueFrom"]["secretKeyRef"]["key"]
+        for e in container.get("env", [])
+        if "secretKeyRef" in e.get("valueFrom", {})
+    }
+
+
 @pytest.mark.parametrize("path", kustomizations(), ids=lambda p: str(p.parent.relative_to(KUBE)))
 def test_every_file_a_kustomization_names_exists_and_parses(path):
     kustomization = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert kustomization["apiVersion"] == "kustomize.config.k8s.io/v1beta1"
-    assert kustomization["kind"] == "Kustomization"
+    assert (kustomization["apiVersion"], kustomization["kind"]) in {
+        ("kustomize.config.k8s.io/v1beta1", "Kustomization"),
+        ("kustomize.config.k8s.io/v1alpha1", "Component"),
+    }
     named = [
         *kustomization.get("resources", []),
+        *kustomization.get("components", []),
         *(p["path"] for p in kustomization.get("patches", [])),
     ]
     assert named
@@ -127,19 +158,14 @@ def test_no_manifest_is_left_out_of_a_kustomization():
             *(p["path"] for p in kustomization.get("patches", [])),
         ]
     }
-    files = {p.resolve() for p in [*BASE.glob("*.yaml"), *KUBE.glob("overlays/*/*.yaml")]}
-    assert files - {p.resolve() for p in kustomizations()} <= listed
+    files = {p.resolve() for p in KUBE.glob("*/*/*.yaml")} | set(BASE.glob("*.yaml"))
+    files = {p.resolve() for p in files} - {p.resolve() for p in kustomizations()}
+    assert files <= listed
 
 
 @pytest.mark.parametrize(
     "doc",
-    [d for path in kustomizations() for d in build(path.parent)]
-    + [
-        d
-        for path in KUBE.glob("overlays/*/*.yaml")
-        if path.name != "kustomization.yaml"
-        for d in _yaml(path)
-    ],
+    [d for folder in [BASE, *OVERLAYS] for d in built(folder)],
     ids=lambda d: f"{d['kind']}/{d['metadata']['name']}",
 )
 def test_every_resource_is_valid_against_the_kubernetes_schemas(doc):
@@ -147,8 +173,19 @@ def test_every_resource_is_valid_against_the_kubernetes_schemas(doc):
     kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
 
 
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed: nothing to compare with")
+@pytest.mark.parametrize("folder", [BASE, *OVERLAYS], ids=lambda p: p.name)
+def test_the_emulated_kustomize_agrees_with_kubectls(folder: Path):
+    """Where kubectl is missing, tests/kustomize.py stands in for it: it must agree."""
+
+    def keyed(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+        return {(d["kind"], d["metadata"]["name"]): d for d in docs}
+
+    assert keyed(emulate(folder)) == keyed(kubectl_build(folder))
+
+
 def test_the_base_has_everything_a_production_install_needs():
-    docs = build(BASE)
+    docs = built(BASE)
     kinds = {d["kind"] for d in docs}
     assert kinds == {
         "Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap",
@@ -160,7 +197,7 @@ def test_the_base_has_everything_a_production_install_needs():
 
 
 def test_the_service_and_the_budget_select_the_web_pods_only():
-    docs = build(KUBE / "overlays" / "split-worker")
+    docs = built(KUBE / "overlays" / "split-worker")
     web = _named(docs, "Deployment", "runai-why")
     worker = _named(docs, "Deployment", "runai-why-worker")
     service, budget = (
@@ -177,27 +214,18 @@ def test_the_service_and_the_budget_select_the_web_pods_only():
     assert not service["spec"]["selector"].items() <= worker_pods.items()
     # the budget leaves one web pod during a drain, so it must be below the replicas
     assert 0 < budget["spec"]["minAvailable"] < web["spec"]["replicas"]
-    for constraint in web["spec"]["template"]["spec"]["topologySpreadConstraints"]:
+    for constraint in _pod(web)["topologySpreadConstraints"]:
         assert constraint["labelSelector"]["matchLabels"] == WEB
 
 
-def test_the_web_pods_serve_probes_metrics_and_slack_on_the_configured_ports():
-    docs = build(BASE)
+def test_the_web_pods_serve_probes_and_the_platforms_on_the_configured_ports():
+    docs = built(BASE)
     web = _named(docs, "Deployment", "runai-why")
     config = _named(docs, "ConfigMap", "runai-why")["data"]
-    template = web["spec"]["template"]
-    [container] = template["spec"]["containers"]
-    port, metrics = container["ports"]
+    [container] = _pod(web)["containers"]
+    port, _ = container["ports"]
     assert container["args"][:2] == ["runai-why", "serve"]
     assert str(port["containerPort"]) == config["PORT"]
-    # /metrics is scraped on its own port (METRICS_PORT), which the Service does not expose.
-    assert (
-        str(metrics["containerPort"])
-        == config.get("METRICS_PORT", str(Settings.model_fields["metrics_port"].default))
-        == template["metadata"]["annotations"]["prometheus.io/port"]
-    )
-    assert template["metadata"]["annotations"]["prometheus.io/path"] == "/metrics"
-    assert template["metadata"]["annotations"]["prometheus.io/scrape"] == "true"
     for probe, path in (
         ("livenessProbe", "/healthz"),
         ("readinessProbe", "/readyz"),
@@ -208,14 +236,37 @@ def test_the_web_pods_serve_probes_metrics_and_slack_on_the_configured_ports():
     assert service["spec"]["ports"][0]["targetPort"] == port["name"]
     # SIGTERM comes after preStop; the grace period must leave the server time to drain
     pre_stop = int(container["lifecycle"]["preStop"]["exec"]["command"][-1])
-    assert template["spec"]["terminationGracePeriodSeconds"] >= pre_stop + 20
+    assert _pod(web)["terminationGracePeriodSeconds"] >= pre_stop + 20
 
 
-def test_every_pod_is_locked_down_sized_and_runs_as_an_existing_service_account():
-    docs = build(KUBE / "overlays" / "split-worker")
+def test_every_pod_that_diagnoses_serves_its_metrics_and_is_scraped():
+    """Web pods and dedicated workers alike: /metrics on METRICS_PORT, annotated for scraping."""
+    docs = built(KUBE / "overlays" / "split-worker")
+    config = _named(docs, "ConfigMap", "runai-why")["data"]
+    metrics_port = config.get("METRICS_PORT", str(Settings.model_fields["metrics_port"].default))
+    deployments = _kind(docs, "Deployment")
+    assert {d["metadata"]["name"] for d in deployments} == {"runai-why", "runai-why-worker"}
+    for deployment in deployments:
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        assert annotations["prometheus.io/scrape"] == "true"
+        assert annotations["prometheus.io/path"] == "/metrics"
+        assert annotations["prometheus.io/port"] == metrics_port
+        [container] = _pod(deployment)["containers"]
+        assert {"name": "metrics", "containerPort": int(metrics_port), "protocol": "TCP"} in (
+            container["ports"]
+        )
+        assert container["args"][:2] in (["runai-why", "serve"], ["runai-why", "worker"])
+        assert container["args"][2:] == ["--host", "0.0.0.0"]  # noqa: S104 - for the scraper
+    service = _named(docs, "Service", "runai-why")
+    assert [p["port"] for p in service["spec"]["ports"]] == [80], "metrics stay off the Service"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
+def test_every_pod_is_locked_down_sized_and_runs_as_an_existing_service_account(overlay: Path):
+    docs = built(overlay)
     accounts = {d["metadata"]["name"] for d in _kind(docs, "ServiceAccount")}
     for deployment in _kind(docs, "Deployment"):
-        spec = deployment["spec"]["template"]["spec"]
+        spec = _pod(deployment)
         assert spec["serviceAccountName"] in accounts
         [container] = spec["containers"]
         security = container["securityContext"]
@@ -238,37 +289,80 @@ def _mebibytes(quantity: str) -> float:
     return float(quantity) / 2**20
 
 
-def test_every_environment_variable_the_pods_set_is_a_setting():
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
+def test_every_environment_variable_the_pods_set_is_a_setting(overlay: Path):
     settings = {name.upper() for name in Settings.model_fields}
-    docs = build(KUBE / "overlays" / "split-worker")
-    config_keys = {
-        key
-        for path in [BASE / "configmap.yaml", *KUBE.glob("overlays/*/*.yaml")]
-        for doc in _yaml(path)
-        if doc["kind"] == "ConfigMap"
-        for key in doc.get("data", {})
-    }
+    docs = built(overlay)
+    config = set(_named(docs, "ConfigMap", "runai-why")["data"])
     env = {
         e["name"]
         for deployment in _kind(docs, "Deployment")
-        for container in deployment["spec"]["template"]["spec"]["containers"]
+        for container in _pod(deployment)["containers"]
         for e in container.get("env", [])
     }
-    assert config_keys, "the ConfigMap sets something"
-    assert (config_keys | env) - NOT_SETTINGS <= settings
+    assert (config | env) - NOT_SETTINGS <= settings
     for deployment in _kind(docs, "Deployment"):
-        [container] = deployment["spec"]["template"]["spec"]["containers"]
+        [container] = _pod(deployment)["containers"]
         assert container["envFrom"] == [{"configMapRef": {"name": "runai-why"}}]
 
 
-def test_the_example_overlay_sets_the_image_and_merges_the_configuration():
-    overlay = yaml.safe_load((KUBE / "overlays" / "example" / "kustomization.yaml").read_text())
-    [image] = overlay["images"]
-    web = _named(build(BASE), "Deployment", "runai-why")
-    assert web["spec"]["template"]["spec"]["containers"][0]["image"].startswith(image["name"] + ":")
-    [patch] = overlay["patches"]
-    [config] = _yaml(KUBE / "overlays" / "example" / patch["path"])
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
+def test_each_platform_reads_its_own_secrets_and_no_other(overlay: Path):
+    """A Teams-only install needs no Slack key in its Secret, and the reverse."""
+    docs = built(overlay)
+    platform = PLATFORM_SECRETS[overlay.name]
+    for deployment in _kind(docs, "Deployment"):
+        assert _from_secret(deployment) == COMMON_SECRETS | platform, deployment["metadata"]
+    config = set(_named(docs, "ConfigMap", "runai-why")["data"])
+    assert (config >= TEAMS_CONFIG) is bool(platform & TEAMS)
+    assert not {k for k in config if k.startswith("SLACK_")}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
+def test_each_overlay_once_filled_in_starts_serve_for_its_platforms(overlay: Path):
+    """What a pod of the overlay would see, placeholders filled in: serve's own check passes."""
+    docs = built(overlay)
+    env = {
+        key: value.replace("change-me", "filled-in")
+        for key, value in _named(docs, "ConfigMap", "runai-why")["data"].items()
+    }
+    web = _named(docs, "Deployment", "runai-why")
+    env |= {key: f"xoxb-{key.lower()}" for key in _from_secret(web)}
+    settings = Settings(_env_file=None, **{k.lower(): v for k, v in env.items()})
+    slack = settings.serve_secrets(socket_mode=False, runai=True)
+    assert (slack is not None) is bool(PLATFORM_SECRETS[overlay.name] & SLACK)
+    assert settings.teams_configured is bool(PLATFORM_SECRETS[overlay.name] & TEAMS)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
+def test_every_example_overlay_sets_the_image_and_merges_the_configuration(overlay: Path):
+    kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
+    assert kustomization["resources"] == ["../../base"]  # in place: these paths stay right
+    [image] = kustomization["images"]
+    for deployment in _kind(built(overlay), "Deployment"):
+        [container] = _pod(deployment)["containers"]
+        assert container["image"] == f"{image['newName']}:{image['newTag']}"
+    [patch] = kustomization["patches"]
+    [config] = _yaml(overlay / patch["path"])
     assert (config["kind"], config["metadata"]["name"]) == ("ConfigMap", "runai-why")
+    components = kustomization.get("components", [])
+    platforms = [c for c in components if c in PLATFORM_COMPONENTS]
+    assert platforms, "every example chooses its platform"
+    if "../../components/split-worker" in components:  # the workers need the platform's secrets
+        assert components.index("../../components/split-worker") < components.index(platforms[0])
+
+
+# ---------------------------------------------------------------- the README's commands
+
+
+def _readme_commands() -> list[list[str]]:
+    """The commands of the README's Kubernetes walk-through, one word list each."""
+    readme = (DEPLOY.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Deploy to Kubernetes") :]
+    block = section[section.index("```sh\n") + 6 : section.index("```\n", section.index("```sh"))]
+    joined = block.replace("\\\n", " ")
+    commands = [shlex.split(line, comments=True) for line in joined.splitlines()]
+    return [words for words in commands if words]
 
 
 def test_the_readme_walks_the_deployment_end_to_end():
@@ -281,8 +375,57 @@ def test_the_readme_walks_the_deployment_end_to_end():
         "rollout status",
         "/readyz",
         "/slack/events",
+        "/api/messages",
     ):
         assert step in section, step
+
+
+@pytest.mark.parametrize("example", OVERLAYS, ids=lambda p: p.name)
+def test_the_readme_kubernetes_commands_work_from_a_copy(tmp_path: Path, example: Path):
+    """Steps 2 to 4 on a copy of deploy/: the copied overlay builds, valid, with every key.
+
+    Its pods find every secret key in the README's Secret; the rollout and the port-forward
+    find their Deployment and Service. The README copies overlays/slack; each example is
+    tried in its place (as the README offers), the commands otherwise run as written.
+    """
+    shutil.copytree(DEPLOY, tmp_path / "deploy")
+    secret_keys: set[str] = set()
+    rendered: list[dict[str, Any]] = []
+    ran = []
+    for command in _readme_commands():
+        words = [w.replace("overlays/slack", f"overlays/{example.name}") for w in command]
+        match words:
+            case ["cp", "-r", source, copy]:
+                shutil.copytree(tmp_path / source, tmp_path / copy)
+            case ["kubectl", "kustomize", folder] | ["kubectl", "apply", "-k", folder]:
+                rendered = build(tmp_path / folder)
+                for doc in rendered:
+                    kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+            case ["kubectl", "-n", namespace, "create", "secret", "generic", name, *literals]:
+                assert (namespace, name) == ("runai-why", "runai-why")
+                secret_keys = {w.split("=", 2)[1] for w in literals}
+            case ["kubectl", "-n", namespace, "rollout", "status", deployment]:
+                kind, name = deployment.split("/")
+                assert (
+                    _named(rendered, kind.capitalize(), name)["metadata"]["namespace"] == namespace
+                )
+            case ["kubectl", "-n", namespace, "port-forward", service, ports, "&"]:
+                kind, name = service.split("/")
+                ports_of = _named(rendered, kind.capitalize(), name)["spec"]["ports"]
+                assert int(ports.split(":")[1]) in [p["port"] for p in ports_of]
+            case ["docker", *_] | ["kubectl", "create", "namespace", _] | ["curl", *_]:
+                pass  # a registry, a cluster, a pod: nothing of them here
+            case ["$EDITOR", *files]:
+                assert all((tmp_path / f).is_file() for f in files)
+            case _:
+                pytest.fail(f"the test does not know the README's command {words}")
+        ran.append(words[:2])
+    assert ["cp", "-r"] in ran
+    assert ["kubectl", "apply"] in ran
+    assert rendered, "the README applies an overlay"
+    for pods in _kind(rendered, "Deployment"):
+        assert _from_secret(pods) <= secret_keys, "the README's Secret lacks a key"
+    assert secret_keys == COMMON_SECRETS | SLACK | TEAMS  # and it names nothing else
 
 
 def test_env_example_names_every_setting():

@@ -3,16 +3,18 @@
 Pods, logs, events and nodes (the failure evidence) and the scheduler's PodGroups and Queues
 (why a workload is Pending, who preempted it).
 
-Every YAML document of the kustomize base and overlays (`deploy/kubernetes/base`,
-`deploy/kubernetes/overlays/*`) is checked: any role-like document (whatever its kind) may
-only `get`/`list`/`watch` pods, pods/log, events (core and events.k8s.io), nodes, and
-podgroups and queues (scheduling.run.ai); bindings may only bind that role to the bot's
-service account; the Deployment runs non-root, read-only, as that service account. A table of deliberately bad manifests proves
+What the kustomize base and every overlay render (`kubectl kustomize`, through
+tests/kustomize.py) is checked: any role-like document (whatever its kind) may only
+`get`/`list`/`watch` pods, pods/log, events (core and events.k8s.io), nodes, and podgroups
+and queues (scheduling.run.ai); bindings may only bind that role to the bot's service
+account; the Deployment runs non-root, read-only, as that service account. A table of
+deliberately bad manifests proves
 the checker catches each way of granting more.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -21,9 +23,14 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.kustomize import build
+
 KUBE_DIR = Path(__file__).resolve().parent.parent / "deploy" / "kubernetes"
-#: The manifests people apply (`kubectl apply -k`): the base and every overlay.
-MANIFESTS = sorted([*KUBE_DIR.glob("base/*.y*ml"), *KUBE_DIR.glob("overlays/*/*.y*ml")])
+#: The folders people apply (`kubectl apply -k`): the base and every overlay.
+MANIFESTS = sorted([KUBE_DIR / "base", *(p.parent for p in KUBE_DIR.glob("overlays/*/*.yaml"))])
+MANIFESTS = sorted(set(MANIFESTS))
+#: The overlay with every kind of pod (web and dedicated workers), for the pod checks.
+FULLEST = KUBE_DIR / "overlays" / "split-worker"
 
 NAMESPACE = "runai-why"
 SERVICE_ACCOUNT = "runai-why"
@@ -51,6 +58,8 @@ NEEDED = {("", "pods", "get"), ("", "pods/log", "get"), ("", "nodes", "get")}
 NEEDED |= {("scheduling.run.ai", "podgroups", "get"), ("scheduling.run.ai", "queues", "get")}
 NEEDED_EVENTS = {("", "events", "list"), ("events.k8s.io", "events", "list")}
 SECRET_ENV = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "RUNAI_CLIENT_SECRET", "REDIS_URL"}
+#: Settings that are secrets: a manifest that writes one inline fails.
+NEVER_INLINE = SECRET_ENV | {"SLACK_APP_TOKEN", "TEAMS_APP_PASSWORD", "METRICS_TOKEN"}
 
 
 # ---------------------------------------------------------------- the checker
@@ -142,7 +151,7 @@ def container_problems(
     problems += [
         f"{name}: {env['name']} is written in the manifest"
         for env in container.get("env") or []
-        if env.get("name") in SECRET_ENV and "value" in env
+        if env.get("name") in NEVER_INLINE and "value" in env
     ]
     return problems
 
@@ -205,8 +214,14 @@ def load(path: Path) -> list[Mapping[str, Any] | None]:
     return list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
 
 
+@functools.cache
+def rendered(folder: Path) -> list[Mapping[str, Any] | None]:
+    return list(build(folder))
+
+
 def all_docs() -> list[Mapping[str, Any] | None]:
-    return [doc for path in MANIFESTS for doc in load(path)]
+    """Everything the fullest overlay applies (its kinds are the union of every overlay's)."""
+    return rendered(FULLEST)
 
 
 def deployments() -> list[Mapping[str, Any]]:
@@ -223,9 +238,9 @@ def test_there_are_manifests_to_check():
     )
 
 
-@pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: str(p.relative_to(KUBE_DIR)))
-def test_every_manifest_is_read_only(path):
-    assert manifest_problems(load(path)) == []
+@pytest.mark.parametrize("folder", MANIFESTS, ids=lambda p: str(p.relative_to(KUBE_DIR)))
+def test_every_manifest_is_read_only(folder):
+    assert manifest_problems(rendered(folder)) == []
 
 
 def test_the_cluster_role_grants_exactly_read_access_to_what_the_bot_reads():

@@ -15,6 +15,7 @@ __all__ = [
     "HELP",
     "LOST_CONTEXT",
     "NOTHING_TO_SHOW",
+    "PICK_BELOW",
     "PRIVATE_QUESTION",
     "QUEUE_FULL",
     "STORE_BUSY",
@@ -49,9 +50,11 @@ STATE_NOT_SAVED = (
 )
 LOST_CONTEXT = "I lost the context of this thread; mention me with the whole question."
 FOLLOW_UP_HINT = (
-    "In this thread I understand `show logs`, `what about the last 7 days?` and `re-run`; "
+    "In this thread I understand `show logs`, `what about the last 7 days?` and `check again`; "
     "to ask about something else, mention me with the whole question."
 )
+#: After a question whose buttons name the candidates (their IDs only where names tie).
+PICK_BELOW = "Pick one below."
 ALREADY_ANSWERED = "That question was already answered; mention me to ask again."
 NOTHING_TO_SHOW = "There is no answer in this thread yet to show the evidence of."
 PRIVATE_QUESTION = (
@@ -75,7 +78,7 @@ is missing I ask in the thread (the person who asked answers there; anyone else 
 I never guess.
 
 After an answer, reply in its thread with `show logs` (all the evidence), `what about the last \
-7 days?` or `re-run`."""
+7 days?` or `check again`."""
 
 _ADVICE: dict[type[UpstreamError], tuple[str, str]] = {
     AuthError: (

@@ -16,7 +16,13 @@ from typing import Protocol
 
 from bot.audit import AuditSink, audit_event
 from bot.conversation.access import Access, Gate
-from bot.conversation.messages import CRASHED, describe_upstream, unchanged, working_text
+from bot.conversation.messages import (
+    CRASHED,
+    PICK_BELOW,
+    describe_upstream,
+    unchanged,
+    working_text,
+)
 from bot.conversation.model import (
     PUBLISH,
     Choice,
@@ -32,7 +38,7 @@ from bot.conversation.which_cluster import CLUSTER_QUESTION, MAX_CLUSTER_BUTTONS
 from bot.flight import Flights
 from bot.observe import observe_stage, record_diagnosis
 from bot.parse import Expecting
-from bot.render.wording import candidate_label
+from bot.render.wording import candidate_labels
 from diagnosis import (
     AccessDenied,
     DiagnosisRequest,
@@ -332,11 +338,13 @@ class Turns:
                 await responder.post(replace(reply, private=private))
 
         if report.outcome is Outcome.NEEDS_INPUT and report.candidates:
+            listed = report.candidates[:MAX_CLUSTER_BUTTONS]
             choices = tuple(
-                Choice(label=candidate_label(c), value=f"workload:{c.id}")
-                for c in report.candidates[:MAX_CLUSTER_BUTTONS]
+                Choice(label=label, value=f"workload:{c.id}")
+                for c, label in zip(listed, candidate_labels(listed), strict=True)
             )
-            question = Question(report.question or "Which workload?", choices, asker=state.asker)
+            text = f"{report.question or 'Which workload?'} {PICK_BELOW}"
+            question = Question(text, choices, asker=state.asker)
             await show(question)
             asked = state.model_copy(update={"candidates": report.candidates})
             shown = replace(question, private=private)

@@ -34,7 +34,8 @@ __all__ = [
 SHOW_ALL_EVIDENCE = "show_all_evidence"
 """Posts every evidence line and the failing log lines in the report's thread."""
 RERUN = "rerun"
-"""Runs the same diagnosis again (same cluster, workload ID and lookback)."""
+"""Checks again: the same diagnosis (same cluster, workload ID and lookback), shown as
+"Check again" (the value stays `rerun`, so buttons already posted keep working)."""
 OPEN_IN_RUNAI = "open_in_runai"
 """A link button: Slack opens the URL and still sends the click, which needs only an ack."""
 REPORT_ACTION_IDS = (SHOW_ALL_EVIDENCE, RERUN, OPEN_IN_RUNAI)
@@ -43,7 +44,7 @@ ACTIONS_BLOCK_ID = "runai_why_report_actions"
 #: not in the API reference, so it lives here, once.
 RUNAI_WORKLOADS_PATH = "/workloads"
 
-#: Outcomes that are not an answer about the workload: nothing to show more of or re-run.
+#: Outcomes that are not an answer about the workload: nothing to show more of or check again.
 ACTIONLESS_OUTCOMES = frozenset({Outcome.NEEDS_INPUT, Outcome.NOT_FOUND, Outcome.CLUSTER_MISMATCH})
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
@@ -129,7 +130,7 @@ class ReportButton:
 def report_buttons(
     report: Report, lookback: str | None, runai_url: str | None
 ) -> tuple[ReportButton, ...]:
-    """The report's buttons, in order: Show all evidence, Re-run, Open in Run:ai.
+    """The report's buttons, in order: Show all evidence, Check again, Open in Run:ai.
 
     None for an outcome that is not an answer or without the workload's IDs; the first two
     only when the IDs are ID-shaped, "Show all evidence" only when there is evidence, and
@@ -142,7 +143,7 @@ def report_buttons(
     if ActionTarget(w.cluster_id, w.id, lookback).to_value() is not None:
         if report.evidence:
             buttons.append(ReportButton(SHOW_ALL_EVIDENCE, "Show all evidence"))
-        buttons.append(ReportButton(RERUN, "Re-run"))
+        buttons.append(ReportButton(RERUN, "Check again"))
     url = runai_workload_url(runai_url, w.cluster_id, w.id)
     if url is not None:
         buttons.append(ReportButton(OPEN_IN_RUNAI, "Open in Run:ai", url))

@@ -74,7 +74,7 @@ def render_text(report: Report, *, cluster_name: str | None = None) -> str:
         lines += ["", "Recommendation:"]
         lines += [f"- {r}" for r in report.recommendations]
     if report.candidates:
-        lines += ["", "Candidates:"]
+        lines += ["", "Candidates (diagnose one with --workload-id ID):"]
         lines += [
             f"- {c.name} ({c.project or '?'}) {candidate_facts(c)}: workload ID {c.id}"
             for c in report.candidates

@@ -7,16 +7,18 @@ The outcome labels, the recurrence sentence, how a time and a candidate are show
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from diagnosis import Outcome, Report, WorkloadRef
 
 __all__ = [
+    "LABEL_MAX",
     "OUTCOME_WORDS",
     "OWNER_LABEL",
     "QUESTION_LABEL",
     "candidate_facts",
-    "candidate_label",
+    "candidate_labels",
     "cli_command",
     "outcome_words",
     "recurrence_sentence",
@@ -79,20 +81,48 @@ def candidate_facts(candidate: WorkloadRef) -> str:
     )
 
 
-def candidate_label(candidate: WorkloadRef) -> str:
-    """A short button label for picking a candidate: `Failed · submitted 11-04 00:17Z · …`.
+#: A Slack button's text holds 75 characters; labels are made to fit it whole.
+LABEL_MAX = 75
+_SHORT_ID = 8  # characters of a workload ID shown where the rest of a label is the same
 
-    Candidates share their name (they matched it), so the label says what tells them apart:
-    the phase, when each was submitted and when its phase last changed (UTC).
+
+def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
+    """Button labels for picking among candidates: `train-bert · Failed · submitted 11-04 00:17Z`.
+
+    Each names its workload, then what tells it apart: its phase and when it was submitted
+    (UTC), and its ID's first characters where two labels would otherwise read the same
+    (as many as make them differ). A long name is shortened in its middle, never the facts.
     """
 
     def short(moment: datetime | None) -> str:
         return when(moment)[5:] if moment is not None else "?"
 
-    return (
-        f"{candidate.phase or '?'} · submitted {short(candidate.submitted_at)} · "
-        f"updated {short(candidate.phase_updated_at)}"
-    )
+    facts = [f"{c.phase or '?'} · submitted {short(c.submitted_at)}" for c in candidates]
+    plain = [(c.name, f) for c, f in zip(candidates, facts, strict=True)]
+    labels = []
+    for candidate, fact, key in zip(candidates, facts, plain, strict=True):
+        twins = [c.id for c, k in zip(candidates, plain, strict=True) if k == key]
+        told = fact + (f" · ID {_distinct_prefix(candidate.id, twins)}" if len(twins) > 1 else "")
+        room = LABEL_MAX - len(told) - len(" · ")
+        labels.append(f"{_middle(candidate.name, room)} · {told}")
+    return labels
+
+
+def _distinct_prefix(own: str, ids: Sequence[str]) -> str:
+    """The shortest start of `own` (at least `_SHORT_ID` characters) no other of `ids` shares."""
+    others = [i for i in ids if i != own]
+    size = _SHORT_ID
+    while size < len(own) and any(o.startswith(own[:size]) for o in others):
+        size += 1
+    return own[:size]
+
+
+def _middle(name: str, room: int) -> str:
+    """`name`, or its start and end around `…` when longer than `room` characters."""
+    if len(name) <= room:
+        return name
+    keep = max(room - 1, 2)
+    return f"{name[: (keep + 1) // 2]}…{name[len(name) - keep // 2 :]}"
 
 
 def cli_command(report: Report, lookback: str | None) -> str | None:

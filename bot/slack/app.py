@@ -9,11 +9,13 @@ answered 500, so Slack delivers it again. Listeners report their own failures.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -30,6 +32,25 @@ from bot.slack.intake import RetryLater
 from bot.slack.listeners import register_listeners
 
 __all__ = ["STORE_DOWN", "build_slack_app", "build_web_client"]
+
+
+class _NoUnusedTokenWarning(logging.Filter):
+    """Drops the false start-up warning of Bolt that "`token` will be unused".
+
+    Bolt reads `SLACK_BOT_TOKEN` from the environment by itself (`token or os.environ[...]`
+    in `AsyncApp.__init__`) and warns whenever a `client` comes with it; no argument turns
+    that lookup off. Here nothing is unused: the client Bolt gets has no token of its own,
+    and `authorize` hands every request that same token (`bot.slack.authorize`). Every other
+    Bolt message still shows.
+    """
+
+    _TEXT = warning_client_prioritized_and_token_skipped()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != self._TEXT
+
+
+_BOLT_APP_LOG = logging.getLogger("slack_bolt.AsyncApp")
 
 
 def build_web_client(token: str, base_url: str) -> AsyncWebClient:
@@ -92,6 +113,8 @@ def build_slack_app(
 
     `auth.test` is called once per process (`bot.slack.authorize`), not per cold request.
     """
+    if not any(isinstance(f, _NoUnusedTokenWarning) for f in _BOLT_APP_LOG.filters):
+        _BOLT_APP_LOG.addFilter(_NoUnusedTokenWarning())
     app = AsyncApp(
         # Without a name, Bolt names the app after its caller's file by walking the whole
         # call stack with source context (`inspect.stack()`): ~15 ms per app built.

@@ -5,19 +5,18 @@ from __future__ import annotations
 import io
 import json
 import os
-import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
 from bot.scenarios import bundled_paths
+from tests.terminal import read_until
 
 SCENARIOS = {p.stem: p for p in bundled_paths()}
 CLUSTER = "71f69d83-ba66-4822-adf5-55ce55efd210"
@@ -54,6 +53,9 @@ SETTINGS = (
     "SLACK_APP_TOKEN",
     "REDIS_URL",
     "PORT",
+    "TEAMS_APP_ID",
+    "TEAMS_APP_PASSWORD",
+    "TEAMS_TENANT_ID",
 )
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,6 +138,22 @@ def test_missing_identifiers_are_an_outcome_not_an_error(capsys):
     assert "cluster" in data["question"].lower()
 
 
+@pytest.mark.e2e
+@pytest.mark.parametrize("scenario", ["name-tie", "name-near-match"])
+def test_a_question_back_says_how_to_answer_it_on_the_command_line(scenario: str, capsys):
+    """No "reply" where no reply is possible: the CLI names the flag and lists the IDs."""
+    data = json.loads(SCENARIOS[scenario].read_text(encoding="utf-8"))
+    asked = data["workloads"][0]["workload"]
+    name = "train-bret" if scenario == "name-near-match" else asked["name"]
+    argv = ["diagnose", "--scenario", str(SCENARIOS[scenario])]
+    argv += ["--cluster-id", data["clusters"][0]["uuid"], "--workload-name", name]
+    assert main([*argv, "--project", asked["projectName"]]) == 0
+    out = capsys.readouterr().out
+    assert "Candidates (diagnose one with --workload-id ID):" in out
+    assert "workload ID " in out  # each candidate's, in full
+    assert "reply" not in out.lower()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -216,11 +234,32 @@ def test_unreachable_control_plane_names_the_url(monkeypatch, capsys):
 @pytest.mark.e2e
 def test_demo_all_prints_a_report_per_demo_workload(capsys):
     """`demo --all` diagnoses every workload the demo scenario lists, category first."""
-    assert main(["demo", "--all"]) == 0
+    assert main(["demo", "--all", "--as", "bob@acme.ai"]) == 0
     reports = capsys.readouterr().out.split("─" * 72)
     assert len(reports) == 13
     first_lines = ("Category: ", "Outcome: ", "PENDING · ", "PREEMPTED · ")
     assert all(r.strip().splitlines()[0].startswith(first_lines) for r in reports)
+    assert any("t5-distill" in r for r in reports)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_demo_all_shows_only_what_the_asker_may_read(capsys, as_json: bool):  # noqa: FBT001
+    """As alice (the default), project nlp is refused, as in the chat: nothing of it shows."""
+    assert main(["demo", "--all", *(["--json"] if as_json else [])]) == 0
+    out = capsys.readouterr().out
+    denial = (
+        "You don't have read access to workloads in project nlp on prod-a in Run:ai; "
+        "ask your Run:ai administrator."
+    )
+    if as_json:
+        answers = [json.loads(line) for line in out.splitlines()]
+        assert len(answers) == 13
+        assert {"outcome": "authz_denied", "headline": denial} in answers
+        assert all((a.get("workload") or {}).get("project") != "nlp" for a in answers)
+    else:
+        assert f"(only you) {denial}" in out
+    assert "t5-distill" not in out
 
 
 @pytest.mark.e2e
@@ -316,11 +355,28 @@ def test_error_hints_name_the_real_command_once(argv, hint, capsys):
     assert "runai-why runai-why" not in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "says", "never"),
+    [
+        (["--help"], "run the bot for Slack, Teams or both", "the Slack bot"),
+        (["serve", "--help"], "Slack: connect out with SLACK_APP_TOKEN", "the Slack bot"),
+        (["worker", "--help"], "interface for /metrics on METRICS_PORT", "without serving"),
+        (["demo", "--help"], "--script FILE replay the lines of FILE", "--script SCRIPT"),
+    ],
+)
+def test_help_says_what_each_command_does(argv, says, never, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one help entry a line, however wide the terminal
+    code, out, _ = _run(argv, capsys)
+    assert code == 0
+    assert says in " ".join(out.split())
+    assert never not in out
+
+
 def test_serve_lists_every_missing_setting_at_once_and_no_flag_it_lacks(capsys):
     code, _, err = _run(["serve"], capsys)
     assert code == 2
-    assert "set SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, RUNAI_URL, RUNAI_CLIENT_ID, " in err
-    assert "RUNAI_CLIENT_SECRET" in err
+    assert "configure Slack (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET), Microsoft Teams " in err
+    assert "set RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET (missing" in err
     assert "--scenario" not in err
     assert len(err.strip().splitlines()) == 1
 
@@ -367,22 +423,6 @@ def test_a_setting_of_the_wrong_type_is_one_line_naming_it(monkeypatch, capsys):
     assert "Traceback" not in err
 
 
-def _read_until(fd: int, marker: bytes, timeout: float) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while marker not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError(f"{marker!r} not seen; got {seen[-500:]!r}")
-        ready, _, _ = select.select([fd], [], [], left)
-        if ready:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise AssertionError(f"output ended before {marker!r}: {seen[-500:]!r}")
-            seen += chunk
-    return seen
-
-
 @pytest.mark.e2e
 def test_ctrl_c_leaves_the_demo_cleanly(tmp_path):
     """At the prompt of a real terminal, Ctrl-C exits 130 at once, with no traceback."""
@@ -404,7 +444,7 @@ def test_ctrl_c_leaves_the_demo_cleanly(tmp_path):
     os.close(child)
     try:
         assert process.stdout is not None
-        _read_until(process.stdout.fileno(), b"you> ", timeout=60)
+        read_until(process.stdout.fileno(), b"you> ", timeout=60)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
     finally:

@@ -52,8 +52,8 @@ GOOD = {
 
 
 def test_good_settings_give_the_secrets():
-    token, secret, app = _settings(**GOOD).serve_secrets(socket_mode=True, runai=True)
-    assert (token, secret, app) == ("xoxb-1-2-abc", GOOD["slack_signing_secret"], "xapp-1-A1-abc")
+    secrets = _settings(**GOOD).serve_secrets(socket_mode=True, runai=True)
+    assert secrets == ("xoxb-1-2-abc", GOOD["slack_signing_secret"], "xapp-1-A1-abc")
 
 
 def test_every_problem_in_one_error(monkeypatch):
@@ -72,7 +72,9 @@ def test_every_problem_in_one_error(monkeypatch):
 
 def test_without_socket_mode_the_app_token_is_not_needed():
     good = {k: v for k, v in GOOD.items() if k != "slack_app_token"}
-    assert _settings(**good).serve_secrets(socket_mode=False, runai=True)[2] is None
+    secrets = _settings(**good).serve_secrets(socket_mode=False, runai=True)
+    assert secrets is not None
+    assert secrets[2] is None
 
 
 def test_the_diagnosis_deadline_is_configurable_and_bounded(monkeypatch: pytest.MonkeyPatch):

@@ -22,9 +22,12 @@ STALLED_EVIDENCE = FaultRule(
 
 
 async def worker_process(
-    platform: Mapping[str, str], runai_url: str, redis_url: str
+    platform: Mapping[str, str], runai_url: str, redis_url: str, *, metrics_port: int = 0
 ) -> asyncio.subprocess.Process:
-    """The worker, with `platform`'s settings (Slack's or Teams') and the tests' others."""
+    """The worker, with `platform`'s settings (Slack's or Teams') and the tests' others.
+
+    `/metrics` is served on 127.0.0.1:`metrics_port` (0, the default: not at all).
+    """
     env = {
         "PATH": os.environ.get("PATH", ""),
         **platform,
@@ -36,11 +39,14 @@ async def worker_process(
         "QUEUE_CLAIM_IDLE_S": "0.5",
         "DIAGNOSIS_DEADLINE_S": "120",
         "SHUTDOWN_GRACE_S": "0.2",
+        "METRICS_PORT": str(metrics_port),
     }
     cli = Path(sys.executable).with_name("runai-why")
     return await asyncio.create_subprocess_exec(
         str(cli),
         "worker",
+        "--host",
+        "127.0.0.1",
         env=env,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,

@@ -1,4 +1,4 @@
-"""The buttons on an answer: "Show all evidence" and "Re-run" continue its thread.
+"""The buttons on an answer: "Show all evidence" and "Check again" continue its thread.
 
 Anyone in the channel may press them: both show what the thread already shows everyone
 (the full evidence of the answer above, or a fresh diagnosis of the same workload). Each

@@ -121,6 +121,10 @@ async def test_ambiguous_name_offers_candidates_and_a_click_diagnoses():
         asked = (await h.say(f"cluster={cluster} workload={name} project={project}")).last()
         assert isinstance(asked, Question)
         assert len(asked.choices) == 2
+        # The buttons name the workload; the ID is never asked for, since it is not shown.
+        assert asked.text.endswith("match equally. Which one? Pick one below.")
+        assert all(c.label.startswith(f"{name} · Failed · submitted ") for c in asked.choices)
+        assert "ID" not in asked.text
         report = (await h.click(asked.choices[1].value)).last()
         assert isinstance(report, ReportReply)
         assert report.report.outcome is Outcome.DIAGNOSED

@@ -117,7 +117,7 @@ def test_buttons_show_all_evidence_rerun_and_open_in_run_ai():
     assert list(found) == [SHOW_ALL_EVIDENCE, RERUN, OPEN_IN_RUNAI]
     assert [b["text"]["text"] for b in found.values()] == [
         "Show all evidence",
-        "Re-run",
+        "Check again",
         "Open in Run:ai",
     ]
     value = f'{{"cluster_id":"{CLUSTER}","workload_id":"{ID}","lookback":"7d"}}'

@@ -305,7 +305,7 @@ def test_needs_input_shows_candidates_and_hides_missing():
         "phase updated 2025-11-04 08:52Z · workload ID `id-1`"
     ) in texts
     assert "Not measured" not in texts
-    assert "Re-run" not in texts  # a question back has nothing to re-run yet.
+    assert "Check again" not in texts  # a question back has nothing to check again yet.
 
 
 def test_redaction_count_and_notes_fit_one_context_block():

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.conversation import MemoryStore
+from bot.slack.app import build_slack_app
 from bot.slack.authorize import AuthTest, tokenless_twin
+from bot.slack.deps import SlackDeps
+from bot.work import MemoryWorkQueue
 from tests.bot.slack.fake_slack import BOT_ID, BOT_USER_ID, TEAM_ID, FakeSlack
 from tests.bot.slack.harness import Bot, running_bots
 from tests.bot.slack.signing import slash_command_body
@@ -60,3 +65,17 @@ def test_bolt_gets_the_client_without_its_token(fake_slack: FakeSlack):
     twin = tokenless_twin(client)
     assert twin.token is None
     assert twin.base_url == client.base_url
+
+
+def test_building_the_app_warns_of_no_unused_token(fake_slack: FakeSlack, monkeypatch, caplog):
+    """Bolt reads SLACK_BOT_TOKEN from the environment too; that is the token it uses."""
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-e2e-token")
+    client = AsyncWebClient(token="xoxb-e2e-token", base_url=fake_slack.base_url)
+    deps = SlackDeps(engine=None, store=MemoryStore(), queue=MemoryWorkQueue(max_items=1))  # type: ignore[arg-type]
+    with caplog.at_level(logging.INFO, logger="slack_bolt"):
+        build_slack_app(client=client, signing_secret="s", deps=deps)
+        build_slack_app(client=client, signing_secret="s", deps=deps)  # one filter, not two
+        logging.getLogger("slack_bolt.AsyncApp").warning("another warning")
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("slack_bolt")] == [
+        "another warning"
+    ]

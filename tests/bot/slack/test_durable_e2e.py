@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 
+import httpx
 import pytest
 
 from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
@@ -14,6 +15,7 @@ from runai_sim.server import serve, serve_asgi
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import DEMO, SECRET, _settings, first_line, running_bots
 from tests.bot.slack.signing import BOT_USER_ID, app_mention_event, event_body, slash_command_body
+from tests.bot.test_audit import free_port
 from tests.bot.worker_process import STALLED_EVIDENCE, journaled, worker_process
 
 pytestmark = pytest.mark.e2e
@@ -96,6 +98,30 @@ async def test_a_worker_stopped_mid_diagnosis_is_answered_once_by_another(
         assert len(fake_slack.calls("chat.postMessage")) == 1  # never a second placeholder
         assert len(fake_slack.calls("chat.update")) == 1
         assert await redis_client.xlen(STREAM) == 0
+
+
+@pytest.mark.timeout(180)  # a process of its own that imports, diagnoses and draws a chart
+async def test_a_worker_serves_the_metrics_of_the_diagnoses_it_runs(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    """Split deployments count diagnoses where they run: `runai-why worker`'s /metrics."""
+    port = free_port()
+    async with running_bots(fake_slack, redis_url, embedded_worker=False) as [web]:
+        worker = await worker_process(
+            _slack_env(fake_slack), web.runai_url, redis_url, metrics_port=port
+        )
+        try:
+            await web.send(slash_command_body(ASK, response_url=fake_slack.response_url("r")))
+            [answer] = await fake_slack.wait_for_async("chat.update", timeout=120)
+            assert first_line(answer).startswith("OOM_KILLED")
+            async with httpx.AsyncClient() as http:
+                scraped = await http.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            await worker.wait()
+    assert scraped.status_code == 200
+    counted = 'runai_why_diagnoses_total{category="OOM_KILLED",outcome="diagnosed"} 1.0'
+    assert counted in scraped.text.splitlines()
 
 
 def _slack_env(fake_slack: FakeSlack) -> dict[str, str]:

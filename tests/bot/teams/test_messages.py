@@ -122,9 +122,9 @@ def test_line_one_is_the_category_or_else_the_outcome(outcome, category, label):
 
 #: (case, report overrides, runai_url, expected action titles)
 ACTION_CASES = [
-    ("all three", {}, RUNAI, ["Show all evidence", "Re-run", "Open in Run:ai"]),
-    ("no RUNAI_URL", {}, None, ["Show all evidence", "Re-run"]),
-    ("no evidence", {"evidence": ()}, RUNAI, ["Re-run", "Open in Run:ai"]),
+    ("all three", {}, RUNAI, ["Show all evidence", "Check again", "Open in Run:ai"]),
+    ("no RUNAI_URL", {}, None, ["Show all evidence", "Check again"]),
+    ("no evidence", {"evidence": ()}, RUNAI, ["Check again", "Open in Run:ai"]),
     ("needs input", {"outcome": Outcome.NEEDS_INPUT, "category": None}, RUNAI, []),
     ("not found", {"outcome": Outcome.NOT_FOUND, "category": None}, RUNAI, []),
     ("no workload", {"workload": None}, RUNAI, []),
@@ -151,8 +151,8 @@ def test_the_report_buttons_are_the_slack_ones(overrides, runai_url, titles):
             "type": "Action.Submit", "title": "Show all evidence", "data": choice_data(SHOW_EVIDENCE),
         }  # fmt: skip
         assert shown["Show all evidence"]["data"] == {"runai_why": "choice", "value": SHOW_EVIDENCE}
-    if "Re-run" in shown:
-        assert shown["Re-run"]["data"] == {"runai_why": "choice", "value": RERUN}
+    if "Check again" in shown:
+        assert shown["Check again"]["data"] == {"runai_why": "choice", "value": RERUN}
     if "Open in Run:ai" in shown:
         assert shown["Open in Run:ai"]["type"] == "Action.OpenUrl"
         assert shown["Open in Run:ai"]["url"] == runai_workload_url(RUNAI, CLUSTER, ID)

@@ -40,6 +40,8 @@ def test_slack_or_teams_is_configured():
     assert not Settings(_env_file=None).teams_configured
     assert not Settings(_env_file=None).slack_configured
     assert Settings(_env_file=None, slack_signing_secret=SecretStr("s")).slack_configured
+    assert Settings(_env_file=None, teams_app_password=SecretStr("p")).teams_configured
+    assert not Settings(_env_file=None, teams_app_id="change-me").teams_configured
 
 
 def test_teams_only_still_needs_run_ai():
@@ -54,6 +56,57 @@ def test_teams_only_still_needs_run_ai():
         )
 
 
-def test_nothing_configured_asks_for_slack():
-    with pytest.raises(ConfigError, match="SLACK_BOT_TOKEN"):
+def test_nothing_configured_offers_either_platform():
+    with pytest.raises(ConfigError) as raised:
         build_runtime(Settings(_env_file=None))
+    assert str(raised.value) == (
+        "configure Slack (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET), Microsoft Teams "
+        "(TEAMS_APP_ID, TEAMS_APP_PASSWORD, TEAMS_TENANT_ID) or both; "
+        "set RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET (missing or a placeholder) "
+        "before `runai-why serve`; see deploy/env.example and deploy/slack-app-manifest.yaml "
+        "and README.md, Install in Teams"
+    )
+
+
+@pytest.mark.parametrize(
+    ("teams", "named"),
+    [
+        pytest.param({"teams_app_id": "app-1"}, "TEAMS_APP_PASSWORD, TEAMS_TENANT_ID", id="id"),
+        pytest.param(
+            {"teams_app_password": SecretStr("p4ss")},
+            "TEAMS_APP_ID, TEAMS_TENANT_ID",
+            id="password only: the app ID was forgotten",
+        ),
+        pytest.param(
+            {"teams_app_id": "change-me", "teams_tenant_id": "tenant-1"},
+            "TEAMS_APP_ID, TEAMS_APP_PASSWORD",
+            id="a placeholder app ID",
+        ),
+    ],
+)
+def test_a_teams_install_is_told_what_teams_lacks_and_nothing_of_slack(teams, named):
+    with pytest.raises(ConfigError) as raised:
+        build_runtime(Settings(_env_file=None, **teams))
+    message = str(raised.value)
+    assert message.startswith(f"set {named}, RUNAI_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET ")
+    assert message.endswith("see deploy/env.example and README.md, Install in Teams")
+    assert "SLACK" not in message
+    assert "slack" not in message
+
+
+def test_both_platforms_half_configured_are_named_in_one_line():
+    settings = Settings(
+        _env_file=None,
+        slack_bot_token=SecretStr("xoxb-1-2"),
+        teams_app_id="app-1",
+        runai_url="https://acme.run.ai",
+        runai_client_id="runai-why",
+        runai_client_secret=SecretStr("s3cret"),
+    )
+    with pytest.raises(ConfigError) as raised:
+        settings.serve_secrets(socket_mode=False, runai=True)
+    assert str(raised.value) == (
+        "set SLACK_SIGNING_SECRET, TEAMS_APP_PASSWORD, TEAMS_TENANT_ID (missing or a placeholder) "
+        "before `runai-why serve`; see deploy/env.example and deploy/slack-app-manifest.yaml "
+        "and README.md, Install in Teams"
+    )

@@ -1,0 +1,76 @@
+"""Candidate buttons name their workload and say what tells it apart, within Slack's 75."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.render.wording import LABEL_MAX, candidate_labels
+from diagnosis import WorkloadRef
+
+ID_A = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
+ID_B = "8497f5be-4265-49e2-9cbe-d13faeece9c5"
+ID_A2 = "3f1c2a9e-5b00-4c1e-9a2f-8d6b0e4c7a11"  # shares ID_A's first 12 characters
+
+
+def _ref(name: str, wid: str, *, phase: str = "Failed", minute: int = 19) -> WorkloadRef:
+    return WorkloadRef(
+        id=wid,
+        name=name,
+        project="ml-team",
+        cluster_id="2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92",
+        phase=phase,
+        submitted_at=datetime(2025, 11, 1, 7, minute, tzinfo=UTC),
+        phase_updated_at=datetime(2025, 11, 4, 9, 6, tzinfo=UTC),
+    )
+
+
+@pytest.mark.parametrize(
+    ("candidates", "labels"),
+    [
+        pytest.param(
+            [_ref("training-job-42", ID_A)],
+            ["training-job-42 · Failed · submitted 11-01 07:19Z"],
+            id="a near miss: its name first",
+        ),
+        pytest.param(
+            [_ref("train-bert", ID_A, minute=59), _ref("train-bert", ID_B, minute=4)],
+            [
+                "train-bert · Failed · submitted 11-01 07:59Z",
+                "train-bert · Failed · submitted 11-01 07:04Z",
+            ],
+            id="a tie told apart by submission: no ID",
+        ),
+        pytest.param(
+            [_ref("train-bert", ID_A), _ref("train-bert", ID_B), _ref("eval", ID_B[::-1])],
+            [
+                "train-bert · Failed · submitted 11-01 07:19Z · ID 3f1c2a9e",
+                "train-bert · Failed · submitted 11-01 07:19Z · ID 8497f5be",
+                "eval · Failed · submitted 11-01 07:19Z",
+            ],
+            id="twins get a short ID, the rest none",
+        ),
+        pytest.param(
+            [_ref("train-bert", ID_A), _ref("train-bert", ID_A2)],
+            [
+                "train-bert · Failed · submitted 11-01 07:19Z · ID 3f1c2a9e-5b7",
+                "train-bert · Failed · submitted 11-01 07:19Z · ID 3f1c2a9e-5b0",
+            ],
+            id="as much of the ID as makes them differ",
+        ),
+        pytest.param(
+            [_ref("x" * 30 + "-middle-" + "y" * 25, ID_A, phase="Running")],
+            ["xxxxxxxxxxxxxxxxxxxx…yyyyyyyyyyyyyyyyyyy · Running · submitted 11-01 07:19Z"],
+            id="a long name is cut in its middle, never the facts",
+        ),
+    ],
+)
+def test_candidate_labels(candidates: list[WorkloadRef], labels: list[str]):
+    assert candidate_labels(candidates) == labels
+    assert all(len(label) <= LABEL_MAX for label in labels)
+
+
+def test_a_label_without_times_says_so():
+    ref = _ref("train-bert", ID_A).model_copy(update={"submitted_at": None, "phase": None})
+    assert candidate_labels([ref]) == ["train-bert · ? · submitted ?"]
