@@ -77,6 +77,8 @@ FALLBACK_SPEC_KINDS = ("trainings", "workspaces", "inferences", "distributed")
 """Kind paths tried in turn, 404 meaning "not this kind", when the `type` is not recognised."""
 
 _V2_KIND = "v2"
+#: A spec body names its workload or carries its `spec`; one with none of these is not a spec.
+_SPEC_MEMBERS = frozenset({"workloadId", "id", "name", "spec"})
 _PAGE_SIZE = 100
 NEAR_MATCH_LIMIT = 500
 """Workloads of a project read (newest first) to suggest near matches for a name."""
@@ -271,8 +273,12 @@ class RunaiClient:
         try:
             async with contextlib.aclosing(pages):
                 async for page in pages:
-                    times = [_aware(r.at) for r in page or ()]
-                    records.extend(page or ())
+                    if page is None:  # `{"records": null}` is a failed read, not "no history"
+                        raise shape_error(
+                            "`records` is null", operation="get_workload_history", url=path
+                        )
+                    times = [_aware(r.at) for r in page]
+                    records.extend(page)
                     descending = len(times) > 1 and all(a >= b for a, b in pairwise(times))
                     if descending and times[0] > times[-1] and times[-1] < cutoff:
                         break
@@ -312,7 +318,9 @@ class RunaiClient:
         path = f"/api/v1/workloads/{_segment(workload_id)}/metrics"
         body, url = await _get(self._http, path, operation=operation, params=params, ok=(200, 207))
         raw = json_member(body, "measurements", operation=operation, url=url)
-        return [] if raw is None else parse_models(Measurement, raw, operation=operation, url=url)
+        if raw is None:  # null is a failed read; an empty list is "no samples"
+            raise shape_error("`measurements` is null", operation=operation, url=url)
+        return parse_models(Measurement, raw, operation=operation, url=url)
 
     async def list_clusters(self) -> list[Cluster]:
         """`GET /api/v1/clusters` (a bare JSON array)."""
@@ -333,6 +341,11 @@ class RunaiClient:
 
     async def _spec(self, path: str, kind: str) -> WorkloadSpec:
         body, url = await _get(self._http, path, operation="get_workload_spec")
+        if isinstance(body, dict) and not _SPEC_MEMBERS & body.keys():
+            # `{}` or a Kubernetes `Status`: nothing of a workload's spec, not "an empty spec"
+            raise shape_error(
+                "no `spec` or workload member", operation="get_workload_spec", url=url
+            )
         spec = parse_model(WorkloadSpec, body, operation="get_workload_spec", url=url)
         return spec.model_copy(update={"kind_path": kind})
 
@@ -341,7 +354,9 @@ class RunaiClient:
     ) -> list[_M]:
         items: list[_M] = []
         async for page in self._pages(operation, path, params, key=key, model=model):
-            items.extend(page or ())
+            if page is None:  # `{"pods": null}` is a failed read, not "none"
+                raise shape_error(f"`{key}` is null", operation=operation, url=path)
+            items.extend(page)
         return items
 
     async def _pages(
