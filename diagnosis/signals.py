@@ -29,6 +29,7 @@ __all__ = [
     "events_signals",
     "history_signals",
     "pod_signals",
+    "start_cause",
     "status_signals",
     "text_signals",
     "unique",
@@ -68,6 +69,17 @@ def _detail(kind: SignalKind, text: str) -> str | None:
     return None
 
 
+def start_cause(message: str, redactor: Redactor) -> str:
+    """What the runtime says made a container's start fail, redacted and short.
+
+    `exec: "trainx": executable file not found in $PATH`, without the runtime's own
+    prefixes; the whole message when it has none of them. It is free text that may quote the
+    submitted command, so it is redacted like any quote.
+    """
+    cleaned = redactor.clean(message)
+    return shorten(extract_detail("start", cleaned) or cleaned, 200)
+
+
 def text_signals(
     reason: str | None,
     message: str | None,
@@ -92,7 +104,10 @@ def text_signals(
             kinds[kind] = None
     common = {"at": at, "source": source, "origin": origin, "reason": reason, "text": quoted}
     for kind in kinds:
-        yield Signal(kind=kind, detail=_detail(kind, raw), key=f"{key}:{kind}", **common)
+        detail = (
+            start_cause(raw, redactor) if kind is SignalKind.START_ERROR else _detail(kind, raw)
+        )
+        yield Signal(kind=kind, detail=detail, key=f"{key}:{kind}", **common)
     for _, pattern in _EXIT_SEARCH.candidates(raw):
         match = pattern.search(raw)
         if match:

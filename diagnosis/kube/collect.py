@@ -96,13 +96,13 @@ def _pods_to_read(pods: tuple[RunaiPod, ...]) -> list[str]:
 def _log_target(pod: Pod) -> tuple[ContainerStatus, bool] | None:
     """The container whose logs explain the failure, and whether to read `--previous`.
 
-    An OOM-killed container needs no log to explain it (the kernel killed it mid-line), so
-    it is not read.
+    An OOM-killed container needs no log to explain it (the kernel killed it mid-line), and
+    one that never started (`StartError`) wrote none, so neither is read.
     """
     statuses = [
         s
         for s in (*pod.status.init_container_statuses, *pod.status.container_statuses)
-        if not _oom_killed(s)
+        if not _killed_or_never_started(s)
     ]
     for status in statuses:
         last = status.last_state.terminated
@@ -115,9 +115,12 @@ def _log_target(pod: Pod) -> tuple[ContainerStatus, bool] | None:
     return None
 
 
-def _oom_killed(status: ContainerStatus) -> bool:
+_NO_LOG_REASONS = frozenset({"oomkilled", "starterror", "containercannotrun"})
+
+
+def _killed_or_never_started(status: ContainerStatus) -> bool:
     return any(
-        state.terminated is not None and (state.terminated.reason or "").lower() == "oomkilled"
+        state.terminated is not None and (state.terminated.reason or "").lower() in _NO_LOG_REASONS
         for state in (status.state, status.last_state)
     )
 

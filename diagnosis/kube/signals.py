@@ -16,7 +16,7 @@ from diagnosis.kube.models import ContainerState, ContainerStatus, KubeEvent, Ku
 from diagnosis.lexicon import PULL_SUBCAUSES, SignalKind, extract_detail
 from diagnosis.logs import FailingLine
 from diagnosis.redact import Redactor, shorten
-from diagnosis.signals import text_signals
+from diagnosis.signals import start_cause, text_signals
 
 __all__ = [
     "DESCRIBE_NODE",
@@ -35,6 +35,9 @@ _PULL_WAITING = frozenset(
     {"imagepullbackoff", "errimagepull", "invalidimagename", "errimageneverpull"}
 )
 _CONFIG_ERRORS = frozenset({"createcontainerconfigerror", "createcontainererror"})
+#: The runtime could not start the process: the termination message says why.
+_START_ERRORS = frozenset({"starterror", "containercannotrun"})
+_START_WAITING = frozenset({"createcontainererror", "runcontainererror", "starterror"})
 
 
 def source(command: str, namespace: str) -> str:
@@ -63,6 +66,9 @@ def _terminated(
         f"{kind_of} {status.name} {which}: terminated, reason {term.reason or 'none'}, "
         f"exit code {term.exit_code}"
     )
+    started = (term.reason or "").lower() not in _START_ERRORS or not term.message
+    if not started:
+        what += f": {term.message}"
     if term.signal:
         what += f", signal {term.signal}"
     if status.restart_count:
@@ -92,6 +98,11 @@ def _terminated(
     if init:
         yield Signal(
             kind=SignalKind.INIT_FAILED, text=text, detail=status.name, key=f"{base}:init", **common
+        )
+    if not started:
+        cause = start_cause(term.message or "", r)
+        yield Signal(
+            kind=SignalKind.START_ERROR, text=text, detail=cause, key=f"{base}:start", **common
         )
     yield Signal(
         kind=SignalKind.EXIT_CODE,
@@ -131,9 +142,11 @@ def _waiting(
     elif reason == "crashloopbackoff":
         kind = SignalKind.INIT_FAILED if init else SignalKind.CRASHLOOP
         yield Signal(kind=kind, detail=status.name, key=f"{base}:loop", **common)
-    elif reason in _CONFIG_ERRORS and " not found" in message:
-        volume = extract_detail("volume", message)
+    elif reason in _CONFIG_ERRORS and (volume := extract_detail("volume", message)):
         yield Signal(kind=SignalKind.MOUNT_FAILED, detail=volume, key=f"{base}:config", **common)
+    elif reason in _START_WAITING and message:
+        cause = start_cause(message, r)
+        yield Signal(kind=SignalKind.START_ERROR, detail=cause, key=f"{base}:start", **common)
 
 
 def container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signal]:

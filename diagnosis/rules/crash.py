@@ -28,9 +28,15 @@ def crash_app_error(ev: Evidence) -> Finding | None:
     code = newest.exit_code or 0
     who = f"Container {newest.detail}" if newest.detail else "The main container"
     logs = ev.of(SignalKind.LOG_ERROR)
+    starts = [s for s in ev.of(SignalKind.START_ERROR) if s.detail]
     headline = f"{who} exited with code {describe_exit_code(code)}."
     log_kind = None
-    if any(s.detail == "gpu-oom" for s in logs):
+    if starts:  # it never ran: the runtime's reason is the failing line
+        log_kind = "start-error"
+        start = starts[-1]
+        logs = [*starts, *logs]
+        headline = f"{who} could not start (exit code {code}): {start.detail}."
+    elif any(s.detail == "gpu-oom" for s in logs):
         log_kind = "gpu-oom"
         headline = (
             f"{who} exited with code {code} after a GPU memory error (CUDA out of memory): "
@@ -49,6 +55,10 @@ def crash_app_error(ev: Evidence) -> Finding | None:
 
 #: Advice by what the cited failing log line shows (`diagnosis.logs` line kinds).
 _BY_LOG_KIND = {
+    "start-error": "The container never started: the runtime could not run its command "
+    "(the cause is quoted above). Fix the submitted command or the image's entrypoint: the "
+    "program must exist in the image, on its PATH, and be executable. Rerunning unchanged will "
+    "fail the same way.",
     "gpu-oom": "The GPU ran out of memory: reduce the per-GPU batch size, enable gradient "
     "checkpointing or mixed precision, or request a GPU with more memory. Raising "
     "the CPU-memory limit will not help.",

@@ -17,6 +17,7 @@ _INCONCLUSIVE = (
     SignalKind.CRASHLOOP,
     SignalKind.NODE_EVICTION,
     SignalKind.LOG_ERROR,
+    SignalKind.START_ERROR,
 )
 STOPPED_UNEXCLUDED = "preemption could not be excluded: events and history are both unavailable"
 
