@@ -43,6 +43,8 @@ class SignalKind(StrEnum):
     RESTARTED = "restarted"
     LOG_ERROR = "log_error"
     START_ERROR = "start_error"
+    COLLECTIVE = "collective"
+    GPU_XID = "gpu_xid"
 
 
 def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
@@ -125,6 +127,8 @@ SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
         r"(secret|configmap) \"[^\"]+\" not found",
     ),
     SignalKind.CRASHLOOP: _rx(r"\bCrashLoopBackOff\b", r"back-off restarting failed container"),
+    # the driver's GPU fault report, as a node's kernel log or a GPU health agent quotes it
+    SignalKind.GPU_XID: _rx(r"\bNVRM: Xid\b", r"\bXid \(PCI:", r"\bXid[ =:]+\d{1,3}\b"),
     SignalKind.START_ERROR: _rx(
         r"\bOCI runtime (?:create|exec|start) failed\b",
         r"\bfailed to create (?:containerd )?(?:shim )?task\b",

@@ -73,10 +73,29 @@ class WorkloadRef(_Model):
 
 
 class EvidenceLine(_Model):
-    """One quantified, cited observation. `source` is the skill's tool name (or kubectl)."""
+    """One quantified, cited observation. `source` is the skill's tool name (or kubectl).
+
+    Attributes:
+        sources: every source that reported this same fact, `source` first (one line with
+            all its sources, instead of one line per source).
+        deciding: one of the few lines that decide the verdict (the direct signal, the
+            quantities, the failing log line); the rest support it.
+        pod, rank: the pod (and distributed rank) the line is about, when known.
+    """
 
     text: str
     source: str
+    sources: tuple[str, ...] = ()
+    deciding: bool = False
+    pod: str | None = None
+    rank: int | None = None
+
+    @model_validator(mode="after")
+    def _own_source_first(self) -> EvidenceLine:
+        if not self.sources or self.sources[0] != self.source:
+            merged = (self.source, *(s for s in self.sources if s != self.source))
+            object.__setattr__(self, "sources", merged)
+        return self
 
 
 class Recurrence(_Model):

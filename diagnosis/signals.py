@@ -23,6 +23,7 @@ from diagnosis.lexicon import (
 from diagnosis.literals import Prefilter
 from diagnosis.redact import Redactor, shorten
 from diagnosis.runai.models import Event, HistoryRecord, Pod, Workload
+from diagnosis.xid import xid_in
 
 __all__ = [
     "STATUS",
@@ -66,6 +67,8 @@ def _detail(kind: SignalKind, text: str) -> str | None:
         return extract_detail("node", text)
     if kind in {SignalKind.INIT_FAILED, SignalKind.EXIT_CODE, SignalKind.OOM_KILLED}:
         return extract_detail("container", text)
+    if kind is SignalKind.GPU_XID and (xid := xid_in(text)) is not None:
+        return str(xid.code)
     return None
 
 
@@ -148,7 +151,9 @@ def status_signals(workload: Workload, redactor: Redactor) -> Iterator[Signal]:
 
 def _event_signals(event: Event, source: str, origin: str, redactor: Redactor) -> Iterator[Signal]:
     key = event.id or f"{event.created_at}:{event.reason}:{event.message}"
-    yield from text_signals(
+    about = event.involved_object
+    pod = about.name if about is not None and (about.kind or "").lower() == "pod" else None
+    for signal in text_signals(
         event.reason,
         event.message,
         at=event.created_at,
@@ -156,7 +161,8 @@ def _event_signals(event: Event, source: str, origin: str, redactor: Redactor) -
         origin=origin,
         key=f"event:{key}",
         redactor=redactor,
-    )
+    ):
+        yield signal.model_copy(update={"pod": pod}) if pod else signal
 
 
 def events_signals(events: Iterable[Event], redactor: Redactor) -> Iterator[Signal]:
@@ -180,6 +186,7 @@ def pod_signals(pods: Iterable[Pod], redactor: Redactor) -> Iterator[Signal]:
             text=shorten(redactor.clean(f"Pod {pod.name} k8sPhase: {pod.k8s_phase}")),
             detail=pod.node_name if kind is SignalKind.POD_ERROR else None,
             key=f"pod:{pod.name}:{kind}",
+            pod=pod.name,
         )
 
 

@@ -23,9 +23,11 @@ from diagnosis.kube.signals import (
     DESCRIBE_NODE,
     container_signals,
     event_signals,
+    line_facts,
     log_signal,
     node_event_signals,
     node_signals,
+    pod_rank,
     restarts_of,
     source,
 )
@@ -205,7 +207,13 @@ async def _one_pod(kube: KubeReader, namespace: str, name: str, *, redactor: Red
     target = _log_target(pod)
     if target is not None:
         signals, lines = await _read_log(
-            kube, namespace, pod.name, *target, gaps=part.gaps, redactor=redactor
+            kube,
+            namespace,
+            pod.name,
+            *target,
+            gaps=part.gaps,
+            redactor=redactor,
+            rank=pod_rank(pod),
         )
         part.signals.extend(signals)
         part.lines.extend(lines)
@@ -236,6 +244,7 @@ async def _read_log(
     *,
     gaps: list[Gap],
     redactor: Redactor,
+    rank: int | None = None,
 ) -> tuple[list[Signal], list[EvidenceLine]]:
     """`kubectl logs [--previous]` of the failed container: its failing line, or what was read.
 
@@ -259,11 +268,12 @@ async def _read_log(
     if log is None:
         return [], []
     line = failing_line(log.text)
-    signals = (
-        []
-        if line is None
-        else [log_signal(line, container=status.name, cite=cite, redactor=redactor)]
-    )
+    signals: list[Signal] = []
+    if line is not None:
+        quoted = log_signal(
+            line, container=status.name, cite=cite, redactor=redactor, pod=name, rank=rank
+        )
+        signals = [quoted, *line_facts(quoted, line.text)]
     which = "previous logs" if previous else "current logs (it never restarted)"
     if log.cut:
         text = (

@@ -11,21 +11,26 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 
+from diagnosis import collective
+from diagnosis.collective import line_rank
 from diagnosis.evidence import Restarts, Signal
 from diagnosis.kube.models import ContainerState, ContainerStatus, KubeEvent, KubeNode, Pod
 from diagnosis.lexicon import PULL_SUBCAUSES, SignalKind, extract_detail
 from diagnosis.logs import FailingLine
 from diagnosis.redact import Redactor, shorten
 from diagnosis.signals import start_cause, text_signals
+from diagnosis.xid import xid_in
 
 __all__ = [
     "DESCRIBE_NODE",
     "container_signals",
     "cordon_signal",
     "event_signals",
+    "line_facts",
     "log_signal",
     "node_event_signals",
     "node_signals",
+    "pod_rank",
     "restarts_of",
     "source",
 ]
@@ -149,8 +154,22 @@ def _waiting(
         yield Signal(kind=SignalKind.START_ERROR, detail=cause, key=f"{base}:start", **common)
 
 
+def pod_rank(pod: Pod) -> int | None:
+    """The pod's rank, as its containers' `RANK` environment variable gives it, or None."""
+    return next((c.rank for c in pod.spec.containers if c.rank is not None), None)
+
+
 def container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signal]:
-    """Signals from every init and main container's state and last state, and the pod status."""
+    """Signals from every init and main container's state and last state, and the pod status.
+
+    Each is about this pod, and its rank when the pod says.
+    """
+    about = {"pod": pod.name, "rank": pod_rank(pod)}
+    for signal in _container_signals(pod, cite, redactor):
+        yield signal.model_copy(update=about)
+
+
+def _container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signal]:
     status = pod.status
     groups = ((True, status.init_container_statuses), (False, status.container_statuses))
     for init, statuses in groups:
@@ -192,7 +211,8 @@ def container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signa
 def event_signals(events: Iterable[KubeEvent], cite: str, redactor: Redactor) -> Iterator[Signal]:
     """The system lexicon over Kubernetes events (kubelet, scheduler, node controller)."""
     for index, event in enumerate(events):
-        yield from text_signals(
+        pod = event.involved_name if (event.involved_kind or "Pod") == "Pod" else None
+        for signal in text_signals(
             event.reason,
             event.message,
             at=event.last_timestamp,
@@ -200,7 +220,8 @@ def event_signals(events: Iterable[KubeEvent], cite: str, redactor: Redactor) ->
             origin="event",
             key=f"k8sevent:{event.involved_name}:{index}:{event.reason}",
             redactor=redactor,
-        )
+        ):
+            yield signal.model_copy(update={"pod": pod}) if pod else signal
 
 
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
@@ -289,11 +310,24 @@ def restarts_of(pod: Pod, cite: str) -> Iterator[Restarts]:
             pod_started_at=pod.status.start_time,
             key=f"k8s:{pod.name}:{status.name}:",
             source=cite,
+            final=status.state.terminated is not None,
         )
 
 
-def log_signal(line: FailingLine, *, container: str, cite: str, redactor: Redactor) -> Signal:
-    """The failing log line as supporting evidence (never a verdict by itself)."""
+def log_signal(
+    line: FailingLine,
+    *,
+    container: str,
+    cite: str,
+    redactor: Redactor,
+    pod: str | None = None,
+    rank: int | None = None,
+) -> Signal:
+    """The failing log line as supporting evidence (never a verdict by itself).
+
+    Its rank is the line's own (`[rank3]:`), else the pod's.
+    """
+    own = line_rank(line.text)
     return Signal(
         kind=SignalKind.LOG_ERROR,
         at=None,
@@ -302,4 +336,34 @@ def log_signal(line: FailingLine, *, container: str, cite: str, redactor: Redact
         text=line.quote(redactor, 200),
         detail=line.kind,
         key=f"log:{container}:{line.line_number}",
+        pod=pod,
+        rank=own if own is not None else rank,
     )
+
+
+def line_facts(line: Signal, raw: str) -> Iterator[Signal]:
+    """What the failing line states beyond its words: a collective's fact, a GPU's Xid.
+
+    `line` is its `log_signal`, `raw` the line as the log wrote it. Each fact is cited like
+    the line, and never decides a category.
+    """
+    common = {"at": None, "source": line.source, "origin": line.origin, "pod": line.pod}
+    if (fact := collective.parse(raw)) is not None:
+        rank = fact.rank if fact.rank is not None else line.rank
+        yield Signal(
+            kind=SignalKind.COLLECTIVE,
+            text=shorten(fact.describe()),
+            detail=fact.kind,
+            key=f"{line.key}:collective",
+            rank=rank,
+            **common,
+        )
+    if (xid := xid_in(raw)) is not None:
+        yield Signal(
+            kind=SignalKind.GPU_XID,
+            text=xid.describe(),
+            detail=str(xid.code),
+            key=f"{line.key}:xid",
+            rank=line.rank,
+            **common,
+        )

@@ -81,6 +81,7 @@ class Details(BaseModel):
         missing_object: DATASOURCE_MOUNT_FAILED: what the error says does not exist
             (`secret hf-token`, `config map cfg`, `PVC nlp-data`).
         log_kind: the kind of the cited failing log line (`gpu-oom`, `nccl`, `exception`, ...).
+        pod, rank: the pod (and its rank) whose failure was first, when several pods failed.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -98,6 +99,8 @@ class Details(BaseModel):
     volume: str | None = None
     missing_object: str | None = None
     log_kind: str | None = None
+    pod: str | None = None
+    rank: int | None = None
 
 
 class Finding(BaseModel):

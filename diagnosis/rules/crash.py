@@ -44,11 +44,16 @@ def crash_app_error(ev: Evidence) -> Finding | None:
         )
     elif logs:
         log_kind = logs[-1].detail or "error"
+    facts = ev.of(SignalKind.COLLECTIVE, SignalKind.GPU_XID)  # what the failing line states
     return Finding(
         category=Category.CRASH_APP_ERROR,
         at=latest(exits),
         headline=headline,
-        evidence=(*cite_all(logs), *cite_all([*exits, *ev.of(SignalKind.CRASHLOOP)])),
+        evidence=(
+            *cite_all(logs),
+            *cite_all(facts),
+            *cite_all([*exits, *ev.of(SignalKind.CRASHLOOP)]),
+        ),
         details=Details(container=newest.detail, exit_code=code, log_kind=log_kind),
     )
 
@@ -65,9 +70,16 @@ _BY_LOG_KIND = {
     "gpu-hardware": "The log shows a GPU hardware fault (Xid or ECC error): ask SRE to check "
     "the node's GPUs (nvidia-smi, DCGM diagnostics) and drain it if faulty, then resubmit; "
     "the code is not at fault.",
+    "gpu-app-fault": "The GPU reported a fault in the program's own GPU work (the Xid quoted "
+    "above: an illegal address or an exception in a kernel). Rerun with CUDA_LAUNCH_BLOCKING=1 "
+    "or under compute-sanitizer to find the kernel; only if the same code fails again on this "
+    "one GPU, ask SRE to run DCGM diagnostics on it.",
     "nccl-timeout": "A collective operation hit the NCCL watchdog timeout: one rank stalled or "
     "died first. Find that rank's own error and check the inter-node network (rerun with "
     "NCCL_DEBUG=INFO); raise the timeout only for a known slow step.",
+    "rendezvous": "Not every rank joined the rendezvous in time: check that every pod of the "
+    "job was scheduled and started (a pending or crashed worker), and that the master's address "
+    "and port are reachable from the others; raise the timeout only for a known slow start.",
 }
 
 

@@ -16,6 +16,7 @@ from diagnosis.lexicon import SignalKind
 from diagnosis.redact import quote
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules.base import CategoryRow, Details, Finding, NodeCause, cite_all, latest
+from diagnosis.xid import XidPoints, xid_in
 
 __all__ = ["ROW", "node_failure"]
 
@@ -109,6 +110,15 @@ def _taint_eviction(signal: Signal) -> bool:
     )
 
 
+def _hardware_xids(ev: Evidence) -> list[Signal]:
+    """GPU Xids that point to the node (`diagnosis.xid`): cited with the node's failure."""
+    return [
+        s
+        for s in ev.of(SignalKind.GPU_XID)
+        if (xid := xid_in(s.text)) is not None and xid.points is XidPoints.NODE
+    ]
+
+
 def node_failure(ev: Evidence) -> Finding | None:
     """A NotReady/unreachable/lost node, a drain, or a node-pressure eviction (not preemption)."""
     direct = ev.of(*_KINDS)
@@ -160,6 +170,7 @@ def node_failure(ev: Evidence) -> Finding | None:
         evidence=(
             *cite_all(signals),
             *cite_all(k for k in kills[-1:] if k not in signals),
+            *cite_all(_hardware_xids(ev)),
             *_node_lines(ev, node),
         ),
         details=Details(

@@ -18,6 +18,8 @@ _INCONCLUSIVE = (
     SignalKind.NODE_EVICTION,
     SignalKind.LOG_ERROR,
     SignalKind.START_ERROR,
+    SignalKind.COLLECTIVE,
+    SignalKind.GPU_XID,
 )
 STOPPED_UNEXCLUDED = "preemption could not be excluded: events and history are both unavailable"
 
