@@ -92,25 +92,23 @@ class FirstFailure:
             f"{len(self.later)} other {noun} failed after it."
         )
 
-    def lines(self) -> list[EvidenceLine]:
-        """One line saying that the others failed after it and when, then one per pod."""
+    def summary(self) -> EvidenceLine:
+        """The line saying that the others failed after it, and how long after."""
         noun = "pod" if len(self.later) == 1 else "pods"
         span = sorted(f.at - self.first.at for f in self.later)
         when = after(span[0]) if span[0] == span[-1] else f"{after(span[0])} to {after(span[-1])}"
-        consequences = [self._worst(f) for f in self.later]
-        summary = EvidenceLine(
+        return EvidenceLine(
             text=f"{len(self.later)} other {noun} failed after it, {when} later: their exits "
             f"are consequences of pod {self.first.pod}'s failure",
             source=self.first.source,
-            sources=(self.first.source, *(s.source for s in consequences)),
+            sources=(self.first.source, *(self._worst(f).source for f in self.later)),
             pod=self.first.pod,
             rank=self.first.rank,
-            deciding=True,
         )
-        return [
-            summary,
-            *(self._consequence(f, w) for f, w in zip(self.later, consequences, strict=True)),
-        ]
+
+    def consequences(self) -> list[EvidenceLine]:
+        """One line per pod that failed after the first: when, and how it ended."""
+        return [self._consequence(f, self._worst(f)) for f in self.later]
 
     @staticmethod
     def _worst(failure: _PodFailure) -> Signal:

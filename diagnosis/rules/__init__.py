@@ -62,7 +62,8 @@ def classify(ev: Evidence) -> Finding:
         finding = found.model_copy(
             update={
                 "headline": found.headline + first.headline(),
-                "evidence": (*found.evidence, *first.lines()),
+                "evidence": (*found.evidence, first.summary()),
+                "context": (*found.context, *first.consequences()),
                 "details": found.details.model_copy(
                     update={"pod": first.first.pod, "rank": first.first.rank}
                 ),

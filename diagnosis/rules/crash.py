@@ -49,11 +49,8 @@ def crash_app_error(ev: Evidence) -> Finding | None:
         category=Category.CRASH_APP_ERROR,
         at=latest(exits),
         headline=headline,
-        evidence=(
-            *cite_all(logs),
-            *cite_all(facts),
-            *cite_all([*exits, *ev.of(SignalKind.CRASHLOOP)]),
-        ),
+        evidence=(*cite_all(logs), *cite_all(facts), *cite_all(exits)),
+        context=tuple(cite_all(ev.of(SignalKind.CRASHLOOP))),
         details=Details(container=newest.detail, exit_code=code, log_kind=log_kind),
     )
 
@@ -115,4 +112,5 @@ ROW = CategoryRow(
     owner="User: fix code or configuration",
     advise=_advise,
     owner_for=_owner,
+    container_evidence=True,
 )

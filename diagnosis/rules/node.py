@@ -171,8 +171,8 @@ def node_failure(ev: Evidence) -> Finding | None:
             *cite_all(signals),
             *cite_all(k for k in kills[-1:] if k not in signals),
             *cite_all(_hardware_xids(ev)),
-            *_node_lines(ev, node),
         ),
+        context=tuple(_node_lines(ev, node)),
         details=Details(
             node=node, node_cause=cause, container=container, over_request=container is not None
         ),

@@ -50,7 +50,9 @@ def unknown(ev: Evidence) -> Finding:
             f"reports {ev.workload.phase or 'a failure'}; no signal explains the failure."
         )
         lines.extend(cite_all(clean_exits))
-    lines.extend(cite_all(ev.of(*_INCONCLUSIVE)))
+    seen = cite_all(ev.of(*_INCONCLUSIVE))  # what was seen: it supports, it does not decide
+    if not lines:  # ...unless it is all there is: then it is what the answer rests on
+        lines, seen = seen, []
     memory: MemoryFigures | None = None
     missing: tuple[str, ...] = ()
     if ev.metrics_requested:
@@ -74,6 +76,7 @@ def unknown(ev: Evidence) -> Finding:
         details=Details(exit_code=code, container=container),
         memory=memory,
         missing=missing,
+        context=tuple(seen),
     )
 
 
@@ -94,6 +97,7 @@ def preemption_not_excluded(ev: Evidence, finding: Finding) -> Finding | None:
         "a preemption cannot be excluded, so no category is assigned.",
         evidence=finding.evidence,
         missing=(*finding.missing, STOPPED_UNEXCLUDED),
+        context=finding.context,
     )
 
 
@@ -131,4 +135,5 @@ ROW = CategoryRow(
     rule=None,
     owner="Undetermined",
     advise=_advise,
+    container_evidence=True,
 )

@@ -39,6 +39,10 @@ JSON_KEYS = {
     "redactions",
     "candidates",
     "details",
+    # added by issue 24: one line per fact with its sources, the gaps that matter
+    "facts",
+    "missing_deciding",
+    "changes",
 }
 
 

@@ -188,7 +188,7 @@ def test_the_first_cause_wins_across_pods():
     assert (finding.details.pod, finding.details.rank) == ("llm-ddp-worker-0", 1)
     assert "llm-ddp-worker-0" in finding.headline
     assert "rank 1" in finding.headline
-    after = [e.text for e in finding.evidence if "after it" in e.text]
+    after = [e.text for e in (*finding.evidence, *finding.context) if "after it" in e.text]
     assert after, [e.text for e in finding.evidence]
     assert "2 other pods failed after it" in after[0]
     assert "10 min" in " ".join(after)
@@ -243,7 +243,7 @@ def test_a_single_pod_is_not_a_distributed_case():
     finding = classify(ev)
 
     assert finding.category is Category.CRASH_APP_ERROR
-    assert not [e for e in finding.evidence if "after it" in e.text]
+    assert not [e for e in (*finding.evidence, *finding.context) if "after it" in e.text]
 
 
 @pytest.mark.parametrize(
