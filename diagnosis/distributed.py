@@ -56,8 +56,8 @@ _SUMMARY_ORDER = (
     SignalKind.START_ERROR,
     SignalKind.NODE_NOT_READY,
     SignalKind.NODE_EVICTION,
-    SignalKind.EXIT_CODE,
     SignalKind.LOG_ERROR,
+    SignalKind.EXIT_CODE,
     SignalKind.POD_ERROR,
 )
 
@@ -97,9 +97,12 @@ class FirstFailure:
         noun = "pod" if len(self.later) == 1 else "pods"
         span = sorted(f.at - self.first.at for f in self.later)
         when = after(span[0]) if span[0] == span[-1] else f"{after(span[0])} to {after(span[-1])}"
+        theirs = (
+            "its exit is a consequence" if len(self.later) == 1 else "their exits are consequences"
+        )
         return EvidenceLine(
-            text=f"{len(self.later)} other {noun} failed after it, {when} later: their exits "
-            f"are consequences of pod {self.first.pod}'s failure",
+            text=f"{len(self.later)} other {noun} failed after it, {when} later: {theirs} "
+            f"of pod {self.first.pod}'s failure",
             source=self.first.source,
             sources=(self.first.source, *(self._worst(f).source for f in self.later)),
             pod=self.first.pod,

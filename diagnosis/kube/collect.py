@@ -273,7 +273,7 @@ async def _read_log(
         quoted = log_signal(
             line, container=status.name, cite=cite, redactor=redactor, pod=name, rank=rank
         )
-        signals = [quoted, *line_facts(quoted, line.text)]
+        signals = [quoted, *line_facts(quoted, line.text, log=log.text, redactor=redactor)]
     which = "previous logs" if previous else "current logs (it never restarted)"
     if log.cut:
         text = (

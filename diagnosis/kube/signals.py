@@ -9,6 +9,7 @@ reports a failure that nothing explains).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from datetime import datetime
 
 from diagnosis import collective
@@ -341,29 +342,50 @@ def log_signal(
     )
 
 
-def line_facts(line: Signal, raw: str) -> Iterator[Signal]:
-    """What the failing line states beyond its words: a collective's fact, a GPU's Xid.
+#: Collective facts quoted from one log at most (the failing line's first).
+MAX_COLLECTIVE_FACTS = 3
 
-    `line` is its `log_signal`, `raw` the line as the log wrote it. Each fact is cited like
-    the line, and never decides a category.
+
+def line_facts(line: Signal, raw: str, *, log: str = "", redactor: Redactor) -> Iterator[Signal]:
+    """What a log states beyond its failing line's words: collectives' facts, a GPU's Xid.
+
+    `line` is the failing line's `log_signal`, `raw` that line as the log wrote it, `log`
+    the text read: NCCL and rendezvous lines elsewhere in it are read too (a peer that
+    closed the connection before the exception that ended the process), the failing line's
+    first, at most `MAX_COLLECTIVE_FACTS` distinct ones. Each fact is cited like the line,
+    redacted, and never decides a category.
     """
-    common = {"at": None, "source": line.source, "origin": line.origin, "pod": line.pod}
-    if (fact := collective.parse(raw)) is not None:
-        rank = fact.rank if fact.rank is not None else line.rank
+    origin = line.origin.rsplit(" ", 1)[0]  # `container trainer log line`
+    lines = [(line.origin, raw)]
+    lines += [(f"{origin} {n}", text) for n, text in enumerate(log.splitlines(), start=1)]
+    seen: set[collective.CollectiveFact] = set()
+    for where, text in lines:
+        fact = collective.parse(text)
+        if fact is None or fact in seen or len(seen) >= MAX_COLLECTIVE_FACTS:
+            continue
+        seen.add(fact)
+        if fact.rank is None:  # the line names none: it is the pod's own rank's
+            fact = replace(fact, rank=line.rank)
         yield Signal(
             kind=SignalKind.COLLECTIVE,
-            text=shorten(fact.describe()),
+            at=None,
+            source=line.source,
+            origin=where,
+            text=shorten(redactor.clean(fact.describe())),
             detail=fact.kind,
-            key=f"{line.key}:collective",
-            rank=rank,
-            **common,
+            key=f"{line.key}:collective:{len(seen)}",
+            pod=line.pod,
+            rank=fact.rank,
         )
     if (xid := xid_in(raw)) is not None:
         yield Signal(
             kind=SignalKind.GPU_XID,
+            at=None,
+            source=line.source,
+            origin=line.origin,
             text=xid.describe(),
             detail=str(xid.code),
             key=f"{line.key}:xid",
+            pod=line.pod,
             rank=line.rank,
-            **common,
         )

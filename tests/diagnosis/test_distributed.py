@@ -134,7 +134,9 @@ def job(
                 pod=p.name,
                 rank=RANKS[p.name],
             )
-            signals.extend([quoted, *line_facts(quoted, line.text)])
+            signals.extend(
+                [quoted, *line_facts(quoted, line.text, log=logs[p.name], redactor=redactor)]
+            )
     ev = ev.model_copy(
         update={
             "signals": (*ev.signals, *signals, *extra),

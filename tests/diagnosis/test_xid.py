@@ -55,7 +55,7 @@ def _crash_with_log(line: str, *, node_down: bool = False):
     quoted = log_signal(
         failing, container="trainer", cite=LOGS, redactor=redactor, pod="bert-ft-0-0"
     )
-    signals = [quoted, *line_facts(quoted, failing.text)]
+    signals = [quoted, *line_facts(quoted, failing.text, log=log, redactor=redactor)]
     if node_down:
         node = KubeNode.model_validate(
             {
