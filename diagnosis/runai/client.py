@@ -244,6 +244,26 @@ class RunaiClient:
         params: _Params = {"limit": _PAGE_SIZE}
         return await self._collect("get_workload_pods", path, params, key="pods", model=Pod)
 
+    async def list_node_pods(
+        self, *, cluster_id: str, node: str, start: datetime, end: datetime
+    ) -> list[Pod]:
+        """The pods of every workload that ran on `node` and ended between `start` and `end`.
+
+        `GET /api/v1/workloads/pods` filtered by cluster, node and `completedAt`, with
+        `verbosity=full` (each pod names its workload and project). Pods of other nodes or
+        clusters, should the server ignore the filter, are dropped.
+        """
+        params: _Params = {
+            "filterBy": f"clusterId=={cluster_id},nodeName=={node},"
+            f"completedAt>={_iso(start)},completedAt<={_iso(end)}",
+            "verbosity": "full",
+            "limit": _PAGE_SIZE,
+        }
+        pods = await self._collect(
+            "get_workload_pods", "/api/v1/workloads/pods", params, key="pods", model=Pod
+        )
+        return [p for p in pods if p.node_name == node and p.cluster_id in {None, cluster_id}]
+
     async def get_history(self, workload_id: str, *, cutoff: datetime) -> list[HistoryRecord]:
         """`get_workload_history`: records at or after `cutoff`, oldest first.
 
