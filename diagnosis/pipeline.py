@@ -41,6 +41,7 @@ from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Share, SharedLookups, report_key, shared_report
 from diagnosis.signals import events_signals, status_signals
 from diagnosis.stages import StageObserver, Stopwatch
+from diagnosis.surroundings import surround
 
 __all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
 
@@ -242,14 +243,24 @@ async def _diagnose(
         )
 
     if share is None:
-        return await examine()
-    # This asker may see the workload (authorized above): its report may be shared.
-    key = report_key(request, workload, tier2=kube is not None)
-    report = await shared_report(share, key, examine)
-    if report.workload is not None and report.workload.id != workload.id:
-        log.warning("shared_report_mismatch", workload_id=workload.id)
-        return await examine()  # never show an asker a report about another workload
-    return report
+        report = await examine()
+    else:
+        # This asker may see the workload (authorized above): its report may be shared.
+        key = report_key(request, workload, tier2=kube is not None)
+        report = await shared_report(share, key, examine)
+        if report.workload is not None and report.workload.id != workload.id:
+            log.warning("shared_report_mismatch", workload_id=workload.id)
+            report = await examine()  # never show an asker a report about another workload
+    with watch.stage("collect"):  # what this asker may see around it: never shared as such
+        return await surround(
+            report,
+            workload,
+            runai=runai,
+            lookups=lookups,
+            share=share,
+            authorize=authorize,
+            cutoff=cutoff,
+        )
 
 
 async def _examine(

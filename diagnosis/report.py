@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -139,15 +139,22 @@ class MemoryFigures(_Model):
 class Change(_Model):
     """One difference between the failed submission's spec and the last good one's.
 
-    `before` and `after` are as shown (redacted); None when the spec did not say.
+    A `value` change has the good run's value in `before` and the failed one's in `after`
+    (as shown, redacted; None when the spec did not say). A `set` change (environment
+    variable names, data sources) has what was removed in `before`, what was added in `after`.
     """
 
     what: str
     before: str | None
     after: str | None
+    kind: Literal["value", "set"] = "value"
 
     def describe(self) -> str:
-        """`image: nvcr.io/x:1 → nvcr.io/x:2`, or `env vars added: HF_HOME`."""
+        """`image: nvcr.io/x:1 → nvcr.io/x:2`, or `environment variables: added HF_HOME`."""
+        if self.kind == "set":
+            parts = [f"added {self.after}"] if self.after else []
+            parts += [f"removed {self.before}"] if self.before else []
+            return f"{self.what}: {'; '.join(parts)}"
         return f"{self.what}: {self.before or 'not set'} → {self.after or 'not set'}"
 
 
@@ -170,11 +177,11 @@ class Changes(_Model):
     source: str = "get_workload_spec"
 
     def summary(self) -> str:
-        """`Changed since llm-ft (Succeeded) on 2025-11-03: image, memory limit`."""
+        """`Changed since llm-ft on 2025-11-03 (Succeeded): image, CPU-memory limit`."""
         when = f" on {self.since_at:%Y-%m-%d}" if self.since_at else ""
         how = f" ({self.since_phase})" if self.since_phase else ""
         what = ", ".join(dict.fromkeys(c.what for c in self.items)) or "nothing compared differs"
-        return f"Changed since {self.since_name}{how}{when}: {what}"
+        return f"Changed since {self.since_name}{when}{how}: {what}"
 
 
 #: Every redaction leaves one of these in the text it masked (see `diagnosis.redact`).

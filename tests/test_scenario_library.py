@@ -95,8 +95,12 @@ async def check_scenario(
         assert text in report.headline
     for text in expected.get("evidence_contains", []):
         assert any(text in e["text"] for e in data["evidence"]), (text, data["evidence"])
+    changes = report.changes
+    changed = [changes.summary(), *(c.describe() for c in changes.items)] if changes else []
+    for text in expected.get("changes_contains", []):
+        assert any(text in c for c in changed), (text, changed)
     for text in expected.get("evidence_not_contains", []):
-        rendered = " ".join([report.headline, *(e["text"] for e in data["evidence"])])
+        rendered = " ".join([report.headline, *(e["text"] for e in data["evidence"]), *changed])
         assert text not in rendered, f"{text!r} leaked into the report"
     for text in expected.get("missing_contains", []):
         assert any(text in m for m in data["missing"]), (text, data["missing"])

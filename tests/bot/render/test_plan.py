@@ -99,7 +99,7 @@ def test_the_plan_is_the_deciding_facts_the_change_and_the_gap_that_matters():
     assert oom.text == OOM  # one line for the fact, its most telling report
     assert oom.sources == (DESCRIBE, "get_workload_status", "get_workload_pods")
     assert answer.lines[3].text.startswith(
-        "Changed since bert-ft (Succeeded) on 2025-11-03: image, CPU-memory limit"
+        "Changed since bert-ft on 2025-11-03 (Succeeded): image, CPU-memory limit"
     )
     everything = plan.everything(_report())
     assert answer.left_out == len(everything) - len(answer.lines)
