@@ -155,9 +155,22 @@ def _waiting(
         yield Signal(kind=SignalKind.START_ERROR, detail=cause, key=f"{base}:start", **common)
 
 
+#: Labels whose value is the pod's rank among its job's pods (an Indexed Job's completion
+#: index, a LeaderWorkerSet's worker index: what launchers pass as the node rank).
+RANK_LABELS = (
+    "batch.kubernetes.io/job-completion-index",
+    "leaderworkerset.sigs.k8s.io/worker-index",
+)
+
+
 def pod_rank(pod: Pod) -> int | None:
-    """The pod's rank, as its containers' `RANK` environment variable gives it, or None."""
-    return next((c.rank for c in pod.spec.containers if c.rank is not None), None)
+    """The pod's rank: its containers' `RANK` environment variable, else a rank label."""
+    ranked = next((c.rank for c in pod.spec.containers if c.rank is not None), None)
+    if ranked is not None:
+        return ranked
+    labels = pod.metadata.labels
+    found = next((labels[k] for k in RANK_LABELS if labels.get(k, "").isdigit()), None)
+    return int(found) if found is not None else None
 
 
 def container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signal]:

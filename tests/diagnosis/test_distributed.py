@@ -20,6 +20,7 @@ from diagnosis.kube.signals import (
     line_facts,
     log_signal,
     node_signals,
+    pod_rank,
     restarts_of,
 )
 from diagnosis.logs import failing_line
@@ -261,3 +262,24 @@ def test_the_collective_fact_is_cited(log, parts):
     cited = " ".join(e.text for e in finding.evidence)
     for part in parts:
         assert part in cited
+
+
+@pytest.mark.parametrize(
+    ("env", "labels", "rank"),
+    [
+        ([{"name": "RANK", "value": "3"}], {}, 3),
+        ([], {"batch.kubernetes.io/job-completion-index": "2"}, 2),
+        ([], {"leaderworkerset.sigs.k8s.io/worker-index": "1"}, 1),
+        ([{"name": "RANK", "value": "3"}], {"batch.kubernetes.io/job-completion-index": "2"}, 3),
+        ([], {"training.kubeflow.org/replica-type": "worker"}, None),  # names a replica, not a rank
+    ],
+)
+def test_the_rank_of_a_pod(env, labels, rank):
+    pod = Pod.model_validate(
+        {
+            "metadata": {"name": "p-0", "labels": labels},
+            "spec": {"containers": [{"name": "pytorch", "env": env}]},
+            "status": {},
+        }
+    )
+    assert pod_rank(pod) == rank
