@@ -59,6 +59,11 @@ def test_library_covers_every_outcome_and_category():
     }
 
 
+@pytest.mark.parametrize("path", bundled_paths(), ids=lambda path: path.stem)
+def test_every_scenario_carries_what_the_official_schemas_require(path):
+    assert Scenario.load(path).schema_problems() == []
+
+
 @pytest.mark.parametrize(("scenario", "expected"), CASES)
 async def test_scenario(scenario: Scenario, expected: dict[str, Any]):
     await check_scenario(scenario, expected, transport="asgi")
