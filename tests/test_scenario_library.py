@@ -14,6 +14,7 @@ from typing import Any, Literal
 import pytest
 
 from bot.backends import simulated
+from bot.render.plan import answer
 from bot.scenarios import bundled_paths, request_from_expectation
 from diagnosis import diagnose
 from runai_sim.scenario import Scenario
@@ -100,6 +101,12 @@ async def check_scenario(
         assert text in report.headline
     for text in expected.get("evidence_contains", []):
         assert any(text in e["text"] for e in data["evidence"]), (text, data["evidence"])
+    facts = report.facts()
+    for text, sources in expected.get("fact_sources", []):
+        fact = next(f for f in facts if text in f.text)
+        assert set(sources) <= set(fact.sources), (text, fact.sources)
+    if "deciding_at_most" in expected:
+        assert len(answer(report).lines) <= expected["deciding_at_most"], answer(report)
     changes = report.changes
     changed = [changes.summary(), *(c.describe() for c in changes.items)] if changes else []
     for text in expected.get("changes_contains", []):
