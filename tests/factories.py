@@ -7,6 +7,7 @@ from itertools import count
 from typing import Any
 
 from diagnosis.evidence import Evidence
+from diagnosis.kube.models import KubeNode
 from diagnosis.redact import Redactor
 from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import Event, HistoryRecord, Measurement, Pod, Workload, WorkloadSpec
@@ -134,4 +135,26 @@ def evidence(
         metrics=tuple(metrics) if metrics is not None else None,
         metrics_requested=metrics_requested,
         signals=tuple(signals),
+    )
+
+
+def unreachable_node(name: str, since: datetime | str) -> KubeNode:
+    """A Kubernetes node whose kubelet stopped posting status at `since` (NoExecute taint)."""
+    changed = since if isinstance(since, str) else iso(since)
+    return KubeNode.model_validate(
+        {
+            "metadata": {"name": name},
+            "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]},
+            "status": {
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": "Unknown",
+                        "reason": "NodeStatusUnknown",
+                        "message": "Kubelet stopped posting node status.",
+                        "lastTransitionTime": changed,
+                    }
+                ]
+            },
+        }
     )

@@ -15,13 +15,13 @@ import pytest
 from diagnosis.compose import compose
 from diagnosis.evidence import Signal
 from diagnosis.exitcodes import describe_exit_code
-from diagnosis.kube.models import KubeNode, Pod, event_from_core
+from diagnosis.kube.models import Pod, event_from_core
 from diagnosis.kube.signals import container_signals, event_signals, node_signals
 from diagnosis.lexicon import SignalKind
 from diagnosis.redact import Redactor
 from diagnosis.report import Category
 from diagnosis.rules import classify
-from tests.factories import ago, evidence, iso, pod, workload
+from tests.factories import ago, evidence, iso, pod, unreachable_node, workload
 
 NS = "runai-nlp"
 DESCRIBE = f"kubectl describe pod, namespace {NS}"
@@ -140,23 +140,7 @@ EVICTED_AT = ago(35)
 
 
 def test_a_taint_manager_eviction_is_dated_by_the_eviction():
-    node = KubeNode.model_validate(
-        {
-            "metadata": {"name": "dgx-a100-09"},
-            "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]},
-            "status": {
-                "conditions": [
-                    {
-                        "type": "Ready",
-                        "status": "Unknown",
-                        "reason": "NodeStatusUnknown",
-                        "message": "Kubelet stopped posting node status.",
-                        "lastTransitionTime": iso(UNREACHABLE_AT),
-                    }
-                ]
-            },
-        }
-    )
+    node = unreachable_node("dgx-a100-09", UNREACHABLE_AT)
     evicted = event_from_core(
         {
             "metadata": {"name": "vit-0-0.1", "namespace": NS},

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from diagnosis.evidence import Evidence, Signal
-from diagnosis.kube.models import KubeNode, Pod
+from diagnosis.kube.models import Pod
 from diagnosis.kube.signals import (
     container_signals,
     line_facts,
@@ -28,7 +28,7 @@ from diagnosis.recurrence import current_run, recurrence
 from diagnosis.redact import Redactor
 from diagnosis.report import Category
 from diagnosis.rules import classify
-from tests.factories import ago, evidence, iso, phase_update, workload
+from tests.factories import ago, evidence, iso, phase_update, unreachable_node, workload
 from tests.factories import pod as runai_pod
 
 NS = "runai-nlp"
@@ -200,23 +200,7 @@ def test_the_first_cause_wins_across_pods():
 
 def test_a_node_going_down_before_the_master_exits_is_the_first_cause():
     """Worker-0's node went NotReady; the master lost its peer a minute later; then eviction."""
-    node = KubeNode.model_validate(
-        {
-            "metadata": {"name": "dgx-a100-07"},
-            "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]},
-            "status": {
-                "conditions": [
-                    {
-                        "type": "Ready",
-                        "status": "Unknown",
-                        "reason": "NodeStatusUnknown",
-                        "message": "Kubelet stopped posting node status.",
-                        "lastTransitionTime": iso(FIRST),
-                    }
-                ]
-            },
-        }
-    )
+    node = unreachable_node("dgx-a100-07", FIRST)
     down = list(node_signals(node, since=ago(60 * 24), redactor=Redactor()))
     ev = job(
         [
