@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
@@ -23,12 +24,13 @@ from diagnosis.changes import compare, earlier_good_runs
 from diagnosis.errors import UpstreamError
 from diagnosis.evidence import Gap
 from diagnosis.fetch import gap_for, within_deadline
-from diagnosis.report import Category, Changes, EvidenceLine, Outcome, Report
+from diagnosis.report import Changes, EvidenceLine, Outcome, Report
+from diagnosis.rules import row
 from diagnosis.runai.models import Pod, Workload, WorkloadSpec
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Share, shared_lookup
 
-__all__ = ["surround"]
+__all__ = ["Surroundings"]
 
 T = TypeVar("T")
 _SPEC = TypeAdapter(WorkloadSpec)
@@ -121,40 +123,64 @@ async def _blast(
     authorize: Authorize | None,
 ) -> tuple[EvidenceLine | None, Gap | None]:
     node = report.details.get("node")
-    if report.category is not Category.NODE_FAILURE or not isinstance(node, str):
+    if (
+        report.category is None
+        or not row(report.category).blast_radius
+        or not isinstance(node, str)
+    ):
         return None, None
     if reads.node_pods is None:  # a reader that cannot list a node's pods
         return None, Gap(source="get_workload_pods", what="other workloads on the node: not read")
     return await blast_radius(workload, node, pods=reads, runai=lookups, authorize=authorize)
 
 
-async def surround(
-    report: Report,
-    workload: Workload,
-    *,
-    runai: RunaiReader,
-    lookups: RunaiReader,
-    share: Share | None,
-    authorize: Authorize | None,
-    cutoff: datetime,
-) -> Report:
-    """The report with what changed since the last good run and the node's blast radius.
+@dataclass
+class Surroundings:
+    """What one asker may see around one diagnosis, read alongside it.
 
-    `lookups` is the reader whose resolution reads are shared (`SharedLookups`, or `runai`).
-    Only a diagnosed report gets them.
+    `start` begins the comparison with the last good run as soon as the workload is
+    resolved (it needs nothing the diagnosis finds), so its reads add no wait to the
+    answer; `add` puts it and the node's blast radius (which needs the verdict) into the
+    diagnosed report, and `cancel` drops what is not needed.
     """
-    if report.outcome is not Outcome.DIAGNOSED:
-        return report
-    reads = _Reads(runai, share)
-    (changes, lost), (line, unread) = await asyncio.gather(
-        _changes(workload, reads, lookups, authorize, cutoff),
-        _blast(report, workload, reads, lookups, authorize),
-    )
-    gaps = [g.what for g in (lost, unread) if g is not None]
-    if changes is None and line is None and not gaps:
-        return report
-    fields = {name: value for name, value in report if name != "redactions"}  # counted again
-    fields["evidence"] = (*report.evidence, *([line] if line else []))
-    fields["missing"] = (*report.missing, *gaps)
-    fields["changes"] = changes
-    return Report(**fields)
+
+    workload: Workload
+    runai: RunaiReader
+    lookups: RunaiReader
+    share: Share | None
+    authorize: Authorize | None
+    cutoff: datetime
+    _changes: asyncio.Future[tuple[Changes | None, Gap | None]] | None = None
+
+    def start(self) -> None:
+        """Start reading the last good run, alongside the diagnosis."""
+        reads = _Reads(self.runai, self.share)
+        self._changes = asyncio.ensure_future(
+            _changes(self.workload, reads, self.lookups, self.authorize, self.cutoff)
+        )
+
+    def cancel(self) -> None:
+        """Stop the reads still running (the report is not a diagnosis, or it failed)."""
+        if self._changes is not None:
+            self._changes.cancel()
+
+    async def add(self, report: Report) -> Report:
+        """The report with what changed since the last good run and the node's blast radius.
+
+        Only a diagnosed report gets them; any other is returned as it is.
+        """
+        if report.outcome is not Outcome.DIAGNOSED or self._changes is None:
+            self.cancel()
+            return report
+        reads = _Reads(self.runai, self.share)
+        (changes, lost), (line, unread) = await asyncio.gather(
+            self._changes, _blast(report, self.workload, reads, self.lookups, self.authorize)
+        )
+        gaps = [g.what for g in (lost, unread) if g is not None]
+        if changes is None and line is None and not gaps:
+            return report
+        fields = {name: value for name, value in report if name != "redactions"}  # counted again
+        fields["evidence"] = (*report.evidence, *([line] if line else []))
+        fields["missing"] = (*report.missing, *gaps)
+        fields["changes"] = changes
+        return Report(**fields)

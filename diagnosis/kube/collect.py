@@ -17,14 +17,13 @@ from diagnosis.errors import NotFound, UpstreamError
 from diagnosis.evidence import Gap, Restarts, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
 from diagnosis.fetch import gap_for, within_deadline
+from diagnosis.kube.log_signals import line_facts, log_signal
 from diagnosis.kube.models import ContainerStatus, Pod
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.signals import (
     DESCRIBE_NODE,
     container_signals,
     event_signals,
-    line_facts,
-    log_signal,
     node_event_signals,
     node_signals,
     pod_rank,

@@ -1,4 +1,4 @@
-"""Pure extraction of `Signal`s from Kubernetes objects: container states, events, nodes, logs.
+"""Pure extraction of `Signal`s from Kubernetes objects: container states, events and nodes.
 
 The container that was killed is the one cited, whichever position it has in the status
 list, init containers included. A pod that Succeeded has no failure, whatever a sidecar's
@@ -9,26 +9,19 @@ reports a failure that nothing explains).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from datetime import datetime
 
-from diagnosis import collective
-from diagnosis.collective import line_rank
 from diagnosis.evidence import Restarts, Signal
 from diagnosis.kube.models import ContainerState, ContainerStatus, KubeEvent, KubeNode, Pod
 from diagnosis.lexicon import PULL_SUBCAUSES, SignalKind, extract_detail
-from diagnosis.logs import FailingLine
 from diagnosis.redact import Redactor, shorten
 from diagnosis.signals import start_cause, text_signals
-from diagnosis.xid import xid_in
 
 __all__ = [
     "DESCRIBE_NODE",
     "container_signals",
     "cordon_signal",
     "event_signals",
-    "line_facts",
-    "log_signal",
     "node_event_signals",
     "node_signals",
     "pod_rank",
@@ -325,80 +318,4 @@ def restarts_of(pod: Pod, cite: str) -> Iterator[Restarts]:
             key=f"k8s:{pod.name}:{status.name}:",
             source=cite,
             final=status.state.terminated is not None,
-        )
-
-
-def log_signal(
-    line: FailingLine,
-    *,
-    container: str,
-    cite: str,
-    redactor: Redactor,
-    pod: str | None = None,
-    rank: int | None = None,
-) -> Signal:
-    """The failing log line as supporting evidence (never a verdict by itself).
-
-    Its rank is the line's own (`[rank3]:`), else the pod's.
-    """
-    own = line_rank(line.text)
-    return Signal(
-        kind=SignalKind.LOG_ERROR,
-        at=None,
-        source=cite,
-        origin=f"container {container} log line {line.line_number}",
-        text=line.quote(redactor, 200),
-        detail=line.kind,
-        key=f"log:{container}:{line.line_number}",
-        pod=pod,
-        rank=own if own is not None else rank,
-    )
-
-
-#: Collective facts quoted from one log at most (the failing line's first).
-MAX_COLLECTIVE_FACTS = 3
-
-
-def line_facts(line: Signal, raw: str, *, log: str = "", redactor: Redactor) -> Iterator[Signal]:
-    """What a log states beyond its failing line's words: collectives' facts, a GPU's Xid.
-
-    `line` is the failing line's `log_signal`, `raw` that line as the log wrote it, `log`
-    the text read: NCCL and rendezvous lines elsewhere in it are read too (a peer that
-    closed the connection before the exception that ended the process), the failing line's
-    first, at most `MAX_COLLECTIVE_FACTS` distinct ones. Each fact is cited like the line,
-    redacted, and never decides a category.
-    """
-    origin = line.origin.rsplit(" ", 1)[0]  # `container trainer log line`
-    lines = [(line.origin, raw)]
-    lines += [(f"{origin} {n}", text) for n, text in enumerate(log.splitlines(), start=1)]
-    seen: set[collective.CollectiveFact] = set()
-    for where, text in lines:
-        fact = collective.parse(text)
-        if fact is None or fact in seen or len(seen) >= MAX_COLLECTIVE_FACTS:
-            continue
-        seen.add(fact)
-        if fact.rank is None:  # the line names none: it is the pod's own rank's
-            fact = replace(fact, rank=line.rank)
-        yield Signal(
-            kind=SignalKind.COLLECTIVE,
-            at=None,
-            source=line.source,
-            origin=where,
-            text=shorten(redactor.clean(fact.describe())),
-            detail=fact.kind,
-            key=f"{line.key}:collective:{len(seen)}",
-            pod=line.pod,
-            rank=fact.rank,
-        )
-    if (xid := xid_in(raw)) is not None:
-        yield Signal(
-            kind=SignalKind.GPU_XID,
-            at=None,
-            source=line.source,
-            origin=line.origin,
-            text=xid.describe(),
-            detail=str(xid.code),
-            key=f"{line.key}:xid",
-            pod=line.pod,
-            rank=line.rank,
         )

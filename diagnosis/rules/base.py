@@ -145,6 +145,8 @@ class CategoryRow:
         owner_for: a finer owner when the finding's details change who fixes it.
         container_evidence: its answer rests on container-level evidence (the failing log
             line, an exit code's cause), so without Kubernetes that is the gap that matters.
+        blast_radius: its finding names a node whose other terminations are worth counting
+            (`diagnosis.blast`).
     """
 
     category: Category
@@ -153,6 +155,7 @@ class CategoryRow:
     advise: Advice
     owner_for: Callable[[Finding], str | None] | None = None
     container_evidence: bool = False
+    blast_radius: bool = False
 
     def owner_of(self, finding: Finding) -> str:
         """The recovery owner for this finding: the detailed one if known, else the default."""

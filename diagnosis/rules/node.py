@@ -211,4 +211,5 @@ ROW = CategoryRow(
     owner="Infrastructure/SRE",
     advise=_advise,
     owner_for=_owner,
+    blast_radius=True,
 )

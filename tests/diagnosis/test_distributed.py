@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 from diagnosis.evidence import Evidence, Signal
+from diagnosis.kube.log_signals import line_facts, log_signal
 from diagnosis.kube.models import Pod
 from diagnosis.kube.signals import (
     container_signals,
-    line_facts,
-    log_signal,
     node_signals,
     pod_rank,
     restarts_of,
