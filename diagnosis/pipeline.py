@@ -243,7 +243,7 @@ async def _diagnose(
         )
 
     # What this asker may see around the failure is read alongside it, never shared as such.
-    around = Surroundings(workload, runai, lookups, share, authorize, cutoff)
+    around = Surroundings(workload, runai, lookups, share, authorize, cutoff, resolved.submissions)
     around.start()
     try:
         if share is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from diagnosis.access import Authorize, readable
@@ -38,10 +38,15 @@ NEAR_MATCH_RATIO = 0.6
 
 @dataclass(frozen=True)
 class Resolved:
-    """The selected workload, with events when they were already fetched to confirm it."""
+    """The selected workload, with events when they were already fetched to confirm it.
+
+    `submissions` are the workloads of its name the asker may read, when resolution listed
+    them (by name): what changed since the last good run is looked for among them.
+    """
 
     workload: Workload
     events: Fetched[tuple[Event, ...]] | None = None
+    submissions: tuple[Workload, ...] | None = None
 
 
 def workload_ref(workload: Workload) -> WorkloadRef:
@@ -167,7 +172,7 @@ async def resolve_by_name(
                 "Which one? Reply with its workload ID.",
                 tied,
             )
-        return Resolved(terminal[0])
+        return Resolved(terminal[0], submissions=tuple(matches))
     active = [w for w in matches if (w.phase or "").lower() in ACTIVE][:MAX_ACTIVE_CANDIDATES]
     checked = await asyncio.gather(
         *(_confirm(runai, w, request.symptom, now=now, cutoff=cutoff) for w in active)
@@ -194,4 +199,4 @@ async def resolve_by_name(
             "Which one? Reply with its workload ID.",
             [c.workload for c in confirmed if c.workload.id in tied_ids],
         )
-    return confirmed[0]
+    return replace(confirmed[0], submissions=tuple(matches))

@@ -75,26 +75,37 @@ class _Reads:
         return await self._shared(key, call, _PODS)
 
 
+async def _submissions(workload: Workload, lookups: RunaiReader) -> list[Workload]:
+    """The workloads of the same name in the same project and cluster (`list_workloads`)."""
+    project = workload.project_name or ""
+    listing = lookups.list_workloads(
+        cluster_id=workload.cluster_id, project=project, name=workload.name
+    )
+    return await within_deadline(listing, "list_workloads")
+
+
 async def _changes(
     workload: Workload,
     reads: _Reads,
     lookups: RunaiReader,
+    *,
     authorize: Authorize | None,
     cutoff: datetime,
+    submissions: tuple[Workload, ...] | None,
 ) -> tuple[Changes | None, Gap | None]:
-    """The comparison with the last good run the asker may read, or None when there is none."""
+    """The comparison with the last good run the asker may read, or None when there is none.
+
+    The submissions of the name are those resolution listed when it did (by name), else
+    they are listed now.
+    """
     if workload.project_name is None:
         return None, None
-    what = f"earlier submissions of {workload.name}"
     try:
-        listed = await within_deadline(
-            lookups.list_workloads(
-                cluster_id=workload.cluster_id, project=workload.project_name, name=workload.name
-            ),
-            "list_workloads",
+        listed = (
+            list(submissions) if submissions is not None else await _submissions(workload, lookups)
         )
     except UpstreamError as error:
-        return None, gap_for("list_workloads", what, error)
+        return None, gap_for("list_workloads", f"earlier submissions of {workload.name}", error)
     mine = await readable(earlier_good_runs(workload, listed, cutoff=cutoff), authorize)
     if not mine:
         return None, None
@@ -150,13 +161,21 @@ class Surroundings:
     share: Share | None
     authorize: Authorize | None
     cutoff: datetime
+    submissions: tuple[Workload, ...] | None = None
     _changes: asyncio.Future[tuple[Changes | None, Gap | None]] | None = None
 
     def start(self) -> None:
         """Start reading the last good run, alongside the diagnosis."""
         reads = _Reads(self.runai, self.share)
         self._changes = asyncio.ensure_future(
-            _changes(self.workload, reads, self.lookups, self.authorize, self.cutoff)
+            _changes(
+                self.workload,
+                reads,
+                self.lookups,
+                authorize=self.authorize,
+                cutoff=self.cutoff,
+                submissions=self.submissions,
+            )
         )
 
     def cancel(self) -> None:

@@ -165,3 +165,24 @@ async def test_json_changes_and_the_answer_s_one_line():
     assert HF not in str(data)
     [summary] = [line for line in answer(report).lines if line.text.startswith("Changed since")]
     assert summary.sources == ("get_workload_spec",)
+
+
+async def test_by_name_the_submissions_resolution_listed_are_used():
+    by_id = request_from_expectation(CHANGED, CHANGED.expect[0])
+    failed = CHANGED.workload(FAILED_ID)
+    assert failed is not None
+    by_name = by_id.model_copy(
+        update={
+            "workload_id": None,
+            "workload_name": failed.workload["name"],
+            "project": failed.workload["projectName"],
+        }
+    )
+    async with simulated(CHANGED, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        report = await diagnose(by_name, runai=up.runai, kube=up.kube, now=CHANGED.now)
+        listed = [r for r in up.simulator.requests if r.path == "/api/v1/workloads"]
+
+    assert report.changes is not None
+    assert report.changes.since_id == GOOD_ID
+    assert len(listed) == 1, "resolution's list of the name is the one compared"
