@@ -138,23 +138,26 @@ def evidence(
     )
 
 
-def unreachable_node(name: str, since: datetime | str) -> KubeNode:
-    """A Kubernetes node whose kubelet stopped posting status at `since` (NoExecute taint)."""
+def unreachable_node_body(name: str, since: datetime | str) -> dict[str, Any]:
+    """A Kubernetes node, as the API serves it, whose kubelet stopped posting status at `since`."""
     changed = since if isinstance(since, str) else iso(since)
-    return KubeNode.model_validate(
-        {
-            "metadata": {"name": name},
-            "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]},
-            "status": {
-                "conditions": [
-                    {
-                        "type": "Ready",
-                        "status": "Unknown",
-                        "reason": "NodeStatusUnknown",
-                        "message": "Kubelet stopped posting node status.",
-                        "lastTransitionTime": changed,
-                    }
-                ]
-            },
-        }
-    )
+    return {
+        "metadata": {"name": name},
+        "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]},
+        "status": {
+            "conditions": [
+                {
+                    "type": "Ready",
+                    "status": "Unknown",
+                    "reason": "NodeStatusUnknown",
+                    "message": "Kubelet stopped posting node status.",
+                    "lastTransitionTime": changed,
+                }
+            ]
+        },
+    }
+
+
+def unreachable_node(name: str, since: datetime | str) -> KubeNode:
+    """`unreachable_node_body` as the model Tier 2 reads it."""
+    return KubeNode.model_validate(unreachable_node_body(name, since))
