@@ -150,7 +150,7 @@ def _print(report: Report, lookback: str, *, as_json: bool) -> None:
     if as_json:
         print(json.dumps(report.to_json_dict(lookback), ensure_ascii=False))
     else:
-        print(render_text(report))
+        print(render_text(report, everything=True))
 
 
 async def _diagnose(args: argparse.Namespace) -> int:

@@ -21,7 +21,9 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.observe import begin_request
-from bot.render.text import render_text, sanitize
+from bot.render import plan
+from bot.render.plan import LineKind
+from bot.render.text import plan_lines, render_text, sanitize
 
 __all__ = ["ConsoleResponder", "ConsoleSession", "render_reply"]
 
@@ -29,20 +31,27 @@ PROMPT = "you> "
 BOT = "runai-why> "
 PRIVATE = "(only you) "
 _PICK_DIGITS = 3  # a button's number; anything longer is text for the engine
+SHOW_ALL_HINT = "Reply `show logs` to see them all."
 
 
 def render_reply(reply: Reply) -> str:
     """A reply as console text (the report exactly as `runai-why diagnose` prints it)."""
     if isinstance(reply, ReportReply):
         notes = "".join(f"\n({sanitize(n)})" for n in reply.notes)
-        return render_text(reply.report, cluster_name=reply.cluster_name) + notes
+        answer = render_text(reply.report, cluster_name=reply.cluster_name, more=SHOW_ALL_HINT)
+        return answer + notes
     if isinstance(reply, EvidenceReply):
-        lines = [
-            f"- {sanitize(e.text)} (source: {sanitize(e.source)})" for e in reply.report.evidence
-        ]
-        gaps = [f"- {sanitize(m)}" for m in reply.report.missing]
-        return "\n".join(
-            ["All evidence:", *(lines or ["- none"]), *(["Not available:", *gaps] if gaps else [])]
+        every = plan.everything(reply.report)
+        lines = plan_lines([line for line in every if line.kind is not LineKind.GAP])
+        gaps = plan_lines([line for line in every if line.kind is LineKind.GAP])
+        return sanitize(
+            "\n".join(
+                [
+                    "All evidence:",
+                    *(lines or ["- none"]),
+                    *(["Not measured:", *gaps] if gaps else []),
+                ]
+            )
         )
     if isinstance(reply, Question) and reply.picked is not None:
         who = f" (picked by {sanitize(reply.asker)})" if reply.asker else ""

@@ -27,6 +27,8 @@ from diagnosis.pipeline import DEFAULT_DEADLINE_S, diagnose
 from diagnosis.redact import Redactor
 from diagnosis.report import (
     Category,
+    Change,
+    Changes,
     EvidenceLine,
     MemoryFigures,
     MemorySample,
@@ -65,6 +67,8 @@ __all__ = [
     "Authorize",
     "CallLimiter",
     "Category",
+    "Change",
+    "Changes",
     "Cluster",
     "DiagnosisError",
     "DiagnosisRequest",

@@ -29,6 +29,12 @@ from diagnosis.signals import history_signals, pod_signals
 __all__ = ["collect"]
 
 T = TypeVar("T")
+#: The skill: "If the kind-specific `spec` is absent, report that limitation and continue."
+SPEC_ABSENT = Gap(
+    source="get_workload_spec",
+    what="submitted spec: the kind-specific spec is absent (image, command, memory limit "
+    "and restart policy not known)",
+)
 _NODE_KINDS = (SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION, SignalKind.NODE_CORDONED)
 
 
@@ -155,6 +161,8 @@ async def collect(
         nodes.cancel()
     gaps = [f.gap for f in (events, spec, pods, history) if f.gap is not None]
     gaps.extend(tier2.gaps if tier2 else ())
+    if spec.value is not None and spec.value.spec is None:
+        gaps.append(SPEC_ABSENT)
     if pods.value is not None and not pods.value:
         gaps.append(
             Gap(

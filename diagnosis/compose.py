@@ -59,13 +59,17 @@ def compose(ev: Evidence, finding: Finding) -> Report:
     """
     lookback = ev.request.lookback_label()
     recur = recurrence(ev, finding.category, lookback)
-    evidence = list(finding.evidence)
+    evidence = [line.model_copy(update={"deciding": True}) for line in finding.evidence]
+    evidence.extend(finding.context)
     evidence.extend(ev.tier2_lines)
     evidence.extend(_context(ev, {e.text for e in evidence}))
     missing = [g.what for g in ev.gaps]
     missing.extend(finding.missing)
+    deciding_missing = list(finding.missing)
     if not ev.tier2:
         missing.append(TIER2_MISSING)
+        if row(finding.category).container_evidence:
+            deciding_missing.append(TIER2_MISSING)
     details = finding.details
     return Report(
         outcome=Outcome.DIAGNOSED,
@@ -81,4 +85,5 @@ def compose(ev: Evidence, finding: Finding) -> Report:
         subcause=details.subcause.value if details.subcause else None,
         policy=details.policy.value if details.policy else None,
         details=details.model_dump(mode="json", exclude_defaults=True),
+        deciding_missing=tuple(dict.fromkeys(deciding_missing)),
     )

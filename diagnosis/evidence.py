@@ -53,6 +53,9 @@ class Signal(BaseModel):
         exit_code: for `EXIT_CODE` signals.
         detail: a sub-cause or object name (pull sub-cause, volume, node, container).
         key: identity used to count one upstream fact once (e.g. the event id).
+        pod: the pod it is about, when the upstream object says (a pod's state, an event
+            about a pod, a pod's log); None for the workload, a node or an unnamed pod.
+        rank: the distributed rank it is about, when a log line or the pod says.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -66,6 +69,8 @@ class Signal(BaseModel):
     exit_code: int | None = None
     detail: str | None = None
     key: str = ""
+    pod: str | None = None
+    rank: int | None = None
 
 
 class Restarts(BaseModel):
@@ -76,6 +81,8 @@ class Restarts(BaseModel):
         restart_count: `restartCount`; every restart followed one termination.
         waiting_or_terminated: the container is not running now, so its latest termination
             (`lastState`, or `state` when it never restarted) has no restart after it yet.
+        final: the container is terminated for good (not waiting to restart): its latest
+            termination is the workload's, shared with the other pods that ended with it.
         last_finished_at: when the latest termination happened.
         pod_started_at: the pod's `status.startTime`; restarts before it cannot exist.
         key: the prefix of this container's signal keys (`k8s:<pod>:<container>:`).
@@ -92,6 +99,7 @@ class Restarts(BaseModel):
     pod_started_at: datetime | None
     key: str
     source: str
+    final: bool = False
 
     @property
     def terminations(self) -> int:

@@ -16,6 +16,7 @@ _MEANINGS: dict[int, str] = {
     2: "misuse of a command or invalid arguments (e.g. an argparse usage error)",
     126: "command found but not executable (permissions or wrong format)",
     127: "command not found (entrypoint or binary missing from the image or PATH)",
+    128: "the container could not start: the runtime failed to run its command",
     255: "exit status out of range (exit(-1) or a fatal runtime error)",
 }
 _SIGNAL_NOTES: dict[int, str] = {

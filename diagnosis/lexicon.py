@@ -42,6 +42,9 @@ class SignalKind(StrEnum):
     UNSCHEDULABLE = "unschedulable"
     RESTARTED = "restarted"
     LOG_ERROR = "log_error"
+    START_ERROR = "start_error"
+    COLLECTIVE = "collective"
+    GPU_XID = "gpu_xid"
 
 
 def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
@@ -61,6 +64,10 @@ SIGNAL_REASONS: dict[str, SignalKind] = {
     "failedmount": SignalKind.MOUNT_FAILED,
     "failedattachvolume": SignalKind.MOUNT_FAILED,
     "crashloopbackoff": SignalKind.CRASHLOOP,
+    # the runtime could not start the container's process (the cause is in the message)
+    "starterror": SignalKind.START_ERROR,
+    "containercannotrun": SignalKind.START_ERROR,
+    "runcontainererror": SignalKind.START_ERROR,
     "nodenotready": SignalKind.NODE_NOT_READY,
     "nodelost": SignalKind.NODE_NOT_READY,
     "taintmanagereviction": SignalKind.NODE_NOT_READY,
@@ -122,6 +129,15 @@ SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
         r"(secret|configmap) \"[^\"]+\" not found",
     ),
     SignalKind.CRASHLOOP: _rx(r"\bCrashLoopBackOff\b", r"back-off restarting failed container"),
+    # the driver's GPU fault report, as a node's kernel log or a GPU health agent quotes it
+    SignalKind.GPU_XID: _rx(r"\bNVRM: Xid\b", r"\bXid \(PCI:", r"\bXid[ =:]+\d{1,3}\b"),
+    SignalKind.START_ERROR: _rx(
+        r"\bOCI runtime (?:create|exec|start) failed\b",
+        r"\bfailed to create (?:containerd )?(?:shim )?task\b",
+        r"\bunable to start container process\b",
+        r"\bstarting container process caused\b",
+        r"\bexecutable file not found in \$PATH\b",
+    ),
     SignalKind.NODE_NOT_READY: _rx(
         r"\bNodeNotReady\b",
         r"\bnode\b[^.]*\bis not ready\b",
@@ -216,11 +232,16 @@ _DETAIL_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "node": _rx(r"\bnode[ /:]+\"?([a-z0-9]+(?:[.-][a-z0-9]+)+)\"?"),
     "container": _rx(r"\bcontainer \"?([a-z0-9][a-z0-9-]*)\"?", r"\binit container \"?([\w-]+)"),
     "image": _rx(r"\bimage \"([^\"]+)\"", r"pulling image \"?([^\"\s]+)"),
+    # what the runtime says after its own prefixes: `exec: "x": executable file not found in $PATH`
+    "start": _rx(
+        r"(?:unable to start container process|starting container process caused"
+        r"|error during container init):\s*(.+?)(?::\s*unknown)?\s*$",
+    ),
 }
 
 
 def extract_detail(kind: str, text: str) -> str | None:
-    """Pull a named detail (`volume`, `node`, `container`, `image`) out of a message."""
+    """Pull a named detail (`volume`, `node`, `container`, `image`, `start`) out of a message."""
     for pattern in _DETAIL_PATTERNS[kind]:
         match = pattern.search(text)
         if match:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from diagnosis.errors import UpstreamError
 from diagnosis.redact import clip
+from diagnosis.xid import XidPoints, xid_in
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -59,9 +60,17 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        "rendezvous",
+        re.compile(
+            r"DistStoreError|\d+/\d+ clients joined|RendezvousTimeoutError"
+            r"|failed to pass monitoredBarrier|client socket has timed out after"
+        ),
+    ),
+    (
         "nccl",
         re.compile(
-            r"\bNCCL (error|WARN .*failed)|DistBackendError|ncclInternalError|ncclSystemError"
+            r"\bNCCL (error|WARN .*(?:failed|closed|error))|DistBackendError|ncclInternalError"
+            r"|ncclSystemError|Connection closed by remote peer|Got completion from peer"
             r"|ncclUnhandledCudaError|ncclRemoteError",
             re.IGNORECASE,
         ),
@@ -84,6 +93,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("error", re.compile(r"\bERROR\b|\berror:", re.IGNORECASE)),
 )
 _BY_KIND = {**dict(_PATTERNS), "wrapper": _WRAPPER}
+_BY_KIND["gpu-app-fault"] = _BY_KIND["gpu-hardware"]
 
 
 @dataclass(frozen=True)
@@ -116,11 +126,18 @@ def failing_line(log: str) -> FailingLine | None:
     for kind, pattern in _PATTERNS:
         for index, line in reversed(roots):
             if pattern.search(line):
-                return FailingLine(line.strip(), kind, index + 1)
+                return FailingLine(line.strip(), _refined(kind, line), index + 1)
     for index in range(len(lines) - 1, -1, -1):
         if _WRAPPER.search(lines[index]):
             return FailingLine(lines[index].strip(), "wrapper", index + 1)
     return None
+
+
+def _refined(kind: str, line: str) -> str:
+    """A GPU line whose Xid points to the application is `gpu-app-fault` (`diagnosis.xid`)."""
+    if kind == "gpu-hardware" and (xid := xid_in(line)) and xid.points is XidPoints.APPLICATION:
+        return "gpu-app-fault"
+    return kind
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Share, SharedLookups, report_key, shared_report
 from diagnosis.signals import events_signals, status_signals
 from diagnosis.stages import StageObserver, Stopwatch
+from diagnosis.surroundings import Surroundings
 
 __all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
 
@@ -249,16 +250,25 @@ async def _diagnose(
             request, resolved, runai=runai, kube=kube, now=now, cutoff=cutoff, watch=watch
         )
 
-    if share is None:
-        return await for_asker(await examine(), authorize)
-    # This asker may see the workload (authorized above): its report may be shared, and
-    # what it names about other workloads is then cut to what this asker may read.
-    key = report_key(request, workload, tier2=kube is not None)
-    report = await shared_report(share, key, examine)
-    if report.workload is not None and report.workload.id != workload.id:
-        log.warning("shared_report_mismatch", workload_id=workload.id)
-        report = await examine()  # never show an asker a report about another workload
-    return await for_asker(report, authorize)
+    # What this asker may see around the failure is read alongside it, never shared as such.
+    around = Surroundings(workload, runai, lookups, share, authorize, cutoff, resolved.submissions)
+    around.start()
+    try:
+        if share is None:
+            report = await examine()
+        else:
+            # This asker may see the workload (authorized above): its report may be shared.
+            key = report_key(request, workload, tier2=kube is not None)
+            report = await shared_report(share, key, examine)
+            if report.workload is not None and report.workload.id != workload.id:
+                log.warning("shared_report_mismatch", workload_id=workload.id)
+                report = await examine()  # never show an asker a report about another workload
+        # What it names about other workloads is cut to what this asker may read.
+        report = await for_asker(report, authorize)
+        with watch.stage("collect"):
+            return await around.add(report)
+    finally:
+        around.cancel()
 
 
 async def _examine(

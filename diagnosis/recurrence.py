@@ -74,19 +74,24 @@ def current_run(ev: Evidence) -> tuple[Signal, ...]:
     return tuple(s for s in ev.signals if s.at is None or s.at >= start)
 
 
-def _loop_terminations(ev: Evidence, category: Category, restarts: Restarts) -> int:
-    """The container's terminations of `category` that fall within the lookback.
+def _loop_terminations(ev: Evidence, category: Category, restarts: Restarts) -> tuple[int, bool]:
+    """The container's terminations of `category` within the lookback, and whether it ended.
 
-    All of them when the pod started within the lookback; otherwise only the latest, the
-    one whose time is known.
+    Its restarts, each an occurrence: all of them when the pod started within the lookback,
+    otherwise only the latest, the one whose time is known. A container terminated for good
+    ended with the workload: that last termination is the workload's, counted once for all
+    the pods that ended with it (the second value), not once per pod.
     """
     if restarts.last_finished_at is None or restarts.last_finished_at < ev.cutoff:
-        return 0
+        return 0, False
     own = [s for s in ev.signals if s.key.startswith(restarts.key)]
     if _attributed(ev, own) is not category:
-        return 0
+        return 0, False
     started = restarts.pod_started_at
-    return restarts.terminations if started is None or started >= ev.cutoff else 1
+    whole = started is None or started >= ev.cutoff
+    if restarts.final:
+        return (restarts.restart_count if whole else 0), True
+    return (restarts.terminations if whole else 1), False
 
 
 def recurrence(ev: Evidence, category: Category, lookback: str) -> Recurrence:
@@ -107,13 +112,18 @@ def recurrence(ev: Evidence, category: Category, lookback: str) -> Recurrence:
     covered = current is not None and any(abs(a - current) <= GRACE for a in anchors)
     within = current is None or current >= ev.cutoff
     uncovered = 1 if not covered and within else 0  # the failure diagnosed, not in history
-    loops = [(r, _loop_terminations(ev, category, r)) for r in ev.restarts]
-    in_loop = sum(n for _, n in loops)
+    loops = [(r, *_loop_terminations(ev, category, r)) for r in ev.restarts]
+    ended = any(final for _, _, final in loops)  # the pods that ended together: one termination
+    in_loop = sum(n for _, n, _ in loops) + (1 if ended else 0)
     if not in_loop:
         count = len(attributed) + uncovered
     else:
         # Anchors since the looping pods started are those same terminations: count once.
-        starts = [r.pod_started_at for r, n in loops if n and r.pod_started_at is not None]
+        starts = [
+            r.pod_started_at
+            for r, n, final in loops
+            if (n or final) and r.pod_started_at is not None
+        ]
         first = min(starts) - GRACE if starts else ev.cutoff - GRACE
         before = sum(1 for a in attributed if a < first)
         count = before + max(in_loop, len(attributed) - before + uncovered)

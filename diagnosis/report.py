@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -18,6 +18,8 @@ from diagnosis.report_facts import PendingFacts, PreemptionFacts
 __all__ = [
     "REDACTION_MARKER",
     "Category",
+    "Change",
+    "Changes",
     "EvidenceLine",
     "MemoryFigures",
     "MemorySample",
@@ -80,10 +82,32 @@ class WorkloadRef(_Model):
 
 
 class EvidenceLine(_Model):
-    """One quantified, cited observation. `source` is the skill's tool name (or kubectl)."""
+    """One quantified, cited observation. `source` is the skill's tool name (or kubectl).
+
+    Attributes:
+        sources: every source that reported this same fact, `source` first (one line with
+            all its sources, instead of one line per source).
+        deciding: one of the few lines that decide the verdict (the direct signal, the
+            quantities, the failing log line); the rest support it.
+        pod, rank: the pod (and distributed rank) the line is about, when known.
+        fact: lines that report the same fact share this key (`diagnosis.facts`); None
+            for a line that is a fact of its own.
+    """
 
     text: str
     source: str
+    sources: tuple[str, ...] = ()
+    deciding: bool = False
+    pod: str | None = None
+    rank: int | None = None
+    fact: str | None = None
+
+    @model_validator(mode="after")
+    def _own_source_first(self) -> EvidenceLine:
+        if not self.sources or self.sources[0] != self.source:
+            merged = (self.source, *(s for s in self.sources if s != self.source))
+            object.__setattr__(self, "sources", merged)
+        return self
 
 
 class Recurrence(_Model):
@@ -122,6 +146,54 @@ class MemoryFigures(_Model):
     killed_at: datetime | None = None
 
 
+class Change(_Model):
+    """One difference between the failed submission's spec and the last good one's.
+
+    A `value` change has the good run's value in `before` and the failed one's in `after`
+    (as shown, redacted; None when the spec did not say). A `set` change (environment
+    variable names, data sources) has what was removed in `before`, what was added in `after`.
+    """
+
+    what: str
+    before: str | None
+    after: str | None
+    kind: Literal["value", "set"] = "value"
+
+    def describe(self) -> str:
+        """`image: nvcr.io/x:1 → nvcr.io/x:2`, or `environment variables: added HF_HOME`."""
+        if self.kind == "set":
+            parts = [f"added {self.after}"] if self.after else []
+            parts += [f"removed {self.before}"] if self.before else []
+            return f"{self.what}: {'; '.join(parts)}"
+        return f"{self.what}: {self.before or 'not set'} → {self.after or 'not set'}"
+
+
+class Changes(_Model):
+    """What changed since the last good run of the same workload name in the same project.
+
+    Attributes:
+        since_id, since_name: the earlier submission compared with (the asker may read it).
+        since_at: when it ended (or last changed phase); since_phase: how it ended.
+        items: the differences, in a fixed order (image, command, resources, ...); empty
+            when the two specs agree on everything compared.
+        source: where both specs were read.
+    """
+
+    since_id: str
+    since_name: str
+    since_at: datetime | None = None
+    since_phase: str | None = None
+    items: tuple[Change, ...] = ()
+    source: str = "get_workload_spec"
+
+    def summary(self) -> str:
+        """`Changed since llm-ft on 2025-11-03 (Succeeded): image, CPU-memory limit`."""
+        when = f" on {self.since_at:%Y-%m-%d}" if self.since_at else ""
+        how = f" ({self.since_phase})" if self.since_phase else ""
+        what = ", ".join(dict.fromkeys(c.what for c in self.items)) or "nothing compared differs"
+        return f"Changed since {self.since_name}{when}{how}: {what}"
+
+
 #: Every redaction leaves one of these in the text it masked (see `diagnosis.redact`).
 REDACTION_MARKER = "[REDACTED:"
 
@@ -151,6 +223,9 @@ class Report(_Model):
             as plain values; empty when there is no finding.
         pending: `pending_scheduling`: the Pending reason and its figures.
         preemption: `preempted`: the preemption kind, the preemptor and its fairness.
+        deciding_missing: the gaps that matter to the verdict (a subset of `missing`): what
+            the answer must say was not measured.
+        changes: what changed since the last good run the asker may read, when there was one.
     """
 
     outcome: Outcome
@@ -171,6 +246,8 @@ class Report(_Model):
     details: dict[str, str | int | bool] = {}
     pending: PendingFacts | None = None
     preemption: PreemptionFacts | None = None
+    deciding_missing: tuple[str, ...] = ()
+    changes: Changes | None = None
 
     @model_validator(mode="after")
     def _derived(self) -> Report:
@@ -182,6 +259,20 @@ class Report(_Model):
 
             object.__setattr__(self, "recovery_owner", default_owner(self.category))
         return self
+
+    def facts(self) -> tuple[EvidenceLine, ...]:
+        """The evidence as people read it: one line per fact, with all its sources."""
+        from diagnosis.facts import merge  # noqa: PLC0415 (import cycle)
+
+        return merge(self.evidence)
+
+    def deciding(self) -> tuple[EvidenceLine, ...]:
+        """The facts that decide the verdict, in order (the direct signal, the quantities).
+
+        A report that marks none (an outcome, not a diagnosis) is decided by all its facts.
+        """
+        facts = self.facts()
+        return tuple(f for f in facts if f.deciding) or facts
 
     def to_json_dict(self, lookback: str) -> dict[str, Any]:
         """The stable JSON contract of `runai-why diagnose --json`.
@@ -209,7 +300,8 @@ class Report(_Model):
                 if self.workload
                 else None
             ),
-            "evidence": [{"text": e.text, "source": e.source} for e in self.evidence],
+            "evidence": [_line(e) for e in self.evidence],
+            "facts": [_line(f) for f in self.facts()],
             "recurrence": recurrence.model_dump(),
             "memory": self.memory.model_dump(mode="json") if self.memory else None,
             "recommendations": list(self.recommendations),
@@ -223,12 +315,28 @@ class Report(_Model):
             "redactions": self.redactions,
             "pending": self.pending.to_json() if self.pending else None,
             "preemption": self.preemption.to_json() if self.preemption else None,
+            "missing_deciding": list(self.deciding_missing),
+            "changes": self.changes.model_dump(mode="json") if self.changes else None,
         }
+
+
+def _line(line: EvidenceLine) -> dict[str, Any]:
+    """An evidence line in `--json`: its text, every source, and whether it decides."""
+    return {
+        "text": line.text,
+        "source": line.source,
+        "sources": list(line.sources),
+        "deciding": line.deciding,
+        "pod": line.pod,
+        "rank": line.rank,
+    }
 
 
 def _texts(report: Report) -> list[str]:
     """Every string of a report that can quote upstream text."""
     texts = [report.headline, *(e.text for e in report.evidence), *report.recommendations]
+    if report.changes is not None:
+        texts += [t for c in report.changes.items for t in (c.before or "", c.after or "")]
     texts += [*report.missing, report.question or ""]
     for ref in (report.workload, *report.candidates):
         if ref is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from diagnosis.access import Authorize, readable
@@ -40,10 +40,15 @@ NEAR_MATCH_RATIO = 0.6
 
 @dataclass(frozen=True)
 class Resolved:
-    """The selected workload, with events when they were already fetched to confirm it."""
+    """The selected workload, with events when they were already fetched to confirm it.
+
+    `submissions` are the workloads of its name the asker may read, when resolution listed
+    them (by name): what changed since the last good run is looked for among them.
+    """
 
     workload: Workload
     events: Fetched[tuple[Event, ...]] | None = None
+    submissions: tuple[Workload, ...] | None = None
 
 
 def workload_ref(workload: Workload) -> WorkloadRef:
@@ -142,17 +147,16 @@ def _waiting(name: str, project: str, matches: list[Workload]) -> Resolved | Rep
         phases = ", ".join(sorted({w.phase or "unknown" for w in matches}))
         return _ask(
             f"No workload named {name} in {project} is waiting to run (current phase: "
-            f"{phases}). Which workload did you mean? Reply with its workload ID.",
+            f"{phases}). Which workload did you mean?",
             matches,
         )
     tied = _ties(waiting)
     if len(tied) > 1:
         return _ask(
-            f"{len(tied)} workloads named {name} in {project} are waiting to run. Which one? "
-            "Reply with its workload ID.",
+            f"{len(tied)} workloads named {name} in {project} are waiting to run. Which one?",
             tied,
         )
-    return Resolved(waiting[0])
+    return Resolved(waiting[0], submissions=tuple(matches))
 
 
 async def resolve_by_name(
@@ -196,7 +200,7 @@ async def resolve_by_name(
                 "Which one?",
                 tied,
             )
-        return Resolved(terminal[0])
+        return Resolved(terminal[0], submissions=tuple(matches))
     if request.symptom is Symptom.PENDING:
         return _waiting(name, project, matches)
     active = [w for w in matches if (w.phase or "").lower() in ACTIVE][:MAX_ACTIVE_CANDIDATES]
@@ -225,4 +229,4 @@ async def resolve_by_name(
             "Which one?",
             [c.workload for c in confirmed if c.workload.id in tied_ids],
         )
-    return confirmed[0]
+    return replace(confirmed[0], submissions=tuple(matches))

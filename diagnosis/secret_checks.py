@@ -17,11 +17,13 @@ __all__ = [
     "bare_aws_secret",
     "bearer",
     "cli_token",
+    "credential_file",
     "encoded",
     "env_pair",
     "header",
     "high_entropy",
     "key_value",
+    "netrc",
     "ngc_legacy",
     "not_uid_gid",
     "secret_span",
@@ -159,6 +161,34 @@ def key_value(m: re.Match[str]) -> bool:
         # underscore (`WANDB_API_KEY:…`, `api_key:…`) never are.
         key = "".join(_CAMEL.findall(key)[-1:])
     return sensitive_key(key, flag=spaced) and not _plain_value(m)
+
+
+#: A member that says whose credential a JSON object is (`kaggle.json`: username + key).
+_IDENTITY_MEMBER = re.compile(
+    r"\\?[\"'](?:username|user|login|email|client_id|account)\\?[\"'][ \t]*:", re.IGNORECASE
+)
+_OBJECT_REACH = 400  # how far a credential file's object is searched for its identity member
+
+
+def credential_file(m: re.Match[str]) -> bool:
+    """A JSON `"key"` whose object also names an identity: a credential file printed whole.
+
+    `{"username": "alice", "key": "…"}` is `kaggle.json`; a `"key"` alone (`{"key":
+    "batch_size"}`) is data. The object is its braces around the match, within reach.
+    """
+    text = m.string
+    opened = text.rfind("{", max(0, m.start() - _OBJECT_REACH), m.start())
+    closed = text.find("}", m.end(), m.end() + _OBJECT_REACH)
+    if opened < 0 or text.rfind("}", opened, m.start()) >= 0:
+        return False  # not inside one object
+    obj = text[opened : closed if closed >= 0 else m.end() + _OBJECT_REACH]
+    return _IDENTITY_MEMBER.search(obj) is not None and not _placeholder(_secret(m))
+
+
+def netrc(m: re.Match[str]) -> bool:
+    """A `.netrc` entry's password: a value, not a placeholder or a word of prose."""
+    value = _secret(m)
+    return not _placeholder(value) and value.lower() not in _PROSE_WORDS
 
 
 def not_uid_gid(m: re.Match[str]) -> bool:

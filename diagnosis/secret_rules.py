@@ -17,11 +17,13 @@ from diagnosis.secret_checks import (
     bare_aws_secret,
     bearer,
     cli_token,
+    credential_file,
     encoded,
     env_pair,
     header,
     high_entropy,
     key_value,
+    netrc,
     ngc_legacy,
     not_uid_gid,
     stated,
@@ -62,7 +64,8 @@ class Rule:
 _HINTS = {
     "private-key": "private key", "jwt": "eyj", "github-token": "gh github_pat_",
     "gitlab-token": "gl", "huggingface-token": "hf_", "openai-key": "sk-", "ngc-key": "nvapi-",
-    "slack-token": "xox xapp-",
+    "slack-token": "xox xapp-", "vendor-token": "sg. hvs. hvb. hvr. pmak- tskey- dp.",
+    "credential-file": "key", "netrc-password": "machine default",
     "slack-webhook": "hooks.slack.com/", "google-api-key": "aiza", "aws-access-key-id": "akia asia",
     "aws-secret-key": "akia asia secret", "azure-storage-key": "accountkey sharedaccess",
     "url-password": "://", "url-token": "? & ; # sig",
@@ -104,6 +107,12 @@ RULES: tuple[Rule, ...] = (
     _rule("slack-webhook", r"(?<=hooks\.slack\.com/)"
           r"(?:services|workflows|triggers|commands|actions)/(?P<s>[\w/%.-]+)"),
     _rule("google-api-key", r"\bAIza[\w-]{35}(?![\w-])"),
+    # Vendor tokens made of a prefix and two parts: one secret, both parts masked (a generic
+    # rule would see only one part). SendGrid, Vault service/batch/recovery, Postman,
+    # Tailscale, Doppler.
+    _rule("vendor-token", r"(?<![\w.-])(?:SG\.[\w-]{22}\.[\w-]{43}(?![\w-])|hv[sbr]\.[\w-]{24,}+"
+          r"|PMAK-[0-9a-f]{24}-[0-9a-f]{34}(?![\w-])|tskey-(?:auth|client|api)-\w{6,}+-\w{16,}+"
+          r"|dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[\w-]{1,40}\.)?[A-Za-z0-9]{40,}+)"),
     _rule("aws-secret-key", r"(?:(?:AKIA|ASIA)[0-9A-Z]{16}[ \t]*[:,|;][ \t]*"
           r"|(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\?[\"']?"
           rf"(?:[ \t]*[:=][ \t]*|[ \t]+)\\?[\"']?)(?P<s>[{_B64}]{{40}})(?![{_B64}=])"
@@ -120,6 +129,12 @@ RULES: tuple[Rule, ...] = (
           r"|x-amz-security-token|x-goog-signature|x-goog-credential))=(?P<s>[^&;\s\"'#<>]+)"),
     _rule("ngc-legacy-key", rf"(?:(?P<ngc>(?i:ngc))[^\n]{{0,48}}?)?(?<![{_B64}])"
           rf"(?P<s>[{_B64}]{{84,}}+={{0,2}})(?![{_B64}=])", ngc_legacy),
+    # A credential file printed whole: kaggle.json's `"key"` beside its `"username"`.
+    _rule("credential-file",
+          r"(?P<q>\\?\")key(?P=q)[ \t]*:[ \t]*(?P=q)(?P<s>[^\"\\\n]{8,}+)(?P=q)", credential_file),
+    # A `.netrc` entry: `machine <host> [login <user>] password <secret>`, on one line or many.
+    _rule("netrc-password", r"(?i:(?<![\w-])(?:machine[ \t]+[\w.:-]+|default)"
+          r"(?:\s+(?:login|account|port)[ \t]+[^\s,;]+)*+\s+password)[ \t]+(?P<s>\S+)", netrc),
     _rule("docker-auth",
           rf"(?P<q>\\?\")auth(?P=q)[ \t]*:[ \t]*(?P=q)(?P<s>[{_B64}]{{4,}}+={{0,2}})(?P=q)"),
     _rule("encoded-secret",

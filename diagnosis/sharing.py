@@ -47,7 +47,15 @@ from diagnosis.runai.models import (
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry, WorkloadPriority
 
-__all__ = ["Payload", "Share", "SharedKind", "SharedLookups", "report_key", "shared_report"]
+__all__ = [
+    "Payload",
+    "Share",
+    "SharedKind",
+    "SharedLookups",
+    "report_key",
+    "shared_lookup",
+    "shared_report",
+]
 
 SharedKind = Literal["lookup", "report"]
 T = TypeVar("T")
@@ -149,6 +157,17 @@ def report_key(request: DiagnosisRequest, workload: Workload, *, tier2: bool) ->
 async def shared_report(share: Share, key: str, compute: Callable[[], Awaitable[Report]]) -> Report:
     """The report for `key`, computed once for everyone asking for it now."""
     return await _shared(share, "report", key, compute, _REPORT)
+
+
+async def shared_lookup(
+    share: Share, key: str, compute: Callable[[], Awaitable[T]], adapter: TypeAdapter[T]
+) -> T:
+    """A Run:ai read shared by its arguments (`key`), like the resolution's reads.
+
+    Everyone asking it at about the same time gets the one result; each asker still
+    authorizes what it uses on its own.
+    """
+    return await _shared(share, "lookup", key, compute, adapter)
 
 
 _WORKLOAD = TypeAdapter(Workload)

@@ -23,12 +23,14 @@ from diagnosis.lexicon import (
 from diagnosis.literals import Prefilter
 from diagnosis.redact import Redactor, shorten
 from diagnosis.runai.models import Event, HistoryRecord, Pod, Workload
+from diagnosis.xid import xid_in
 
 __all__ = [
     "STATUS",
     "events_signals",
     "history_signals",
     "pod_signals",
+    "start_cause",
     "status_signals",
     "text_signals",
     "unique",
@@ -65,7 +67,20 @@ def _detail(kind: SignalKind, text: str) -> str | None:
         return extract_detail("node", text)
     if kind in {SignalKind.INIT_FAILED, SignalKind.EXIT_CODE, SignalKind.OOM_KILLED}:
         return extract_detail("container", text)
+    if kind is SignalKind.GPU_XID and (xid := xid_in(text)) is not None:
+        return str(xid.code)
     return None
+
+
+def start_cause(message: str, redactor: Redactor) -> str:
+    """What the runtime says made a container's start fail, redacted and short.
+
+    `exec: "trainx": executable file not found in $PATH`, without the runtime's own
+    prefixes; the whole message when it has none of them. It is free text that may quote the
+    submitted command, so it is redacted like any quote.
+    """
+    cleaned = redactor.clean(message)
+    return shorten(extract_detail("start", cleaned) or cleaned, 200)
 
 
 def text_signals(
@@ -92,7 +107,10 @@ def text_signals(
             kinds[kind] = None
     common = {"at": at, "source": source, "origin": origin, "reason": reason, "text": quoted}
     for kind in kinds:
-        yield Signal(kind=kind, detail=_detail(kind, raw), key=f"{key}:{kind}", **common)
+        detail = (
+            start_cause(raw, redactor) if kind is SignalKind.START_ERROR else _detail(kind, raw)
+        )
+        yield Signal(kind=kind, detail=detail, key=f"{key}:{kind}", **common)
     for _, pattern in _EXIT_SEARCH.candidates(raw):
         match = pattern.search(raw)
         if match:
@@ -133,7 +151,9 @@ def status_signals(workload: Workload, redactor: Redactor) -> Iterator[Signal]:
 
 def _event_signals(event: Event, source: str, origin: str, redactor: Redactor) -> Iterator[Signal]:
     key = event.id or f"{event.created_at}:{event.reason}:{event.message}"
-    yield from text_signals(
+    about = event.involved_object
+    pod = about.name if about is not None and (about.kind or "").lower() == "pod" else None
+    for signal in text_signals(
         event.reason,
         event.message,
         at=event.created_at,
@@ -141,7 +161,8 @@ def _event_signals(event: Event, source: str, origin: str, redactor: Redactor) -
         origin=origin,
         key=f"event:{key}",
         redactor=redactor,
-    )
+    ):
+        yield signal.model_copy(update={"pod": pod}) if pod else signal
 
 
 def events_signals(events: Iterable[Event], redactor: Redactor) -> Iterator[Signal]:
@@ -165,6 +186,7 @@ def pod_signals(pods: Iterable[Pod], redactor: Redactor) -> Iterator[Signal]:
             text=shorten(redactor.clean(f"Pod {pod.name} k8sPhase: {pod.k8s_phase}")),
             detail=pod.node_name if kind is SignalKind.POD_ERROR else None,
             key=f"pod:{pod.name}:{kind}",
+            pod=pod.name,
         )
 
 

@@ -20,6 +20,7 @@ from runai_sim import filters
 from runai_sim.access import AccessAPI
 from runai_sim.faults import FaultRule, FaultSet, delay, error_body, fault_response
 from runai_sim.kube import KUBE_PREFIX, KubeAPI, is_kube_path, kube_fault_response
+from runai_sim.pods import list_all_pods
 from runai_sim.scenario import Kind, Scenario, WorkloadEntry
 from runai_sim.scheduling import SchedulingAPI
 from runai_sim.tokens import TokenIssuer
@@ -233,6 +234,7 @@ class Simulator:
             Route("/api/v2/token", self._tokens.token_v2, methods=["POST"]),
             get(v1, self._list_workloads),
             get(f"{v1}/count", self._count_workloads),
+            get(f"{v1}/pods", lambda request: list_all_pods(self.scenario, request)),
             *[
                 get(f"{v1}/{kind}/{{workload_id}}", self._spec(kind))
                 for kind in kinds

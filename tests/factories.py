@@ -7,6 +7,7 @@ from itertools import count
 from typing import Any
 
 from diagnosis.evidence import Evidence
+from diagnosis.kube.models import KubeNode
 from diagnosis.redact import Redactor
 from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import Event, HistoryRecord, Measurement, Pod, Workload, WorkloadSpec
@@ -135,3 +136,28 @@ def evidence(
         metrics_requested=metrics_requested,
         signals=tuple(signals),
     )
+
+
+def unreachable_node_body(name: str, since: datetime | str) -> dict[str, Any]:
+    """A Kubernetes node, as the API serves it, whose kubelet stopped posting status at `since`."""
+    changed = since if isinstance(since, str) else iso(since)
+    return {
+        "metadata": {"name": name},
+        "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]},
+        "status": {
+            "conditions": [
+                {
+                    "type": "Ready",
+                    "status": "Unknown",
+                    "reason": "NodeStatusUnknown",
+                    "message": "Kubelet stopped posting node status.",
+                    "lastTransitionTime": changed,
+                }
+            ]
+        },
+    }
+
+
+def unreachable_node(name: str, since: datetime | str) -> KubeNode:
+    """`unreachable_node_body` as the model Tier 2 reads it."""
+    return KubeNode.model_validate(unreachable_node_body(name, since))

@@ -143,12 +143,17 @@ async def _run(scenario: Scenario, request: DiagnosisRequest) -> tuple[Report, l
 
 
 def _calls(requests: list[RecordedRequest]) -> list[tuple[str, str, str]]:
-    """What was asked upstream: method, path and query, in a stable order."""
-    return sorted(
-        (r.method, r.path, json.dumps(r.query, sort_keys=True))
-        for r in requests
-        if r.path not in TOKEN_PATHS
-    )
+    """What was asked upstream: method, path and query, in a stable order.
+
+    A lookup by the workload's name (its earlier submissions) carries the name, planted
+    text included when the name was renamed; that is the name, not a different call.
+    """
+
+    def query(r: RecordedRequest) -> str:
+        named = {k: [v.replace(f" {HOSTILE}", "") for v in vs] for k, vs in r.query.items()}
+        return json.dumps(named, sort_keys=True)
+
+    return sorted((r.method, r.path, query(r)) for r in requests if r.path not in TOKEN_PATHS)
 
 
 # ---------------------------------------------------------------- checks on rendered output

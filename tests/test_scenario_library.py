@@ -14,8 +14,9 @@ from typing import Any, Literal
 import pytest
 
 from bot.backends import simulated
+from bot.render.plan import answer
 from bot.scenarios import bundled_paths, request_from_expectation
-from diagnosis import diagnose
+from diagnosis import Report, diagnose
 from runai_sim.scenario import Scenario
 
 
@@ -59,6 +60,11 @@ def test_library_covers_every_outcome_and_category():
     }
 
 
+@pytest.mark.parametrize("path", bundled_paths(), ids=lambda path: path.stem)
+def test_every_scenario_carries_what_the_official_schemas_require(path):
+    assert Scenario.load(path).schema_problems() == []
+
+
 @pytest.mark.parametrize(("scenario", "expected"), CASES)
 async def test_scenario(scenario: Scenario, expected: dict[str, Any]):
     await check_scenario(scenario, expected, transport="asgi")
@@ -95,9 +101,7 @@ async def check_scenario(
         assert text in report.headline
     for text in expected.get("evidence_contains", []):
         assert any(text in e["text"] for e in data["evidence"]), (text, data["evidence"])
-    for text in expected.get("evidence_not_contains", []):
-        rendered = " ".join([report.headline, *(e["text"] for e in data["evidence"])])
-        assert text not in rendered, f"{text!r} leaked into the report"
+    _check_facts_and_changes(report, data, expected)
     for text in expected.get("missing_contains", []):
         assert any(text in m for m in data["missing"]), (text, data["missing"])
     for key in ("pending", "preemption"):  # a subset of the --json object, member by member
@@ -108,3 +112,22 @@ async def check_scenario(
     if data["outcome"] == "diagnosed":
         assert data["evidence"], "a diagnosis without evidence is a guess"
         assert data["recommendations"], "every diagnosis says what to do next"
+
+
+def _check_facts_and_changes(
+    report: Report, data: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    """The merged facts' sources, the one-screen answer and what changed since a good run."""
+    facts = report.facts()
+    for text, sources in expected.get("fact_sources", []):
+        fact = next(f for f in facts if text in f.text)
+        assert set(sources) <= set(fact.sources), (text, fact.sources)
+    if "deciding_at_most" in expected:
+        assert len(answer(report).lines) <= expected["deciding_at_most"], answer(report)
+    changes = report.changes
+    changed = [changes.summary(), *(c.describe() for c in changes.items)] if changes else []
+    for text in expected.get("changes_contains", []):
+        assert any(text in c for c in changed), (text, changed)
+    for text in expected.get("evidence_not_contains", []):
+        rendered = " ".join([report.headline, *(e["text"] for e in data["evidence"]), *changed])
+        assert text not in rendered, f"{text!r} leaked into the report"

@@ -134,7 +134,8 @@ class EvidenceReply:
     """Everything behind a report, posted in its thread: every evidence line and every gap.
 
     The answer to "show logs", "more", "all evidence" and the report's "Show all evidence"
-    button; a renderer shows all of `report.evidence` and `report.missing`, not the summary.
+    button; a renderer shows `bot.render.plan.everything` (every fact, change and gap), not
+    the answer's few lines.
     """
 
     report: Report

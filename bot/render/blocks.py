@@ -27,13 +27,14 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.basic_components import SlackFile
 
+from bot.render import plan
 from bot.render.actions import (
     ACTIONS_BLOCK_ID,
     SHOW_ALL_EVIDENCE,
     ActionTarget,
     report_buttons,
 )
-from bot.render.evidence import MAX_EVIDENCE_MESSAGES, bullet, evidence_lines, render_evidence
+from bot.render.evidence import MAX_EVIDENCE_MESSAGES, bullet, plan_line, render_evidence
 from bot.render.layout import (
     BUDGET,
     CONTINUED_RESERVE,
@@ -134,21 +135,20 @@ def _recurrence(report: Report) -> str | None:
     return safe(sentence, LINE_MAX) if sentence else None
 
 
-def _parts(report: Report) -> list[_Part]:
-    evidence = evidence_lines(report)
+def _parts(report: Report, planned: plan.Plan) -> list[_Part]:
+    evidence = tuple(plan_line(line) for line in planned.evidence)
     candidates = tuple(
         f"• {code(c.name, 300)} ({safe(c.project or '?', 200, single_line=True)}) · "
         f"{safe(candidate_facts(c), 400, single_line=True)} · workload ID {code(c.id, 300)}"
         for c in report.candidates
     )
-    missing = report.missing if report.outcome is not Outcome.NEEDS_INPUT else ()
     return [
         _Part("evidence", ("evidence line", "evidence lines"), "*Evidence*", evidence),
         _Part("recommendations", ("recommendation", "recommendations"), "*Recommendation*",
               tuple(bullet(r, keep_code=True) for r in report.recommendations)),
         _Part("candidates", ("candidate", "candidates"), "*Candidates*", candidates),
         _Part("not measured", ("not-measured item", "not-measured items"), "*Not measured*",
-              tuple(bullet(m) for m in missing)),
+              tuple(plan_line(line) for line in planned.gaps)),
     ]  # fmt: skip
 
 
@@ -233,7 +233,8 @@ def render_report(
     closing = _actions(report, lookback, runai_url) if actions else []
     closing += [b for b in (_context_block(report, notes),) if b]
     fixed = [*head, *recurrence, *closing]
-    parts = _parts(report)
+    planned = plan.answer(report)
+    parts = _parts(report, planned)
     chars = BUDGET - block_chars(*fixed) - _MORE_RESERVE * len(parts) - LEFT_OUT_RESERVE
     blocks = MAX_BLOCKS - len(fixed) - len(parts) - 1
 
@@ -264,7 +265,7 @@ def render_report(
         SlackMessage(text=f"{header}\n{fallback}".rstrip(), blocks=main),
         *(m for m, _ in kept),
     ]
-    left = sum(sum(counts) for _, counts in dropped)
+    left = sum(sum(counts) for _, counts in dropped) + planned.left_out
     if left:
         button = any(
             e.get("action_id") == SHOW_ALL_EVIDENCE for b in closing for e in b.get("elements", ())

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from bot.render import plan
 from bot.render.actions import report_buttons
 from bot.render.blocks import MAX_REPLIES
 from bot.render.card_parts import (
@@ -34,8 +35,9 @@ from bot.render.card_parts import (
     small,
     text_block,
 )
-from bot.render.evidence import MAX_EVIDENCE_MESSAGES, is_log_line
+from bot.render.evidence import MAX_EVIDENCE_MESSAGES
 from bot.render.layout import EN_DASH, LINE_MAX, first_line_label
+from bot.render.plan import LineKind, PlanLine, sources_text
 from bot.render.sparkline import memory_sparkline
 from bot.render.teams_text import ACTIVITY_MAX_BYTES, json_bytes, plain, safe
 from bot.render.wording import (
@@ -79,20 +81,16 @@ class _Part:
     items: tuple[Element, ...]
 
 
-def _evidence(report: Report) -> tuple[Element, ...]:
-    items: list[Element] = []
-    # A line's safe texts, by its text and source: a repeated line is made safe only once.
-    done: dict[tuple[str, str], tuple[str, str]] = {}
-    for line in report.evidence:
-        if (key := (line.text, line.source)) not in done:
-            done[key] = (safe(line.text, LINE_MAX), safe(line.source, 100, single_line=True))
-        text, source = done[key]
-        if is_log_line(line):
-            log = text_block(text, fontType="Monospace", spacing="Small")
-            items.append({"type": "Container", "items": [log, small(f"_({source})_")]})
-        else:
-            items.append(text_block(f"• {text}  _({source})_", spacing="Small"))
-    return tuple(items)
+def _line(line: PlanLine) -> Element:
+    """One planned line: a bullet with its sources; a log line in monospace, sources below."""
+    text = safe(line.text, LINE_MAX)
+    if line.kind is LineKind.GAP:
+        return text_block(f"• {text}", spacing="Small")
+    source = safe(sources_text(line), 300, single_line=True)
+    if line.kind is LineKind.LOG:
+        log = text_block(text, fontType="Monospace", spacing="Small")
+        return {"type": "Container", "items": [log, small(f"_({source})_")]}
+    return text_block(f"• {text}  _({source})_", spacing="Small")
 
 
 def _bullets(texts: Sequence[str], *, keep_code: bool = False) -> tuple[Element, ...]:
@@ -102,12 +100,14 @@ def _bullets(texts: Sequence[str], *, keep_code: bool = False) -> tuple[Element,
 
 
 def _parts(report: Report, *, evidence_only: bool = False) -> list[_Part]:
-    missing = report.missing if report.outcome is not Outcome.NEEDS_INPUT else ()
-    evidence = _Part("evidence", ("evidence line", "evidence lines"), "Evidence", _evidence(report))
+    """The answer's parts; with `evidence_only`, every line behind it (Show all evidence)."""
+    lines = plan.everything(report) if evidence_only else plan.answer(report).lines
+    shown = tuple(_line(line) for line in lines if line.kind is not LineKind.GAP)
+    gaps = tuple(_line(line) for line in lines if line.kind is LineKind.GAP)
+    evidence = _Part("evidence", ("evidence line", "evidence lines"), "Evidence", shown)
     not_measured = _Part(
-        "not measured", ("not-measured item", "not-measured items"), "Not measured",
-        _bullets(missing),
-    )  # fmt: skip
+        "not measured", ("not-measured item", "not-measured items"), "Not measured", gaps
+    )
     if evidence_only:
         return [evidence, not_measured]
     candidates = tuple(
@@ -304,6 +304,7 @@ def render_report_cards(
     main = [*head, *bodies[0], *middle, *(e for b in bodies[1:] for e in b), *closing]
     cards = [Card(summary, main, actions), *(card for card, _ in replies)]
     left = sum(len(p.items) - c for p, c in zip(parts, cursor, strict=True))
+    left += plan.answer(report).left_out
     if left:
         last = cards[-1]
         note = _left_out(report, left, lookback, button=has_evidence_button)

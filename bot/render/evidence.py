@@ -1,11 +1,13 @@
-"""Every evidence line of a report, for "Show all evidence" (and the report's own list).
+"""Planned lines in Slack mrkdwn, and "Show all evidence": every line behind an answer.
 
-Log lines are preformatted, so they show exactly as the container wrote them; other lines are
-escaped and their formatting marks neutralised. Capped like a report's replies.
+Which lines an answer shows is `bot.render.plan`'s choice; this module only writes them.
+Log lines are preformatted, so they show exactly as the container wrote them; other lines
+are escaped and their formatting marks neutralised. Capped like a report's replies.
 """
 
 from __future__ import annotations
 
+from bot.render import plan
 from bot.render.layout import (
     BUDGET,
     CONTINUED_RESERVE,
@@ -18,15 +20,14 @@ from bot.render.layout import (
     left_out_line,
     title,
 )
+from bot.render.plan import LineKind, PlanLine, sources_text
 from bot.render.slack_text import pack_lines, pre, safe, section, slack_len
-from diagnosis import EvidenceLine, Report
+from diagnosis import Report
 
 __all__ = [
     "MAX_EVIDENCE_MESSAGES",
     "bullet",
-    "evidence_line",
-    "evidence_lines",
-    "is_log_line",
+    "plan_line",
     "render_evidence",
 ]
 
@@ -39,42 +40,29 @@ def bullet(text: str, suffix: str = "", *, keep_code: bool = False) -> str:
     return f"• {body}{suffix}"
 
 
-def is_log_line(line: EvidenceLine) -> bool:
-    """Whether an evidence line quotes a container log (shown preformatted, as written)."""
-    return "logs" in line.source
-
-
-def evidence_line(line: EvidenceLine) -> str:
-    """One evidence line as a bullet with its source; a log line is preformatted."""
-    source = f"  _({safe(line.source, 100, single_line=True)})_"
-    if is_log_line(line):
+def plan_line(line: PlanLine) -> str:
+    """One planned line as a bullet with its sources; a log line is preformatted."""
+    if line.kind is LineKind.GAP:
+        return bullet(line.text)
+    source = f"  _({safe(sources_text(line), 300, single_line=True)})_"
+    if line.kind is LineKind.LOG:
         return f"• {pre(line.text, LINE_MAX - 2 - slack_len(source))}{source}"
     return bullet(line.text, source)
-
-
-def evidence_lines(report: Report) -> tuple[str, ...]:
-    """`evidence_line` of each of the report's lines, a repeated line rendered only once.
-
-    A line's rendering depends on its text and source alone; a report may repeat a line
-    (a crash-looping container logs the same line again and again).
-    """
-    shown: dict[tuple[str, str], str] = {}
-    for line in report.evidence:
-        if (key := (line.text, line.source)) not in shown:
-            shown[key] = evidence_line(line)
-    return tuple(shown[(line.text, line.source)] for line in report.evidence)
 
 
 def render_evidence(
     report: Report, *, lookback: str | None = None, max_messages: int = MAX_EVIDENCE_MESSAGES
 ) -> list[SlackMessage]:
-    """Every evidence line (log lines preformatted), for "Show all evidence" in the thread.
+    """Every fact, change and gap (log lines preformatted), for "Show all evidence".
 
     At most `max_messages` messages; what is left is counted, with the command that prints
     the whole report.
     """
     label = first_line_label(report)
-    lines = evidence_lines(report)
+    lines = tuple(
+        plan_line(line) if line.kind is not LineKind.GAP else bullet(f"Not measured: {line.text}")
+        for line in plan.everything(report)
+    )
     total = len(lines)
     messages: list[SlackMessage] = []
     cursor = 0

@@ -7,6 +7,10 @@ rewrite the screen or hide text from the reader.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from bot.render import plan
+from bot.render.plan import LineKind, PlanLine, sources_text
 from bot.render.slack_text import clean
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import (
@@ -19,7 +23,7 @@ from bot.render.wording import (
 )
 from diagnosis import Outcome, Report
 
-__all__ = ["render_text", "sanitize"]
+__all__ = ["plan_lines", "render_text", "sanitize"]
 
 
 def sanitize(text: str) -> str:
@@ -41,11 +45,8 @@ def _first_line(report: Report) -> str:
     return f"Outcome: {name} ({why})" if why else f"Outcome: {name}"
 
 
-def render_text(report: Report, *, cluster_name: str | None = None) -> str:
-    """The whole report as text, category (or outcome) on line one.
-
-    `cluster_name` is shown for the cluster, with its ID after it.
-    """
+def _head(report: Report, cluster_name: str | None) -> list[str]:
+    """Line one, the workload, the headline, the question asked back, who fixes it."""
     lines = [_first_line(report)]
     if report.workload is not None:
         w = report.workload
@@ -61,9 +62,39 @@ def render_text(report: Report, *, cluster_name: str | None = None) -> str:
         lines.append(f"{QUESTION_LABEL}: {report.question}")
     if report.recovery_owner:
         lines.append(f"{OWNER_LABEL}: {report.recovery_owner}")
-    if report.evidence:
-        lines += ["", "Evidence:"]
-        lines += [f"- {e.text} (source: {e.source})" for e in report.evidence]
+    return lines
+
+
+def plan_lines(lines: Sequence[PlanLine]) -> list[str]:
+    """Planned lines as text: `- <text> (source: a, b)`; a gap has no source."""
+    out = []
+    for line in lines:
+        noun = "sources" if len(line.sources) > 1 else "source"
+        cited = f" ({noun}: {sources_text(line)})" if line.sources else ""
+        out.append(f"- {line.text}{cited}")
+    return out
+
+
+def render_text(
+    report: Report,
+    *,
+    cluster_name: str | None = None,
+    everything: bool = False,
+    more: str | None = None,
+) -> str:
+    """The report as text, category (or outcome) on line one.
+
+    The answer shows the plan's few lines (`bot.render.plan`); `everything` shows every fact,
+    change and gap instead (the `runai-why diagnose` view). `more` says how to see the lines
+    left out. `cluster_name` is shown for the cluster, with its ID after it.
+    """
+    planned = plan.answer(report)
+    lines_shown = plan.everything(report) if everything else planned.lines
+    evidence = [line for line in lines_shown if line.kind is not LineKind.GAP]
+    gaps = [line for line in lines_shown if line.kind is LineKind.GAP]
+    lines = _head(report, cluster_name)
+    if evidence:
+        lines += ["", "Evidence:", *plan_lines(evidence)]
     sparkline = memory_sparkline(report.memory)
     if sparkline:
         lines += ["", sparkline]
@@ -79,9 +110,12 @@ def render_text(report: Report, *, cluster_name: str | None = None) -> str:
             f"- {c.name} ({c.project or '?'}) {candidate_facts(c)}: workload ID {c.id}"
             for c in report.candidates
         ]
-    if report.missing and report.outcome is not Outcome.NEEDS_INPUT:
-        lines += ["", "Not measured:"]
-        lines += [f"- {m}" for m in report.missing]
+    if gaps:
+        lines += ["", "Not measured:", *plan_lines(gaps)]
+    if not everything and planned.left_out:
+        noun = "line was" if planned.left_out == 1 else "lines were"
+        how = f" {more}" if more else ""
+        lines += ["", f"({planned.left_out} more {noun} left out to keep it short.{how})"]
     if report.redactions:
         lines += ["", f"({report.redactions} sensitive value(s) redacted)"]
     return sanitize("\n".join(lines))

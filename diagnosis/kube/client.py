@@ -133,9 +133,8 @@ class KubeClient(SchedulerObjects):
         """`kubectl describe pod`: `GET /api/v1/namespaces/{ns}/pods/{name}`."""
         path = f"/api/v1/namespaces/{_segment(namespace)}/pods/{_segment(name)}"
         response = await self._get(path, operation=DESCRIBE_POD)
-        return parse_model(
-            Pod, _json(response, DESCRIBE_POD), operation=DESCRIBE_POD, url=_url(response)
-        )
+        body = _object(_json(response, DESCRIBE_POD), "Pod", name, DESCRIBE_POD, _url(response))
+        return parse_model(Pod, body, operation=DESCRIBE_POD, url=_url(response))
 
     async def list_pod_events(self, namespace: str, pod_name: str) -> list[KubeEvent]:
         """`kubectl get events --field-selector involvedObject.name=<pod>`, oldest first.
@@ -216,7 +215,7 @@ class KubeClient(SchedulerObjects):
     async def get_node(self, name: str) -> KubeNode:
         """`kubectl describe node`: `GET /api/v1/nodes/{name}`."""
         response = await self._get(f"/api/v1/nodes/{_segment(name)}", operation=DESCRIBE_NODE)
-        body = _json(response, DESCRIBE_NODE)
+        body = _object(_json(response, DESCRIBE_NODE), "Node", name, DESCRIBE_NODE, _url(response))
         return parse_model(KubeNode, body, operation=DESCRIBE_NODE, url=_url(response))
 
     async def _events(
@@ -351,6 +350,24 @@ def _json(response: httpx.Response, operation: str) -> Any:
         raise shape_error(
             "the body is not JSON", operation=operation, url=_url(response), status=200
         ) from exc
+
+
+def _object(body: Any, kind: str, name: str, operation: str, url: str) -> Any:
+    """`body` when it is the `kind` object named `name` with a `status`; else a shape error.
+
+    Every field of a pod or node is optional to the model, so `{}`, a `PodList`, another
+    pod or `"status": null` would read as an object that says nothing: evidence silently
+    lost. They are a gap instead.
+    """
+    if not isinstance(body, dict):
+        return body  # the model names what is wrong with it
+    meta = body.get("metadata")
+    found = meta.get("name") if isinstance(meta, dict) else None
+    if body.get("kind", kind) != kind or found != name:
+        raise shape_error(f"not the {kind} asked for", operation=operation, url=url)
+    if not isinstance(body.get("status"), dict):
+        raise shape_error(f"`status` is {_kind(body.get('status'))}", operation=operation, url=url)
+    return body
 
 
 def _kind(value: Any) -> str:

@@ -17,15 +17,16 @@ from diagnosis.errors import NotFound, UpstreamError
 from diagnosis.evidence import Gap, Restarts, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
 from diagnosis.fetch import gap_for, within_deadline
+from diagnosis.kube.log_signals import line_facts, log_signal
 from diagnosis.kube.models import ContainerStatus, Pod
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.signals import (
     DESCRIBE_NODE,
     container_signals,
     event_signals,
-    log_signal,
     node_event_signals,
     node_signals,
+    pod_rank,
     restarts_of,
     source,
 )
@@ -96,13 +97,13 @@ def _pods_to_read(pods: tuple[RunaiPod, ...]) -> list[str]:
 def _log_target(pod: Pod) -> tuple[ContainerStatus, bool] | None:
     """The container whose logs explain the failure, and whether to read `--previous`.
 
-    An OOM-killed container needs no log to explain it (the kernel killed it mid-line), so
-    it is not read.
+    An OOM-killed container needs no log to explain it (the kernel killed it mid-line), and
+    one that never started (`StartError`) wrote none, so neither is read.
     """
     statuses = [
         s
         for s in (*pod.status.init_container_statuses, *pod.status.container_statuses)
-        if not _oom_killed(s)
+        if not _killed_or_never_started(s)
     ]
     for status in statuses:
         last = status.last_state.terminated
@@ -115,9 +116,12 @@ def _log_target(pod: Pod) -> tuple[ContainerStatus, bool] | None:
     return None
 
 
-def _oom_killed(status: ContainerStatus) -> bool:
+_NO_LOG_REASONS = frozenset({"oomkilled", "starterror", "containercannotrun"})
+
+
+def _killed_or_never_started(status: ContainerStatus) -> bool:
     return any(
-        state.terminated is not None and (state.terminated.reason or "").lower() == "oomkilled"
+        state.terminated is not None and (state.terminated.reason or "").lower() in _NO_LOG_REASONS
         for state in (status.state, status.last_state)
     )
 
@@ -202,7 +206,13 @@ async def _one_pod(kube: KubeReader, namespace: str, name: str, *, redactor: Red
     target = _log_target(pod)
     if target is not None:
         signals, lines = await _read_log(
-            kube, namespace, pod.name, *target, gaps=part.gaps, redactor=redactor
+            kube,
+            namespace,
+            pod.name,
+            *target,
+            gaps=part.gaps,
+            redactor=redactor,
+            rank=pod_rank(pod),
         )
         part.signals.extend(signals)
         part.lines.extend(lines)
@@ -233,6 +243,7 @@ async def _read_log(
     *,
     gaps: list[Gap],
     redactor: Redactor,
+    rank: int | None = None,
 ) -> tuple[list[Signal], list[EvidenceLine]]:
     """`kubectl logs [--previous]` of the failed container: its failing line, or what was read.
 
@@ -256,11 +267,12 @@ async def _read_log(
     if log is None:
         return [], []
     line = failing_line(log.text)
-    signals = (
-        []
-        if line is None
-        else [log_signal(line, container=status.name, cite=cite, redactor=redactor)]
-    )
+    signals: list[Signal] = []
+    if line is not None:
+        quoted = log_signal(
+            line, container=status.name, cite=cite, redactor=redactor, pod=name, rank=rank
+        )
+        signals = [quoted, *line_facts(quoted, line.text, log=log.text, redactor=redactor)]
     which = "previous logs" if previous else "current logs (it never restarted)"
     if log.cut:
         text = (

@@ -68,6 +68,11 @@ class ObjectMeta(_KubeModel):
     annotations: dict[str, str] = Field(default_factory=dict)
     labels: dict[str, str] = Field(default_factory=dict)
 
+    @field_validator("labels", "annotations", mode="before")
+    @classmethod
+    def _label_values(cls, value: Any) -> Any:
+        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else value
+
 
 class Resources(_KubeModel):
     """A container's `resources`: quantities as written (``32Gi``, ``500m``), as strings."""
@@ -82,11 +87,28 @@ class Resources(_KubeModel):
 
 
 class Container(_KubeModel):
-    """A container of the pod spec: name, image and resource quantities as strings."""
+    """A container of the pod spec: name, image and resource quantities as strings.
+
+    `rank` is its `RANK` environment variable, which training operators and launchers set
+    to the pod's rank; no other environment value is kept.
+    """
 
     name: str
     image: str | None = None
     resources: Resources = Field(default_factory=Resources)
+    rank: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rank_from_env(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("env"), list):
+            return data
+        ranks = [
+            str(e.get("value"))
+            for e in data["env"]
+            if isinstance(e, dict) and e.get("name") == "RANK" and str(e.get("value", "")).isdigit()
+        ]
+        return {**data, "rank": int(ranks[0])} if ranks else data
 
 
 class _ClaimSource(_KubeModel):

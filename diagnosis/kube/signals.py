@@ -1,4 +1,4 @@
-"""Pure extraction of `Signal`s from Kubernetes objects: container states, events, nodes, logs.
+"""Pure extraction of `Signal`s from Kubernetes objects: container states, events and nodes.
 
 The container that was killed is the one cited, whichever position it has in the status
 list, init containers included. A pod that Succeeded has no failure, whatever a sidecar's
@@ -14,18 +14,17 @@ from datetime import datetime
 from diagnosis.evidence import Restarts, Signal
 from diagnosis.kube.models import ContainerState, ContainerStatus, KubeEvent, KubeNode, Pod
 from diagnosis.lexicon import PULL_SUBCAUSES, SignalKind, extract_detail
-from diagnosis.logs import FailingLine
 from diagnosis.redact import Redactor, shorten
-from diagnosis.signals import text_signals
+from diagnosis.signals import start_cause, text_signals
 
 __all__ = [
     "DESCRIBE_NODE",
     "container_signals",
     "cordon_signal",
     "event_signals",
-    "log_signal",
     "node_event_signals",
     "node_signals",
+    "pod_rank",
     "restarts_of",
     "source",
 ]
@@ -35,6 +34,9 @@ _PULL_WAITING = frozenset(
     {"imagepullbackoff", "errimagepull", "invalidimagename", "errimageneverpull"}
 )
 _CONFIG_ERRORS = frozenset({"createcontainerconfigerror", "createcontainererror"})
+#: The runtime could not start the process: the termination message says why.
+_START_ERRORS = frozenset({"starterror", "containercannotrun"})
+_START_WAITING = frozenset({"createcontainererror", "runcontainererror", "starterror"})
 
 
 def source(command: str, namespace: str) -> str:
@@ -63,6 +65,9 @@ def _terminated(
         f"{kind_of} {status.name} {which}: terminated, reason {term.reason or 'none'}, "
         f"exit code {term.exit_code}"
     )
+    started = (term.reason or "").lower() not in _START_ERRORS or not term.message
+    if not started:
+        what += f": {term.message}"
     if term.signal:
         what += f", signal {term.signal}"
     if status.restart_count:
@@ -92,6 +97,11 @@ def _terminated(
     if init:
         yield Signal(
             kind=SignalKind.INIT_FAILED, text=text, detail=status.name, key=f"{base}:init", **common
+        )
+    if not started:
+        cause = start_cause(term.message or "", r)
+        yield Signal(
+            kind=SignalKind.START_ERROR, text=text, detail=cause, key=f"{base}:start", **common
         )
     yield Signal(
         kind=SignalKind.EXIT_CODE,
@@ -131,13 +141,42 @@ def _waiting(
     elif reason == "crashloopbackoff":
         kind = SignalKind.INIT_FAILED if init else SignalKind.CRASHLOOP
         yield Signal(kind=kind, detail=status.name, key=f"{base}:loop", **common)
-    elif reason in _CONFIG_ERRORS and " not found" in message:
-        volume = extract_detail("volume", message)
+    elif reason in _CONFIG_ERRORS and (volume := extract_detail("volume", message)):
         yield Signal(kind=SignalKind.MOUNT_FAILED, detail=volume, key=f"{base}:config", **common)
+    elif reason in _START_WAITING and message:
+        cause = start_cause(message, r)
+        yield Signal(kind=SignalKind.START_ERROR, detail=cause, key=f"{base}:start", **common)
+
+
+#: Labels whose value is the pod's rank among its job's pods (an Indexed Job's completion
+#: index, a LeaderWorkerSet's worker index: what launchers pass as the node rank).
+RANK_LABELS = (
+    "batch.kubernetes.io/job-completion-index",
+    "leaderworkerset.sigs.k8s.io/worker-index",
+)
+
+
+def pod_rank(pod: Pod) -> int | None:
+    """The pod's rank: its containers' `RANK` environment variable, else a rank label."""
+    ranked = next((c.rank for c in pod.spec.containers if c.rank is not None), None)
+    if ranked is not None:
+        return ranked
+    labels = pod.metadata.labels
+    found = next((labels[k] for k in RANK_LABELS if labels.get(k, "").isdigit()), None)
+    return int(found) if found is not None else None
 
 
 def container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signal]:
-    """Signals from every init and main container's state and last state, and the pod status."""
+    """Signals from every init and main container's state and last state, and the pod status.
+
+    Each is about this pod, and its rank when the pod says.
+    """
+    about = {"pod": pod.name, "rank": pod_rank(pod)}
+    for signal in _container_signals(pod, cite, redactor):
+        yield signal.model_copy(update=about)
+
+
+def _container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signal]:
     status = pod.status
     groups = ((True, status.init_container_statuses), (False, status.container_statuses))
     for init, statuses in groups:
@@ -179,7 +218,8 @@ def container_signals(pod: Pod, cite: str, redactor: Redactor) -> Iterator[Signa
 def event_signals(events: Iterable[KubeEvent], cite: str, redactor: Redactor) -> Iterator[Signal]:
     """The system lexicon over Kubernetes events (kubelet, scheduler, node controller)."""
     for index, event in enumerate(events):
-        yield from text_signals(
+        pod = event.involved_name if (event.involved_kind or "Pod") == "Pod" else None
+        for signal in text_signals(
             event.reason,
             event.message,
             at=event.last_timestamp,
@@ -187,7 +227,8 @@ def event_signals(events: Iterable[KubeEvent], cite: str, redactor: Redactor) ->
             origin="event",
             key=f"k8sevent:{event.involved_name}:{index}:{event.reason}",
             redactor=redactor,
-        )
+        ):
+            yield signal.model_copy(update={"pod": pod}) if pod else signal
 
 
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
@@ -276,17 +317,5 @@ def restarts_of(pod: Pod, cite: str) -> Iterator[Restarts]:
             pod_started_at=pod.status.start_time,
             key=f"k8s:{pod.name}:{status.name}:",
             source=cite,
+            final=status.state.terminated is not None,
         )
-
-
-def log_signal(line: FailingLine, *, container: str, cite: str, redactor: Redactor) -> Signal:
-    """The failing log line as supporting evidence (never a verdict by itself)."""
-    return Signal(
-        kind=SignalKind.LOG_ERROR,
-        at=None,
-        source=cite,
-        origin=f"container {container} log line {line.line_number}",
-        text=line.quote(redactor, 200),
-        detail=line.kind,
-        key=f"log:{container}:{line.line_number}",
-    )

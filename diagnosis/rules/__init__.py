@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from diagnosis.distributed import first_failure
 from diagnosis.evidence import Evidence
 from diagnosis.report import Category
 from diagnosis.rules.base import CategoryRow, Details, Finding, Rule
@@ -48,6 +49,24 @@ def _pick(ev: Evidence) -> Finding:
 
 
 def classify(ev: Evidence) -> Finding:
-    """The verdict; `UNKNOWN` when no rule fires or a Stopped workload's preemption is open."""
-    finding = _pick(ev)
+    """The verdict; `UNKNOWN` when no rule fires or a Stopped workload's preemption is open.
+
+    When several pods failed, the first one's evidence decides (`diagnosis.distributed`):
+    the finding names that pod and its rank, and cites the pods that failed after it.
+    """
+    first = first_failure(ev)
+    if first is None:
+        finding = _pick(ev)
+    else:
+        found = _pick(first.evidence)
+        finding = found.model_copy(
+            update={
+                "headline": found.headline + first.headline(),
+                "evidence": (*found.evidence, first.summary()),
+                "context": (*found.context, *first.consequences()),
+                "details": found.details.model_copy(
+                    update={"pod": first.first.pod, "rank": first.first.rank}
+                ),
+            }
+        )
     return preemption_not_excluded(ev, finding) or finding

@@ -10,11 +10,11 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from diagnosis.evidence import Evidence, Signal
+from diagnosis.facts import group
 from diagnosis.report import Category, EvidenceLine, MemoryFigures
 from diagnosis.signals import unique
 
 __all__ = [
-    "MAX_CITED",
     "CategoryRow",
     "Details",
     "Finding",
@@ -28,9 +28,6 @@ __all__ = [
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-#: How many signals of one kind a finding quotes; the rest are counted, not repeated.
-MAX_CITED = 5
 
 
 class PullSubcause(StrEnum):
@@ -81,6 +78,7 @@ class Details(BaseModel):
         missing_object: DATASOURCE_MOUNT_FAILED: what the error says does not exist
             (`secret hf-token`, `config map cfg`, `PVC nlp-data`).
         log_kind: the kind of the cited failing log line (`gpu-oom`, `nccl`, `exception`, ...).
+        pod, rank: the pod (and its rank) whose failure was first, when several pods failed.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -98,6 +96,8 @@ class Details(BaseModel):
     volume: str | None = None
     missing_object: str | None = None
     log_kind: str | None = None
+    pod: str | None = None
+    rank: int | None = None
 
 
 class Finding(BaseModel):
@@ -107,11 +107,14 @@ class Finding(BaseModel):
         category: the category this rule stands for.
         at: time of the most recent decisive signal (None when undated).
         headline: one sentence stating the cause with its key figure.
-        evidence: cited lines, decisive ones first.
+        evidence: the lines the verdict rests on: the direct signal, the quantities, the
+            failing log line (the report marks them deciding).
         details: typed specifics (sub-cause, exit code, container, volume, ...).
         memory: the CPU-memory figures of the container the finding is about, computed once
             here so that headline, evidence, advice and JSON name the same limit.
         missing: gaps this verdict itself depends on (added to the report's gaps).
+        context: lines that support the finding without deciding it (a node's status now,
+            the submitted image, the pods that failed after the first one).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -123,6 +126,7 @@ class Finding(BaseModel):
     details: Details = Details()
     memory: MemoryFigures | None = None
     missing: tuple[str, ...] = ()
+    context: tuple[EvidenceLine, ...] = ()
 
 
 Rule = Callable[[Evidence], Finding | None]
@@ -139,6 +143,10 @@ class CategoryRow:
         owner: who normally fixes it (the skill's recovery owner column).
         advise: the next actions, fitted to the finding and to what was collected.
         owner_for: a finer owner when the finding's details change who fixes it.
+        container_evidence: its answer rests on container-level evidence (the failing log
+            line, an exit code's cause), so without Kubernetes that is the gap that matters.
+        blast_radius: its finding names a node whose other terminations are worth counting
+            (`diagnosis.blast`).
     """
 
     category: Category
@@ -146,6 +154,8 @@ class CategoryRow:
     owner: str
     advise: Advice
     owner_for: Callable[[Finding], str | None] | None = None
+    container_evidence: bool = False
+    blast_radius: bool = False
 
     def owner_of(self, finding: Finding) -> str:
         """The recovery owner for this finding: the detailed one if known, else the default."""
@@ -160,40 +170,26 @@ def cite(signal: Signal) -> EvidenceLine:
     return EvidenceLine(text=f"{origin}{when}: {signal.text}", source=signal.source)
 
 
-def _words(signal: Signal) -> str:
-    """The message without its reason prefix, lower-cased: what a reader would call 'the same'."""
-    text = signal.text
-    if signal.reason and text.startswith(f"{signal.reason}: "):
-        text = text[len(signal.reason) + 2 :]
-    return text.lower()
-
-
 def cite_all(signals: Iterable[Signal]) -> list[EvidenceLine]:
-    """Cite up to `MAX_CITED` distinct signals, every source represented, newest first.
+    """Every distinct signal, newest fact first, each report of one fact on its own line.
 
-    The same words repeated by a condition, an event and history are cited once; then each
-    source (status, history, pods, `kubectl describe pod`, ...) gets its newest signal in
-    before any source gets a second one, and the rest are counted, not repeated.
+    Reports of the same fact (`diagnosis.facts`) share the fact's key and every source that
+    reported it, its most telling report first: the report keeps them all, and people read
+    one line per fact. Nothing is left out or counted instead of shown.
     """
-    newest = sorted(unique(signals), key=lambda s: s.at or _EPOCH, reverse=True)
-    seen: set[str] = set()
-    by_source: dict[str, list[Signal]] = {}
-    for signal in newest:
-        words = _words(signal)
-        if words not in seen:
-            seen.add(words)
-            by_source.setdefault(signal.source, []).append(signal)
-    chosen: list[Signal] = []
-    rounds = max((len(group) for group in by_source.values()), default=0)
-    for index in range(rounds):
-        chosen.extend(group[index] for group in by_source.values() if index < len(group))
-    shown = sorted(chosen[:MAX_CITED], key=lambda s: s.at or _EPOCH, reverse=True)
-    lines = [cite(s) for s in shown]
-    if len(chosen) > MAX_CITED:
-        rest = chosen[MAX_CITED:]
-        lines.append(
-            EvidenceLine(text=f"…and {len(rest)} more of the same kind", source=rest[0].source)
-        )
+    facts = group(unique(signals))
+    facts.sort(key=lambda fact: max(s.at or _EPOCH for s in fact), reverse=True)
+    lines: list[EvidenceLine] = []
+    for fact in facts:
+        key = f"{fact[0].kind}:{fact[0].key}"
+        sources = tuple(dict.fromkeys(s.source for s in fact))
+        for signal in fact:
+            line = cite(signal)
+            lines.append(
+                line.model_copy(
+                    update={"sources": sources, "fact": key, "pod": signal.pod, "rank": signal.rank}
+                )
+            )
     return lines
 
 

@@ -28,9 +28,15 @@ def crash_app_error(ev: Evidence) -> Finding | None:
     code = newest.exit_code or 0
     who = f"Container {newest.detail}" if newest.detail else "The main container"
     logs = ev.of(SignalKind.LOG_ERROR)
+    starts = [s for s in ev.of(SignalKind.START_ERROR) if s.detail]
     headline = f"{who} exited with code {describe_exit_code(code)}."
     log_kind = None
-    if any(s.detail == "gpu-oom" for s in logs):
+    if starts:  # it never ran: the runtime's reason is the failing line
+        log_kind = "start-error"
+        start = starts[-1]
+        logs = [*starts, *logs]
+        headline = f"{who} could not start (exit code {code}): {start.detail}."
+    elif any(s.detail == "gpu-oom" for s in logs):
         log_kind = "gpu-oom"
         headline = (
             f"{who} exited with code {code} after a GPU memory error (CUDA out of memory): "
@@ -38,26 +44,39 @@ def crash_app_error(ev: Evidence) -> Finding | None:
         )
     elif logs:
         log_kind = logs[-1].detail or "error"
+    facts = ev.of(SignalKind.COLLECTIVE, SignalKind.GPU_XID)  # what the failing line states
     return Finding(
         category=Category.CRASH_APP_ERROR,
         at=latest(exits),
         headline=headline,
-        evidence=(*cite_all(logs), *cite_all([*exits, *ev.of(SignalKind.CRASHLOOP)])),
+        evidence=(*cite_all(logs), *cite_all(facts), *cite_all(exits)),
+        context=tuple(cite_all(ev.of(SignalKind.CRASHLOOP))),
         details=Details(container=newest.detail, exit_code=code, log_kind=log_kind),
     )
 
 
 #: Advice by what the cited failing log line shows (`diagnosis.logs` line kinds).
 _BY_LOG_KIND = {
+    "start-error": "The container never started: the runtime could not run its command "
+    "(the cause is quoted above). Fix the submitted command or the image's entrypoint: the "
+    "program must exist in the image, on its PATH, and be executable. Rerunning unchanged will "
+    "fail the same way.",
     "gpu-oom": "The GPU ran out of memory: reduce the per-GPU batch size, enable gradient "
     "checkpointing or mixed precision, or request a GPU with more memory. Raising "
     "the CPU-memory limit will not help.",
     "gpu-hardware": "The log shows a GPU hardware fault (Xid or ECC error): ask SRE to check "
     "the node's GPUs (nvidia-smi, DCGM diagnostics) and drain it if faulty, then resubmit; "
     "the code is not at fault.",
+    "gpu-app-fault": "The GPU reported a fault in the program's own GPU work (the Xid quoted "
+    "above: an illegal address or an exception in a kernel). Rerun with CUDA_LAUNCH_BLOCKING=1 "
+    "or under compute-sanitizer to find the kernel; only if the same code fails again on this "
+    "one GPU, ask SRE to run DCGM diagnostics on it.",
     "nccl-timeout": "A collective operation hit the NCCL watchdog timeout: one rank stalled or "
     "died first. Find that rank's own error and check the inter-node network (rerun with "
     "NCCL_DEBUG=INFO); raise the timeout only for a known slow step.",
+    "rendezvous": "Not every rank joined the rendezvous in time: check that every pod of the "
+    "job was scheduled and started (a pending or crashed worker), and that the master's address "
+    "and port are reachable from the others; raise the timeout only for a known slow start.",
 }
 
 
@@ -93,4 +112,5 @@ ROW = CategoryRow(
     owner="User: fix code or configuration",
     advise=_advise,
     owner_for=_owner,
+    container_evidence=True,
 )

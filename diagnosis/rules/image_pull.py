@@ -53,18 +53,19 @@ def image_pull_failed(ev: Evidence) -> Finding | None:
         return None
     decoded = next((s.detail for s in reversed(signals) if s.detail), None)
     subcause = next((p for p in PullSubcause if p.value == decoded), PullSubcause.UNSPECIFIED)
-    lines = cite_all(signals)
     raw = ev.spec.spec.image if ev.spec and ev.spec.spec else None
     raw = raw or (ev.workload.images[0] if ev.workload.images else None)
     image = quote(raw) if raw else None
+    context: list[EvidenceLine] = []
     if image:
         source = "get_workload_spec" if ev.spec and ev.spec.spec else "get_workload_status"
-        lines.append(EvidenceLine(text=f"Submitted image: {image}", source=source))
+        context.append(EvidenceLine(text=f"Submitted image: {image}", source=source))
     return Finding(
         category=Category.IMAGE_PULL_FAILED,
         at=latest(signals),
         headline=f"The image could not be pulled: {SUBCAUSE_TEXT[subcause]}.",
-        evidence=tuple(lines),
+        evidence=tuple(cite_all(signals)),
+        context=tuple(context),
         details=Details(subcause=subcause, image=image),
     )
 

@@ -74,4 +74,5 @@ ROW = CategoryRow(
     rule=init_failed,
     owner="User: fix the init script",
     advise=_advise,
+    container_evidence=True,
 )

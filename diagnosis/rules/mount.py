@@ -42,22 +42,22 @@ def datasource_mount_failed(ev: Evidence) -> Finding | None:
     if not signals:
         return None
     volume = next((s.detail for s in reversed(signals) if s.detail), None)
-    lines = cite_all(signals)
     storage = ev.spec.spec.storage if ev.spec and ev.spec.spec else None
-    for pvc in storage.pvc if storage else ():
-        lines.append(
-            EvidenceLine(
-                text=f"Submitted PVC mount: {pvc.name or '?'} (claim {pvc.claim_name or '?'}) "
-                f"at {pvc.path or '?'}",
-                source="get_workload_spec",
-            )
+    context = [
+        EvidenceLine(
+            text=f"Submitted PVC mount: {pvc.name or '?'} (claim {pvc.claim_name or '?'}) "
+            f"at {pvc.path or '?'}",
+            source="get_workload_spec",
         )
+        for pvc in (storage.pvc if storage else ())
+    ]
     missing = _missing(signals)
     return Finding(
         category=Category.DATASOURCE_MOUNT_FAILED,
         at=latest(signals),
         headline=_headline(volume, missing),
-        evidence=tuple(lines),
+        evidence=tuple(cite_all(signals)),
+        context=tuple(context),
         details=Details(volume=volume, missing_object=missing),
     )
 

@@ -9,12 +9,14 @@ not-ready node. A kill from outside (exit 137/143) is explained by any of these.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.lexicon import SignalKind
 from diagnosis.redact import quote
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules.base import CategoryRow, Details, Finding, NodeCause, cite_all, latest
+from diagnosis.xid import XidPoints, xid_in
 
 __all__ = ["ROW", "node_failure"]
 
@@ -30,6 +32,7 @@ _OVER_REQUEST = re.compile(
     re.IGNORECASE,
 )
 _DRAIN = re.compile(r"\bdrain(?:ed|ing)?\b|EvictionByEvictionAPI|Eviction API", re.IGNORECASE)
+_TAINT_MANAGER_TEXT = re.compile(r"\bTaint manager: deleting\b|\bTaintManagerEviction\b")
 _TAINT = re.compile(
     r"TaintManagerEviction|node\.kubernetes\.io/(unreachable|not-ready)", re.IGNORECASE
 )
@@ -96,6 +99,26 @@ _WHAT = {
 }
 
 
+def _at(moment: datetime | None) -> str:
+    return f" at {moment:%Y-%m-%d %H:%M:%SZ}" if moment else ""
+
+
+def _taint_eviction(signal: Signal) -> bool:
+    """The taint manager deleting the pod (its event or the pod's condition), not the node."""
+    return (signal.reason or "").lower() in _TAINT_MANAGER or bool(
+        _TAINT_MANAGER_TEXT.search(signal.text)
+    )
+
+
+def _hardware_xids(ev: Evidence) -> list[Signal]:
+    """GPU Xids that point to the node (`diagnosis.xid`): cited with the node's failure."""
+    return [
+        s
+        for s in ev.of(SignalKind.GPU_XID)
+        if (xid := xid_in(s.text)) is not None and xid.points is XidPoints.NODE
+    ]
+
+
 def node_failure(ev: Evidence) -> Finding | None:
     """A NotReady/unreachable/lost node, a drain, or a node-pressure eviction (not preemption)."""
     direct = ev.of(*_KINDS)
@@ -112,11 +135,24 @@ def node_failure(ev: Evidence) -> Finding | None:
         node = next((p.node_name for p in ev.pods or () if p.node_name), None)
     what = f"Node {node}" if node else "The node running the workload"
     cause = _cause(signals)
-    not_ready = [s.at for s in signals if s.kind is SignalKind.NODE_NOT_READY and s.at]
+    evictions = [s.at for s in signals if _taint_eviction(s) and s.at]
+    not_ready = [
+        s.at
+        for s in signals
+        if s.kind is SignalKind.NODE_NOT_READY and s.at and not _taint_eviction(s)
+    ]
     cordoned = [s.at for s in drain if s.kind is SignalKind.NODE_CORDONED and s.at]
     when = min(not_ready) if not_ready else min(cordoned) if cordoned else latest(signals)
-    stamp = f" at {when:%Y-%m-%d %H:%M:%SZ}" if when else ""
-    headline = f"{what} {_what(cause, signals)}{stamp} while the workload ran."
+    stamp = _at(when)
+    if cause is NodeCause.TAINT_EVICTION:  # each event at its own time: down, then evicted
+        down = _at(min(not_ready)) if not_ready else ""
+        evicted = _at(min(evictions)) if evictions else _at(latest(signals))
+        headline = (
+            f"{what} became unreachable or not ready{down}, and the taint manager evicted the "
+            f"pod{evicted} while the workload ran."
+        )
+    else:
+        headline = f"{what} {_what(cause, signals)}{stamp} while the workload ran."
     over = next((m for s in signals if (m := _OVER_REQUEST.search(s.text))), None)
     container = None
     if over is not None and cause is NodeCause.PRESSURE_EVICTION:
@@ -134,8 +170,9 @@ def node_failure(ev: Evidence) -> Finding | None:
         evidence=(
             *cite_all(signals),
             *cite_all(k for k in kills[-1:] if k not in signals),
-            *_node_lines(ev, node),
+            *cite_all(_hardware_xids(ev)),
         ),
+        context=tuple(_node_lines(ev, node)),
         details=Details(
             node=node, node_cause=cause, container=container, over_request=container is not None
         ),
@@ -174,4 +211,5 @@ ROW = CategoryRow(
     owner="Infrastructure/SRE",
     advise=_advise,
     owner_for=_owner,
+    blast_radius=True,
 )

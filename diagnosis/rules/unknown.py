@@ -17,6 +17,9 @@ _INCONCLUSIVE = (
     SignalKind.CRASHLOOP,
     SignalKind.NODE_EVICTION,
     SignalKind.LOG_ERROR,
+    SignalKind.START_ERROR,
+    SignalKind.COLLECTIVE,
+    SignalKind.GPU_XID,
 )
 STOPPED_UNEXCLUDED = "preemption could not be excluded: events and history are both unavailable"
 
@@ -47,7 +50,9 @@ def unknown(ev: Evidence) -> Finding:
             f"reports {ev.workload.phase or 'a failure'}; no signal explains the failure."
         )
         lines.extend(cite_all(clean_exits))
-    lines.extend(cite_all(ev.of(*_INCONCLUSIVE)))
+    seen = cite_all(ev.of(*_INCONCLUSIVE))  # what was seen: it supports, it does not decide
+    if not lines:  # ...unless it is all there is: then it is what the answer rests on
+        lines, seen = seen, []
     memory: MemoryFigures | None = None
     missing: tuple[str, ...] = ()
     if ev.metrics_requested:
@@ -71,6 +76,7 @@ def unknown(ev: Evidence) -> Finding:
         details=Details(exit_code=code, container=container),
         memory=memory,
         missing=missing,
+        context=tuple(seen),
     )
 
 
@@ -91,6 +97,7 @@ def preemption_not_excluded(ev: Evidence, finding: Finding) -> Finding | None:
         "a preemption cannot be excluded, so no category is assigned.",
         evidence=finding.evidence,
         missing=(*finding.missing, STOPPED_UNEXCLUDED),
+        context=finding.context,
     )
 
 
@@ -128,4 +135,5 @@ ROW = CategoryRow(
     rule=None,
     owner="Undetermined",
     advise=_advise,
+    container_evidence=True,
 )

@@ -78,6 +78,8 @@ FALLBACK_SPEC_KINDS = ("trainings", "workspaces", "inferences", "distributed")
 """Kind paths tried in turn, 404 meaning "not this kind", when the `type` is not recognised."""
 
 _V2_KIND = "v2"
+#: A spec body names its workload or carries its `spec`; one with none of these is not a spec.
+_SPEC_MEMBERS = frozenset({"workloadId", "id", "name", "spec"})
 _PAGE_SIZE = 100
 NEAR_MATCH_LIMIT = 500
 """Workloads of a project read (newest first) to suggest near matches for a name."""
@@ -246,6 +248,26 @@ class RunaiClient(SchedulingReads):
         params: _Params = {"limit": _PAGE_SIZE}
         return await self._collect("get_workload_pods", path, params, key="pods", model=Pod)
 
+    async def list_node_pods(
+        self, *, cluster_id: str, node: str, start: datetime, end: datetime
+    ) -> list[Pod]:
+        """The pods of every workload that ran on `node` and ended between `start` and `end`.
+
+        `GET /api/v1/workloads/pods` filtered by cluster, node and `completedAt`, with
+        `verbosity=full` (each pod names its workload and project). Pods of other nodes or
+        clusters, should the server ignore the filter, are dropped.
+        """
+        params: _Params = {
+            "filterBy": f"clusterId=={cluster_id},nodeName=={node},"
+            f"completedAt>={_iso(start)},completedAt<={_iso(end)}",
+            "verbosity": "full",
+            "limit": _PAGE_SIZE,
+        }
+        pods = await self._collect(
+            "get_workload_pods", "/api/v1/workloads/pods", params, key="pods", model=Pod
+        )
+        return [p for p in pods if p.node_name == node and p.cluster_id in {None, cluster_id}]
+
     async def get_history(self, workload_id: str, *, cutoff: datetime) -> list[HistoryRecord]:
         """`get_workload_history`: records at or after `cutoff`, oldest first.
 
@@ -275,8 +297,12 @@ class RunaiClient(SchedulingReads):
         try:
             async with contextlib.aclosing(pages):
                 async for page in pages:
-                    times = [_aware(r.at) for r in page or ()]
-                    records.extend(page or ())
+                    if page is None:  # `{"records": null}` is a failed read, not "no history"
+                        raise shape_error(
+                            "`records` is null", operation="get_workload_history", url=path
+                        )
+                    times = [_aware(r.at) for r in page]
+                    records.extend(page)
                     descending = len(times) > 1 and all(a >= b for a, b in pairwise(times))
                     if descending and times[0] > times[-1] and times[-1] < cutoff:
                         break
@@ -316,7 +342,9 @@ class RunaiClient(SchedulingReads):
         path = f"/api/v1/workloads/{_segment(workload_id)}/metrics"
         body, url = await _get(self._http, path, operation=operation, params=params, ok=(200, 207))
         raw = json_member(body, "measurements", operation=operation, url=url)
-        return [] if raw is None else parse_models(Measurement, raw, operation=operation, url=url)
+        if raw is None:  # null is a failed read; an empty list is "no samples"
+            raise shape_error("`measurements` is null", operation=operation, url=url)
+        return parse_models(Measurement, raw, operation=operation, url=url)
 
     async def list_clusters(self) -> list[Cluster]:
         """`GET /api/v1/clusters` (a bare JSON array)."""
@@ -337,6 +365,11 @@ class RunaiClient(SchedulingReads):
 
     async def _spec(self, path: str, kind: str) -> WorkloadSpec:
         body, url = await _get(self._http, path, operation="get_workload_spec")
+        if isinstance(body, dict) and not _SPEC_MEMBERS & body.keys():
+            # `{}` or a Kubernetes `Status`: nothing of a workload's spec, not "an empty spec"
+            raise shape_error(
+                "no `spec` or workload member", operation="get_workload_spec", url=url
+            )
         spec = parse_model(WorkloadSpec, body, operation="get_workload_spec", url=url)
         return spec.model_copy(update={"kind_path": kind})
 
@@ -345,7 +378,9 @@ class RunaiClient(SchedulingReads):
     ) -> list[_M]:
         items: list[_M] = []
         async for page in self._pages(operation, path, params, key=key, model=model):
-            items.extend(page or ())
+            if page is None:  # `{"pods": null}` is a failed read, not "none"
+                raise shape_error(f"`{key}` is null", operation=operation, url=path)
+            items.extend(page)
         return items
 
     async def _pages(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from diagnosis.runai.scheduling_models import PendingSchedulingMessage, RequestedPods
@@ -115,6 +115,7 @@ class Workload(_ApiModel):
     total_pending_time_seconds: int | None = None
     guaranteed_runtime_ends_at: datetime | None = None
     pending_scheduling_messages: tuple[PendingSchedulingMessage, ...] | None = None
+    total_running_time_seconds: float | None = None
 
     @field_validator(
         "conditions", "images", "requested_node_pools", "current_node_pools", mode="before"
@@ -171,6 +172,9 @@ class Pod(_ApiModel):
     requested_resources: Resources | None = None
     current_node_pool: str | None = None
     tolerations: tuple[Toleration, ...] = ()
+    cluster_id: str | None = None
+    project_name: str | None = None  # `verbosity=full` on `/api/v1/workloads/pods`
+    workload_name: str | None = None
 
     @field_validator("containers", "tolerations", mode="before")
     @classmethod
@@ -261,6 +265,8 @@ class _Compute(_ApiModel):
     cpu_memory_request: str | None = None
     cpu_memory_limit: str | None = None
     gpu_devices_request: float | None = None
+    gpu_portion_request: float | None = None
+    gpu_memory_request: str | None = None
 
 
 class PvcMount(_ApiModel):
@@ -271,13 +277,31 @@ class PvcMount(_ApiModel):
     path: str | None = None
 
 
+#: What names a data source in each `spec.storage` list (`pvc`, `nfs`, `s3`, `git`, ...).
+_SOURCE_NAMES = ("claimName", "name", "bucket", "repository", "server", "path")
+
+
 class _Storage(_ApiModel):
     pvc: tuple[PvcMount, ...] = ()
+    sources: tuple[str, ...] = ()  # `<kind> <name>` of every data source, whatever its kind
 
     @field_validator("pvc", mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return () if value is None else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _every_source(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        found = []
+        for kind, items in data.items():
+            for item in items if isinstance(items, list) else ():
+                if isinstance(item, dict):
+                    name = next((item[k] for k in _SOURCE_NAMES if item.get(k)), "?")
+                    found.append(f"{kind} {name}")
+        return {**data, "sources": tuple(found)}
 
 
 class _NameValue(_ApiModel):
@@ -298,6 +322,12 @@ class SpecSpec(_ApiModel):
     annotations: tuple[_NameValue, ...] = ()
     restart_policy: str | None = None
     backoff_limit: int | None = None
+    node_pools: tuple[str, ...] = ()
+
+    @field_validator("node_pools", mode="before")
+    @classmethod
+    def _pools(cls, value: Any) -> Any:
+        return () if value is None else value
 
     @field_validator("environment_variables", mode="before")
     @classmethod

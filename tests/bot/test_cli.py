@@ -41,6 +41,10 @@ JSON_KEYS = {
     # added by issue 23: the Pending and preemption answers (null for other outcomes)
     "pending",
     "preemption",
+    # added by issue 24: one line per fact with its sources, the gaps that matter
+    "facts",
+    "missing_deciding",
+    "changes",
 }
 
 

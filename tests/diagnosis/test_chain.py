@@ -46,6 +46,8 @@ def _level(call: Timed, calls: list[Timed]) -> int:
 def _kind(path: str) -> str:
     if "/k8s/" in path:
         return "kube node" if "/nodes/" in path or path.endswith("/api/v1/events") else "kube pod"
+    if path == "/api/v1/workloads":
+        return "earlier runs"  # the submissions of the same name, for what changed since
     return path.rsplit("/", 1)[-1] if path.count("/") > 4 else "status"
 
 
@@ -53,13 +55,13 @@ CHAINS = [
     # scenario, workload ID (None: the first expectation), levels, the level of each call
     pytest.param(
         "oom-killed", None, 3,
-        {"status": 1, "events": 2, "pods": 3, "history": 3, "metrics": 3},
+        {"status": 1, "events": 2, "earlier runs": 2, "pods": 3, "history": 3, "metrics": 3},
         id="oom-tier1",
     ),
     pytest.param(
         "demo", "f0658dcc-8ddb-493b-b983-99894f206aea", 5,  # training-job-42, by ID
-        {"status": 1, "events": 2, "pods": 3, "history": 3, "metrics": 3, "kube pod": 4,
-         "kube node": 5},
+        {"status": 1, "events": 2, "earlier runs": 2, "pods": 3, "history": 3, "metrics": 3,
+         "kube pod": 4, "kube node": 5},
         id="oom-tier2",
     ),
 ]  # fmt: skip

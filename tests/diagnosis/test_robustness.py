@@ -71,6 +71,65 @@ async def test_wrong_shaped_kubernetes_body_is_a_stated_gap(path, body, gap):
     assert "not the documented shape" in named[0]
 
 
+SPEC = r"/api/v1/workloads/(?:trainings|workspaces|inferences|distributed)/[^/]+"
+CRASH_POD = "clip-ft-laion-0-0"
+WRONG_BODIES = [
+    # id, fault path, body, the gap that must be named, the category that stays (None: any)
+    ("kube-pod-empty-object", KUBE_POD, {}, f"pod {CRASH_POD}", None),
+    ("kube-pod-a-pod-list", KUBE_POD, {"kind": "PodList", "items": []}, f"pod {CRASH_POD}", None),
+    ("kube-pod-status-null", KUBE_POD,
+     {"metadata": {"name": CRASH_POD, "namespace": "runai-vision"}, "status": None},
+     f"pod {CRASH_POD}", None),
+    ("kube-pod-another-pod", KUBE_POD,
+     {"metadata": {"name": "other-0-0", "namespace": "runai-vision"}, "status": {"phase": "Running"}},
+     f"pod {CRASH_POD}", None),
+    ("runai-spec-empty-object", SPEC, {}, "submitted spec", "CRASH_APP_ERROR"),
+    ("runai-spec-a-status", SPEC, {"kind": "Status", "status": "Failure"}, "submitted spec",
+     "CRASH_APP_ERROR"),
+    ("runai-spec-without-spec", SPEC,
+     {"workloadId": "0cb036e0-e3e9-4153-8118-ff25c40f4e8e", "name": "clip-ft-laion", "spec": None},
+     "kind-specific spec", "CRASH_APP_ERROR"),
+    ("runai-pods-null", r"/api/v1/workloads/[^/]+/pods", {"pods": None}, "pods unavailable", None),
+    ("runai-history-null", r"/api/v1/workloads/[^/]+/history", {"records": None},
+     "history unavailable", "CRASH_APP_ERROR"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "gap", "category"), [pytest.param(*c[1:], id=c[0]) for c in WRONG_BODIES]
+)
+async def test_a_read_that_cannot_be_used_is_a_gap_never_a_silent_drop(path, body, gap, category):
+    """Lost evidence is a gap: a wrong-shaped body on any read is named in what is missing."""
+    scenario = _bundled("t2-crash-exit1-traceback", {"path": path, "body": body})
+    report, _ = await _run(scenario)
+
+    assert report.outcome.value == "diagnosed"
+    assert [m for m in report.missing if gap in m], report.missing
+    if category is not None:
+        assert report.category is not None
+        assert report.category.value == category
+
+
+async def test_a_wrong_shaped_node_is_a_gap():
+    body = {"metadata": {"name": "dgx-a100-12"}, "status": None}
+    scenario = _bundled(
+        "t2-node-notready", {"path": r"/k8s/[^/]+/api/v1/nodes/[^/]+", "body": body}
+    )
+    report, _ = await _run(scenario)
+
+    assert [m for m in report.missing if "node dgx-a100-12" in m], report.missing
+
+
+async def test_null_metrics_are_a_gap_not_an_empty_series():
+    scenario = _bundled(
+        "t2-oom-lastState",
+        {"path": r"/api/v1/workloads/[^/]+/metrics", "body": {"measurements": None}},
+    )
+    report, _ = await _run(scenario)
+
+    assert [m for m in report.missing if "CPU-memory metrics unavailable" in m], report.missing
+
+
 @pytest.mark.parametrize(("name", "days_later"), [("crash-app-error", 0), ("mount-failed", 3)])
 async def test_events_are_fetched_once_per_diagnosis(name, days_later):
     scenario = _bundled(name, days_later=days_later)

@@ -273,7 +273,7 @@ def test_show_all_evidence_posts_every_line_in_order():
 
 
 def test_show_all_evidence_is_capped_too_and_names_the_command():
-    lines = tuple(EvidenceLine(text="x" * 900, source="s") for _ in range(400))
+    lines = tuple(EvidenceLine(text=f"{i:03d} " + "x" * 900, source="s") for i in range(400))
     messages = render_evidence(answer(evidence=lines), lookback="24h")
     assert len(messages) == MAX_EVIDENCE_MESSAGES
     closing = messages[-1].blocks[-1]["elements"][0]["text"]
@@ -285,7 +285,7 @@ def test_show_all_evidence_is_capped_too_and_names_the_command():
 
 
 def test_show_all_evidence_without_evidence_says_so():
-    (message,) = render_evidence(answer(evidence=()))
+    (message,) = render_evidence(answer(evidence=(), missing=()))
     assert message.text == "OOM_KILLED · train-bert — no evidence lines were recorded."
 
 

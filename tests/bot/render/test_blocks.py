@@ -405,55 +405,49 @@ def test_truncate(text, limit, cut):
 # ------------------------------------------------------------------ limits and overflow
 
 
-def test_a_huge_report_takes_a_few_replies_then_says_how_to_see_the_rest():
-    """300 evidence lines of 2,500 chars: at most MAX_REPLIES replies (not 26).
+def test_a_huge_report_shows_its_deciding_lines_and_counts_the_rest():
+    """300 evidence lines of 2,500 chars, 3 of them deciding: the answer shows those 3.
 
-    In order, and the rest counted, with the real command that prints them all.
+    In order, within Block Kit's limits, without thread replies; the rest is counted, with
+    the button and the real command that shows them all.
     """
     huge = report(
         headline="H" * 10_000,
         evidence=tuple(
-            EvidenceLine(text=f"EV{i:03d}|" + "x" * 2_500, source="get_workload_logs")
+            EvidenceLine(
+                text=f"EV{i:03d}|" + "x" * 2_500,
+                source="get_workload_logs",
+                deciding=i in {7, 8, 9},
+            )
             for i in range(300)
         ),
     )
     messages = render_report(
         huge, notes=["Using this channel's default cluster prod-a"], lookback="7d"
     )
-    assert len(messages) == 1 + MAX_REPLIES
-    for message in messages:
-        assert_within_limits(message)
-    main = messages[0]
+    assert len(messages) == 1
+    [main] = messages
+    assert_within_limits(main)
     assert main.blocks[3]["text"]["text"].endswith("…")
     assert slack_len(main.text) <= 4_000
-    markers = [m for msg in messages for m in re.findall(r"EV(\d{3})\|", all_text(msg))]
-    assert markers == [f"{i:03d}" for i in range(len(markers))]  # once each, in order.
-    shown, left = evidence_coverage(messages, 300)
-    assert (shown, left) == (len(markers), 300 - len(markers))
-    assert left_out(messages) == left
-    closing = messages[-1].blocks[-1]["elements"][0]["text"]
+    assert re.findall(r"EV(\d{3})\|", all_text(main)) == ["007", "008", "009"]
+    assert "Not measured" not in all_text(main)  # no gap decides this verdict
+    assert left_out(messages) == 297 + 1  # the other lines and the one gap
+    closing = main.blocks[-1]["elements"][0]["text"]
     assert closing.endswith(
         "To see them all, press *Show all evidence* or run "
         "`runai-why diagnose --cluster-id prod-a --workload-id 3f1c2a9e --lookback 7d`."
     )
-    in_main = len(re.findall(r"EV\d{3}\|", all_text(main)))
-    assert (
-        f"_{300 - in_main} more evidence lines: {shown - in_main} in the thread, {left} left out_"
-        in all_text(main)
-    )
     assert "History: 3 OOM_KILLED failures" in all_text(main)  # the summary stays in main.
-    for message in messages[1:]:
-        assert message.text.startswith("(continued) OOM_KILLED · training-job-42 — evidence ")
 
 
 @pytest.mark.parametrize("max_replies", [0, 1, 3, 10])
 def test_the_number_of_replies_is_capped(max_replies):
-    huge = report(evidence=tuple(EvidenceLine(text="x" * 900, source="s") for _ in range(200)))
-    messages = render_report(huge, max_replies=max_replies)
+    long = report(recommendations=tuple(f"REC{i:03d} " + "r" * 900 for i in range(200)))
+    messages = render_report(long, max_replies=max_replies)
     assert len(messages) <= 1 + max_replies
-    shown, left = evidence_coverage(messages, 200)
-    assert shown + left == 200
-    assert left_out(messages) == left
+    shown = len(re.findall(r"REC\d{3}", "\n".join(all_text(m) for m in messages)))
+    assert shown + left_out(messages) == 200  # every recommendation shown or counted
     for message in messages:
         assert_within_limits(message)
 
@@ -468,8 +462,12 @@ def test_long_lists_other_than_evidence_overflow_too():
     for message in messages:
         assert_within_limits(message)
     text = "\n".join(all_text(m) for m in messages)
-    for prefix in ("REC", "MIS", "CAN"):
+    for prefix in ("REC", "CAN"):
         assert re.findall(rf"{prefix}(\d{{3}})", text) == [f"{i:03d}" for i in range(60)]
+    # the answer shows the gaps that matter (with none marked: the first two); the rest wait
+    # behind "Show all evidence", counted
+    assert re.findall(r"MIS(\d{3})", text) == ["000", "001"]
+    assert left_out(messages) == 58
     assert re.search(r"_\d+ more recommendations in the thread_", all_text(messages[0]))
     capped = render_report(many)
     assert len(capped) == 1 + MAX_REPLIES

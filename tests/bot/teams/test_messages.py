@@ -278,7 +278,9 @@ def test_show_all_evidence_without_any():
 
 
 def test_show_all_evidence_stops_after_five_activities_and_says_how_to_see_the_rest():
-    lines = tuple(EvidenceLine(text="x" * 900, source="get_workload_events") for _ in range(200))
+    lines = tuple(
+        EvidenceLine(text="x" * 900 + f" {i:03d}", source="get_workload_events") for i in range(200)
+    )
     full = answer(evidence=lines)
     activities = render(EvidenceReply(full, "7d"))
     assert len(activities) == 5
@@ -316,7 +318,9 @@ def test_choices_are_cut_to_the_size_limit():
 
 
 def test_without_ids_the_left_out_line_names_no_command():
-    lines = tuple(EvidenceLine(text="x" * 900, source="get_workload_events") for _ in range(200))
+    lines = tuple(
+        EvidenceLine(text="x" * 900 + f" {i:03d}", source="get_workload_events") for i in range(200)
+    )
     activities = render(EvidenceReply(answer(workload=None, evidence=lines), "7d"))
     last = list(texts(activities[-1]))
     assert re.fullmatch(r"_[0-9]+ more lines were left out to keep the thread short\._", last[-1])

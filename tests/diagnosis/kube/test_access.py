@@ -426,7 +426,7 @@ async def test_in_cluster_from_files(tmp_path, pki):
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
-        return httpx.Response(200, json={"metadata": {"name": "gpu-node-7"}})
+        return httpx.Response(200, json={"metadata": {"name": "gpu-node-7"}, "status": {}})
 
     context = ssl_context(target)
     assert context.verify_mode == ssl.CERT_REQUIRED
@@ -556,7 +556,7 @@ async def test_token_rotation_through_the_client(tmp_path):
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request.headers["Authorization"])
-        return httpx.Response(200, json={"metadata": {"name": "gpu-node-7"}})
+        return httpx.Response(200, json={"metadata": {"name": "gpu-node-7"}, "status": {}})
 
     target = KubeTarget(api_url="http://127.0.0.1:8600/k8s/x", token_file=path)
     async with KubeClient(target, transport=httpx.MockTransport(handler)) as client:
@@ -580,7 +580,7 @@ async def test_401_rereads_a_token_file_whose_stat_did_not_change(tmp_path):
             return httpx.Response(
                 401, json={"kind": "Status", "message": "Unauthorized", "code": 401}
             )
-        return httpx.Response(200, json={"metadata": {"name": "gpu-node-7"}})
+        return httpx.Response(200, json={"metadata": {"name": "gpu-node-7"}, "status": {}})
 
     target = KubeTarget(api_url="http://127.0.0.1:8600/k8s/x", token_file=path)
     async with KubeClient(target, transport=httpx.MockTransport(handler)) as client:

@@ -11,24 +11,11 @@ from bot.backends import simulated
 from bot.scenarios import bundled_paths, request_from_expectation
 from diagnosis import Category, diagnose
 from runai_sim.scenario import Scenario
+from tests.factories import unreachable_node_body
 
 pytestmark = pytest.mark.e2e
 
-NODE = {
-    "metadata": {"name": "dgx-a100-07"},
-    "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]},
-    "status": {
-        "conditions": [
-            {
-                "type": "Ready",
-                "status": "Unknown",
-                "reason": "NodeStatusUnknown",
-                "message": "Kubelet stopped posting node status.",
-                "lastTransitionTime": "2025-11-04T08:10:00Z",
-            }
-        ]
-    },
-}
+NODE = unreachable_node_body("dgx-a100-07", "2025-11-04T08:10:00Z")
 
 
 def _node_failure_with_kubernetes(kubernetes: dict[str, Any]) -> Scenario:

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from diagnosis.kube.models import KubeNode, Pod
+from diagnosis.kube.models import Pod
 from diagnosis.kube.signals import container_signals, node_signals
 from diagnosis.lexicon import SignalKind
 from diagnosis.redact import Redactor
+from tests.factories import unreachable_node
 
 CITE = "kubectl describe pod, namespace runai-ml"
 
@@ -179,23 +180,7 @@ def test_cited_text_names_container_state_and_source():
 
 
 def test_node_not_ready_within_lookback_only():
-    node = KubeNode.model_validate(
-        {
-            "metadata": {"name": "dgx-a100-12"},
-            "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]},
-            "status": {
-                "conditions": [
-                    {
-                        "type": "Ready",
-                        "status": "Unknown",
-                        "reason": "NodeStatusUnknown",
-                        "message": "Kubelet stopped posting node status.",
-                        "lastTransitionTime": "2025-11-04T08:30:00Z",
-                    }
-                ]
-            },
-        }
-    )
+    node = unreachable_node("dgx-a100-12", "2025-11-04T08:30:00Z")
     recent = list(node_signals(node, since=datetime(2025, 11, 4, tzinfo=UTC), redactor=Redactor()))
     assert [(s.kind, s.detail) for s in recent] == [(SignalKind.NODE_NOT_READY, "dgx-a100-12")]
     assert "node.kubernetes.io/unreachable:NoExecute" in recent[0].text

@@ -14,7 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnosis.redact import MARKER, Redactor
-from tests.diagnosis.redaction.corpus import HEX40, PEM_LINES, SSWS
+from tests.diagnosis.redaction.corpus import (
+    HEX40,
+    KAGGLE_KEY,
+    PEM_LINES,
+    SENDGRID,
+    SSWS,
+    TAILSCALE,
+    VAULT,
+)
 
 PEM_JSON = "\\n".join(["-----BEGIN PRIVATE KEY-----", *PEM_LINES, "-----END PRIVATE KEY-----"])
 PEM_CUT = "\\n".join(["-----BEGIN PRIVATE KEY-----", *PEM_LINES[:2]])
@@ -89,6 +97,31 @@ CASES = [
         "Authorization: SSWS [REDACTED:authorization] (okta)",
         id="any-auth-scheme-stays",
     ),
+    pytest.param(
+        f'{{"username":"alice","key":"{KAGGLE_KEY}"}} loaded',
+        '{"username":"alice","key":"[REDACTED:credential-file]"} loaded',
+        id="kaggle-json-keeps-the-user-and-the-braces",
+    ),
+    pytest.param(
+        "machine api.wandb.ai login user password hunter2-x9 (from ~/.netrc)",
+        "machine api.wandb.ai login user password [REDACTED:netrc-password] (from ~/.netrc)",
+        id="netrc-keeps-machine-and-login",
+    ),
+    pytest.param(
+        f"mail via {SENDGRID}: 401 Unauthorized",
+        "mail via [REDACTED:vendor-token]: 401 Unauthorized",
+        id="sendgrid-both-halves-one-marker",
+    ),
+    pytest.param(
+        f"token {VAULT}. Retrying",
+        "token [REDACTED:vendor-token]. Retrying",
+        id="vault-token-keeps-the-sentence",
+    ),
+    pytest.param(
+        f"--authkey={TAILSCALE} --hostname=trainer-0",
+        "--authkey=[REDACTED:vendor-token] --hostname=trainer-0",
+        id="tailscale-keeps-the-next-flag",
+    ),
 ]
 
 
@@ -147,6 +180,10 @@ SECRETS = st.one_of(
     st.builds(lambda h: planted("wandb login ", h), with_digit(text_of(HEX, 40, 40))),
     st.builds(lambda pw: planted("the password is ", pw), with_digit(text_of(ALNUM, 6, 20))),
     st.builds(lambda pw: planted("PASSWORD ", pw), with_digit(text_of(ALNUM + "-", 6, 20))),
+    st.builds(lambda h: planted('{"username": "alice", "key": "', h, '"}'), with_digit(text_of(HEX, 32, 32))),
+    st.builds(lambda pw: planted("machine api.acme.io login ci password ", pw), passwords),
+    st.builds(lambda a, b: planted("", f"SG.{a}.{b}"), text_of(ALNUM + "-_", 22, 22), text_of(ALNUM + "-_", 43, 43)),
+    st.builds(lambda s: planted("", "hvs." + s), text_of(ALNUM + "-_", 24, 90)),
     st.builds(
         lambda lines: planted("", "-----BEGIN PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END PRIVATE KEY-----"),
         st.lists(text_of(ALNUM + "+/", 64, 64), min_size=1, max_size=4),

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from diagnosis.evidence import Evidence, Gap, Signal
+from diagnosis.kube.log_signals import log_signal
 from diagnosis.kube.models import Pod
-from diagnosis.kube.signals import container_signals, log_signal, source
+from diagnosis.kube.signals import container_signals, source
 from diagnosis.logs import failing_line
 from diagnosis.redact import Redactor
 from diagnosis.report import EvidenceLine
