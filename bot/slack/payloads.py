@@ -100,7 +100,7 @@ class _MessageAction(_Shape):
     channel: _Id
     message: _Message
     response_url: str = ""
-    trigger_id: str = ""
+    trigger_id: str = Field(min_length=1)  # its dedupe key (`bot.slack.intake.trigger_key`)
 
 
 class _SlashCommand(_Shape):
@@ -109,7 +109,7 @@ class _SlashCommand(_Shape):
     team_id: str
     channel_id: str
     user_id: str
-    trigger_id: str
+    trigger_id: str = Field(min_length=1)  # its dedupe key (`bot.slack.intake.trigger_key`)
     response_url: str = ""
 
 

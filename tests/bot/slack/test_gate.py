@@ -185,7 +185,23 @@ ROWS = [
         signed(),
         400,
     ),
+    Row(
+        "shortcut-without-trigger-id",
+        _payload(
+            {
+                "type": "message_action",
+                "callback_id": "runai_why_message",
+                "user": {"id": "U1"},
+                "team": {"id": "T1"},
+                "channel": {"id": "C1"},
+                "message": {"ts": "1.1", "text": "why did eval-harness fail"},
+            }
+        ),
+        signed(),
+        400,
+    ),
     Row("command-without-channel", _command(channel_id="<drop>"), signed(), 400),
+    Row("command-trigger-id-empty", _command(trigger_id=""), signed(), 400),
     Row("command-repeated-field", _command() + b"&text=again", signed(), 400),
     Row("form-garbage", b"&&&===", signed(**{"Content-Type": FORM}), 400),
     Row("empty-body", b"", signed(**{"Content-Type": FORM}), 400),
