@@ -55,6 +55,7 @@ from bot.flight import FLIGHT_LOCK_TTL_S, Flights, LocalLimit, RedisSemaphore
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
 from bot.redis_connect import connect_redis, redis_health
+from bot.request_body import Refused, read_body
 from bot.settings import DEDUPE_TTL_S, ConfigError, Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.authorize import AuthTest
@@ -276,18 +277,6 @@ def _rejected(rejection: Rejection) -> Response:
     return PlainTextResponse(rejection.status.phrase, status_code=rejection.status)
 
 
-async def _capped_body(request: Request, limit: int) -> bytes | None:
-    """The raw body, or None as soon as it grows past `limit` (whatever Content-Length said)."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 async def slack_events(runtime: Runtime, request: Request) -> Response:
     """One Slack request: a request ID for its logs, then the gate and Bolt; timed as `ack`."""
     started = time.perf_counter()
@@ -306,9 +295,10 @@ async def _gate_then_bolt(runtime: Runtime, request: Request) -> Response:
     rejection = verifier.check_length(request.headers)
     if rejection is not None:
         return _rejected(rejection)
-    body = await _capped_body(request, verifier.max_body_bytes)
-    if body is None:
-        return _rejected(Rejection(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap"))
+    try:
+        body = await read_body(request, verifier.max_body_bytes)
+    except Refused as refused:
+        return _rejected(Rejection(refused.status, f"body {refused.reason}"))
     rejection = verifier.verify(request.headers, body)
     if rejection is not None:
         return _rejected(rejection)

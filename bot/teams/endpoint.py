@@ -2,7 +2,8 @@
 
 Order matters: the size cap and the bearer token come first, on nothing but the headers
 and raw bytes; a request that fails them is 401 (or 413) and nothing is parsed, logged or
-sent. Only then is the body parsed, its `serviceUrl` checked against the token's
+sent. Only then is the body read (under the size cap) and parsed (nested at most
+`bot.request_body.MAX_JSON_DEPTH` levels, else 400), its `serviceUrl` checked against the token's
 `serviceurl` claim (401 on a mismatch: a valid token must not send our replies elsewhere),
 the activity read and taken into the durable work queue (deduplicated and bounded in one
 atomic step, `bot.teams.intake`), and Teams gets its 200 at once; a worker, on any replica,
@@ -17,7 +18,6 @@ then; for a card's invoke, the Teams client shows the asker the click failed.
 
 from __future__ import annotations
 
-import json
 import time
 from http import HTTPStatus
 
@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from bot.conversation.messages import QUEUE_FULL, queued
 from bot.observe import begin_request, observe_stage
+from bot.request_body import Refused, load_json, read_body
 from bot.settings import DEDUPE_TTL_S
 from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import InboundVerifier, TokenRejected, service_url_matches
@@ -51,16 +52,6 @@ def _refused(status: HTTPStatus, reason: str) -> Response:
         "teams_request_rejected", status=int(status), reason=reason
     )
     return PlainTextResponse(status.phrase, status_code=status)
-
-
-async def _capped_body(request: Request) -> bytes | None:
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 class TeamsEndpoint:
@@ -101,13 +92,10 @@ class TeamsEndpoint:
             claims = await self._verifier.verify(request.headers.get("authorization", ""))
         except TokenRejected as error:
             return _refused(HTTPStatus.UNAUTHORIZED, str(error))
-        raw = await _capped_body(request)
-        if raw is None:
-            return _refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap")
         try:
-            body = json.loads(raw)
-        except ValueError:
-            return _refused(HTTPStatus.BAD_REQUEST, "body is not JSON")
+            body = load_json(await read_body(request, MAX_BODY_BYTES))
+        except Refused as refused:
+            return _refused(refused.status, f"body {refused.reason}")
         if not isinstance(body, dict):
             return _refused(HTTPStatus.BAD_REQUEST, "body is not a JSON object")
         service_url = body.get("serviceUrl")

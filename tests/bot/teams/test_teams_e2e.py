@@ -12,8 +12,10 @@ from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import structlog
 from pydantic import SecretStr
 
+from bot.request_body import MAX_JSON_DEPTH, nesting
 from diagnosis import WorkloadRef
 from tests.bot.teams.adaptive import elements
 from tests.bot.teams.fake_teams import TENANT, Call, FakeTeams, new_key
@@ -150,6 +152,36 @@ async def test_a_body_that_is_not_json_is_refused_after_the_token(bot: TeamsBot)
     assert response.status_code == 400
     unsigned = await bot.http.post(f"{bot.url}/api/messages", content=b"{not json")
     assert unsigned.status_code == 401
+
+
+def _nested_activity(bot: TeamsBot, levels: int, marker: str = "do-not-log-me") -> bytes:
+    """A signed-for mention whose `channelData` holds a list nested `levels` deep (as text)."""
+    ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+    ask["channelData"]["deep"] = "DEEP"
+    deep = "[" * levels + json.dumps(marker) + "]" * levels
+    return json.dumps(ask).replace('"DEEP"', deep).encode()
+
+
+async def test_a_deeply_nested_activity_is_400_and_nothing_of_it_is_logged(
+    bot: TeamsBot, caplog: pytest.LogCaptureFixture
+):
+    with structlog.testing.capture_logs() as logs:
+        response = await bot.send_raw(_nested_activity(bot, 50_000))
+        too_deep = await bot.send_raw(_nested_activity(bot, MAX_JSON_DEPTH - 1))
+    assert (response.status_code, too_deep.status_code) == (400, 400)
+    reasons = [e["reason"] for e in logs if e["event"] == "teams_request_rejected"]
+    assert reasons == [f"body nests deeper than {MAX_JSON_DEPTH} levels"] * 2
+    assert "do-not-log-me" not in repr(logs) + caplog.text
+    assert "Traceback" not in caplog.text
+    assert [c.kind for c in bot.teams.calls if c.kind != "keys"] == []
+
+
+async def test_an_activity_nested_to_the_limit_is_answered(bot: TeamsBot):
+    body = _nested_activity(bot, MAX_JSON_DEPTH - 2)
+    assert nesting(body.decode(), MAX_JSON_DEPTH + 1) == MAX_JSON_DEPTH
+    assert (await bot.send_raw(body)).status_code == 200
+    [answer] = await bot.teams.wait_for("update")
+    assert _category(answer) == "OOM_KILLED"
 
 
 async def test_a_key_rollover_fetches_the_keys_again(bot: TeamsBot):
