@@ -9,7 +9,8 @@ Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, 
 the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt, whose
 listeners take it into the durable work queue (`bot.work`) before Slack gets its answer.
 With `TEAMS_APP_ID` set it also serves `POST /api/messages` (`bot.teams.runtime`), which
-takes activities into the same queue; Slack, Teams or both may be configured.
+takes activities into the same queue; Slack, Teams or both may be configured. uvicorn runs
+with `bot.http_limits`: deadlines for a request's head and body, and a connection cap.
 
 `serve` also runs a worker that answers queued requests (`EMBEDDED_WORKER`, default on);
 `runai-why worker` runs only that (`run_worker`). On SIGTERM both stop taking work, let what
@@ -52,6 +53,7 @@ from bot.authz import Authorizer
 from bot.conversation import MemoryStore, RedisStore, StateStore
 from bot.engines import serving_engine
 from bot.flight import FLIGHT_LOCK_TTL_S, Flights, LocalLimit, RedisSemaphore
+from bot.http_limits import HttpLimits
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
 from bot.redis_connect import connect_redis, redis_health
@@ -381,6 +383,7 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
         log_config=None,
         proxy_headers=True,
         timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
+        **HttpLimits.from_settings(settings).uvicorn_options(),  # slow and numerous clients
     )
 
 
