@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import structlog
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 
 from bot.slack.messages import CHOICE_ACTION
 from bot.slack.response_urls import ResponseUrls
@@ -106,3 +108,46 @@ async def test_a_foreign_response_url_is_never_posted_to(
     [refused] = [e for e in logs if e["event"] == "slack_response_url_refused"]
     assert (refused["scheme"], refused["host"]) == ("http", "127.0.0.1")
     assert "secret-path-do-not-log" not in repr(logs)
+
+
+@pytest.mark.parametrize(
+    ("url", "logged"),
+    [
+        ("https://evil.example/secret-path", {"scheme": "https", "host": "evil.example"}),
+        ("https://[::1/secret-path", {"scheme": None, "host": None}),  # unparseable
+        ("https://evil.example/secret path", {"scheme": None, "host": None}),
+        (42, {"scheme": None, "host": None}),
+    ],
+)
+async def test_over_socket_mode_too_the_url_is_removed_before_any_listener(
+    url: object, logged: dict[str, str | None]
+):
+    request = AsyncBoltRequest(
+        body={"type": "block_actions", "response_url": url}, mode="socket_mode"
+    )
+    seen: list[dict[str, object]] = []
+
+    async def listener() -> BoltResponse:
+        seen.append(dict(request.body))
+        return BoltResponse(status=200)
+
+    with structlog.testing.capture_logs() as logs:
+        await SLACK.middleware()(req=request, next=listener)
+    assert seen == [{"type": "block_actions"}]
+    assert request.context.response_url is None
+    assert [(e["event"], e["scheme"], e["host"]) for e in logs] == [
+        ("slack_response_url_refused", logged["scheme"], logged["host"])
+    ]
+    assert "secret" not in repr(logs)
+
+
+async def test_slacks_own_url_is_left_as_it_is():
+    request = AsyncBoltRequest(
+        body={"type": "message_action", "response_url": HOOK}, mode="socket_mode"
+    )
+
+    async def listener() -> BoltResponse:
+        return BoltResponse(status=200)
+
+    await SLACK.middleware()(req=request, next=listener)
+    assert request.body["response_url"] == request.context.response_url == HOOK
