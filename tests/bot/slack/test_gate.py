@@ -71,6 +71,20 @@ def _payload(payload: object) -> bytes:
     return _form(payload=json.dumps(payload))
 
 
+def _shortcut(**changes: object) -> bytes:
+    """A message shortcut's payload with only the fields the bot reads, then `changes`."""
+    payload = {
+        "type": "message_action",
+        "callback_id": "runai_why_message",
+        "user": {"id": "U1"},
+        "team": {"id": "T1"},
+        "channel": {"id": "C1"},
+        "message": {"ts": "1.1", "text": "why did eval-harness fail"},
+        "trigger_id": "1.T1.shortcut",
+    } | changes
+    return _payload({k: v for k, v in payload.items() if v != "<drop>"})
+
+
 #: Deep enough to be a `RecursionError` in `json.loads` on any Python, small enough for any cap.
 DEEP = 50_000
 SECRET_WORDS = "do-not-log-me"
@@ -193,36 +207,8 @@ ROWS = [
         signed(),
         400,
     ),
-    Row(
-        "shortcut-message-string",
-        _payload(
-            {
-                "type": "message_action",
-                "callback_id": "runai_why_message",
-                "user": {"id": "U1"},
-                "team": {"id": "T1"},
-                "channel": {"id": "C1"},
-                "message": "hi",
-            }
-        ),
-        signed(),
-        400,
-    ),
-    Row(
-        "shortcut-without-trigger-id",
-        _payload(
-            {
-                "type": "message_action",
-                "callback_id": "runai_why_message",
-                "user": {"id": "U1"},
-                "team": {"id": "T1"},
-                "channel": {"id": "C1"},
-                "message": {"ts": "1.1", "text": "why did eval-harness fail"},
-            }
-        ),
-        signed(),
-        400,
-    ),
+    Row("shortcut-message-string", _shortcut(message="hi"), signed(), 400),
+    Row("shortcut-without-trigger-id", _shortcut(trigger_id="<drop>"), signed(), 400),
     Row("command-without-channel", _command(channel_id="<drop>"), signed(), 400),
     Row("command-trigger-id-empty", _command(trigger_id=""), signed(), 400),
     Row("command-repeated-field", _command() + b"&text=again", signed(), 400),
