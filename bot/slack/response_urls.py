@@ -66,7 +66,9 @@ class ResponseUrls:
         """Slack's hooks host, and the origin of `api_url` (plus its `hooks.` host on https)."""
         api = urlsplit(api_url)
         host = (api.hostname or "").lower()
-        origins = _origins("https", HOOKS_HOST, None) | _origins(api.scheme, host, api.port)
+        origins = _origins("https", HOOKS_HOST, None)
+        if api.scheme in _DEFAULT_PORTS and host:
+            origins |= _origins(api.scheme, host, api.port)
         if api.scheme == "https" and host:
             origins |= _origins("https", f"hooks.{host}", None)
         return cls(frozenset(origins))

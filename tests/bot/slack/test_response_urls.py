@@ -59,6 +59,8 @@ HOOK = "https://hooks.slack.com/commands/T1/1234/abcdef"
         (FAKE, "http://localhost:5000/response/r1", False),
         (FAKE, HOOK, True),
         (GOV, "https://hooks.slack.com.slack-gov.com/x", False),
+        (ResponseUrls.for_api("not a url"), "/commands/T1/1/x", False),  # no origin of its own
+        (ResponseUrls.for_api("not a url"), HOOK, True),
     ],
 )
 def test_only_slack_hosts_are_permitted(urls: ResponseUrls, url: object, *, permitted: bool):
