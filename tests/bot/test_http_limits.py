@@ -34,6 +34,8 @@ pytestmark = pytest.mark.e2e
 
 #: Far longer than any cut-off here takes to be seen (the deadlines are half a second).
 GENEROUS_S = 20.0
+#: How long `runai-why serve` may take to start on a loaded machine.
+STARTUP_S = 90.0
 DRIP_S = 0.05
 GET = b"GET / HTTP/1.1\r\nHost: bot\r\n\r\n"
 
@@ -183,7 +185,11 @@ async def test_connections_past_the_limit_are_closed_and_the_rest_served(connect
 
 
 async def test_a_thousand_drippers_in_miniature_hold_nothing_for_long(connect: Connect):
-    """The issue's 1,000 drippers, scaled: over the limit closed at once, the rest cut off."""
+    """The issue's 1,000 drippers, scaled: each is closed on arrival or cut off, none held.
+
+    How many are closed on arrival depends on how fast they connect (a held one cut off
+    frees its place); that all 50 are cut, at least the first 10 by the deadline, does not.
+    """
     before = (_cut("limit"), _cut("header"))
     limits = HttpLimits(header_timeout_s=0.5, max_connections=10)
     async with _serving(limits, []) as (host, port):
@@ -191,7 +197,9 @@ async def test_a_thousand_drippers_in_miniature_hold_nothing_for_long(connect: C
         start = b"GET / HTTP/1.1\r\nHost: bot\r\nX-Slow: "
         await asyncio.gather(*(_dripped_until_cut(stream, start) for stream in streams))
         assert await _get(await connect(host, port)) == b"HTTP/1.1 200 OK"
-    assert (_cut("limit") - before[0], _cut("header") - before[1]) == (40, 10)
+    at_limit, too_slow = _cut("limit") - before[0], _cut("header") - before[1]
+    assert at_limit + too_slow == 50
+    assert too_slow >= 10
 
 
 def test_the_limits_come_from_the_settings_with_uvicorns_own_options():
@@ -234,7 +242,8 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def test_runai_why_serve_applies_them(connect: Connect):
+@pytest.mark.timeout(STARTUP_S + 60)
+async def test_runai_why_serve_applies_them(connect: Connect, tmp_path: Path):
     """`serve` itself, configured by its environment: a dripping client is cut off."""
     port = _free_port()
     env = {
@@ -253,12 +262,15 @@ async def test_runai_why_serve_applies_them(connect: Connect):
         "SHUTDOWN_GRACE_S": "1",
     }
     cli = Path(sys.executable).with_name("runai-why")
-    process = await asyncio.create_subprocess_exec(
-        cli, "serve", "--host", "127.0.0.1", env=env, stderr=asyncio.subprocess.DEVNULL
-    )
+    log = tmp_path / "serve.log"
+    with log.open("wb") as stderr:
+        process = await asyncio.create_subprocess_exec(
+            cli, "serve", "--host", "127.0.0.1", env=env, stderr=stderr
+        )
     try:
-        async with asyncio.timeout(GENEROUS_S):
-            while not await _healthy(port):  # noqa: ASYNC110 - a process starting
+        async with asyncio.timeout(STARTUP_S):
+            while not await _healthy(port):
+                assert process.returncode is None, log.read_text(encoding="utf-8")
                 await asyncio.sleep(DRIP_S)
         first, second, third = [await connect("127.0.0.1", port) for _ in range(3)]
         assert await _closed_by_server(third[0])  # over HTTP_MAX_CONNECTIONS
