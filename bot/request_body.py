@@ -86,15 +86,19 @@ def load_json(document: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
 def nesting(text: str, limit: int) -> int | None:
     """How deep the arrays and objects of JSON `text` nest, counted up to `limit + 1`.
 
-    None when its brackets do not pair up, which no JSON document does. Strings are cut out
-    first; each pass over the brackets left removes the innermost pairs, one level, so the
-    work is at most `limit + 1` passes over the text, whatever it holds.
+    None when its brackets do not pair up (which no JSON document does) within that depth.
+    Strings are cut out first; each pass over the brackets left removes the innermost pairs,
+    one level, so the work is at most `limit + 1` passes over the text, whatever it holds. A
+    run of opening brackets as long as the levels still allowed ends it at once: the common
+    way to nest deep costs one search, not every pass.
     """
     outside = _STRING.sub("", text).encode("utf-8", "surrogatepass")
     brackets = outside.translate(_ONE_KIND, _NOT_A_BRACKET)
     for depth in range(limit + 1):
         if not brackets:
             return depth
+        if b"[" * (limit + 1 - depth) in brackets:
+            return limit + 1
         inner = brackets.replace(b"[]", b"")
         if len(inner) == len(brackets):
             return None

@@ -46,12 +46,22 @@ def test_nesting(text: str, depth: int | None):
         (b"\xff{}", "is not UTF-8"),
         ("{not json", "is not JSON"),
         ("[}", "is not JSON"),
-        ("[" * 100_000, "is not JSON"),
+        ("[" * 64 + "]" * 65, "is not JSON"),
+        ("[" * 100_000, "nests deeper than 64 levels"),  # unpaired, but deep before that
         ("[" * 100_000 + "]" * 100_000, f"nests deeper than {MAX_JSON_DEPTH} levels"),
         ("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1), "nests deeper than 64 levels"),
         ('{"a": ' * 40_000 + "1" + "}" * 40_000, "nests deeper than 64 levels"),
     ],
-    ids=["not-utf8", "garbage", "mismatched", "unbalanced", "deep", "one-too-deep", "objects"],
+    ids=[
+        "not-utf8",
+        "garbage",
+        "mismatched",
+        "unbalanced",
+        "unbalanced-deep",
+        "deep",
+        "one-too-deep",
+        "objects",
+    ],
 )
 def test_load_json_refuses_with_a_reason_and_no_content(document: str | bytes, reason: str):
     with pytest.raises(Refused) as refused:
@@ -73,9 +83,10 @@ def test_load_json_reads_up_to_the_limit():
         "[" + ",".join(["[]"] * (MIB // 3 - 1)) + "]",  # a million brackets, one level
         "[" + ",".join(["[" * 63 + "]" * 63] * (MIB // 128)) + "]",  # every pass has work
         "[" * (MIB // 2) + "]" * (MIB // 2),
+        ("[" + "[" * 63 + "]" * 63 + ",") * (MIB // 130) + "0" + "]" * (MIB // 130),
         json.dumps(["[{" * (MIB // 8), "\\" * (MIB // 4)]),
     ],
-    ids=["wide", "deep-everywhere", "deepest", "strings"],
+    ids=["wide", "deep-everywhere", "deepest", "deep-with-no-long-run", "strings"],
 )
 def test_a_mebibyte_of_any_shape_is_measured(document: str):
     """At most `MAX_JSON_DEPTH + 1` passes of bytes operations: linear, however it nests."""
