@@ -17,6 +17,7 @@ __all__ = [
     "DIAGNOSES",
     "DUPLICATES_DROPPED",
     "FAIL_OPEN",
+    "HTTP_CONNECTIONS_CUT",
     "QUEUE_DEPTH",
     "QUEUE_REJECTED",
     "RECLAIMED",
@@ -112,5 +113,12 @@ FAIL_OPEN = Counter(
     "Times Redis failed while coordinating replicas and the work went ahead without it: "
     "'flight' (single-flight), 'runai_semaphore' (the global Run:ai call limit).",
     ["what"],
+    registry=REGISTRY,
+)
+HTTP_CONNECTIONS_CUT = Counter(
+    "runai_why_http_connections_cut",
+    "Connections `serve` closed before their request arrived: its head ('header') or body "
+    "('body') too slow, or accepted over HTTP_MAX_CONNECTIONS ('limit').",
+    ["reason"],
     registry=REGISTRY,
 )

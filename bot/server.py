@@ -9,7 +9,8 @@ Every Slack request passes the gate first (`bot.slack.verify`: size, timestamp, 
 the raw bytes; then `bot.slack.payloads`: shape); only what passes reaches Bolt, whose
 listeners take it into the durable work queue (`bot.work`) before Slack gets its answer.
 With `TEAMS_APP_ID` set it also serves `POST /api/messages` (`bot.teams.runtime`), which
-takes activities into the same queue; Slack, Teams or both may be configured.
+takes activities into the same queue; Slack, Teams or both may be configured. uvicorn runs
+with `bot.http_limits`: deadlines for a request's head and body, and a connection cap.
 
 `serve` also runs a worker that answers queued requests (`EMBEDDED_WORKER`, default on);
 `runai-why worker` runs only that (`run_worker`). On SIGTERM both stop taking work, let what
@@ -52,10 +53,12 @@ from bot.authz import Authorizer
 from bot.conversation import MemoryStore, RedisStore, StateStore
 from bot.engines import serving_engine
 from bot.flight import FLIGHT_LOCK_TTL_S, Flights, LocalLimit, RedisSemaphore
+from bot.http_limits import HttpLimits
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
 from bot.pages import page_routes
 from bot.redis_connect import connect_redis, redis_health
+from bot.request_body import Refused, read_body
 from bot.settings import DEDUPE_TTL_S, ConfigError, Settings
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.authorize import AuthTest
@@ -278,18 +281,6 @@ def _rejected(rejection: Rejection) -> Response:
     return PlainTextResponse(rejection.status.phrase, status_code=rejection.status)
 
 
-async def _capped_body(request: Request, limit: int) -> bytes | None:
-    """The raw body, or None as soon as it grows past `limit` (whatever Content-Length said)."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 async def slack_events(runtime: Runtime, request: Request) -> Response:
     """One Slack request: a request ID for its logs, then the gate and Bolt; timed as `ack`."""
     started = time.perf_counter()
@@ -308,9 +299,10 @@ async def _gate_then_bolt(runtime: Runtime, request: Request) -> Response:
     rejection = verifier.check_length(request.headers)
     if rejection is not None:
         return _rejected(rejection)
-    body = await _capped_body(request, verifier.max_body_bytes)
-    if body is None:
-        return _rejected(Rejection(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap"))
+    try:
+        body = await read_body(request, verifier.max_body_bytes)
+    except Refused as refused:
+        return _rejected(Rejection(refused.status, f"body {refused.reason}"))
     rejection = verifier.verify(request.headers, body)
     if rejection is not None:
         return _rejected(rejection)
@@ -394,6 +386,7 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
         log_config=None,
         proxy_headers=True,
         timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
+        **HttpLimits.from_settings(settings).uvicorn_options(),  # slow and numerous clients
     )
 
 

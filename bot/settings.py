@@ -71,6 +71,12 @@ class Settings(BaseSettings):
         metrics_token: `METRICS_TOKEN`; when set, `GET /metrics` is also served on `PORT`,
             to requests with `Authorization: Bearer <token>`. Without it `PORT` has none.
         port: `PORT`, the HTTP port of `runai-why serve`.
+        http_header_timeout_s: `HTTP_HEADER_TIMEOUT_S`, how long `serve` waits for a
+            request's head (from the connection, or the previous response) before closing.
+        http_body_timeout_s: `HTTP_BODY_TIMEOUT_S`, how long it waits for a request's body
+            after its head.
+        http_max_connections: `HTTP_MAX_CONNECTIONS`, connections `serve` holds at once;
+            past it, a new connection is closed at once (`bot.http_limits`).
         channel_default_clusters: `CHANNEL_DEFAULT_CLUSTERS`, JSON `{"C0123": "prod-a"}`:
             a channel's default cluster (name or UUID), stated in every reply that uses it.
         state_ttl_s: `STATE_TTL_S`, how long a thread's conversation is remembered.
@@ -136,6 +142,9 @@ class Settings(BaseSettings):
     redis_max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, ge=1, le=10_000)
     redis_pool_timeout_s: float = Field(default=DEFAULT_POOL_TIMEOUT_S, gt=0, le=300)
     port: int = Field(default=3000, ge=1, le=65535)
+    http_header_timeout_s: float = Field(default=10.0, gt=0, le=300)
+    http_body_timeout_s: float = Field(default=20.0, gt=0, le=600)
+    http_max_connections: int = Field(default=1024, ge=1, le=100_000)
     metrics_port: int = Field(default=9464, ge=0, le=65535)
     metrics_token: SecretStr | None = None
     channel_default_clusters: dict[str, str] = Field(default_factory=dict)

@@ -114,7 +114,7 @@ def _base_url(host: str, sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def _config(app: Any, lifespan: Literal["on", "off"] = "off") -> uvicorn.Config:
+def _config(app: Any, lifespan: Literal["on", "off"] = "off", **options: Any) -> uvicorn.Config:
     return uvicorn.Config(
         app,
         log_config=None,
@@ -122,6 +122,7 @@ def _config(app: Any, lifespan: Literal["on", "off"] = "off") -> uvicorn.Config:
         lifespan=lifespan,
         interface="asgi3",
         timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_S,
+        **options,
     )
 
 
@@ -132,13 +133,15 @@ async def serve_asgi(
     port: int = 0,
     *,
     lifespan: Literal["on", "off"] = "off",
+    **options: Any,
 ) -> AsyncIterator[str]:
     """Serve any ASGI app in the running event loop; yields its base URL (`http://host:port`).
 
-    `port=0` picks a free ephemeral port. The server is shut down when the block exits.
+    `port=0` picks a free ephemeral port; `options` are further `uvicorn.Config` settings.
+    The server is shut down when the block exits.
     """
     sock = _bind(host, port)
-    server = _PromptServer(_config(app, lifespan))
+    server = _PromptServer(_config(app, lifespan, **options))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(_STARTUP_TIMEOUT_S):

@@ -30,6 +30,7 @@ from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import RetryLater
 from bot.slack.listeners import register_listeners
+from bot.slack.response_urls import ResponseUrls
 
 __all__ = ["STORE_DOWN", "build_slack_app", "build_web_client"]
 
@@ -111,6 +112,9 @@ def build_slack_app(
 ) -> AsyncApp:
     """The Bolt app: listeners registered per module, one error handler, no catch-alls.
 
+    Middleware binds the log context, then drops a `response_url` that is not Slack's
+    (`bot.slack.response_urls`), so no listener can answer through one.
+
     `auth.test` is called once per process (`bot.slack.authorize`), not per cold request.
     """
     if not any(isinstance(f, _NoUnusedTokenWarning) for f in _BOLT_APP_LOG.filters):
@@ -125,6 +129,7 @@ def build_slack_app(
         process_before_response=True,
     )
     app.middleware(_log_context)
+    app.middleware(ResponseUrls.for_api(client.base_url).middleware())  # before any listener
     register_listeners(app, deps)
     log = structlog.get_logger(__name__)
 

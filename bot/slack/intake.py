@@ -20,7 +20,7 @@ from bot.conversation import Incoming
 from bot.slack.responder import SlackResponder
 from bot.work import Enqueued, WorkQueue, admit, new_item
 
-__all__ = ["PLATFORM", "Notices", "ResponderSpec", "RetryLater", "submit"]
+__all__ = ["PLATFORM", "Notices", "ResponderSpec", "RetryLater", "submit", "trigger_key"]
 
 PLATFORM = "slack"
 _NOTICES_MAX = 256
@@ -62,14 +62,15 @@ async def submit(
     kind: str,
     incoming: Incoming,
     spec: ResponderSpec,
-    dedupe: str | None,
+    dedupe: str,
     dedupe_ttl_s: int,
     deadline_s: float,
 ) -> Enqueued:
     """Enqueue one request; counts duplicates and refusals.
 
-    `dedupe` names the delivery for Slack's retries and double deliveries; None for what
-    Slack never delivers twice (a slash command, a shortcut): the item's own ID.
+    `dedupe` names the user's action, so that every copy of it is one request: Slack's
+    retries and double deliveries of an event, a double click, and a replayed slash command
+    or shortcut (`trigger_key`), which Slack itself never sends twice.
 
     Raises:
         QueueUnavailable: nothing was taken (Redis is down).
@@ -81,8 +82,16 @@ async def submit(
         responder=spec.model_dump(mode="json"),
         deadline_s=deadline_s,
     )
-    dedupe = dedupe or f"item:{item.id}"
     return await admit(queue, item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
+
+
+def trigger_key(team: str, trigger_id: str) -> str:
+    """The dedupe key of a slash command or a shortcut: its `trigger_id`, one per user action.
+
+    A second request with the same one is a replay (Slack sends each once), taken as a
+    duplicate for as long as any delivery key is kept, past Slack's 5-minute signature window.
+    """
+    return f"trigger:{team}:{trigger_id}"
 
 
 class Notices:

@@ -1,7 +1,9 @@
 """The shapes of the Slack requests the bot handles, checked after the signature, before Bolt.
 
 A signed body can still be malformed (an `event` that is a string, `payload=notjson`,
-`text: null`). Such a body is answered 400 here, so no listener ever sees it. Only what the
+`text: null`, JSON nested hundreds of levels deep). Such a body is answered 400 here, so no
+listener ever sees it; JSON is read by `bot.request_body.load_json`, whose nesting limit
+keeps every later step (Bolt's own parse, pydantic, the listeners) shallow. Only what the
 listeners read is checked, and strictly (a number is not a string, null is not a string);
 everything else Slack sends passes through untouched. Request types the bot does not handle
 need only a `type`.
@@ -9,12 +11,13 @@ need only a `type`.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bot.request_body import Refused, load_json
 
 __all__ = ["Checked", "check_body"]
 
@@ -100,7 +103,7 @@ class _MessageAction(_Shape):
     channel: _Id
     message: _Message
     response_url: str = ""
-    trigger_id: str = ""
+    trigger_id: str = Field(min_length=1)  # its dedupe key (`bot.slack.intake.trigger_key`)
 
 
 class _SlashCommand(_Shape):
@@ -109,7 +112,7 @@ class _SlashCommand(_Shape):
     team_id: str
     channel_id: str
     user_id: str
-    trigger_id: str
+    trigger_id: str = Field(min_length=1)  # its dedupe key (`bot.slack.intake.trigger_key`)
     response_url: str = ""
 
 
@@ -154,9 +157,9 @@ def _form(body: str) -> Checked:
     form = {key: values[0] for key, values in parsed.items()}
     if "payload" in form:
         try:
-            payload = json.loads(form["payload"])
-        except ValueError:
-            return Checked({}, "payload is not JSON")
+            payload = load_json(form["payload"])
+        except Refused as refused:
+            return Checked({}, f"payload {refused.reason}")
         problem = _checked(payload, _PAYLOAD_TYPES, "payload")
         return Checked(payload if problem is None else {}, problem)
     if "ssl_check" in form:
@@ -181,9 +184,9 @@ def check_body(content_type: str, body: bytes) -> Checked:
         return Checked({}, "body is not UTF-8")
     if content_type == "application/json" or text.startswith("{"):
         try:
-            data = json.loads(text)
-        except ValueError:
-            return Checked({}, "body is not JSON")
+            data = load_json(text)
+        except Refused as refused:
+            return Checked({}, f"body {refused.reason}")
         problem = _checked(data, _JSON_TYPES, "body")
         return Checked(data if problem is None else {}, problem)
     return _form(text)

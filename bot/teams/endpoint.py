@@ -3,7 +3,8 @@
 Order matters: the size cap and the bearer token come first, on nothing but the headers
 and raw bytes; a request that fails them is 401 (or 413) and nothing is parsed, logged or
 sent (503 when the signing keys cannot be had: the token was not judged). Only then is the
-body parsed, its `serviceUrl` checked against the token's `serviceurl` claim (401 on a
+body read (under the size cap) and parsed (nested at most `bot.request_body.MAX_JSON_DEPTH`
+levels, else 400), its `serviceUrl` checked against the token's `serviceurl` claim (401 on a
 mismatch: a valid token must not send our replies elsewhere), its `channelId` against the
 signing key's endorsements (403 when the key does not endorse it, as the Bot Framework
 documents), the activity read and taken into the durable work queue (deduplicated and
@@ -20,7 +21,6 @@ then; for a card's invoke, the Teams client shows the asker the click failed.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from http import HTTPStatus
@@ -31,6 +31,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from bot.conversation.messages import QUEUE_FULL, queued
 from bot.observe import begin_request, observe_stage
+from bot.request_body import Refused, load_json, read_body
 from bot.settings import DEDUPE_TTL_S
 from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import (
@@ -62,16 +63,6 @@ def _refused(status: HTTPStatus, reason: str, **headers: str) -> Response:
         "teams_request_rejected", status=int(status), reason=reason
     )
     return PlainTextResponse(status.phrase, status_code=status, headers=headers)
-
-
-async def _capped_body(request: Request) -> bytes | None:
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 class TeamsEndpoint:
@@ -123,13 +114,10 @@ class TeamsEndpoint:
         claims = await self._verified(request)
         if isinstance(claims, Response):
             return claims
-        raw = await _capped_body(request)
-        if raw is None:
-            return _refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap")
         try:
-            body = json.loads(raw)
-        except ValueError:
-            return _refused(HTTPStatus.BAD_REQUEST, "body is not JSON")
+            body = load_json(await read_body(request, MAX_BODY_BYTES))
+        except Refused as refused:
+            return _refused(refused.status, f"body {refused.reason}")
         if not isinstance(body, dict):
             return _refused(HTTPStatus.BAD_REQUEST, "body is not a JSON object")
         service_url = body.get("serviceUrl")

@@ -1,7 +1,8 @@
 """`/runai-why`: taken into the work queue, then acknowledged; the first reply anchors a thread.
 
 The ack itself tells the asker, privately, what happened when it was not simply taken:
-their place in the queue, a full queue, or Redis down (Slack does not retry commands).
+their place in the queue, a full queue, or Redis down (Slack does not retry commands). The
+same invocation sent again (a replay of its signed body) is taken once, by its `trigger_id`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from bot.conversation import Incoming, ThreadKey
 from bot.conversation.messages import QUEUE_FULL, STORE_BUSY, STORE_DOWN, queued
 from bot.slack.deps import SlackDeps
-from bot.slack.intake import ResponderSpec, submit
+from bot.slack.intake import ResponderSpec, submit, trigger_key
 from bot.slack.listeners.take import busy
 from bot.work import Intake, QueueUnavailable
 
@@ -41,7 +42,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
                 kind="turn",
                 incoming=Incoming(key, command["user_id"], text=text),
                 spec=spec,
-                dedupe=None,  # Slack never delivers a slash command twice
+                dedupe=trigger_key(command["team_id"], command["trigger_id"]),
                 dedupe_ttl_s=deps.dedupe_ttl_s,
                 deadline_s=deps.queue_deadline_s,
             )
@@ -53,6 +54,6 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         elif taken.intake is Intake.ACCEPTED and taken.ahead:
             await ack(text=queued(taken.ahead), response_type="ephemeral")
         else:
-            await ack()
+            await ack()  # taken, or a replay of one taken already: nothing to say
 
     app.command("/runai-why")(runai_why)

@@ -3,7 +3,8 @@
 The identifiers (cluster, workload, project) are read from the message's own words, with
 the text of its attachments and blocks (monitoring alerts put them there); whatever is
 missing is asked in that message's thread, like a mention would be. The request is taken
-into the work queue before the shortcut is acknowledged.
+into the work queue before the shortcut is acknowledged, once per `trigger_id` (a replayed
+payload is a duplicate).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.conversation import Incoming, ThreadKey
 from bot.parse_bounds import MAX_PARSED_CHARS
 from bot.slack.deps import SlackDeps
-from bot.slack.intake import ResponderSpec
+from bot.slack.intake import ResponderSpec, trigger_key
 from bot.slack.listeners.take import take
 
 __all__ = ["MESSAGE_SHORTCUT", "message_text", "register"]
@@ -95,7 +96,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             kind="turn",
             incoming=Incoming(key, user, text=text),
             spec=spec,
-            dedupe=None,  # Slack never delivers a shortcut twice
+            dedupe=trigger_key(team, shortcut["trigger_id"]),
         )
         await ack()
 

@@ -34,7 +34,7 @@ async def take(
     kind: str,
     incoming: Incoming,
     spec: ResponderSpec,
-    dedupe: str | None,
+    dedupe: str,
     retry: bool = False,
     first_delivery: bool = True,
 ) -> None:

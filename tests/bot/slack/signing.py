@@ -33,6 +33,7 @@ __all__ = [
     "event_body",
     "message_event",
     "message_shortcut_body",
+    "new_trigger_id",
     "retry_headers",
     "signed_headers",
     "slash_command_body",
@@ -46,6 +47,11 @@ VERIFICATION_TOKEN = "legacy-verification-token"
 """Slack still sends the deprecated verification token; Bolt ignores it."""
 
 _event_ids = itertools.count(1)
+
+
+def new_trigger_id() -> str:
+    """A fresh `trigger_id`, shaped like Slack's: each user action has its own."""
+    return f"{int(time.time())}.{TEAM_ID}.{uuid.uuid4().hex[:16]}"
 
 
 def signed_headers(
@@ -85,12 +91,16 @@ def slash_command_body(
     channel: str = "C1",
     team: str = TEAM_ID,
     response_url: str,
-    trigger_id: str = "t1",
+    trigger_id: str | None = None,
     command: str = "/runai-why",
     user_name: str | None = None,
     channel_name: str | None = None,
 ) -> bytes:
-    """The form-encoded body Slack POSTs for `/runai-why <text>`, with every field it sends."""
+    """The form-encoded body Slack POSTs for `/runai-why <text>`, with every field it sends.
+
+    Each body gets a fresh `trigger_id` unless one is given: the same body sent again is a
+    replay of one invocation, not a second one.
+    """
     fields = {
         "token": VERIFICATION_TOKEN,
         "team_id": team,
@@ -104,7 +114,7 @@ def slash_command_body(
         "api_app_id": APP_ID,
         "is_enterprise_install": "false",
         "response_url": response_url,
-        "trigger_id": trigger_id,
+        "trigger_id": trigger_id or new_trigger_id(),
     }
     return urlencode(fields).encode()
 
@@ -324,12 +334,12 @@ def message_shortcut_body(
     response_url: str,
     callback_id: str = "runai_why_message",
     team: str = TEAM_ID,
-    trigger_id: str = "t-shortcut",
+    trigger_id: str | None = None,
 ) -> bytes:
     """The form-encoded `payload=<json>` of a message shortcut (`message_action`) on `message`.
 
     `message` is the message as Slack shows it to apps (`text`, `ts`, optional `thread_ts`,
-    `attachments`, `blocks`, `user` or `bot_id`).
+    `attachments`, `blocks`, `user` or `bot_id`). Its `trigger_id` is fresh unless given.
     """
     payload: dict[str, Any] = {
         "type": "message_action",
@@ -341,7 +351,7 @@ def message_shortcut_body(
         "is_enterprise_install": False,
         "enterprise": None,
         "callback_id": callback_id,
-        "trigger_id": trigger_id,
+        "trigger_id": trigger_id or new_trigger_id(),
         "response_url": response_url,
         "message_ts": message["ts"],
         "message": {"type": "message", **message},

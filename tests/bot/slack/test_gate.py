@@ -18,10 +18,12 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 import pytest
+import structlog
 
+from bot.request_body import MAX_JSON_DEPTH, nesting
 from bot.slack.verify import MAX_BODY_BYTES
 from tests.bot.slack.fake_slack import BOT_ID, FakeSlack
-from tests.bot.slack.harness import SECRET, Bot
+from tests.bot.slack.harness import SECRET, Bot, first_line
 from tests.bot.slack.signing import (
     BOT_USER_ID,
     FORM,
@@ -29,6 +31,7 @@ from tests.bot.slack.signing import (
     app_mention_event,
     event_body,
     message_event,
+    message_shortcut_body,
     signed_headers,
     slash_command_body,
 )
@@ -66,6 +69,40 @@ def _command(**changes: str) -> bytes:
 
 def _payload(payload: object) -> bytes:
     return _form(payload=json.dumps(payload))
+
+
+def _shortcut(**changes: object) -> bytes:
+    """A message shortcut's payload with only the fields the bot reads, then `changes`."""
+    payload = {
+        "type": "message_action",
+        "callback_id": "runai_why_message",
+        "user": {"id": "U1"},
+        "team": {"id": "T1"},
+        "channel": {"id": "C1"},
+        "message": {"ts": "1.1", "text": "why did eval-harness fail"},
+        "trigger_id": "1.T1.shortcut",
+    } | changes
+    return _payload({k: v for k, v in payload.items() if v != "<drop>"})
+
+
+#: Deep enough to be a `RecursionError` in `json.loads` on any Python, small enough for any cap.
+DEEP = 50_000
+SECRET_WORDS = "do-not-log-me"
+
+
+def _nested(levels: int) -> str:
+    """A JSON array nested `levels` deep around a string (built as text: no encoder recurses)."""
+    return "[" * levels + f'"{SECRET_WORDS}"' + "]" * levels
+
+
+def _deep_event(levels: int) -> bytes:
+    mention = _mention(blocks="PLACEHOLDER").decode()
+    return mention.replace('"PLACEHOLDER"', _nested(levels)).encode()
+
+
+def _deep_payload(levels: int) -> bytes:
+    click = '"type": "block_actions", "user": {"id": "U1"}, "actions": []'
+    return _form(payload=f'{{{click}, "deep": {_nested(levels)}}}')
 
 
 def _headers_for(body: bytes, **override: str) -> dict[str, str]:
@@ -170,23 +207,15 @@ ROWS = [
         signed(),
         400,
     ),
-    Row(
-        "shortcut-message-string",
-        _payload(
-            {
-                "type": "message_action",
-                "callback_id": "runai_why_message",
-                "user": {"id": "U1"},
-                "team": {"id": "T1"},
-                "channel": {"id": "C1"},
-                "message": "hi",
-            }
-        ),
-        signed(),
-        400,
-    ),
+    Row("shortcut-message-string", _shortcut(message="hi"), signed(), 400),
+    Row("shortcut-without-trigger-id", _shortcut(trigger_id="<drop>"), signed(), 400),
     Row("command-without-channel", _command(channel_id="<drop>"), signed(), 400),
+    Row("command-trigger-id-empty", _command(trigger_id=""), signed(), 400),
     Row("command-repeated-field", _command() + b"&text=again", signed(), 400),
+    Row("json-nested-deep", _deep_event(DEEP), signed(), 400),
+    Row("json-nested-one-level-too-deep", _deep_event(MAX_JSON_DEPTH - 1), signed(), 400),
+    Row("payload-nested-deep", _deep_payload(DEEP), signed(), 400),
+    Row("payload-nested-one-level-too-deep", _deep_payload(MAX_JSON_DEPTH), signed(), 400),
     Row("form-garbage", b"&&&===", signed(**{"Content-Type": FORM}), 400),
     Row("empty-body", b"", signed(**{"Content-Type": FORM}), 400),
     # --- signed and well-formed, but from a bot: accepted, and ignored
@@ -259,3 +288,39 @@ async def test_a_chunked_body_over_the_cap_is_413_without_reading_it_all(bot: Bo
     assert response.status_code == 413
     await _probe(bot)
     assert _not_probe(bot.slack) == []
+
+
+@pytest.mark.parametrize(
+    "body", [_deep_event(DEEP), _deep_payload(DEEP)], ids=["events-json", "interactivity-payload"]
+)
+async def test_a_deeply_nested_body_is_400_and_nothing_of_it_is_logged(
+    bot: Bot, body: bytes, caplog: pytest.LogCaptureFixture
+):
+    with structlog.testing.capture_logs() as logs:
+        response = await bot.send(body)
+    assert response.status_code == 400
+    [rejected] = [e for e in logs if e["event"] == "slack_request_rejected"]
+    assert rejected["reason"].endswith(f"nests deeper than {MAX_JSON_DEPTH} levels")
+    assert SECRET_WORDS not in repr(logs) + caplog.text
+    assert "Traceback" not in caplog.text
+    await _probe(bot)
+    assert _not_probe(bot.slack) == []
+
+
+async def test_a_shortcut_on_a_message_nested_to_the_limit_is_answered(bot: Bot):
+    """Depth up to the limit is fine all the way: shape check, Bolt, the Block Kit reader."""
+    block = '{"type": "text", "text": "rich"}'
+    for _ in range((MAX_JSON_DEPTH - 4) // 2):  # payload, message, blocks ... the text itself
+        block = f'{{"type": "rich_text_section", "elements": [{block}]}}'
+    message = {"ts": "1700009000.000100", "text": "training-job-42 in ml-team on prod-a died"}
+    body = message_shortcut_body(
+        {**message, "blocks": "BLOCKS"},
+        user="U1",
+        channel="C1",
+        response_url=bot.slack.response_url("sc"),
+    )
+    payload = parse_qs(body.decode())["payload"][0].replace('"BLOCKS"', f"[{block}]")
+    assert nesting(payload, MAX_JSON_DEPTH + 1) == MAX_JSON_DEPTH
+    assert (await bot.send(_form(payload=payload))).status_code == 200
+    [answer] = await bot.slack.wait_for_async("chat.update", timeout=30)  # a loaded machine
+    assert first_line(answer).startswith("OOM_KILLED")

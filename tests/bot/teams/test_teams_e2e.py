@@ -13,8 +13,10 @@ from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import structlog
 from pydantic import SecretStr
 
+from bot.request_body import MAX_JSON_DEPTH, nesting
 from bot.teams.auth import BotClaims
 from bot.teams.signing_keys import KeyTiming, SigningKeys
 from diagnosis import WorkloadRef
@@ -158,6 +160,36 @@ async def test_a_body_that_is_not_json_is_refused_after_the_token(bot: TeamsBot)
 def _keys(bot: TeamsBot) -> SigningKeys:
     assert bot.runtime.teams is not None
     return bot.runtime.teams.verifier.keys
+
+
+def _nested_activity(bot: TeamsBot, levels: int, marker: str = "do-not-log-me") -> bytes:
+    """A signed-for mention whose `channelData` holds a list nested `levels` deep (as text)."""
+    ask = mention(bot, "why did training-job-42 in ml-team fail on cluster prod-a?")
+    ask["channelData"]["deep"] = "DEEP"
+    deep = "[" * levels + json.dumps(marker) + "]" * levels
+    return json.dumps(ask).replace('"DEEP"', deep).encode()
+
+
+async def test_a_deeply_nested_activity_is_400_and_nothing_of_it_is_logged(
+    bot: TeamsBot, caplog: pytest.LogCaptureFixture
+):
+    with structlog.testing.capture_logs() as logs:
+        response = await bot.send_raw(_nested_activity(bot, 50_000))
+        too_deep = await bot.send_raw(_nested_activity(bot, MAX_JSON_DEPTH - 1))
+    assert (response.status_code, too_deep.status_code) == (400, 400)
+    reasons = [e["reason"] for e in logs if e["event"] == "teams_request_rejected"]
+    assert reasons == [f"body nests deeper than {MAX_JSON_DEPTH} levels"] * 2
+    assert "do-not-log-me" not in repr(logs) + caplog.text
+    assert "Traceback" not in caplog.text
+    assert bot.teams.effects() == []
+
+
+async def test_an_activity_nested_to_the_limit_is_answered(bot: TeamsBot):
+    body = _nested_activity(bot, MAX_JSON_DEPTH - 2)
+    assert nesting(body.decode(), MAX_JSON_DEPTH + 1) == MAX_JSON_DEPTH
+    assert (await bot.send_raw(body)).status_code == 200
+    [answer] = await bot.teams.wait_for("update")
+    assert _category(answer) == "OOM_KILLED"
 
 
 async def test_a_key_rollover_fetches_the_keys_again(bot: TeamsBot):
