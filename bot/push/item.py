@@ -87,7 +87,8 @@ class AlertSpec(BaseModel):
     pod: str | None = None
     workload_name: str | None = None
     workload_id: str | None = None
-    reason: str | None = None
+    symptom: str | None = None
+    """What the alert's reason says to confirm (`crashloop`, `image-pull`), if anything."""
     ends_at: str | None = None
 
     @property
