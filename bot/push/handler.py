@@ -39,6 +39,7 @@ from diagnosis import (
     AccessDenied,
     DiagnosisRequest,
     KubeConnector,
+    Outcome,
     Report,
     RunaiReader,
     Symptom,
@@ -168,6 +169,9 @@ class PushWork:
             )
         except AccessDenied:
             self._log.warning("push_out_of_scope", workload_id=workload_id, project=spec.project)
+            return None
+        if spec.preemption_only and report.outcome is not Outcome.PREEMPTED:
+            self._log.info("push_not_preempted", workload_id=workload_id, outcome=report.outcome)
             return None
         seconds = time.perf_counter() - started
         target = spec.target

@@ -68,6 +68,8 @@ class PushSpec(BaseModel):
     window: str = "in the last poll"
     """How a storm summary names its time span ("in the last minute")."""
     symptom: str | None = None
+    preemption_only: bool = False
+    """A possible preemption (Pending after running): posted only if the diagnosis agrees."""
     alert_key: str | None = None
     """An alert's fingerprint and start: its thread is remembered for the resolution."""
 
