@@ -41,6 +41,7 @@ from bot.teams.signing_keys import SigningKeys
 from bot.teams.token import BotToken
 from bot.teams.turns import ASKER_NAME, TeamsTurns, inbound_of
 from bot.teams.work import TeamsWork
+from bot.watch.commands import WatchCommands
 from bot.work import MemoryWorkQueue, WorkQueue
 from diagnosis import KubeConnector, RunaiReader, network_transport
 
@@ -91,6 +92,7 @@ def build_teams(
     chart_url: ChartUrl | None = None,
     flights: Flights | None = None,
     queue: WorkQueue | None = None,
+    watch: WatchCommands | None = None,
 ) -> TeamsRuntime:
     """The Teams front end; `ConfigError` when a Teams setting is missing.
 
@@ -120,6 +122,7 @@ def build_teams(
         clock=clock,
         flights=flights,
         mention=lambda _: ASKER_NAME,
+        watch=watch,
     )
     turns = TeamsTurns(engine)
     charts = _chart_host(settings, password, redis_client)
