@@ -236,7 +236,7 @@ class Settings(BaseSettings):
     alert_cluster: str | None = None
     alert_channels: dict[str, str] = Field(default_factory=dict)
     watches: list[dict[str, str | bool]] = Field(default_factory=list)
-    watch_interval_s: float = Field(default=60.0, ge=5, le=3600)
+    watch_interval_s: float = Field(default=60.0, ge=1, le=3600)
     watch_storm_threshold: int = Field(default=5, ge=1, le=1000)
     push_group_window_s: float = Field(default=6 * 3600.0, ge=60, le=7 * 86400)
     push_max_posts_per_h: int = Field(default=20, ge=1, le=10_000)

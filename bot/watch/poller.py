@@ -107,7 +107,7 @@ class WatchPoller:
         self._lister, self._runai, self._kv = lister, runai, kv
         self._subscriptions, self._queue = subscriptions, queue
         self._interval_s, self._storm_threshold = interval_s, storm_threshold
-        self._lease_s = max(3 * interval_s, 10.0)
+        self._lease_s = max(3 * interval_s, 3.0)
         self._token = uuid.uuid4().hex
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -131,7 +131,9 @@ class WatchPoller:
         """Every interval: hold (or take) the lease, then poll."""
         while not self._stop.is_set():
             try:
-                if await self.hold():
+                held = await self.hold()
+                self._log.debug("watch_tick", held=held)
+                if held:
                     async with renewing(self._renew, self._lease_s / 3, name="watch lease"):
                         await self.poll_once()
             except KvUnavailable as error:

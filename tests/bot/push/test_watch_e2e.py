@@ -1,0 +1,66 @@
+"""Watched projects end to end: two replicas, a real Redis, the simulator changed while they run."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from runai_sim.app import Simulator
+from tests.bot.push.scenes import DEMO, NLP_ID, OOM_ID, failing, put_workload
+from tests.bot.slack.fake_slack import Call, FakeSlack
+from tests.bot.slack.harness import first_line, running_bots
+from tests.bot.slack.signing import slash_command_body
+
+pytestmark = pytest.mark.e2e
+
+CHANNEL = "C1"
+
+
+def _is_report(call: Call) -> bool:
+    """A message posted in the channel that is an answer (a category line, not a notice)."""
+    return call.body.get("channel") == CHANNEL and " · " in first_line(call)
+
+
+def _reports(slack: FakeSlack) -> list[Call]:
+    return [c for c in slack.calls("chat.postMessage") if _is_report(c)]
+
+
+async def _subscribe(bot_send, slack: FakeSlack, text: str) -> Call:  # type: ignore[no-untyped-def]
+    await bot_send(slash_command_body(text, channel=CHANNEL, response_url=slack.response_url("w")))
+    [confirmation] = await slack.wait_for_async(
+        "chat.postMessage", where=lambda c: "subscribed this channel" in (c.text or ""), timeout=20
+    )
+    return confirmation
+
+
+async def test_a_watched_failure_is_posted_once_and_again_in_its_thread_with_the_count(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    sim = Simulator(DEMO, control=True)
+    async with running_bots(
+        fake_slack, redis_url, replicas=2, simulator=sim, watch_interval_s=1
+    ) as [web, _other]:
+        confirmation = await _subscribe(web.send, fake_slack, "watch ml-team on prod-a")
+        assert (confirmation.text or "").startswith("bob@acme.ai subscribed this channel")
+        assert "Everyone in this channel will see" in (confirmation.text or "")
+
+        await put_workload(web.runai_url, failing(NLP_ID))  # a project nobody watches
+        await put_workload(web.runai_url, failing(OOM_ID))
+        [first] = await fake_slack.wait_for_async("chat.postMessage", where=_is_report, timeout=30)
+        assert first_line(first).startswith("OOM_KILLED · training-job-42")
+        assert first.body.get("thread_ts") is None  # a message of its own
+        assert "watches project ml-team on prod-a" in str(first.body)
+        assert "actions" in str(first.body.get("blocks"))  # the same buttons as an asked answer
+
+        await put_workload(web.runai_url, failing(OOM_ID))  # the same failure, a new change
+        [_, again] = await fake_slack.wait_for_async(
+            "chat.postMessage", count=2, where=_is_report, timeout=30
+        )
+        assert again.body.get("thread_ts") == first.response["ts"]
+        assert "2nd time in 1 min" in str(again.body)
+
+        await asyncio.sleep(3)  # three more polls: nothing new is posted, nothing twice
+        reports = _reports(fake_slack)
+        assert len(reports) == 2
+        assert not any("bert-ft-squad" in first_line(c) for c in reports)
