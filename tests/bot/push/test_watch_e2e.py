@@ -9,7 +9,7 @@ import pytest
 from runai_sim.app import Simulator
 from tests.bot.push.scenes import DEMO, NLP_ID, OOM_ID, failing, put_workload
 from tests.bot.slack.fake_slack import Call, FakeSlack
-from tests.bot.slack.harness import first_line, running_bots
+from tests.bot.slack.harness import Bot, first_line, running_bots
 from tests.bot.slack.signing import slash_command_body
 
 pytestmark = pytest.mark.e2e
@@ -26,8 +26,8 @@ def _reports(slack: FakeSlack) -> list[Call]:
     return [c for c in slack.calls("chat.postMessage") if _is_report(c)]
 
 
-async def _subscribe(bot_send, slack: FakeSlack, text: str) -> Call:  # type: ignore[no-untyped-def]
-    await bot_send(slash_command_body(text, channel=CHANNEL, response_url=slack.response_url("w")))
+async def _subscribe(bot: Bot, slack: FakeSlack, text: str) -> Call:
+    await bot.send(slash_command_body(text, channel=CHANNEL, response_url=slack.response_url("w")))
     [confirmation] = await slack.wait_for_async(
         "chat.postMessage", where=lambda c: "subscribed this channel" in (c.text or ""), timeout=20
     )
@@ -41,7 +41,7 @@ async def test_a_watched_failure_is_posted_once_and_again_in_its_thread_with_the
     async with running_bots(
         fake_slack, redis_url, replicas=2, simulator=sim, watch_interval_s=1
     ) as [web, _other]:
-        confirmation = await _subscribe(web.send, fake_slack, "watch ml-team on prod-a")
+        confirmation = await _subscribe(web, fake_slack, "watch ml-team on prod-a")
         assert (confirmation.text or "").startswith("bob@acme.ai subscribed this channel")
         assert "Everyone in this channel will see" in (confirmation.text or "")
 
