@@ -7,7 +7,7 @@ from typing import Any
 
 __all__ = ["TOKEN", "alert", "webhook"]
 
-TOKEN = "am-e2e-token"  # noqa: S105 - the tests' own token
+TOKEN = "am-e2e-token"
 
 
 def alert(

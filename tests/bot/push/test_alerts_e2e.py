@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from pydantic import SecretStr
@@ -14,7 +15,7 @@ from tests.bot.slack.harness import first_line, running_bots
 pytestmark = pytest.mark.e2e
 
 CHANNEL = "C9"
-SETTINGS = {
+SETTINGS: dict[str, Any] = {
     "alertmanager_token": SecretStr(TOKEN),
     "alert_cluster": "prod-a",
     "alert_channels": {"prod-a/ml-team": CHANNEL},
