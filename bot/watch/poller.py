@@ -180,19 +180,22 @@ class WatchPoller:
                 self._log.warning("watch_cluster_unknown", cluster=declared.cluster)
                 continue
             target = {"platform": declared.platform, "team": declared.team}
-            found.append(
-                Subscription.model_validate(
-                    {
-                        "target": {**target, "channel": declared.channel},
-                        "cluster_id": cluster.uuid,
-                        "cluster_name": cluster.name,
-                        "project": declared.project,
-                        "preemptions": declared.preemptions,
-                        "subscribed_by": "WATCHES",
-                        "declared": True,
-                    }
-                )
+            subscription = Subscription.model_validate(
+                {
+                    "target": {**target, "channel": declared.channel},
+                    "cluster_id": cluster.uuid,
+                    "cluster_name": cluster.name,
+                    "project": declared.project,
+                    "preemptions": declared.preemptions,
+                    "subscribed_by": "WATCHES",
+                    "declared": True,
+                }
             )
+            # Declared ones start watching when a poller first sees them, once for all.
+            since = subscription.since.isoformat()
+            await self._kv.claim(f"since:{subscription.id}", since, WATCH_DEDUPE_TTL_S * 52)
+            first = datetime.fromisoformat(await self._kv.get(f"since:{subscription.id}") or since)
+            found.append(subscription.model_copy(update={"since": first}))
         return found
 
     async def _poll(self, subscription: Subscription) -> int:
@@ -200,6 +203,8 @@ class WatchPoller:
         queued = await self._replay(key)
         raw = await self._kv.get(f"mark:{key}")
         mark = Mark.model_validate_json(raw) if raw else Mark(at=subscription.since)
+        if mark.at < subscription.since:  # watched again after an unwatch: from now on
+            mark = Mark(at=subscription.since)
         listed = await self._lister.list_changed_workloads(
             cluster_id=subscription.cluster_id, project=subscription.project, since=mark.at
         )
