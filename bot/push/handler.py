@@ -21,6 +21,7 @@ import structlog
 from bot.audit import AuditSink, LogAuditSink, audit_event
 from bot.conversation import (
     ConversationState,
+    Incoming,
     Notice,
     ReportReply,
     Slots,
@@ -112,7 +113,7 @@ class PushWork:
         if poster is None:
             self._log.warning("push_platform_not_served", platform=spec.target.platform)
             return
-        reports = [r for w in spec.workload_ids if (r := await self._diagnose(item, spec, w))]
+        reports = [r for w in spec.workload_ids if (r := await self._diagnose(spec, w))]
         if not reports:
             return
         posts = JournaledPosts(poster, spec.target, journal, state)
@@ -139,7 +140,7 @@ class PushWork:
         """See `Handler.give_up`: nobody asked, so nobody is told; it is logged."""
         self._log.error("push_given_up", kind=item.kind, reason=text, posts=len(state.posts))
 
-    async def _diagnose(self, item: WorkItem, spec: PushSpec, workload_id: str) -> Report | None:
+    async def _diagnose(self, spec: PushSpec, workload_id: str) -> Report | None:
         """The report, or None when the workload is outside what the channel was given."""
 
         async def authorize(workload: WorkloadAccess) -> bool:
@@ -185,7 +186,8 @@ class PushWork:
         }
         record_diagnosis(report, failed=None, seconds=seconds, fields=fields)
         slots = self._slots(spec, workload_id)
-        await self._audit.record(audit_event(item.incoming, slots, report, None, seconds))
+        incoming = Incoming(target.key(""), BOT_USER, directed=False)  # not the alert's placeholder
+        await self._audit.record(audit_event(incoming, slots, report, None, seconds))
         return report
 
     @staticmethod

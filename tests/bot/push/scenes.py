@@ -12,7 +12,7 @@ from runai_sim.scenario import WorkloadEntry
 
 __all__ = ["DEMO", "failing", "put_workload"]
 
-DEMO = bundled_scenario("demo")
+DEMO = bundled_scenario("demo").model_copy(deep=True)  # the tests change their own copies
 OOM_ID = "f0658dcc-8ddb-493b-b983-99894f206aea"  # training-job-42 in ml-team: OOM_KILLED
 NLP_ID = "4feb5d77-98a1-4328-ab28-01b9b1bf75b4"  # bert-ft-squad in nlp
 

@@ -38,7 +38,7 @@ async def _listed(sim: Simulator) -> None:
 async def test_a_poller_killed_mid_poll_loses_nothing_and_doubles_nothing(
     fake_slack: FakeSlack, redis_url: str, redis_client
 ):
-    sim = Simulator(DEMO, control=True)
+    sim = Simulator(DEMO.model_copy(deep=True), control=True)
     stalled = Simulator(DEMO.model_copy(update={"faults": [STALLED_LIST]}))
     env = {
         "SLACK_BOT_TOKEN": "xoxb-e2e-token",

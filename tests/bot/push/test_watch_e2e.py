@@ -37,7 +37,7 @@ async def _subscribe(bot: Bot, slack: FakeSlack, text: str) -> Call:
 async def test_a_watched_failure_is_posted_once_and_again_in_its_thread_with_the_count(
     fake_slack: FakeSlack, redis_url: str, redis_client
 ):
-    sim = Simulator(DEMO, control=True)
+    sim = Simulator(DEMO.model_copy(deep=True), control=True)
     async with running_bots(
         fake_slack, redis_url, replicas=2, simulator=sim, watch_interval_s=1
     ) as [web, _other]:
