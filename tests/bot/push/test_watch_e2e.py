@@ -6,11 +6,12 @@ import asyncio
 
 import pytest
 
+from bot.render.actions import ACTIONS_BLOCK_ID, SHOW_ALL_EVIDENCE
 from runai_sim.app import Simulator
 from tests.bot.push.scenes import DEMO, NLP_ID, OOM_ID, failing, put_workload
 from tests.bot.slack.fake_slack import Call, FakeSlack
 from tests.bot.slack.harness import Bot, first_line, running_bots
-from tests.bot.slack.signing import slash_command_body
+from tests.bot.slack.signing import block_action_body, slash_command_body
 
 pytestmark = pytest.mark.e2e
 
@@ -51,7 +52,6 @@ async def test_a_watched_failure_is_posted_once_and_again_in_its_thread_with_the
         assert first_line(first).startswith("OOM_KILLED · training-job-42")
         assert first.body.get("thread_ts") is None  # a message of its own
         assert "watches project ml-team on prod-a" in str(first.body)
-        assert "actions" in str(first.body.get("blocks"))  # the same buttons as an asked answer
 
         await put_workload(web.runai_url, failing(OOM_ID))  # the same failure, a new change
         [_, again] = await fake_slack.wait_for_async(
@@ -64,3 +64,20 @@ async def test_a_watched_failure_is_posted_once_and_again_in_its_thread_with_the
         reports = _reports(fake_slack)
         assert len(reports) == 2
         assert not any("bert-ft-squad" in first_line(c) for c in reports)
+
+        # Its buttons work as an asked answer's: anyone who may read it sees all evidence.
+        [actions] = [b for b in first.blocks if b.get("block_id") == ACTIONS_BLOCK_ID]
+        [show] = [b for b in actions["elements"] if b["action_id"] == SHOW_ALL_EVIDENCE]
+        press = block_action_body(
+            show["action_id"],
+            show.get("value", ""),
+            user="U2",
+            channel=CHANNEL,
+            message_ts=first.response["ts"],
+            response_url=fake_slack.response_url("press"),
+        )
+        assert (await web.send(press)).status_code == 200
+        [evidence] = await fake_slack.wait_for_async(
+            "chat.postMessage", where=lambda c: "All evidence" in first_line(c), timeout=20
+        )
+        assert evidence.body["thread_ts"] == first.response["ts"]
