@@ -11,7 +11,7 @@ from bot.conversation import Access, ConversationEngine, Identify, StateStore
 from bot.flight import Flights
 from bot.settings import Settings
 from bot.watch.commands import WatchCommands
-from bot.watch.engine import WatchingEngine
+from bot.watch.engine import Place, WatchingEngine
 from diagnosis import KubeConnector, RunaiReader
 
 __all__ = ["serving_engine"]
@@ -30,12 +30,14 @@ def serving_engine(
     flights: Flights | None,
     mention: Callable[[str], str] = str,
     watch: WatchCommands | None = None,
+    place: Place | None = None,
 ) -> ConversationEngine:
     """The engine for one front end: its own `identify` (and `mention`), everything else shared.
 
     Channel defaults, channel projects, the per-process limit and the diagnosis deadline come
     from `settings`; the clients, store, authorizer, audit sink and flights are the process's.
-    With `watch`, the engine also answers the subscription commands (`bot.watch`).
+    With `watch`, the engine also answers the subscription commands (`bot.watch`); `place`
+    adds what the front end knows of where to post (Teams: the service URL).
     """
     access = Access(authorizer, identify, channel_projects=settings.channel_projects)
     if watch is not None:
@@ -43,6 +45,7 @@ def serving_engine(
             watch=watch,
             access=access,
             audit=audit,
+            place=place,
             runai=runai,
             kube=kube,
             store=store,

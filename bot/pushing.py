@@ -92,6 +92,7 @@ def build_push(
         kv,
         channels=settings.alert_channels,
         slack_team=slack_team,
+        service_url=subscriptions.service_url,
     )
     work = PushWork(
         runai=runai,

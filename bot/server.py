@@ -269,6 +269,7 @@ def build_runtime(
             flights=flights,
             queue=queue,
             watch=push.commands,
+            posters=posters,
         )
         handlers["teams"] = teams.work
     consumer = None

@@ -6,6 +6,7 @@ the console) is a subscription command; everything else, clicks included, is the
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.audit import AuditSink, LogAuditSink
@@ -14,7 +15,11 @@ from bot.push import Target
 from bot.watch.command import parse_watch
 from bot.watch.commands import WatchCommands
 
-__all__ = ["WatchingEngine"]
+__all__ = ["Place", "WatchingEngine"]
+
+
+#: What a front end adds to the channel a subscription posts to (Teams: its service URL).
+Place = Callable[[Incoming], Mapping[str, str]]
 
 
 class WatchingEngine(ConversationEngine):
@@ -26,12 +31,14 @@ class WatchingEngine(ConversationEngine):
         watch: WatchCommands,
         access: Access,
         audit: AuditSink | None = None,
+        place: Place | None = None,
         **engine: Any,
     ) -> None:
         super().__init__(access=access, audit=audit, **engine)
         self._watch = watch
         self._watch_access = access
         self._watch_audit = audit or LogAuditSink()
+        self._place = place
 
     async def handle(self, incoming: Incoming, responder: Responder) -> None:
         """A subscription command, or whatever the engine makes of the message."""
@@ -42,8 +49,7 @@ class WatchingEngine(ConversationEngine):
             await super().handle(incoming, responder)
             return
         key = incoming.key
-        target = Target.model_validate(
-            {"platform": key.platform, "team": key.team, "channel": key.channel}
-        )
+        where = {"platform": key.platform, "team": key.team, "channel": key.channel}
+        target = Target.model_validate(where | dict(self._place(incoming) if self._place else {}))
         gate = await self._watch_access.gate(incoming, self._watch_audit)
         await self._watch.run(command, target, gate, self._watch_access, responder)

@@ -97,6 +97,14 @@ class Subscriptions:
         """The chat subscriptions of one channel."""
         return [s for s in await self.stored() if s.target.ident() == target.ident()]
 
+    async def service_url(self, channel: str) -> str | None:
+        """The service URL a Teams conversation's watch keeps, if it has one."""
+        for subscription in await self.stored():
+            target = subscription.target
+            if target.platform == "teams" and target.channel == channel and target.service_url:
+                return target.service_url
+        return None
+
     def declared_in(self, target: Target) -> list[Declared]:
         """The `WATCHES` entries of one channel."""
         return [

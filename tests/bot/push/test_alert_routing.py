@@ -20,11 +20,21 @@ async def _team() -> str:
     return "T1"
 
 
+async def _service_url(channel: str) -> str | None:
+    return "https://smba.example/emea/" if channel == "19:nlp@thread.tacv2" else None
+
+
 @pytest.fixture
 async def routing() -> AsyncIterator[AlertRouting]:
     async with simulated(DEMO, transport="asgi") as up:
-        channels = {"prod-a/ml-team": "C1", f"{CLUSTER}/nlp": "19:nlp@thread.tacv2"}
-        yield AlertRouting(up.runai, MemoryKv(), channels=channels, slack_team=_team)
+        channels = {
+            "prod-a/ml-team": "C1",
+            f"{CLUSTER}/nlp": "19:nlp@thread.tacv2",
+            "prod-a/vision": "19:vision@thread.tacv2",
+        }
+        yield AlertRouting(
+            up.runai, MemoryKv(), channels=channels, slack_team=_team, service_url=_service_url
+        )
 
 
 def _alert(**labels: Any) -> AlertSpec:
@@ -56,7 +66,9 @@ async def test_an_alert_maps_to_its_workload_and_channel(
     ("labels", "reason"),
     [
         pytest.param({"cluster": "prod-z", "pod": "training-job-42-0-0"}, "unknown_cluster"),
-        pytest.param({"project": "vision", "pod": "yolo-train-v3-0-0"}, "no_channel"),
+        pytest.param({"project": "research", "pod": "yolo-train-v3-0-0"}, "no_channel"),
+        # a Teams conversation with no watch: the bot has no address for it
+        pytest.param({"project": "vision", "pod": "yolo-train-v3-0-0"}, "teams_without_watch"),
         # a name that only looks like a pod of the workload: no workload lists it
         pytest.param({"pod": "training-job-42-0-9"}, "no_workload", id="an unlisted pod"),
         pytest.param({"pod": "training-job-4"}, "no_workload", id="a prefix of a name"),
@@ -78,10 +90,14 @@ async def test_an_alert_that_maps_to_nothing_is_counted_never_guessed(
     assert ALERTS_UNMAPPED.labels(reason=reason)._value.get() == before + 1
 
 
-async def test_a_teams_conversation_is_a_teams_target(routing: AlertRouting):
+async def test_a_teams_conversation_is_posted_to_at_the_address_its_watch_keeps(
+    routing: AlertRouting,
+):
     spec = await routing.resolve(_alert(project="nlp", workload_name="bert-ft-squad"))
     assert spec is not None
-    assert spec.target == Target(platform="teams", channel="19:nlp@thread.tacv2")
+    assert spec.target == Target(
+        platform="teams", channel="19:nlp@thread.tacv2", service_url="https://smba.example/emea/"
+    )
 
 
 @pytest.mark.parametrize(
