@@ -110,7 +110,7 @@ class PushWork:
         else:
             spec = PushSpec.model_validate(item.responder)
         poster = self._posters.get(spec.target.platform)
-        if poster is None:
+        if poster is None or (spec.target.platform == "teams" and not spec.target.service_url):
             self._log.warning("push_platform_not_served", platform=spec.target.platform)
             return
         reports = [r for w in spec.workload_ids if (r := await self._diagnose(spec, w))]

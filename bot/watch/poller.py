@@ -179,7 +179,11 @@ class WatchPoller:
             if cluster is None:
                 self._log.warning("watch_cluster_unknown", cluster=declared.cluster)
                 continue
-            target = {"platform": declared.platform, "team": declared.team}
+            target = {
+                "platform": declared.platform,
+                "team": declared.team,
+                "service_url": declared.service_url,
+            }
             subscription = Subscription.model_validate(
                 {
                     "target": {**target, "channel": declared.channel},

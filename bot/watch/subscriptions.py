@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Literal
 
 import structlog
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bot.push import Kv, Target
 
@@ -49,7 +50,8 @@ class Subscription(BaseModel):
 class Declared(BaseModel):
     """One entry of `WATCHES`: `{"channel": "C0123", "project": "nlp", "cluster": "prod-a"}`.
 
-    `cluster` is a name or an ID; `platform` is `slack` (default) or `console`.
+    `cluster` is a name or an ID; `platform` is `slack` (default), `teams` (with the
+    conversation's `service_url`, which Teams gives only with an activity) or `console`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -57,9 +59,16 @@ class Declared(BaseModel):
     channel: str = Field(min_length=1)
     project: str = Field(min_length=1)
     cluster: str = Field(min_length=1)
-    platform: str = "slack"
+    platform: Literal["slack", "teams", "console"] = "slack"
     team: str = ""
+    service_url: str | None = None
     preemptions: bool = False
+
+    @model_validator(mode="after")
+    def _teams_has_an_address(self) -> Declared:
+        if self.platform == "teams" and not self.service_url:
+            raise ValueError("a Teams watch needs the conversation's service_url")
+        return self
 
 
 class Subscriptions:
