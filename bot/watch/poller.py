@@ -138,6 +138,8 @@ class WatchPoller:
                         await self.poll_once()
             except KvUnavailable as error:
                 self._log.warning("watch_poll_skipped", error=str(error))
+            except Exception:  # noqa: BLE001 - logged; the next interval polls again
+                self._log.exception("watch_poll_crashed")
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self._interval_s):
                     await self._stop.wait()

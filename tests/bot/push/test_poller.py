@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -207,3 +208,35 @@ async def test_one_poller_holds_the_lease_until_it_stops(rig: Rig):
     assert await first.hold()  # renewed
     await first.stop()
     assert await second.hold()
+
+
+async def test_the_loop_polls_every_interval_and_survives_a_crashing_poll(rig: Rig):
+    kv = MemoryKv()
+    subscriptions = Subscriptions(kv)
+    await subscriptions.add(_subscription())
+    calls = 0
+
+    class Flaky:
+        async def list_changed_workloads(self, **query: object) -> list[object]:
+            del query
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                raise RuntimeError("a bug, once")
+            return []
+
+    poller = WatchPoller(
+        Flaky(),
+        rig.poller._runai,
+        kv,
+        subscriptions,
+        MemoryWorkQueue(max_items=1),
+        interval_s=0.05,
+        storm_threshold=5,
+    )
+    poller.start()
+    async with asyncio.timeout(5):
+        while calls < 3:  # noqa: ASYNC110 - counting the poller's calls
+            await asyncio.sleep(0.01)
+    await poller.stop()
+    assert calls >= 3
