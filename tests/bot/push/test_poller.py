@@ -12,7 +12,7 @@ import pytest
 from bot.backends import simulated
 from bot.metrics import WATCH_POLLS
 from bot.push import MemoryKv, PushSpec, Target
-from bot.watch.poller import WatchPoller
+from bot.watch.poller import Changed, WatchPoller
 from bot.watch.subscriptions import Declared, Subscription, Subscriptions
 from bot.work import Enqueued, MemoryWorkQueue, QueueUnavailable, WorkItem
 from runai_sim.app import Simulator
@@ -217,8 +217,10 @@ async def test_the_loop_polls_every_interval_and_survives_a_crashing_poll(rig: R
     calls = 0
 
     class Flaky:
-        async def list_changed_workloads(self, **query: object) -> list[object]:
-            del query
+        async def list_changed_workloads(
+            self, *, cluster_id: str, project: str, since: datetime
+        ) -> list[Changed]:
+            del cluster_id, project, since
             nonlocal calls
             calls += 1
             if calls == 1:
