@@ -17,7 +17,7 @@ from typing import Protocol
 import structlog
 
 from bot.metrics import ALERTS_UNMAPPED
-from bot.push import AlertSpec, Kv, PushSpec, Target
+from bot.push import PENDING, AlertSpec, Kv, Pending, PushSpec, Target
 from diagnosis import Cluster, NotFound, RunaiReader
 
 __all__ = ["AlertRouting", "channel_target"]
@@ -152,11 +152,22 @@ class AlertRouting:
                 return workload
         return None
 
-    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | None:
+    async def started(self, alert_key: str) -> None:
+        """See `AlertResolver.started`."""
+        await self._kv.claim(f"alert:{alert_key}", PENDING, THREAD_TTL_S)
+
+    async def dropped(self, alert_key: str) -> None:
+        """See `AlertResolver.dropped`."""
+        if await self._kv.get(f"alert:{alert_key}") == PENDING:
+            await self._kv.delete(f"alert:{alert_key}")
+
+    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | Pending | None:
         """See `AlertResolver.thread_of`."""
         raw = await self._kv.get(f"alert:{alert.key}")
         if raw is None:
             return None
+        if raw == PENDING:
+            return PENDING
         kept = json.loads(raw)
         return Target.model_validate(kept["target"]), str(kept["thread"])
 

@@ -1,12 +1,22 @@
 """Answers nobody asked for: what a watch or an alert found, diagnosed and posted once."""
 
 from bot.push.handler import AlertResolver, PushWork
-from bot.push.item import PLATFORM, AlertSpec, PushSpec, Target, alert_item, push_item
+from bot.push.item import (
+    PENDING,
+    PLATFORM,
+    AlertSpec,
+    Pending,
+    PushSpec,
+    Target,
+    alert_item,
+    push_item,
+)
 from bot.push.kv import Kv, KvUnavailable, MemoryKv, RedisKv
 from bot.push.plan import Planner
 from bot.push.posters import ConsolePoster, Poster, Posters, SlackPoster
 
 __all__ = [
+    "PENDING",
     "PLATFORM",
     "AlertResolver",
     "AlertSpec",
@@ -14,6 +24,7 @@ __all__ = [
     "Kv",
     "KvUnavailable",
     "MemoryKv",
+    "Pending",
     "Planner",
     "Poster",
     "Posters",

@@ -11,6 +11,7 @@ does, so its buttons (all evidence, check again) work for whoever may read the w
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -30,7 +31,7 @@ from bot.conversation import (
 from bot.flight import Flights
 from bot.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
 from bot.observe import observe_stage, record_diagnosis
-from bot.push.item import BOT_USER, AlertSpec, PushSpec, Target
+from bot.push.item import BOT_USER, PENDING, AlertSpec, Pending, PushSpec, Target
 from bot.push.plan import Plan, Planner
 from bot.push.posters import Posters
 from bot.push.posts import JournaledPosts
@@ -52,6 +53,14 @@ from diagnosis import (
 __all__ = ["AlertResolver", "PushWork"]
 
 LOOKBACK = "24h"
+#: A resolution that arrives while its firing alert is answered waits this long past the
+#: diagnosis deadline for the answer's thread, looking every `RESOLVED_POLL_S`.
+RESOLVED_GRACE_S = 5.0
+RESOLVED_POLL_S = 0.2
+
+
+class AlertStillFiring(Exception):
+    """A resolution whose firing alert is still being answered: try it again later."""
 
 
 class AlertResolver(Protocol):
@@ -61,8 +70,16 @@ class AlertResolver(Protocol):
         """The push it maps to; None when it maps to nothing (counted and logged there)."""
         ...
 
-    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | None:
-        """Where the answer to `alert` (same fingerprint and start) was posted, if it was."""
+    async def started(self, alert_key: str) -> None:
+        """A firing alert is being answered: its resolution waits for the answer's thread."""
+        ...
+
+    async def dropped(self, alert_key: str) -> None:
+        """A firing alert will not be answered (it maps to nothing): nothing to wait for."""
+        ...
+
+    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | Pending | None:
+        """Where `alert`'s answer went; `PENDING` while it is answered; None if it never was."""
         ...
 
     async def posted(self, alert_key: str, target: Target, thread: str) -> None:
@@ -86,11 +103,19 @@ class PushWork:
         audit: AuditSink | None = None,
         deadline_s: float = 30.0,
         clock: Callable[[], datetime | None] = lambda: None,
+        resolution_wait_s: float | None = None,
     ) -> None:
+        """`resolution_wait_s`: a resolution's wait for its firing alert's answer.
+
+        By default the diagnosis deadline and `RESOLVED_GRACE_S`.
+        """
         self._runai, self._kube, self._store = runai, kube, store
         self._planner, self._posters, self._alerts = planner, posters, alerts
         self._flights, self._audit = flights, audit or LogAuditSink()
         self._deadline_s, self._clock = deadline_s, clock
+        self._resolution_wait_s = (
+            deadline_s + RESOLVED_GRACE_S if resolution_wait_s is None else resolution_wait_s
+        )
         self._log = structlog.get_logger(__name__)
 
     async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
@@ -103,8 +128,10 @@ class PushWork:
             if alert.status == "resolved":
                 await self._resolved(alert, journal, state)
                 return
+            await self._alerts.started(alert.key)
             found = await self._alerts.resolve(alert)
             if found is None:
+                await self._alerts.dropped(alert.key)
                 return
             spec = found
         else:
@@ -115,6 +142,8 @@ class PushWork:
             return
         reports = [r for w in spec.workload_ids if (r := await self._diagnose(spec, w))]
         if not reports:
+            if spec.alert_key and self._alerts is not None:
+                await self._alerts.dropped(spec.alert_key)
             return
         posts = JournaledPosts(poster, spec.target, journal, state)
         if len(spec.workload_ids) > 1:
@@ -126,8 +155,14 @@ class PushWork:
         """A note in the thread of the alert's answer; nothing when none was posted."""
         assert self._alerts is not None  # noqa: S101 - only alert items come here
         where = await self._alerts.thread_of(alert)
-        poster = self._posters.get(where[0].platform) if where else None
-        if where is None or poster is None:
+        waited_until = time.monotonic() + self._resolution_wait_s
+        while where == PENDING and time.monotonic() < waited_until:
+            await asyncio.sleep(RESOLVED_POLL_S)  # its firing is being answered right now
+            where = await self._alerts.thread_of(alert)
+        if where == PENDING:
+            raise AlertStillFiring(alert.key)  # left in the queue: another attempt, later
+        poster = self._posters.get(where[0].platform) if isinstance(where, tuple) else None
+        if not isinstance(where, tuple) or poster is None:
             self._log.info("push_alert_resolved_unposted", fingerprint=alert.fingerprint)
             return
         target, thread = where

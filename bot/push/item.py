@@ -8,7 +8,7 @@ workloads of which project (one, or several for a storm summary) and why (`sourc
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,8 +17,10 @@ from bot.work import WorkItem, new_item
 
 __all__ = [
     "BOT_USER",
+    "PENDING",
     "PLATFORM",
     "AlertSpec",
+    "Pending",
     "PushSpec",
     "Target",
     "alert_item",
@@ -26,6 +28,9 @@ __all__ = [
 ]
 
 PLATFORM = "push"
+#: The thread of a firing alert that is being answered right now.
+PENDING: Final = "pending"
+Pending = Literal["pending"]
 #: The `user` of a pushed item's `Incoming`: nobody asked.
 BOT_USER = "runai-why"
 

@@ -10,7 +10,7 @@ import pytest
 from bot.alerts.resolver import AlertRouting, channel_target
 from bot.backends import simulated
 from bot.metrics import ALERTS_UNMAPPED
-from bot.push import AlertSpec, MemoryKv, Target
+from bot.push import PENDING, AlertSpec, MemoryKv, Target
 from tests.bot.push.scenes import DEMO, OOM_ID
 
 CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
@@ -116,6 +116,13 @@ def test_channel_target(channel: str, target: Target):
 async def test_the_thread_of_an_alert_is_remembered(routing: AlertRouting):
     alert = _alert()
     assert await routing.thread_of(alert) is None
+    await routing.started(alert.key)
+    assert await routing.thread_of(alert) == PENDING
+    await routing.dropped(alert.key)
+    assert await routing.thread_of(alert) is None
+    await routing.started(alert.key)
     target = Target(platform="slack", team="T1", channel="C1")
     await routing.posted(alert.key, target, "1.5")
+    assert await routing.thread_of(alert) == (target, "1.5")
+    await routing.dropped(alert.key)  # posted: kept
     assert await routing.thread_of(alert) == (target, "1.5")

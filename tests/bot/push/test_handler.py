@@ -6,6 +6,7 @@ what the channel was given, and a second attempt that shows nothing twice.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,8 @@ import pytest
 from bot.backends import simulated
 from bot.conversation import MemoryStore, Notice, ReportReply
 from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
-from bot.push.item import AlertSpec, alert_item
+from bot.push.handler import AlertStillFiring
+from bot.push.item import PENDING, AlertSpec, Pending, alert_item
 from bot.work import JournalState, MemoryWorkQueue, WorkItem
 from tests.bot.push.recording import CrashedError, RecordingPoster
 from tests.bot.push.scenes import DEMO, NLP_ID, OOM_ID
@@ -42,12 +44,21 @@ class Threads:
     """An `AlertResolver` that only remembers threads (the routing has its own tests)."""
 
     def __init__(self) -> None:
-        self.kept: dict[str, tuple[Target, str]] = {}
+        self.kept: dict[str, tuple[Target, str] | Pending] = {}
 
     async def resolve(self, alert: AlertSpec) -> PushSpec | None:
+        if alert.fingerprint == "unmapped":
+            return None
         return _spec(OOM_ID, source="alert", alert_key=alert.key)
 
-    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | None:
+    async def started(self, alert_key: str) -> None:
+        self.kept.setdefault(alert_key, PENDING)
+
+    async def dropped(self, alert_key: str) -> None:
+        if self.kept.get(alert_key) == PENDING:
+            del self.kept[alert_key]
+
+    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | Pending | None:
         return self.kept.get(alert.key)
 
     async def posted(self, alert_key: str, target: Target, thread: str) -> None:
@@ -78,6 +89,7 @@ async def rig() -> AsyncIterator[Rig]:
             posters={"slack": poster},
             alerts=Threads(),
             clock=lambda: DEMO.now,
+            resolution_wait_s=0.5,
         )
         yield Rig(work, poster, queue, store)
 
@@ -210,4 +222,33 @@ async def test_an_alert_is_answered_and_its_resolution_noted_in_the_thread(rig: 
 
 async def test_giving_up_tells_nobody(rig: Rig):
     await rig.work.give_up(_item(_spec(OOM_ID)), JournalState(), "gave up")
+    assert rig.poster.messages == []
+
+
+async def test_a_resolution_waits_for_its_firing_alert_being_answered(rig: Rig):
+    firing = AlertSpec(fingerprint="f", starts_at="s", status="firing", alertname="A")
+    resolved = firing.model_copy(update={"status": "resolved"})
+    threads = rig.work._alerts
+    assert isinstance(threads, Threads)
+    await threads.started(firing.key)
+    with pytest.raises(AlertStillFiring):  # never answered within the wait: tried again later
+        await rig.run(alert_item(resolved, deadline_s=60))
+
+    async def answer_soon() -> None:
+        await asyncio.sleep(0.2)
+        await rig.run(alert_item(firing, deadline_s=60))
+
+    task = asyncio.create_task(answer_soon())
+    await rig.run(alert_item(resolved, deadline_s=60))
+    await task
+    [root] = rig.poster.roots()
+    [note] = rig.poster.in_thread(root.ref)
+    assert _text(note.reply) == "Resolved: Alertmanager says A ended."
+
+
+async def test_an_alert_that_maps_to_nothing_leaves_nothing_to_wait_for(rig: Rig):
+    unmapped = AlertSpec(fingerprint="unmapped", starts_at="s", status="firing")
+    await rig.run(alert_item(unmapped, deadline_s=60))
+    resolved = unmapped.model_copy(update={"status": "resolved"})
+    await rig.run(alert_item(resolved, deadline_s=60))
     assert rig.poster.messages == []
