@@ -71,8 +71,11 @@ async def test_the_preemptor_is_named_only_to_whoever_may_read_it(
 async def test_a_teammate_asking_for_the_evidence_sees_only_the_preemptor_they_may_read(
     fake_slack: FakeSlack, redis_url: str, redis_client
 ):
-    """Bob's answer names the preemptor; Alice, who may not read its project, asks for all of
-    the evidence in his thread: the preemptor is checked again, with her access."""
+    """A teammate's "show all evidence" names only the preemptor they may read.
+
+    Bob's answer names the preemptor; Alice, who may not read its project, asks for all of
+    the evidence in his thread: the preemptor is checked again, with her access.
+    """
     fake_slack.users[ALICE] = {"profile": {"display_name": "alice", "email": "alice@acme.ai"}}
     root = "1700000300.000100"
     async with running_bots(fake_slack, redis_url) as [bot]:
