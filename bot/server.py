@@ -316,7 +316,9 @@ def _rejected(rejection: Rejection) -> Response:
     structlog.get_logger(__name__).warning(
         "slack_request_rejected", status=int(rejection.status), reason=rejection.reason
     )
-    return PlainTextResponse(rejection.status.phrase, status_code=rejection.status)
+    busy = rejection.status is HTTPStatus.SERVICE_UNAVAILABLE
+    headers = {"Retry-After": "1"} if busy else None  # not taken: Slack sends it again
+    return PlainTextResponse(rejection.status.phrase, status_code=rejection.status, headers=headers)
 
 
 async def slack_events(runtime: Runtime, request: Request) -> Response:

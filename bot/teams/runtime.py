@@ -37,6 +37,7 @@ from bot.teams.charts import (
 from bot.teams.connector import TeamsConnector
 from bot.teams.endpoint import TeamsEndpoint
 from bot.teams.identity import TeamsIdentify
+from bot.teams.private_cards import MemoryPrivateCards, PrivateCards, RedisPrivateCards
 from bot.teams.push import TeamsPoster, place
 from bot.teams.responder import ChartUrl
 from bot.teams.signing_keys import SigningKeys
@@ -140,7 +141,18 @@ def build_teams(
         runai_url=settings.runai_url,
         deadline_s=settings.queue_deadline_s,
     )
-    work = TeamsWork(connector, turns, runai_url=settings.runai_url, chart_url=chart_url)
+    private_cards: PrivateCards = (
+        RedisPrivateCards(redis_client, ttl_s=settings.state_ttl_s)
+        if redis_client is not None
+        else MemoryPrivateCards(ttl_s=settings.state_ttl_s)
+    )
+    work = TeamsWork(
+        connector,
+        turns,
+        runai_url=settings.runai_url,
+        chart_url=chart_url,
+        private_cards=private_cards,
+    )
     if posters is not None:
         posters["teams"] = TeamsPoster(
             connector, app_id=app_id, runai_url=settings.runai_url, chart_url=chart_url
