@@ -104,6 +104,7 @@ class RedisSemaphore:
         self._wanted: list[asyncio.Future[_Held | None]] = []
         self._taker: asyncio.Task[None] | None = None
         self._giver: asyncio.Task[None] | None = None
+        self._closed = False
         self._log = structlog.get_logger(__name__)
 
     @asynccontextmanager
@@ -118,11 +119,20 @@ class RedisSemaphore:
                     self._hand_on(held)
 
     async def flush(self) -> None:
-        """Give back every slot this process holds unused, now (tests; shutdown)."""
+        """Give back every slot this process holds unused, now."""
         if self._giver is not None:
             self._giver.cancel()
             self._giver = None
         await self._give_back()
+
+    async def aclose(self) -> None:
+        """Give back what is held, before the Redis client closes (the Run:ai client's close).
+
+        Nothing is kept to give back later afterwards: a slot handed on after this is left
+        to its lease.
+        """
+        self._closed = True
+        await self.flush()
 
     # ------------------------------------------------------------------ taking
     def _fresh(self, held: _Held) -> bool:
@@ -187,7 +197,7 @@ class RedisSemaphore:
             return
         else:
             self._idle.append(held)
-        if self._giver is None or self._giver.done():
+        if not self._closed and (self._giver is None or self._giver.done()):
             self._giver = asyncio.ensure_future(self._give_back_later())
 
     async def _give_back_later(self) -> None:

@@ -86,6 +86,18 @@ async def test_calls_of_one_level_take_their_slots_in_one_round_trip_and_hand_th
     assert max(held) == 4, "the second level used the first level's slots"
 
 
+async def test_closing_gives_back_at_once_and_keeps_nothing_after(redis_client):
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=30, linger_s=60)
+    async with limiter.slot():
+        pass
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 1, "kept for the next call"
+    await limiter.aclose()
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+    async with limiter.slot():  # still usable; what it takes is given back by its lease
+        pass
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 1
+
+
 async def test_a_slot_older_than_its_reuse_time_is_not_handed_on(redis_client):
     limiter = RedisSemaphore(redis_client, limit=2, lease_s=30, reuse_s=0.0)
     async with limiter.slot():
