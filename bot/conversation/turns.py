@@ -233,21 +233,23 @@ class Turns:
                 )
                 return _answered(state)
         working = Notice(working_text(state.slots), progress=True)
-        ref: str | None = None
+        # "Diagnosing …" is posted without waiting for it: the reads start next to it, and
+        # its ref is awaited only where it is updated (every path below awaits it).
+        placeholder: asyncio.Future[str] | None = None
         if not by_id and self._access.public_in(channel, request.project):
-            ref = await responder.post(working)
+            placeholder = asyncio.ensure_future(responder.post(working))
         checked = gate.authorize(cluster_id, cluster_name)
 
         async def authorize(workload: WorkloadAccess) -> bool:
-            nonlocal ref
+            nonlocal placeholder
             allowed = await checked(workload)
             if (
                 allowed
                 and by_id
-                and ref is None
+                and placeholder is None
                 and self._access.public_in(channel, workload.project)
             ):
-                ref = await responder.post(working)
+                placeholder = asyncio.ensure_future(responder.post(working))
             return allowed
 
         started = time.perf_counter()
@@ -269,15 +271,17 @@ class Turns:
             return await self._refused(incoming, gate, state, responder)
         except UpstreamError as error:
             failed = error.operation
+            ref = await placeholder if placeholder is not None else None
             await _show(responder, ref, Notice(describe_upstream(error, "finish the diagnosis")))
         except Exception:
             # Never leave "Diagnosing …" spinning: say so in place, then let the error
             # reach the front end's error handler (logged with its traceback there).
-            if ref is not None:
+            if placeholder is not None and (ref := await _posted(placeholder)):
                 await responder.update(ref, Notice(CRASHED))
             raise
         seconds = time.perf_counter() - started
         event = audit_event(incoming, state.slots, report, failed, seconds)
+        ref = await placeholder if placeholder is not None else None
         try:
             if report is None:
                 return _answered(state)
@@ -372,6 +376,14 @@ class Turns:
             pending = {"expecting": Expecting.WORKLOAD, "question": report.question}
             return answered.model_copy(update=pending | {"question_private": private})
         return answered
+
+
+async def _posted(placeholder: asyncio.Future[str]) -> str | None:
+    """The placeholder's ref, or None when posting it failed (the first error is raised)."""
+    try:
+        return await placeholder
+    except Exception:  # noqa: BLE001 - the diagnosis's own error is the one to report
+        return None
 
 
 async def _show(responder: Responder, ref: str | None, reply: Notice) -> None:
