@@ -49,6 +49,17 @@ class DecisionCache:
             return None
         return entry if fresh else None
 
+    async def known(self, email: str) -> bool:
+        """Whether any answer about `email` (casefolded) may still be fresh; False on a problem."""
+        if self._redis is None or self._ttl_s <= 0:
+            return False
+        try:
+            async with asyncio.timeout(2):
+                return bool(await self._redis.exists(DECISION_CACHE_PREFIX + email))
+        except Exception as error:  # noqa: BLE001 - a cache problem only costs a lookup
+            self._log.warning("authz_cache_failed", error=type(error).__name__)
+            return False
+
     async def put(self, email: str, field: str, entry: Entry) -> None:
         """Keep `entry` as the answer about `field` for `email` (casefolded)."""
         if self._redis is None or self._ttl_s <= 0:

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.audit import AuditSink, audit_event
 from bot.conversation.access import Access, Gate
+from bot.conversation.ahead import Background, posted, read_status
 from bot.conversation.messages import (
     CRASHED,
     PICK_BELOW,
@@ -138,10 +139,13 @@ class Turns:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._deadline_s = deadline_s
         self._audit = audit
+        self._reading = Background()
 
     async def gate(self, incoming: Incoming) -> Gate:
-        """The checks of one turn, as the person behind `incoming`."""
-        return await self._access.gate(incoming, self._audit)
+        """The checks of one turn, as the person behind `incoming` (their grants read ahead)."""
+        gate = await self._access.gate(incoming, self._audit)
+        self._access.authorizer.prefetch(gate.identity)
+        return gate
 
     async def run(
         self,
@@ -156,6 +160,8 @@ class Turns:
         `gate` is the turn's checks when the caller already has them.
         """
         slots, notes = state.slots, list(state.notes)
+        if slots.workload_id is not None and self._flights is not None:  # `bot.conversation.ahead`
+            self._reading.start(read_status(self._runai, self._flights, slots.workload_id))
         if slots.cluster_id is None:
             gate = gate or await self.gate(incoming)
             resolved = await self._clusters.resolve(gate, slots, incoming.key.channel, notes)
@@ -276,7 +282,7 @@ class Turns:
         except Exception:
             # Never leave "Diagnosing …" spinning: say so in place, then let the error
             # reach the front end's error handler (logged with its traceback there).
-            if placeholder is not None and (ref := await _posted(placeholder)):
+            if placeholder is not None and (ref := await posted(placeholder)):
                 await responder.update(ref, Notice(CRASHED))
             raise
         seconds = time.perf_counter() - started
@@ -376,14 +382,6 @@ class Turns:
             pending = {"expecting": Expecting.WORKLOAD, "question": report.question}
             return answered.model_copy(update=pending | {"question_private": private})
         return answered
-
-
-async def _posted(placeholder: asyncio.Future[str]) -> str | None:
-    """The placeholder's ref, or None when posting it failed (the first error is raised)."""
-    try:
-        return await placeholder
-    except Exception:  # noqa: BLE001 - the diagnosis's own error is the one to report
-        return None
 
 
 async def _show(responder: Responder, ref: str | None, reply: Notice) -> None:
