@@ -200,8 +200,8 @@ class Authorizer:
         task.add_done_callback(self._background.discard)
 
     async def _prefetch(self, email: str) -> None:
-        if await self._cache.known(email.casefold()):
-            return  # answered lately: the next check is most likely cached too
+        if await self._cache.read_all(email.casefold()):
+            return  # answered lately: the next checks are most likely answered there too
         with contextlib.suppress(DiagnosisError):  # read again by the check that needs it
             await self._grants_of(email, prefetch=True)
 
@@ -327,13 +327,11 @@ class Authorizer:
         self._prefetched = {
             k: v for k, v in self._prefetched.items() if now - v[0] < LOOKUP_REUSE_S
         }
-        started = self._prefetched.get(email)
-        if started is not None and not prefetch:
-            del self._prefetched[email]
-            if not (started[1].done() and started[1].exception() is not None):
-                return started[1]
-        if started is not None:
-            return started[1]
+        started = self._prefetched.pop(email, (0.0, None))[1] if not prefetch else None
+        if started is not None and not (started.done() and started.exception() is not None):
+            return started
+        if prefetch and email in self._prefetched:
+            return self._prefetched[email][1]
         task = asyncio.ensure_future(self._grants(email))
         if prefetch:
             self._prefetched[email] = (now, task)
@@ -341,7 +339,9 @@ class Authorizer:
 
     async def _readable(self, email: str, target: Target) -> frozenset[str]:
         grants_read = self._grants_of(email)
-        if grants_read.done():  # prefetched: a rule over the whole cluster may be enough
+        # Prefetched, about a workload (whose project its own status named): a rule over
+        # the whole cluster that reads every kind decides without the project's lookup.
+        if grants_read.done() and target.kind is not ANY_KIND:
             wide = cluster_wide(await grants_read, target.cluster_id)
             if ALL_KINDS in wide:
                 return wide

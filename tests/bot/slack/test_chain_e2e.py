@@ -69,23 +69,22 @@ def _levels(calls: list[Timed]) -> dict[str, set[int]]:
     return placed
 
 
-CHAINS = [
+#: (name, workload ID, levels, the level of each kind of call), asked in this order.
+CHAINS: list[tuple[str, str, int, dict[str, set[int]]]] = [
     # Cold: a fresh bot. The token first; then, together, the cluster list (the cluster is
     # named), the workload's status (asked for by ID) and the asker's grants (a tenant-wide
     # reader: no project lookup); then, once the status authorizes the asker, the evidence.
-    pytest.param(
-        JOB_42, 3,
+    (
+        "cold-oom", JOB_42, 3,
         {"token": {1}, "clusters": {2}, "status": {2}, "access": {2}, "events": {3},
          "pods": {3}, "history": {3}, "metrics": {3}, "spec": {3}, "earlier runs": {3}},
-        id="cold-oom",
     ),
     # Warm: the same bot and asker, another workload of the project: token, clusters and
     # the access decision are known; the status, then everything else.
-    pytest.param(
-        EVAL, 2,
+    (
+        "warm", EVAL, 2,
         {"status": {1}, "events": {2}, "pods": {2}, "history": {2}, "spec": {2},
          "earlier runs": {2}},
-        id="warm",
     ),
 ]  # fmt: skip
 
@@ -96,15 +95,14 @@ async def test_an_answer_waits_on_few_run_ai_levels_cold_and_warm(
     sim = Simulator(DEMO.model_copy(update={"latency_ms": LATENCY_MS}))
     found = []
     async with running_bots(fake_slack, redis_url, simulator=sim) as [bot]:
-        for n, (workload, _, _) in enumerate((c.values for c in CHAINS), start=1):
+        for n, (_, workload, _, _) in enumerate(CHAINS, start=1):
             with _timed_calls(sim) as calls:
                 ask = f"why did {workload} fail on cluster prod-a?"
                 body = slash_command_body(ask, response_url=bot.slack.response_url())
                 assert (await bot.send(body)).status_code == 200
                 await bot.slack.wait_for_async("chat.update", n)
             found.append(calls)
-    for calls, chain in zip(found, CHAINS, strict=True):
-        _, levels, placed = chain.values
-        assert chain_levels(calls) == levels, (chain.id, _levels(calls))
+    for calls, (name, _, levels, placed) in zip(found, CHAINS, strict=True):
+        assert chain_levels(calls) == levels, (name, _levels(calls))
         got = _levels(calls)
-        assert {k: got.get(k) for k in placed} == placed, chain.id
+        assert {k: got.get(k) for k in placed} == placed, name
