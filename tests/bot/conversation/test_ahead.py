@@ -20,6 +20,7 @@ async def _settled(background: Background) -> None:
 
 async def test_the_status_read_ahead_is_the_one_the_diagnosis_finds():
     async with simulated(bundled_scenario("demo"), retries=0, transport="asgi") as up:
+        assert up.simulator is not None
         flights = Flights(None, report_ttl_s=30)
         background = Background()
         background.start(read_status(up.runai, flights, JOB_42))
@@ -37,6 +38,7 @@ async def _never():  # the kept read answers: nothing is computed again
 
 async def test_a_failed_read_ahead_is_left_to_the_diagnosis():
     async with simulated(bundled_scenario("demo"), retries=0, transport="asgi") as up:
+        assert up.simulator is not None
         await read_status(up.runai, Flights(None, report_ttl_s=30), "no-such-workload")
         assert [r.status for r in up.simulator.requests][-1] == 404
 
