@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 import redis.asyncio as redis
 import structlog
+from pydantic import TypeAdapter
 
 from bot.authz.cache import DECISION_CACHE_PREFIX, DecisionCache, Entry
 from bot.authz.decision import ALL_KINDS, ANY_KIND, Decision, Reach, Reason, Target
@@ -105,6 +106,8 @@ async def _pair(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
     return one, two
 
 
+#: A person's grants as shared between replicas: (rule, the resource types it reads).
+_GRANTS = TypeAdapter(list[tuple[AccessRule, list[str]]])
 #: The cache field of `Authorizer.reach` (a project's field always holds a `/`).
 _REACH_FIELD: Final = "clusters"
 
@@ -302,6 +305,21 @@ class Authorizer:
         entry: Entry = json.loads(text)
         return entry
 
+    async def _shared_grants(self, email: str) -> list[Grant]:
+        """`_grants`, shared with the person's concurrent turns on every replica (`Flights`)."""
+        if self._flights is None:
+            return await self._grants(email)
+
+        async def flight() -> Payload:
+            grants = await self._grants(email)
+            listed = [(g.rule, sorted(g.resources)) for g in grants]
+            return Payload(_GRANTS.dump_json(listed, by_alias=True).decode(), keep=True)
+
+        keep_s = min(self._ttl_s, LOOKUP_REUSE_S)
+        key = f"{email.casefold()}|grants"
+        text, _ = await self._flights.run("authz", key, flight, keep_s=keep_s)
+        return [Grant(rule, frozenset(found)) for rule, found in _GRANTS.validate_json(text)]
+
     async def _grants(self, email: str) -> list[Grant]:
         """The rules of `email` and of its groups whose role grants read on some workloads."""
         (own, users), roles = await _pair(
@@ -332,7 +350,7 @@ class Authorizer:
             return started
         if prefetch and email in self._prefetched:
             return self._prefetched[email][1]
-        task = asyncio.ensure_future(self._grants(email))
+        task = asyncio.ensure_future(self._shared_grants(email))
         if prefetch:
             self._prefetched[email] = (now, task)
         return task
