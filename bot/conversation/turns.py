@@ -163,6 +163,8 @@ class Turns:
         if slots.workload_id is not None and self._flights is not None:  # `bot.conversation.ahead`
             self._reading.start(read_status(self._runai, self._flights, slots.workload_id))
         if slots.cluster_id is None:
+            if slots.cluster_label is not None:  # matched before access is asked, as ever
+                self._reading.start(self._clusters.read_ahead())
             gate = gate or await self.gate(incoming)
             resolved = await self._clusters.resolve(gate, slots, incoming.key.channel, notes)
             if isinstance(resolved, Question):

@@ -6,6 +6,7 @@ import asyncio
 
 from bot.backends import simulated
 from bot.conversation.ahead import Background, posted, read_status
+from bot.conversation.which_cluster import ClusterSlot
 from bot.flight import Flights
 from bot.scenarios import bundled_scenario
 
@@ -52,3 +53,12 @@ async def test_a_placeholder_that_failed_has_no_ref():
 
     assert await posted(asyncio.ensure_future(fails())) is None
     assert await posted(asyncio.ensure_future(works())) == "1700000000.000100"
+
+
+async def test_a_cluster_list_read_ahead_that_fails_is_left_to_the_resolution():
+    async with simulated(bundled_scenario("demo"), retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        up.simulator.add_fault({"path": "/api/v1/clusters", "status": 503})
+        slot = ClusterSlot(up.runai, defaults={}, flights=None)
+        await slot.read_ahead()  # says nothing: the resolution reads again and says why
+        assert [r.status for r in up.simulator.requests][-1] == 503
