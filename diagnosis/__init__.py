@@ -54,7 +54,7 @@ from diagnosis.runai.client import RunaiClient
 from diagnosis.runai.config import RunaiConfig
 from diagnosis.runai.models import Cluster
 from diagnosis.runai.reader import RunaiReader
-from diagnosis.sharing import Payload, Share
+from diagnosis.sharing import Payload, Share, SharedLookups
 from diagnosis.stages import STAGE_NAMES, StageObserver
 from diagnosis.viewer import for_viewer
 
@@ -93,6 +93,7 @@ __all__ = [
     "RunaiConfig",
     "RunaiReader",
     "Share",
+    "SharedLookups",
     "Symptom",
     "UpstreamError",
     "UpstreamTimeout",
