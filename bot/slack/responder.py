@@ -99,10 +99,16 @@ class SlackResponder:
         """Post `reply` (in the thread, or as a new root); returns the main message's ts.
 
         A private reply goes to the asker only and returns "" (it is never updated).
-        A report's render and post times are recorded (`bot.observe.ReplyClock`).
+        A report's render and post times are recorded (`bot.observe.ReplyClock`). A report
+        posted as it is (a pushed answer, with no "Diagnosing …" to replace) gets its chart
+        uploaded into its thread afterwards, as `update` does for an asked one.
         """
         with self._clocked(reply) as clock:
-            return await self._post(reply, clock)
+            ts = await self._post(reply, clock)
+        if ts and isinstance(reply, ReportReply):
+            thread = self._thread_ts or ts
+            await upload_chart(self._client, reply.report, channel=self._channel, thread_ts=thread)
+        return ts
 
     @contextmanager
     def _clocked(self, reply: Reply) -> Iterator[ReplyClock | None]:

@@ -52,6 +52,9 @@ async def test_a_watched_failure_is_posted_once_and_again_in_its_thread_with_the
         assert first_line(first).startswith("OOM_KILLED · training-job-42")
         assert first.body.get("thread_ts") is None  # a message of its own
         assert "watches project ml-team on prod-a" in str(first.body)
+        # Its memory chart follows in its thread, as an asked answer's does.
+        [chart] = await fake_slack.wait_for_async("files.completeUploadExternal", timeout=30)
+        assert chart.body.get("thread_ts") == first.response["ts"]
 
         await put_workload(web.runai_url, failing(OOM_ID))  # the same failure, a new change
         [_, again] = await fake_slack.wait_for_async(
