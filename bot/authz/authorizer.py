@@ -220,6 +220,38 @@ class Authorizer:
         reason = Reason.ALLOWED if everywhere or clusters else Reason.NO_READ_ACCESS
         return Reach(reason, everywhere=everywhere, clusters=clusters)
 
+    async def readable_projects(self, identity: Identity, cluster_id: str) -> tuple[str, ...]:
+        """The names of the projects on `cluster_id` where `identity` may read some workloads.
+
+        For suggesting near matches to a mistyped project, so it names only what they may
+        read: nothing when they are refused or their access cannot be checked.
+        """
+        screened = self._screened(identity)
+        if screened is not None and screened[0] is not Reason.AUTHZ_OFF:
+            return ()
+        try:
+            projects = await self._runai.list_projects(cluster_id=cluster_id)
+            if screened is not None:  # AUTHZ_MODE=off: every project the bot can see
+                return tuple(sorted(p.name for p in projects))
+            grants = await self._grants(str(identity.email))
+            departments = {g.rule.scope_id for g in grants if g.rule.scope_type == "department"}
+            members = {
+                d: frozenset(p.id for p in await self._runai.list_projects(parent_id=d))
+                for d in sorted(departments)
+            }
+        except DiagnosisError as error:
+            self._failed(error)
+            return ()
+        return tuple(
+            sorted(
+                p.name
+                for p in projects
+                if readable_resources(
+                    grants, cluster_id=cluster_id, project=p, department_projects=members
+                )
+            )
+        )
+
     def status(self) -> dict[str, str | bool | int]:
         """What `/readyz` should show: the mode (so `off` is visible) and the defaults in force."""
         return {

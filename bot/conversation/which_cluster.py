@@ -39,7 +39,7 @@ class ClusterSlot:
     def __init__(
         self, runai: RunaiReader, *, defaults: Mapping[str, str], flights: Flights | None
     ) -> None:
-        self._directory = ClusterDirectory(runai, flights=flights)
+        self.directory = ClusterDirectory(runai, flights=flights)
         self._defaults = dict(defaults)
 
     async def resolve(
@@ -65,10 +65,10 @@ class ClusterSlot:
                 return await gate.deny(reach)
             typed = self._defaults.get(channel)
             if typed is None:
-                known = await self._directory.clusters()
+                known = await self.directory.clusters()
                 return _cluster_question(CLUSTER_QUESTION, known, reach)
             notes.append(f"Cluster {typed} is this channel's configured default.")
-        match = await self._directory.match(typed)
+        match = await self.directory.match(typed)
         if match.cluster is not None:
             return slots.model_copy(
                 update={"cluster_id": match.cluster.uuid, "cluster_label": match.cluster.name}

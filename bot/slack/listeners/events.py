@@ -23,7 +23,7 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import Incoming, StoreUnavailable, ThreadKey
+from bot.conversation import Incoming, Markup, StoreUnavailable, ThreadKey
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater
 from bot.slack.listeners.take import retrying, take
@@ -75,7 +75,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             deps,
             client,
             kind="turn",
-            incoming=Incoming(key, user, text=event.get("text") or ""),
+            incoming=Incoming(key, user, text=event.get("text") or "", markup=Markup.SLACK),
             spec=spec,
             dedupe=_message_key(body, event),
             retry=True,
@@ -150,7 +150,8 @@ async def _thread_reply(
         raise RetryLater(str(error)) from error
     if not known and not await took_part():
         return  # a thread among people: not the bot's business
-    incoming = Incoming(key, user, text=event.get("text") or "", directed=False, bot_thread=True)
+    text = event.get("text") or ""
+    incoming = Incoming(key, user, text=text, directed=False, bot_thread=True, markup=Markup.SLACK)
     await take(
         deps,
         client,

@@ -15,7 +15,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import Incoming, ThreadKey
+from bot.conversation import Incoming, Markup, ThreadKey
 from bot.parse_bounds import MAX_PARSED_CHARS
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, trigger_key
@@ -94,7 +94,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             deps,
             client,
             kind="turn",
-            incoming=Incoming(key, user, text=text),
+            incoming=Incoming(key, user, text=text, markup=Markup.SLACK),
             spec=spec,
             dedupe=trigger_key(team, shortcut["trigger_id"]),
         )
