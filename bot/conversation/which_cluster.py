@@ -16,6 +16,7 @@ from bot.conversation.access import Gate
 from bot.conversation.clusters import ClusterDirectory
 from bot.conversation.messages import describe_upstream
 from bot.conversation.model import Choice, Notice, Question, Slots
+from bot.conversation.understand.vocabulary import near_misses
 from bot.flight import Flights
 from diagnosis import Cluster, RunaiReader, UpstreamError
 
@@ -76,7 +77,9 @@ class ClusterSlot:
         reach = reach or await gate.reach()
         if not reach.allowed:
             return await gate.deny(reach)
-        text = (
-            f"I don't know a cluster called {typed!r}; I only match exact names or IDs. Which one?"
-        )
-        return _cluster_question(text, match.known, reach)
+        readable = [c for c in match.known if reach.covers(c.uuid)]
+        near = near_misses(typed, [c.name for c in readable])
+        guess = f" Did you mean {' or '.join(near)}?" if near else " Which one?"
+        text = f"I don't know a cluster called {typed!r}; I only match exact names or IDs.{guess}"
+        first = sorted(readable, key=lambda c: c.name not in near)  # near misses first
+        return _cluster_question(text, first, reach)

@@ -11,7 +11,7 @@ by trimming its suffix. Every pattern runs in linear time (`bot.parse_bounds`).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
@@ -43,10 +43,16 @@ _ID_KEYS |= {"run.ai/top-owner-uid", "uuid"}
 #: dropped with its value, except the ones `bot.parse` reads itself.
 _KEYS = _CLUSTER_KEYS | _PROJECT_KEYS | _NAMESPACE_KEYS | _POD_KEYS | _NAME_KEYS | _ID_KEYS
 _PARSE_KEYS = frozenset({"lookback", "symptom"})
+_COLON_KEYS = "|".join(re.escape(k) for k in sorted(_KEYS, key=len, reverse=True))
+# `key=value` for any key (a paste's other labels are dropped); `key: value` only for the
+# keys read here (`Namespace: runai-nlp`), since `note: prod-a is down` is prose.
 _PAIR = re.compile(
-    r"(?<![\w./-])([A-Za-z][\w.]*+(?:/[\w.-]++)?)[ \t]*+(=~?|:)[ \t]*+[\"']?+"
-    r"([A-Za-z0-9][\w.:/-]*+)[\"']?+"
+    rf"(?<![\w./-])(?:({_COLON_KEYS})[ \t]*+(:)|([A-Za-z][\w.]*+(?:/[\w.-]++)?)[ \t]*+(=)~?)"
+    r"[ \t]*+[\"']?+([A-Za-z0-9][\w.:/-]*+)[\"']?+",
+    re.IGNORECASE,
 )
+#: Where a typed command line ends and prose goes on (`runai describe x -p nlp on prod-a`).
+_PROSE = frozenset({"on", "in", "at", "says", "said", "shows", "gives", "and", "but", "why"})
 _KUBECTL = re.compile(r"(?<![\w-])kubectl\b[^\n]*+")
 _RUNAI_CLI = re.compile(r"(?<![\w./-])runai[ \t]++[^\n]*+")
 _ALERT_TITLE = re.compile(r"\[(?:FIRING|RESOLVED)(?::\d++)?\][^\n]*+", re.IGNORECASE)
@@ -111,18 +117,25 @@ class Found:
             self.namespace = self.namespace or folded
 
 
-def extract(text: str, links: tuple[Link, ...], projects: Collection[str] | None) -> Found:
+def extract(
+    text: str,
+    links: tuple[Link, ...],
+    projects: Collection[str] | None,
+    clusters: Collection[str] | None = None,
+) -> Found:
     """Read links, label sets, `kubectl`/`runai` lines and compact forms out of `text`.
 
     `projects` are the project names the asker can read (None: not known), which tell a
-    compact `nlp/train-bert` from any other `a/b`.
+    compact `nlp/train-bert` from any other `a/b`; `clusters` the known cluster names, kept
+    when they stand inside a pasted alert title or command line.
     """
     found = Found()
+    known = {c.casefold() for c in clusters or ()}
     for link in links:
         _link(link, found)
-    text = _ALERT_TITLE.sub(lambda m: _alert_title(m.group(0), found), text)
-    text = _KUBECTL.sub(lambda m: _kubectl(m.group(0), found), text)
-    text = _RUNAI_CLI.sub(lambda m: _runai(m.group(0), found), text)
+    text = _ALERT_TITLE.sub(lambda m: _alert_title(m.group(0), found, known), text)
+    text = _KUBECTL.sub(lambda m: _command(m.group(0), found, known, _kubectl), text)
+    text = _RUNAI_CLI.sub(lambda m: _command(m.group(0), found, known, _runai), text)
     text = _PAIR.sub(lambda m: _pair(m, found), text)
     text = _COMPACT.sub(lambda m: _compact(m, found, projects), text)
     text = _PAREN.sub(lambda m: _paren(m, found, projects), text)
@@ -148,11 +161,10 @@ def _link(link: Link, found: Found) -> None:
 
 
 def _pair(match: re.Match[str], found: Found) -> str:
-    key, sign, value = match.group(1).lower(), match.group(2), match.group(3).rstrip(".:/-")
+    key = (match.group(1) or match.group(3)).lower()
+    value = match.group(5).rstrip(".:/-")
     if key in _PARSE_KEYS:
         return match.group(0)  # `lookback=7d`, `symptom=init`: bot.parse reads them
-    if sign == ":" and key not in _KEYS:
-        return match.group(0)  # `note: prod-a is down` is prose, not a label
     if key in _CLUSTER_KEYS:
         found.cluster = found.cluster or value
     elif key in _PROJECT_KEYS:
@@ -171,10 +183,12 @@ def _pair(match: re.Match[str], found: Found) -> str:
     return " "
 
 
-def _alert_title(title: str, found: Found) -> str:
+def _alert_title(title: str, found: Found, clusters: set[str]) -> str:
     """`[FIRING:1] KubePodCrashLooping runai-nlp (… bert-ft-0-0 … <pod uid>)`: values only."""
     for word in re.split(r"[\s(),]++", title):
-        if word.lower().startswith(NAMESPACE_PREFIX):
+        if word.casefold() in clusters:
+            found.cluster = found.cluster or word
+        elif word.lower().startswith(NAMESPACE_PREFIX):
             found.set_namespace(word)
         elif _POD_SHAPE.search(word) and _NAME_RE.match(word.lower()):
             found.add_pod(word)
@@ -196,8 +210,23 @@ def _flag_values(words: list[str], flags: Collection[str]) -> list[str]:
     return [v.strip("'\"") for v in values if v]
 
 
-def _kubectl(line: str, found: Found) -> str:
+def _command(
+    line: str, found: Found, clusters: set[str], read: Callable[[list[str], Found], None]
+) -> str:
+    """A command line read by `read`; the prose after it (and any known cluster) is kept."""
     words = line.split()
+    end = next(
+        (i for i, w in enumerate(words) if i and (w.lower() in _PROSE or w[0] in "(#[")),
+        len(words),
+    )
+    if read is _runai and not _CLI_VERBS.intersection(w.lower() for w in words[:6]):
+        return line  # `runai says it failed`: prose, not a command
+    read(words[:end], found)
+    kept = [w for w in words[:end] if w.casefold() in clusters]
+    return "\n" + " ".join([*kept, *words[end:]]) + "\n"
+
+
+def _kubectl(words: list[str], found: Found) -> None:
     for namespace in _flag_values(words, {"-n", "--namespace"})[:1]:
         found.set_namespace(namespace)
     for context in _flag_values(words, {"--context"})[:1]:
@@ -211,17 +240,13 @@ def _kubectl(line: str, found: Found) -> str:
                 found.add_pod(words[i + 1])
         elif word.lower() == "logs" and i + 1 < len(words) and _pod_word(words[i + 1]):
             found.add_pod(words[i + 1])
-    return "\n"
 
 
 def _pod_word(word: str) -> bool:
     return "/" not in word and not word.startswith("-") and word.lower() not in _CLI_WORDS
 
 
-def _runai(line: str, found: Found) -> str:
-    words = line.split()
-    if not _CLI_VERBS.intersection(w.lower() for w in words[:6]):
-        return line  # `runai says it failed`: prose, not a command
+def _runai(words: list[str], found: Found) -> None:
     for project in _flag_values(words, {"-p", "--project"})[:1]:
         found.project = found.project or project.lower()
     for uuid in _flag_values(words, {"--uuid", "-u"}):
@@ -238,7 +263,6 @@ def _runai(line: str, found: Found) -> str:
         if word.lower() not in _CLI_WORDS and not is_common(word):
             found.add_name(word)
             break
-    return "\n"
 
 
 def _compact(match: re.Match[str], found: Found, projects: Collection[str] | None) -> str:

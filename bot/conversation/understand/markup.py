@@ -58,10 +58,9 @@ _BREAK_TAG = re.compile(
 )
 _ANY_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*+\b[^<>]*+>")
 _BARE_URL = re.compile(r"(?<![\w/])https?://[^\s<>()\"'`]++")
-_EMOJI = re.compile(r"(?<![\w:]):[a-z0-9_+-]++:(?![\w:])")
 _MENTION_WORD = re.compile(r"(?<![\w@])@([A-Za-z][\w.-]*+)")
 # Markers around a word: *bold*, _italic_, ~strike~, `code`, > quote (never inside a name).
-_MARKERS = "*_~`>"
+_MARKERS = "*_~`>#"
 _URL_TRAIL = ".,;:!?)]}'\""
 _SAFE_LINKS = "safelinks.protection.outlook.com"
 
@@ -82,7 +81,6 @@ def normalise(
         text, other = _teams(text, bot_names, links)
     text, at_other = _plain_mentions(text, bot_names)
     text = _bare_urls(text, links)
-    text = _EMOJI.sub(" ", text)
     return Plain(_unmarked(text), tuple(links), other or at_other)
 
 

@@ -21,7 +21,7 @@ from bot.conversation.understand.identifiers import Found, extract
 from bot.conversation.understand.markup import Markup, normalise
 from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common, near_misses
 from bot.conversation.understand.when import stuck, weekday_lookback
-from bot.parse import Expecting, Query, parse
+from bot.parse import Expecting, FollowUp, Query, parse
 from bot.parse_bounds import bounded
 from bot.words import THANKS
 
@@ -40,6 +40,9 @@ _FRAGMENT = re.compile(
     r"\bthe\s++([a-z0-9][a-z0-9.-]{0,30}+)\s++(?:one|version|run|job|variant)\b", re.IGNORECASE
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
+_LETTER = re.compile(r"[^\W_]")
+_EMOJI_CODE = re.compile(r":[a-z0-9_+-]++:")
+_NAME_SHAPED = re.compile(r"[0-9-]")
 _MACHINE = frozenset({"node", "nodes", "host", "machine", "server"})
 _LINKING = frozenset({"is", "was", "called", "named"})
 
@@ -107,7 +110,7 @@ def understand(
     plain = normalise(capped.text, markup, bot_user_id=bot_user_id, bot_names=BOT_NAMES)
     if plain.addressed_other and not directed:
         return Understood(Query(chatter=True, ignored_chars=capped.ignored), talk=True)
-    found = extract(plain.text, plain.links, known.projects)
+    found = extract(plain.text, plain.links, known.projects, known.clusters)
     rest = _without(found.rest, found.ignored_uuids)
     rest, symptom = stuck(rest)
     rest, lookback, unread = weekday_lookback(rest, today or datetime.now(UTC).date())
@@ -121,14 +124,21 @@ def understand(
         return Understood(query)
     words = _WORD.findall(plain.text)
     talk = bool(CHATTER_PHRASE.match(" ".join(words)))
-    if (query.chatter and not found.anything) or talk:
+    emoji = bool(plain.text.strip()) and not _LETTER.search(_EMOJI_CODE.sub(" ", plain.text))
+    talk = talk or (emoji and not found.anything and not plain.links)  # `:eyes:`, 👀
+    corrected_by_part = fragment is not None and correction
+    if (query.chatter and not found.anything and not corrected_by_part) or talk:
         thanks = bool(words) and words[0].lower() in THANKS
         chatter = Query(chatter=True, ignored_chars=capped.ignored)
         return Understood(chatter, talk=talk, thanks=thanks)
+    named = bool(found.anything or query.workload_name or query.workload_id)
     query = replace(
         query,
+        chatter=False,
         symptom=query.symptom or symptom,
         lookback=query.lookback or lookback,
+        # `train-bert failed again`: a request about a workload, not "check again"
+        follow_up=None if named and query.follow_up is FollowUp.RERUN else query.follow_up,
     )
     query, others = _merged(query, found, known)
     query = _linked(query, rest, known)
@@ -191,12 +201,17 @@ def _linked(query: Query, rest: str, known: Known) -> Query:
     cluster, project, name = query.cluster, query.project, query.workload_name
     if cluster and is_common(cluster) and not _exact(cluster, known.clusters):
         cluster = None
+    if cluster and known.clusters is not None and not _exact(cluster, known.clusters):
+        exact = next((w for w in _words(rest) if _exact(w, known.clusters)), None)
+        if exact is not None:  # `look at resnet-50 … on prod-a`: the known one, and the
+            if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
+                name = cluster.lower()
+            cluster = exact
     if project and is_common(project) and not _exact(project, known.projects):
         project = None
     if name and is_common(name):
         name = None
-    for word in _WORD.findall(rest):
-        folded = word.lower().rstrip(".-")
+    for folded in _words(rest):
         if cluster is None and _exact(folded, known.clusters):
             cluster = folded
         elif project is None and folded != name and _exact(folded, known.projects):
@@ -221,6 +236,10 @@ def _unplaced(rest: str, query: Query, others: list[str], pods: tuple[str, ...])
         if w not in placed and i not in machine and not is_common(w) and not w.isdigit()
     )
     return tuple(dict.fromkeys(kept))
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower().rstrip(".-") for w in _WORD.findall(text)]
 
 
 def _exact(word: str, known: tuple[str, ...] | None) -> bool:

@@ -70,6 +70,7 @@ CHATTER_PHRASE = re.compile(
 #: How many near matches are offered as buttons.
 MAX_SUGGESTIONS = 3
 _NEAR_RATIO = 0.75
+_MIN_PREFIX = 3  # `staging` is near `staging-west`; `pr` is near nothing
 
 
 def is_common(word: str) -> bool:
@@ -88,6 +89,9 @@ def near_misses(typed: str, known: Iterable[str]) -> list[str]:
     for name in known:
         folded = name.casefold()
         if folded == wanted:
+            continue
+        if len(wanted) >= _MIN_PREFIX and (folded.startswith(wanted) or wanted.startswith(folded)):
+            scored.append((-1.0, name))  # `staging` for `staging-west`
             continue
         matcher = difflib.SequenceMatcher(None, wanted, folded[:64])
         if matcher.quick_ratio() < _NEAR_RATIO:
