@@ -18,8 +18,10 @@ from urllib.parse import parse_qsl, urlsplit
 from bot.conversation.understand.markup import Link
 from bot.conversation.understand.vocabulary import is_common
 
-__all__ = ["NAMESPACE_PREFIX", "Found", "extract"]
+__all__ = ["MAX_FOUND", "NAMESPACE_PREFIX", "Found", "extract"]
 
+#: How many workload or pod names one message is read for (the engine answers a few).
+MAX_FOUND = 16
 #: The skill's default mapping: project `nlp` runs in namespace `runai-nlp`.
 NAMESPACE_PREFIX = "runai-"
 
@@ -97,15 +99,15 @@ class Found:
         ) or bool(self.pods)
 
     def add_name(self, name: str) -> None:
-        """A workload name, once."""
+        """A workload name, once (at most `MAX_FOUND`)."""
         folded = name.lower()
-        if _NAME_RE.match(folded) and folded not in self.names:
+        if len(self.names) < MAX_FOUND and _NAME_RE.match(folded) and folded not in self.names:
             self.names.append(folded)
 
     def add_pod(self, pod: str) -> None:
-        """A pod name, once."""
+        """A pod name, once (at most `MAX_FOUND`)."""
         folded = pod.lower()
-        if _NAME_RE.match(folded) and folded not in self.pods:
+        if len(self.pods) < MAX_FOUND and _NAME_RE.match(folded) and folded not in self.pods:
             self.pods.append(folded)
 
     def set_namespace(self, namespace: str) -> None:

@@ -14,8 +14,10 @@ Pure and linear in the message (`bot.parse_bounds`): the engine supplies what is
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
+from functools import cached_property
 
 from bot.conversation.understand.identifiers import Found, extract
 from bot.conversation.understand.markup import Markup, normalise
@@ -40,6 +42,7 @@ _FRAGMENT = re.compile(
     r"\bthe\s++([a-z0-9][a-z0-9.-]{0,30}+)\s++(?:one|version|run|job|variant)\b", re.IGNORECASE
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _LETTER = re.compile(r"[^\W_]")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]++:")
 _NAME_SHAPED = re.compile(r"[0-9-]")
@@ -55,6 +58,25 @@ class Known:
     """Cluster names (and IDs) the control plane lists."""
     projects: tuple[str, ...] | None = None
     """Projects the asker can read on the thread's cluster."""
+
+    @cached_property
+    def folded(self) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+        """Both lists casefolded, for matching each word in constant time."""
+
+        def fold(names: tuple[str, ...] | None) -> frozenset[str] | None:
+            return None if names is None else frozenset(n.casefold() for n in names)
+
+        return fold(self.clusters), fold(self.projects)
+
+    def is_cluster(self, word: str) -> bool:
+        """Whether `word` is exactly a known cluster's name or ID (in any case)."""
+        clusters = self.folded[0]
+        return clusters is not None and word.casefold() in clusters
+
+    def is_project(self, word: str) -> bool:
+        """Whether `word` is exactly one of the asker's projects (in any case)."""
+        projects = self.folded[1]
+        return projects is not None and word.casefold() in projects
 
 
 @dataclass(frozen=True)
@@ -115,6 +137,8 @@ def understand(
     rest, symptom = stuck(rest)
     rest, lookback, unread = weekday_lookback(rest, today or datetime.now(UTC).date())
     fragment = _FRAGMENT.search(rest)
+    if fragment is not None and is_common(fragment.group(1)):
+        fragment = None  # `the first one`, `the same one`: never part of a name
     correction = bool(_CORRECTION.search(rest))
     if fragment is not None and correction:
         rest = rest[: fragment.start()] + " " + rest[fragment.end() :]
@@ -156,22 +180,22 @@ def understand(
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         unplaced=_unplaced(rest, query, others, pods),
-        near_clusters=_near(query.cluster, known.clusters),
-        near_projects=_near(query.project, known.projects),
+        near_clusters=_near(query.cluster, known.clusters, known.is_cluster),
+        near_projects=_near(query.project, known.projects, known.is_project),
     )
 
 
 def _without(text: str, uuids: set[str]) -> str:
     """`text` without the pod UIDs a paste carried (they are never a workload's ID)."""
-    for uuid in uuids:
-        text = re.sub(re.escape(uuid), " ", text, flags=re.IGNORECASE)
-    return text
+    if not uuids:
+        return text
+    return _UUID.sub(lambda m: " " if m.group(0).lower() in uuids else m.group(0), text)
 
 
 def _merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
     """What was read explicitly wins over what the free text suggested."""
     cluster = found.cluster or query.cluster
-    if cluster is None and found.context and _exact(found.context, known.clusters):
+    if cluster is None and found.context and known.is_cluster(found.context):
         cluster = found.context
     project = found.project or query.project
     workload_id = found.workload_id or query.workload_id
@@ -180,7 +204,7 @@ def _merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]
     for name in [*found.names, *(n for n in free if not is_common(n))]:
         if name in names or name in found.pods or name in {cluster, project}:
             continue
-        if _exact(name, known.clusters) or _exact(name, known.projects):
+        if known.is_cluster(name) or known.is_project(name):
             continue  # a known cluster or project is not a workload (linked below)
         names.append(name)
     if workload_id:
@@ -199,22 +223,22 @@ def _merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]
 def _linked(query: Query, rest: str, known: Known) -> Query:
     """Everyday words dropped unless known; a word exactly a known cluster or project used."""
     cluster, project, name = query.cluster, query.project, query.workload_name
-    if cluster and is_common(cluster) and not _exact(cluster, known.clusters):
+    if cluster and is_common(cluster) and not known.is_cluster(cluster):
         cluster = None
-    if cluster and known.clusters is not None and not _exact(cluster, known.clusters):
-        exact = next((w for w in _words(rest) if _exact(w, known.clusters)), None)
+    if cluster and known.clusters is not None and not known.is_cluster(cluster):
+        exact = next((w for w in _words(rest) if known.is_cluster(w)), None)
         if exact is not None:  # `look at resnet-50 … on prod-a`: the known one, and the
             if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
                 name = cluster.lower()
             cluster = exact
-    if project and is_common(project) and not _exact(project, known.projects):
+    if project and is_common(project) and not known.is_project(project):
         project = None
     if name and is_common(name):
         name = None
     for folded in _words(rest):
-        if cluster is None and _exact(folded, known.clusters):
+        if cluster is None and known.is_cluster(folded):
             cluster = folded
-        elif project is None and folded != name and _exact(folded, known.projects):
+        elif project is None and folded != name and known.is_project(folded):
             project = folded
     return replace(query, cluster=cluster, project=project, workload_name=name)
 
@@ -242,11 +266,9 @@ def _words(text: str) -> list[str]:
     return [w.lower().rstrip(".-") for w in _WORD.findall(text)]
 
 
-def _exact(word: str, known: tuple[str, ...] | None) -> bool:
-    return known is not None and word.casefold() in {k.casefold() for k in known}
-
-
-def _near(typed: str | None, known: tuple[str, ...] | None) -> tuple[str, ...]:
-    if typed is None or known is None or _exact(typed, known):
+def _near(
+    typed: str | None, known: tuple[str, ...] | None, exact: Callable[[str], bool]
+) -> tuple[str, ...]:
+    if typed is None or known is None or exact(typed):
         return ()
     return tuple(near_misses(typed, known))
