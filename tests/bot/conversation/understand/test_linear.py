@@ -33,7 +33,7 @@ ORDINARY = [
 #: What the new patterns look for, and fragments of it.
 PIECES = [
     "<", "<h", "<http://a|", "<@U1|", "<#C1|", "<!here>", "<mailto:a@b|", "<at>", "</at>",
-    "<at>x</at> ", "<a href=\"", "<a href=\"x\">", "</a>", "<br>", "<p>", "&nbsp;", "&amp;",
+    "<at>x</at> ", '<a href="', '<a href="x">', "</a>", "<br>", "<p>", "&nbsp;", "&amp;",
     "https://a.run.ai/workloads?clusterId=", "workloadId=", "?", "&", "a=", "a=b ", "=",
     "namespace: ", "namespace=runai-", "pod=", "pod/", "uid=", "[FIRING:1] ", "kubectl ",
     "-n ", "--namespace=", "runai describe ", "-p ", "--uuid=", "a/", "a/b ", "a(", "(b) ",
