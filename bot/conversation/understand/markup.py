@@ -49,6 +49,7 @@ class Plain:
 
 # Slack: everything between < and > is one reference; it never holds another `<` or `>`.
 _SLACK_REF = re.compile(r"<([^<>|]*+)(?:\|([^<>]*+))?>")
+_SLACK_PERSON = re.compile(r"<@([A-Z0-9]++)(?:\|[^<>]*+)?>")
 _HUGE_CHARREF = re.compile(r"&#[0-9]{8,}+;?")
 _TEAMS_AT = re.compile(r"<at\b[^<>]*+>([^<>]*+)</at>", re.IGNORECASE)
 _TEAMS_LINK = re.compile(r"<a\b([^<>]*+)>([^<>]*+)</a>", re.IGNORECASE)
@@ -79,9 +80,18 @@ def normalise(
         text, other = _slack(text, bot_user_id, links)
     elif markup is Markup.TEAMS:
         text, other = _teams(text, bot_names, links)
-    text, at_other = _plain_mentions(text, bot_names)
-    text = _bare_urls(text, links)
+    text, at_other = _plain_mentions(_slack_people(text, bot_user_id), bot_names)
+    text = _bare_urls(text, links).replace(OTHER_PERSON, " ")  # a person is never a slot
     return Plain(_unmarked(text), tuple(links), other or at_other)
+
+
+def _slack_people(text: str, bot_user_id: str | None) -> str:
+    """`<@U…>` wherever it was pasted: the bot (when its ID is known) or someone else."""
+
+    def person(match: re.Match[str]) -> str:
+        return " " if match.group(1) == bot_user_id else f" {OTHER_PERSON} "
+
+    return _SLACK_PERSON.sub(person, text)
 
 
 def _unescape(text: str) -> str:

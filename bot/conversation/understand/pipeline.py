@@ -101,6 +101,8 @@ class Understood:
     teammate): never answered, not even with the question again."""
     thanks: bool = False
     """A thank-you (`@runai-why thanks`): talk, never a reply to answer."""
+    explicit: bool = False
+    """Something was pasted or linked (a label set, a command line, a Run:ai link)."""
     unplaced: tuple[str, ...] = ()
     """Name-like words no slot took: worth linking against the known clusters and projects."""
     near_clusters: tuple[str, ...] = field(default=())
@@ -179,7 +181,8 @@ def understand(
         correction=correction and names_something,
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
-        unplaced=_unplaced(rest, query, others, pods),
+        explicit=found.anything,
+        unplaced=_unplaced(rest, query, pods),
         near_clusters=_near(query.cluster, known.clusters, known.is_cluster),
         near_projects=_near(query.project, known.projects, known.is_project),
     )
@@ -243,11 +246,11 @@ def _linked(query: Query, rest: str, known: Known) -> Query:
     return replace(query, cluster=cluster, project=project, workload_name=name)
 
 
-def _unplaced(rest: str, query: Query, others: list[str], pods: tuple[str, ...]) -> tuple[str, ...]:
+def _unplaced(rest: str, query: Query, pods: tuple[str, ...]) -> tuple[str, ...]:
     """Words no slot took that could still be a cluster or a project (none in a follow-up)."""
     if query.follow_up is not None:
         return ()
-    placed = {query.cluster, query.project, query.workload_name, *others, *pods}
+    placed = {query.cluster, query.project, query.workload_name, *pods}
     words = [w.lower().rstrip(".-") for w in _WORD.findall(rest)]
     machine = set()  # `node dgx-07`, `the node is dgx-07`: a machine, not a cluster
     for i, word in enumerate(words):

@@ -55,7 +55,8 @@ class Reader:
         `gate` gives the turn's checks, asked for only when the projects are needed.
         """
         understood = self._understand(incoming, state, Known())
-        if not understood.unplaced:
+        pasted = understood.explicit and understood.query.cluster is None
+        if not (understood.unplaced or pasted):
             return understood  # every word placed, or none worth linking: no lookups
         try:
             listed = await self._directory.clusters()
@@ -114,6 +115,8 @@ def absorbed(state: ConversationState, understood: Understood) -> ConversationSt
     named = list(understood.others)
     if len(understood.pods) > 1 and not named:
         named = list(understood.pods[1:])
+    if not named and not (query.workload_name or query.workload_id or understood.pods):
+        return state.model_copy(update={"slots": slots, "notes": tuple(notes)})  # keeps queued
     queued, left = named[: MAX_WORKLOADS - 1], named[MAX_WORKLOADS - 1 :]
     if left:
         notes.append(
