@@ -250,7 +250,7 @@ def _unplaced(rest: str, query: Query, pods: tuple[str, ...]) -> tuple[str, ...]
     """Words no slot took that could still be a cluster or a project (none in a follow-up)."""
     if query.follow_up is not None:
         return ()
-    placed = {query.cluster, query.project, query.workload_name, *pods}
+    placed = {query.cluster, query.project, query.workload_name, query.workload_id, *pods}
     words = [w.lower().rstrip(".-") for w in _WORD.findall(rest)]
     machine = set()  # `node dgx-07`, `the node is dgx-07`: a machine, not a cluster
     for i, word in enumerate(words):
