@@ -49,7 +49,7 @@ from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns, asking
 from bot.conversation.understand.fragments import by_fragment
 from bot.conversation.understand.pipeline import Understood
 from bot.conversation.understand.pods import Asked
-from bot.conversation.understand.reading import Reader, absorbed, changes
+from bot.conversation.understand.reading import Reader, absorbed, changes, queued_slots
 from bot.flight import Flights
 from bot.parse import FollowUp, Query
 from diagnosis import DEFAULT_DEADLINE_S, KubeConnector, RunaiReader
@@ -219,9 +219,7 @@ class ConversationEngine:
         """
         while state.queued and state.expecting is None and state.slots.cluster_id:
             name, rest = state.queued[0], state.queued[1:]
-            slots = state.slots.model_copy(
-                update={"workload_name": name, "workload_id": None, "pod": None, "symptom": None}
-            )
+            slots = queued_slots(state.slots, name)
             update = {"slots": slots, "queued": rest, "notes": (), "candidates": ()}
             state = await self._turns.run(incoming, state.model_copy(update=update), responder)
         return state

@@ -18,10 +18,12 @@ from bot.conversation.model import ConversationState, Incoming, Slots
 from bot.conversation.understand.pipeline import Known, Understood, understand
 from diagnosis import UpstreamError
 
-__all__ = ["MAX_WORKLOADS", "Reader", "absorbed", "changes"]
+__all__ = ["MAX_WORKLOADS", "POD_PREFIX", "Reader", "absorbed", "changes", "queued_slots"]
 
 #: How many workloads one message may ask about; each gets its own answer.
 MAX_WORKLOADS = 3
+#: How a queued pod is told from a queued workload name (`pod:bert-ft-0-1`).
+POD_PREFIX = "pod:"
 #: The lookback a request without one uses (`bot.conversation.turns`).
 DEFAULT_LOOKBACK_LABEL = "24h"
 
@@ -114,16 +116,24 @@ def absorbed(state: ConversationState, understood: Understood) -> ConversationSt
         )
     named = list(understood.others)
     if len(understood.pods) > 1 and not named:
-        named = list(understood.pods[1:])
+        named = [f"{POD_PREFIX}{pod}" for pod in understood.pods[1:]]
     if not named and not (query.workload_name or query.workload_id or understood.pods):
         return state.model_copy(update={"slots": slots, "notes": tuple(notes)})  # keeps queued
     queued, left = named[: MAX_WORKLOADS - 1], named[MAX_WORKLOADS - 1 :]
     if left:
+        shown = ", ".join(n.removeprefix(POD_PREFIX) for n in left)
         notes.append(
-            f"I answer at most {MAX_WORKLOADS} workloads per message; ask again about "
-            f"{', '.join(left)}."
+            f"I answer at most {MAX_WORKLOADS} workloads per message; ask again about {shown}."
         )
     return state.model_copy(update={"slots": slots, "notes": tuple(notes), "queued": tuple(queued)})
+
+
+def queued_slots(slots: Slots, queued: str) -> Slots:
+    """The slots for the next queued workload (or pod) of a message, on the same cluster."""
+    pod = queued.removeprefix(POD_PREFIX) if queued.startswith(POD_PREFIX) else None
+    name = None if pod else queued
+    update = {"workload_name": name, "workload_id": None, "pod": pod, "symptom": None}
+    return slots.model_copy(update=update)
 
 
 def changes(before: Slots, after: Slots) -> list[str]:

@@ -244,3 +244,13 @@ async def test_help_says_what_to_type_on_the_platform(platform):
         assert "/runai-why" not in help_text(platform)
     else:
         assert help_text(platform) == HELP
+
+
+async def test_two_pods_in_one_alert_are_two_answers(demo):
+    paste = (
+        "cluster=prod-a namespace=runai-ml-team pod=training-job-42-0-1\n"
+        "cluster=prod-a namespace=runai-ml-team pod=eval-harness-0-0"
+    )
+    recorder = await demo.say(paste)
+    names = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+    assert names == ["training-job-42", "eval-harness"]
