@@ -250,7 +250,10 @@ class ConversationEngine:
                 await self._ask_again(state, responder)
                 return None
             return await self._picked(incoming, state, state.choices[query.pick - 1], responder)
-        if query.chatter and (understood.talk or (understood.thanks and incoming.directed)):
+        teammate = bool(state.asker) and incoming.user != state.asker
+        if query.chatter and (
+            teammate or understood.talk or (understood.thanks and incoming.directed)
+        ):
             return None  # "@runai-why thanks", "brb", a question to a teammate: not an answer
         if (query.is_empty and not understood.names_something) or (
             query.follow_up and not understood.names_something
