@@ -43,6 +43,8 @@ _FRAGMENT = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_APOSTROPHE = re.compile(r"(?<![\w'\u2019-])[\w-]*+['\u2019][\w'\u2019-]*+")
+_PUNCTUATION = ".,;:!?\"'()[]{}*_~<>`"
 _LETTER = re.compile(r"[^\W_]")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]++:")
 _NAME_SHAPED = re.compile(r"[0-9-]")
@@ -144,7 +146,7 @@ def understand(
     correction = bool(_CORRECTION.search(rest))
     if fragment is not None and correction:
         rest = rest[: fragment.start()] + " " + rest[fragment.end() :]
-    query = parse(rest, expecting=expecting)
+    query = _whole_words(parse(rest, expecting=expecting), rest)
     query = replace(query, ignored_chars=capped.ignored)
     if query.help or query.pick is not None:
         return Understood(query)
@@ -226,17 +228,18 @@ def _merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]
 def _linked(query: Query, rest: str, known: Known) -> Query:
     """Everyday words dropped unless known; a word exactly a known cluster or project used."""
     cluster, project, name = query.cluster, query.project, query.workload_name
-    if cluster and is_common(cluster) and not known.is_cluster(cluster):
-        cluster = None
+    pieces = _contractions(rest)  # `doesn't` is never `doesn` and `t`
+    if cluster and (is_common(cluster) or cluster.lower() in pieces):
+        cluster = cluster if known.is_cluster(cluster) else None
     if cluster and known.clusters is not None and not known.is_cluster(cluster):
         exact = next((w for w in _words(rest) if known.is_cluster(w)), None)
         if exact is not None:  # `look at resnet-50 … on prod-a`: the known one, and the
             if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
                 name = cluster.lower()
             cluster = exact
-    if project and is_common(project) and not known.is_project(project):
-        project = None
-    if name and is_common(name):
+    if project and (is_common(project) or project in pieces):
+        project = project if known.is_project(project) else None
+    if name and (is_common(name) or name in pieces):
         name = None
     for folded in _words(rest):
         if cluster is None and known.is_cluster(folded):
@@ -263,6 +266,30 @@ def _unplaced(rest: str, query: Query, pods: tuple[str, ...]) -> tuple[str, ...]
         if w not in placed and i not in machine and not is_common(w) and not w.isdigit()
     )
     return tuple(dict.fromkeys(kept))
+
+
+def _whole_words(query: Query, rest: str) -> Query:
+    """Values that are whole words of the message (`in` inside `built-in` reads no `built-`)."""
+    words = {w.strip(_PUNCTUATION).lower() for w in rest.split()}
+
+    def whole(value: str | None) -> str | None:
+        return value if value is None or value.lower() in words else None
+
+    return replace(
+        query,
+        cluster=whole(query.cluster),
+        project=whole(query.project),
+        workload_name=whole(query.workload_name),
+        others=tuple(o for o in query.others if whole(o)),
+    )
+
+
+def _contractions(text: str) -> set[str]:
+    """The parts of every word with an apostrophe (`doesn't` → `doesn`, `t`)."""
+    parts: set[str] = set()
+    for word in _APOSTROPHE.findall(text):
+        parts.update(p.lower() for p in re.split(r"['\u2019]", word) if p)
+    return parts
 
 
 def _words(text: str) -> list[str]:

@@ -14,6 +14,7 @@ import pytest
 
 from bot.authz import Authorizer, Identity
 from bot.backends import simulated
+from bot.console import ConsoleSession
 from bot.conversation import (
     Access,
     ConversationEngine,
@@ -254,3 +255,16 @@ async def test_two_pods_in_one_alert_are_two_answers(demo):
     recorder = await demo.say(paste)
     names = [r.report.workload.name for r in reports(recorder) if r.report.workload]
     assert names == ["training-job-42", "eval-harness"]
+
+
+async def test_the_console_takes_a_new_question_as_a_plain_line():
+    """The console cannot mention the bot: a new question after an answer is just asked."""
+    async for h in harness(DEMO):
+        out: list[str] = []
+        session = ConsoleSession(h.engine, out.append)
+        await session.say(EVERYTHING)
+        shown = len(out)
+        await session.say("why did eval-harness in ml-team fail on prod-a?")
+        later = "".join(out[shown:])
+        assert "Diagnosing eval-harness in ml-team on prod-a" in later
+        assert "mention" not in later
