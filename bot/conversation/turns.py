@@ -34,7 +34,7 @@ from bot.conversation.model import (
     Reply,
     ReportReply,
 )
-from bot.conversation.understand.pods import Asked, find_pod_owner
+from bot.conversation.understand.pods import Asked, find_pod_owner, pod_named
 from bot.conversation.understand.projects import unreadable_project
 from bot.conversation.which_cluster import CLUSTER_QUESTION, MAX_CLUSTER_BUTTONS, ClusterSlot
 from bot.flight import Flights
@@ -176,6 +176,9 @@ class Turns:
                 await responder.post(resolved)
                 return _answered(state, slots=slots.model_copy(update={"cluster_label": None}))
             slots = resolved
+        if slots.workload_name and slots.project and not slots.workload_id:
+            gate = gate or await self.gate(incoming)
+            slots = await pod_named(self._runai, gate, slots)
         if slots.pod and not (slots.workload_id or slots.workload_name):
             gate = gate or await self.gate(incoming)
             owner = await find_pod_owner(self._runai, gate, slots, state.asker)

@@ -8,6 +8,7 @@ pod's, and each one's pods are read until one lists this pod. Nothing found is a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.conversation.access import Gate
@@ -16,7 +17,9 @@ from bot.conversation.model import Notice, Question, Slots
 from bot.parse import Expecting
 from diagnosis import RunaiReader, UpstreamError
 
-__all__ = ["MAX_POD_OWNERS", "Asked", "Owned", "find_pod_owner"]
+__all__ = ["MAX_POD_OWNERS", "Asked", "Owned", "find_pod_owner", "pod_named"]
+
+_POD_SHAPE = re.compile(r"-\d++-\d++$")
 
 #: How many workloads whose name starts the pod's are asked for their pods (newest first).
 MAX_POD_OWNERS = 5
@@ -36,6 +39,25 @@ class Asked:
 
     question: Question
     expecting: Expecting
+
+
+async def pod_named(runai: RunaiReader, gate: Gate, slots: Slots) -> Slots:
+    """`bert-ft-0-0` given as a workload: a pod, when no workload of the project has that name.
+
+    Only a name shaped like a pod's (`…-<n>-<n>`) is checked, and only where the asker may
+    list the project; otherwise, or when the list fails, the slots are left as they are.
+    """
+    name, project, cluster_id = slots.workload_name or "", slots.project, slots.cluster_id
+    if not (project and cluster_id and _POD_SHAPE.search(name)):
+        return slots
+    decision = await gate.may_list(cluster_id, slots.cluster_label or cluster_id, project)
+    if not decision.allowed:
+        return slots  # the diagnosis's own check refuses it, with the usual denial
+    try:
+        named = await runai.list_workloads(cluster_id=cluster_id, project=project, name=name)
+    except UpstreamError:
+        return slots
+    return slots if named else slots.model_copy(update={"pod": name, "workload_name": None})
 
 
 async def find_pod_owner(

@@ -268,3 +268,11 @@ async def test_the_console_takes_a_new_question_as_a_plain_line():
         later = "".join(out[shown:])
         assert "Diagnosing eval-harness in ml-team on prod-a" in later
         assert "mention" not in later
+
+
+async def test_a_pod_given_as_a_workload_is_read_as_the_pod_it_is(demo):
+    """No workload is called `training-job-42-0-1`: it is a pod, found through its workload."""
+    [report] = reports(await demo.say("why did training-job-42-0-1 in ml-team fail on prod-a"))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "training-job-42"
+    assert "Pod training-job-42-0-1 belongs to workload training-job-42." in report.notes
