@@ -83,3 +83,23 @@ async def test_two_workloads_in_one_mention_get_one_answer_each(bot: Bot):
     assert {w.body["thread_ts"] for w in working} == {"1700000400.000400"}
     answers = await bot.slack.wait_for_async("chat.update", count=2)
     assert [a.body["ts"] for a in answers] == [w.response["ts"] for w in working]
+
+
+async def test_a_forwarded_alert_with_a_mention_is_read_from_its_attachment(bot: Bot):
+    mention = app_mention_event(
+        f"<@{BOT_USER_ID}> why?", user="U1", channel="C1", ts="1700000500.000500"
+    )
+    mention["attachments"] = [
+        {
+            "is_share": True,
+            "author_name": "Alertmanager",
+            "title": "[FIRING:1] KubePodCrashLooping runai-ml-team (training-job-42-0-1)",
+            "text": "cluster=prod-a namespace=runai-ml-team pod=training-job-42-0-1",
+            "fallback": "[FIRING:1] KubePodCrashLooping",
+        }
+    ]
+    assert (await bot.send(event_body(mention))).status_code == 200
+    [working] = await bot.slack.wait_for_async("chat.postMessage")
+    assert (working.text or "").startswith("Diagnosing training-job-42 in ml-team on prod-a")
+    [answer] = await bot.slack.wait_for_async("chat.update")
+    assert first_line(answer).startswith("OOM_KILLED")
