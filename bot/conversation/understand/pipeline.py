@@ -136,7 +136,7 @@ def understand(
     plain = normalise(capped.text, markup, bot_user_id=bot_user_id, bot_names=BOT_NAMES)
     if plain.addressed_other and not directed:
         return Understood(Query(chatter=True, ignored_chars=capped.ignored), talk=True)
-    found = extract(plain.text, plain.links, known.projects, known.clusters)
+    found = extract(plain.text, plain.links, known.folded[1], known.folded[0])
     rest = _without(found.rest, found.ignored_uuids)
     rest, symptom = stuck(rest)
     rest, lookback, unread = weekday_lookback(rest, today or datetime.now(UTC).date())
