@@ -14,14 +14,13 @@ Pure and linear in the message (`bot.parse_bounds`): the engine supplies what is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from functools import cached_property
 
 from bot.conversation.understand.identifiers import Found, extract
 from bot.conversation.understand.markup import Markup, normalise
-from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common, near_misses
+from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common
 from bot.conversation.understand.when import stuck, weekday_lookback
 from bot.parse import Expecting, FollowUp, Query, parse
 from bot.parse_bounds import bounded
@@ -107,8 +106,6 @@ class Understood:
     """Something was pasted or linked (a label set, a command line, a Run:ai link)."""
     unplaced: tuple[str, ...] = ()
     """Name-like words no slot took: worth linking against the known clusters and projects."""
-    near_clusters: tuple[str, ...] = field(default=())
-    near_projects: tuple[str, ...] = field(default=())
 
     @property
     def names_something(self) -> bool:
@@ -185,8 +182,6 @@ def understand(
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
         unplaced=_unplaced(rest, query, pods),
-        near_clusters=_near(query.cluster, known.clusters, known.is_cluster),
-        near_projects=_near(query.project, known.projects, known.is_project),
     )
 
 
@@ -294,11 +289,3 @@ def _contractions(text: str) -> set[str]:
 
 def _words(text: str) -> list[str]:
     return [w.lower().rstrip(".-") for w in _WORD.findall(text)]
-
-
-def _near(
-    typed: str | None, known: tuple[str, ...] | None, exact: Callable[[str], bool]
-) -> tuple[str, ...]:
-    if typed is None or known is None or exact(typed):
-        return ()
-    return tuple(near_misses(typed, known))

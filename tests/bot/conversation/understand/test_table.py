@@ -18,6 +18,7 @@ import pytest
 
 from bot.conversation import Markup
 from bot.conversation.understand.pipeline import Known, Understood, understand
+from bot.conversation.understand.vocabulary import near_misses
 from bot.parse import Expecting, FollowUp
 from diagnosis import Symptom
 from tests.bot.conversation.understand.platforms import BOT_ID, PLATFORMS, render
@@ -77,6 +78,13 @@ _NONE: dict[str, Any] = {
 }
 
 
+def _near(typed: str | None, known: tuple[str, ...] | None) -> tuple[str, ...]:
+    """What the engine offers for a value that is not known: `near_misses`, as it calls it."""
+    if typed is None or known is None or typed.casefold() in {k.casefold() for k in known}:
+        return ()
+    return tuple(near_misses(typed, known))
+
+
 def summary(understood: Understood) -> dict[str, Any]:
     q = understood.query
     return {
@@ -92,8 +100,8 @@ def summary(understood: Understood) -> dict[str, Any]:
         "fragment": understood.fragment,
         "unread": understood.unread_lookback,
         "chatter": q.chatter,
-        "near_projects": understood.near_projects,
-        "near_clusters": understood.near_clusters,
+        "near_projects": _near(q.project, KNOWN.projects),
+        "near_clusters": _near(q.cluster, KNOWN.clusters),
         "namespace": understood.namespace,
         "help": q.help,
         "pick": q.pick,
