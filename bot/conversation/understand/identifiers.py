@@ -49,7 +49,7 @@ _COLON_KEYS = "|".join(re.escape(k) for k in sorted(_KEYS, key=len, reverse=True
 # `key=value` for any key (a paste's other labels are dropped); `key: value` only for the
 # keys read here (`Namespace: runai-nlp`), since `note: prod-a is down` is prose.
 _PAIR = re.compile(
-    rf"(?<![\w./-])(?:({_COLON_KEYS})[ \t]*+(:)|([A-Za-z][\w.]*+(?:/[\w.-]++)?)[ \t]*+(=)~?)"
+    rf"(?<![\w./-])(?:({_COLON_KEYS})(:)|([A-Za-z][\w.]*+(?:/[\w.-]++)?)[ \t]*+(=)~?)"
     r"[ \t]*+[\"']?+([A-Za-z0-9][\w.:/-]*+)[\"']?+",
     re.IGNORECASE,
 )
@@ -167,6 +167,8 @@ def _pair(match: re.Match[str], found: Found) -> str:
     value = match.group(5).rstrip(".:/-")
     if key in _PARSE_KEYS:
         return match.group(0)  # `lookback=7d`, `symptom=init`: bot.parse reads them
+    if match.group(2) and is_common(value):
+        return match.group(0)  # `pod: checking`: prose after all
     if key in _CLUSTER_KEYS:
         found.cluster = found.cluster or value
     elif key in _PROJECT_KEYS:
