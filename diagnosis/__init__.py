@@ -56,6 +56,7 @@ from diagnosis.runai.models import Cluster
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Payload, Share
 from diagnosis.stages import STAGE_NAMES, StageObserver
+from diagnosis.viewer import for_viewer
 
 __all__ = [
     "DEFAULT_DEADLINE_S",
@@ -113,3 +114,5 @@ __all__ += [
 ]
 # The Pending and preemption answers' facts (`Report.pending`, `Report.preemption`).
 __all__ += ["Party", "PendingFacts", "PreemptionFacts"]
+# A report shown again to someone other than its asker (`ShownAgain.evidence`).
+__all__ += ["for_viewer"]
