@@ -34,6 +34,7 @@ _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 # once; see `bot.parse_bounds`). It ends at its last letter or digit: `prod-a.` is `prod-a`.
 _NAME = r"[A-Za-z0-9]++(?:[.-]++[A-Za-z0-9]++)*+"
 _MAX_NAME = 253  # a Kubernetes name (DNS subdomain); a longer word is never a name
+_MAX_OTHERS = 8  # further names kept after the first; the engine answers only a few
 _UUID_RE = re.compile(rf"^{_UUID}$")
 _NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
 # A mention's label stops at the next `<`, where another mention could start.
@@ -97,7 +98,8 @@ class Query:
 
     `pick` is a bare number (the n-th button, from 1); `chatter` marks thanks and small
     talk, which the bot does not answer; `follow_up` is a request about the last answer;
-    `ignored_chars` counts what was not read past the cap (`bot.parse_bounds`).
+    `ignored_chars` counts what was not read past the cap (`bot.parse_bounds`); `others`
+    are further workload-like names after the first (`why did a-1 and b-2 fail`).
     """
 
     cluster: str | None = None
@@ -112,6 +114,7 @@ class Query:
     follow_up: FollowUp | None = None
     chatter: bool = False
     ignored_chars: int = 0
+    others: tuple[str, ...] = field(default=())
 
     @property
     def names_something(self) -> bool:
@@ -250,20 +253,22 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
 
 
 def _workload(text: str, query: Query, *, bare: bool) -> Query:
-    workload_id, name = query.workload_id, query.workload_name
+    workload_id, name, others = query.workload_id, query.workload_name, list(query.others)
     for raw in text.split():
         token = raw.strip(_PUNCTUATION).lower()
         if _UUID_RE.match(token):
             workload_id = workload_id or token
         elif (
             bare
-            and name is None
             and _could_be_name(token)
             and _NAME_RE.match(token)
             and any(ch.isdigit() or ch == "-" for ch in token)
         ):
-            name = token
-    return replace(query, workload_id=workload_id, workload_name=name)
+            if name is None:
+                name = token
+            elif token != name and token not in others and len(others) < _MAX_OTHERS:
+                others.append(token)  # `why did a-1 and b-2 fail`: never dropped silently
+    return replace(query, workload_id=workload_id, workload_name=name, others=tuple(others))
 
 
 def _free_text(text: str, query: Query, expecting: Expecting | None) -> Query:

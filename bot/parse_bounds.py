@@ -3,8 +3,8 @@ r"""The bounds of parsing: how much of a message is read, and the linear-time ru
 Every message, mention, thread reply and shortcut is parsed on the event loop that also
 acknowledges everyone else's requests, so what one person types must cost little CPU
 however it is written: tens of milliseconds at worst. Two rules keep it so, and every step
-that reads a message's words (today `bot.parse`; later each stage of the understanding
-pipeline) keeps both:
+that reads a message's words (`bot.parse` and each stage of `bot.conversation.understand`)
+keeps both:
 
 1. **The cap.** Only the first `MAX_PARSED_CHARS` characters are read, cut at the end of
    the last whole word (`bounded`, the first step of `bot.parse.parse`). A question in
@@ -17,9 +17,10 @@ pipeline) keeps both:
    stop anywhere (`[^>]*`) stops at the next place another match could start (`[^<>]*+`);
    and a pattern with `.*` between two words is never retried from every start of the
    first word (see `bot.parse._evidence_spans`). Loops over words do a bounded amount of
-   work per word. `tests/bot/test_parse_linear.py` holds the parser to this with
-   adversarial inputs up to the cap, and `python3 dev.py bench --only parse` prints the
-   worst case.
+   work per word. `tests/bot/test_parse_linear.py` and
+   `tests/bot/conversation/understand/test_linear.py` hold the parser and the pipeline to
+   this with adversarial inputs up to the cap, and `python3 dev.py bench --only parse`
+   prints the parser's worst case.
 """
 
 from __future__ import annotations

@@ -110,6 +110,8 @@ async def _pair(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
 _GRANTS = TypeAdapter(list[tuple[AccessRule, list[str]]])
 #: The cache field of `Authorizer.reach` (a project's field always holds a `/`).
 _REACH_FIELD: Final = "clusters"
+#: The cache field of `Authorizer.readable_projects` (followed by the cluster's ID).
+_PROJECTS_FIELD: Final = "projects:"
 
 
 class Authorizer:
@@ -259,6 +261,31 @@ class Authorizer:
         reason = Reason.ALLOWED if everywhere or clusters else Reason.NO_READ_ACCESS
         return Reach(reason, everywhere=everywhere, clusters=clusters)
 
+    async def readable_projects(self, identity: Identity, cluster_id: str) -> tuple[str, ...]:
+        """The names of the projects on `cluster_id` where `identity` may read some workloads.
+
+        For suggesting near matches to a mistyped project, so it names only what they may
+        read: nothing when they are refused or their access cannot be checked. Cached and
+        shared like every other decision about them.
+        """
+        screened = self._screened(identity)
+        if screened is not None and screened[0] is not Reason.AUTHZ_OFF:
+            return ()
+        try:
+            if screened is not None:  # AUTHZ_MODE=off: every project the bot can see
+                projects = await self._runai.list_projects(cluster_id=cluster_id)
+                return tuple(sorted(p.name for p in projects))
+            email = str(identity.email)
+
+            async def lookup() -> Entry:
+                return {"projects": sorted(await self._readable_names(email, cluster_id))}
+
+            entry = await self._decided(email, f"{_PROJECTS_FIELD}{cluster_id}", lookup)
+        except DiagnosisError as error:
+            self._failed(error)
+            return ()
+        return tuple(str(name) for name in entry["projects"])
+
     def status(self) -> dict[str, str | bool | int]:
         """What `/readyz` should show: the mode (so `off` is visible) and the defaults in force."""
         return {
@@ -378,6 +405,23 @@ class Authorizer:
         return readable_resources(
             grants, cluster_id=target.cluster_id, project=project, department_projects=members
         )
+
+    async def _readable_names(self, email: str, cluster_id: str) -> list[str]:
+        grants, projects = await _pair(
+            self._grants(email), self._runai.list_projects(cluster_id=cluster_id)
+        )
+        departments = sorted({g.rule.scope_id for g in grants if g.rule.scope_type == "department"})
+        members = {
+            d: frozenset(p.id for p in await self._runai.list_projects(parent_id=d))
+            for d in departments
+        }
+        return [
+            p.name
+            for p in projects
+            if readable_resources(
+                grants, cluster_id=cluster_id, project=p, department_projects=members
+            )
+        ]
 
     async def _reach(self, email: str) -> tuple[bool, frozenset[str]]:
         grants = await self._grants_of(email)

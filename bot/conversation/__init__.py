@@ -18,6 +18,7 @@ from bot.conversation.model import (
     ThreadKey,
 )
 from bot.conversation.store import MemoryStore, RedisStore, StateStore, StoreUnavailable
+from bot.conversation.understand.markup import Markup
 
 __all__ = [
     "PUBLISH",
@@ -31,6 +32,7 @@ __all__ = [
     "Gate",
     "Identify",
     "Incoming",
+    "Markup",
     "MemoryStore",
     "Notice",
     "Question",

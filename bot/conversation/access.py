@@ -93,6 +93,10 @@ class Gate:
         )
         return await self._access.authorizer.check(self.identity, target)
 
+    async def readable_projects(self, cluster_id: str) -> tuple[str, ...]:
+        """The projects on `cluster_id` the asker may read (for near-match suggestions)."""
+        return await self._access.authorizer.readable_projects(self.identity, cluster_id)
+
     def authorize(self, cluster_id: str, cluster_name: str) -> Authorize:
         """The diagnosis's per-workload callback (the asked cluster is named `cluster_name`)."""
 

@@ -19,14 +19,15 @@ import structlog
 from bot.audit import AuditSink, LogAuditSink
 from bot.conversation.access import Access
 from bot.conversation.filling import apply_choice, carried_over, merge, pending_choice
+from bot.conversation.locking import LockingResponder
 from bot.conversation.messages import (
     ALREADY_ANSWERED,
-    FOLLOW_UP_HINT,
-    HELP,
     LOST_CONTEXT,
     PRIVATE_QUESTION,
     STATE_NOT_SAVED,
     carried_note,
+    follow_up_hint,
+    help_text,
     not_read,
     not_understood,
     only_asker,
@@ -40,49 +41,23 @@ from bot.conversation.model import (
     Incoming,
     Notice,
     Question,
-    Reply,
     ThreadKey,
 )
 from bot.conversation.shown_again import ShownAgain
 from bot.conversation.store import StateStore, StoreUnavailable
-from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns
+from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns, asking
+from bot.conversation.understand.fragments import by_fragment
+from bot.conversation.understand.pipeline import Understood
+from bot.conversation.understand.pods import Asked
+from bot.conversation.understand.reading import Reader, absorbed, changes, queued_slots
 from bot.flight import Flights
-from bot.parse import FollowUp, Query, parse
+from bot.parse import FollowUp, Query
 from diagnosis import DEFAULT_DEADLINE_S, KubeConnector, RunaiReader
 
 __all__ = ["MAX_CLUSTER_BUTTONS", "ConversationEngine", "Responder"]
 
-
-class _LockingResponder:
-    """A responder that also locks the thread its first post creates (a slash command's root).
-
-    The state is saved under that thread at the end of the turn; a click on a question the
-    turn showed waits for the lock instead of finding no state ("lost context").
-    """
-
-    def __init__(
-        self, inner: Responder, key: ThreadKey, store: StateStore, locks: AsyncExitStack
-    ) -> None:
-        self._inner, self._key, self._store, self._locks = inner, key, store, locks
-        self._locked = False
-
-    def thread(self) -> str | None:
-        return self._inner.thread()
-
-    async def post(self, reply: Reply) -> str:
-        ref = await self._inner.post(reply)
-        thread = self._inner.thread()
-        if not self._locked and thread not in {None, self._key.thread}:
-            self._locked = True
-            lock = self._store.lock(replace(self._key, thread=thread))
-            try:
-                await self._locks.enter_async_context(lock)
-            except StoreUnavailable as error:  # shown already: answer on, unlocked
-                structlog.get_logger(__name__).warning("thread_lock_failed", error=str(error))
-        return ref
-
-    async def update(self, ref: str, reply: Reply) -> None:
-        await self._inner.update(ref, reply)
+#: The console's platform: one person, who cannot mention the bot in a reply.
+CONSOLE = "console"
 
 
 class ConversationEngine:
@@ -127,6 +102,7 @@ class ConversationEngine:
             flights=flights,
         )
         self._again = ShownAgain(self._turns, mention)
+        self._reader = Reader(self._turns.directory, clock=clock, bot_user_id=bot_user_id)
 
     async def settled(self, key: ThreadKey) -> ConversationState | None:
         """The thread's state, waiting for a turn still running there to save it first.
@@ -168,7 +144,7 @@ class ConversationEngine:
             state = await self._store.load(incoming.key)
             if state is not None and not state.asker:
                 state = state.model_copy(update={"asker": state.started_by})
-            locking = _LockingResponder(responder, incoming.key, self._store, locks)
+            locking = LockingResponder(responder, incoming.key, self._store, locks)
             new = await self._dispatch(incoming, state, locking)
             if new is None:
                 return
@@ -195,54 +171,78 @@ class ConversationEngine:
                 await responder.post(Notice(LOST_CONTEXT, private=True))
                 return None
             return await self._click(incoming, state, responder)
-        query = parse(
-            incoming.text,
-            bot_user_id=self._bot_user_id,
-            expecting=state.expecting if state else None,
-        )
+        if state and not incoming.directed and state.asker and state.asker != incoming.user:
+            return None  # people talking in the thread; anyone can answer with a mention
+        if state is None and not incoming.directed:  # nothing to continue: read, look up nothing
+            if incoming.bot_thread and not self._reader.plainly(incoming).query.chatter:
+                await responder.post(Notice(LOST_CONTEXT, private=True))
+            return None
+        understood = await self._reader.read(incoming, state, lambda: self._turns.gate(incoming))
+        query = understood.query
         if state is None:
-            if not incoming.directed:
-                if incoming.bot_thread and not query.chatter:
-                    await responder.post(Notice(LOST_CONTEXT, private=True))
-                return None
             await self._not_read(incoming, query, responder)
             state = ConversationState(started_by=incoming.user, asker=incoming.user)
-            return await self._request(incoming, state, query, responder)
-        if not incoming.directed and state.asker and incoming.user != state.asker:
-            return None  # people talking in the thread; anyone can answer with a mention
+            return await self._request(incoming, state, understood, responder)
         await self._not_read(incoming, query, responder)
         if query.help:
-            await responder.post(Notice(HELP, private=True))
+            await responder.post(Notice(help_text(incoming.key.platform), private=True))
             return None
         if state.expecting is not None:
-            return await self._answer(incoming, state, query, responder)
-        return await self._follow_up(incoming, state, query, responder)
+            return await self._answer(incoming, state, understood, responder)
+        return await self._follow_up(incoming, state, understood, responder)
 
     async def _request(
-        self, incoming: Incoming, state: ConversationState, query: Query, responder: Responder
+        self,
+        incoming: Incoming,
+        state: ConversationState,
+        understood: Understood,
+        responder: Responder,
     ) -> ConversationState | None:
         """A new question (a command, or a mention naming a workload)."""
+        query = understood.query
         if query.help:
-            await responder.post(Notice(HELP, private=True))
+            await responder.post(Notice(help_text(incoming.key.platform), private=True))
             return None
         if query.chatter:
             return None
         await self._problems(query, responder)
-        slots = merge(state.slots, query)
-        return await self._turns.run(incoming, state.model_copy(update={"slots": slots}), responder)
+        new = await self._turns.run(incoming, absorbed(state, understood), responder)
+        return await self._queued(incoming, new, responder)
+
+    async def _queued(
+        self, incoming: Incoming, state: ConversationState, responder: Responder
+    ) -> ConversationState:
+        """The other workloads the message named, each answered in its own reply.
+
+        Only once the first is answered (its cluster and project are then the thread's);
+        one that needs a question stops there, and the rest wait in its state.
+        """
+        while state.queued and state.expecting is None and state.slots.cluster_id:
+            name, rest = state.queued[0], state.queued[1:]
+            slots = queued_slots(state.slots, name)
+            update = {"slots": slots, "queued": rest, "notes": (), "candidates": ()}
+            state = await self._turns.run(incoming, state.model_copy(update=update), responder)
+        return state
 
     async def _answer(
-        self, incoming: Incoming, state: ConversationState, query: Query, responder: Responder
+        self,
+        incoming: Incoming,
+        state: ConversationState,
+        understood: Understood,
+        responder: Responder,
     ) -> ConversationState | None:
         """A reply while a question is pending: fill its slot, or ask it again."""
+        query = understood.query
         with_answer = state.last_report is not None and state.question == state.last_report.question
         if with_answer and (
             query.chatter
             or (not query.names_something and (query.follow_up or query.lookback or query.symptom))
         ):
-            return await self._follow_up(incoming, state, query, responder)  # still an answer
+            return await self._follow_up(incoming, state, understood, responder)  # still answered
         if state.question_private and incoming.user != state.asker and not query.names_something:
-            if not query.chatter:  # they never saw it: neither it nor its choices are theirs
+            if not (understood.thanks or understood.talk) and (
+                incoming.directed or not query.chatter
+            ):  # they never saw it: neither it nor its choices are theirs
                 await responder.post(Notice(PRIVATE_QUESTION, private=True))
             return None
         if query.pick is not None:
@@ -250,27 +250,40 @@ class ConversationEngine:
                 await self._ask_again(state, responder)
                 return None
             return await self._picked(incoming, state, state.choices[query.pick - 1], responder)
-        if query.chatter and state.asker and incoming.user != state.asker:
-            return None  # a teammate's "@runai-why thanks" while the asker is being asked
-        if query.chatter or query.is_empty or (query.follow_up and not query.names_something):
+        teammate = bool(state.asker) and incoming.user != state.asker
+        if query.chatter and (
+            teammate or understood.talk or (understood.thanks and incoming.directed)
+        ):
+            return None  # "@runai-why thanks", "brb", a question to a teammate: not an answer
+        if (query.is_empty and not understood.names_something) or (
+            query.follow_up and not understood.names_something
+        ):
             await self._ask_again(state, responder)
             return None
         if query.problems and not (query.names_something or query.lookback or query.symptom):
             await self._problems(query, responder)  # nothing else to use: the question stands
             return None
         await self._problems(query, responder)  # a teammate's mention answers for the asker
-        slots = merge(state.slots, query)
-        return await self._turns.run(incoming, state.model_copy(update={"slots": slots}), responder)
+        new = await self._turns.run(incoming, absorbed(state, understood), responder)
+        return await self._queued(incoming, new, responder)
 
     async def _follow_up(
-        self, incoming: Incoming, state: ConversationState, query: Query, responder: Responder
+        self,
+        incoming: Incoming,
+        state: ConversationState,
+        understood: Understood,
+        responder: Responder,
     ) -> ConversationState | None:
-        """A message after an answer: a new lookback, the evidence, a new request, or talk."""
+        """After an answer: a correction, a lookback, the evidence, a new request, or talk."""
+        query = understood.query
         if query.chatter:
             return None
-        if query.names_something:
-            if not incoming.directed:
-                await responder.post(Notice(FOLLOW_UP_HINT, private=True))
+        if understood.correction and incoming.user in {state.asker, state.started_by}:
+            return await self._corrected(incoming, state, understood, responder)
+        if understood.names_something:
+            console = incoming.key.platform == CONSOLE
+            if not incoming.directed and not console:
+                await responder.post(Notice(follow_up_hint(incoming.key.platform), private=True))
                 return None
             carried = carried_over(state.slots, query)
             fresh = state.model_copy(
@@ -280,7 +293,7 @@ class ConversationEngine:
                     "candidates": (),
                 }
             )
-            return await self._request(incoming, fresh, query, responder)
+            return await self._request(incoming, fresh, understood, responder)
         if query.follow_up is FollowUp.EVIDENCE:
             await self._again.evidence(incoming, state, responder)
             return None
@@ -291,8 +304,34 @@ class ConversationEngine:
         if query.problems:
             await self._problems(query, responder)
         else:
-            await responder.post(Notice(FOLLOW_UP_HINT, private=True))
+            await responder.post(Notice(follow_up_hint(incoming.key.platform), private=True))
         return None
+
+    async def _corrected(
+        self,
+        incoming: Incoming,
+        state: ConversationState,
+        understood: Understood,
+        responder: Responder,
+    ) -> ConversationState | None:
+        """A correction ("actually it's on prod-c"): the last request again, corrected."""
+        fresh = absorbed(state.model_copy(update={"notes": (), "candidates": ()}), understood)
+        if understood.fragment:
+            gate = await self._turns.gate(incoming)
+            found = await by_fragment(
+                self._turns.runai, gate, fresh.slots, understood.fragment, incoming.user
+            )
+            if isinstance(found, Notice):
+                await responder.post(found)
+                return None
+            if isinstance(found, Asked):
+                ref = await responder.post(found.question)
+                return asking(fresh, found.question, ref, found.expecting)
+            fresh = fresh.model_copy(update={"slots": found})
+        said = changes(state.slots, fresh.slots)
+        note = f"Corrected: {', '.join(said)}." if said else "Checked again as corrected."
+        fresh = fresh.model_copy(update={"notes": (note, *fresh.notes), "asker": incoming.user})
+        return await self._turns.run(incoming, fresh, responder)
 
     async def _click(
         self, incoming: Incoming, state: ConversationState, responder: Responder

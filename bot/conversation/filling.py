@@ -53,6 +53,10 @@ def apply_choice(state: ConversationState, value: str) -> Slots:
     kind, _, ident = value.partition(":")
     if kind == "cluster":
         return slots.model_copy(update={"cluster_id": None, "cluster_label": ident})
+    if kind == "project":  # a suggested project, for a name the asker cannot read
+        return slots.model_copy(update={"project": ident})
+    if kind == "name":  # one of several workload names
+        return slots.model_copy(update={"workload_name": ident, "workload_id": None})
     if kind == "workload":
         name = next((c.name for c in state.candidates if c.id == ident), None)
         return slots.model_copy(update={"workload_id": ident, "workload_name": name})

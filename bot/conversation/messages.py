@@ -25,6 +25,8 @@ __all__ = [
     "carried_note",
     "describe_upstream",
     "expired",
+    "follow_up_hint",
+    "help_text",
     "not_read",
     "not_understood",
     "only_asker",
@@ -53,6 +55,18 @@ FOLLOW_UP_HINT = (
     "In this thread I understand `show logs`, `what about the last 7 days?` and `check again`; "
     "to ask about something else, mention me with the whole question."
 )
+_FOLLOW_UP_CONSOLE = (
+    "In this thread I understand `show logs`, `what about the last 7 days?`, `check again` "
+    "and corrections (`actually it's on prod-b`); to ask about something else, type the "
+    "whole question, or `/new` first."
+)
+
+
+def follow_up_hint(platform: str) -> str:
+    """What a thread reply can ask, in the platform's words (the console cannot mention)."""
+    return _FOLLOW_UP_CONSOLE if platform == "console" else FOLLOW_UP_HINT
+
+
 #: After a question whose buttons name the candidates (their IDs only where names tie).
 PICK_BELOW = "Pick one below."
 ALREADY_ANSWERED = "That question was already answered; mention me to ask again."
@@ -70,15 +84,40 @@ Ask me in plain words, or with key=value pairs:
 • `/runai-why why did training-job-42 in ml-team fail on cluster prod-a?`
 • `/runai-why cluster=prod-a workload=train-bert project=nlp lookback=7d`
 • `/runai-why cluster=prod-a id=<workload UUID>`
-• `@runai-why is train-bert in nlp crashlooping?` (a current symptom: crash loop, image pull, \
-init, mount, startup)
+• `@runai-why is train-bert in nlp crashlooping?` (a current symptom: stuck, crash loop, \
+image pull, init, mount, startup)
+• a Run:ai link, a pasted alert (`namespace=runai-nlp pod=…`), or a `kubectl`/`runai` line
 
 I always need the cluster, and either the workload ID or its name and project. If something \
 is missing I ask in the thread (the person who asked answers there; anyone else mentions me); \
 I never guess.
 
 After an answer, reply in its thread with `show logs` (all the evidence), `what about the last \
-7 days?` or `check again`."""
+7 days?`, `check again`, or a correction such as `actually it's on prod-b`."""
+
+_TEAMS_HELP = """\
+I explain why a Run:ai workload failed: the category first, then cited evidence, how often \
+it happened recently, and what to do next. I only read; I never change a workload.
+
+Mention me and ask in plain words, or paste what you have:
+• `@runai-why why did training-job-42 in ml-team fail on prod-a?`
+• `@runai-why cluster=prod-a workload=train-bert project=nlp lookback=7d`
+• `@runai-why` with a Run:ai link, a pasted alert (`namespace=runai-nlp pod=…`), or a \
+`kubectl -n runai-nlp … pod/…` / `runai … describe train-bert -p nlp` line
+• `@runai-why is train-bert in nlp stuck?` (a current symptom: stuck, crash loop, image \
+pull, init, mount, startup)
+
+I always need the cluster, and either the workload ID or its name and project. If something \
+is missing I ask in the thread; I never guess. In a 1:1 chat with me, no mention is needed.
+
+After an answer, reply in its thread with `show logs`, `what about the last 7 days?`, \
+`check again`, or a correction such as `actually it's on prod-b`."""
+
+
+def help_text(platform: str) -> str:
+    """The help for the platform in use: Teams has no `/runai-why` command."""
+    return _TEAMS_HELP if platform == "teams" else HELP
+
 
 _ADVICE: dict[type[UpstreamError], tuple[str, str]] = {
     AuthError: (

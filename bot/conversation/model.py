@@ -7,6 +7,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from bot.conversation.understand.markup import Markup
 from bot.parse import Expecting
 from diagnosis import Report, Symptom, WorkloadRef
 
@@ -63,6 +64,8 @@ class Incoming:
             is told so instead of being ignored.
         message_ref: for a click, the message the button was on; the engine replaces that
             message's buttons with the choice (`Responder.update`).
+        markup: how the platform wrote `text` (Slack mrkdwn, Teams, plain); the engine
+            reads every platform's text with the same pipeline after this one step.
     """
 
     key: ThreadKey
@@ -72,6 +75,7 @@ class Incoming:
     directed: bool = True
     bot_thread: bool = False
     message_ref: str | None = None
+    markup: Markup = Markup.PLAIN
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,7 @@ class Slots(BaseModel):
     project: str | None = None
     lookback: str | None = None
     symptom: Symptom | None = None
+    pod: str | None = None  # a pod named without its workload, resolved through its pods
 
 
 class ConversationState(BaseModel):
@@ -179,3 +184,4 @@ class ConversationState(BaseModel):
     last_report: Report | None = None  # the last answer, for "show logs" and "what about 7d?"
     last_lookback: str | None = None
     answer_private: bool = False  # the last answer was shown only to its asker (channel policy)
+    queued: tuple[str, ...] = ()  # more workloads the same message named, answered after this one

@@ -24,6 +24,7 @@ from bot.conversation.messages import (
     unchanged,
     working_text,
 )
+from bot.conversation.missing import missing_question
 from bot.conversation.model import (
     PUBLISH,
     Choice,
@@ -33,8 +34,9 @@ from bot.conversation.model import (
     Question,
     Reply,
     ReportReply,
-    Slots,
 )
+from bot.conversation.understand.pods import Asked, find_pod_owner, pod_named
+from bot.conversation.understand.projects import unreadable_project
 from bot.conversation.which_cluster import CLUSTER_QUESTION, MAX_CLUSTER_BUTTONS, ClusterSlot
 from bot.flight import Flights
 from bot.observe import observe_stage, record_diagnosis
@@ -135,6 +137,8 @@ class Turns:
         self._kube = kube
         self._flights = flights
         self._clusters = ClusterSlot(runai, defaults=channel_defaults, flights=flights)
+        self.directory = self._clusters.directory
+        self.runai = runai
         self._clock = clock
         self._slots = asyncio.Semaphore(max_concurrent)
         self._deadline_s = deadline_s
@@ -180,6 +184,22 @@ class Turns:
                 await responder.post(resolved)
                 return _answered(state, slots=slots.model_copy(update={"cluster_label": None}))
             slots = resolved
+        if slots.workload_name and slots.project and not slots.workload_id:
+            gate = gate or await self.gate(incoming)
+            slots = await pod_named(self._runai, gate, slots)
+        if slots.pod and not (slots.workload_id or slots.workload_name):
+            gate = gate or await self.gate(incoming)
+            owner = await find_pod_owner(self._runai, gate, slots, state.asker)
+            if isinstance(owner, Notice):
+                await responder.post(owner)
+                return _answered(state, slots=slots)
+            if isinstance(owner, Asked):
+                new = state.model_copy(update={"slots": slots, "notes": tuple(notes)})
+                return asking(
+                    new, owner.question, await responder.post(owner.question), owner.expecting
+                )
+            slots = owner.slots
+            notes.append(owner.note)
         try:
             request = DiagnosisRequest(
                 cluster_id=slots.cluster_id,
@@ -194,27 +214,11 @@ class Turns:
             cleared = slots.model_copy(update={"workload_name": None, "project": None})
             return state.model_copy(update={"slots": cleared})
         state = state.model_copy(update={"slots": slots, "notes": tuple(notes)})
-        missing = self._missing_question(request, slots, state.asker)
+        missing = missing_question(request, slots, state.asker)
         if missing is not None:
             return asking(state, missing[0], await responder.post(missing[0]), missing[1])
         gate = gate or await self.gate(incoming)
         return await self._diagnose(incoming, gate, state, request, responder)
-
-    @staticmethod
-    def _missing_question(
-        request: DiagnosisRequest, slots: Slots, asker: str
-    ) -> tuple[Question, Expecting] | None:
-        missing = request.missing()
-        if "workload_id or workload_name" in missing:
-            text = (
-                "Which workload? Reply with its name and project (e.g. `train-bert in nlp`) "
-                "or its workload ID."
-            )
-            return Question(text, asker=asker), Expecting.WORKLOAD
-        if "project" in missing:
-            text = f"Which project is `{slots.workload_name}` in?"
-            return Question(text, asker=asker), Expecting.PROJECT
-        return None
 
     async def _diagnose(
         self,
@@ -236,9 +240,14 @@ class Turns:
         if not by_id:
             decision = await gate.may_list(cluster_id, cluster_name, request.project or "")
             if not decision.allowed:
-                await responder.post(
-                    await gate.deny(decision, typed=state.slots.workload_name, by_id=False)
-                )
+                denial = await gate.deny(decision, typed=state.slots.workload_name, by_id=False)
+                typo = await unreadable_project(gate, decision, cluster_name, state.asker)
+                if isinstance(typo, Question):  # their near matches, never anyone else's
+                    new = state.model_copy(
+                        update={"slots": state.slots.model_copy(update={"project": None})}
+                    )
+                    return asking(new, typo, await responder.post(typo), Expecting.PROJECT)
+                await responder.post(typo or denial)
                 return _answered(state)
         working = Notice(working_text(state.slots), progress=True)
         # "Diagnosing …" is posted without waiting for it: the reads start next to it, and

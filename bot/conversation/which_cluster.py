@@ -17,6 +17,7 @@ from bot.conversation.access import Gate
 from bot.conversation.clusters import ClusterDirectory
 from bot.conversation.messages import describe_upstream
 from bot.conversation.model import Choice, Notice, Question, Slots
+from bot.conversation.understand.vocabulary import near_misses
 from bot.flight import Flights
 from diagnosis import Cluster, RunaiReader, UpstreamError
 
@@ -40,7 +41,7 @@ class ClusterSlot:
     def __init__(
         self, runai: RunaiReader, *, defaults: Mapping[str, str], flights: Flights | None
     ) -> None:
-        self._directory = ClusterDirectory(runai, flights=flights)
+        self.directory = ClusterDirectory(runai, flights=flights)
         self._defaults = dict(defaults)
 
     async def read_ahead(self) -> None:
@@ -75,10 +76,10 @@ class ClusterSlot:
                 return await gate.deny(reach)
             typed = self._defaults.get(channel)
             if typed is None:
-                known = await self._directory.clusters()
+                known = await self.directory.clusters()
                 return _cluster_question(CLUSTER_QUESTION, known, reach)
             notes.append(f"Cluster {typed} is this channel's configured default.")
-        match = await self._directory.match(typed)
+        match = await self.directory.match(typed)
         if match.cluster is not None:
             return slots.model_copy(
                 update={"cluster_id": match.cluster.uuid, "cluster_label": match.cluster.name}
@@ -86,7 +87,9 @@ class ClusterSlot:
         reach = reach or await gate.reach()
         if not reach.allowed:
             return await gate.deny(reach)
-        text = (
-            f"I don't know a cluster called {typed!r}; I only match exact names or IDs. Which one?"
-        )
-        return _cluster_question(text, match.known, reach)
+        readable = [c for c in match.known if reach.covers(c.uuid)]
+        near = near_misses(typed, [c.name for c in readable])
+        guess = f" Did you mean {' or '.join(near)}?" if near else " Which one?"
+        text = f"I don't know a cluster called {typed!r}; I only match exact names or IDs.{guess}"
+        first = sorted(readable, key=lambda c: c.name not in near)  # near misses first
+        return _cluster_question(text, first, reach)

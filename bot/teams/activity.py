@@ -13,6 +13,8 @@ there. A group or 1:1 chat has no threads; its conversation is one thread (`CHAT
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,7 @@ from microsoft_teams.api.activities.utils import StripMentionsTextOptions
 from microsoft_teams.api.models import MentionEntity
 from pydantic import ValidationError
 
+from bot.parse_bounds import MAX_PARSED_CHARS
 from bot.render.card_parts import SUBMIT_CHOICE, SUBMIT_KEY
 
 __all__ = ["CHAT_THREAD", "TEAMS_CHANNEL", "Inbound", "NotForUs", "read_activity"]
@@ -33,6 +36,8 @@ TEAMS_CHANNEL = "msteams"
 CHAT_THREAD = "chat"
 _MESSAGE_ID = ";messageid="
 _MENTIONS_STRIPPED = 4
+_MIRROR_LINKS = 8
+_HREF = re.compile(r"""<a\b[^<>]*?\bhref\s*+=\s*+["'](https?://[^"'<>\s]++)["']""", re.IGNORECASE)
 
 
 class NotForUs(Exception):
@@ -95,6 +100,25 @@ def _without_our_mentions(activity: MessageActivity) -> str:
     return (stripped.text or "").strip()
 
 
+def _linked_urls(activity: MessageActivity, text: str) -> str:
+    """`text` and, after it, the links of the message's HTML mirror that `text` lacks.
+
+    Teams' composer may turn a pasted URL into a link titled with the page's title: the
+    text then holds only the title, and the URL survives only in the `text/html`
+    attachment. The first `_MIRROR_LINKS` of them are kept; nothing else of the HTML is read.
+    """
+    found: list[str] = []
+    for attachment in activity.attachments or []:
+        content = attachment.content
+        if attachment.content_type != "text/html" or not isinstance(content, str):
+            continue
+        for match in _HREF.finditer(content[:MAX_PARSED_CHARS]):
+            url = html.unescape(match.group(1))
+            if url not in text and url not in found and len(found) < _MIRROR_LINKS:
+                found.append(url)
+    return "\n".join([text, *found]) if found else text
+
+
 def read_activity(body: dict[str, Any]) -> Inbound:
     """The activity's facts; `NotForUs` for a kind the bot ignores or a malformed body."""
     try:
@@ -126,7 +150,7 @@ def read_activity(body: dict[str, Any]) -> Inbound:
     if isinstance(activity, MessageActivity) and choice is None:
         mentioned = activity.get_account_mention(activity.recipient.id) is not None
         directed = directed or mentioned
-        text = _without_our_mentions(activity)
+        text = _linked_urls(activity, _without_our_mentions(activity))
     thread = root or (activity.reply_to_id if kind == "channel" and activity.reply_to_id else None)
     if kind == "channel" and thread is None:
         thread = activity.id  # a new post: its own id is the thread's root

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.conversation import Incoming
+from bot.conversation import Incoming, Markup
 from bot.teams.activity import Inbound
 from bot.teams.responder import ReplyTarget
 from bot.teams.turns import REPORT_ACTIONS, thread_key
@@ -50,6 +50,7 @@ def incoming_of(inbound: Inbound) -> Incoming:
         choice=inbound.choice,
         directed=inbound.directed,
         message_ref=inbound.card_id,
+        markup=Markup.TEAMS,
     )
 
 

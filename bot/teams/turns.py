@@ -20,6 +20,7 @@ from bot.conversation import (
     SHOW_EVIDENCE,
     ConversationEngine,
     Incoming,
+    Markup,
     Responder,
     StoreUnavailable,
     ThreadKey,
@@ -118,4 +119,10 @@ class TeamsTurns:
                 known = True  # a turn still holds the thread: the engine answers "busy"
             if not known:
                 return None  # people talking in a thread that is not the bot's
-        return Incoming(key, inbound.user_id, text=inbound.text, directed=inbound.directed)
+        return Incoming(
+            key,
+            inbound.user_id,
+            text=inbound.text,
+            directed=inbound.directed,
+            markup=Markup.TEAMS,
+        )

@@ -281,8 +281,8 @@ def test_demo_without_a_terminal_plays_the_guided_tour(capsys, monkeypatch):
     assert "only 2 of 56 are free" in out
     assert "asking as alice@acme.ai" in out  # the default --as, who may not read nlp:
     assert (
-        "runai-why> (only you) You don't have read access to workloads in project nlp on "
-        "prod-a in Run:ai; ask your Run:ai administrator."
+        "runai-why> (only you) No project called nlp on prod-a is readable by you. If it is "
+        "the right name, ask your Run:ai administrator for read access."
     ) in out
     assert "t5-distill ·" not in out  # nothing of it was shown
     # nlp's workload that reclaimed ml-team's GPUs is not named to her, nor its project
@@ -305,7 +305,7 @@ def test_demo_asks_as_the_given_identity(capsys, monkeypatch, email: str, shown:
     assert main(["demo", "--as", email, "--script", "-"]) == 0
     out = capsys.readouterr().out
     assert ("Category: " in out) is shown
-    assert ("don't have read access" in out) is not shown
+    assert ("is readable by you" in out) is not shown
 
 
 @pytest.mark.e2e

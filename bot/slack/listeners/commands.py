@@ -11,7 +11,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
-from bot.conversation import Incoming, ThreadKey
+from bot.conversation import Incoming, Markup, ThreadKey
 from bot.conversation.messages import QUEUE_FULL, STORE_BUSY, STORE_DOWN, queued
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, submit, trigger_key
@@ -40,7 +40,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             taken = await submit(
                 deps.queue,
                 kind="turn",
-                incoming=Incoming(key, command["user_id"], text=text),
+                incoming=Incoming(key, command["user_id"], text=text, markup=Markup.SLACK),
                 spec=spec,
                 dedupe=trigger_key(command["team_id"], command["trigger_id"]),
                 dedupe_ttl_s=deps.dedupe_ttl_s,

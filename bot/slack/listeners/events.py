@@ -23,9 +23,10 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import Incoming, StoreUnavailable, ThreadKey
+from bot.conversation import Incoming, Markup, StoreUnavailable, ThreadKey
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater
+from bot.slack.listeners.shortcuts import message_text
 from bot.slack.listeners.take import retrying, take
 
 __all__ = ["DM_THREAD", "register"]
@@ -34,6 +35,13 @@ __all__ = ["DM_THREAD", "register"]
 _HANDLED_SUBTYPES = frozenset({None, "", "thread_broadcast", "file_share"})
 #: The conversation key of a direct message's top level (its threads have their own).
 DM_THREAD = "im"
+
+
+def _words(event: dict[str, Any]) -> str:
+    """A mention's text with what it forwards or shares (an alert's attachment, say)."""
+    return (
+        message_text(event, blocks=False) if event.get("attachments") else event.get("text") or ""
+    )
 
 
 def from_an_app(event: dict[str, Any]) -> bool:
@@ -75,7 +83,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             deps,
             client,
             kind="turn",
-            incoming=Incoming(key, user, text=event.get("text") or ""),
+            incoming=Incoming(key, user, text=_words(event), markup=Markup.SLACK),
             spec=spec,
             dedupe=_message_key(body, event),
             retry=True,
@@ -150,7 +158,8 @@ async def _thread_reply(
         raise RetryLater(str(error)) from error
     if not known and not await took_part():
         return  # a thread among people: not the bot's business
-    incoming = Incoming(key, user, text=event.get("text") or "", directed=False, bot_thread=True)
+    text = event.get("text") or ""
+    incoming = Incoming(key, user, text=text, directed=False, bot_thread=True, markup=Markup.SLACK)
     await take(
         deps,
         client,

@@ -15,7 +15,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import Incoming, ThreadKey
+from bot.conversation import Incoming, Markup, ThreadKey
 from bot.parse_bounds import MAX_PARSED_CHARS
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, trigger_key
@@ -42,7 +42,7 @@ def _strings(node: object) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _parts(message: dict[str, Any]) -> Iterator[str]:
+def _parts(message: dict[str, Any], *, blocks: bool = True) -> Iterator[str]:
     """The message's text, then its attachments' and blocks' text, as found (lazily)."""
     yield str(message.get("text") or "")
     for attachment in message.get("attachments") or []:
@@ -52,18 +52,20 @@ def _parts(message: dict[str, Any]) -> Iterator[str]:
                 if isinstance(field, dict):
                     yield f"{field.get('title') or ''} {field.get('value') or ''}"
             yield from _strings(attachment.get("blocks") or [])
-    yield from _strings(message.get("blocks") or [])
+    if blocks:
+        yield from _strings(message.get("blocks") or [])
 
 
-def message_text(message: dict[str, Any]) -> str:
+def message_text(message: dict[str, Any], *, blocks: bool = True) -> str:
     """The words of a message: its text, then its attachments' and blocks' text, deduplicated.
 
     Read only until there is more than the parser reads (`MAX_PARSED_CHARS`): the engine
-    then tells the asker privately that the rest was not read.
+    then tells the asker privately that the rest was not read. `blocks=False` leaves out
+    the message's own blocks, which a person's message only repeats its text in.
     """
     seen: dict[str, None] = {}  # insertion-ordered, found in constant time
     size = 0
-    for part in map(str.strip, _parts(message)):
+    for part in map(str.strip, _parts(message, blocks=blocks)):
         if part and part not in seen:
             seen[part] = None
             size += len(part) + 1
@@ -94,7 +96,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             deps,
             client,
             kind="turn",
-            incoming=Incoming(key, user, text=text),
+            incoming=Incoming(key, user, text=text, markup=Markup.SLACK),
             spec=spec,
             dedupe=trigger_key(team, shortcut["trigger_id"]),
         )

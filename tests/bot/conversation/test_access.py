@@ -32,8 +32,8 @@ ASK_NLP = "why did jupyter-alice in nlp fail on cluster prod-a"
 #: A Training in nlp that is still Running: asked by name, a question with candidates.
 ASK_RUNNING = "why did t5-distill in nlp fail on cluster prod-a"
 DENIED = (
-    "You don't have read access to workloads in project nlp on prod-a in Run:ai; "
-    "ask your Run:ai administrator."
+    "No project called nlp on prod-a is readable by you. If it is the right name, ask your "
+    "Run:ai administrator for read access."
 )
 
 

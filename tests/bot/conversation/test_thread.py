@@ -25,6 +25,7 @@ from bot.conversation.messages import (
     FOLLOW_UP_HINT,
     LOST_CONTEXT,
     NOTHING_TO_SHOW,
+    follow_up_hint,
 )
 from bot.parse import Expecting
 from bot.scenarios import bundled_scenario
@@ -354,7 +355,8 @@ async def test_the_console_marks_private_replies():
         await session.say("thanks!")  # later lines are thread replies, as in Slack
         assert len(out) == shown
         await session.say("the node is dgx-07")
-        assert out[shown:] == [f"runai-why> {PRIVATE}{FOLLOW_UP_HINT}\n"]
+        assert out[shown:] == [f"runai-why> {PRIVATE}{follow_up_hint('console')}\n"]
+        assert "mention" not in follow_up_hint("console")  # the console cannot mention
 
 
 # --- §8: a thread whose state is gone -------------------------------------------------------

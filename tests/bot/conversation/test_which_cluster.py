@@ -107,9 +107,9 @@ async def test_an_unknown_cluster_name_from_someone_without_access_names_no_clus
 async def test_a_typed_cluster_that_exists_goes_on_to_the_project_check():
     async with chat([]) as talk:
         [denied] = (await talk.say(f"{ASK} on cluster prod-b")).replies()
-    assert denied == Notice(
-        "You don't have read access to workloads in project nlp on prod-b in Run:ai; "
-        "ask your Run:ai administrator.",
+    assert denied == Notice(  # none of their projects: said without telling it exists
+        "No project called nlp on prod-b is readable by you. If it is the right name, ask "
+        "your Run:ai administrator for read access.",
         private=True,
     )
 

@@ -31,9 +31,9 @@ NLP = {
 }
 NLP_NAMES = sorted(NLP)
 PHASES = {str(w.workload.get("phase")) for w in DEMO.workloads}
-BY_NAME_DENIAL = (
-    "You don't have read access to workloads in project nlp on prod-a in Run:ai; "
-    "ask your Run:ai administrator."
+BY_NAME_DENIAL = (  # none of the asker's projects: said without telling whether it exists
+    "No project called nlp on prod-a is readable by you. If it is the right name, ask your "
+    "Run:ai administrator for read access."
 )
 BY_ID_DENIAL = (
     f"You don't have read access to workload {NLP['t5-distill']} in Run:ai; "

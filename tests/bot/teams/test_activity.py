@@ -137,3 +137,27 @@ def _at(name: str, account: str = BOT_ID) -> dict[str, Any]:
 def test_the_bots_mentions_are_stripped_a_few_at_most(text: str, entities: list, expected: str):
     """One pass over the text per different mention of the bot, and at most four of them."""
     assert read_activity(_activity(text=text, entities=entities)).text == expected
+
+
+def test_a_link_teams_titled_keeps_its_url_from_the_html_mirror():
+    """The composer turned a pasted Run:ai URL into a titled link: the URL is only in HTML."""
+    url = "https://acme.run.ai/workloads?clusterId=c&amp;workloadId=w"
+    mirror = (
+        '<div><span itemtype="http://schema.skype.com/Mention" itemid="0">runai-why</span>'
+        f'&nbsp;why did <a href="{url}" title="Run:ai">Workloads | Run:ai</a> fail?'
+        '<a href="https://acme.run.ai/workloads?clusterId=c&amp;workloadId=w">again</a></div>'
+    )
+    inbound = read_activity(
+        _activity(
+            text="<at>runai-why</at> why did Workloads | Run:ai fail?",
+            attachments=[{"contentType": "text/html", "content": mirror}],
+        )
+    )
+    assert inbound.text == (
+        "why did Workloads | Run:ai fail?\nhttps://acme.run.ai/workloads?clusterId=c&workloadId=w"
+    )
+
+
+def test_a_message_without_a_mirror_is_its_text():
+    inbound = read_activity(_activity(attachments=[{"contentType": "image/png", "content": "x"}]))
+    assert inbound.text == "why did x fail?"

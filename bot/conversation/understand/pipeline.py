@@ -1,0 +1,291 @@
+"""One message, any platform: normalise → extract → parse → link, into what the bot understood.
+
+The same steps for Slack, Teams and the console; only the markup differs (`Markup`):
+1. **normalise** the platform's markup to plain words and links (`markup`);
+2. **extract** what the message carries explicitly: Run:ai links, label sets, `kubectl` and
+   `runai` lines, compact forms (`identifiers`), and time words (`when`);
+3. **parse** the words that are left (`bot.parse`: the bot's own phrasing, key=value);
+4. **link** the values against what is known (`Known`): an everyday word becomes a cluster,
+   project or workload only if one is called exactly that; a value that is not known but
+   close to one is a near miss, to ask about, never to use.
+Pure and linear in the message (`bot.parse_bounds`): the engine supplies what is known.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
+from functools import cached_property
+
+from bot.conversation.understand.identifiers import Found, extract
+from bot.conversation.understand.markup import Markup, normalise
+from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common
+from bot.conversation.understand.when import stuck, weekday_lookback
+from bot.parse import Expecting, FollowUp, Query, parse
+from bot.parse_bounds import bounded
+from bot.words import THANKS
+
+__all__ = ["BOT_NAMES", "Known", "Understood", "understand"]
+
+#: How people write the bot's name when they type it rather than mention it.
+BOT_NAMES = ("runai-why", "runaiwhy", "runai_why")
+
+_CORRECTION = re.compile(
+    r"^\W*+(?:actually|sorry|oops|nope|no|correction|wait|my\s++bad|err?|ah)\b"
+    r"|\bwrong\s++(?:cluster|project|job|workload|one|name|run)\b"
+    r"|\bi\s++mean[t]?\b|\bshould\s++(?:be|have\s++been)\b|\bnot\s++that\s++one\b",
+    re.IGNORECASE,
+)
+_FRAGMENT = re.compile(
+    r"\bthe\s++([a-z0-9][a-z0-9.-]{0,30}+)\s++(?:one|version|run|job|variant)\b", re.IGNORECASE
+)
+_WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_APOSTROPHE = re.compile(r"(?<![\w'\u2019-])[\w-]*+['\u2019][\w'\u2019-]*+")
+_PUNCTUATION = ".,;:!?\"'()[]{}*_~<>`"
+_LETTER = re.compile(r"[^\W_]")
+_EMOJI_CODE = re.compile(r":[a-z0-9_+-]++:")
+_NAME_SHAPED = re.compile(r"[0-9-]")
+_MACHINE = frozenset({"node", "nodes", "host", "machine", "server"})
+_LINKING = frozenset({"is", "was", "called", "named"})
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the names in a message are linked against; None: not known (not linked)."""
+
+    clusters: tuple[str, ...] | None = None
+    """Cluster names (and IDs) the control plane lists."""
+    projects: tuple[str, ...] | None = None
+    """Projects the asker can read on the thread's cluster."""
+
+    @cached_property
+    def folded(self) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+        """Both lists casefolded, for matching each word in constant time."""
+
+        def fold(names: tuple[str, ...] | None) -> frozenset[str] | None:
+            return None if names is None else frozenset(n.casefold() for n in names)
+
+        return fold(self.clusters), fold(self.projects)
+
+    def is_cluster(self, word: str) -> bool:
+        """Whether `word` is exactly a known cluster's name or ID (in any case)."""
+        clusters = self.folded[0]
+        return clusters is not None and word.casefold() in clusters
+
+    def is_project(self, word: str) -> bool:
+        """Whether `word` is exactly one of the asker's projects (in any case)."""
+        projects = self.folded[1]
+        return projects is not None and word.casefold() in projects
+
+
+@dataclass(frozen=True)
+class Understood:
+    """The slots of one message (`query`) and what the bot's own phrasing cannot say."""
+
+    query: Query
+    pods: tuple[str, ...] = ()
+    """Pods named without their workload: resolved through the workload's pods, or asked."""
+    others: tuple[str, ...] = ()
+    """Further workloads named in the same message, after `query.workload_name`."""
+    namespace: str | None = None
+    """A namespace that does not read as `runai-<project>`: which project is asked."""
+    correction: bool = False
+    """"actually it's on prod-c", "wrong job, I mean …": it corrects the last request."""
+    fragment: str | None = None
+    """"the v2 one": part of a workload name, resolved among the project's workloads."""
+    unread_lookback: str | None = None
+    """A time the asker gave that cannot be read ("since the deploy"), as typed."""
+    talk: bool = False
+    """Talk that is plainly not for the bot (`brb`, `checking now`, a question to a
+    teammate): never answered, not even with the question again."""
+    thanks: bool = False
+    """A thank-you (`@runai-why thanks`): talk, never a reply to answer."""
+    explicit: bool = False
+    """Something was pasted or linked (a label set, a command line, a Run:ai link)."""
+    unplaced: tuple[str, ...] = ()
+    """Name-like words no slot took: worth linking against the known clusters and projects."""
+
+    @property
+    def names_something(self) -> bool:
+        """A workload, pod, cluster or project, by name, ID or part of a name."""
+        return self.query.names_something or bool(self.pods or self.fragment or self.others)
+
+
+def understand(
+    text: str,
+    *,
+    markup: Markup = Markup.PLAIN,
+    expecting: Expecting | None = None,
+    known: Known | None = None,
+    bot_user_id: str | None = None,
+    today: date | None = None,
+    directed: bool = True,
+) -> Understood:
+    """What `text` (written in `markup`) asks, its values linked against `known`.
+
+    `directed`: a command or a mention (False: a plain reply in a thread, where a message
+    to someone else is never for the bot). `today` dates weekday words ("since Saturday").
+    """
+    known = known or Known()
+    capped = bounded(text)
+    plain = normalise(capped.text, markup, bot_user_id=bot_user_id, bot_names=BOT_NAMES)
+    if plain.addressed_other and not directed:
+        return Understood(Query(chatter=True, ignored_chars=capped.ignored), talk=True)
+    found = extract(plain.text, plain.links, known.folded[1], known.folded[0])
+    rest = _without(found.rest, found.ignored_uuids)
+    rest, symptom = stuck(rest)
+    rest, lookback, unread = weekday_lookback(rest, today or datetime.now(UTC).date())
+    fragment = _FRAGMENT.search(rest)
+    if fragment is not None and is_common(fragment.group(1)):
+        fragment = None  # `the first one`, `the same one`: never part of a name
+    correction = bool(_CORRECTION.search(rest))
+    if fragment is not None and correction:
+        rest = rest[: fragment.start()] + " " + rest[fragment.end() :]
+    query = _whole_words(parse(rest, expecting=expecting), rest)
+    query = replace(query, ignored_chars=capped.ignored)
+    if query.help or query.pick is not None:
+        return Understood(query)
+    words = _WORD.findall(plain.text)
+    talk = bool(CHATTER_PHRASE.match(" ".join(words)))
+    emoji = bool(plain.text.strip()) and not _LETTER.search(_EMOJI_CODE.sub(" ", plain.text))
+    talk = talk or (emoji and not found.anything and not plain.links)  # `:eyes:`, 👀
+    corrected_by_part = fragment is not None and correction
+    if (query.chatter and not found.anything and not corrected_by_part) or talk:
+        thanks = bool(words) and words[0].lower() in THANKS
+        chatter = Query(chatter=True, ignored_chars=capped.ignored)
+        return Understood(chatter, talk=talk, thanks=thanks)
+    named = bool(found.anything or query.workload_name or query.workload_id)
+    query = replace(
+        query,
+        chatter=False,
+        symptom=query.symptom or symptom,
+        lookback=query.lookback or lookback,
+        # `train-bert failed again`: a request about a workload, not "check again"
+        follow_up=None if named and query.follow_up is FollowUp.RERUN else query.follow_up,
+    )
+    query, others = _merged(query, found, known)
+    query = _linked(query, rest, known)
+    if query.workload_id:
+        others = []
+    others = [n for n in others if n not in {query.workload_name, query.cluster, query.project}]
+    pods = tuple(found.pods) if not (query.workload_name or query.workload_id) else ()
+    names_something = query.names_something or bool(pods or fragment)
+    return Understood(
+        query,
+        pods=pods,
+        others=tuple(others),
+        namespace=found.namespace if query.project is None else None,
+        correction=correction and names_something,
+        fragment=fragment.group(1).lower() if fragment is not None and correction else None,
+        unread_lookback=unread if query.lookback is None else None,
+        explicit=found.anything,
+        unplaced=_unplaced(rest, query, pods),
+    )
+
+
+def _without(text: str, uuids: set[str]) -> str:
+    """`text` without the pod UIDs a paste carried (they are never a workload's ID)."""
+    if not uuids:
+        return text
+    return _UUID.sub(lambda m: " " if m.group(0).lower() in uuids else m.group(0), text)
+
+
+def _merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
+    """What was read explicitly wins over what the free text suggested."""
+    cluster = found.cluster or query.cluster
+    if cluster is None and found.context and known.is_cluster(found.context):
+        cluster = found.context
+    project = found.project or query.project
+    workload_id = found.workload_id or query.workload_id
+    names: list[str] = []
+    free = [n for n in (query.workload_name, *query.others) if n is not None]
+    for name in [*found.names, *(n for n in free if not is_common(n))]:
+        if name in names or name in found.pods or name in {cluster, project}:
+            continue
+        if known.is_cluster(name) or known.is_project(name):
+            continue  # a known cluster or project is not a workload (linked below)
+        names.append(name)
+    if workload_id:
+        names = []
+    merged = replace(
+        query,
+        cluster=cluster,
+        project=project,
+        workload_id=workload_id,
+        workload_name=names[0] if names else None,
+        others=(),
+    )
+    return merged, names[1:]
+
+
+def _linked(query: Query, rest: str, known: Known) -> Query:
+    """Everyday words dropped unless known; a word exactly a known cluster or project used."""
+    cluster, project, name = query.cluster, query.project, query.workload_name
+    pieces = _contractions(rest)  # `doesn't` is never `doesn` and `t`
+    if cluster and (is_common(cluster) or cluster.lower() in pieces):
+        cluster = cluster if known.is_cluster(cluster) else None
+    if cluster and known.clusters is not None and not known.is_cluster(cluster):
+        exact = next((w for w in _words(rest) if known.is_cluster(w)), None)
+        if exact is not None:  # `look at resnet-50 … on prod-a`: the known one, and the
+            if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
+                name = cluster.lower()
+            cluster = exact
+    if project and (is_common(project) or project in pieces):
+        project = project if known.is_project(project) else None
+    if name and (is_common(name) or name in pieces):
+        name = None
+    for folded in _words(rest):
+        if cluster is None and known.is_cluster(folded):
+            cluster = folded
+        elif project is None and folded != name and known.is_project(folded):
+            project = folded
+    return replace(query, cluster=cluster, project=project, workload_name=name)
+
+
+def _unplaced(rest: str, query: Query, pods: tuple[str, ...]) -> tuple[str, ...]:
+    """Words no slot took that could still be a cluster or a project (none in a follow-up)."""
+    if query.follow_up is not None:
+        return ()
+    placed = {query.cluster, query.project, query.workload_name, query.workload_id, *pods}
+    words = [w.lower().rstrip(".-") for w in _WORD.findall(rest)]
+    machine = set()  # `node dgx-07`, `the node is dgx-07`: a machine, not a cluster
+    for i, word in enumerate(words):
+        if word in _MACHINE:
+            linked = i + 1 < len(words) and words[i + 1] in _LINKING
+            machine.add(i + 2 if linked else i + 1)
+    kept = (
+        w
+        for i, w in enumerate(words)
+        if w not in placed and i not in machine and not is_common(w) and not w.isdigit()
+    )
+    return tuple(dict.fromkeys(kept))
+
+
+def _whole_words(query: Query, rest: str) -> Query:
+    """Values that are whole words of the message (`in` inside `built-in` reads no `built-`)."""
+    words = {w.strip(_PUNCTUATION).lower() for w in rest.split()}
+
+    def whole(value: str | None) -> str | None:
+        return value if value is None or value.lower() in words else None
+
+    return replace(
+        query,
+        cluster=whole(query.cluster),
+        project=whole(query.project),
+        workload_name=whole(query.workload_name),
+        others=tuple(o for o in query.others if whole(o)),
+    )
+
+
+def _contractions(text: str) -> set[str]:
+    """The parts of every word with an apostrophe (`doesn't` → `doesn`, `t`)."""
+    parts: set[str] = set()
+    for word in _APOSTROPHE.findall(text):
+        parts.update(p.lower() for p in re.split(r"['\u2019]", word) if p)
+    return parts
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower().rstrip(".-") for w in _WORD.findall(text)]

@@ -1,0 +1,1 @@
+"""Tests for understanding what people type and paste (bot.conversation.understand)."""

@@ -1,0 +1,278 @@
+"""The engine with the pipeline, over the real client and simulator (the demo scenario).
+
+Pasted pods resolved through the workloads' pods; a project none of the asker's, answered
+with their own near matches; corrections after an answer; several workloads in one
+message; a time that cannot be read; chatter while a question waits; help per platform.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+
+from bot.authz import Authorizer, Identity
+from bot.backends import simulated
+from bot.console import ConsoleSession
+from bot.conversation import (
+    Access,
+    ConversationEngine,
+    Incoming,
+    MemoryStore,
+    Notice,
+    Question,
+    ReportReply,
+    ThreadKey,
+)
+from bot.conversation.messages import HELP, help_text
+from bot.scenarios import bundled_scenario
+from diagnosis import Category, Outcome
+from tests.bot.conversation.harness import Harness, Recorder, harness
+
+DEMO = bundled_scenario("demo")
+EVERYTHING = "why did training-job-42 in ml-team fail on cluster prod-a?"
+
+
+@pytest.fixture
+async def demo() -> AsyncIterator[Harness]:
+    async for h in harness(DEMO):
+        yield h
+
+
+@asynccontextmanager
+async def as_alice() -> AsyncIterator[Harness]:
+    """Authorization on: alice reads ml-team and vision on prod-a, not nlp."""
+    async with simulated(DEMO, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+
+        async def alice(_: Incoming) -> Identity:
+            return Identity.console("alice@acme.ai")
+
+        engine = ConversationEngine(
+            runai=up.runai,
+            kube=up.kube,
+            store=MemoryStore(),
+            clock=lambda: DEMO.now,
+            access=Access(Authorizer(up.runai), alice),
+        )
+        yield Harness(engine, up.simulator, MemoryStore())
+
+
+def reports(recorder: Recorder) -> list[ReportReply]:
+    return [r for r in recorder.replies() if isinstance(r, ReportReply)]
+
+
+# --- pasted alerts and pods -------------------------------------------------------------
+
+
+async def test_a_pasted_alert_names_a_pod_found_through_its_workloads_pods(demo):
+    paste = (
+        "[FIRING:1] KubePodCrashLooping\nalertname=KubePodCrashLooping cluster=prod-a "
+        "namespace=runai-ml-team pod=training-job-42-0-1 uid=5d0c2b8e-1f4a-4c7e-9b21-6e3a8d4f0a77"
+    )
+    [report] = reports(await demo.say(paste))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "training-job-42"
+    assert "Pod training-job-42-0-1 belongs to workload training-job-42." in report.notes
+    pods = [r.path for r in demo.simulator.requests if r.path.endswith("/pods")]
+    assert pods, "the pod was found through the workload's pods, not by its name"
+
+
+async def test_a_pod_whose_name_does_not_end_in_numbers_is_still_found(demo):
+    [report] = reports(await demo.say("kubectl -n runai-vision logs resnet-ddp-master-0 prod-a"))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "resnet-ddp"
+
+
+async def test_a_pod_no_workload_lists_is_a_question_and_the_reply_answers_it(demo):
+    asked = (await demo.say("pod=training-job-42-9-9 namespace=runai-ml-team on prod-a")).last()
+    assert isinstance(asked, Question)
+    assert asked.text.startswith("None of the workloads in project ml-team lists pod")
+    [report] = reports(await demo.say("training-job-42", directed=False))
+    assert report.report.category is Category.OOM_KILLED
+
+
+async def test_a_pod_without_its_project_asks_for_the_project(demo):
+    asked = (await demo.say("kubectl logs pod/training-job-42-0-1 on prod-a")).last()
+    assert isinstance(asked, Question)
+    assert asked.text == "Which project is pod `training-job-42-0-1` in?"
+    [report] = reports(await demo.say("ml-team", directed=False))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "training-job-42"
+
+
+# --- a project that is none of the asker's ------------------------------------------------
+
+
+async def test_a_mistyped_project_suggests_only_the_askers_own_near_matches():
+    async with as_alice() as chat:
+        [asked] = (await chat.say("why did training-job-42 in ml-tem fail on prod-a")).replies()
+        assert isinstance(asked, Question)
+        assert asked.private
+        assert asked.text == (
+            "No project called ml-tem on prod-a is readable by you. Did you mean ml-team?"
+        )
+        assert [c.value for c in asked.choices] == ["project:ml-team"]
+        [report] = reports(await chat.click("project:ml-team"))
+        assert report.report.category is Category.OOM_KILLED
+
+
+async def test_a_near_match_the_asker_cannot_read_is_never_suggested():
+    async with as_alice() as chat:
+        [told] = (await chat.say("why did bert-ft-squad in nlpp fail on prod-a")).replies()
+    assert told == Notice(
+        "No project called nlpp on prod-a is readable by you. If it is the right name, ask "
+        "your Run:ai administrator for read access.",
+        private=True,
+    )  # nlp exists, but is not alice's to read: not offered, not named
+
+
+# --- corrections ----------------------------------------------------------------------------
+
+
+async def test_a_correction_after_an_answer_re_runs_and_says_what_changed(demo):
+    await demo.say(EVERYTHING)
+    [report] = reports(await demo.say("actually it's eval-harness", directed=False))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "eval-harness"
+    assert report.notes[0] == "Corrected: workload training-job-42 → eval-harness."
+
+
+async def test_a_corrected_cluster_is_checked_like_any_other(demo):
+    await demo.say(EVERYTHING)
+    asked = (await demo.say("sorry, wrong cluster: prod-aa", directed=False)).last()
+    assert isinstance(asked, Question)
+    assert asked.text.startswith("I don't know a cluster called 'prod-aa'")
+    assert "Did you mean prod-a?" in asked.text
+
+
+async def test_a_correction_by_part_of_a_name_finds_the_one_workload(demo):
+    await demo.say("why did resnet-ddp in vision fail on prod-a")
+    recorder = await demo.say("wrong job, I mean the coco one", directed=False)
+    assert recorder.replies()[0] == Notice(
+        "Diagnosing prep-coco in vision on prod-a…", progress=True
+    )
+
+
+async def test_a_part_of_several_names_is_a_question_with_buttons(demo):
+    await demo.say("why did resnet-ddp in vision fail on prod-a")
+    asked = (await demo.say("wrong job, I meant the train one", directed=False)).last()
+    assert isinstance(asked, Question)
+    assert {c.value for c in asked.choices} == {"name:yolo-train-v3", "name:vit-pretrain-xl"}
+    replies = (await demo.click("name:yolo-train-v3")).replies()
+    assert Notice("Diagnosing yolo-train-v3 in vision on prod-a…", progress=True) in replies
+
+
+async def test_someone_elses_correction_without_a_mention_is_not_taken(demo):
+    await demo.say(EVERYTHING)
+    before = len(demo.simulator.requests)
+    recorder = await demo.say("actually it's eval-harness", user="U2", directed=False)
+    assert recorder.log == []
+    assert len(demo.simulator.requests) == before
+
+
+# --- several workloads ------------------------------------------------------------------------
+
+
+async def test_two_workloads_in_one_message_get_one_answer_each(demo):
+    recorder = await demo.say("why did training-job-42 and eval-harness in ml-team fail on prod-a")
+    names = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+    assert names == ["training-job-42", "eval-harness"]
+
+
+async def test_several_workloads_wait_for_the_cluster_question(demo):
+    asked = (await demo.say("why did training-job-42 and eval-harness in ml-team fail")).last()
+    assert isinstance(asked, Question)
+    recorder = await demo.say("prod-a", directed=False)
+    names = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+    assert names == ["training-job-42", "eval-harness"]
+
+
+async def test_past_the_limit_the_rest_are_named_never_dropped(demo):
+    text = "why did training-job-42, eval-harness, llama-sft-qlora, x-1 in ml-team fail on prod-a"
+    recorder = await demo.say(text)
+    answered = reports(recorder)
+    assert len(answered) == 3
+    assert "I answer at most 3 workloads per message; ask again about x-1." in answered[0].notes
+
+
+# --- time words, chatter, help ------------------------------------------------------------
+
+
+async def test_an_unreadable_time_says_which_lookback_was_used(demo):
+    [report] = reports(await demo.say(f"{EVERYTHING} since the deploy"))
+    assert report.lookback == "24h"
+    assert (
+        "I could not read “since the deploy” as a time, so the lookback is 24h; say e.g. "
+        "`last 3 days` to change it." in report.notes
+    )
+
+
+async def test_a_weekday_sets_the_lookback(demo):
+    [report] = reports(await demo.say(f"{EVERYTHING} since monday"))
+    assert report.lookback.endswith("d")
+    assert report.lookback != "24h"
+
+
+async def test_thanks_to_the_bot_while_it_waits_is_not_an_answer(demo):
+    await demo.say("why did training-job-42 in ml-team fail?")
+    assert (await demo.say("<@UBOT> thanks")).log == []
+    assert (await demo.say("@runai-why thanks!")).log == []
+    assert (await demo.say("brb", directed=False)).log == []
+    assert (await demo.say("<@U2> can you check?", directed=False)).log == []
+
+
+async def test_a_stuck_question_about_a_scheduling_wait_gets_the_pending_answer(demo):
+    [report] = reports(await demo.say("vit-pretrain-xl in vision still waiting after 2h, prod-a"))
+    assert report.report.outcome is Outcome.PENDING_SCHEDULING
+    assert report.lookback == "24h"  # "after 2h" is how long it waited, not a lookback
+
+
+async def test_a_stuck_question_about_a_failing_start_diagnoses_that_failure(demo):
+    [report] = reports(await demo.say("yolo-train-v3 in vision hasn't started in 20 min, prod-a"))
+    assert report.report.category is Category.IMAGE_PULL_FAILED
+
+
+@pytest.mark.parametrize("platform", ["teams", "slack", "console"])
+async def test_help_says_what_to_type_on_the_platform(platform):
+    async for h in harness(DEMO):
+        h.key = ThreadKey(platform, "T1", "C1", "1")
+        [help_reply] = (await h.say("help")).replies()
+        assert isinstance(help_reply, Notice)
+        assert help_reply.text == help_text(platform)
+    if platform == "teams":
+        assert "/runai-why" not in help_text(platform)
+    else:
+        assert help_text(platform) == HELP
+
+
+async def test_two_pods_in_one_alert_are_two_answers(demo):
+    paste = (
+        "cluster=prod-a namespace=runai-ml-team pod=training-job-42-0-1\n"
+        "cluster=prod-a namespace=runai-ml-team pod=eval-harness-0-0"
+    )
+    recorder = await demo.say(paste)
+    names = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+    assert names == ["training-job-42", "eval-harness"]
+
+
+async def test_the_console_takes_a_new_question_as_a_plain_line():
+    """The console cannot mention the bot: a new question after an answer is just asked."""
+    async for h in harness(DEMO):
+        out: list[str] = []
+        session = ConsoleSession(h.engine, out.append)
+        await session.say(EVERYTHING)
+        shown = len(out)
+        await session.say("why did eval-harness in ml-team fail on prod-a?")
+        later = "".join(out[shown:])
+        assert "Diagnosing eval-harness in ml-team on prod-a" in later
+        assert "mention" not in later
+
+
+async def test_a_pod_given_as_a_workload_is_read_as_the_pod_it_is(demo):
+    """No workload is called `training-job-42-0-1`: it is a pod, found through its workload."""
+    [report] = reports(await demo.say("why did training-job-42-0-1 in ml-team fail on prod-a"))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "training-job-42"
+    assert "Pod training-job-42-0-1 belongs to workload training-job-42." in report.notes

@@ -1,0 +1,84 @@
+"""Understanding takes time linear in the message, on every platform, whatever is pasted.
+
+The same rule as `tests/bot/test_parse_linear.py` (`bot.parse_bounds`): each input is held
+to `MULTIPLE` times the parse-to-scan ratio of ordinary incident messages, measured here.
+The pieces are what the new patterns look for: Slack and Teams markup, links, label sets,
+command lines, alert titles, compact forms, time words and corrections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.conversation import Markup
+from bot.conversation.understand.pipeline import Known, understand
+from bot.parse_bounds import MAX_PARSED_CHARS
+from tests.linear_time import assert_linear, ratio, repeated
+
+CAP = MAX_PARSED_CHARS
+MULTIPLE = 8.0
+KNOWN = Known(
+    clusters=tuple(f"prod-{i}" for i in range(200)),
+    projects=tuple(f"team-{i}" for i in range(500)),
+)
+ORDINARY = [
+    "<@UBOT> why did *train-bert* in `nlp` fail on <#C1|prod-1>? ",
+    "alertname=KubePodCrashLooping cluster=prod-1 namespace=runai-nlp pod=bert-ft-0-0 ",
+    "kubectl -n runai-nlp describe pod/bert-ft-0-0 on prod-1, since Saturday, pls \n",
+]
+#: What the new patterns look for, and fragments of it.
+PIECES = [
+    "<", "<h", "<http://a|", "<@U1|", "<#C1|", "<!here>", "<mailto:a@b|", "<at>", "</at>",
+    "<at>x</at> ", '<a href="', '<a href="x">', "</a>", "<br>", "<p>", "&nbsp;", "&amp;",
+    "https://a.run.ai/workloads?clusterId=", "workloadId=", "?", "&", "a=", "a=b ", "=",
+    "namespace: ", "namespace=runai-", "pod=", "pod/", "uid=", "[FIRING:1] ", "kubectl ",
+    "-n ", "--namespace=", "runai describe ", "-p ", "--uuid=", "a/", "a/b ", "a(", "(b) ",
+    "since ", "since the ", "saturday ", "weekend ", "hasn't started ", "not ", "still ",
+    "actually ", "the v2 one ", "wrong job ", "@", "@alice ", ":", ":a:", "*", "`", "_", "~",
+    "#", "> ", "\n", " ", "prod-1 ", "team-1 ", "a-", "a" * 300, "a-" * 130,
+    "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11 ",
+]  # fmt: skip
+
+
+def _understand(markup: Markup) -> Callable[[str], object]:
+    def work(text: str) -> object:
+        return understand(text, markup=markup, known=KNOWN, bot_user_id="UBOT")
+
+    return work
+
+
+@pytest.fixture(scope="module")
+def allowed() -> float:
+    """Time over linear-scan time an input may reach: MULTIPLE x ordinary messages'."""
+    work = _understand(Markup.SLACK)
+    return MULTIPLE * ratio(work, [repeated(m, CAP) for m in ORDINARY])
+
+
+_HOSTILE = st.builds(
+    repeated,
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join),
+    st.one_of(st.just(CAP), st.integers(min_value=1, max_value=CAP)),
+)
+
+
+@given(
+    text=st.one_of(_HOSTILE, _HOSTILE.map(str.upper), st.text(max_size=CAP)),
+    markup=st.sampled_from(list(Markup)),
+)
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+def test_understanding_is_linear_up_to_the_cap(text, markup, allowed):
+    assert_linear(_understand(markup), text, allowed)
+
+
+@pytest.mark.parametrize("markup", list(Markup))
+@pytest.mark.parametrize("pieces", PIECES)
+def test_every_piece_repeated_to_the_cap_is_linear(pieces, markup, allowed):
+    assert_linear(_understand(markup), repeated(pieces, CAP), allowed)

@@ -1,0 +1,925 @@
+"""What people actually type and paste in an incident channel, row by row, on every platform.
+
+Each row is a message as someone writes it mid-incident (markup, links, alert pastes, CLI
+lines, compact forms, corrections, chatter, time words), with the slots the bot must read
+from it, and the question it must then ask (`asks`: the slot still missing, or a near miss
+with its suggestions). Every row runs through the Slack, Teams and console normalisers
+(`platforms.render`), so a name in bold, a labelled link or an `<at>` tag reads the same.
+Known: the clusters the control plane lists and the projects the asker can read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import pytest
+
+from bot.conversation import Markup
+from bot.conversation.understand.pipeline import Known, Understood, understand
+from bot.conversation.understand.vocabulary import near_misses
+from bot.parse import Expecting, FollowUp
+from diagnosis import Symptom
+from tests.bot.conversation.understand.platforms import BOT_ID, PLATFORMS, render
+
+W = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"  # a workload's UUID
+C = "71f69d83-ba66-4822-adf5-55ce55efd210"  # a cluster's UUID
+UID = "5d0c2b8e-1f4a-4c7e-9b21-6e3a8d4f0a77"  # a pod's UID (kube-state-metrics `uid`)
+UI = "https://acme.run.ai"
+TODAY = date(2026, 12, 4)  # a Friday
+KNOWN = Known(
+    clusters=("prod-a", "prod-b", "prod-c", "staging-west", C),
+    projects=("nlp", "vision", "ml-team", "speech-asr"),
+)
+CLUSTER, PROJECT, WORKLOAD = Expecting.CLUSTER, Expecting.PROJECT, Expecting.WORKLOAD
+PENDING, CRASH, PULL, INIT = Symptom.PENDING, Symptom.CRASHLOOP, Symptom.IMAGE_PULL, Symptom.INIT
+
+
+@dataclass(frozen=True)
+class Row:
+    said: str
+    want: dict[str, Any]
+    asks: str | None = None
+    expecting: Expecting | None = None
+    directed: bool = True
+
+
+def r(
+    said: str,
+    asks: str | None = None,
+    *,
+    expecting: Expecting | None = None,
+    directed: bool = True,
+    **want: Any,
+) -> Row:
+    return Row(said, want, asks, expecting, directed)
+
+
+_NONE: dict[str, Any] = {
+    "cluster": None,
+    "project": None,
+    "workload": None,
+    "id": None,
+    "pods": (),
+    "others": (),
+    "lookback": None,
+    "symptom": None,
+    "correction": False,
+    "fragment": None,
+    "unread": None,
+    "chatter": False,
+    "near_projects": (),
+    "near_clusters": (),
+    "namespace": None,
+    "help": False,
+    "pick": None,
+    "follow_up": None,
+}
+
+
+def _near(typed: str | None, known: tuple[str, ...] | None) -> tuple[str, ...]:
+    """What the engine offers for a value that is not known: `near_misses`, as it calls it."""
+    if typed is None or known is None or typed.casefold() in {k.casefold() for k in known}:
+        return ()
+    return tuple(near_misses(typed, known))
+
+
+def summary(understood: Understood) -> dict[str, Any]:
+    q = understood.query
+    return {
+        "cluster": q.cluster.lower() if q.cluster else None,
+        "project": q.project,
+        "workload": q.workload_name,
+        "id": q.workload_id,
+        "pods": understood.pods,
+        "others": understood.others,
+        "lookback": q.lookback,
+        "symptom": q.symptom,
+        "correction": understood.correction,
+        "fragment": understood.fragment,
+        "unread": understood.unread_lookback,
+        "chatter": q.chatter,
+        "near_projects": _near(q.project, KNOWN.projects),
+        "near_clusters": _near(q.cluster, KNOWN.clusters),
+        "namespace": understood.namespace,
+        "help": q.help,
+        "pick": q.pick,
+        "follow_up": q.follow_up,
+    }
+
+
+def next_question(s: dict[str, Any]) -> str | None:
+    """What the engine asks next for these slots (the order of `Turns.run`)."""
+    if s["chatter"] or s["help"] or s["pick"] or s["follow_up"]:
+        return None
+    if s["near_clusters"]:
+        return "cluster? " + " ".join(s["near_clusters"])
+    if s["near_projects"]:
+        return "project? " + " ".join(s["near_projects"])
+    if not s["cluster"]:
+        return "cluster"
+    if not (s["id"] or s["workload"] or s["pods"] or s["fragment"]):
+        return "workload"
+    if (s["workload"] or s["pods"]) and not s["project"]:
+        return "project"
+    return None
+
+
+ROWS: list[Row] = [
+    # --- the bot's own phrasing still works ---------------------------------------------
+    r(
+        "@bot why did train-bert in nlp fail on prod-a?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot cluster=prod-a workload=train-bert project=nlp lookback=7d",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="7d",
+    ),
+    r(f"@bot cluster={C} id={W}", cluster=C, id=W),
+    r("@bot why did train-bert fail", "cluster", workload="train-bert"),
+    r("@bot why did it fail?", "cluster"),
+    r("@bot train-bert on prod-a", "project", cluster="prod-a", workload="train-bert"),
+    r("@bot help", help=True),
+    r(
+        "@bot is eval-7 in vision crashlooping on prod-b",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot why did llama-sft-2 in ml-team die on the prod-c cluster",
+        cluster="prod-c",
+        project="ml-team",
+        workload="llama-sft-2",
+    ),
+    r(f"@bot {W}", "cluster", id=W),
+    # --- bold, code, labelled links, channels, mail, mentions --------------------------
+    r(
+        "@bot why did *train-bert* fail in *nlp* on *prod-a*",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did `train-bert` fail in `nlp` on `prod-a`",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot `train-bert` (`nlp`) on #prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot #prod-b `bert-ft-3` in vision",
+        cluster="prod-b",
+        project="vision",
+        workload="bert-ft-3",
+    ),
+    r(
+        "@bot can you look at *resnet-50-ddp* in vision on prod-a pls :pray:",
+        cluster="prod-a",
+        project="vision",
+        workload="resnet-50-ddp",
+    ),
+    r(
+        "@bot _train-bert_ in ~nlp~ on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot [train-bert](https://wiki.example.com/runbooks/train-bert) in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a, owner is alice@example.com",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot @alice says train-bert in nlp died on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot `train-bert` in nlp on prod-a &amp; it keeps crashing",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot prod-a / nlp / `train-bert` :fire:",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot *cluster:* prod-a *project:* nlp *job:* train-bert",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot > train-bert in nlp on prod-a failed again",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot ```train-bert in nlp on prod-a```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did train-bert fail? #staging-west",
+        "project",
+        cluster="staging-west",
+        workload="train-bert",
+    ),
+    r(
+        "@bot see https://grafana.example.com/d/abc?var-pod=x for train-bert in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot *prod-a* *nlp* *train-bert*", cluster="prod-a", project="nlp", workload="train-bert"),
+    r("@bot `train-bert` `nlp` `prod-a`", cluster="prod-a", project="nlp", workload="train-bert"),
+    r(
+        "@bot the cluster is *prod-c*, project `speech-asr`, job `whisper-ft-1`",
+        cluster="prod-c",
+        project="speech-asr",
+        workload="whisper-ft-1",
+    ),
+    r(
+        "@bot @oncall FYI train-bert in nlp on prod-a is down",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # --- Run:ai links, the bot's own "Open in Run:ai" included ---------------------------
+    r(f"@bot {UI}/workloads?clusterId={C}&workloadId={W}", cluster=C, id=W),
+    r(f"@bot [train-bert]({UI}/workloads?clusterId={C}&workloadId={W})", cluster=C, id=W),
+    r(f"@bot why did this fail {UI}/workloads?workloadId={W}", "cluster", id=W),
+    r(f"@bot {UI}/api/v1/workloads/{W} on prod-a", cluster="prod-a", id=W),
+    r(f"@bot {UI}/api/v1/workloads/{W}/pods prod-b", cluster="prod-b", id=W),
+    r(
+        f"@bot [the failed run]({UI}/workloads?clusterId={C}&workloadId={W}) since yesterday",
+        cluster=C,
+        id=W,
+        lookback="2d",
+    ),
+    r(f"@bot {UI}/trainings/{W}", "cluster", id=W),
+    r(f"@bot {UI}/workloads?clusterId={C}", "workload", cluster=C),
+    r(f"@bot {UI}/workloads?clusterId={C}&workloadId={W}&tab=events", cluster=C, id=W),
+    r(f"@bot why? [link]({UI}/workloads?workloadId={W}&clusterId={C})", cluster=C, id=W),
+    r(
+        f"@bot https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Facme.run.ai%2Fworkloads%3FclusterId%3D{C}%26workloadId%3D{W}&data=x",
+        cluster=C,
+        id=W,
+    ),
+    r(
+        f"@bot {UI}/workloads train-bert in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        f"@bot is [train-bert]({UI}/workloads?clusterId={C}&workloadId={W}) stuck?",
+        cluster=C,
+        id=W,
+        symptom=PENDING,
+    ),
+    r(f"@bot {UI}/workloads?workloadId=not-a-uuid on prod-a", "workload", cluster="prod-a"),
+    r(f"@bot look: {UI}/workloads?clusterId={C}&workloadId={W} :fire:", cluster=C, id=W),
+    # --- alert pastes: Alertmanager, Grafana, PagerDuty --------------------------------
+    r(
+        f"@bot alertname=KubePodCrashLooping cluster=prod-a namespace=runai-nlp pod=bert-ft-0-0 container=pytorch uid={UID}",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        f"@bot [FIRING:1] KubePodCrashLooping runai-nlp (pytorch http 10.42.3.19:8080 kube-state-metrics bert-ft-0-0 monitoring/kube-prometheus-stack-prometheus CrashLoopBackOff warning {UID})",
+        "cluster",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        "@bot Labels:\n - alertname = KubePodCrashLooping\n - namespace = runai-nlp\n - pod = bert-ft-0-0\nSource: https://grafana.example.com/alerting/grafana/d3f/view",
+        "cluster",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        '@bot Pod runai-vision/resnet-ddp-master-0 (pytorch) is in waiting state (reason: "CrashLoopBackOff") on prod-b',
+        cluster="prod-b",
+        project="vision",
+        pods=("resnet-ddp-master-0",),
+        symptom=CRASH,
+    ),
+    r(
+        '@bot cluster="prod-a", namespace="runai-nlp", pod="bert-ft-0-0"',
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        '@bot {cluster="prod-c", exported_namespace="runai-speech-asr", exported_pod="whisper-0-0"}',
+        cluster="prod-c",
+        project="speech-asr",
+        pods=("whisper-0-0",),
+    ),
+    r(
+        "@bot alertname=RunaiWorkloadFailed workload=training-job-42 project=ml-team cluster=prod-a severity=critical",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        f"@bot label_workload_name=train-bert label_run_ai_top_owner_uid={W} namespace=runai-nlp cluster=prod-a",
+        cluster="prod-a",
+        project="nlp",
+        id=W,
+    ),
+    r(
+        "@bot KubeContainerWaiting namespace=runai-nlp pod=bert-ft-0-0 reason=ImagePullBackOff cluster=prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        "@bot alert: namespace=team-nlp pod=bert-ft-0-0 cluster=prod-a",
+        "project",
+        cluster="prod-a",
+        pods=("bert-ft-0-0",),
+        namespace="team-nlp",
+    ),
+    r(
+        "@bot [RESOLVED] KubePodNotReady runai-vision (yolo-train-v3-0-0 prod)",
+        "cluster",
+        project="vision",
+        pods=("yolo-train-v3-0-0",),
+    ),
+    r(
+        "@bot #4211 [FIRING:2] KubePodCrashLooping runai-nlp (bert-ft-0-0 t5-distill-0-0) prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0", "t5-distill-0-0"),
+    ),
+    r(
+        "@bot job=kube-state-metrics instance=10.0.0.1:8080 namespace=runai-nlp pod=t5-distill-0-0 cluster=prod-b",
+        cluster="prod-b",
+        project="nlp",
+        pods=("t5-distill-0-0",),
+    ),
+    r(
+        f"@bot PagerDuty: [FIRING:1] KubePodCrashLooping runai-ml-team (eval-harness-0-0 {UID}) https://acme.pagerduty.com/incidents/Q1W2E3",
+        "cluster",
+        project="ml-team",
+        pods=("eval-harness-0-0",),
+    ),
+    r(
+        "@bot severity=warning namespace=runai-vision pod=sdxl-finetune-0-0 clusterName=staging-west",
+        cluster="staging-west",
+        project="vision",
+        pods=("sdxl-finetune-0-0",),
+    ),
+    r(
+        "@bot namespace: runai-nlp\npod: bert-ft-0-0\ncluster: prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        "@bot Summary: Pod is crash looping. Labels: namespace=runai-nlp, pod=bert-ft-0-0, cluster=prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+        symptom=CRASH,
+    ),
+    r(
+        f'@bot {{uid="{UID}", namespace="runai-nlp", pod="bert-ft-0-0"}} on prod-a',
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        "@bot workload=train-bert namespace=runai-nlp pod=train-bert-0-0 cluster=prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # --- kubectl and runai command lines -------------------------------------------------
+    r(
+        "@bot kubectl -n runai-nlp describe pod/bert-ft-0-0 on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        "@bot kubectl describe pod bert-ft-0-0 -n runai-nlp --context prod-b",
+        cluster="prod-b",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        "@bot $ kubectl logs bert-ft-0-0 --namespace=runai-nlp --previous\nprod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        "@bot kubectl get pods -n runai-vision\nwhy is resnet-ddp failing on prod-a",
+        cluster="prod-a",
+        project="vision",
+        workload="resnet-ddp",
+    ),
+    r(
+        "@bot kubectl --context gke-prod-a -n runai-nlp get pod/t5-distill-0-0",
+        "cluster",
+        project="nlp",
+        pods=("t5-distill-0-0",),
+    ),
+    r(
+        "@bot runai describe job train-bert -p nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot runai training describe bert-ft -p nlp\ncluster prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="bert-ft",
+    ),
+    r(
+        "@bot runai workload describe llama-sft-2 --project ml-team (prod-c)",
+        cluster="prod-c",
+        project="ml-team",
+        workload="llama-sft-2",
+    ),
+    r(
+        "@bot runai training logs train-bert --project=nlp",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(f"@bot runai training standard describe --uuid={W} on prod-a", cluster="prod-a", id=W),
+    r(
+        "@bot $ runai training pytorch describe ddp-4node -p vision -o json",
+        "cluster",
+        project="vision",
+        workload="ddp-4node",
+    ),
+    r(
+        "@bot (base) alice@gpu-box:~$ runai describe job eval-7 -p vision\nprod-b",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+    ),
+    r(
+        "@bot runai logs pytorch-06027b585626 -p nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="pytorch-06027b585626",
+    ),
+    r(
+        "@bot \u276f kubectl -n runai-ml-team describe po eval-harness-0-0 # prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        pods=("eval-harness-0-0",),
+    ),
+    r(
+        "@bot runai says train-bert failed in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot kubectl -n runai-nlp get events --field-selector involvedObject.name=bert-ft-0-0 prod-a",
+        "workload",
+        cluster="prod-a",
+        project="nlp",
+    ),
+    r(
+        "@bot kubectl describe pod/whisper-0-0 -n default on prod-c",
+        "project",
+        cluster="prod-c",
+        pods=("whisper-0-0",),
+        namespace="default",
+    ),
+    r("@bot runai list jobs -p nlp on prod-a", "workload", cluster="prod-a", project="nlp"),
+    r(
+        "@bot kubectl -n runai-nlp logs pod/bert-ft-0-0 -c pytorch prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
+    r(
+        "@bot `runai training describe train-bert -p nlp` says Failed, prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # --- compact forms; one reply filling two slots ----------------------------------------
+    r("@bot nlp/train-bert on prod-a", cluster="prod-a", project="nlp", workload="train-bert"),
+    r("@bot train-bert (nlp) prod-a", cluster="prod-a", project="nlp", workload="train-bert"),
+    r(
+        "@bot vision/resnet-ddp failed overnight on prod-b",
+        cluster="prod-b",
+        project="vision",
+        workload="resnet-ddp",
+        lookback="2d",
+    ),
+    r(
+        "train-bert in nlp on prod-a",
+        expecting=CLUSTER,
+        directed=False,
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "nlp/train-bert",
+        expecting=WORKLOAD,
+        directed=False,
+        project="nlp",
+        workload="train-bert",
+        asks="cluster",
+    ),
+    r("prod-a", expecting=CLUSTER, directed=False, cluster="prod-a"),
+    r("it's on prod-b", expecting=CLUSTER, directed=False, cluster="prod-b"),
+    r("nlp", expecting=PROJECT, directed=False, project="nlp"),
+    r("vision please", expecting=PROJECT, directed=False, project="vision"),
+    r(
+        "train-bert in nlp",
+        expecting=WORKLOAD,
+        directed=False,
+        project="nlp",
+        workload="train-bert",
+        asks="cluster",
+    ),
+    r("@bot train-bert prod-a nlp", cluster="prod-a", project="nlp", workload="train-bert"),
+    r("@bot nlp train-bert prod-a", cluster="prod-a", project="nlp", workload="train-bert"),
+    r("@bot ml-team/eval-harness", "cluster", project="ml-team", workload="eval-harness"),
+    r(
+        "@bot speech-asr/whisper-ft-1 staging-west",
+        cluster="staging-west",
+        project="speech-asr",
+        workload="whisper-ft-1",
+    ),
+    r("the prod-c one", expecting=CLUSTER, directed=False, cluster="prod-c"),
+    # --- several workloads in one message ------------------------------------------------
+    r(
+        "@bot why did train-bert and eval-7 fail in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        others=("eval-7",),
+    ),
+    r(
+        "@bot train-bert, eval-7, bert-ft-3 in nlp on prod-a all died",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        others=("eval-7", "bert-ft-3"),
+    ),
+    r(
+        "@bot nlp/train-bert and vision/resnet-ddp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        others=("resnet-ddp",),
+    ),
+    r(
+        "@bot pod=bert-ft-0-0 pod=bert-ft-0-1 namespace=runai-nlp cluster=prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("bert-ft-0-0", "bert-ft-0-1"),
+    ),
+    r(
+        "@bot job-1 job-2 job-3 job-4 in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="job-1",
+        others=("job-2", "job-3", "job-4"),
+    ),
+    r(
+        "@bot workload=train-bert workload=eval-7 project=nlp cluster=prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        others=("eval-7",),
+    ),
+    r(
+        "@bot train-bert-v1 vs train-bert-v2 in nlp, prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert-v1",
+        others=("train-bert-v2",),
+    ),
+    r(
+        "@bot both eval-7 and eval-8 are stuck in vision on prod-b",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+        others=("eval-8",),
+        symptom=PENDING,
+    ),
+    # --- corrections ----------------------------------------------------------------------
+    r("actually it's on prod-c", directed=False, cluster="prod-c", correction=True),
+    r("sorry, wrong cluster: prod-b", directed=False, cluster="prod-b", correction=True),
+    r("no, project is vision", directed=False, project="vision", correction=True),
+    r("wrong job, I mean the v2 one", directed=False, correction=True, fragment="v2"),
+    r("oops I meant eval-8", directed=False, workload="eval-8", correction=True),
+    r("@bot actually it's train-bert-v2", workload="train-bert-v2", correction=True),
+    r("my bad, it should be staging-west", directed=False, cluster="staging-west", correction=True),
+    r("wait, it's in speech-asr not nlp", directed=False, project="speech-asr", correction=True),
+    r("actually no idea", directed=False),
+    r("sorry, the large one", directed=False, correction=True, fragment="large"),
+    # --- chatter: never a slot ------------------------------------------------------------
+    r("brb", directed=False, chatter=True),
+    r("checking now", directed=False, chatter=True),
+    r("no idea tbh", directed=False, chatter=True),
+    r(":eyes:", directed=False, chatter=True),
+    r("same as yesterday", directed=False, chatter=True),
+    r("@alice did you restart it?", directed=False, chatter=True),
+    r("@bob can you check prod-a?", directed=False, chatter=True),
+    r("thanks!", directed=False, chatter=True),
+    r("@bot thanks", chatter=True),
+    r("ok cool", directed=False, chatter=True),
+    r("on it", directed=False, chatter=True),
+    r("lemme check", directed=False, chatter=True),
+    r("will look later", directed=False, chatter=True),
+    r("any update?", directed=False, chatter=True),
+    r("checking", expecting=CLUSTER, directed=False, chatter=True),
+    r("meeting in office", expecting=PROJECT, directed=False),
+    r("no idea", expecting=CLUSTER, directed=False, chatter=True),
+    r("lol same here", directed=False, chatter=True),
+    r("hmm", expecting=CLUSTER, directed=False, chatter=True),
+    r("call me later", expecting=CLUSTER, directed=False),
+    # --- time words -----------------------------------------------------------------------
+    r(
+        "@bot train-bert in nlp on prod-a since Saturday",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="7d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a since monday morning",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a over the weekend",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="7d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a past two days",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="2d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a this week",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="7d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a since yesterday's deploy",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="2d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a since the deploy",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        unread="since the deploy",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a since last week",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="14d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a since Thursday",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="2d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a since the upgrade",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        unread="since the upgrade",
+    ),
+    r("what about since tuesday?", directed=False, lookback="4d"),
+    r(
+        "@bot train-bert in nlp on prod-a last 3 days",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="3d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a since the incident started",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        unread="since the incident",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a in the past hour",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="1h",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a since fri",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="8d",
+    ),
+    # --- "stuck" questions are about the current run ---------------------------------------
+    r(
+        "@bot train-bert in nlp on prod-a hasn't started in 20 min",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot why is it queued? train-bert in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a pods never get ready",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a still waiting after 2 hours",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert is stuck in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a has not started yet",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a didn't come up for an hour",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a is in an image pull loop",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PULL,
+    ),
+    # --- near misses and typos: asked about, never used ------------------------------------
+    r(
+        "@bot train-bert in nlpp on prod-a",
+        "project? nlp",
+        cluster="prod-a",
+        project="nlpp",
+        workload="train-bert",
+        near_projects=("nlp",),
+    ),
+    r(
+        "@bot train-bert in visoin on prod-a",
+        "project? vision",
+        cluster="prod-a",
+        project="visoin",
+        workload="train-bert",
+        near_projects=("vision",),
+    ),
+    r(
+        "@bot train-bert in nlp on prod-aa",
+        "cluster? prod-a prod-b prod-c",
+        cluster="prod-aa",
+        project="nlp",
+        workload="train-bert",
+        near_clusters=("prod-a", "prod-b", "prod-c"),
+    ),
+    r(
+        "nlpp",
+        expecting=PROJECT,
+        directed=False,
+        project="nlpp",
+        near_projects=("nlp",),
+        asks="project? nlp",
+    ),
+    r(
+        "prodd-b",
+        expecting=CLUSTER,
+        directed=False,
+        cluster="prodd-b",
+        near_clusters=("prod-b", "prod-a", "prod-c"),
+        asks="cluster? prod-b prod-a prod-c",
+    ),
+    r(
+        "@bot train-bert in ml-tem on prod-a",
+        "project? ml-team",
+        cluster="prod-a",
+        workload="train-bert",
+        project="ml-tem",
+        near_projects=("ml-team",),
+    ),
+    r(
+        "@bot train-bert in finance on prod-a",
+        cluster="prod-a",
+        project="finance",
+        workload="train-bert",
+    ),
+    r(
+        "@bot eval-7 on staging",
+        "cluster? staging-west",
+        cluster="staging",
+        workload="eval-7",
+        near_clusters=("staging-west",),
+    ),
+    # --- picks and follow-ups ---------------------------------------------------------------
+    r("2", expecting=WORKLOAD, directed=False, pick=2),
+    r("the second one", expecting=CLUSTER, directed=False, pick=2),
+    r("show logs", directed=False, follow_up=FollowUp.EVIDENCE),
+    r("check again", directed=False, follow_up=FollowUp.RERUN),
+]
+
+
+def test_the_table_is_big_enough():
+    assert len(ROWS) >= 150
+    assert len({row.said for row in ROWS}) == len(ROWS)
+
+
+@pytest.mark.parametrize("markup", PLATFORMS, ids=[m.value for m in PLATFORMS])
+@pytest.mark.parametrize("row", ROWS, ids=[row.said[:60] for row in ROWS])
+def test_each_message_reads_the_same_on_every_platform(row: Row, markup: Markup):
+    text = render(row.said, markup)
+    understood = understand(
+        text,
+        markup=markup,
+        expecting=row.expecting,
+        known=KNOWN,
+        bot_user_id=BOT_ID,
+        today=TODAY,
+        directed=row.directed,
+    )
+    got = summary(understood)
+    assert got == {**_NONE, **row.want}, text
+    if row.asks is not None:
+        assert next_question(got) == row.asks
