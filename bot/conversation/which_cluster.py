@@ -51,7 +51,7 @@ class ClusterSlot:
         anyway. Nothing is named to anyone from it; a failure is `resolve`'s to report.
         """
         with contextlib.suppress(UpstreamError):
-            await self._directory.clusters()
+            await self.directory.clusters()
 
     async def resolve(
         self, gate: Gate, slots: Slots, channel: str, notes: list[str]
