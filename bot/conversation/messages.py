@@ -77,8 +77,9 @@ PRIVATE_QUESTION = (
 )
 
 HELP = """\
-I explain why a Run:ai workload failed: the category first, then cited evidence, how often \
-it happened recently, and what to do next. I only read; I never change a workload.
+I explain why a Run:ai workload failed (or is stuck Pending, or was preempted): the category \
+first, then cited evidence, how often it happened recently, and what to do next. I only read; \
+I never change a workload.
 
 Ask me in plain words, or with key=value pairs:
 • `/runai-why why did training-job-42 in ml-team fail on cluster prod-a?`
@@ -93,11 +94,15 @@ is missing I ask in the thread (the person who asked answers there; anyone else 
 I never guess.
 
 After an answer, reply in its thread with `show logs` (all the evidence), `what about the last \
-7 days?`, `check again`, or a correction such as `actually it's on prod-b`."""
+7 days?`, `check again`, or a correction such as `actually it's on prod-b`.
+
+`/runai-why watch nlp on prod-a` posts every new failure in project nlp to this channel, for \
+everyone in it (`unwatch nlp on prod-a`; `watches` lists them)."""
 
 _TEAMS_HELP = """\
-I explain why a Run:ai workload failed: the category first, then cited evidence, how often \
-it happened recently, and what to do next. I only read; I never change a workload.
+I explain why a Run:ai workload failed (or is stuck Pending, or was preempted): the category \
+first, then cited evidence, how often it happened recently, and what to do next. I only read; \
+I never change a workload.
 
 Mention me and ask in plain words, or paste what you have:
 • `@runai-why why did training-job-42 in ml-team fail on prod-a?`
@@ -111,7 +116,10 @@ I always need the cluster, and either the workload ID or its name and project. I
 is missing I ask in the thread; I never guess. In a 1:1 chat with me, no mention is needed.
 
 After an answer, reply in its thread with `show logs`, `what about the last 7 days?`, \
-`check again`, or a correction such as `actually it's on prod-b`."""
+`check again`, or a correction such as `actually it's on prod-b`.
+
+`@runai-why watch nlp on prod-a` posts every new failure in project nlp to this channel, for \
+everyone in it (`unwatch nlp on prod-a`; `watches` lists them)."""
 
 
 def help_text(platform: str) -> str:

@@ -243,8 +243,11 @@ async def test_help_says_what_to_type_on_the_platform(platform):
         assert help_reply.text == help_text(platform)
     if platform == "teams":
         assert "/runai-why" not in help_text(platform)
+        assert "`@runai-why watch nlp on prod-a`" in help_text(platform)
     else:
         assert help_text(platform) == HELP
+        assert "`/runai-why watch nlp on prod-a`" in help_text(platform)
+    assert "stuck Pending, or was preempted" in help_text(platform)
 
 
 async def test_two_pods_in_one_alert_are_two_answers(demo):
