@@ -150,9 +150,15 @@ class Supervisor:
         self._host = host
         self._web_port = web_port
         self._kill_after_s = grace_s + _HAND_BACK_S
+        self.pids: dict[int, int] = {}
+        """The process ID running in each slot now."""
         self._stop = asyncio.Event()
         self._failed: int | None = None
         self._log = structlog.get_logger(__name__).bind(role=role)
+
+    def stop(self) -> None:
+        """Stop every copy and return from `run` (what SIGTERM and SIGINT do)."""
+        self._stop.set()
 
     def run(self) -> int:
         """Start the copies, keep them running, stop them; the exit code (0, or 2)."""
@@ -165,17 +171,23 @@ class Supervisor:
         os.environ[MULTIPROC_ENV] = str(directory)
         try:
             start_metrics_server(self._metrics_port, self._host)
-            return asyncio.run(self._run(directory))
+            return asyncio.run(self.supervise(directory))
         finally:
             if not given:
+                os.environ.pop(MULTIPROC_ENV, None)
                 shutil.rmtree(directory, ignore_errors=True)
 
-    async def _run(self, directory: Path) -> int:
+    async def supervise(self, directory: Path) -> int:
+        """Run the copies, their metrics in `directory`, until `stop` (or a signal)."""
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, self._stop.set)
+            loop.add_signal_handler(sig, self.stop)
         self._log.info("processes_starting", count=self.count, pid=os.getpid())
-        await asyncio.gather(*(self._keep(slot, directory) for slot in range(self.count)))
+        try:
+            await asyncio.gather(*(self._keep(slot, directory) for slot in range(self.count)))
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
         self._log.info("processes_stopped", count=self.count)
         return self._failed or 0
 
@@ -191,6 +203,7 @@ class Supervisor:
         while not self._stop.is_set():
             started = time.monotonic()
             process = await self._spawn(slot)
+            self.pids[slot] = process.pid
             code = await self._until_exit_or_stop(process)
             multiprocess.mark_process_dead(process.pid, str(directory))  # type: ignore[no-untyped-call]
             if self._stop.is_set():

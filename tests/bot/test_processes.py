@@ -6,15 +6,20 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.values import MultiProcessValue
 
 from bot.cli import main
-from bot.processes import usable_cores
+from bot.metrics import exposition
+from bot.processes import Supervisor, reuse_port_socket, usable_cores
+from bot.settings import ConfigError
 from runai_sim.app import Simulator
 from runai_sim.server import serve
 from tests.bot.slack.fake_slack import FakeSlack
@@ -24,6 +29,7 @@ from tests.bot.test_audit import free_port
 from tests.bot.worker_process import STALLED_EVIDENCE, journaled, worker_process
 
 ASK = "cluster=prod-a workload=training-job-42 project=ml-team"
+DEMO_FILE = Path(__file__).resolve().parents[2] / "runai_sim" / "scenarios" / "demo.json"
 STREAM = "{runai-why-work}:stream"
 
 
@@ -345,3 +351,98 @@ async def test_web_processes_that_are_misconfigured_stop_the_supervisor(
         code = await web.wait()
     assert code == 2
     assert _events(log, "process_misconfigured")
+
+
+# ---------------------------------------------------------------- the supervisor in-process
+
+
+def _sims(count: int) -> Supervisor:
+    """Copies that run until SIGTERM: simulators on ports of their own."""
+    argv = ["sim", "--scenario", str(DEMO_FILE), "--port", "0"]
+    return Supervisor("sim", argv, count, metrics_port=0, host="127.0.0.1", grace_s=1)
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    async with asyncio.timeout(60):
+        while True:
+            if check():
+                return
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(120)
+async def test_the_supervisor_starts_a_dead_copy_again_and_stops_them_all(tmp_path: Path):
+    supervisor = _sims(2)
+    running = asyncio.create_task(supervisor.supervise(tmp_path))
+    try:
+        await _until(lambda: len(supervisor.pids) == 2)
+        first = supervisor.pids[0]
+        os.kill(first, signal.SIGKILL)
+        await _until(lambda: supervisor.pids[0] != first)
+        again = supervisor.pids[0]
+    finally:
+        supervisor.stop()
+        code = await running
+    assert code == 0
+    assert again != first
+    for pid in supervisor.pids.values():  # each copy was stopped and reaped
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_copies_with_a_configuration_error_stop_the_supervisor_with_exit_code_2():
+    argv = ["worker", "--processes", "none"]  # every copy refuses its arguments
+    supervisor = Supervisor(
+        "worker", argv, 2, metrics_port=0, host="127.0.0.1", grace_s=1, web_port=free_port()
+    )
+    assert supervisor.run() == 2
+
+
+def test_a_port_in_use_stops_web_processes_before_they_start():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        web = Supervisor("web", [], 2, metrics_port=0, host="127.0.0.1", grace_s=1, web_port=port)
+        with pytest.raises(ConfigError, match=f"cannot listen on 127.0.0.1:{port}"):
+            web.run()
+        with pytest.raises(ConfigError, match="set PORT to a free port"):
+            reuse_port_socket("127.0.0.1", port)
+
+
+def test_web_copies_share_a_port():
+    first = reuse_port_socket("127.0.0.1", 0)
+    try:
+        port = first.getsockname()[1]
+        second = reuse_port_socket("127.0.0.1", port)
+        second.close()
+    finally:
+        first.close()
+
+
+def test_the_supervisor_leaves_the_environment_as_it_found_it():
+    supervisor = Supervisor(
+        "worker", ["worker", "--processes", "none"], 1, metrics_port=0, host="127.0.0.1", grace_s=1
+    )
+    assert supervisor.run() == 2
+    assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+
+
+def test_metrics_under_a_supervisor_are_every_process_s_added_up(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """What two processes counted in the multiprocess directory is served as one sum."""
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    for pid, count in ((101, 2.0), (102, 3.0)):
+        value_class = MultiProcessValue(process_identifier=lambda pid=pid: pid)
+        name = "runai_why_diagnoses_total"
+        value = value_class(
+            "counter", "runai_why_diagnoses", name, ("outcome",), ("diagnosed",), "help"
+        )
+        value.inc(count)
+    served = exposition().decode()
+    assert 'runai_why_diagnoses_total{outcome="diagnosed"} 5.0' in served.splitlines()
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
+    summed = 'runai_why_diagnoses_total{outcome="diagnosed"} 5.0'
+    assert summed not in exposition().decode().splitlines()  # this process's own registry
