@@ -1,10 +1,13 @@
 """200 simultaneous acks, timed by a client that is not the bottleneck (issue 25, item 6).
 
-The asks are signed slash commands about distinct workloads, sent by `bench.rawload` in a
-process of its own over raw sockets, to a replica in each layout: `recommended` (web
-processes that only verify, enqueue and acknowledge, one per core, beside worker processes)
-and `embedded` (one `serve` that also diagnoses). For comparison, the same burst is also sent
-by the httpx client the other scenarios use, whose figure includes its own queueing.
+Each replica first serves 20 `help` commands (so each web process is warm, as in
+production: its first request loads Bolt's listeners and checks the token), and its worker
+processes have all started. The asks are signed slash commands about distinct workloads,
+sent by `bench.rawload` in a process of its own over raw sockets, to a replica in each
+layout: `recommended` (web processes that only verify, enqueue and acknowledge, one per
+core, beside worker processes) and `embedded` (one `serve` that also diagnoses). For
+comparison, the same burst is also sent by the httpx client the other scenarios use, whose
+figure includes its own queueing.
 """
 
 from __future__ import annotations
@@ -62,6 +65,17 @@ async def raw_acks(world: World, url: str, asks: list[Ask]) -> tuple[list[float]
     return [float(a) for a in ok], len(ok)
 
 
+async def _warm(world: World, url: str, tag: str, count: int = 20) -> None:
+    """`help` on `count` connections: every web process has served a request, as in production.
+
+    The first request a process serves loads what it serves with (Bolt's listeners, the
+    token check): a steady-state figure leaves that out. `help` is answered privately, and
+    gives the workers nothing to do.
+    """
+    warm = [Ask(tag, i, "U001", "help", "") for i in range(count)]
+    await raw_acks(world, url, warm)
+
+
 async def acks(world: World, count: int = 200) -> list[Target | Figure]:
     """The burst in both layouts by the raw client, and in the recommended one by httpx."""
     from bench.scenarios import _client, ask_for  # noqa: PLC0415 - one place for how asks look
@@ -71,6 +85,7 @@ async def acks(world: World, count: int = 200) -> list[Target | Figure]:
     for layout in ("recommended", "embedded"):
         world.reset()
         [replica] = await world.serve(1, layout=layout)
+        await _warm(world, replica.url, f"w{layout[0]}")
         asks = [ask_for(world, f"a{layout[0]}", i, w, replica.name) for i, w in enumerate(ids)]
         timed, ok = await raw_acks(world, replica.url, asks)
         detail = f"raw sockets, separate process; {ok}/{count} acknowledged 200, p50 "

@@ -85,6 +85,8 @@ class Replica:
     log: Path
     others: list[subprocess.Popen[bytes]] = field(default_factory=list)
     """Its other top-level processes (the worker supervisor of the recommended layout)."""
+    workers: int = 0
+    """How many worker processes it runs apart from the web ones (recommended layout)."""
 
     @property
     def pid(self) -> int:
@@ -250,7 +252,9 @@ class World:
                 worker = [command, "worker", "--host", "127.0.0.1", "--processes", cores]
                 others.append(self._start(worker, port, settings, log.with_suffix(".worker.log")))
             process = self._start(web, port, settings, log)
-            replica = Replica(name, process, f"http://127.0.0.1:{port}", log, others)
+            replica = Replica(
+                name, process, f"http://127.0.0.1:{port}", log, others, len(others) * int(cores)
+            )
             self.replicas.append(replica)
             started.append(replica)
         async with httpx.AsyncClient(timeout=2) as http:
@@ -287,15 +291,29 @@ class World:
 
 
 async def _ready(http: httpx.AsyncClient, replica: Replica) -> None:
+    """Until /readyz answers and every worker process has started (none is still importing)."""
     deadline = time.monotonic() + _STARTUP_S
+    web_ready = False
     while time.monotonic() < deadline:
         if replica.process.poll() is not None:
             raise RuntimeError(f"{replica.name} exited; see {replica.log}")
         with contextlib.suppress(httpx.HTTPError):
-            if (await http.get(f"{replica.url}/readyz")).status_code == 200:  # noqa: PLR2004
-                return
+            web_ready = web_ready or (await http.get(f"{replica.url}/readyz")).status_code == 200  # noqa: PLR2004
+        if web_ready and _workers_started(replica):
+            return
         await asyncio.sleep(0.1)
     raise RuntimeError(f"{replica.name} was not ready within {_STARTUP_S:.0f} s; see {replica.log}")
+
+
+def _workers_started(replica: Replica) -> bool:
+    """Whether each worker process of the recommended layout has logged `worker_started`."""
+    if not replica.workers:
+        return True
+    log = replica.log.with_suffix(".worker.log")
+    with contextlib.suppress(OSError):
+        text = log.read_text(encoding="utf-8")
+        return text.count('"event": "worker_started"') >= replica.workers
+    return False
 
 
 def tail(path: Path, lines: int = 5) -> list[str]:

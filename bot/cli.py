@@ -26,7 +26,7 @@ from bot.console import PRIVATE
 from bot.demo import DEMO_IDENTITY, bundled_script, diagnose_all, run_chat
 from bot.logging import configure_logging
 from bot.observe import begin_request
-from bot.processes import Supervisor, follow_supervisor, usable_cores
+from bot.processes import Supervisor, follow_supervisor, usable_cores, yield_to_acknowledgements
 from bot.render.text import render_text, sanitize
 from bot.scenarios import bundled_scenario
 from bot.server import run_server, run_worker
@@ -277,6 +277,8 @@ def _worker(args: argparse.Namespace) -> int:
             grace_s=settings.shutdown_grace_s,
         ).run()
     follow_supervisor()
+    if settings.redis_url is not None:  # a worker that runs (without, `run_worker` refuses)
+        yield_to_acknowledgements()
     run_worker(settings, host=args.host)
     return EXIT_OK
 

@@ -45,6 +45,7 @@ __all__ = [
     "follow_supervisor",
     "reuse_port_socket",
     "usable_cores",
+    "yield_to_acknowledgements",
 ]
 
 #: Set in every copy to the supervisor's process ID.
@@ -56,6 +57,8 @@ _YOUNG_S = 10.0
 _MAX_PAUSE_S = 30.0
 #: After `SHUTDOWN_GRACE_S`, how long a copy has to hand its work back before SIGKILL.
 _HAND_BACK_S = 10.0
+#: How much lower than the web processes' a worker's CPU priority is (`nice`).
+WORKER_NICENESS = 10
 
 
 def usable_cores(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
@@ -127,6 +130,18 @@ def follow_supervisor() -> None:
     libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
     if os.getppid() != int(parent):  # it died before the request took effect
         os.kill(os.getpid(), signal.SIGTERM)
+
+
+def yield_to_acknowledgements() -> int:
+    """In a worker: lower this process's CPU priority by `WORKER_NICENESS`; the new niceness.
+
+    Where web and worker processes share cores (a `Procfile` on one host, pods on one node),
+    the acknowledgement Slack waits 3 s for then goes before a diagnosis, which can wait: in
+    the benchmark, 200 acks at once beside two busy workers measured a p99 of 0.47-0.75 s
+    at normal priority and 0.29-0.30 s with the workers at niceness 10. Lowering one's own
+    priority needs no privilege.
+    """
+    return os.nice(WORKER_NICENESS)
 
 
 class Supervisor:

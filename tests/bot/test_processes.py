@@ -18,7 +18,7 @@ from prometheus_client.values import MultiProcessValue
 
 from bot.cli import main
 from bot.metrics import exposition
-from bot.processes import Supervisor, reuse_port_socket, usable_cores
+from bot.processes import WORKER_NICENESS, Supervisor, reuse_port_socket, usable_cores
 from bot.settings import ConfigError
 from runai_sim.app import Simulator
 from runai_sim.server import serve
@@ -148,10 +148,16 @@ async def test_two_worker_processes_answer_every_ask_once_and_count_them_togethe
             answers = await fake_slack.wait_for_async("chat.update", count=asks, timeout=150)
             async with httpx.AsyncClient() as http:
                 scraped = await http.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+            pids = [int(str(e["pid"])) for e in _events(log, "process_started")]
+            priorities = [os.getpriority(os.PRIO_PROCESS, pid) for pid in pids]
+            own = os.getpriority(os.PRIO_PROCESS, supervisor.pid)
         finally:
             supervisor.send_signal(signal.SIGTERM)
             code = await supervisor.wait()
     assert code == 0
+    # Workers yield the CPU to acknowledgements on a shared host (the supervisor does not).
+    assert priorities == [os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS] * 2
+    assert own == os.getpriority(os.PRIO_PROCESS, 0)
     assert Counter(a.body["channel"] for a in answers) == {f"C{i}": 1 for i in range(asks)}
     assert {first_line(a).split(" ")[0] for a in answers} == {"OOM_KILLED"}
     placeholders = fake_slack.calls("chat.postMessage")
