@@ -5,9 +5,10 @@ production: its first request loads Bolt's listeners and checks the token), and 
 processes have all started. The asks are signed slash commands about distinct workloads,
 sent by `bench.rawload` in a process of its own over raw sockets, to a replica in each
 layout: `recommended` (web processes that only verify, enqueue and acknowledge, one per
-core, beside worker processes) and `embedded` (one `serve` that also diagnoses). For
-comparison, the same burst is also sent by the httpx client the other scenarios use, whose
-figure includes its own queueing.
+core, beside worker processes on the same cores); the same web processes alone (the worker
+pods elsewhere, as `overlays/split-worker` deploys them); and `embedded` (one `serve` that
+also diagnoses). For comparison, the burst is also sent by the httpx client the other
+scenarios use, whose figure includes its own queueing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tests.bot.slack.signing import signed_headers, slash_command_body
 __all__ = ["acks"]
 
 ACK_P99_TARGET_S = 0.100
+BURST = 200
 
 
 def _request(url: str, ask: Ask, response_url: str) -> bytes:
@@ -44,7 +46,7 @@ def _request(url: str, ask: Ask, response_url: str) -> bytes:
 
 
 async def raw_acks(world: World, url: str, asks: list[Ask]) -> tuple[list[float], int]:
-    """Send `asks` at once from `bench.rawload`; (ack seconds of the 200s, how many were 200)."""
+    """Send `asks` at once from `bench.rawload`; (seconds of each 200, how many were 200)."""
     parts = urlsplit(url)
     requests = [_request(url, a, world.slack.response_url(a.key)) for a in asks]
     spec = {
@@ -76,51 +78,69 @@ async def _warm(world: World, url: str, tag: str, count: int = 20) -> None:
     await raw_acks(world, url, warm)
 
 
-async def acks(world: World, count: int = 200) -> list[Target | Figure]:
-    """The burst in both layouts by the raw client, and in the recommended one by httpx."""
+async def _burst(world: World, tag: str, layout: str, *, workers: bool = True) -> list[float]:
+    """A fresh warm replica in `layout` (its worker processes stopped unless `workers`)."""
+    from bench.scenarios import ask_for  # noqa: PLC0415 - one place for how asks look
+
+    world.reset()
+    [replica] = await world.serve(1, layout=layout)
+    if not workers:
+        for process in replica.others:
+            process.terminate()
+            process.wait(10)
+    await _warm(world, replica.url, f"w{tag}")
+    ids = world.scenario.workload_ids[:BURST]
+    asks = [ask_for(world, tag, i, w, replica.name) for i, w in enumerate(ids)]
+    timed, _ = await raw_acks(world, replica.url, asks)
+    return timed
+
+
+def _figures(timed: list[float]) -> str:
+    return (
+        f"p99 {number(percentile(timed, 99), 's')}, p50 {number(percentile(timed, 50), 's')}, "
+        f"{len(timed)}/{BURST} acknowledged 200"
+    )
+
+
+async def acks(world: World) -> list[Target | Figure]:
+    """The burst in the recommended layout, web processes alone, one `serve`, and by httpx."""
     from bench.scenarios import _client, ask_for  # noqa: PLC0415 - one place for how asks look
 
-    rows: list[Target | Figure] = []
-    ids = world.scenario.workload_ids[:count]
-    for layout in ("recommended", "embedded"):
-        world.reset()
-        [replica] = await world.serve(1, layout=layout)
-        await _warm(world, replica.url, f"w{layout[0]}")
-        asks = [ask_for(world, f"a{layout[0]}", i, w, replica.name) for i, w in enumerate(ids)]
-        timed, ok = await raw_acks(world, replica.url, asks)
-        detail = f"raw sockets, separate process; {ok}/{count} acknowledged 200, p50 "
-        detail += number(percentile(timed, 50), "s")
-        if layout == "recommended":
-            rows.append(
-                Target(
-                    "acks: 200 at once, p99 (recommended layout)",
-                    percentile(timed, 99),
-                    ACK_P99_TARGET_S,
-                    1.0,
-                    "s",
-                    detail,
-                )
-            )
-        else:
-            rows.append(
-                Figure(
-                    "   the same burst, one embedded `serve`",
-                    f"p99 {number(percentile(timed, 99), 's')} ({detail}; no target: small "
-                    "installs and the demo)",
-                )
-            )
-        if layout == "recommended":
-            world.reset()
-            [replica] = await world.serve(1, layout=layout)
-            asks = [ask_for(world, "ah", i, w, replica.name) for i, w in enumerate(ids)]
-            async with _client(count) as http:
-                await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
-            by_httpx = [a.ack_s for a in asks if a.ack_s is not None and a.status == 200]  # noqa: PLR2004
-            rows.append(
-                Figure(
-                    "   the same burst timed by the httpx client",
-                    f"p99 {number(percentile(by_httpx, 99), 's')} (its own pool and parsing "
-                    "share the event loop with the replies it times)",
-                )
-            )
+    timed = await _burst(world, "ar", "recommended")
+    rows: list[Target | Figure] = [
+        Target(
+            f"acks: {BURST} at once, p99 (recommended layout)",
+            percentile(timed, 99),
+            ACK_P99_TARGET_S,
+            1.0,
+            "s",
+            f"raw sockets from a process of its own; {_figures(timed)}; web and worker "
+            "processes on the same cores",
+        )
+    ]
+    alone = await _burst(world, "aw", "recommended", workers=False)
+    rows.append(
+        Figure("   web processes alone (workers elsewhere)", f"{_figures(alone)}; as split pods")
+    )
+    embedded = await _burst(world, "ae", "embedded")
+    rows.append(
+        Figure(
+            "   one `serve` with its embedded worker",
+            f"{_figures(embedded)}; no target: small installs and the demo",
+        )
+    )
+    world.reset()
+    [replica] = await world.serve(1, layout="recommended")
+    ids = world.scenario.workload_ids[:BURST]
+    asks = [ask_for(world, "ah", i, w, replica.name) for i, w in enumerate(ids)]
+    async with _client(BURST) as http:
+        await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
+    by_httpx = [a.ack_s for a in asks if a.ack_s is not None and a.status == 200]  # noqa: PLR2004
+    rows.append(
+        Figure(
+            "   recommended, timed by the httpx client",
+            f"p99 {number(percentile(by_httpx, 99), 's')} (cold processes; its own pool and "
+            "parsing share the event loop with the replies it times)",
+        )
+    )
     return rows
