@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis.asyncio
 from prometheus_client.values import MultiProcessValue
 
 from bot.cli import main
@@ -53,6 +54,14 @@ async def _logged(log: Path, event: str, count: int) -> list[dict[str, object]]:
         while True:
             if len(found := _events(log, event)) >= count:
                 return found
+            await asyncio.sleep(0.05)
+
+
+async def _drained(client: redis.asyncio.Redis) -> None:
+    async with asyncio.timeout(60):
+        while True:
+            if await client.xlen(STREAM) == 0:
+                return
             await asyncio.sleep(0.05)
 
 
@@ -146,6 +155,7 @@ async def test_two_worker_processes_answer_every_ask_once_and_count_them_togethe
         )
         try:
             answers = await fake_slack.wait_for_async("chat.update", count=asks, timeout=150)
+            await _drained(redis_client)  # each answered item acknowledged and deleted
             async with httpx.AsyncClient() as http:
                 scraped = await http.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
             pids = [int(str(e["pid"])) for e in _events(log, "process_started")]
