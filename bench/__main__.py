@@ -1,15 +1,19 @@
-"""`python3 dev.py bench`: speed, scale and failover, five targets measured in one run, one table.
+"""`python3 dev.py bench`: speed, scale and failover, measured in one run, printed as one table.
 
-    python3 dev.py bench                       # everything (under five minutes)
-    python3 dev.py bench --only one,storm      # some scenarios: one storm distinct failover queued
+    python3 dev.py bench                       # everything (about five minutes)
+    python3 dev.py bench --only one,storm      # some: one acks storm distinct failover queued
+    python3 dev.py bench --only acks           # 200 acks at once, timed by a raw-socket client
     python3 dev.py bench --only parse          # the parser's worst case alone (seconds, no world)
     python3 dev.py bench --no-profile          # skip the cProfile pass over serve's request path
+    python3 dev.py bench --layout embedded     # replicas as one `serve` each, not the layout below
 
-It drives the real HTTP app (`runai-why serve` subprocesses, configured by environment
-only) with signed slash commands, against the simulator in its own process at 50 ms per
-call, the fake Slack Web API of the e2e tests and a throwaway Redis. Each target is printed
-as measured / reference with "met" or "MISSED"; the README keeps the latest table. `parse`
-(issue 20) runs in this process, without the world: figures only (`bench.parsing`).
+It drives the real HTTP app, configured by environment only, in the recommended layout
+(each replica: `serve --no-worker --web-processes N` and `worker --processes N`, N the cores)
+with signed slash commands, against the simulator in its own process at 50 ms per call, the
+fake Slack Web API of the e2e tests and a throwaway Redis. The machine's CPU model and load
+average are printed with every run; each target as measured / reference with "met" or
+"MISSED"; the README keeps the latest table. `parse` (issue 20) runs in this process,
+without the world: figures only (`bench.parsing`).
 """
 
 from __future__ import annotations

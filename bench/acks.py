@@ -109,7 +109,7 @@ async def acks(world: World) -> list[Target | Figure]:
     timed = await _burst(world, "ar", "recommended")
     rows: list[Target | Figure] = [
         Target(
-            f"acks: {BURST} at once, p99 (recommended layout)",
+            f"2. acks: {BURST} at once, p99 (recommended layout)",
             percentile(timed, 99),
             ACK_P99_TARGET_S,
             1.0,

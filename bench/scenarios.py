@@ -197,7 +197,7 @@ async def storm(world: World, reference: Reference, count: int = 200) -> Rows:
     acks = _acks(asks)
     return [
         Target(
-            "2. storm: upstream calls / one diagnosis's",
+            "3. storm: upstream calls / one diagnosis's",
             len(calls),
             len(reference.calls),
             1.0,
@@ -238,7 +238,7 @@ async def distinct(world: World, reference: Reference, count: int = 200) -> Rows
     per_request = cpu / answered if answered else math.nan
     return [
         Target(
-            "3. distinct: e2e p99 / max(chain, CPU floor)",
+            "4. distinct: e2e p99 / max(chain, CPU floor)",
             percentile(e2e, 99),
             floor,
             1.2,
@@ -303,7 +303,7 @@ async def failover(world: World, count: int = 60, settle_s: float = 60.0) -> Row
     )
     return [
         Target(
-            "4. failover: lost / acknowledged",
+            "5. failover: lost / acknowledged",
             len(lost),
             len(acked),
             0.0,
@@ -348,7 +348,7 @@ async def queued(world: World, count: int = 1000, settle_s: float = 45.0) -> Row
     e2e = [found[a.key].answered_at - a.sent for a in answered]  # type: ignore[operator]
     return [
         Target(
-            "5. queued: peak RSS, largest process / 150 MB",
+            "6. queued: peak RSS, largest process / 150 MB",
             peak,
             PEAK_RSS_BOUND_MB,
             1.0,
