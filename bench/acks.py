@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import sys
 from urllib.parse import urlsplit
@@ -95,6 +96,32 @@ async def _burst(world: World, tag: str, layout: str, *, workers: bool = True) -
     return timed
 
 
+async def _echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Answer one request at once, whatever it is (the measuring tool's own floor)."""
+    with contextlib.suppress(OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = [
+            line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        ]
+        await reader.readexactly(int(length[0].split(b":", 1)[1]) if length else 0)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        await writer.drain()
+    writer.close()
+
+
+async def tool_floor(world: World) -> list[float]:
+    """The same burst against a server that answers at once: what the client itself adds."""
+    from bench.scenarios import ask_for  # noqa: PLC0415 - one place for how asks look
+
+    server = await asyncio.start_server(_echo, "127.0.0.1", 0, backlog=1024)
+    async with server:
+        url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        ids = world.scenario.workload_ids[:BURST]
+        asks = [ask_for(world, "af", i, w, "echo") for i, w in enumerate(ids)]
+        timed, _ = await raw_acks(world, url, asks)
+    return timed
+
+
 def _figures(timed: list[float]) -> str:
     return (
         f"p99 {number(percentile(timed, 99), 's')}, p50 {number(percentile(timed, 50), 's')}, "
@@ -118,6 +145,13 @@ async def acks(world: World) -> list[Target | Figure]:
             "processes on the same cores",
         )
     ]
+    floor = await tool_floor(world)
+    rows.append(
+        Figure(
+            "   the client's own floor",
+            f"{_figures(floor)} from a server that answers at once",
+        )
+    )
     alone = await _burst(world, "aw", "recommended", workers=False)
     rows.append(
         Figure("   web processes alone (workers elsewhere)", f"{_figures(alone)}; as split pods")
