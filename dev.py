@@ -95,7 +95,11 @@ def ensure_venv(level: str) -> None:
         venv.EnvBuilder(with_pip=True).create(VENV)
     what = "runai-why and its development tools" if level == "dev" else "runai-why"
     pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "install"]
-    _install(f"installing {what}", [*pip, "--require-hashes", "-r", str(LOCKS / lock)], lock)
+    # The lock pins every package: `--no-deps` installs exactly it, so pip resolves nothing. (A
+    # dependency asking for an extra, `coverage[toml]` from pytest-cov, made pip 23 pick the
+    # newest release for it and refuse it as unpinned once one newer than the lock appeared.)
+    locked = ["--no-deps", "--require-hashes", "-r", str(LOCKS / lock)]
+    _install(f"installing {what}", [*pip, *locked], lock)
     # Everything it needs is in the lock, the build backend included.
     editable = [*pip, "-q", "--no-deps", "--no-build-isolation", "-e", str(ROOT)]
     code = _wait(subprocess.Popen(editable))

@@ -105,6 +105,11 @@ def _parser() -> _Parser:
     sim = commands.add_parser("sim", help="serve a scenario as a simulated Run:ai control plane")
     sim.add_argument("--scenario", type=Path, required=True)
     sim.add_argument("--port", type=int, default=8600, help="loopback port (default 8600; 0 = any)")
+    sim.add_argument(
+        "--control",
+        action="store_true",
+        help="also serve PUT/DELETE /_sim/workloads/<id> to change workloads (loopback only)",
+    )
 
     srv = commands.add_parser(
         "serve",
@@ -325,7 +330,7 @@ def _main(argv: Sequence[str] | None) -> int:
     log = structlog.get_logger(__name__)
     try:
         if args.command == "sim":
-            run_simulator(args.scenario, port=args.port)
+            run_simulator(args.scenario, port=args.port, control=args.control)
             return EXIT_OK
         if args.command == "serve":
             return _serve(args)

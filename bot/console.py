@@ -8,7 +8,7 @@ Later lines in a thread are plain replies, unless they start with `@` (a mention
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 
 from bot.conversation import (
     Choice,
@@ -102,9 +102,16 @@ class ConsoleResponder:
 class ConsoleSession:
     """One person chatting with the engine in a terminal (or from a script)."""
 
-    def __init__(self, engine: ConversationEngine, write: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        engine: ConversationEngine,
+        write: Callable[[str], None],
+        commands: Mapping[str, Callable[[str], Awaitable[None]]] | None = None,
+    ) -> None:
+        """`commands` are the demo's own (`/fail NAME`): a line starting with one runs it."""
         self._engine = engine
         self._write = write
+        self._commands = dict(commands or {})
         self._responder = ConsoleResponder(write)
         self._threads = itertools.count(1)
         self._thread = self._new_thread()
@@ -125,6 +132,10 @@ class ConsoleSession:
             self._responder.choices = ()
             self._responder.in_thread = False
             self._write(f"{BOT}(new thread)\n")
+            return
+        word, _, rest = text.partition(" ")
+        if word in self._commands:
+            await self._commands[word](rest.strip())
             return
         if text.startswith("/runai-why"):
             self._thread = self._new_thread()

@@ -18,14 +18,15 @@ from bot.backends import simulated
 from bot.console import PROMPT, ConsoleSession
 from bot.conversation import (
     Access,
-    ConversationEngine,
     Incoming,
     MemoryStore,
     ThreadKey,
     console_identity,
 )
+from bot.demo_push import FAIL_COMMAND, DemoPush
 from bot.scenarios import request_from_expectation
 from bot.terminal import TerminalLines
+from bot.watch.engine import WatchingEngine
 from diagnosis import AccessDenied, DiagnosisRequest, Report, diagnose
 from runai_sim.scenario import Scenario
 
@@ -46,7 +47,8 @@ def _welcome(scenario: Scenario, email: str) -> str:
         f"runai-why demo: a simulated Run:ai control plane ({scenario.name}; clusters: "
         f"{clusters}), asking as {email}.\nAsk as you would in Slack, e.g. "
         "`why did training-job-42 in ml-team fail?`. `help` for more, `/new` for a new "
-        "thread, Ctrl-D to leave.\n"
+        "thread, Ctrl-D to leave. `watch ml-team on prod-a` subscribes this console, and "
+        f"`{FAIL_COMMAND} training-job-42` makes a demo workload fail now.\n"
     )
 
 
@@ -63,16 +65,19 @@ async def run_chat(
     Every question is asked as `as_email`, whose Run:ai access (the scenario's access model)
     decides what it may see, exactly as for a Slack user with that confirmed e-mail.
     """
-    async with simulated(scenario) as up:
+    async with simulated(scenario.model_copy(deep=True)) as up:
         access = Access(Authorizer(up.runai), console_identity(as_email))
-        engine = ConversationEngine(
+        store = MemoryStore()
+        push = DemoPush(up, scenario, store, write)
+        engine = WatchingEngine(
+            watch=push.commands,
             runai=up.runai,
             kube=up.kube,
-            store=MemoryStore(),
+            store=store,
             clock=lambda: scenario.now,
             access=access,
         )
-        session = ConsoleSession(engine, write)
+        session = ConsoleSession(engine, write, {FAIL_COMMAND: push.fail})
         write(_welcome(scenario, as_email))
         if script is not None:
             await session.run_script(script)

@@ -10,6 +10,8 @@ from bot.authz import Authorizer
 from bot.conversation import Access, ConversationEngine, Identify, StateStore
 from bot.flight import Flights
 from bot.settings import Settings
+from bot.watch.commands import WatchCommands
+from bot.watch.engine import Place, WatchingEngine
 from diagnosis import KubeConnector, RunaiReader
 
 __all__ = ["serving_engine"]
@@ -27,12 +29,33 @@ def serving_engine(
     clock: Callable[[], datetime | None],
     flights: Flights | None,
     mention: Callable[[str], str] = str,
+    watch: WatchCommands | None = None,
+    place: Place | None = None,
 ) -> ConversationEngine:
     """The engine for one front end: its own `identify` (and `mention`), everything else shared.
 
     Channel defaults, channel projects, the per-process limit and the diagnosis deadline come
     from `settings`; the clients, store, authorizer, audit sink and flights are the process's.
+    With `watch`, the engine also answers the subscription commands (`bot.watch`); `place`
+    adds what the front end knows of where to post (Teams: the service URL).
     """
+    access = Access(authorizer, identify, channel_projects=settings.channel_projects)
+    if watch is not None:
+        return WatchingEngine(
+            watch=watch,
+            access=access,
+            audit=audit,
+            place=place,
+            runai=runai,
+            kube=kube,
+            store=store,
+            channel_defaults=settings.channel_default_clusters,
+            max_concurrent=settings.max_concurrent_diagnoses,
+            deadline_s=settings.diagnosis_deadline_s,
+            clock=clock,
+            flights=flights,
+            mention=mention,
+        )
     return ConversationEngine(
         runai=runai,
         kube=kube,
@@ -42,7 +65,7 @@ def serving_engine(
         deadline_s=settings.diagnosis_deadline_s,
         clock=clock,
         audit=audit,
-        access=Access(authorizer, identify, channel_projects=settings.channel_projects),
+        access=access,
         flights=flights,
         mention=mention,
     )

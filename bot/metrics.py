@@ -144,3 +144,60 @@ HTTP_CONNECTIONS_CUT = Counter(
     ["reason"],
     registry=REGISTRY,
 )
+
+# The push side (bot/push, bot/watch, bot/alerts): answers nobody asked for.
+__all__ += [
+    "ALERTS_RECEIVED",
+    "ALERTS_UNMAPPED",
+    "PUSH_LAG",
+    "PUSH_NEW_FAILURES",
+    "PUSH_POSTS",
+    "PUSH_SUPPRESSED",
+    "WATCH_POLLS",
+]
+WATCH_POLLS = Counter(
+    "runai_why_watch_polls",
+    "Polls of one watched project's workload list: 'ok', or 'failed' (the list call failed).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+PUSH_NEW_FAILURES = Counter(
+    "runai_why_push_new_failures",
+    "Workloads a watch found newly failed (or preempted), or alerts taken, before grouping.",
+    ["source"],
+    registry=REGISTRY,
+)
+PUSH_POSTS = Counter(
+    "runai_why_push_posts",
+    "Pushed answers posted: as a new message ('new'), in the thread of the same failure "
+    "('group'), in a storm's thread ('storm'), in the hour's overflow thread ('overflow'), "
+    "and resolution notes ('resolved').",
+    ["source", "mode"],
+    registry=REGISTRY,
+)
+PUSH_SUPPRESSED = Counter(
+    "runai_why_push_suppressed",
+    "Pushed answers not posted as a new message: 'duplicate' (an alert's repeat, a failure "
+    "already posted), 'grouped' (into the same failure's thread), 'rate_limited' (overflow).",
+    ["reason"],
+    registry=REGISTRY,
+)
+PUSH_LAG = Histogram(
+    "runai_why_push_lag_seconds",
+    "From a workload's phase change (phaseUpdatedAt) to its pushed answer being posted.",
+    buckets=(5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0),
+    registry=REGISTRY,
+)
+ALERTS_RECEIVED = Counter(
+    "runai_why_alerts_received",
+    "Alertmanager alerts received on /alerts/alertmanager, by status (firing, resolved).",
+    ["status"],
+    registry=REGISTRY,
+)
+ALERTS_UNMAPPED = Counter(
+    "runai_why_alerts_unmapped",
+    "Alerts that could not be mapped to a Run:ai workload and a channel, by reason; never "
+    "guessed, only counted and logged.",
+    ["reason"],
+    registry=REGISTRY,
+)

@@ -18,7 +18,14 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
 
-__all__ = ["MAX_JSON_DEPTH", "Refused", "load_json", "read_body"]
+__all__ = [
+    "BODY_BUDGET_BYTES",
+    "MAX_JSON_DEPTH",
+    "BodyBudget",
+    "Refused",
+    "load_json",
+    "read_body",
+]
 
 #: Slack's deepest payloads (rich text in a shortcut's message) and Teams' activities nest
 #: about a dozen levels; four times that still leaves every later step far from its limit.
@@ -27,6 +34,36 @@ MAX_JSON_DEPTH = 64
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_A_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 _ONE_KIND = bytes.maketrans(b"{}", b"[]")
+
+
+#: The most request-body bytes one process holds while reading bodies, all requests together.
+#: A Slack body can only be verified once it is whole, so without this 1,024 connections of
+#: 1 MiB each would be a gibibyte buffered before any signature was checked. Real bodies are a
+#: few KiB: this is thousands of them, or 32 of the largest at once.
+BODY_BUDGET_BYTES = 32 * 1024 * 1024
+
+
+class BodyBudget:
+    """Bytes of request bodies being read, across the process's requests (one event loop)."""
+
+    def __init__(self, limit: int = BODY_BUDGET_BYTES) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def take(self, size: int) -> bool:
+        """Count `size` more bytes; False (nothing counted) when that would pass the limit."""
+        if self.used + size > self.limit:
+            return False
+        self.used += size
+        return True
+
+    def give_back(self, size: int) -> None:
+        """Stop counting `size` bytes (their body was read, or refused)."""
+        self.used -= size
+
+
+#: The process's budget (`read_body`'s default).
+IN_FLIGHT = BodyBudget()
 
 
 class Refused(Exception):
@@ -41,12 +78,14 @@ class Refused(Exception):
         self.reason = reason
 
 
-async def read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int, budget: BodyBudget = IN_FLIGHT) -> bytes:
     """The raw body, read as it arrives, refused as soon as it grows past `limit` bytes.
 
     Raises:
-        Refused: 413 over the cap (whatever `Content-Length` said); 400 when the client went
-            away before the body ended (the server cuts off a body that arrives too slowly).
+        Refused: 413 over the cap (whatever `Content-Length` said); 503 when the process is
+            already reading `budget.limit` bytes of bodies (the sender tries again later); 400
+            when the client went away before the body ended (the server cuts off a body that
+            arrives too slowly).
     """
     chunks: list[bytes] = []
     size = 0
@@ -55,9 +94,14 @@ async def read_body(request: Request, limit: int) -> bytes:
             size += len(chunk)
             if size > limit:
                 raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "over the size cap")
+            if not budget.take(len(chunk)):
+                size -= len(chunk)
+                raise Refused(HTTPStatus.SERVICE_UNAVAILABLE, "not read: too many bodies at once")
             chunks.append(chunk)
     except ClientDisconnect:
         raise Refused(HTTPStatus.BAD_REQUEST, "ended early: the client went away") from None
+    finally:
+        budget.give_back(sum(len(c) for c in chunks))
     return b"".join(chunks)
 
 

@@ -60,6 +60,8 @@ from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
 from bot.pages import page_routes
 from bot.processes import reuse_port_socket
+from bot.push import Poster, SlackPoster
+from bot.pushing import PushRuntime, build_push
 from bot.redis_connect import connect_redis, redis_health
 from bot.request_body import Refused, read_body
 from bot.settings import DEDUPE_TTL_S, ConfigError, Settings
@@ -110,6 +112,8 @@ class Runtime:
     """Slack's private notices sent beside acks: drained on shutdown."""
     pages: list[Route] = field(default_factory=list)
     """`/privacy` and `/terms` (`bot.pages`), which the Teams app manifest links."""
+    push: PushRuntime | None = None
+    """Watches and alerts (`bot.pushing`): the alert route, the poller (where a worker runs)."""
 
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
@@ -204,9 +208,29 @@ def build_runtime(
     handlers: dict[str, Handler] = {}  # what a worker answers, per platform
     app: AsyncApp | None = None
     deps: SlackDeps | None = None
+    posters: dict[str, Poster] = {}
+    auth_test: AuthTest | None = None
     if slack:
         web = build_web_client(token, settings.slack_api_url)
         auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
+        posters["slack"] = SlackPoster(web, runai_url=settings.runai_url)
+    push = build_push(
+        settings,
+        runai=runai,
+        lister=runai,
+        kube=kube,
+        store=store,
+        redis_client=redis_client,
+        queue=queue,
+        posters=posters,
+        flights=flights,
+        audit=audit,
+        clock=clock,
+        slack_team=_slack_team(auth_test) if auth_test is not None else None,
+    )
+    handlers["push"] = push.work
+    if slack:
+        assert auth_test is not None  # noqa: S101 - built above whenever Slack is served
         engine = serving_engine(
             settings,
             SlackIdentify(web, redis_client, auth_test),
@@ -217,6 +241,7 @@ def build_runtime(
             audit=audit,
             clock=clock,
             flights=flights,
+            watch=push.commands,
         )
         deps = SlackDeps(
             engine,
@@ -246,6 +271,8 @@ def build_runtime(
             transport=teams_transport,
             flights=flights,
             queue=queue,
+            watch=push.commands,
+            posters=posters,
         )
         handlers["teams"] = teams.work
     consumer = None
@@ -274,14 +301,27 @@ def build_runtime(
         shutdown_grace_s=settings.shutdown_grace_s,
         notices=deps.notices if deps is not None else None,
         pages=page_routes(settings),
+        push=push,
     )
+
+
+def _slack_team(auth_test: AuthTest) -> Callable[[], Awaitable[str]]:
+    """The installing workspace's team ID (from the one `auth.test`), for pushed threads."""
+
+    async def team() -> str:
+        answer = await auth_test.answer()
+        return str(answer.get("team_id") or "")
+
+    return team
 
 
 def _rejected(rejection: Rejection) -> Response:
     structlog.get_logger(__name__).warning(
         "slack_request_rejected", status=int(rejection.status), reason=rejection.reason
     )
-    return PlainTextResponse(rejection.status.phrase, status_code=rejection.status)
+    busy = rejection.status is HTTPStatus.SERVICE_UNAVAILABLE
+    headers = {"Retry-After": "1"} if busy else None  # not taken: Slack sends it again
+    return PlainTextResponse(rejection.status.phrase, status_code=rejection.status, headers=headers)
 
 
 async def slack_events(runtime: Runtime, request: Request) -> Response:
@@ -356,16 +396,20 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         if runtime.worker is not None:
             runtime.worker.start()
+            if runtime.push is not None:
+                runtime.push.start()
         try:
             yield
         finally:
             await _close(runtime)
 
     teams = runtime.teams.routes() if runtime.teams is not None else []
+    alerts = runtime.push.routes if runtime.push is not None else []
     return Starlette(
         routes=[
             Route("/slack/events", events, methods=["POST"]),
             *teams,
+            *alerts,
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics_route, methods=["GET"]),
@@ -433,6 +477,8 @@ async def _worker_main(settings: Settings, host: str) -> None:
     start_metrics_server(settings.metrics_port, host)
     stop = _stop_on_signals()
     runtime.worker.start()
+    if runtime.push is not None:
+        runtime.push.start()
     try:
         await stop.wait()
     finally:
@@ -450,6 +496,8 @@ async def _socket_mode(settings: Settings, host: str) -> None:
     stop = _stop_on_signals()
     if runtime.worker is not None:
         runtime.worker.start()
+        if runtime.push is not None:
+            runtime.push.start()
     try:
         await handler.connect_async()  # type: ignore[no-untyped-call]
         await stop.wait()
@@ -471,6 +519,8 @@ async def _close(runtime: Runtime) -> None:
         stopping.append(runtime.notices.drain(grace_s))
     if runtime.worker is not None:
         stopping.append(runtime.worker.stop(grace_s))
+    if runtime.push is not None:
+        stopping.append(runtime.push.stop())
     await asyncio.gather(*stopping)
     if runtime.teams is not None:
         await runtime.teams.aclose()

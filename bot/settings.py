@@ -123,6 +123,21 @@ class Settings(BaseSettings):
             the requests it is answering finish before it hands the rest back.
         embedded_worker: `EMBEDDED_WORKER`, whether `runai-why serve` also answers requests
             (default yes; turn it off when `runai-why worker` processes do).
+        alertmanager_token: `ALERTMANAGER_TOKEN`, the bearer token Alertmanager sends to
+            `POST /alerts/alertmanager`; unset, that route is not served.
+        alert_cluster: `ALERT_CLUSTER`, the cluster (name or ID) of alerts without a
+            `cluster` label, for a single-cluster install.
+        alert_channels: `ALERT_CHANNELS`, JSON `{"<cluster name or ID>/<project>": "<channel
+            ID>"}`: where alerts about a project are answered.
+        watches: `WATCHES`, JSON list of `{"channel", "project", "cluster"}` (optionally
+            `"preemptions": true`): watches declared by the install (GitOps).
+        watch_interval_s: `WATCH_INTERVAL_S`, how often watched projects are polled.
+        watch_storm_threshold: `WATCH_STORM_THRESHOLD`, more new failures than this in one
+            poll of one project are posted as one summary with the answers in its thread.
+        push_group_window_s: `PUSH_GROUP_WINDOW_S`, how long the same failure keeps going
+            into the same thread.
+        push_max_posts_per_h: `PUSH_MAX_POSTS_PER_H`, new pushed messages per channel per
+            hour; past it, that hour's answers go into one thread.
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
@@ -216,6 +231,15 @@ class Settings(BaseSettings):
     queue_max_deliveries: int = Field(default=3, ge=1, le=20)
     shutdown_grace_s: float = Field(default=20.0, ge=0, le=600)
     embedded_worker: bool = True
+    # The push side (bot/push, bot/alerts, bot/watch): answers nobody asked for.
+    alertmanager_token: SecretStr | None = None
+    alert_cluster: str | None = None
+    alert_channels: dict[str, str] = Field(default_factory=dict)
+    watches: list[dict[str, str | bool]] = Field(default_factory=list)
+    watch_interval_s: float = Field(default=60.0, ge=1, le=3600)
+    watch_storm_threshold: int = Field(default=5, ge=1, le=1000)
+    push_group_window_s: float = Field(default=6 * 3600.0, ge=60, le=7 * 86400)
+    push_max_posts_per_h: int = Field(default=20, ge=1, le=10_000)
 
     @field_validator("slack_api_url")
     @classmethod

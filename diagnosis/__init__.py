@@ -54,8 +54,9 @@ from diagnosis.runai.client import RunaiClient
 from diagnosis.runai.config import RunaiConfig
 from diagnosis.runai.models import Cluster
 from diagnosis.runai.reader import RunaiReader
-from diagnosis.sharing import Payload, Share
+from diagnosis.sharing import Payload, Share, SharedLookups
 from diagnosis.stages import STAGE_NAMES, StageObserver
+from diagnosis.viewer import for_viewer
 
 __all__ = [
     "DEFAULT_DEADLINE_S",
@@ -92,6 +93,7 @@ __all__ = [
     "RunaiConfig",
     "RunaiReader",
     "Share",
+    "SharedLookups",
     "Symptom",
     "UpstreamError",
     "UpstreamTimeout",
@@ -113,3 +115,5 @@ __all__ += [
 ]
 # The Pending and preemption answers' facts (`Report.pending`, `Report.preemption`).
 __all__ += ["Party", "PendingFacts", "PreemptionFacts"]
+# A report shown again to someone other than its asker (`ShownAgain.evidence`).
+__all__ += ["for_viewer"]

@@ -1,7 +1,9 @@
 """Per-asker access, in diagnosis terms: an injectable check before a workload is shown.
 
 `diagnose(..., authorize=...)` asks the caller's callback about every workload it is about
-to use or list: by ID right after fetching it (before the cluster guard, events or logs),
+to use or list: by ID right after fetching its status (before the cluster guard, and
+before any of its events, pods, history, spec, metrics or logs is read: `diagnosis.pipeline`
+says why none is read ahead of the check),
 and by name for each match and near match (those refused are dropped, as if absent). The
 callback sees only the cluster, project and kind (`WorkloadAccess`), never the name, so
 what it decides on cannot leak it. A refusal by ID raises `AccessDenied`, which carries

@@ -21,13 +21,15 @@ from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Pod, Workload
 from diagnosis.runai.reader import RunaiReader
 
-__all__ = ["MAX_WORKLOADS", "WINDOW", "NodePods", "blast_radius"]
+__all__ = ["BLAST_FACT", "MAX_WORKLOADS", "WINDOW", "NodePods", "blast_radius"]
 
 #: How far around this workload's termination the node's other terminations are counted.
 WINDOW = timedelta(minutes=30)
 #: Other workloads read at most (a busy node's pods are listed once; each workload once).
 MAX_WORKLOADS = 50
 PODS = "get_workload_pods"
+#: The blast-radius line's fact key: it was counted for one asker (`diagnosis.viewer`).
+BLAST_FACT = "blast-radius"
 
 
 @runtime_checkable
@@ -96,6 +98,10 @@ async def blast_radius(
     if lost:
         gap = Gap(source="get_workload_status", what=f"{lost} of the {what} could not be read")
     line = EvidenceLine(
-        text=text, source=PODS, sources=(PODS, "get_workload_status"), deciding=True
+        text=text,
+        source=PODS,
+        sources=(PODS, "get_workload_status"),
+        deciding=True,
+        fact=BLAST_FACT,
     )
     return line, gap

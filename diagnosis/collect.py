@@ -1,9 +1,10 @@
 """Steps 2-4: spec, pods (then Kubernetes) and history concurrently; metrics/nodes if indicated.
 
 Every fetch that fails becomes a `Gap`; nothing here classifies. The wall time is the
-dependency chain, not the sum of the calls: status → events → {spec, history, pods → Tier 2
-pods → Tier 2 nodes}, with metrics and node status started the moment the evidence read so
-far asks for them (an OOM in the status or a pod: next to the pods' Tier 2 reads, not after).
+dependency chain, not the sum of the calls: status → {events, spec, history, pods, metrics
+if the status shows an OOM} → {Tier 2 pods and the nodes the Run:ai pods name, metrics if
+only the events or pods show it}. `Reads` starts the Run:ai reads the moment the status is
+read and authorized, alongside the events the phase routing waits for.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from diagnosis.redact import Redactor
 from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import Event, HistoryRecord, Measurement, Node, Pod, Workload
 from diagnosis.runai.reader import RunaiReader
-from diagnosis.signals import history_signals, pod_signals
+from diagnosis.signals import history_signals, pod_signals, status_signals
 
-__all__ = ["collect"]
+__all__ = ["Reads", "collect"]
 
 T = TypeVar("T")
 #: The skill: "If the kind-specific `spec` is absent, report that limitation and continue."
@@ -74,6 +75,61 @@ class _Soon(Generic[T]):
             self._task.cancel()
 
 
+class Reads:
+    """The Run:ai reads of Steps 2-4 for one workload, started as soon as they can be.
+
+    Built only after the workload's status was read *and* the asker's access to it was
+    granted (`diagnosis.access`): everything here needs the workload's ID and the evidence
+    window, which the status gives, and nothing of a workload the asker may not see is
+    ever read. Spec, pods and history start at once, next to the events; metrics start now
+    if the status alone shows an OOM (else when the evidence read so far shows one), node
+    status when the evidence implicates a node. `cancel` drops whatever is not used (the
+    workload was routed to a preemption, Pending or out-of-scope answer instead).
+    """
+
+    def __init__(
+        self, runai: RunaiReader, workload: Workload, *, now: datetime, since: datetime
+    ) -> None:
+        self.spec = asyncio.ensure_future(
+            gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload))
+        )
+        self.pods = asyncio.ensure_future(
+            gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id))
+        )
+        self.history = asyncio.ensure_future(fetch_history(runai, workload.id, since))
+        self.node_names: list[str] | None = None  # known once the pods are
+
+        def _metrics() -> Awaitable[Fetched[list[Measurement]]]:
+            return gather_gap(
+                "get_workload_metrics",
+                "CPU-memory metrics",
+                runai.get_metrics(workload.id, metric_types=(USAGE, LIMIT), start=since, end=now),
+            )
+
+        def _nodes() -> Awaitable[Fetched[list[Node]]]:
+            return gather_gap(
+                "list_nodes",
+                "node status",
+                runai.list_nodes(cluster_id=workload.cluster_id, names=self.node_names or []),
+            )
+
+        self.metrics, self.nodes = _Soon(_metrics), _Soon(_nodes)
+        # A throwaway redactor: these signals only decide; the report's are made again.
+        self.metrics.start_if(_needs_metrics(list(status_signals(workload, Redactor()))))
+
+    def indicated(self, signals: list[Signal]) -> None:
+        """Start metrics and node status as soon as the evidence so far asks for them."""
+        self.metrics.start_if(_needs_metrics(signals))
+        self.nodes.start_if(bool(self.node_names) and any(s.kind in _NODE_KINDS for s in signals))
+
+    def cancel(self) -> None:
+        """Stop every read still running (unused, or the collection failed)."""
+        for task in (self.spec, self.pods, self.history):
+            task.cancel()
+        self.metrics.cancel()
+        self.nodes.cancel()
+
+
 async def collect(
     request: DiagnosisRequest,
     runai: RunaiReader,
@@ -86,63 +142,47 @@ async def collect(
     since: datetime,
     redactor: Redactor,
     kube: KubeReader | None = None,
+    reads: Reads | None = None,
 ) -> Evidence:
     """Gather the rest of the evidence for a workload that is in scope.
 
     `cutoff` is the lookback (recurrence); `since` is where the failure's own evidence
     starts (at or before `cutoff`), so an old failure keeps its history and metrics.
+    `reads`, when given, are this workload's reads already under way (same `now`, `since`).
     """
     pod_found: list[Signal] = []
     history_found: list[Signal] = []
-    node_names: list[str] | None = None  # known once the pods are
-
-    def _metrics() -> Awaitable[Fetched[list[Measurement]]]:
-        return gather_gap(
-            "get_workload_metrics",
-            "CPU-memory metrics",
-            runai.get_metrics(workload.id, metric_types=(USAGE, LIMIT), start=since, end=now),
-        )
-
-    def _nodes() -> Awaitable[Fetched[list[Node]]]:
-        return gather_gap(
-            "list_nodes",
-            "node status",
-            runai.list_nodes(cluster_id=workload.cluster_id, names=node_names or []),
-        )
-
-    metrics, nodes = _Soon(_metrics), _Soon(_nodes)
-
-    def indicated(signals: list[Signal]) -> None:
-        """Start metrics and node status as soon as the evidence so far asks for them."""
-        metrics.start_if(_needs_metrics(signals))
-        nodes.start_if(bool(node_names) and any(s.kind in _NODE_KINDS for s in signals))
+    reads = reads or Reads(runai, workload, now=now, since=since)
+    metrics, nodes = reads.metrics, reads.nodes
 
     async def pods_then_tier2() -> tuple[Fetched[list[Pod]], Tier2 | None]:
-        nonlocal node_names
-        pods = await gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id))
+        pods = await reads.pods
         pod_found.extend(pod_signals(pods.value or (), redactor))
-        node_names = sorted({p.node_name for p in pods.value or () if p.node_name})
-        indicated([*status, *pod_found, *history_found])
+        reads.node_names = sorted({p.node_name for p in pods.value or () if p.node_name})
+        so_far = [*status, *pod_found, *history_found]
+        reads.indicated(so_far)
         if kube is None:
             return pods, None
         found = tuple(pods.value) if pods.value is not None else None
-        return pods, await collect_tier2(kube, workload, found, since=since, redactor=redactor)
+        tier2 = await collect_tier2(
+            kube, workload, found, since=since, redactor=redactor, hints=so_far
+        )
+        return pods, tier2
 
     async def history_then() -> Fetched[list[HistoryRecord]]:
-        history = await fetch_history(runai, workload.id, since)
+        history = await reads.history
         history_found.extend(history_signals(history.value or (), redactor))
-        indicated([*status, *pod_found, *history_found])
+        reads.indicated([*status, *pod_found, *history_found])
         return history
 
-    indicated(status)
+    reads.indicated(status)
     try:
         spec, history, (pods, tier2) = await asyncio.gather(
-            gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload)),
-            history_then(),
-            pods_then_tier2(),
+            reads.spec, history_then(), pods_then_tier2()
         )
         signals = [*status, *pod_found, *history_found, *(tier2.signals if tier2 else ())]
-        indicated(signals)
+        reads.indicated(signals)
+        node_names = reads.node_names
         want_metrics = _needs_metrics(signals)
         want_nodes = bool(node_names) and any(s.kind in _NODE_KINDS for s in signals)
         described = tier2.nodes_read if tier2 else set()
@@ -157,8 +197,7 @@ async def collect(
             metrics.result(), nodes.result(), describe()
         )
     finally:
-        metrics.cancel()
-        nodes.cancel()
+        reads.cancel()
     gaps = [f.gap for f in (events, spec, pods, history) if f.gap is not None]
     gaps.extend(tier2.gaps if tier2 else ())
     if spec.value is not None and spec.value.spec is None:

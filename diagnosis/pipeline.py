@@ -1,19 +1,28 @@
 """`diagnose`: the runai-diagnose-failed-workload skill's Steps 1-5, read-only, deterministic.
 
-resolve → status + events → cluster guard → preemption routing → phase table →
-collect (spec, pods, history; then metrics/nodes) → classify → compose. The only
-orchestrator; every step below it is either a client call or a pure function.
+resolve → status → access check → cluster guard → events ∥ (spec, pods, history) →
+preemption routing → phase table → collect (then Kubernetes, metrics, nodes) → classify →
+compose. The only orchestrator; every step below it is either a client call or a pure
+function.
+
+Why three chain levels and not two: nothing about a workload is read before the asker's
+access to it is granted, and the access check needs the workload's project and kind, which
+only its status (or the listing, by name) gives. Reading events, pods and history alongside
+the status and dropping them on a refusal would show the asker nothing, but it would have
+the bot's service account read, on a refused person's behalf, evidence that person may not
+see: it would cost Run:ai calls (and shared call-limit slots) per guessed ID, and leave that
+evidence in memory where a log line, a gap text, a cache or a metric could one day carry it
+out. So `Reads` starts the moment the status is authorized, next to the events, never before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from datetime import UTC, datetime
 
 import structlog
 
 from diagnosis.access import AccessDenied, Authorize, access_of
-from diagnosis.collect import collect
+from diagnosis.collect import Reads, collect
 from diagnosis.compose import compose
 from diagnosis.errors import NotFound
 from diagnosis.evidence import Evidence, Gap, Signal
@@ -245,10 +254,22 @@ async def _diagnose(
             f"not {request.cluster_id}; stopping rather than diagnosing the wrong cluster.",
         )
 
-    def examine() -> Awaitable[Report]:
-        return _examine(
-            request, resolved, runai=runai, kube=kube, now=now, cutoff=cutoff, watch=watch
-        )
+    async def examine() -> Report:
+        early = _early_reads(runai, workload, now=now, cutoff=cutoff)
+        try:
+            return await _examine(
+                request,
+                resolved,
+                runai=runai,
+                kube=kube,
+                now=now,
+                cutoff=cutoff,
+                watch=watch,
+                early=early,
+            )
+        finally:
+            if early is not None:
+                early.cancel()
 
     # What this asker may see around the failure is read alongside it, never shared as such.
     around = Surroundings(workload, runai, lookups, share, authorize, cutoff, resolved.submissions)
@@ -280,6 +301,7 @@ async def _examine(
     now: datetime,
     cutoff: datetime,
     watch: Stopwatch,
+    early: Reads | None = None,
 ) -> Report:
     """Steps 2-5 for the resolved workload: events, phase routing, evidence, classification."""
     log = structlog.get_logger(__name__)
@@ -355,6 +377,7 @@ async def _examine(
             since=since,
             redactor=redactor,
             kube=reader,
+            reads=early,
         )
     if kube_gap is not None:
         ev = ev.model_copy(update={"gaps": (*ev.gaps, kube_gap)})
@@ -376,6 +399,19 @@ async def _examine(
         signals=sorted({s.kind.value for s in ev.signals if s.kind is not SignalKind.RESTARTED}),
     )
     return report
+
+
+def _early_reads(
+    runai: RunaiReader, workload: Workload, *, now: datetime, cutoff: datetime
+) -> Reads | None:
+    """Spec, pods and history, started next to the events when the status alone is a failure.
+
+    Only ever called once the asker's access to `workload` was granted (see the module's
+    docstring); a workload the status does not show failing waits for its events first.
+    """
+    if phase_gate(workload.phase, list(status_signals(workload, Redactor()))) is not None:
+        return None
+    return Reads(runai, workload, now=now, since=evidence_since(workload, now=now, cutoff=cutoff))
 
 
 def _with_gaps(report: Report, *gaps: Gap | None) -> Report:

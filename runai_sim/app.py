@@ -18,6 +18,7 @@ from starlette.routing import Mount, Route
 
 from runai_sim import filters
 from runai_sim.access import AccessAPI
+from runai_sim.control import CONTROL_PREFIX, WorkloadControl
 from runai_sim.faults import FaultRule, FaultSet, delay, error_body, fault_response
 from runai_sim.kube import KUBE_PREFIX, KubeAPI, is_kube_path, kube_fault_response
 from runai_sim.pods import list_all_pods
@@ -71,7 +72,9 @@ class Simulator:
     """A simulated Run:ai control plane serving one scenario; `app` is its ASGI application.
 
     `token_ttl_s` is the lifetime of issued tokens; `clock` returns Unix seconds (default
-    `time.time`) and drives token issue and expiry. Safe to drive from another thread.
+    `time.time`) and drives token issue and expiry. `control` serves the loopback-only
+    control endpoint (`runai_sim.control`); `workloads` changes the world from Python the same
+    way. Safe to drive from another thread.
     """
 
     _observers: ClassVar[list[RequestObserver]] = []
@@ -82,10 +85,14 @@ class Simulator:
         *,
         token_ttl_s: float = 3600,
         clock: Callable[[], float] | None = None,
+        control: bool = False,
     ) -> None:
         self.scenario = scenario
         self._clock = clock or time.time
         self._lock = threading.Lock()
+        self._control = control
+        self.workloads = WorkloadControl(scenario, self._lock)
+        """Add, replace or remove workload entries while serving (as the control endpoint)."""
         self._tokens = TokenIssuer(scenario.credentials, ttl_s=token_ttl_s, clock=self._clock)
         self._log: list[RecordedRequest] = []
         self._faults = FaultSet(scenario.faults)
@@ -191,7 +198,10 @@ class Simulator:
             if rule is not None and rule.replaces_response:
                 response = kube_fault_response(rule) if kube else fault_response(rule)
             elif (
-                not kube and path not in TOKEN_PATHS and (problem := self._tokens.problem(request))
+                not kube
+                and path not in TOKEN_PATHS
+                and not (self._control and path.startswith(CONTROL_PREFIX))
+                and (problem := self._tokens.problem(request))
             ):
                 response = _error(401, problem, {"WWW-Authenticate": "Bearer"})
             await response(scope, receive, tracking_send)
@@ -252,6 +262,7 @@ class Simulator:
             *access.routes(get),
             *SchedulingAPI(self.scenario, access.projects).routes(get),
             Mount(KUBE_PREFIX, app=self._kube.app),
+            *(self.workloads.routes() if self._control else []),
         ]
 
     # ------------------------------------------------------------------ workloads

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import uvicorn
 
 from runai_sim.app import Simulator
-from runai_sim.scenario import Scenario
+from runai_sim.control import is_loopback
+from runai_sim.scenario import Scenario, ScenarioError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Generator, Iterator
@@ -215,19 +216,31 @@ def run(
     port: int = 0,
     *,
     token_ttl_s: float = 3600,
+    control: bool = False,
 ) -> None:
     """Serve a scenario file until interrupted (the `runai-why sim` command).
 
-    Raises `ScenarioError` for a bad file and `OSError` when the port cannot be bound.
+    `control` also serves the control endpoint (`runai_sim.control`), on a loopback
+    address only. Raises `ScenarioError` for a bad file or a control endpoint asked for
+    on another address, and `OSError` when the port cannot be bound.
     """
+    if control and not is_loopback(host):
+        raise ScenarioError(
+            f"the control endpoint is served on a loopback address only, not {host!r}"
+        )
     scenario = Scenario.load(scenario_path)
-    simulator = Simulator(scenario, token_ttl_s=token_ttl_s)
+    simulator = Simulator(scenario, token_ttl_s=token_ttl_s, control=control)
     sock = _bind(host, port)
     creds = scenario.credentials
+    base_url = _base_url(host, sock)
     sys.stdout.write(
-        f"Run:ai simulator serving {scenario.name} on {_base_url(host, sock)} "
+        f"Run:ai simulator serving {scenario.name} on {base_url} "
         f"(client id {creds.client_id}, secret {creds.client_secret})\n"
     )
+    if control:
+        sys.stdout.write(
+            f"Control endpoint: PUT/DELETE {base_url}/_sim/workloads/<id> (loopback only)\n"
+        )
     sys.stdout.flush()
     server = uvicorn.Server(_config(simulator.app))
     try:

@@ -10,11 +10,18 @@ cached per user for `cache_ttl_s` in the Redis hash `runai-why:authz:decisions:<
 (`bot.authz.cache`: field `<cluster id>/<project>`, or `clusters` for the reach), so one
 `DEL` forgets a person; failures are never cached. Concurrent lookups of one person share
 one flight.
+
+A cold ask waits on few lookups one after another: `prefetch` starts a person's rules and
+roles (which no project or kind changes) when their turn starts, next to the token, the
+cluster list and the workload's status, unless an answer about them is cached; a check
+then waits only for the project, or for nothing when a system, tenant or cluster rule
+already reads every kind of workload there.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -22,10 +29,18 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 import redis.asyncio as redis
 import structlog
+from pydantic import TypeAdapter
 
 from bot.authz.cache import DECISION_CACHE_PREFIX, DecisionCache, Entry
-from bot.authz.decision import ANY_KIND, Decision, Reach, Reason, Target
-from bot.authz.policy import Grant, needs_units, reach, read_grants, readable_resources
+from bot.authz.decision import ALL_KINDS, ANY_KIND, Decision, Reach, Reason, Target
+from bot.authz.policy import (
+    Grant,
+    cluster_wide,
+    needs_units,
+    reach,
+    read_grants,
+    readable_resources,
+)
 from bot.flight import LOOKUP_REUSE_S, Flights
 from diagnosis import (
     AccessRule,
@@ -91,6 +106,8 @@ async def _pair(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
     return one, two
 
 
+#: A person's grants as shared between replicas: (rule, the resource types it reads).
+_GRANTS = TypeAdapter(list[tuple[AccessRule, list[str]]])
 #: The cache field of `Authorizer.reach` (a project's field always holds a `/`).
 _REACH_FIELD: Final = "clusters"
 
@@ -129,6 +146,10 @@ class Authorizer:
         self._allow_external = allow_external
         self._cache = DecisionCache(redis_client, cache_ttl_s, clock)
         self._ttl_s = cache_ttl_s
+        self._clock = clock
+        #: Grants `prefetch` started, by e-mail: (when, the read), for the next check.
+        self._prefetched: dict[str, tuple[float, asyncio.Task[list[Grant]]]] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self._log = structlog.get_logger("bot.authz")
 
     @classmethod
@@ -168,6 +189,24 @@ class Authorizer:
         if not identity.email:
             return Reason.NO_EMAIL, None
         return None
+
+    def prefetch(self, identity: Identity) -> None:
+        """Start reading the person's grants, unless an answer about them is cached.
+
+        Never raises and decides nothing: a check still asks for what it needs, and a
+        failed read here is simply read again there (and fails closed if it fails again).
+        """
+        if self._screened(identity) is not None:
+            return
+        task = asyncio.ensure_future(self._prefetch(str(identity.email)))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _prefetch(self, email: str) -> None:
+        if await self._cache.read_all(email.casefold()):
+            return  # answered lately: the next checks are most likely answered there too
+        with contextlib.suppress(DiagnosisError):  # read again by the check that needs it
+            await self._grants_of(email, prefetch=True)
 
     async def check(self, identity: Identity, target: Target) -> Decision:
         """The decision for `identity` about `target` (never raises for upstream failures).
@@ -266,6 +305,21 @@ class Authorizer:
         entry: Entry = json.loads(text)
         return entry
 
+    async def _shared_grants(self, email: str) -> list[Grant]:
+        """`_grants`, shared with the person's concurrent turns on every replica (`Flights`)."""
+        if self._flights is None:
+            return await self._grants(email)
+
+        async def flight() -> Payload:
+            grants = await self._grants(email)
+            listed = [(g.rule, sorted(g.resources)) for g in grants]
+            return Payload(_GRANTS.dump_json(listed, by_alias=True).decode(), keep=True)
+
+        keep_s = min(self._ttl_s, LOOKUP_REUSE_S)
+        key = f"{email.casefold()}|grants"
+        text, _ = await self._flights.run("authz", key, flight, keep_s=keep_s)
+        return [Grant(rule, frozenset(found)) for rule, found in _GRANTS.validate_json(text)]
+
     async def _grants(self, email: str) -> list[Grant]:
         """The rules of `email` and of its groups whose role grants read on some workloads."""
         (own, users), roles = await _pair(
@@ -281,9 +335,36 @@ class Authorizer:
             rules += await self._runai.list_access_rules(subject_type="group", subject_ids=groups)
         return read_grants(rules, roles)
 
+    def _grants_of(self, email: str, *, prefetch: bool = False) -> asyncio.Task[list[Grant]]:
+        """The person's grants: the read `prefetch` started (used once), or a new read.
+
+        A prefetched read is used by the first check after it, within `LOOKUP_REUSE_S`
+        and unless it failed; every other check reads afresh, as without it.
+        """
+        now = self._clock()
+        self._prefetched = {
+            k: v for k, v in self._prefetched.items() if now - v[0] < LOOKUP_REUSE_S
+        }
+        started = self._prefetched.pop(email, (0.0, None))[1] if not prefetch else None
+        if started is not None and not (started.done() and started.exception() is not None):
+            return started
+        if prefetch and email in self._prefetched:
+            return self._prefetched[email][1]
+        task = asyncio.ensure_future(self._shared_grants(email))
+        if prefetch:
+            self._prefetched[email] = (now, task)
+        return task
+
     async def _readable(self, email: str, target: Target) -> frozenset[str]:
+        grants_read = self._grants_of(email)
+        # Prefetched, about a workload (whose project its own status named): a rule over
+        # the whole cluster that reads every kind decides without the project's lookup.
+        if grants_read.done() and target.kind is not ANY_KIND:
+            wide = cluster_wide(await grants_read, target.cluster_id)
+            if ALL_KINDS in wide:
+                return wide
         grants, projects = await _pair(
-            self._grants(email),
+            grants_read,
             self._runai.list_projects(cluster_id=target.cluster_id, name=target.project),
         )
         project = next((p for p in projects if p.name == target.project), None)
@@ -299,7 +380,7 @@ class Authorizer:
         )
 
     async def _reach(self, email: str) -> tuple[bool, frozenset[str]]:
-        grants = await self._grants(email)
+        grants = await self._grants_of(email)
         by_department, by_project = needs_units(grants)
         departments: dict[str, str | None] = {}
         projects: dict[str, str | None] = {}

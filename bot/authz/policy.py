@@ -18,6 +18,7 @@ from diagnosis import AccessRule, Project, Role
 
 __all__ = [
     "Grant",
+    "cluster_wide",
     "covers",
     "needs_units",
     "reach",
@@ -95,6 +96,20 @@ def readable_resources(
             project=project,
             department_projects=department_projects,
         ):
+            found |= grant.resources
+    return frozenset(found)
+
+
+def cluster_wide(grants: Iterable[Grant], cluster_id: str) -> frozenset[str]:
+    """What the grants scoped to the whole cluster (system, tenant or the cluster) read there.
+
+    Every project on the cluster is covered by them, so when they read every kind of
+    workload (`workloads`) no project needs to be looked up to decide.
+    """
+    found: set[str] = set()
+    for grant in grants:
+        scope = grant.rule.scope_type.casefold()
+        if scope in _EVERYWHERE or (scope == "cluster" and grant.rule.scope_id == cluster_id):
             found |= grant.resources
     return frozenset(found)
 

@@ -4,7 +4,9 @@ Anyone in the thread may ask for the evidence or a re-run (another lookback or s
 re-run too), and the asker may post a privately shown answer to the thread; each is shown
 only to someone who may see that answer today. `ShownAgain.refusal` checks the same full target
 the answer was diagnosed with (cluster, project and kind), and a refusal names nothing of
-the answer. A refused re-run leaves the thread's answer as it was.
+the answer. A refused re-run leaves the thread's answer as it was. The evidence shown to
+someone other than the asker names only the other workloads that person may read
+(`diagnosis.for_viewer`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from bot.conversation.access import Gate
 from bot.conversation.messages import ALREADY_ANSWERED, NOTHING_TO_SHOW, only_asker
 from bot.conversation.model import ConversationState, EvidenceReply, Incoming, Notice, ReportReply
 from bot.conversation.turns import Responder, Turns
+from diagnosis import for_viewer
 
 __all__ = ["ShownAgain"]
 
@@ -73,11 +76,17 @@ class ShownAgain:
         if state.last_report is None:
             await responder.post(Notice(NOTHING_TO_SHOW, private=True))
             return
-        if await self._allowed(incoming, state, responder) is None:
+        gate = await self._allowed(incoming, state, responder)
+        if gate is None:
             return
+        report = state.last_report
+        if report.workload is not None and incoming.user != state.asker:
+            # Computed for the asker: what it names of other workloads is checked again.
+            label = state.slots.cluster_label or report.workload.cluster_id
+            report = await for_viewer(report, gate.authorize(report.workload.cluster_id, label))
         lookback = state.last_lookback or "24h"
         private = state.answer_private
-        await responder.post(EvidenceReply(state.last_report, lookback, private=private))
+        await responder.post(EvidenceReply(report, lookback, private=private))
 
     async def rerun(
         self,

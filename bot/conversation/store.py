@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Protocol
@@ -144,17 +145,42 @@ class RedisStore:
         self._ttl_s = ttl_s
         self._lock_timeout_s = lock_timeout_s
         self._lock_ttl_s = lock_ttl_s
+        #: A thread's state as read with its lock, for the `load` that follows it.
+        self._read_with_lock: dict[ThreadKey, str | bytes | None] = {}
 
     async def load(self, key: ThreadKey) -> ConversationState | None:
-        """See `StateStore.load`."""
-        async with _translated("load"):
-            raw = await self._redis.get(key.redis_key("conv"))
+        """See `StateStore.load`; right after `lock`, the state read with the lock is used."""
+        if key in self._read_with_lock:
+            raw = self._read_with_lock.pop(key)
+        else:
+            async with _translated("load"):
+                raw = await self._redis.get(key.redis_key("conv"))
         return ConversationState.model_validate_json(raw) if raw else None
 
     async def save(self, key: ThreadKey, state: ConversationState) -> None:
         """See `StateStore.save`."""
+        self._read_with_lock.pop(key, None)
         async with _translated("save"):
             await self._redis.set(key.redis_key("conv"), state.model_dump_json(), ex=self._ttl_s)
+
+    async def _take(self, lock: Lock, key: ThreadKey) -> bool:
+        """Take the thread's lock, reading its state in the same round trip (a pipeline).
+
+        The first attempt is `SET NX PX` of the lock and `GET` of the state together; the
+        state is kept for the `load` that follows (it cannot change while the lock is
+        held). If the lock is taken, `Lock.acquire` waits for it as before.
+        """
+        token = uuid.uuid1().hex.encode()
+        ttl_ms = int((self._lock_ttl_s or self._lock_timeout_s) * 1000)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.set(lock.name, token, nx=True, px=ttl_ms)
+            pipe.get(key.redis_key("conv"))
+            took, state = await pipe.execute()
+        if not took:
+            return bool(await lock.acquire())
+        lock.local.token = token  # the lock is this token's, as `acquire` would have made it
+        self._read_with_lock[key] = state
+        return True
 
     @asynccontextmanager
     async def lock(self, key: ThreadKey) -> AsyncIterator[None]:
@@ -165,7 +191,7 @@ class RedisStore:
             blocking_timeout=self._lock_timeout_s,
         )
         async with _translated("lock"):
-            acquired = await lock.acquire()
+            acquired = await self._take(lock, key)
         if not acquired:
             raise ThreadBusy("another replica is still answering in this thread")
         try:
@@ -176,6 +202,7 @@ class RedisStore:
                 async with renewing(renew, self._lock_ttl_s / 3, name=f"renew {key.thread}"):
                     yield
         finally:
+            self._read_with_lock.pop(key, None)
             try:
                 await lock.release()
             except LockError:

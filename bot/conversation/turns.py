@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.audit import AuditSink, audit_event
 from bot.conversation.access import Access, Gate
+from bot.conversation.ahead import Background, posted, read_status
 from bot.conversation.messages import (
     CRASHED,
     PICK_BELOW,
@@ -138,10 +139,13 @@ class Turns:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._deadline_s = deadline_s
         self._audit = audit
+        self._reading = Background()
 
     async def gate(self, incoming: Incoming) -> Gate:
-        """The checks of one turn, as the person behind `incoming`."""
-        return await self._access.gate(incoming, self._audit)
+        """The checks of one turn, as the person behind `incoming` (their grants read ahead)."""
+        gate = await self._access.gate(incoming, self._audit)
+        self._access.authorizer.prefetch(gate.identity)
+        return gate
 
     async def run(
         self,
@@ -156,7 +160,11 @@ class Turns:
         `gate` is the turn's checks when the caller already has them.
         """
         slots, notes = state.slots, list(state.notes)
+        if slots.workload_id is not None and self._flights is not None:  # `bot.conversation.ahead`
+            self._reading.start(read_status(self._runai, self._flights, slots.workload_id))
         if slots.cluster_id is None:
+            if slots.cluster_label is not None:  # matched before access is asked, as ever
+                self._reading.start(self._clusters.read_ahead())
             gate = gate or await self.gate(incoming)
             resolved = await self._clusters.resolve(gate, slots, incoming.key.channel, notes)
             if isinstance(resolved, Question):
@@ -233,21 +241,23 @@ class Turns:
                 )
                 return _answered(state)
         working = Notice(working_text(state.slots), progress=True)
-        ref: str | None = None
+        # "Diagnosing …" is posted without waiting for it: the reads start next to it, and
+        # its ref is awaited only where it is updated (every path below awaits it).
+        placeholder: asyncio.Future[str] | None = None
         if not by_id and self._access.public_in(channel, request.project):
-            ref = await responder.post(working)
+            placeholder = asyncio.ensure_future(responder.post(working))
         checked = gate.authorize(cluster_id, cluster_name)
 
         async def authorize(workload: WorkloadAccess) -> bool:
-            nonlocal ref
+            nonlocal placeholder
             allowed = await checked(workload)
             if (
                 allowed
                 and by_id
-                and ref is None
+                and placeholder is None
                 and self._access.public_in(channel, workload.project)
             ):
-                ref = await responder.post(working)
+                placeholder = asyncio.ensure_future(responder.post(working))
             return allowed
 
         started = time.perf_counter()
@@ -269,15 +279,17 @@ class Turns:
             return await self._refused(incoming, gate, state, responder)
         except UpstreamError as error:
             failed = error.operation
+            ref = await placeholder if placeholder is not None else None
             await _show(responder, ref, Notice(describe_upstream(error, "finish the diagnosis")))
         except Exception:
             # Never leave "Diagnosing …" spinning: say so in place, then let the error
             # reach the front end's error handler (logged with its traceback there).
-            if ref is not None:
+            if placeholder is not None and (ref := await posted(placeholder)):
                 await responder.update(ref, Notice(CRASHED))
             raise
         seconds = time.perf_counter() - started
         event = audit_event(incoming, state.slots, report, failed, seconds)
+        ref = await placeholder if placeholder is not None else None
         try:
             if report is None:
                 return _answered(state)

@@ -9,6 +9,7 @@ ever guessed.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping
 
 from bot.authz import Reach
@@ -41,6 +42,15 @@ class ClusterSlot:
     ) -> None:
         self._directory = ClusterDirectory(runai, flights=flights)
         self._defaults = dict(defaults)
+
+    async def read_ahead(self) -> None:
+        """Read the cluster list now (it is cached), next to the asker's identity lookup.
+
+        Only for a typed cluster name, which `resolve` matches before access is asked
+        anyway. Nothing is named to anyone from it; a failure is `resolve`'s to report.
+        """
+        with contextlib.suppress(UpstreamError):
+            await self._directory.clusters()
 
     async def resolve(
         self, gate: Gate, slots: Slots, channel: str, notes: list[str]

@@ -2,13 +2,16 @@
 
 Scaled from zero to the limit (or the peak when higher, or when there is no limit), so a
 full block means "at the limit"; long series are reduced by keeping each bucket's maximum,
-so a spike is never averaged away.
+so a spike is never averaged away; where samples are missing (`bot.render.gaps`) it leaves a
+space.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 
+from bot.render.gaps import runs
 from bot.render.wording import when
 from diagnosis import MemoryFigures
 
@@ -20,11 +23,19 @@ _GIB = 1024**3
 
 
 def gib(value: int | None) -> str:
-    """Bytes as GiB with one decimal when useful: `31.6 GiB`, `32 GiB`, or `not set`."""
+    """Bytes as GiB: `31.6 GiB`, `32 GiB`, two figures below one (`0.25 GiB`), or `not set`.
+
+    Halves round up (0.25 → `0.25`, 1.25 → `1.3`): a limit is never shown smaller than it is.
+    """
     if value is None:
         return "not set"
-    shown = f"{value / _GIB:.1f}".removesuffix(".0")
-    return f"{shown} GiB"
+    exact = Decimal(value) / _GIB
+    if 0 < exact < 1:
+        places = max(2, 2 - exact.adjusted() - 1)  # two significant figures
+        shown = exact.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP).normalize()
+        return f"{shown:f} GiB"
+    shown = exact.quantize(Decimal("0.1"), ROUND_HALF_UP)
+    return f"{shown:f}".removesuffix(".0") + " GiB"
 
 
 def _buckets(values: Sequence[int], width: int) -> list[int]:
@@ -51,7 +62,13 @@ def memory_sparkline(memory: MemoryFigures | None) -> str | None:
     peak = max(values)
     top = max(peak, memory.limit_bytes or 0)
     first, last = memory.samples[0].at, memory.samples[-1].at
-    line = sparkline(values, top)
+    # A space where samples are missing: the bars on either side were not measured together.
+    parts = runs(memory.samples)
+    room = MAX_WIDTH - (len(parts) - 1)
+    line = " ".join(
+        sparkline([s.usage_bytes for s in part], top, max(1, room * len(part) // len(values)))
+        for part in parts
+    )
     return (
         f"CPU memory {when(first)} to {when(last)}: {line} peak {gib(peak)}, "
         f"limit {gib(memory.limit_bytes)}, request {gib(memory.request_bytes)}"

@@ -2,9 +2,9 @@
 
 `files_upload_v2` is slack_sdk's own implementation of the three steps
 (`files.getUploadURLExternal`, the upload, `files.completeUploadExternal`). The chart is
-shared into the answer's thread, so the answer's image block (`slack_file`) can show it.
-A chart that cannot be drawn or uploaded is logged and left out: the answer never waits on
-it or fails because of it.
+shared into the answer's thread once the answer is shown (the answer itself carries the
+sparkline). A chart that cannot be drawn or uploaded is logged and left out: the answer
+never waits on it or fails because of it.
 """
 
 from __future__ import annotations

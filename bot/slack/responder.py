@@ -11,6 +11,7 @@ invite the bot.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
@@ -64,7 +65,7 @@ class SlackResponder:
         self._response_url = response_url or None
         self._threaded = threaded
         self._runai_url = runai_url
-        self._status_shown = False
+        self._status: asyncio.Future[bool] | None = None
         self._hinted = False
         self._log = structlog.get_logger(__name__)
         self.public = False
@@ -145,47 +146,46 @@ class SlackResponder:
         if self.on_posted is not None:
             await self.on_posted(ts)
         await self._post_overflow(overflow)
-        if isinstance(reply, Notice) and reply.progress:
-            self._status_shown = await self._set_status(thread_status(reply.text))
+        if isinstance(reply, Notice) and reply.progress:  # not waited for: nothing needs it
+            self._status = asyncio.ensure_future(self._set_status(thread_status(reply.text)))
         return ts
 
     async def update(self, ref: str, reply: Reply) -> None:
         """Replace message `ref` with `reply`; overflow goes into the thread.
 
-        A report with a memory series gets its chart uploaded into the thread first and
-        shown in the answer; when that fails, the answer goes out without it.
+        The answer goes out first: its chat.update is the one call it waits on (the
+        progress status is cleared alongside), and it shows the memory sparkline. A report
+        with a memory series then gets its chart uploaded into the thread, below the
+        answer; when that fails, it is logged and the answer stands as it is.
         """
         with self._clocked(reply) as clock:
             await self._update(ref, reply, clock)
-
-    async def _update(self, ref: str, reply: Reply, clock: ReplyClock | None) -> None:
-        chart = None
         if ref and isinstance(reply, ReportReply):
-            chart = await upload_chart(
+            await upload_chart(
                 self._client, reply.report, channel=self._channel, thread_ts=self._thread_ts
             )
+
+    async def _update(self, ref: str, reply: Reply, clock: ReplyClock | None) -> None:
         with self._rendering(clock):
-            main, *overflow = to_slack(reply, chart=chart, runai_url=self._runai_url)
+            main, *overflow = to_slack(reply, runai_url=self._runai_url)
         if not ref:  # posted through response_url: nothing to update, post the result there
             await self._via_response_url([main, *overflow])
             return
-        if self._status_shown:  # before the answer: the answer's update stays the last call
-            self._status_shown = not await self._set_status(CLEAR)
-        try:
-            await self._client.chat_update(
-                channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
-            )
-        except SlackApiError as error:
-            if chart is None or error.response.get("error") != "invalid_blocks":
-                raise
-            self._log.warning("slack_chart_not_shown", file_id=chart.file_id)
-            with self._rendering(clock):
-                main, *overflow = to_slack(reply, runai_url=self._runai_url)
-            await self._client.chat_update(
-                channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
-            )
+        update = self._client.chat_update(
+            channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
+        )
+        await asyncio.gather(update, self._clear_status())
         self.public = True
         await self._post_overflow(overflow)
+
+    async def _clear_status(self) -> None:
+        """Clear the progress status set with the placeholder, if it was set; never raises."""
+        status, self._status = self._status, None
+        try:
+            if status is not None and await status:
+                await self._set_status(CLEAR)
+        except Exception:  # noqa: BLE001 - a status is cosmetic: the answer must not fail on it
+            self._log.warning("slack_status_not_cleared", exc_info=True)
 
     async def _set_status(self, status: ThreadStatus) -> bool:
         """`assistant.threads.setStatus` in the thread; False where the workspace refuses it."""

@@ -55,7 +55,7 @@ __all__ = [
 CHART_PATH = "/teams/charts/{chart_id}.png"
 #: Teams' limit for a card's image ("Format cards in Teams": less than 1 MB).
 MAX_PNG_BYTES = 1_000_000
-#: The most charts one process keeps without Redis (about 31 KB each)...
+#: The most charts one process keeps without Redis (5-10 KB each)...
 MEMORY_MAX_CHARTS = 500
 #: ... and the most bytes.
 MEMORY_MAX_BYTES = 16 * 1024 * 1024

@@ -130,6 +130,6 @@ def _retry_after(response: httpx.Response) -> float:
 def _json_object(content: bytes) -> dict[str, Any]:
     try:
         body = json.loads(content) if content.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: an answer nested thousands deep
         return {}
     return body if isinstance(body, dict) else {}

@@ -117,7 +117,9 @@ class TeamsEndpoint:
         try:
             body = load_json(await read_body(request, MAX_BODY_BYTES))
         except Refused as refused:
-            return _refused(refused.status, f"body {refused.reason}")
+            busy = refused.status is HTTPStatus.SERVICE_UNAVAILABLE
+            retry = {"Retry-After": "1"} if busy else {}  # not taken: Teams sends it again
+            return _refused(refused.status, f"body {refused.reason}", **retry)
         if not isinstance(body, dict):
             return _refused(HTTPStatus.BAD_REQUEST, "body is not a JSON object")
         service_url = body.get("serviceUrl")

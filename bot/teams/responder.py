@@ -20,9 +20,10 @@ import structlog
 from pydantic import BaseModel, ConfigDict
 
 from bot.conversation import Notice, Reply, ReportReply
-from bot.teams.activity import Inbound
+from bot.teams.activity import CHAT_THREAD, Inbound
 from bot.teams.connector import TeamsConnector
 from bot.teams.messages import to_teams
+from bot.teams.private_cards import Origin, PrivateCards
 from diagnosis import Report
 
 __all__ = ["ChartUrl", "ReplyTarget", "TeamsResponder"]
@@ -73,11 +74,13 @@ class TeamsResponder:
         *,
         runai_url: str | None,
         chart_url: ChartUrl | None = None,
+        private_cards: PrivateCards | None = None,
     ) -> None:
         self._connector = connector
         self.target = target
         self._runai_url = runai_url
         self._chart_url = chart_url
+        self._private_cards = private_cards
         self._private_chat: str | None = target.conversation_id if target.personal else None
         self._log = structlog.get_logger(__name__)
         self.public = False
@@ -159,4 +162,33 @@ class TeamsResponder:
                 t.service_url, bot_id=t.bot_id, user_id=t.user_id, tenant_id=t.tenant_id
             )
         for activity in activities:
-            await self._connector.send(t.service_url, self._private_chat, activity)
+            ref = await self._connector.send(t.service_url, self._private_chat, activity)
+            if self._private_cards is not None and ref and _has_buttons(activity):
+                # A click on it arrives from the 1:1 chat: remember which thread it is about.
+                await self._private_cards.remember(self._private_chat, ref, self._origin())
+
+    def _origin(self) -> Origin:
+        t = self.target
+        channel, _, root = t.conversation_id.partition(";messageid=")
+        return Origin(
+            service_url=t.service_url,
+            conversation_id=t.conversation_id,
+            channel=channel,
+            thread=root or CHAT_THREAD,
+            conversation_type="channel" if root else "groupChat",
+            user_id=t.user_id,
+        )
+
+
+def _has_buttons(activity: dict[str, Any]) -> bool:
+    """Whether the activity's card has buttons: its actions, or an `ActionSet` in its body."""
+    for attachment in activity.get("attachments") or ():
+        card = attachment.get("content") if isinstance(attachment, dict) else None
+        if not isinstance(card, dict):
+            continue
+        body = card.get("body") or ()
+        if card.get("actions") or any(
+            isinstance(part, dict) and part.get("type") == "ActionSet" for part in body
+        ):
+            return True
+    return False

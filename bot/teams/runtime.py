@@ -24,6 +24,7 @@ from bot.authz import Authorizer
 from bot.conversation import ConversationEngine, StateStore
 from bot.engines import serving_engine
 from bot.flight import Flights
+from bot.push import Poster
 from bot.settings import Settings
 from bot.teams.auth import InboundVerifier
 from bot.teams.charts import (
@@ -36,11 +37,14 @@ from bot.teams.charts import (
 from bot.teams.connector import TeamsConnector
 from bot.teams.endpoint import TeamsEndpoint
 from bot.teams.identity import TeamsIdentify
+from bot.teams.private_cards import MemoryPrivateCards, PrivateCards, RedisPrivateCards
+from bot.teams.push import TeamsPoster, place
 from bot.teams.responder import ChartUrl
 from bot.teams.signing_keys import SigningKeys
 from bot.teams.token import BotToken
 from bot.teams.turns import ASKER_NAME, TeamsTurns, inbound_of
 from bot.teams.work import TeamsWork
+from bot.watch.commands import WatchCommands
 from bot.work import MemoryWorkQueue, WorkQueue
 from diagnosis import KubeConnector, RunaiReader, network_transport
 
@@ -91,12 +95,15 @@ def build_teams(
     chart_url: ChartUrl | None = None,
     flights: Flights | None = None,
     queue: WorkQueue | None = None,
+    watch: WatchCommands | None = None,
+    posters: dict[str, Poster] | None = None,
 ) -> TeamsRuntime:
     """The Teams front end; `ConfigError` when a Teams setting is missing.
 
     `transport` is the tests' seam for every outbound Teams call (keys, token, connector).
     `chart_url` stores an answer's memory chart and signs its URL (`bot.teams.charts`).
     `queue` is the process's work queue (`bot.server` passes it; None: one in memory).
+    `watch` answers the subscription commands; `posters` gets Teams' (pushed answers).
     """
     app_id, password, tenant, login_url = settings.teams_secrets()
     http = httpx.AsyncClient(
@@ -120,6 +127,8 @@ def build_teams(
         clock=clock,
         flights=flights,
         mention=lambda _: ASKER_NAME,
+        watch=watch,
+        place=place,
     )
     turns = TeamsTurns(engine)
     charts = _chart_host(settings, password, redis_client)
@@ -132,7 +141,22 @@ def build_teams(
         runai_url=settings.runai_url,
         deadline_s=settings.queue_deadline_s,
     )
-    work = TeamsWork(connector, turns, runai_url=settings.runai_url, chart_url=chart_url)
+    private_cards: PrivateCards = (
+        RedisPrivateCards(redis_client, ttl_s=settings.state_ttl_s)
+        if redis_client is not None
+        else MemoryPrivateCards(ttl_s=settings.state_ttl_s)
+    )
+    work = TeamsWork(
+        connector,
+        turns,
+        runai_url=settings.runai_url,
+        chart_url=chart_url,
+        private_cards=private_cards,
+    )
+    if posters is not None:
+        posters["teams"] = TeamsPoster(
+            connector, app_id=app_id, runai_url=settings.runai_url, chart_url=chart_url
+        )
     return TeamsRuntime(
         endpoint=endpoint,
         http=http,

@@ -85,7 +85,7 @@ class BotToken:
         try:
             body = json.loads(response.content)
             token, lifetime = str(body["access_token"]), float(body.get("expires_in", 3600))
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, RecursionError) as error:
             log.warning("teams_token_failed", error="malformed token response")
             raise TokenUnavailable("the login endpoint's answer has no access_token") from error
         self._token = SecretStr(token)

@@ -9,7 +9,7 @@ bounds nothing; the bot injects a limiter shared by every replica (a Redis semap
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import httpx
 
@@ -38,6 +38,14 @@ class _NoLimit:
 NO_LIMIT: CallLimiter = _NoLimit()
 
 
+@runtime_checkable
+class _Closable(Protocol):
+    """A limiter holding something to give back when its client closes (shared slots)."""
+
+    async def aclose(self) -> None:
+        """Give back what is held; the limiter is not used afterwards."""
+
+
 class LimitedTransport(httpx.AsyncBaseTransport):
     """Sends each request while holding one of `limiter`'s slots (the body is read inside)."""
 
@@ -56,5 +64,7 @@ class LimitedTransport(httpx.AsyncBaseTransport):
         return response
 
     async def aclose(self) -> None:
-        """Close the wrapped transport."""
+        """Close the wrapped transport, then let the limiter give back what it holds."""
         await self._inner.aclose()
+        if isinstance(self._limiter, _Closable):
+            await self._limiter.aclose()

@@ -2,7 +2,10 @@
 
 Namespace: the workload's own `namespace`, else `runai-<project>` (Run:ai's default mapping,
 said so in the report); with neither, Tier 2 is skipped and the report says why. Reads per
-pod run concurrently; every failed read is a gap, never "nothing happened".
+pod run concurrently; every failed read is a gap, never "nothing happened". A node is
+described when a pod's Kubernetes evidence implicates it; when the Run:ai evidence already
+hints at the node (an OOM, a kill, a node signal), its description is read alongside the
+pods, from the node the Run:ai pod names, and used only if a pod then implicates it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from diagnosis.evidence import Gap, Restarts, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
 from diagnosis.fetch import gap_for, within_deadline
 from diagnosis.kube.log_signals import line_facts, log_signal
-from diagnosis.kube.models import ContainerStatus, Pod
+from diagnosis.kube.models import ContainerStatus, KubeEvent, KubeNode, Pod
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.signals import (
     DESCRIBE_NODE,
@@ -65,6 +68,8 @@ _NODE_KINDS = frozenset(
 )
 #: SIGKILL and SIGTERM: killed from outside, which the node may explain.
 _KILL_EXITS = frozenset({SIGKILL_EXIT, 143})
+#: Run:ai evidence after which a pod's node is likely to be implicated (read it early).
+_HINT_KINDS = _NODE_KINDS | {SignalKind.OOM_KILLED}
 
 
 @dataclass
@@ -89,9 +94,23 @@ def namespace_for(workload: Workload) -> tuple[str | None, bool]:
     return None, False
 
 
-def _pods_to_read(pods: tuple[RunaiPod, ...]) -> list[str]:
+def _ranked(pods: tuple[RunaiPod, ...]) -> list[RunaiPod]:
     ranked = sorted(pods, key=lambda p: (p.k8s_phase or "").lower() not in _FAILED_POD_PHASES)
-    return [p.name for p in ranked[:MAX_PODS]]
+    return ranked[:MAX_PODS]
+
+
+def _pods_to_read(pods: tuple[RunaiPod, ...]) -> list[str]:
+    return [p.name for p in _ranked(pods)]
+
+
+def _hinted_nodes(pods: tuple[RunaiPod, ...], hints: list[Signal]) -> list[str]:
+    """The nodes of the pods to read, when the Run:ai evidence hints at a node cause."""
+    if not any(
+        s.kind in _HINT_KINDS or (s.kind is SignalKind.EXIT_CODE and s.exit_code in _KILL_EXITS)
+        for s in hints
+    ):
+        return []
+    return sorted({p.node_name for p in _ranked(pods) if p.node_name})
 
 
 def _log_target(pod: Pod) -> tuple[ContainerStatus, bool] | None:
@@ -157,10 +176,11 @@ def _with_deadline(signals: list[Signal], pod: Pod) -> list[Signal]:
     ]
 
 
-async def describe_node(
-    kube: KubeReader, name: str, *, since: datetime, redactor: Redactor
-) -> tuple[list[Signal], list[Gap]]:
-    """`kubectl describe node`: its Ready condition, cordon and its own events."""
+_NodeRead = tuple[KubeNode | None, list[KubeEvent] | None, list[Gap]]
+
+
+async def _read_node(kube: KubeReader, name: str) -> _NodeRead:
+    """The two reads of `kubectl describe node`, as read (nothing redacted or counted yet)."""
     gaps: list[Gap] = []
     node, events = await asyncio.gather(
         _safe(kube.get_node(name), f"node {name} ({DESCRIBE_NODE})", gaps, DESCRIBE_NODE),
@@ -171,10 +191,24 @@ async def describe_node(
             DESCRIBE_NODE,
         ),
     )
+    return node, events, gaps
+
+
+def _node_evidence(
+    name: str, read: _NodeRead, *, since: datetime, redactor: Redactor
+) -> tuple[list[Signal], list[Gap]]:
+    node, events, gaps = read
     signals = [] if node is None else list(node_signals(node, since=since, redactor=redactor))
     if events is not None:
         signals.extend(node_event_signals(name, events, since=since, redactor=redactor))
     return signals, gaps
+
+
+async def describe_node(
+    kube: KubeReader, name: str, *, since: datetime, redactor: Redactor
+) -> tuple[list[Signal], list[Gap]]:
+    """`kubectl describe node`: its Ready condition, cordon and its own events."""
+    return _node_evidence(name, await _read_node(kube, name), since=since, redactor=redactor)
 
 
 async def _one_pod(kube: KubeReader, namespace: str, name: str, *, redactor: Redactor) -> Tier2:
@@ -297,8 +331,14 @@ async def collect_tier2(
     *,
     since: datetime,
     redactor: Redactor,
+    hints: list[Signal] | None = None,
 ) -> Tier2:
-    """Describe the failing pods, read their events and the failed container's logs."""
+    """Describe the failing pods, read their events and the failed container's logs.
+
+    `hints` are the Run:ai signals read so far: when they point at a node, the nodes the
+    Run:ai pods name are described alongside the pods (one chain level, not two); a node
+    is still only reported when a pod's own Kubernetes evidence implicates it.
+    """
     namespace, fallback = namespace_for(workload)
     out = Tier2(namespace=namespace)
     if namespace is None:
@@ -326,14 +366,29 @@ async def collect_tier2(
             )
         )
         return out
-    parts = await asyncio.gather(
-        *(_one_pod(kube, namespace, name, redactor=redactor) for name in names)
-    )
-    _merge(out, list(parts))
-    nodes = sorted(out.nodes_read)
-    node_signals_, node_gaps = await describe_nodes(kube, nodes, since=since, redactor=redactor)
-    out.signals.extend(node_signals_)
-    out.gaps.extend(node_gaps)
+    early = {
+        node: asyncio.ensure_future(_read_node(kube, node))
+        for node in _hinted_nodes(pods or (), hints or [])
+    }
+    try:
+        parts = await asyncio.gather(
+            *(_one_pod(kube, namespace, name, redactor=redactor) for name in names)
+        )
+        _merge(out, list(parts))
+        nodes = sorted(out.nodes_read)
+
+        async def read_node(node: str) -> _NodeRead:
+            started = early.get(node)
+            return await (started if started is not None else _read_node(kube, node))
+
+        read = await asyncio.gather(*(read_node(n) for n in nodes))
+    finally:
+        for task in early.values():
+            task.cancel()  # read early but implicated by no pod: not evidence, dropped unread
+    for node, one in zip(nodes, read, strict=True):  # in node order, redacted only if used
+        signals, gaps = _node_evidence(node, one, since=since, redactor=redactor)
+        out.signals.extend(signals)
+        out.gaps.extend(gaps)
     return out
 
 

@@ -193,6 +193,26 @@ class RunaiClient(SchedulingReads):
         found = [] if raw is None else parse_models(Workload, raw, operation=operation, url=url)
         return [w for w in found if w.project_name == project and w.cluster_id == cluster_id]
 
+    async def list_changed_workloads(
+        self, *, cluster_id: str, project: str, since: datetime
+    ) -> list[Workload]:
+        """Workloads of one project on one cluster whose phase changed at or after `since`.
+
+        Oldest change first (`sortBy=phaseUpdatedAt`), every page: what a watch polls.
+        """
+        params: _Params = {
+            "filterBy": (
+                f"clusterId=={cluster_id},projectName=={project},phaseUpdatedAt>={_iso(since)}"
+            ),
+            "sortBy": "phaseUpdatedAt",
+            "sortOrder": "asc",
+            "limit": _PAGE_SIZE,
+        }
+        found = await self._collect(
+            "list_workloads", "/api/v1/workloads", params, key="workloads", model=Workload
+        )
+        return [w for w in found if w.project_name == project and w.cluster_id == cluster_id]
+
     async def get_workload(self, workload_id: str) -> Workload:
         """`get_workload_status`: `GET /api/v1/workloads/{id}`."""
         path = f"/api/v1/workloads/{_segment(workload_id)}"

@@ -15,6 +15,7 @@ from bot.redis_connect import connect_redis
 from diagnosis import CallLimiter
 from runai_sim.app import Simulator
 from tests.bot.flight.replicas import DEMO, JOB_42, replicas
+from tests.redis_trips import counted_round_trips
 
 
 class InFlight:
@@ -56,10 +57,69 @@ async def test_two_replicas_never_have_more_run_ai_calls_in_flight_than_the_limi
                 await asyncio.sleep(0.005)
         counted.gate.set()
         found = await asyncio.gather(*reads)
+        await limiter.flush()
     assert {w.id for w in found} == {JOB_42}
     assert counted.total == 44, "two tokens, two warm-up reads and the forty"
     assert counted.most == 3, "the limit was reached, and never passed"
     assert await redis_client.zcard(SEMAPHORE_KEY) == 0, "every slot was given back"
+
+
+async def test_calls_of_one_level_take_their_slots_in_one_round_trip_and_hand_them_on(
+    redis_client,
+):
+    """A diagnosis's chain levels: four reads at once, then three more, then nothing."""
+    limiter = RedisSemaphore(redis_client, limit=8, lease_s=30, linger_s=60)
+    held: list[int] = []
+
+    async def call() -> None:
+        async with limiter.slot():
+            held.append(await redis_client.zcard(SEMAPHORE_KEY))
+
+    with counted_round_trips() as trips:
+        await asyncio.gather(*(call() for _ in range(4)))
+        await asyncio.gather(*(call() for _ in range(3)))
+        await limiter.flush()  # what lingering would do 60 s later
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+    slots = [t for t in trips.trips if t in {(f"EVALSHA {SEMAPHORE_KEY}",), ("ZREM",)}]
+    assert slots == [(f"EVALSHA {SEMAPHORE_KEY}",), ("ZREM",)], trips.by_command()
+    assert max(held) == 4, "the second level used the first level's slots"
+
+
+async def test_closing_gives_back_at_once_and_keeps_nothing_after(redis_client):
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=30, linger_s=60)
+    async with limiter.slot():
+        pass
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 1, "kept for the next call"
+    await limiter.aclose()
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+    async with limiter.slot():  # still usable; what it takes is given back by its lease
+        pass
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 1
+
+
+async def test_a_slot_older_than_its_reuse_time_is_not_handed_on(redis_client):
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=30, reuse_s=0.0)
+    async with limiter.slot():
+        first = set(await redis_client.zrange(SEMAPHORE_KEY, 0, -1))
+    async with limiter.slot():
+        second = set(await redis_client.zrange(SEMAPHORE_KEY, 0, -1))
+    await limiter.flush()
+    assert first.isdisjoint(second - first), "a fresh slot was taken"
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+
+
+async def test_a_caller_that_gives_up_waiting_leaves_no_slot_behind(redis_client):
+    holder = RedisSemaphore(redis_client, limit=1, lease_s=30)
+    waiter = RedisSemaphore(redis_client, limit=1, lease_s=30)
+    async with holder.slot():
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.05), waiter.slot():
+                pass
+    await holder.flush()
+    async with asyncio.timeout(10), waiter.slot():
+        assert await redis_client.zcard(SEMAPHORE_KEY) == 1
+    await waiter.flush()
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
 
 
 async def test_a_slot_held_by_a_crashed_replica_expires(redis_client):
@@ -97,6 +157,7 @@ async def test_a_full_semaphore_waits_until_a_slot_is_given_back(redis_client):
         task = asyncio.create_task(wait_for_slot())
         await paused.wait()
         assert not entered.is_set(), "no slot while the only one is held"
+    await holder.flush()
     async with asyncio.timeout(10):
         await task
     assert max(pauses) <= 0.1, "backoff is capped"
@@ -126,6 +187,7 @@ async def test_a_failed_release_is_left_to_the_lease(redis_client):
     async with limiter.slot():
         await redis_client.delete(SEMAPHORE_KEY)
         await redis_client.set(SEMAPHORE_KEY, "not a sorted set")  # ZREM now fails
+    await limiter.flush()
     assert await redis_client.get(SEMAPHORE_KEY) == "not a sorted set"
 
 

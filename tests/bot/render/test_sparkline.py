@@ -38,7 +38,16 @@ def test_long_series_keep_every_spike():
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(None, "not set"), (32 * GIB, "32 GiB"), (int(31.6 * GIB), "31.6 GiB"), (GIB // 2, "0.5 GiB")],
+    [
+        (None, "not set"),
+        (32 * GIB, "32 GiB"),
+        (int(31.6 * GIB), "31.6 GiB"),
+        (GIB // 2, "0.5 GiB"),
+        (GIB // 4, "0.25 GiB"),  # not "0.2": a quarter is shown as one
+        (GIB + GIB // 4, "1.3 GiB"),  # halves round up, never down
+        (int(0.049 * GIB), "0.049 GiB"),
+        (0, "0 GiB"),
+    ],
 )
 def test_gib(value, shown):
     assert gib(value) == shown
@@ -64,3 +73,17 @@ def test_memory_sparkline_names_the_window_and_the_figures():
 )
 def test_no_series_no_sparkline(memory):
     assert memory_sparkline(memory) is None
+
+
+def test_missing_samples_leave_a_space_in_the_line():
+    minutes = [0, 1, 2, 3, 60, 61, 62]  # nothing was scraped for most of an hour
+    series = tuple(
+        MemorySample(at=START + timedelta(minutes=m), usage_bytes=v * GIB)
+        for m, v in zip(minutes, [4, 8, 16, 32, 2, 2, 2], strict=True)
+    )
+    memory = MemoryFigures(
+        request_bytes=None, limit_bytes=32 * GIB, peak_bytes=32 * GIB, samples=series
+    )
+    line = memory_sparkline(memory) or ""
+    bars = line.split(": ", 1)[1].split(" peak", 1)[0]
+    assert bars == "▂▃▅█ ▁▁▁"

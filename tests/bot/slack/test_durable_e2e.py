@@ -114,6 +114,8 @@ async def test_a_worker_serves_the_metrics_of_the_diagnoses_it_runs(
             await web.send(slash_command_body(ASK, response_url=fake_slack.response_url("r")))
             [answer] = await fake_slack.wait_for_async("chat.update", timeout=120)
             assert first_line(answer).startswith("OOM_KILLED")
+            # The turn ends (and is counted) once its chart follows the answer.
+            await fake_slack.wait_for_async("files.completeUploadExternal", timeout=60)
             async with httpx.AsyncClient() as http:
                 scraped = await http.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
         finally:

@@ -66,3 +66,31 @@ async def test_the_preemptor_is_named_only_to_whoever_may_read_it(
     assert ("serve-llama-70b" in answer) is named
     assert ("a workload in another project" in answer) is not named
     assert "ml-team uses 14 GPUs with a quota of 12 GPUs" in answer  # the fairness, for both
+
+
+async def test_a_teammate_asking_for_the_evidence_sees_only_the_preemptor_they_may_read(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    """A teammate's "show all evidence" names only the preemptor they may read.
+
+    Bob's answer names the preemptor; Alice, who may not read its project, asks for all of
+    the evidence in his thread: the preemptor is checked again, with her access.
+    """
+    fake_slack.users[ALICE] = {"profile": {"display_name": "alice", "email": "alice@acme.ai"}}
+    root = "1700000300.000100"
+    async with running_bots(fake_slack, redis_url) as [bot]:
+        answer = await _ask(bot, "what happened to llama-sft-qlora in ml-team on cluster prod-a?")
+        assert "serve-llama-70b" in answer
+        again = app_mention_event(
+            f"<@{BOT_USER_ID}> show all evidence",
+            user=ALICE,
+            channel="C1",
+            ts="1700000301.000100",
+            thread_ts=root,
+        )
+        assert (await bot.send(event_body(again))).status_code == 200
+        [_, shown] = await bot.slack.wait_for_async("chat.postMessage", count=2)
+    said = json.dumps(shown.body, ensure_ascii=False)
+    assert shown.body.get("thread_ts") == root
+    assert "serve-llama-70b" not in said
+    assert "a workload in another project" in said

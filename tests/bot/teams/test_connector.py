@@ -77,10 +77,14 @@ async def test_a_refused_token_says_why_without_the_secret(
     assert password not in str(caught.value)
 
 
-async def test_a_token_answer_without_access_token_is_unavailable():
+DEEP = b"[" * 100_000 + b"]" * 100_000  # json.loads gives up on it with a RecursionError
+
+
+@pytest.mark.parametrize("body", [b"{}", DEEP], ids=["no token", "nested too deep"])
+async def test_a_token_answer_without_access_token_is_unavailable(body: bytes):
     async def login(scope, receive, send):
         await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"{}"})
+        await send({"type": "http.response.body", "body": body})
 
     http = httpx.AsyncClient(transport=httpx.ASGITransport(app=login), base_url=BASE)
     async with http:
@@ -159,11 +163,12 @@ async def test_a_member_lookup_and_a_personal_chat(teams: FakeTeams):
     assert created.body["tenantId"] == TENANT
 
 
-async def test_a_personal_chat_answer_without_an_id_is_an_error():
+@pytest.mark.parametrize("answer", [b"[]", DEEP], ids=["a list", "nested too deep"])
+async def test_a_personal_chat_answer_without_an_id_is_an_error(answer: bytes):
     async def connector_app(scope, receive, send):
         if scope["type"] != "http":
             return
-        body = b'{"access_token": "t", "expires_in": 3600}' if "token" in scope["path"] else b"[]"
+        body = b'{"access_token": "t", "expires_in": 3600}' if "token" in scope["path"] else answer
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": body})
 

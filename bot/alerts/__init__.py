@@ -1,0 +1,1 @@
+"""Alertmanager alerts: `POST /alerts/alertmanager`, mapped to a workload, diagnosed, posted."""

@@ -1,0 +1,177 @@
+"""From an alert's labels to a Run:ai workload and a channel, by reading the control plane.
+
+The cluster is the one whose name or ID the `cluster` label (or `ALERT_CLUSTER`) gives; the
+channel is `ALERT_CHANNELS["<cluster name or ID>/<project>"]`. The workload is the one its
+UUID label names, else the newest of its name label, else the workload one of whose pods is
+the alert's pod: a pod name is only compared with the pods the API lists for a workload,
+never cut down to a workload name. An alert that maps to none of them is counted
+(`runai_why_alerts_unmapped_total`) and logged, and nothing is posted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol
+
+import structlog
+
+from bot.metrics import ALERTS_UNMAPPED
+from bot.push import PENDING, AlertSpec, Kv, Pending, PushSpec, Target
+from diagnosis import Cluster, NotFound, RunaiReader
+
+__all__ = ["AlertRouting", "channel_target"]
+
+#: How long the thread of an alert's answer is remembered, for its resolution.
+THREAD_TTL_S = 7 * 86_400
+#: Workloads whose pods are read to find an alert's pod: the longest names that prefix it.
+MAX_POD_CANDIDATES = 5
+
+
+class _Workload(Protocol):
+    """What is read of a workload the API listed (`diagnosis` keeps its model private)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def cluster_id(self) -> str: ...
+    @property
+    def project_name(self) -> str | None: ...
+
+
+def channel_target(channel: str, slack_team: str) -> Target:
+    """The channel an `ALERT_CHANNELS` value names: a Teams conversation ID, or Slack's."""
+    if channel == "console":
+        return Target(platform="console", team="local", channel="console")
+    if channel.startswith(("19:", "a:")):
+        return Target(platform="teams", channel=channel)
+    return Target(platform="slack", team=slack_team, channel=channel)
+
+
+class AlertRouting:
+    """The worker's `AlertResolver`: alert → workload and channel, and its answer's thread."""
+
+    def __init__(
+        self,
+        runai: RunaiReader,
+        kv: Kv,
+        *,
+        channels: Mapping[str, str],
+        slack_team: Callable[[], Awaitable[str]] | None = None,
+        service_url: Callable[[str], Awaitable[str | None]] | None = None,
+    ) -> None:
+        """`service_url` finds a Teams conversation's service URL (from one of its watches)."""
+        self._runai = runai
+        self._kv = kv
+        self._channels = dict(channels)
+        self._slack_team = slack_team
+        self._service_url = service_url
+        self._log = structlog.get_logger(__name__)
+
+    def _unmapped(self, alert: AlertSpec, reason: str) -> None:
+        ALERTS_UNMAPPED.labels(reason=reason).inc()
+        self._log.warning(
+            "alert_unmapped",
+            reason=reason,
+            alertname=alert.alertname,
+            fingerprint=alert.fingerprint,
+            cluster=alert.cluster,
+            project=alert.project,
+        )
+
+    async def resolve(self, alert: AlertSpec) -> PushSpec | None:
+        """See `AlertResolver.resolve`."""
+        project = alert.project or ""
+        cluster = await self._cluster(alert.cluster or "")
+        if cluster is None:
+            self._unmapped(alert, "unknown_cluster")
+            return None
+        channel = self._channels.get(f"{cluster.uuid}/{project}") or self._channels.get(
+            f"{cluster.name}/{project}"
+        )
+        if channel is None:
+            self._unmapped(alert, "no_channel")
+            return None
+        workload = await self._workload(alert, cluster.uuid, project)
+        if workload is None:
+            self._unmapped(alert, "no_workload")
+            return None
+        team = await self._slack_team() if self._slack_team is not None else ""
+        target = channel_target(channel, team)
+        if target.platform == "teams":
+            found = await self._service_url(channel) if self._service_url is not None else None
+            if found is None:
+                self._unmapped(alert, "teams_without_watch")
+                return None
+            target = target.model_copy(update={"service_url": found})
+        return PushSpec(
+            source="alert",
+            target=target,
+            cluster_id=cluster.uuid,
+            cluster_name=cluster.name,
+            project=project,
+            workload_ids=(workload.id,),
+            symptom=alert.symptom,
+            alert_key=alert.key,
+        )
+
+    async def _cluster(self, ref: str) -> Cluster | None:
+        clusters = await self._runai.list_clusters()
+        return next((c for c in clusters if ref in {c.uuid, c.name}), None)
+
+    async def _workload(self, alert: AlertSpec, cluster_id: str, project: str) -> _Workload | None:
+        if alert.workload_id:
+            try:
+                found = await self._runai.get_workload(alert.workload_id)
+            except NotFound:
+                return None
+            ours = found.cluster_id == cluster_id and found.project_name == project
+            return found if ours else None
+        if alert.workload_name:
+            named = await self._runai.list_workloads(
+                cluster_id=cluster_id, project=project, name=alert.workload_name
+            )
+            return named[0] if named else None
+        if alert.pod:
+            return await self._pod_owner(alert.pod, cluster_id, project)
+        return None
+
+    async def _pod_owner(self, pod: str, cluster_id: str, project: str) -> _Workload | None:
+        """The workload that lists `pod` among its pods (names only narrow whom to ask)."""
+        listed = await self._runai.list_project_workloads(cluster_id=cluster_id, project=project)
+        candidates = sorted(
+            (w for w in listed if pod.startswith(f"{w.name}-")),
+            key=lambda w: len(w.name),
+            reverse=True,
+        )
+        for workload in candidates[:MAX_POD_CANDIDATES]:
+            pods = await self._runai.list_pods(workload.id)
+            if any(p.name == pod for p in pods):
+                return workload
+        return None
+
+    async def started(self, alert_key: str) -> None:
+        """See `AlertResolver.started`."""
+        await self._kv.claim(f"alert:{alert_key}", PENDING, THREAD_TTL_S)
+
+    async def dropped(self, alert_key: str) -> None:
+        """See `AlertResolver.dropped`."""
+        if await self._kv.get(f"alert:{alert_key}") == PENDING:
+            await self._kv.delete(f"alert:{alert_key}")
+
+    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | Pending | None:
+        """See `AlertResolver.thread_of`."""
+        raw = await self._kv.get(f"alert:{alert.key}")
+        if raw is None:
+            return None
+        if raw == PENDING:
+            return PENDING
+        kept = json.loads(raw)
+        return Target.model_validate(kept["target"]), str(kept["thread"])
+
+    async def posted(self, alert_key: str, target: Target, thread: str) -> None:
+        """See `AlertResolver.posted`."""
+        kept = json.dumps({"target": target.model_dump(mode="json"), "thread": thread})
+        await self._kv.set(f"alert:{alert_key}", kept, ttl_s=THREAD_TTL_S)

@@ -1,0 +1,116 @@
+"""`POST /alerts/alertmanager`: Alertmanager's webhook, authenticated, then queued per alert.
+
+The bearer token (`ALERTMANAGER_TOKEN`) is compared in constant time before a byte of the
+body is read; then the body is read within its cap, measured for nesting and parsed
+(`bot.request_body`), and checked as a version 4 payload. Each alert whose labels name a
+Run:ai workload becomes a work item, deduplicated by its fingerprint, start and status in
+the same atomic step that queues it, so Alertmanager's repeats and group updates post
+nothing twice. The answer says what was taken; 503 (Redis down, queue full) makes
+Alertmanager send the group again, and what was already taken is then a duplicate.
+"""
+
+from __future__ import annotations
+
+import hmac
+from http import HTTPStatus
+
+import structlog
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from bot.alerts.labels import Unmapped, read_alert
+from bot.alerts.payload import Webhook
+from bot.metrics import ALERTS_RECEIVED, ALERTS_UNMAPPED, PUSH_NEW_FAILURES, PUSH_SUPPRESSED
+from bot.observe import begin_request
+from bot.push import alert_item
+from bot.request_body import Refused, load_json, read_body
+from bot.work import Intake, QueueUnavailable, WorkQueue, admit
+
+__all__ = ["ALERT_DEDUPE_TTL_S", "MAX_BODY_BYTES", "PATH", "AlertIngress"]
+
+PATH = "/alerts/alertmanager"
+MAX_BODY_BYTES = 1 << 20
+#: An alert's repeats (Alertmanager's `repeat_interval`, 4 h by default) are dropped for a week.
+ALERT_DEDUPE_TTL_S = 7 * 86_400
+
+
+def _plain(status: HTTPStatus, reason: str) -> Response:
+    structlog.get_logger(__name__).warning(
+        "alert_request_rejected", status=int(status), reason=reason
+    )
+    headers = {"WWW-Authenticate": "Bearer"} if status is HTTPStatus.UNAUTHORIZED else None
+    return PlainTextResponse(status.phrase, status_code=status, headers=headers)
+
+
+class AlertIngress:
+    """The route, with its token, queue and the `ALERT_CLUSTER` of a one-cluster install."""
+
+    def __init__(
+        self,
+        token: str,
+        queue: WorkQueue,
+        *,
+        default_cluster: str | None,
+        deadline_s: float,
+    ) -> None:
+        self._expected = f"Bearer {token}".encode()
+        self._queue = queue
+        self._default_cluster = default_cluster
+        self._deadline_s = deadline_s
+        self._log = structlog.get_logger(__name__)
+
+    def routes(self) -> list[Route]:
+        """`POST /alerts/alertmanager`."""
+        return [Route(PATH, self.receive, methods=["POST"])]
+
+    async def receive(self, request: Request) -> Response:
+        """Authenticate, read, check, and queue each mappable alert once."""
+        begin_request()
+        sent = request.headers.get("authorization", "").encode()
+        if not hmac.compare_digest(sent, self._expected):
+            return _plain(HTTPStatus.UNAUTHORIZED, "bad or missing bearer token")
+        try:
+            hook = Webhook.model_validate(load_json(await read_body(request, MAX_BODY_BYTES)))
+        except Refused as refused:
+            return _plain(refused.status, f"body {refused.reason}")
+        except ValidationError as error:
+            return _plain(
+                HTTPStatus.BAD_REQUEST, f"not a version 4 payload ({error.error_count()})"
+            )
+        if hook.truncatedAlerts:
+            self._log.warning("alerts_truncated", truncated=hook.truncatedAlerts)
+        taken = duplicates = unmapped = 0
+        for alert in hook.alerts:
+            ALERTS_RECEIVED.labels(status=alert.status).inc()
+            spec = read_alert(alert, default_cluster=self._default_cluster)
+            if isinstance(spec, Unmapped):
+                unmapped += 1
+                ALERTS_UNMAPPED.labels(reason=spec.reason).inc()
+                self._log.warning(
+                    "alert_unmapped",
+                    reason=spec.reason,
+                    alertname=alert.label("alertname"),
+                    fingerprint=alert.fingerprint,
+                )
+                continue
+            item = alert_item(spec, deadline_s=self._deadline_s)
+            dedupe = f"alert:{spec.key}:{spec.status}"
+            try:
+                result = await admit(
+                    self._queue, item, dedupe=dedupe, dedupe_ttl_s=ALERT_DEDUPE_TTL_S
+                )
+            except QueueUnavailable as error:
+                self._log.warning("alert_not_queued", error=str(error))
+                return PlainTextResponse("Service Unavailable", status_code=503)
+            if result.intake is Intake.FULL:
+                return PlainTextResponse("Service Unavailable", status_code=503)
+            if result.intake is Intake.DUPLICATE:
+                duplicates += 1
+                PUSH_SUPPRESSED.labels(reason="duplicate").inc()
+                continue
+            taken += 1
+            if spec.status == "firing":
+                PUSH_NEW_FAILURES.labels(source="alert").inc()
+        return JSONResponse({"queued": taken, "duplicates": duplicates, "unmapped": unmapped})

@@ -1,0 +1,38 @@
+"""Answers nobody asked for: what a watch or an alert found, diagnosed and posted once."""
+
+from bot.push.handler import AlertResolver, PushWork
+from bot.push.item import (
+    PENDING,
+    PLATFORM,
+    AlertSpec,
+    Pending,
+    PushSpec,
+    Target,
+    alert_item,
+    push_item,
+)
+from bot.push.kv import Kv, KvUnavailable, MemoryKv, RedisKv
+from bot.push.plan import Planner
+from bot.push.posters import ConsolePoster, Poster, Posters, SlackPoster
+
+__all__ = [
+    "PENDING",
+    "PLATFORM",
+    "AlertResolver",
+    "AlertSpec",
+    "ConsolePoster",
+    "Kv",
+    "KvUnavailable",
+    "MemoryKv",
+    "Pending",
+    "Planner",
+    "Poster",
+    "Posters",
+    "PushSpec",
+    "PushWork",
+    "RedisKv",
+    "SlackPoster",
+    "Target",
+    "alert_item",
+    "push_item",
+]

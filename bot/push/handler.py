@@ -1,0 +1,315 @@
+"""The worker's side of the push: diagnose what a watch or an alert found, and post it once.
+
+A `push` item names workloads of one project on one cluster and the channel to post in. Each
+is diagnosed with the service account, but only within what the channel was given: a
+workload of another cluster, project or kind is never shown there (`authorize`). Then the
+`Planner` says where the answer goes (a new message, the thread of the same failure with its
+running count, a storm's summary thread, or the hour's overflow thread) and `JournaledPosts`
+posts it, once across attempts. The thread keeps the report as an asked answer's thread
+does, so its buttons (all evidence, check again) work for whoever may read the workload.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Protocol
+
+import structlog
+
+from bot.audit import AuditSink, LogAuditSink, audit_event
+from bot.conversation import (
+    ConversationState,
+    Incoming,
+    Notice,
+    ReportReply,
+    Slots,
+    StateStore,
+)
+from bot.flight import Flights
+from bot.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
+from bot.observe import observe_stage, record_diagnosis
+from bot.push.item import BOT_USER, PENDING, AlertSpec, Pending, PushSpec, Target
+from bot.push.plan import Plan, Planner
+from bot.push.posters import Posters
+from bot.push.posts import JournaledPosts
+from bot.push.wording import fingerprint, recurrence_note, source_note, storm_summary
+from bot.work import Journal, JournalState, WorkItem
+from diagnosis import (
+    AccessDenied,
+    DiagnosisRequest,
+    KubeConnector,
+    Outcome,
+    Report,
+    RunaiReader,
+    Symptom,
+    WorkloadAccess,
+    diagnose,
+    parse_lookback,
+)
+
+__all__ = ["AlertResolver", "PushWork"]
+
+LOOKBACK = "24h"
+#: A resolution that arrives while its firing alert is answered waits this long past the
+#: diagnosis deadline for the answer's thread, looking every `RESOLVED_POLL_S`.
+RESOLVED_GRACE_S = 5.0
+RESOLVED_POLL_S = 0.2
+
+
+class AlertStillFiring(Exception):
+    """A resolution whose firing alert is still being answered: try it again later."""
+
+
+class AlertResolver(Protocol):
+    """Finds an alert's workload and channel, and remembers where its answer went."""
+
+    async def resolve(self, alert: AlertSpec) -> PushSpec | None:
+        """The push it maps to; None when it maps to nothing (counted and logged there)."""
+        ...
+
+    async def started(self, alert_key: str) -> None:
+        """A firing alert is being answered: its resolution waits for the answer's thread."""
+        ...
+
+    async def dropped(self, alert_key: str) -> None:
+        """A firing alert will not be answered (it maps to nothing): nothing to wait for."""
+        ...
+
+    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | Pending | None:
+        """Where `alert`'s answer went; `PENDING` while it is answered; None if it never was."""
+        ...
+
+    async def posted(self, alert_key: str, target: Target, thread: str) -> None:
+        """The answer to the alert `alert_key` went to `thread` of `target`."""
+        ...
+
+
+class PushWork:
+    """The `Handler` for items whose platform is "push"."""
+
+    def __init__(
+        self,
+        *,
+        runai: RunaiReader,
+        kube: KubeConnector | None,
+        store: StateStore,
+        planner: Planner,
+        posters: Posters,
+        alerts: AlertResolver | None = None,
+        flights: Flights | None = None,
+        audit: AuditSink | None = None,
+        deadline_s: float = 30.0,
+        clock: Callable[[], datetime | None] = lambda: None,
+        resolution_wait_s: float | None = None,
+    ) -> None:
+        """`resolution_wait_s`: a resolution's wait for its firing alert's answer.
+
+        By default the diagnosis deadline and `RESOLVED_GRACE_S`.
+        """
+        self._runai, self._kube, self._store = runai, kube, store
+        self._planner, self._posters, self._alerts = planner, posters, alerts
+        self._flights, self._audit = flights, audit or LogAuditSink()
+        self._deadline_s, self._clock = deadline_s, clock
+        self._resolution_wait_s = (
+            deadline_s + RESOLVED_GRACE_S if resolution_wait_s is None else resolution_wait_s
+        )
+        self._log = structlog.get_logger(__name__)
+
+    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
+        """See `Handler.run`."""
+        if item.kind == "alert":
+            alert = AlertSpec.model_validate(item.responder)
+            if self._alerts is None:
+                self._log.warning("push_alert_without_resolver")
+                return
+            if alert.status == "resolved":
+                await self._resolved(alert, journal, state)
+                return
+            await self._alerts.started(alert.key)
+            found = await self._alerts.resolve(alert)
+            if found is None:
+                await self._alerts.dropped(alert.key)
+                return
+            spec = found
+        else:
+            spec = PushSpec.model_validate(item.responder)
+        poster = self._posters.get(spec.target.platform)
+        if poster is None or (spec.target.platform == "teams" and not spec.target.service_url):
+            self._log.warning("push_platform_not_served", platform=spec.target.platform)
+            return
+        reports = [r for w in spec.workload_ids if (r := await self._diagnose(spec, w))]
+        if not reports:
+            if spec.alert_key and self._alerts is not None:
+                await self._alerts.dropped(spec.alert_key)
+            return
+        posts = JournaledPosts(poster, spec.target, journal, state)
+        if len(spec.workload_ids) > 1:
+            await self._storm(item, spec, reports, posts)
+        else:
+            await self._single(item, spec, reports[0], posts)
+
+    async def _resolved(self, alert: AlertSpec, journal: Journal, state: JournalState) -> None:
+        """A note in the thread of the alert's answer; nothing when none was posted."""
+        assert self._alerts is not None  # noqa: S101 - only alert items come here
+        where = await self._alerts.thread_of(alert)
+        waited_until = time.monotonic() + self._resolution_wait_s
+        while where == PENDING and time.monotonic() < waited_until:
+            await asyncio.sleep(RESOLVED_POLL_S)  # its firing is being answered right now
+            where = await self._alerts.thread_of(alert)
+        if where == PENDING:
+            raise AlertStillFiring(alert.key)  # left in the queue: another attempt, later
+        poster = self._posters.get(where[0].platform) if isinstance(where, tuple) else None
+        if not isinstance(where, tuple) or poster is None:
+            self._log.info("push_alert_resolved_unposted", fingerprint=alert.fingerprint)
+            return
+        target, thread = where
+        ended = f" at {alert.ends_at}" if alert.ends_at else ""
+        text = f"Resolved: Alertmanager says {alert.alertname or 'the alert'} ended{ended}."
+        await JournaledPosts(poster, target, journal, state).post(Notice(text), thread=thread)
+        PUSH_POSTS.labels(source="alert", mode="resolved").inc()
+
+    async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
+        """See `Handler.give_up`: nobody asked, so nobody is told; it is logged."""
+        self._log.error("push_given_up", kind=item.kind, reason=text, posts=len(state.posts))
+
+    async def _diagnose(self, spec: PushSpec, workload_id: str) -> Report | None:
+        """The report, or None when the workload is outside what the channel was given."""
+
+        async def authorize(workload: WorkloadAccess) -> bool:
+            return (
+                workload.cluster_id == spec.cluster_id
+                and (workload.project or "") == spec.project
+                and (spec.kinds is None or (workload.kind or "") in spec.kinds)
+            )
+
+        request = DiagnosisRequest(
+            cluster_id=spec.cluster_id,
+            workload_id=workload_id,
+            lookback=parse_lookback(LOOKBACK),
+            symptom=Symptom(spec.symptom) if spec.symptom else None,
+        )
+        started = time.perf_counter()
+        try:
+            report = await diagnose(
+                request,
+                runai=self._runai,
+                kube=self._kube,
+                now=self._clock(),
+                authorize=authorize,
+                deadline_s=self._deadline_s,
+                share=self._flights,
+                observe=observe_stage,
+            )
+        except AccessDenied:
+            self._log.warning("push_out_of_scope", workload_id=workload_id, project=spec.project)
+            return None
+        if spec.preemption_only and report.outcome is not Outcome.PREEMPTED:
+            self._log.info("push_not_preempted", workload_id=workload_id, outcome=report.outcome)
+            return None
+        seconds = time.perf_counter() - started
+        target = spec.target
+        fields = {
+            "platform": target.platform,
+            "team_id": target.team,
+            "channel_id": target.channel,
+            "user_id": BOT_USER,
+            "cluster_id": spec.cluster_id,
+            "push": spec.source,
+        }
+        record_diagnosis(report, failed=None, seconds=seconds, fields=fields)
+        slots = self._slots(spec, workload_id)
+        incoming = Incoming(target.key(""), BOT_USER, directed=False)  # not the alert's placeholder
+        await self._audit.record(audit_event(incoming, slots, report, None, seconds))
+        return report
+
+    @staticmethod
+    def _slots(spec: PushSpec, workload_id: str) -> Slots:
+        return Slots(
+            cluster_id=spec.cluster_id,
+            cluster_label=spec.cluster_name,
+            workload_id=workload_id,
+            project=spec.project,
+            lookback=LOOKBACK,
+        )
+
+    def _reply(self, spec: PushSpec, report: Report, *notes: str) -> ReportReply:
+        cluster = spec.cluster_name or spec.cluster_id
+        why = source_note(spec.source, project=spec.project, cluster=cluster)
+        return ReportReply(report, LOOKBACK, (*notes, why), cluster_name=spec.cluster_name)
+
+    async def _single(
+        self, item: WorkItem, spec: PushSpec, report: Report, posts: JournaledPosts
+    ) -> None:
+        group = fingerprint(spec.project, report)
+        async with self._planner.locked(f"{spec.target.ident()}:{group}"):
+            plan = await self._planner.plan(item.id, spec.target, group)
+            thread = plan.thread
+            notes: tuple[str, ...] = ()
+            if plan.mode == "group":
+                notes = (recurrence_note(plan.count, plan.first_at, time.time()),)
+                PUSH_SUPPRESSED.labels(reason="grouped").inc()
+            elif plan.mode == "overflow":
+                thread = await self._overflow(spec, plan, posts)
+            _, thread = await posts.post(self._reply(spec, report, *notes), thread=thread)
+            if plan.mode != "overflow":
+                await self._planner.joined(spec.target, group, thread, item.id, plan)
+        await self._remember(spec, report, thread)
+        if spec.alert_key and self._alerts is not None:
+            await self._alerts.posted(spec.alert_key, spec.target, thread)
+        self._posted(spec, report, plan.mode, posts)
+
+    async def _overflow(self, spec: PushSpec, plan: Plan, posts: JournaledPosts) -> str | None:
+        PUSH_SUPPRESSED.labels(reason="rate_limited").inc()
+        if not plan.overflow_root:
+            return plan.thread
+        text = (
+            f"More than {self._planner.max_posts_per_h} failures were posted in this channel "
+            "in the last hour; the rest of this hour's answers are in this thread."
+        )
+        _, thread = await posts.post(Notice(text), thread=None)
+        await self._planner.overflowed(spec.target, thread)
+        return thread
+
+    async def _storm(
+        self, item: WorkItem, spec: PushSpec, reports: list[Report], posts: JournaledPosts
+    ) -> None:
+        plan = await self._planner.plan(item.id, spec.target, None, storm=True)
+        thread = plan.thread
+        if plan.mode == "overflow":
+            thread = await self._overflow(spec, plan, posts)
+        summary = Notice(storm_summary(spec.project, spec.window, reports))
+        _, thread = await posts.post(summary, thread=thread)
+        for report in reports:
+            await posts.post(self._reply(spec, report), thread=thread)
+            self._posted(spec, report, "storm", posts)
+        await self._remember(spec, reports[-1], thread)
+
+    async def _remember(self, spec: PushSpec, report: Report, thread: str) -> None:
+        """Keep the thread's answer, as an asked one's, so its buttons and follow-ups work."""
+        workload_id = report.workload.id if report.workload else spec.workload_ids[0]
+        state = ConversationState(
+            slots=self._slots(spec, workload_id),
+            last_report=report,
+            last_lookback=LOOKBACK,
+            updated_at=datetime.now(UTC),
+        )
+        try:
+            await self._store.save(spec.target.key(thread), state)
+        except Exception:  # noqa: BLE001 - posted already; only the buttons lose their context
+            self._log.warning("push_state_not_saved", exc_info=True)
+
+    def _posted(self, spec: PushSpec, report: Report, mode: str, posts: JournaledPosts) -> None:
+        PUSH_POSTS.labels(source=spec.source, mode=mode).inc()
+        changed = report.workload.phase_updated_at if report.workload else None
+        if changed is not None and not posts.replayed:
+            PUSH_LAG.observe(max(0.0, time.time() - changed.timestamp()))
+        self._log.info(
+            "push_posted",
+            source=spec.source,
+            mode=mode,
+            channel=spec.target.channel,
+            workload_id=report.workload.id if report.workload else None,
+        )

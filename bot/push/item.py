@@ -1,0 +1,126 @@
+"""What the push side queues: a failure to diagnose and post, unasked, to one channel.
+
+A watch's poll or an alert becomes a `WorkItem` of platform `push` in the same durable queue
+(and journal) as asked diagnoses. `Target` is the channel it goes to; `PushSpec` says which
+workloads of which project (one, or several for a storm summary) and why (`source`);
+`AlertSpec` is an alert whose workload and channel the worker still has to find.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.conversation import Incoming, ThreadKey
+from bot.work import WorkItem, new_item
+
+__all__ = [
+    "BOT_USER",
+    "PENDING",
+    "PLATFORM",
+    "AlertSpec",
+    "Pending",
+    "PushSpec",
+    "Target",
+    "alert_item",
+    "push_item",
+]
+
+PLATFORM = "push"
+#: The thread of a firing alert that is being answered right now.
+PENDING: Final = "pending"
+Pending = Literal["pending"]
+#: The `user` of a pushed item's `Incoming`: nobody asked.
+BOT_USER = "runai-why"
+
+Platform = Literal["slack", "teams", "console"]
+
+
+class Target(BaseModel):
+    """A channel to post in: its platform, workspace (team or tenant) and channel ID."""
+
+    model_config = ConfigDict(frozen=True)
+
+    platform: Platform
+    team: str = ""
+    channel: str = Field(min_length=1)
+    service_url: str | None = None
+    """Teams: the Bot Connector URL of the conversation (from the activity that subscribed)."""
+
+    def key(self, thread: str) -> ThreadKey:
+        """The conversation key of `thread` in this channel."""
+        return ThreadKey(self.platform, self.team, self.channel, thread)
+
+    def ident(self) -> str:
+        """One string naming the channel, for keys."""
+        return f"{self.platform}:{self.team}:{self.channel}"
+
+
+class PushSpec(BaseModel):
+    """Workloads of one project on one cluster to diagnose and post to `target`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: Literal["watch", "alert"]
+    target: Target
+    cluster_id: str
+    cluster_name: str | None = None
+    project: str
+    workload_ids: tuple[str, ...] = Field(min_length=1)
+    kinds: tuple[str, ...] | None = None
+    """Workload kinds (`Training`, ...) that may be posted; None: every kind."""
+    window: str = "in the last poll"
+    """How a storm summary names its time span ("in the last minute")."""
+    symptom: str | None = None
+    preemption_only: bool = False
+    """A possible preemption (Pending after running): posted only if the diagnosis agrees."""
+    alert_key: str | None = None
+    """An alert's fingerprint and start: its thread is remembered for the resolution."""
+
+
+class AlertSpec(BaseModel):
+    """One alert from Alertmanager, as its labels name it (resolved by the worker)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fingerprint: str
+    starts_at: str
+    status: Literal["firing", "resolved"]
+    alertname: str = ""
+    cluster: str | None = None
+    """The `cluster` label (a name or an ID), else `ALERT_CLUSTER`."""
+    project: str | None = None
+    pod: str | None = None
+    workload_name: str | None = None
+    workload_id: str | None = None
+    symptom: str | None = None
+    """What the alert's reason says to confirm (`crashloop`, `image-pull`), if anything."""
+    ends_at: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The alert's identity across Alertmanager's repeats: fingerprint and start."""
+        return f"{self.fingerprint}:{self.starts_at}"
+
+
+def _item(kind: str, target: Target, responder: BaseModel, deadline_s: float) -> WorkItem:
+    incoming = Incoming(target.key(""), BOT_USER, directed=False)
+    return new_item(
+        platform=PLATFORM,
+        kind=kind,
+        incoming=incoming,
+        responder=responder.model_dump(mode="json"),
+        deadline_s=deadline_s,
+    )
+
+
+def push_item(spec: PushSpec, *, deadline_s: float) -> WorkItem:
+    """The work item that diagnoses and posts `spec`."""
+    return _item("watch" if len(spec.workload_ids) == 1 else "storm", spec.target, spec, deadline_s)
+
+
+def alert_item(spec: AlertSpec, *, deadline_s: float) -> WorkItem:
+    """The work item that finds the alert's workload and channel, then posts (or resolves)."""
+    nowhere = Target(platform="console", channel="alertmanager")  # decided by the worker
+    return _item("alert", nowhere, spec, deadline_s)

@@ -1,0 +1,1 @@
+"""Watched projects: a channel subscribes, a poller finds new failures, the push posts them."""

@@ -1,0 +1,123 @@
+"""Which channels watch which projects: subscriptions kept in Redis, and those `WATCHES` declares.
+
+A subscription is a channel (`Target`), a cluster (its ID, and the name it was given by) and
+a project, with who subscribed and whether preemptions are posted too. Those made in chat
+live in one hash (`runai-why:push:watches`) and survive restarts; those the `WATCHES`
+setting declares (GitOps installs) are read from the settings on every poll and cannot be
+removed from chat. A subscription starts watching at the moment it was made: failures from
+before it are never posted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Literal
+
+import structlog
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bot.push import Kv, Target
+
+__all__ = ["WATCHES_KEY", "Declared", "Subscription", "Subscriptions"]
+
+WATCHES_KEY = "watches"
+
+
+class Subscription(BaseModel):
+    """One channel watching one project on one cluster."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: Target
+    cluster_id: str
+    cluster_name: str
+    project: str
+    preemptions: bool = False
+    subscribed_by: str = ""
+    """Who subscribed (their confirmed e-mail), or `WATCHES` for a declared one."""
+    since: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    declared: bool = False
+
+    @property
+    def id(self) -> str:
+        """Stable across restarts: the channel, cluster and project."""
+        raw = f"{self.target.ident()}|{self.cluster_id}|{self.project}"
+        return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+class Declared(BaseModel):
+    """One entry of `WATCHES`: `{"channel": "C0123", "project": "nlp", "cluster": "prod-a"}`.
+
+    `cluster` is a name or an ID; `platform` is `slack` (default), `teams` (with the
+    conversation's `service_url`, which Teams gives only with an activity) or `console`.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    channel: str = Field(min_length=1)
+    project: str = Field(min_length=1)
+    cluster: str = Field(min_length=1)
+    platform: Literal["slack", "teams", "console"] = "slack"
+    team: str = ""
+    service_url: str | None = None
+    preemptions: bool = False
+
+    @model_validator(mode="after")
+    def _teams_has_an_address(self) -> Declared:
+        if self.platform == "teams" and not self.service_url:
+            raise ValueError("a Teams watch needs the conversation's service_url")
+        return self
+
+
+class Subscriptions:
+    """Chat subscriptions in `Kv`, and the declared ones (cluster names resolved by the poller)."""
+
+    def __init__(self, kv: Kv, declared: Sequence[Declared] = ()) -> None:
+        self._kv = kv
+        self.declared = tuple(declared)
+        self._log = structlog.get_logger(__name__)
+
+    async def add(self, subscription: Subscription) -> bool:
+        """Keep it; False when the channel already watched that project (kept as it was)."""
+        known = {s.id for s in await self.stored()}
+        if subscription.id in known:
+            return False
+        await self._kv.hset(WATCHES_KEY, subscription.id, subscription.model_dump_json())
+        return True
+
+    async def remove(self, target: Target, cluster_id: str, project: str) -> bool:
+        """Stop one chat subscription; False when there was none."""
+        probe = Subscription(target=target, cluster_id=cluster_id, cluster_name="", project=project)
+        return await self._kv.hdel(WATCHES_KEY, probe.id)
+
+    async def stored(self) -> list[Subscription]:
+        """Every chat subscription (one that no longer reads is logged and left out)."""
+        found = []
+        for key, raw in (await self._kv.hgetall(WATCHES_KEY)).items():
+            try:
+                found.append(Subscription.model_validate_json(raw))
+            except ValidationError:
+                self._log.warning("watch_unreadable", key=key)
+        return sorted(found, key=lambda s: (s.target.ident(), s.cluster_name, s.project))
+
+    async def of_channel(self, target: Target) -> list[Subscription]:
+        """The chat subscriptions of one channel."""
+        return [s for s in await self.stored() if s.target.ident() == target.ident()]
+
+    async def service_url(self, channel: str) -> str | None:
+        """The service URL a Teams conversation's watch keeps, if it has one."""
+        for subscription in await self.stored():
+            target = subscription.target
+            if target.platform == "teams" and target.channel == channel and target.service_url:
+                return target.service_url
+        return None
+
+    def declared_in(self, target: Target) -> list[Declared]:
+        """The `WATCHES` entries of one channel."""
+        return [
+            d
+            for d in self.declared
+            if d.channel == target.channel and d.platform == target.platform
+        ]

@@ -1,0 +1,113 @@
+"""`POST /alerts/alertmanager` in-process: what it takes, counts, refuses, and answers."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from pydantic import SecretStr
+from starlette.applications import Starlette
+
+from bot.alerts.route import MAX_BODY_BYTES, AlertIngress
+from bot.backends import ASGI_BASE_URL
+from bot.conversation import MemoryStore
+from bot.metrics import ALERTS_UNMAPPED
+from bot.pushing import build_push, declared_watches
+from bot.settings import ConfigError, Settings
+from bot.work import Enqueued, MemoryWorkQueue, QueueUnavailable, WorkItem
+from diagnosis import RunaiClient, RunaiConfig
+from tests.bot.push.alerts import TOKEN, alert, webhook
+
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+class DownQueue(MemoryWorkQueue):
+    async def enqueue(self, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
+        del item, dedupe, dedupe_ttl_s
+        raise QueueUnavailable("down")
+
+
+def _client(queue: MemoryWorkQueue, default_cluster: str | None = "prod-a") -> httpx.AsyncClient:
+    ingress = AlertIngress(TOKEN, queue, default_cluster=default_cluster, deadline_s=60)
+    app = Starlette(routes=ingress.routes())
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bot")
+
+
+async def test_mappable_alerts_are_queued_and_the_rest_counted():
+    queue = MemoryWorkQueue(max_items=10)
+    before = ALERTS_UNMAPPED.labels(reason="not_a_project_namespace")._value.get()
+    body = webhook(alert(), alert(namespace="kube-system", fingerprint="other"))
+    async with _client(queue) as client:
+        answer = await client.post("/alerts/alertmanager", content=body, headers=AUTH)
+    assert answer.json() == {"queued": 1, "duplicates": 0, "unmapped": 1}
+    assert ALERTS_UNMAPPED.labels(reason="not_a_project_namespace")._value.get() == before + 1
+    assert await queue.depth() == 1
+
+
+@pytest.mark.parametrize(
+    ("queue", "status"),
+    [
+        pytest.param(DownQueue(max_items=10), 503, id="Redis down"),
+        pytest.param(MemoryWorkQueue(max_items=0), 503, id="the queue full"),
+    ],
+)
+async def test_what_cannot_be_taken_is_503_so_alertmanager_sends_it_again(
+    queue: MemoryWorkQueue, status: int
+):
+    async with _client(queue) as client:
+        answer = await client.post("/alerts/alertmanager", content=webhook(alert()), headers=AUTH)
+    assert answer.status_code == status
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "status"),
+    [
+        pytest.param(webhook(alert()), {}, 401, id="no token"),
+        pytest.param(webhook(alert()), {"Authorization": f"Bearer {TOKEN}x"}, 401, id="wrong"),
+        pytest.param(webhook(alert()), {"Authorization": TOKEN}, 401, id="not a bearer"),
+        pytest.param(b"[" * 100 + b"]" * 100, AUTH, 400, id="nested too deep"),
+        pytest.param(b'{"version": "4", "status": "firing"}', AUTH, 400, id="no alerts"),
+        pytest.param(b" " * (MAX_BODY_BYTES + 1), AUTH, 413, id="too large"),
+    ],
+)
+async def test_refused(body: bytes, headers: dict[str, str], status: int):
+    queue = MemoryWorkQueue(max_items=10)
+    async with _client(queue) as client:
+        answer = await client.post("/alerts/alertmanager", content=body, headers=headers)
+    assert answer.status_code == status
+    assert await queue.depth() == 0
+
+
+async def test_a_truncated_group_is_taken_as_far_as_it_goes():
+    queue = MemoryWorkQueue(max_items=10)
+    body = webhook(alert()).replace(b'"truncatedAlerts": 0', b'"truncatedAlerts": 3')
+    async with _client(queue) as client:
+        answer = await client.post("/alerts/alertmanager", content=body, headers=AUTH)
+    assert answer.json()["queued"] == 1
+
+
+def test_a_bad_watches_entry_stops_the_start_naming_it():
+    settings = Settings(_env_file=None, watches=[{"channel": "C1", "project": "nlp"}])
+    with pytest.raises(
+        ConfigError, match=r"WATCHES\[0\] is not a watch \(cluster: Field required\)"
+    ):
+        declared_watches(settings)
+
+
+@pytest.mark.parametrize(("token", "routes"), [(None, 0), ("change-me", 0), ("s3cret", 1)])
+def test_the_route_is_served_only_with_a_real_token(token: str | None, routes: int):
+    settings = Settings(
+        _env_file=None, alertmanager_token=SecretStr(token) if token is not None else None
+    )
+    runai = RunaiClient(RunaiConfig(url=ASGI_BASE_URL, client_id="x", client_secret=SecretStr("y")))
+    push = build_push(
+        settings,
+        runai=runai,
+        lister=None,
+        kube=None,
+        store=MemoryStore(),
+        redis_client=None,
+        queue=MemoryWorkQueue(max_items=1),
+        posters={},
+    )
+    assert len(push.routes) == routes
+    assert push.poller is None

@@ -1,0 +1,254 @@
+"""The push handler: each failure posted once, in its place, and only what the channel may see.
+
+One message per failure, the same failure in its thread, storms, overflow, nothing outside
+what the channel was given, and a second attempt that shows nothing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from bot.backends import simulated
+from bot.conversation import MemoryStore, Notice, ReportReply
+from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
+from bot.push.handler import AlertStillFiring
+from bot.push.item import PENDING, AlertSpec, Pending, alert_item
+from bot.work import JournalState, MemoryWorkQueue, WorkItem
+from tests.bot.push.recording import CrashedError, RecordingPoster
+from tests.bot.push.scenes import DEMO, NLP_ID, OOM_ID
+
+CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
+EVAL_ID = "fcfaaec8-47fa-404b-a64e-169ccc4af8e8"  # eval-harness, ml-team, Failed
+LLAMA_ID = "9cc179ae-4b7d-44b7-98ae-eacf42d4218d"  # llama-sft-qlora, ml-team, Failed
+TARGET = Target(platform="slack", team="T1", channel="C1")
+
+
+@dataclass
+class Rig:
+    work: PushWork
+    poster: RecordingPoster
+    queue: MemoryWorkQueue
+    store: MemoryStore
+
+    async def run(self, item: WorkItem) -> None:
+        journal = self.queue.journal(item.id)
+        await self.work.run(item, journal, await journal.load())
+
+
+class Threads:
+    """An `AlertResolver` that only remembers threads (the routing has its own tests)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, tuple[Target, str] | Pending] = {}
+
+    async def resolve(self, alert: AlertSpec) -> PushSpec | None:
+        if alert.fingerprint == "unmapped":
+            return None
+        return _spec(OOM_ID, source="alert", alert_key=alert.key)
+
+    async def started(self, alert_key: str) -> None:
+        self.kept.setdefault(alert_key, PENDING)
+
+    async def dropped(self, alert_key: str) -> None:
+        if self.kept.get(alert_key) == PENDING:
+            del self.kept[alert_key]
+
+    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | Pending | None:
+        return self.kept.get(alert.key)
+
+    async def posted(self, alert_key: str, target: Target, thread: str) -> None:
+        self.kept[alert_key] = (target, thread)
+
+
+def _spec(*ids: str, **changes: Any) -> PushSpec:
+    fields: dict[str, Any] = {
+        "source": "watch",
+        "target": TARGET,
+        "cluster_id": CLUSTER,
+        "cluster_name": "prod-a",
+        "project": "ml-team",
+        "workload_ids": ids,
+    }
+    return PushSpec.model_validate(fields | changes)
+
+
+@pytest.fixture
+async def rig() -> AsyncIterator[Rig]:
+    async with simulated(DEMO, transport="asgi") as up:
+        poster, store, queue = RecordingPoster(), MemoryStore(), MemoryWorkQueue(max_items=50)
+        work = PushWork(
+            runai=up.runai,
+            kube=up.kube,
+            store=store,
+            planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3),
+            posters={"slack": poster},
+            alerts=Threads(),
+            clock=lambda: DEMO.now,
+            resolution_wait_s=0.5,
+        )
+        yield Rig(work, poster, queue, store)
+
+
+def _item(spec: PushSpec) -> WorkItem:
+    return push_item(spec, deadline_s=60)
+
+
+def _text(reply: object) -> str:
+    if isinstance(reply, ReportReply):
+        return f"{reply.report.category} {reply.report.workload.name if reply.report.workload else ''} {reply.notes}"
+    assert isinstance(reply, Notice)
+    return reply.text
+
+
+async def test_a_failure_is_a_message_then_the_same_failure_goes_into_its_thread(rig: Rig):
+    await rig.run(_item(_spec(OOM_ID)))
+    [root] = rig.poster.roots()
+    assert isinstance(root.reply, ReportReply)
+    assert root.reply.report.workload is not None
+    assert root.reply.report.workload.name == "training-job-42"
+    assert "watches project ml-team on prod-a" in root.reply.notes[-1]
+    saved = await rig.store.load(TARGET.key(root.ref))
+    assert saved is not None  # its buttons find the report, as an asked answer's do
+    assert saved.last_report == root.reply.report
+
+    await rig.run(_item(_spec(OOM_ID)))
+    await rig.run(_item(_spec(OOM_ID)))
+    replies = rig.poster.in_thread(root.ref)
+    assert [r.reply.notes[0] for r in replies if isinstance(r.reply, ReportReply)] == [
+        "2nd time in 1 min",
+        "3rd time in 1 min",
+    ]
+    assert len(rig.poster.roots()) == 1
+
+
+async def test_a_second_attempt_updates_what_the_first_posted_and_counts_once(rig: Rig):
+    item = _item(_spec(OOM_ID))
+    await rig.run(item)
+    await rig.run(item)  # reclaimed after a crash past the post
+    [root] = rig.poster.messages
+    assert root.updates == 1
+    again = _item(_spec(OOM_ID))
+    await rig.run(again)
+    [reply] = rig.poster.in_thread(root.ref)
+    assert isinstance(reply.reply, ReportReply)
+    assert reply.reply.notes[0] == "2nd time in 1 min"
+
+
+async def test_a_storm_is_one_summary_with_each_answer_in_its_thread(rig: Rig):
+    await rig.run(_item(_spec(OOM_ID, EVAL_ID, LLAMA_ID, window="in the last minute")))
+    [summary] = rig.poster.roots()
+    assert isinstance(summary.reply, Notice)
+    assert summary.reply.text.startswith("3 workloads in ml-team failed in the last minute: ")
+    answers = rig.poster.in_thread(summary.ref)
+    names = {
+        r.reply.report.workload.name
+        for r in answers
+        if isinstance(r.reply, ReportReply) and r.reply.report.workload
+    }
+    assert names == {"training-job-42", "eval-harness", "llama-sft-qlora"}
+
+
+async def test_a_crashed_storm_is_finished_by_the_next_attempt_without_repeats(rig: Rig):
+    item = _item(_spec(OOM_ID, EVAL_ID, LLAMA_ID))
+    rig.poster.fail_after = 2
+    with pytest.raises(CrashedError):
+        await rig.run(item)
+    rig.poster.fail_after = None
+    await rig.run(item)
+    assert len(rig.poster.messages) == 4
+    assert [m.updates for m in rig.poster.messages] == [1, 1, 0, 0]
+
+
+async def test_past_the_hourly_budget_answers_go_into_one_overflow_thread(rig: Rig):
+    for workload in (OOM_ID, EVAL_ID, LLAMA_ID):
+        await rig.run(_item(_spec(workload)))
+    assert len(rig.poster.roots()) == 3
+    distinct = "resnet-ddp"  # not in ml-team: a spec of its own project
+    await rig.run(_item(_spec("6bebb1d3-3410-4541-9f66-a76ad405eeb6", project="vision")))
+    await rig.run(_item(_spec(NLP_ID, project="nlp")))
+    roots = rig.poster.roots()
+    assert len(roots) == 4
+    assert isinstance(roots[-1].reply, Notice)
+    assert "More than 3 failures were posted" in roots[-1].reply.text
+    overflowed = rig.poster.in_thread(roots[-1].ref)
+    assert len(overflowed) == 2
+    assert distinct in _text(overflowed[0].reply)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        pytest.param({"project": "vision"}, id="another project"),
+        pytest.param({"cluster_id": "00000000-0000-4000-8000-000000000001"}, id="another cluster"),
+        pytest.param({"kinds": ("Inference",)}, id="a kind the channel was not given"),
+        pytest.param({"preemption_only": True}, id="a failure where a preemption was asked"),
+    ],
+)
+async def test_nothing_outside_what_the_channel_was_given_is_posted(
+    rig: Rig, changes: dict[str, Any]
+):
+    await rig.run(_item(_spec(OOM_ID, **changes)))
+    assert rig.poster.messages == []
+
+
+async def test_a_platform_this_process_cannot_post_to_gets_nothing(rig: Rig):
+    teams = Target(platform="teams", channel="19:abc@thread.tacv2")
+    await rig.run(_item(_spec(OOM_ID, target=teams)))
+    assert rig.poster.messages == []
+
+
+async def test_an_alert_is_answered_and_its_resolution_noted_in_the_thread(rig: Rig):
+    firing = AlertSpec(
+        fingerprint="f", starts_at="s", status="firing", alertname="KubePodCrashLooping"
+    )
+    resolved = firing.model_copy(update={"status": "resolved", "ends_at": "2026-11-26T10:00:00Z"})
+    unknown = resolved.model_copy(update={"fingerprint": "never-posted"})
+    await rig.run(alert_item(resolved.model_copy(update={"fingerprint": "x"}), deadline_s=60))
+    await rig.run(alert_item(firing, deadline_s=60))
+    await rig.run(alert_item(resolved, deadline_s=60))
+    await rig.run(alert_item(unknown, deadline_s=60))
+    [root] = rig.poster.roots()
+    assert "Alertmanager alert" in root.reply.notes[-1]  # type: ignore[union-attr]
+    [note] = rig.poster.in_thread(root.ref)
+    assert _text(note.reply) == (
+        "Resolved: Alertmanager says KubePodCrashLooping ended at 2026-11-26T10:00:00Z."
+    )
+
+
+async def test_giving_up_tells_nobody(rig: Rig):
+    await rig.work.give_up(_item(_spec(OOM_ID)), JournalState(), "gave up")
+    assert rig.poster.messages == []
+
+
+async def test_a_resolution_waits_for_its_firing_alert_being_answered(rig: Rig):
+    firing = AlertSpec(fingerprint="f", starts_at="s", status="firing", alertname="A")
+    resolved = firing.model_copy(update={"status": "resolved"})
+    threads = rig.work._alerts
+    assert isinstance(threads, Threads)
+    await threads.started(firing.key)
+    with pytest.raises(AlertStillFiring):  # never answered within the wait: tried again later
+        await rig.run(alert_item(resolved, deadline_s=60))
+
+    async def answer_soon() -> None:
+        await asyncio.sleep(0.2)
+        await rig.run(alert_item(firing, deadline_s=60))
+
+    task = asyncio.create_task(answer_soon())
+    await rig.run(alert_item(resolved, deadline_s=60))
+    await task
+    [root] = rig.poster.roots()
+    [note] = rig.poster.in_thread(root.ref)
+    assert _text(note.reply) == "Resolved: Alertmanager says A ended."
+
+
+async def test_an_alert_that_maps_to_nothing_leaves_nothing_to_wait_for(rig: Rig):
+    unmapped = AlertSpec(fingerprint="unmapped", starts_at="s", status="firing")
+    await rig.run(alert_item(unmapped, deadline_s=60))
+    resolved = unmapped.model_copy(update={"status": "resolved"})
+    await rig.run(alert_item(resolved, deadline_s=60))
+    assert rig.poster.messages == []

@@ -1,0 +1,145 @@
+"""`watch`, `unwatch` and `watches`: who may subscribe a channel, and what everyone is told."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Collection
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from bot.authz import Authorizer
+from bot.backends import simulated
+from bot.console import ConsoleResponder
+from bot.conversation import Access, Incoming, MemoryStore, ThreadKey, console_identity
+from bot.push import MemoryKv
+from bot.watch.commands import WatchCommands
+from bot.watch.engine import WatchingEngine
+from bot.watch.subscriptions import Declared, Subscriptions
+from diagnosis import RunaiClient
+from tests.bot.push.scenes import DEMO
+
+KEY = ThreadKey("console", "local", "console", "1")
+
+
+@dataclass
+class Chat:
+    runai: RunaiClient
+    subscriptions: Subscriptions
+    lines: list[str]
+
+    async def say(
+        self,
+        text: str,
+        *,
+        as_email: str = "bob@acme.ai",
+        postable: Collection[str] = ("console",),
+        channel_projects: dict[str, list[str]] | None = None,
+    ) -> str:
+        access = Access(Authorizer(self.runai), console_identity(as_email), channel_projects or {})
+        engine = WatchingEngine(
+            watch=WatchCommands(self.runai, self.subscriptions, postable=postable),
+            access=access,
+            runai=self.runai,
+            store=MemoryStore(),
+            clock=lambda: DEMO.now,
+        )
+        self.lines.clear()
+        await engine.handle(Incoming(KEY, "you", text=text), ConsoleResponder(self.lines.append))
+        return "".join(self.lines)
+
+
+@pytest.fixture
+async def chat() -> AsyncIterator[Chat]:
+    async with simulated(DEMO, transport="asgi") as up:
+        declared = [
+            Declared(channel="console", platform="console", project="vision", cluster="prod-a")
+        ]
+        yield Chat(up.runai, Subscriptions(MemoryKv(), declared), [])
+
+
+async def test_subscribing_is_public_and_says_who_and_that_everyone_sees(chat: Chat):
+    said = await chat.say("watch nlp on prod-a with preemptions")
+    assert said == (
+        "runai-why> bob@acme.ai subscribed this channel to failures and preemptions of project "
+        "nlp on prod-a. Everyone in this channel will see those answers, whatever their own "
+        "Run:ai access. `unwatch nlp on prod-a` stops it.\n"
+    )
+    [kept] = await chat.subscriptions.stored()
+    assert (kept.project, kept.cluster_name, kept.preemptions, kept.subscribed_by) == (
+        "nlp",
+        "prod-a",
+        True,
+        "bob@acme.ai",
+    )
+    assert "already watches" in await chat.say("watch nlp on 2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92")
+    listing = await chat.say("watches")
+    assert "- project nlp on prod-a (by bob@acme.ai, " in listing
+    assert ", with preemptions)" in listing
+    assert "- project vision on prod-a (the WATCHES setting)" in listing
+
+
+async def test_someone_who_cannot_read_the_project_is_refused_privately(chat: Chat):
+    said = await chat.say("watch nlp on prod-a", as_email="alice@acme.ai")
+    assert said.startswith(
+        "runai-why> (only you) You don't have read access to workloads in project nlp on prod-a"
+    )
+    assert await chat.subscriptions.stored() == []
+    assert "(only you)" in await chat.say("unwatch nlp on prod-a", as_email="alice@acme.ai")
+
+
+async def test_unwatch(chat: Chat):
+    await chat.say("watch nlp on prod-a")
+    assert await chat.say("unwatch nlp on prod-a") == (
+        "runai-why> bob@acme.ai unsubscribed this channel from project nlp on prod-a.\n"
+    )
+    assert await chat.subscriptions.stored() == []
+    assert "does not watch project nlp" in await chat.say("unwatch nlp on prod-a")
+    assert "because the `WATCHES` setting says so" in await chat.say("unwatch vision on prod-a")
+    assert "project vision" in await chat.say("watches")  # declared ones stay
+
+
+@pytest.mark.parametrize(
+    ("text", "kwargs", "says"),
+    [
+        ("watch nlp on prod-z", {}, "(only you) No cluster is named `prod-z`; nothing changed."),
+        (
+            "watch nlp on prod-a",
+            {"postable": ()},
+            "(only you) I cannot post unasked answers on console yet",
+        ),
+        (
+            "watch nlp on prod-a",
+            {"channel_projects": {"console": ["vision"]}},
+            "(only you) This channel does not discuss project nlp on prod-a publicly",
+        ),
+    ],
+)
+async def test_what_changes_nothing_is_said_privately(
+    chat: Chat, text: str, kwargs: dict[str, Any], says: str
+):
+    assert says in await chat.say(text, **kwargs)
+    assert await chat.subscriptions.stored() == []
+
+
+async def test_a_failing_cluster_list_is_said_privately(chat: Chat):
+    async with simulated(
+        DEMO.model_copy(update={"faults": [{"path": "/api/v1/clusters", "status": 503}]}),
+        transport="asgi",
+        retries=0,
+    ) as broken:
+        failing = Chat(broken.runai, chat.subscriptions, [])
+        said = await failing.say("watch nlp on prod-a")
+    assert said.startswith("runai-why> (only you) ")
+    assert await chat.subscriptions.stored() == []
+
+
+async def test_no_watch_is_listed_as_none(chat: Chat):
+    chat.subscriptions.declared = ()
+    assert "This channel watches no project." in await chat.say("watches")
+
+
+async def test_anything_else_is_a_question_for_the_engine(chat: Chat):
+    said = await chat.say("help")
+    assert "(only you)" in said
+    assert await chat.subscriptions.stored() == []
