@@ -154,6 +154,7 @@ async def test_two_worker_processes_answer_every_ask_once_and_count_them_togethe
             log=log,
         )
         try:
+            await _logged(log, "worker_started", 2)  # both copies run (however slow to start)
             answers = await fake_slack.wait_for_async("chat.update", count=asks, timeout=150)
             await _drained(redis_client)  # each answered item acknowledged and deleted
             async with httpx.AsyncClient() as http:
@@ -211,8 +212,9 @@ async def test_sigterm_to_the_supervisor_mid_diagnosis_hands_the_work_back(
     assert fake_slack.calls("chat.update") == []
     assert await redis_client.xlen(STREAM) == 1  # still queued: nothing lost
     assert (await redis_client.xpending(STREAM, "workers"))["pending"] == 0  # handed back
+    # The copy that held it handed it back (the other, if it had started, held nothing).
     handed = [int(str(e["handed_back"])) for e in _events(tmp_path / "w.log", "worker_stopped")]
-    assert sorted(handed) == [0, 1]
+    assert sorted(handed) in ([1], [0, 1])
 
 
 @pytest.mark.e2e
