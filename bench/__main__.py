@@ -1,15 +1,19 @@
-"""`python3 dev.py bench`: speed, scale and failover, five targets measured in one run, one table.
+"""`python3 dev.py bench`: speed, scale and failover, measured in one run, printed as one table.
 
-    python3 dev.py bench                       # everything (under five minutes)
-    python3 dev.py bench --only one,storm      # some scenarios: one storm distinct failover queued
+    python3 dev.py bench                       # everything (about five minutes)
+    python3 dev.py bench --only one,storm      # some: one acks storm distinct failover queued
+    python3 dev.py bench --only acks           # 200 acks at once, timed by a raw-socket client
     python3 dev.py bench --only parse          # the parser's worst case alone (seconds, no world)
     python3 dev.py bench --no-profile          # skip the cProfile pass over serve's request path
+    python3 dev.py bench --layout embedded     # replicas as one `serve` each, not the layout below
 
-It drives the real HTTP app (`runai-why serve` subprocesses, configured by environment
-only) with signed slash commands, against the simulator in its own process at 50 ms per
-call, the fake Slack Web API of the e2e tests and a throwaway Redis. Each target is printed
-as measured / reference with "met" or "MISSED"; the README keeps the latest table. `parse`
-(issue 20) runs in this process, without the world: figures only (`bench.parsing`).
+It drives the real HTTP app, configured by environment only, in the recommended layout
+(each replica: `serve --no-worker --web-processes N` and `worker --processes N`, N the cores)
+with signed slash commands, against the simulator in its own process at 50 ms per call, the
+fake Slack Web API of the e2e tests and a throwaway Redis. The machine's CPU model and load
+average are printed with every run; each target as measured / reference with "met" or
+"MISSED"; the README keeps the latest table. `parse` (issue 20) runs in this process,
+without the world: figures only (`bench.parsing`).
 """
 
 from __future__ import annotations
@@ -19,17 +23,19 @@ import asyncio
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from bench import parsing, scenarios
+from bench.acks import acks
 from bench.profile import profile
 from bench.stats import Figure, loadavg, machine, render_table
 from bench.workloads import generate
-from bench.world import World, tail
+from bench.world import LAYOUTS, World, tail
 
 __all__ = ["main"]
 
-SCENARIOS = ("one", "storm", "distinct", "failover", "queued", "parse")
+SCENARIOS = ("one", "acks", "storm", "distinct", "failover", "queued", "parse")
 WORKLOADS = 1000
 
 
@@ -40,7 +46,8 @@ async def _run(
     one_rows, reference = await scenarios.one(world, warm_runs=5 if "one" in chosen else 0)
     if "one" in chosen:
         rows += one_rows
-    steps = {
+    steps: dict[str, Callable[[], Awaitable[scenarios.Rows]]] = {
+        "acks": lambda: acks(world),
         "storm": lambda: scenarios.storm(world, reference),
         "distinct": lambda: scenarios.distinct(world, reference),
         "failover": lambda: scenarios.failover(world),
@@ -74,6 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-profile", action="store_true", help="skip the cProfile pass")
     parser.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default=LAYOUTS[0],
+        help="how each replica runs: web and worker processes, one of each per core "
+        "(recommended, the default), or one `serve` with its embedded worker",
+    )
+    parser.add_argument(
         "--keep", metavar="DIR", type=Path, help="keep the logs, the scenario and serve.prof in DIR"
     )
     args = parser.parse_args(argv)
@@ -93,13 +107,15 @@ def main(argv: list[str] | None = None) -> int:
             folder = args.keep or Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
             scenario = generate(WORKLOADS, folder, latency_ms=int(scenarios.LATENCY_S * 1000))
-            world = World(folder, scenario)
+            world = World(folder, scenario, layout=args.layout)
             with world.running(scenarios.USERS):
                 run = _run(world, chosen, with_profile=not args.no_profile)
                 rows, profile_text = asyncio.run(run)
     if "parse" in chosen:
         rows += parsing.rows()
-    simulated = f"simulator latency {scenarios.LATENCY_S * 1000:.0f} ms per call; "
+    simulated = (
+        f"layout {args.layout}; simulator latency {scenarios.LATENCY_S * 1000:.0f} ms per call; "
+    )
     header += [
         (simulated if in_world else "")
         + f"load average at the end: {loadavg()}; run took {time.monotonic() - started:.0f} s"

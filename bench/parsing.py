@@ -61,7 +61,7 @@ def rows() -> list[Figure]:
     cap = f"{MAX_PARSED_CHARS:,}"
     return [
         Figure(
-            f"6. parse: worst of {2 * len(hostile)} hostile inputs at the {cap}-char cap",
+            f"7. parse: worst of {2 * len(hostile)} hostile inputs at the {cap}-char cap",
             f"{worst_ms:.1f} ms CPU ({worst[:24]!r}…)",
         ),
         Figure(

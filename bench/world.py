@@ -31,7 +31,7 @@ from bench.workloads import ASKER_EMAIL, BenchScenario
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.conftest import start_throwaway_redis
 
-__all__ = ["SECRET", "Replica", "World", "askers"]
+__all__ = ["LAYOUTS", "SECRET", "Replica", "World", "askers"]
 
 SECRET = "bench-signing-secret"  # noqa: S105 - the fake Slack's, signed like Slack signs
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -49,47 +49,99 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+#: How a replica runs (`--layout`): `recommended` is the production layout of the README (web
+#: processes that only acknowledge and enqueue, and worker processes, one of each per core);
+#: `embedded` is one `runai-why serve` answering its own requests (small installs, the demo).
+LAYOUTS = ("recommended", "embedded")
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc/<each>/stat)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                found.append(int(stat.parent.name))
+    return sorted(found)
+
+
+def _role(pid: int) -> str:
+    """`serve`, `serve --web-processes 2`, `worker --processes 1`...: its command line, short."""
+    with contextlib.suppress(OSError):
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        words = [w for w in argv if w in {"serve", "worker"} or w.isdigit() or "processes" in w]
+        return " ".join(words) or "?"
+    return "gone"
+
+
 @dataclass
 class Replica:
-    """One `runai-why serve` process."""
+    """One replica: a `runai-why serve`, or (`recommended`) a web and a worker supervisor."""
 
     name: str
     process: subprocess.Popen[bytes]
     url: str
     log: Path
+    others: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    """Its other top-level processes (the worker supervisor of the recommended layout)."""
+    workers: int = 0
+    """How many worker processes it runs apart from the web ones (recommended layout)."""
 
     @property
     def pid(self) -> int:
-        """The process ID."""
+        """The process ID of the web side."""
         return self.process.pid
 
+    def pids(self) -> list[int]:
+        """Every process of the replica: its top-level ones and their children."""
+        tops = [self.process.pid, *(p.pid for p in self.others)]
+        return [pid for top in tops for pid in (top, *_children(top))]
+
     def cpu_seconds(self) -> float:
-        """User + system CPU time so far (`/proc/<pid>/stat`, fields 14 and 15)."""
-        stat = Path(f"/proc/{self.pid}/stat").read_text(encoding="utf-8")
-        fields = stat.rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+        """User + system CPU time so far over its processes (`/proc/<pid>/stat`, 14 and 15)."""
+        total = 0.0
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+                fields = stat.rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+        return total
 
     def memory_mb(self, key: str = "VmHWM") -> float:
-        """Peak (`VmHWM`) or current (`VmRSS`) resident memory in MB, from /proc/<pid>/status."""
-        for line in Path(f"/proc/{self.pid}/status").read_text(encoding="utf-8").splitlines():
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024 / 1e6
-        return float("nan")
+        """The largest peak (`VmHWM`) or current (`VmRSS`) resident memory of one process, MB."""
+        return max((_memory_mb(pid, key) for pid in self.pids()), default=float("nan"))
+
+    def memory_by_process(self, key: str = "VmHWM") -> str:
+        """`serve --web-processes 1: 61 MB, ...`: each process's peak, for the table."""
+        return ", ".join(f"{_role(pid)}: {_memory_mb(pid, key):.0f} MB" for pid in self.pids())
 
     def kill(self) -> None:
-        """Send SIGKILL (kill -9): no shutdown, no cleanup, as when a node dies."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
+        """SIGKILL (kill -9) every process, children first: no shutdown, as when a node dies."""
+        for pid in reversed(self.pids()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for process in (self.process, *self.others):
+            process.wait(10)
 
     def stop(self, grace_s: float = 3.0) -> None:
         """SIGTERM, then SIGKILL if it has not exited within `grace_s` (between scenarios)."""
-        if self.process.poll() is not None:
-            return
-        self.process.terminate()
+        tops = [p for p in (self.process, *self.others) if p.poll() is None]
+        for process in tops:
+            process.terminate()
         try:
-            self.process.wait(grace_s)
+            for process in tops:
+                process.wait(grace_s)
         except subprocess.TimeoutExpired:
             self.kill()
+
+
+def _memory_mb(pid: int, key: str) -> float:
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024 / 1e6
+    return float("nan")
 
 
 @dataclass
@@ -105,6 +157,7 @@ class World:
     _sim: subprocess.Popen[bytes] | None = None
     _redis: Any = None
     _sim_log: Path | None = None
+    layout: str = LAYOUTS[0]
     _log_offset: int = 0
     _started: int = 0
 
@@ -180,28 +233,42 @@ class World:
             **overrides,
         }
 
-    async def serve(self, count: int = 1, **settings: str) -> list[Replica]:
-        """Start `count` replicas of `runai-why serve` and wait until each answers /readyz."""
+    async def serve(
+        self, count: int = 1, layout: str | None = None, **settings: str
+    ) -> list[Replica]:
+        """Start `count` replicas (in `layout`, default `self.layout`); wait until each is ready."""
         started = []
         command = str(Path(sys.executable).parent / "runai-why")
+        cores = str(os.cpu_count() or 1)
         for _ in range(count):
             port = _free_port()
             self._started += 1
             name = f"replica-{self._started}"
             log = self.folder / f"{name}.log"
-            process = subprocess.Popen(  # noqa: S603, ASYNC220 - started once, then polled
-                [command, "serve", "--host", "127.0.0.1"],
-                env=self._env(port, settings),
-                stdout=subprocess.DEVNULL,
-                stderr=log.open("wb"),
+            web = [command, "serve", "--host", "127.0.0.1"]
+            others = []
+            if (layout or self.layout) == "recommended":
+                web += ["--no-worker", "--web-processes", cores]
+                worker = [command, "worker", "--host", "127.0.0.1", "--processes", cores]
+                others.append(self._start(worker, port, settings, log.with_suffix(".worker.log")))
+            process = self._start(web, port, settings, log)
+            replica = Replica(
+                name, process, f"http://127.0.0.1:{port}", log, others, len(others) * int(cores)
             )
-            replica = Replica(name, process, f"http://127.0.0.1:{port}", log)
             self.replicas.append(replica)
             started.append(replica)
         async with httpx.AsyncClient(timeout=2) as http:
             for replica in started:
                 await _ready(http, replica)
         return started
+
+    def _start(
+        self, argv: list[str], port: int, settings: dict[str, str], log: Path
+    ) -> subprocess.Popen[bytes]:
+        with log.open("wb") as stderr:
+            return subprocess.Popen(  # noqa: S603 - our own command, fixed arguments
+                argv, env=self._env(port, settings), stdout=subprocess.DEVNULL, stderr=stderr
+            )
 
     def upstream_calls(self) -> list[Timed]:
         """Every request the simulator logged since the last `reset`."""
@@ -224,15 +291,29 @@ class World:
 
 
 async def _ready(http: httpx.AsyncClient, replica: Replica) -> None:
+    """Until /readyz answers and every worker process has started (none is still importing)."""
     deadline = time.monotonic() + _STARTUP_S
+    web_ready = False
     while time.monotonic() < deadline:
         if replica.process.poll() is not None:
             raise RuntimeError(f"{replica.name} exited; see {replica.log}")
         with contextlib.suppress(httpx.HTTPError):
-            if (await http.get(f"{replica.url}/readyz")).status_code == 200:  # noqa: PLR2004
-                return
+            web_ready = web_ready or (await http.get(f"{replica.url}/readyz")).status_code == 200  # noqa: PLR2004
+        if web_ready and _workers_started(replica):
+            return
         await asyncio.sleep(0.1)
     raise RuntimeError(f"{replica.name} was not ready within {_STARTUP_S:.0f} s; see {replica.log}")
+
+
+def _workers_started(replica: Replica) -> bool:
+    """Whether each worker process of the recommended layout has logged `worker_started`."""
+    if not replica.workers:
+        return True
+    log = replica.log.with_suffix(".worker.log")
+    with contextlib.suppress(OSError):
+        text = log.read_text(encoding="utf-8")
+        return text.count('"event": "worker_started"') >= replica.workers
+    return False
 
 
 def tail(path: Path, lines: int = 5) -> list[str]:

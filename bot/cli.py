@@ -26,6 +26,7 @@ from bot.console import PRIVATE
 from bot.demo import DEMO_IDENTITY, bundled_script, diagnose_all, run_chat
 from bot.logging import configure_logging
 from bot.observe import begin_request
+from bot.processes import Supervisor, follow_supervisor, usable_cores, yield_to_acknowledgements
 from bot.render.text import render_text, sanitize
 from bot.scenarios import bundled_scenario
 from bot.server import run_server, run_worker
@@ -65,6 +66,19 @@ def _version() -> str:
         return metadata.version(PROG)
     except metadata.PackageNotFoundError:  # run from a source tree that is not installed
         return "unknown"
+
+
+def _process_count(text: str) -> int:
+    """`--processes`: a count of at least 1, or `auto` (0: one per usable core)."""
+    if text == "auto":
+        return 0
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes or 'auto', not {text!r}")
+    return count
 
 
 def _parser() -> _Parser:
@@ -112,6 +126,15 @@ def _parser() -> _Parser:
         action="store_true",
         help="only take requests; `runai-why worker` processes answer them (EMBEDDED_WORKER=0)",
     )
+    srv.add_argument(
+        "--web-processes",
+        type=_process_count,
+        default=1,
+        metavar="N",
+        help="serve HTTP from N processes on PORT (SO_REUSEPORT; 'auto': one per core; "
+        "needs REDIS_URL past 1; default 1)",
+    )
+    srv.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # a copy's
     wrk = commands.add_parser(
         "worker",
         help="answer the requests queued in Redis (REDIS_URL); serves only /metrics (METRICS_PORT)",
@@ -120,6 +143,13 @@ def _parser() -> _Parser:
         "--host",
         default="0.0.0.0",  # noqa: S104
         help="interface for /metrics on METRICS_PORT (default all)",
+    )
+    wrk.add_argument(
+        "--processes",
+        type=_process_count,
+        default=0,
+        metavar="N",
+        help="worker processes, each with its own event loop (default 'auto': one per core)",
     )
 
     demo = commands.add_parser(
@@ -218,15 +248,52 @@ def _serve(args: argparse.Namespace) -> int:
     if args.no_worker:
         settings = settings.model_copy(update={"embedded_worker": False})
     configure_logging(settings.log_level, settings.log_format)
-    run_server(settings, host=args.host, socket_mode=args.socket_mode)
+    count = args.web_processes or usable_cores()
+    if count > 1:
+        if args.socket_mode:
+            raise ConfigError("--web-processes serves HTTP; in Socket Mode run one process")
+        _shared_queue(settings, "--web-processes")
+        copy = ["serve", "--host", args.host, "--web-processes", "1", "--reuse-port"]
+        return Supervisor(
+            "web",
+            copy + (["--no-worker"] if args.no_worker else []),
+            count,
+            metrics_port=settings.metrics_port,
+            host=args.host,
+            grace_s=settings.shutdown_grace_s,
+            web_port=settings.port,
+        ).run()
+    follow_supervisor()
+    run_server(settings, host=args.host, socket_mode=args.socket_mode, reuse_port=args.reuse_port)
     return EXIT_OK
 
 
 def _worker(args: argparse.Namespace) -> int:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format)
+    count = args.processes or usable_cores()
+    if count > 1 and settings.redis_url is not None:  # without it, `run_worker` says why not
+        return Supervisor(
+            "worker",
+            ["worker", "--host", args.host, "--processes", "1"],
+            count,
+            metrics_port=settings.metrics_port,
+            host=args.host,
+            grace_s=settings.shutdown_grace_s,
+        ).run()
+    follow_supervisor()
+    if settings.redis_url is not None:  # a worker that runs (without, `run_worker` refuses)
+        yield_to_acknowledgements()
     run_worker(settings, host=args.host)
     return EXIT_OK
+
+
+def _shared_queue(settings: Settings, flag: str) -> None:
+    if settings.redis_url is None:
+        raise ConfigError(
+            f"set REDIS_URL for {flag} past 1: the processes share the queue and the "
+            "conversations through Redis"
+        )
 
 
 def _write(text: str) -> None:

@@ -7,8 +7,11 @@ global one, so tests read exact values and a library's metrics never leak in.
 
 from __future__ import annotations
 
+import os
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 
 __all__ = [
     "AUTHZ_DENIALS",
@@ -18,6 +21,7 @@ __all__ = [
     "DUPLICATES_DROPPED",
     "FAIL_OPEN",
     "HTTP_CONNECTIONS_CUT",
+    "MULTIPROC_ENV",
     "QUEUE_DEPTH",
     "QUEUE_REJECTED",
     "RECLAIMED",
@@ -28,9 +32,12 @@ __all__ = [
     "STAGE_SECONDS",
     "UPSTREAM_CALLS",
     "exposition",
+    "serving_registry",
 ]
 
 REGISTRY = CollectorRegistry(auto_describe=True)
+#: Set by a supervisor of several processes (`bot.processes`): each writes its figures there.
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 #: The stages of one request, in order; every `stage` label is one of these.
 STAGES = ("ack", "queue_wait", "resolve", "collect", "classify", "render", "post")
@@ -74,6 +81,7 @@ QUEUE_DEPTH = Gauge(
     "runai_why_queue_depth",
     "Work items waiting or in flight in the durable queue, as last seen by this process.",
     registry=REGISTRY,
+    multiprocess_mode="mostrecent",  # several processes: the one that looked last
 )
 QUEUE_REJECTED = Counter(
     "runai_why_queue_rejected",
@@ -103,9 +111,23 @@ AUTHZ_DENIALS = Counter(
 )
 
 
+def serving_registry() -> CollectorRegistry:
+    """What `/metrics` serves: this process's registry, or the sum over a supervisor's processes.
+
+    With `PROMETHEUS_MULTIPROC_DIR` set (`bot.processes`), every process's figures are in
+    files there, and any of them (or the supervisor) serves all of them added up.
+    """
+    directory = os.environ.get(MULTIPROC_ENV)
+    if not directory:
+        return REGISTRY
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]
+    return registry
+
+
 def exposition() -> bytes:
     """The registry in the Prometheus text format, for `GET /metrics`."""
-    return generate_latest(REGISTRY)
+    return generate_latest(serving_registry())
 
 
 FAIL_OPEN = Counter(

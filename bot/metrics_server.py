@@ -3,7 +3,7 @@
 The scrape port is meant for inside the cluster (a Prometheus, a ServiceMonitor) and is not
 exposed with the Slack port, so it needs no token. It is prometheus-client's own small HTTP
 server, on a daemon thread; it serves the bot's registry (`bot.metrics.REGISTRY`) and
-nothing else. One process per pod: no multiprocess mode (see the README).
+nothing else; under a supervisor of several processes (`bot.processes`), their sum.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from wsgiref.simple_server import WSGIServer
 import structlog
 from prometheus_client import start_http_server
 
-from bot.metrics import REGISTRY
+from bot.metrics import serving_registry
 from bot.settings import ConfigError
 
 __all__ = ["start_metrics_server"]
@@ -24,7 +24,7 @@ def start_metrics_server(port: int | None, host: str) -> WSGIServer | None:
     if not port:
         return None
     try:
-        server, _ = start_http_server(port, addr=host, registry=REGISTRY)
+        server, _ = start_http_server(port, addr=host, registry=serving_registry())
     except OSError as error:
         raise ConfigError(
             f"cannot serve /metrics on {host}:{port} ({error.strerror or error}); set "

@@ -24,6 +24,7 @@ import contextlib
 import hmac
 import os
 import signal
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from uvicorn.config import STARTUP_FAILURE
 
 from bot import metrics
 from bot.audit import build_audit_sink
@@ -57,6 +59,7 @@ from bot.http_limits import HttpLimits
 from bot.metrics_server import start_metrics_server
 from bot.observe import begin_request, observe_stage
 from bot.pages import page_routes
+from bot.processes import reuse_port_socket
 from bot.push import Poster, SlackPoster
 from bot.pushing import PushRuntime, build_push
 from bot.redis_connect import connect_redis, redis_health
@@ -416,14 +419,21 @@ def create_asgi_app(runtime: Runtime) -> Starlette:
     )
 
 
-def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
-    """Serve until interrupted: HTTP on `host:PORT`, or Socket Mode with SLACK_APP_TOKEN."""
+def run_server(
+    settings: Settings, *, host: str, socket_mode: bool, reuse_port: bool = False
+) -> None:
+    """Serve until interrupted: HTTP on `host:PORT`, or Socket Mode with SLACK_APP_TOKEN.
+
+    `reuse_port`: one of several processes on `PORT` (`bot.processes`), which binds with
+    `SO_REUSEPORT` so that the kernel spreads connections over them.
+    """
     if socket_mode:
         asyncio.run(_socket_mode(settings, host))
         return
+    sockets = [reuse_port_socket(host, settings.port)] if reuse_port else None
     runtime = build_runtime(settings)
     start_metrics_server(settings.metrics_port, host)
-    uvicorn.run(
+    config = uvicorn.Config(
         create_asgi_app(runtime),
         host=host,
         port=settings.port,
@@ -432,6 +442,10 @@ def run_server(settings: Settings, *, host: str, socket_mode: bool) -> None:
         timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
         **HttpLimits.from_settings(settings).uvicorn_options(),  # slow and numerous clients
     )
+    server = uvicorn.Server(config)
+    server.run(sockets=sockets)
+    if not server.started:  # as `uvicorn.run` does: a start-up that failed exits 3
+        sys.exit(STARTUP_FAILURE)
 
 
 def run_worker(settings: Settings, *, host: str) -> None:

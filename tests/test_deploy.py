@@ -53,9 +53,12 @@ def test_slack_manifest_is_minimal_and_points_every_surface_at_one_url():
     assert settings["socket_mode_enabled"] is False
 
 
-def test_procfile_runs_the_http_server_and_a_worker():
+def test_procfile_runs_web_processes_that_only_take_requests_and_workers_on_every_core():
     procfile = (DEPLOY.parent / "Procfile").read_text().strip().splitlines()
-    assert procfile == ["web: runai-why serve --host 0.0.0.0", "worker: runai-why worker"]
+    assert procfile == [
+        "web: runai-why serve --host 0.0.0.0 --no-worker --web-processes auto",
+        "worker: runai-why worker --processes auto",
+    ]
 
 
 # ---------------------------------------------------------------- the kustomize manifests
@@ -256,7 +259,11 @@ def test_every_pod_that_diagnoses_serves_its_metrics_and_is_scraped():
             container["ports"]
         )
         assert container["args"][:2] in (["runai-why", "serve"], ["runai-why", "worker"])
-        assert container["args"][2:] == ["--host", "0.0.0.0"]  # noqa: S104 - for the scraper
+        assert container["args"][2:4] == ["--host", "0.0.0.0"]  # noqa: S104 - for the scraper
+        # One process per core of the CPU limit, whose supervisor serves /metrics for all.
+        flag = "--web-processes" if container["args"][1] == "serve" else "--processes"
+        cores = container["resources"]["limits"]["cpu"]
+        assert container["args"][4:] == [flag, cores]
     service = _named(docs, "Service", "runai-why")
     assert [p["port"] for p in service["spec"]["ports"]] == [80], "metrics stay off the Service"
 
@@ -278,7 +285,8 @@ def test_every_pod_is_locked_down_sized_and_runs_as_an_existing_service_account(
         assert {"cpu", "memory"} <= resources["requests"].keys()
         assert {"cpu", "memory"} <= resources["limits"].keys()
         limit, request = (_mebibytes(resources[k]["memory"]) for k in ("limits", "requests"))
-        assert limit >= request > PEAK_RSS_BOUND_MIB, "sized below the benchmark's bound"
+        processes = int(container["args"][-1])  # --web-processes N / --processes N
+        assert limit >= request > processes * PEAK_RSS_BOUND_MIB, "below the benchmark's bound"
 
 
 def _mebibytes(quantity: str) -> float:

@@ -27,5 +27,5 @@ async def admit(queue: WorkQueue, item: WorkItem, *, dedupe: str, dedupe_ttl_s: 
         log.warning("work_queue_full", platform=item.platform, depth=result.depth)
     else:
         QUEUE_DEPTH.set(result.depth + 1)
-        log.info("work_enqueued", kind=item.kind, work_id=item.id, ahead=result.ahead)
+        log.debug("work_enqueued", kind=item.kind, work_id=item.id, ahead=result.ahead)
     return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import Mapping
@@ -22,11 +23,18 @@ STALLED_EVIDENCE = FaultRule(
 
 
 async def worker_process(
-    platform: Mapping[str, str], runai_url: str, redis_url: str, *, metrics_port: int = 0
+    platform: Mapping[str, str],
+    runai_url: str,
+    redis_url: str,
+    *,
+    metrics_port: int = 0,
+    processes: int = 1,
+    log: Path | None = None,
 ) -> asyncio.subprocess.Process:
     """The worker, with `platform`'s settings (Slack's or Teams') and the tests' others.
 
-    `/metrics` is served on 127.0.0.1:`metrics_port` (0, the default: not at all).
+    `/metrics` is served on 127.0.0.1:`metrics_port` (0, the default: not at all). Past one
+    `processes`, the process is their supervisor. `log`: where its JSON logs go (else none).
     """
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -40,17 +48,22 @@ async def worker_process(
         "DIAGNOSIS_DEADLINE_S": "120",
         "SHUTDOWN_GRACE_S": "0.2",
         "METRICS_PORT": str(metrics_port),
+        "LOG_FORMAT": "json",
     }
     cli = Path(sys.executable).with_name("runai-why")
-    return await asyncio.create_subprocess_exec(
-        str(cli),
-        "worker",
-        "--host",
-        "127.0.0.1",
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
+    with contextlib.ExitStack() as files:  # the child keeps its own copy of the log's handle
+        stderr = files.enter_context(log.open("wb")) if log else asyncio.subprocess.DEVNULL
+        return await asyncio.create_subprocess_exec(
+            str(cli),
+            "worker",
+            "--host",
+            "127.0.0.1",
+            "--processes",
+            str(processes),
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=stderr,
+        )
 
 
 async def journaled(client: redis.asyncio.Redis, ref: str) -> None:

@@ -1,0 +1,7 @@
+"""`python -m bot`: the `runai-why` command line (how a supervisor starts its processes)."""
+
+import sys
+
+from bot.cli import main
+
+sys.exit(main())
