@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import datetime
 
@@ -40,23 +41,12 @@ def serving_engine(
     adds what the front end knows of where to post (Teams: the service URL).
     """
     access = Access(authorizer, identify, channel_projects=settings.channel_projects)
-    if watch is not None:
-        return WatchingEngine(
-            watch=watch,
-            access=access,
-            audit=audit,
-            place=place,
-            runai=runai,
-            kube=kube,
-            store=store,
-            channel_defaults=settings.channel_default_clusters,
-            max_concurrent=settings.max_concurrent_diagnoses,
-            deadline_s=settings.diagnosis_deadline_s,
-            clock=clock,
-            flights=flights,
-            mention=mention,
-        )
-    return ConversationEngine(
+    make: Callable[..., ConversationEngine] = (
+        ConversationEngine
+        if watch is None
+        else functools.partial(WatchingEngine, watch=watch, place=place)
+    )
+    return make(
         runai=runai,
         kube=kube,
         store=store,
