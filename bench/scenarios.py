@@ -225,11 +225,12 @@ async def distinct(world: World, reference: Reference, count: int = 200) -> Rows
     [replica] = await world.serve(1)
     ids = world.scenario.workload_ids[:count]
     asks = [ask_for(world, "ds", i, w, replica.name) for i, w in enumerate(ids)]
-    cpu_before = replica.cpu_seconds()
+    cpu_before, harness_before = replica.cpu_seconds(), world.harness_cpu_seconds()
     async with _client(count) as http:
         await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
     found = await wait_until(world.slack, asks, timeout_s=75)
     cpu = replica.cpu_seconds() - cpu_before
+    harness = {k: v - harness_before[k] for k, v in world.harness_cpu_seconds().items()}
     e2e = [o.answered_at - a.sent for a in asks if (o := found[a.key]).answered_at is not None]
     answered = len(e2e)
     cores = os.cpu_count() or 1
@@ -245,6 +246,13 @@ async def distinct(world: World, reference: Reference, count: int = 200) -> Rows
             "s",
             f"chain {number(reference.floor_s, 's')}, CPU {number(cpu_floor, 's')} = "
             f"{number(cpu, 's')} / {cores} cores",
+        ),
+        Figure(
+            "   distinct: the harness's CPU, same cores",
+            ", ".join(f"{part} {number(s, 's')}" for part, s in harness.items())
+            + f"; bot + harness / {cores} cores = "
+            f"{number((cpu + sum(harness.values())) / cores, 's')} (the whole machine busy; "
+            "the floor above counts the bot alone)",
         ),
         Figure(
             "   distinct: e2e p50, p99",
