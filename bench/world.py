@@ -102,6 +102,11 @@ class Replica:
         """User + system CPU time so far over its processes (`/proc/<pid>/stat`, 14 and 15)."""
         return sum(_cpu_seconds(pid) for pid in self.pids())
 
+    def diagnosing_processes(self) -> int:
+        """How many of its processes run diagnoses: each `worker` copy, or an embedded `serve`."""
+        roles = [_role(pid) for pid in self.pids()]
+        return sum(1 for r in roles if r in {"serve", "worker --processes 1"})
+
     def memory_mb(self, key: str = "VmHWM") -> float:
         """The largest peak (`VmHWM`) or current (`VmRSS`) resident memory of one process, MB."""
         return max((_memory_mb(pid, key) for pid in self.pids()), default=float("nan"))
