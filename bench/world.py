@@ -100,13 +100,12 @@ class Replica:
 
     def cpu_seconds(self) -> float:
         """User + system CPU time so far over its processes (`/proc/<pid>/stat`, 14 and 15)."""
-        total = 0.0
-        for pid in self.pids():
-            with contextlib.suppress(OSError):
-                stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-                fields = stat.rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-        return total
+        return sum(_cpu_seconds(pid) for pid in self.pids())
+
+    def diagnosing_processes(self) -> int:
+        """How many of its processes run diagnoses: each `worker` copy, or an embedded `serve`."""
+        roles = [_role(pid) for pid in self.pids()]
+        return sum(1 for r in roles if r in {"serve", "worker --processes 1"})
 
     def memory_mb(self, key: str = "VmHWM") -> float:
         """The largest peak (`VmHWM`) or current (`VmRSS`) resident memory of one process, MB."""
@@ -190,6 +189,23 @@ class World:
             self._sim.wait(10)
         if self._redis is not None:
             self._redis.stop()
+
+    def harness_cpu_seconds(self) -> dict[str, float]:
+        """CPU so far of what runs beside the bot on the same cores, by part.
+
+        The simulator's process, this one (the load driver and the fake Slack's threads) and
+        Redis (its own `INFO cpu`).
+        """
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            info = client.info("cpu")
+        finally:
+            client.close()
+        return {
+            "simulator": _cpu_seconds(self._sim.pid) if self._sim is not None else 0.0,
+            "driver and fake Slack": time.process_time(),
+            "Redis": float(info["used_cpu_user"]) + float(info["used_cpu_sys"]),
+        }
 
     def reset(self) -> None:
         """Between scenarios: stop the replicas, flush Redis, forget Slack's and the log's past."""
@@ -322,3 +338,13 @@ def tail(path: Path, lines: int = 5) -> list[str]:
         data: IO[bytes] = handle
         return data.read().decode("utf-8", "replace").splitlines()[-lines:]
     return []
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time so far of one process (`/proc/<pid>/stat`, 14 and 15); 0 if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return 0.0
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS

@@ -383,10 +383,11 @@ class Authorizer:
         return task
 
     async def _readable(self, email: str, target: Target) -> frozenset[str]:
+        held = self._prefetched.get(email)
         grants_read = self._grants_of(email)
-        # Prefetched, about a workload (whose project its own status named): a rule over
-        # the whole cluster that reads every kind decides without the project's lookup.
-        if grants_read.done() and target.kind is not ANY_KIND:
+        # Prefetched (next to the status), about a workload: wait for it, as a rule over the whole
+        # cluster reading every kind decides without the project's lookup (never race it).
+        if held is not None and grants_read is held[1] and target.kind is not ANY_KIND:
             wide = cluster_wide(await grants_read, target.cluster_id)
             if ALL_KINDS in wide:
                 return wide

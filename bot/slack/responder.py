@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any
 
 import structlog
 from slack_sdk.errors import SlackApiError
@@ -28,6 +29,7 @@ from bot.render.blocks import SlackMessage
 from bot.render.progress import CLEAR, ThreadStatus, thread_status
 from bot.slack.charts import upload_chart
 from bot.slack.messages import CHOICE_ACTION, picked_blocks, to_slack
+from bot.slack.orphans import tag
 
 __all__ = ["CHOICE_ACTION", "SlackResponder", "picked_blocks", "to_slack"]
 
@@ -71,6 +73,8 @@ class SlackResponder:
         self.public = False
         """Whether anything was shown in the channel for this request (posted or updated)."""
         self.on_posted: Callable[[str], Awaitable[None]] | None = None
+        self.item_id: str | None = None
+        """The queued item answered: its public posts carry it (`bot.slack.orphans`)."""
         """Called with a public post's ts as soon as Slack has it (the work item's journal)."""
 
     def thread(self) -> str | None:
@@ -139,6 +143,7 @@ class SlackResponder:
                 blocks=main.blocks,
                 unfurl_links=False,
                 unfurl_media=False,
+                metadata=self._tag(reply),
             )
         except SlackApiError as error:
             if error.response.get("error") in _NOT_MEMBER and self._response_url:
@@ -155,6 +160,11 @@ class SlackResponder:
         if isinstance(reply, Notice) and reply.progress:  # not waited for: nothing needs it
             self._status = asyncio.ensure_future(self._set_status(thread_status(reply.text)))
         return ts
+
+    def _tag(self, reply: Reply) -> dict[str, Any] | None:
+        if self.item_id is None:
+            return None
+        return tag(self.item_id, progress=isinstance(reply, Notice) and reply.progress)
 
     async def update(self, ref: str, reply: Reply) -> None:
         """Replace message `ref` with `reply`; overflow goes into the thread.

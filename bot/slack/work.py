@@ -18,6 +18,7 @@ from bot.conversation.store import ThreadBusy
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec
 from bot.slack.listeners.actions import only_asker
+from bot.slack.orphans import adopt
 from bot.slack.responder import SlackResponder
 from bot.slack.turns import converse, tell_store_error
 from bot.work import Journal, JournaledResponder, JournalState, WorkItem
@@ -38,10 +39,24 @@ class SlackWork:
 
     def _responder(self, item: WorkItem, state: JournalState) -> SlackResponder:
         spec = ResponderSpec.model_validate(item.responder)
-        return spec.responder(self._client, runai_url=self._deps.runai_url, thread=state.thread)
+        responder = spec.responder(
+            self._client, runai_url=self._deps.runai_url, thread=state.thread
+        )
+        responder.item_id = item.id
+        return responder
+
+    async def _adopted(
+        self, item: WorkItem, journal: Journal | None, state: JournalState
+    ) -> JournalState:
+        """After a cut-short attempt: `state` with the posts it made but never recorded."""
+        if not state.retried:
+            return state
+        spec = ResponderSpec.model_validate(item.responder)
+        return await adopt(self._client, item, spec, journal, state)
 
     async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
         """See `Handler.run`."""
+        state = await self._adopted(item, journal, state)
         responder = self._responder(item, state)
         shown = JournaledResponder(responder, journal, state)
         responder.on_posted = shown.posted
@@ -57,6 +72,7 @@ class SlackWork:
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
         """See `Handler.give_up`."""
         try:
+            state = await self._adopted(item, None, state)
             responder = self._responder(item, state)
             for post in state.posts:
                 if post.progress:  # never leave "Diagnosing …" spinning

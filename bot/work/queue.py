@@ -38,6 +38,8 @@ class JournalState:
     posts: tuple[ShownPost, ...] = ()
     thread: str | None = None
     answered: bool = False
+    retried: bool = False
+    """An attempt before this one may have shown more than it recorded (it was cut short)."""
 
 
 class Journal(Protocol):

@@ -18,6 +18,7 @@ import socket
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Protocol
 
 import structlog
@@ -209,6 +210,8 @@ class Worker:
         try:
             journal = self.queue.journal(item.id)
             state = await journal.load()
+            if delivery.times > 1 or delivery.reclaimed:
+                state = replace(state, retried=True)
             if state.answered:  # answered, then the worker died before acknowledging
                 self._log.info("work_already_answered")
                 await self.queue.finish(delivery)

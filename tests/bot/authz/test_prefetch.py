@@ -55,6 +55,25 @@ async def test_a_check_after_the_prefetch_reads_the_grants_once(rules, kind, pro
     assert paths.count(PROJECTS) == project_lookups
 
 
+async def test_a_check_waits_for_a_read_ahead_still_in_flight():
+    """The status may come back first (a busy machine): the check waits, never races it.
+
+    Racing it would look the project up after the status, one more level before the answer.
+    """
+    slow = scenario(rules=TENANT_VIEWER).model_copy(update={"latency_ms": 200})
+    async with backends(slow) as found:
+        authz = authorizer(found)
+        authz.prefetch(Identity.console(ALICE))
+        async with asyncio.timeout(10):
+            while ALICE not in authz._prefetched:  # noqa: ASYNC110 - started, not finished
+                await asyncio.sleep(0.001)
+        decision = await authz.check(Identity.console(ALICE), target("A", "nlp", "Training"))
+        paths = _paths(found)
+    assert decision.allowed
+    assert paths.count(PROJECTS) == 0, "a tenant-wide rule decides without the project"
+    assert paths.count("/api/v1/authorization/roles") == 1, "the read ahead serves the check"
+
+
 async def test_a_check_by_name_still_looks_the_project_up():
     """`may_list` names a project the asker typed: it must exist to be allowed."""
     async with backends(scenario(rules=TENANT_VIEWER)) as found:

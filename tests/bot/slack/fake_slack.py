@@ -736,6 +736,19 @@ class FakeSlack:
         thread.sort(key=lambda m: float(m["ts"]))
         return {"ok": True, "messages": thread, "has_more": False}
 
+    def _conversations_history(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The channel's own messages (not thread replies) from `oldest` on, newest first."""
+        channel, oldest = args.get("channel"), float(args.get("oldest") or 0)
+        if not channel:
+            return {"ok": False, "error": "channel_not_found"}
+        found = [
+            dict(m)
+            for (ch, ts), m in self._messages.items()
+            if ch == channel and m.get("thread_ts", ts) == ts and float(ts) >= oldest
+        ]
+        found.sort(key=lambda m: float(m["ts"]), reverse=True)
+        return {"ok": True, "messages": found, "has_more": False}
+
     # Files upload v2 (and the image blocks that show an uploaded file) ---------------
 
     def files(self) -> list[UploadedFile]:
@@ -851,6 +864,7 @@ _METHODS: dict[str, Callable[[FakeSlack, dict[str, Any]], dict[str, Any]]] = {
     "chat.delete": FakeSlack._delete,
     "conversations.info": FakeSlack._conversations_info,
     "conversations.replies": FakeSlack._conversations_replies,
+    "conversations.history": FakeSlack._conversations_history,
     "users.info": FakeSlack._users_info,
     "files.getUploadURLExternal": FakeSlack._get_upload_url,
     "files.completeUploadExternal": FakeSlack._complete_upload,

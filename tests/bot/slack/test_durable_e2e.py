@@ -100,6 +100,44 @@ async def test_a_worker_stopped_mid_diagnosis_is_answered_once_by_another(
         assert await redis_client.xlen(STREAM) == 0
 
 
+async def test_a_placeholder_posted_but_never_journaled_is_replaced_by_the_next_attempt(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    """Killed while Slack's reply to its "Diagnosing…" post was on the way: never journaled.
+
+    The ts never reached the journal. The next attempt finds the post by the item ID it carries and
+    answers there: one message, one answer, nothing left spinning.
+    """
+    slow = DEMO.model_copy(update={"faults": [STALLED_EVIDENCE]})
+    async with (
+        running_bots(fake_slack, redis_url, embedded_worker=False, queue_claim_idle_s=0.5) as [web],
+        serve(Simulator(slow)) as slow_url,
+    ):
+        doomed = await worker_process(_slack_env(fake_slack), slow_url, redis_url)
+        try:
+            fake_slack.delay_next("chat.postMessage", 10)  # Slack has it; the worker waits
+            await web.send(slash_command_body(ASK, response_url=fake_slack.response_url("r")))
+            [placeholder] = await fake_slack.wait_for_async("chat.postMessage", timeout=30)
+            assert (placeholder.text or "").startswith("Diagnosing training-job-42")
+        finally:
+            doomed.send_signal(signal.SIGKILL)
+            await doomed.wait()
+        [journal] = await redis_client.keys("{runai-why-work}:job:*") or [None]
+        assert journal is None or await redis_client.hget(journal, "post:0") is None
+        settings = _settings(
+            fake_slack, web.runai_url, redis_url, queue_claim_idle_s=0.5, embedded_worker=True
+        )
+        survivor = build_runtime(settings, clock=lambda: DEMO.now)
+        async with serve_asgi(create_asgi_app(survivor), lifespan="on"):
+            [answer] = await fake_slack.wait_for_async("chat.update", timeout=20)
+        assert answer.body["ts"] == placeholder.response["ts"]
+        assert first_line(answer).startswith("OOM_KILLED")
+        assert len(fake_slack.calls("chat.postMessage")) == 1  # never a second placeholder
+        texts = [m.get("text", "") for m in fake_slack.messages(placeholder.body["channel"])]
+        assert not [t for t in texts if t.startswith("Diagnosing")], texts
+        assert await redis_client.xlen(STREAM) == 0
+
+
 @pytest.mark.timeout(180)  # a process of its own that imports, diagnoses and draws a chart
 async def test_a_worker_serves_the_metrics_of_the_diagnoses_it_runs(
     fake_slack: FakeSlack, redis_url: str, redis_client
