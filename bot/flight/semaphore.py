@@ -201,8 +201,13 @@ class RedisSemaphore:
             self._giver = asyncio.ensure_future(self._give_back_later())
 
     async def _give_back_later(self) -> None:
-        await asyncio.sleep(self._linger_s)
-        await self._give_back()
+        # A slot handed on while this task gives others back finds it still running, so it
+        # schedules nothing: it is kept its moment too, then given back, not left to its lease.
+        while self._idle or self._stale:
+            await asyncio.sleep(self._linger_s)
+            await self._give_back()
+            if self._closed:
+                return
 
     async def _give_back(self) -> None:
         """`ZREM` every unused slot at once; a failure is left to the leases."""

@@ -210,3 +210,44 @@ async def test_one_process_without_redis_is_bounded_too(limiter: CallLimiter):
 def test_a_semaphore_needs_a_slot(redis_client):
     with pytest.raises(ValueError, match="at least one slot"):
         RedisSemaphore(redis_client, limit=0, lease_s=1)
+
+
+async def test_a_slot_handed_on_while_others_are_given_back_is_given_back_too(redis_client):
+    """A slot handed on during a give-back is given back too, not left to its lease.
+
+    The give-back's `ZREM` is on its way when another call ends: left to its lease, that
+    slot would be capacity lost for the whole lease, and a test waiting for it would hang.
+    """
+    limiter = RedisSemaphore(redis_client, limit=4, lease_s=30, linger_s=0.01)
+    zrem, in_zrem, go_on = redis_client.zrem, asyncio.Event(), asyncio.Event()
+
+    async def slow_zrem(*args: Any) -> Any:
+        in_zrem.set()
+        await go_on.wait()
+        return await zrem(*args)
+
+    first_done, second_may_end = asyncio.Event(), asyncio.Event()
+
+    async def first() -> None:
+        async with limiter.slot():
+            pass
+        first_done.set()
+
+    async def second() -> None:
+        async with limiter.slot():
+            await second_may_end.wait()
+
+    redis_client.zrem = slow_zrem
+    try:
+        later = asyncio.create_task(second())
+        await first()
+        async with asyncio.timeout(10):
+            await in_zrem.wait()  # the first slot is being given back
+            second_may_end.set()
+            await later  # the second is handed on while that ZREM is still on its way
+            go_on.set()
+            while await redis_client.zcard(SEMAPHORE_KEY):  # noqa: ASYNC110 - Redis has no event
+                await asyncio.sleep(0.01)
+    finally:
+        redis_client.zrem = zrem
+    assert first_done.is_set()
