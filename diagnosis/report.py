@@ -216,7 +216,8 @@ class Report(_Model):
         redactions: how many sensitive values were masked in this report. Derived from the
             report's own text (one per redaction marker) unless given explicitly.
         recovery_owner: who normally fixes it; follows the sub-cause (an image-pull DNS
-            failure is SRE's, not "registry credentials"). Defaults to the category's owner.
+            failure is SRE's, not "registry credentials"). The composer sets it, from the
+            category's registry row (`diagnosis.rules.registry`).
         subcause: IMAGE_PULL_FAILED: why the pull failed (`not-found`, `network`, ...).
         policy: SCHEDULING_POLICY_TERMINATED: the policy that stopped it (`idle-timeout`, ...).
         details: every typed detail of the finding (container, exit code, node, volume, ...),
@@ -251,13 +252,9 @@ class Report(_Model):
 
     @model_validator(mode="after")
     def _derived(self) -> Report:
-        """Fill what follows from the rest: the redaction count and the default owner."""
+        """Fill what follows from the rest: the redaction count."""
         if "redactions" not in self.model_fields_set:
             object.__setattr__(self, "redactions", count_redactions(self))
-        if self.recovery_owner is None and self.category is not None:
-            from diagnosis.rules.registry import default_owner  # noqa: PLC0415 (import cycle)
-
-            object.__setattr__(self, "recovery_owner", default_owner(self.category))
         return self
 
     def facts(self) -> tuple[EvidenceLine, ...]:
