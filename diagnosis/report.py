@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from diagnosis.evidence_line import EvidenceLine, merge
 from diagnosis.report_facts import PendingFacts, PreemptionFacts
 
 __all__ = [
@@ -79,35 +80,6 @@ class WorkloadRef(_Model):
     namespace: str | None = None
     submitted_at: datetime | None = None
     phase_updated_at: datetime | None = None
-
-
-class EvidenceLine(_Model):
-    """One quantified, cited observation. `source` is the skill's tool name (or kubectl).
-
-    Attributes:
-        sources: every source that reported this same fact, `source` first (one line with
-            all its sources, instead of one line per source).
-        deciding: one of the few lines that decide the verdict (the direct signal, the
-            quantities, the failing log line); the rest support it.
-        pod, rank: the pod (and distributed rank) the line is about, when known.
-        fact: lines that report the same fact share this key (`diagnosis.facts`); None
-            for a line that is a fact of its own.
-    """
-
-    text: str
-    source: str
-    sources: tuple[str, ...] = ()
-    deciding: bool = False
-    pod: str | None = None
-    rank: int | None = None
-    fact: str | None = None
-
-    @model_validator(mode="after")
-    def _own_source_first(self) -> EvidenceLine:
-        if not self.sources or self.sources[0] != self.source:
-            merged = (self.source, *(s for s in self.sources if s != self.source))
-            object.__setattr__(self, "sources", merged)
-        return self
 
 
 class Recurrence(_Model):
@@ -259,8 +231,6 @@ class Report(_Model):
 
     def facts(self) -> tuple[EvidenceLine, ...]:
         """The evidence as people read it: one line per fact, with all its sources."""
-        from diagnosis.facts import merge  # noqa: PLC0415 (import cycle)
-
         return merge(self.evidence)
 
     def deciding(self) -> tuple[EvidenceLine, ...]:
