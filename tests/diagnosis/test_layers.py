@@ -1,4 +1,4 @@
-"""No import cycles in diagnosis/ or runai_sim/, deferred imports included; the layers bite.
+"""diagnosis/ and runai_sim/: no import cycle (deferred ones too), layers that bite, short modules.
 
 grimp (import-linter's graph) reads every import statement of a module, the ones inside
 functions too; imports under `if TYPE_CHECKING:` are left out, as they never run. The ast scan
@@ -120,3 +120,17 @@ def test_the_layers_bite(tmp_path, edge, kept):
     assert (result.returncode == 0) is kept, (result.stdout, result.stderr)
     if not kept:
         assert f"diagnosis.{edge[0]} -> diagnosis.{edge[1]}" in result.stdout
+
+
+#: The hard ceiling of a module's length (the guide: about 50-300 lines, never over 400).
+MAX_LINES = 400
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_module_over_the_ceiling(package):
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in (ROOT / package).rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
