@@ -3,14 +3,26 @@
 ```
 DiagnosisError                  anything the engine raises on purpose
 ├── InvalidRequest              the caller's identifiers or options are malformed
+│   └── KubeAccessError*        the Kubernetes access configuration is unusable (also a
+│                               ValueError, for the settings validator)
+├── AccessDenied*               the asker may not see the workload asked for by ID
+├── ReadOnlyViolation*          a request other than GET (or the token POST) was about to leave
+├── TokenUnreadable*            the Kubernetes token file cannot be read
 └── UpstreamError               a call to the Run:ai control plane (or Kubernetes) failed
     ├── AuthError               401/403, or the token endpoint refused the credentials
     ├── NotFound                404 for the resource that was asked for
     ├── UpstreamTimeout         no answer within the configured timeout (after retries)
+    │   └── DeadlinePassed*     the call was still running when the diagnosis deadline passed
     └── UpstreamUnavailable     connection refused/reset, 429 or 5xx after retries,
         │                       or a body that is not the documented shape
-        └── PartialHistory      history past the read cap (what was read is kept)
+        ├── PartialHistory      history past the read cap (what was read is kept)
+        └── PageCap*            a list's pagination did not end within the page cap
 ```
+
+`*`: defined beside the code that raises it (`diagnosis.kube.config`, `diagnosis.access`,
+`diagnosis.http.transport`, `diagnosis.fetch`, `diagnosis.runai.session`), each a subclass of
+its place in this tree, so `except DiagnosisError` catches every one. Catch the root to catch
+everything the engine raises on purpose; anything else is a bug.
 
 No `httpx` exception escapes a client: the clients translate them into this tree at the
 edge, and every `UpstreamError` names the call that failed (`operation`, the skill's tool

@@ -3,9 +3,10 @@
 The same OOM kill reaches us from the phase message, the history, Run:ai's pod, an event and
 `kubectl describe pod`; a crash loop repeats one back-off event a dozen times. `group`
 gathers such signals into one fact (same kind, same pod and container, same termination
-within `SAME_FACT`, or the same words), and `merge` turns a report's lines into one line per
-fact with every source that reported it. The report keeps every line (`--json` shows them
-all); what people read is one line per fact.
+within `SAME_FACT`, or the same words), and `merge` (defined in `diagnosis.evidence_line`,
+beside the line it merges) turns a report's lines into one line per fact with every source
+that reported it. The report keeps every line (`--json` shows them all); what people read is
+one line per fact.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from datetime import timedelta
 
 from diagnosis.evidence import Signal
+from diagnosis.evidence_line import merge
 from diagnosis.lexicon import SignalKind
-from diagnosis.report import EvidenceLine
 
 __all__ = ["SAME_FACT", "group", "merge", "words"]
 
@@ -76,30 +77,3 @@ def group(signals: Iterable[Signal]) -> list[list[Signal]]:
         else:
             home.append(signal)
     return [sorted(fact, key=lambda s: -len(s.text)) for fact in facts]
-
-
-def merge(lines: Iterable[EvidenceLine]) -> tuple[EvidenceLine, ...]:
-    """One line per fact, in the order facts first appear, with all the fact's sources.
-
-    Lines of one fact share their `fact` key; a line without one is its own fact, and the
-    same text from two sources is one fact too. The first line of a fact speaks for it; the
-    fact decides the verdict when any of its lines does.
-    """
-    facts: dict[str, list[EvidenceLine]] = {}
-    for line in lines:
-        facts.setdefault(line.fact or f"text:{' '.join(line.text.split())}", []).append(line)
-    merged = []
-    for members in facts.values():
-        first = members[0]
-        sources = tuple(dict.fromkeys(s for m in members for s in m.sources))
-        merged.append(
-            first.model_copy(
-                update={
-                    "sources": sources,
-                    "deciding": any(m.deciding for m in members),
-                    "pod": next((m.pod for m in members if m.pod), None),
-                    "rank": next((m.rank for m in members if m.rank is not None), None),
-                }
-            )
-        )
-    return tuple(merged)

@@ -47,113 +47,20 @@ from diagnosis.phase import (
 )
 from diagnosis.preemption import explain_preemption, for_asker
 from diagnosis.recurrence import current_run
-from diagnosis.redact import Redactor, quote
-from diagnosis.report import EvidenceLine, Outcome, Report
+from diagnosis.redact import Redactor
+from diagnosis.report import Outcome, Report
 from diagnosis.request import DiagnosisRequest, Symptom
 from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
 from diagnosis.rules import classify
-from diagnosis.rules.base import cite_all
 from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Share, SharedLookups, report_key, shared_report
 from diagnosis.signals import events_signals, status_signals
 from diagnosis.stages import StageObserver, Stopwatch
+from diagnosis.stops import needs_input, status_lines, stop, unconfirmed
 from diagnosis.surroundings import Surroundings
 
 __all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
-
-_QUESTIONS = {
-    "cluster_id": "Which Run:ai cluster? I need its cluster ID; I never guess it, infer it "
-    "from a workload ID or search across clusters.",
-    "workload_id or workload_name": (
-        "Which workload? Give its workload ID, or its name and project."
-    ),
-    "project": (
-        "Which project is the workload in? A workload name is only unique within a project."
-    ),
-}
-
-_STOP_HEADLINES: dict[Outcome, str] = {
-    Outcome.SUCCEEDED: (
-        "The workload finished successfully ({phase}); there is no failure to diagnose."
-    ),
-    Outcome.PENDING_SCHEDULING: "The workload is Pending and waiting to be scheduled; no pod "
-    "has failed. This is a scheduling question, not a failure.",
-    Outcome.SUSPENDED: (
-        "The workload is Suspended (paused, not failed); failure diagnosis does not apply."
-    ),
-    Outcome.RUNNING_NO_FAILURE: "The workload is Running and nothing confirms a crash loop or "
-    "repeated container crashes.",
-    Outcome.NOT_TERMINAL: "The workload is {phase}, which is neither a failure nor finished; "
-    "no category is assigned.",
-}
-
-
-def _needs_input(missing: list[str]) -> Report:
-    question = " ".join(_QUESTIONS[m] for m in missing)
-    return Report(
-        outcome=Outcome.NEEDS_INPUT, headline=question, question=question, missing=tuple(missing)
-    )
-
-
-def _stop(
-    outcome: Outcome,
-    workload: Workload,
-    lines: list[EvidenceLine],
-    missing: tuple[str, ...] = (),
-    *,
-    headline: str | None = None,
-) -> Report:
-    headline = headline or _STOP_HEADLINES[outcome].format(phase=workload.phase or "unknown")
-    question = None
-    if outcome is Outcome.RUNNING_NO_FAILURE:
-        question = (
-            "Did you mean a past run of this workload? Give that run's workload ID, "
-            "or ask again when it fails."
-        )
-    return Report(
-        outcome=outcome,
-        workload=workload_ref(workload),
-        headline=headline,
-        evidence=tuple(lines),
-        question=question,
-        missing=missing,
-    )
-
-
-def _unconfirmed(
-    outcome: Outcome, ev: Evidence, events_gap: Gap | None, lines: list[EvidenceLine]
-) -> Report:
-    """A Pending/Running workload whose events were lost: say what cannot be told apart."""
-    why = f" ({events_gap.cause})" if events_gap is not None and events_gap.cause else ""
-    phase = ev.workload.phase or "unknown"
-    lost = {g.source.split(",")[0].split(" ")[0] for g in ev.gaps}  # `kubectl`, `get_workload_...`
-    history_read = ev.history is not None and "get_workload_history" not in lost
-    kube_read = ev.tier2 and "kubectl" not in lost  # only what was read in full is cited
-    read = [name for name, got in (("History", history_read), ("Kubernetes", kube_read)) if got]
-    verb = "show" if len(read) > 1 else "shows"
-    found = f" {' and '.join(read)} {verb} no failed pod either." if read else ""
-    if outcome is Outcome.PENDING_SCHEDULING:
-        text = (
-            f"The workload is {phase}, but its events are unavailable{why}, so a scheduling "
-            f"wait cannot be told apart from a failed pod.{found}"
-        )
-    else:
-        text = (
-            f"The workload is {phase}, but its events are unavailable{why}, so a crash loop "
-            f"cannot be excluded.{found.replace('failed pod', 'crash loop')}"
-        )
-    return _stop(outcome, ev.workload, lines, tuple(g.what for g in ev.gaps), headline=text)
-
-
-def _status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLine]:
-    text = f"Phase {workload.phase or 'unknown'}"
-    if workload.phase_reason:
-        text += f", reason {quote(workload.phase_reason, 80)}"
-    if workload.phase_message:
-        text += f": {quote(workload.phase_message, 200)}"
-    telling = [s for s in signals if s.kind is not SignalKind.RESTARTED]
-    return [EvidenceLine(text=text, source="get_workload_status"), *cite_all(telling)]
 
 
 async def _resolve(
@@ -236,7 +143,7 @@ async def _diagnose(
     log = structlog.get_logger(__name__)
     missing = request.missing()
     if missing:
-        return _needs_input(missing)
+        return needs_input(missing)
     now = now or datetime.now(UTC)
     cutoff = now - request.lookback
     lookups = runai if share is None else SharedLookups(runai, share)
@@ -361,7 +268,7 @@ async def _examine(
             )
         return _with_gaps(report, kube_gap)
     if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
-        return _stop(routed_out, workload, _status_lines(workload, status), gaps)
+        return stop(routed_out, workload, status_lines(workload, status), gaps)
 
     # Without events, a Pending or Running workload's status alone cannot route it out:
     # history and Kubernetes are read first, and the phase table is asked again with them.
@@ -388,7 +295,7 @@ async def _examine(
     with watch.stage("classify"):
         run = current_run(ev)
         if routed_out is not None and phase_gate(workload.phase, run) is not None:
-            return _unconfirmed(routed_out, ev, events.gap, _status_lines(workload, list(run)))
+            return unconfirmed(routed_out, ev, events.gap, status_lines(workload, list(run)))
         finding = classify(ev.model_copy(update={"signals": run}))
         report = compose(ev, finding)
     log.info(

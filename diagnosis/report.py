@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from diagnosis.evidence_line import EvidenceLine, merge
 from diagnosis.report_facts import PendingFacts, PreemptionFacts
 
 __all__ = [
@@ -79,35 +80,6 @@ class WorkloadRef(_Model):
     namespace: str | None = None
     submitted_at: datetime | None = None
     phase_updated_at: datetime | None = None
-
-
-class EvidenceLine(_Model):
-    """One quantified, cited observation. `source` is the skill's tool name (or kubectl).
-
-    Attributes:
-        sources: every source that reported this same fact, `source` first (one line with
-            all its sources, instead of one line per source).
-        deciding: one of the few lines that decide the verdict (the direct signal, the
-            quantities, the failing log line); the rest support it.
-        pod, rank: the pod (and distributed rank) the line is about, when known.
-        fact: lines that report the same fact share this key (`diagnosis.facts`); None
-            for a line that is a fact of its own.
-    """
-
-    text: str
-    source: str
-    sources: tuple[str, ...] = ()
-    deciding: bool = False
-    pod: str | None = None
-    rank: int | None = None
-    fact: str | None = None
-
-    @model_validator(mode="after")
-    def _own_source_first(self) -> EvidenceLine:
-        if not self.sources or self.sources[0] != self.source:
-            merged = (self.source, *(s for s in self.sources if s != self.source))
-            object.__setattr__(self, "sources", merged)
-        return self
 
 
 class Recurrence(_Model):
@@ -216,7 +188,8 @@ class Report(_Model):
         redactions: how many sensitive values were masked in this report. Derived from the
             report's own text (one per redaction marker) unless given explicitly.
         recovery_owner: who normally fixes it; follows the sub-cause (an image-pull DNS
-            failure is SRE's, not "registry credentials"). Defaults to the category's owner.
+            failure is SRE's, not "registry credentials"). The composer sets it, from the
+            category's registry row (`diagnosis.rules.registry`).
         subcause: IMAGE_PULL_FAILED: why the pull failed (`not-found`, `network`, ...).
         policy: SCHEDULING_POLICY_TERMINATED: the policy that stopped it (`idle-timeout`, ...).
         details: every typed detail of the finding (container, exit code, node, volume, ...),
@@ -251,19 +224,13 @@ class Report(_Model):
 
     @model_validator(mode="after")
     def _derived(self) -> Report:
-        """Fill what follows from the rest: the redaction count and the default owner."""
+        """Fill what follows from the rest: the redaction count."""
         if "redactions" not in self.model_fields_set:
             object.__setattr__(self, "redactions", count_redactions(self))
-        if self.recovery_owner is None and self.category is not None:
-            from diagnosis.rules.registry import default_owner  # noqa: PLC0415 (import cycle)
-
-            object.__setattr__(self, "recovery_owner", default_owner(self.category))
         return self
 
     def facts(self) -> tuple[EvidenceLine, ...]:
         """The evidence as people read it: one line per fact, with all its sources."""
-        from diagnosis.facts import merge  # noqa: PLC0415 (import cycle)
-
         return merge(self.evidence)
 
     def deciding(self) -> tuple[EvidenceLine, ...]:

@@ -14,21 +14,23 @@ import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
 
-from diagnosis.errors import NotFound, UpstreamError
 from diagnosis.evidence import Gap, Restarts, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
-from diagnosis.fetch import gap_for, within_deadline
 from diagnosis.kube.log_signals import line_facts, log_signal
-from diagnosis.kube.models import ContainerStatus, KubeEvent, KubeNode, Pod
+from diagnosis.kube.models import ContainerStatus, Pod
+from diagnosis.kube.nodes import (
+    NodeRead,
+    describe_node,
+    describe_nodes,
+    guarded_read,
+    node_evidence,
+    read_node,
+)
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.signals import (
-    DESCRIBE_NODE,
     container_signals,
     event_signals,
-    node_event_signals,
-    node_signals,
     pod_rank,
     restarts_of,
     source,
@@ -51,7 +53,6 @@ __all__ = [
     "namespace_for",
 ]
 
-T = TypeVar("T")
 MAX_PODS = 3
 LOG_LINES = 200
 """`tailLines` of a log read: the end of the log, where the traceback is."""
@@ -145,16 +146,6 @@ def _killed_or_never_started(status: ContainerStatus) -> bool:
     )
 
 
-async def _safe(call: Awaitable[T], gap: str, gaps: list[Gap], cite: str) -> T | None:
-    try:
-        return await within_deadline(call, cite)
-    except NotFound:
-        gaps.append(Gap(source=cite, what=f"{gap}: not found", cause="HTTP 404"))
-    except UpstreamError as error:
-        gaps.append(gap_for(cite, gap, error))
-    return None
-
-
 def _implicates_node(signals: list[Signal], pod: Pod) -> bool:
     """Pod evidence that only the node can explain: node signals, a kill, an eviction, 137/143."""
     return (pod.status.reason or "").lower() == "evicted" or any(
@@ -176,49 +167,16 @@ def _with_deadline(signals: list[Signal], pod: Pod) -> list[Signal]:
     ]
 
 
-_NodeRead = tuple[KubeNode | None, list[KubeEvent] | None, list[Gap]]
-
-
-async def _read_node(kube: KubeReader, name: str) -> _NodeRead:
-    """The two reads of `kubectl describe node`, as read (nothing redacted or counted yet)."""
-    gaps: list[Gap] = []
-    node, events = await asyncio.gather(
-        _safe(kube.get_node(name), f"node {name} ({DESCRIBE_NODE})", gaps, DESCRIBE_NODE),
-        _safe(
-            kube.list_node_events(name),
-            f"events of node {name} ({DESCRIBE_NODE})",
-            gaps,
-            DESCRIBE_NODE,
-        ),
-    )
-    return node, events, gaps
-
-
-def _node_evidence(
-    name: str, read: _NodeRead, *, since: datetime, redactor: Redactor
-) -> tuple[list[Signal], list[Gap]]:
-    node, events, gaps = read
-    signals = [] if node is None else list(node_signals(node, since=since, redactor=redactor))
-    if events is not None:
-        signals.extend(node_event_signals(name, events, since=since, redactor=redactor))
-    return signals, gaps
-
-
-async def describe_node(
-    kube: KubeReader, name: str, *, since: datetime, redactor: Redactor
-) -> tuple[list[Signal], list[Gap]]:
-    """`kubectl describe node`: its Ready condition, cordon and its own events."""
-    return _node_evidence(name, await _read_node(kube, name), since=since, redactor=redactor)
-
-
 async def _one_pod(kube: KubeReader, namespace: str, name: str, *, redactor: Redactor) -> Tier2:
     """Everything Tier 2 reads about one pod, as its own value (merged in pod order later)."""
     part = Tier2(namespace=namespace)
     describe = source("kubectl describe pod", namespace)
     events_cite = source("kubectl get events", namespace)
     pod, events = await asyncio.gather(
-        _safe(kube.get_pod(namespace, name), f"pod {name} ({describe})", part.gaps, describe),
-        _safe(
+        guarded_read(
+            kube.get_pod(namespace, name), f"pod {name} ({describe})", part.gaps, describe
+        ),
+        guarded_read(
             kube.list_pod_events(namespace, name),
             f"events of pod {name} ({events_cite})",
             part.gaps,
@@ -292,7 +250,7 @@ async def _read_log(
             namespace, name, status.name, previous=previous, tail_lines=lines, limit_bytes=LOG_BYTES
         )
 
-    log = await _safe(
+    log = await guarded_read(
         read_log_tail(read, tail_lines=LOG_LINES, limit_bytes=LOG_BYTES),
         f"logs of container {status.name} ({cite})",
         gaps,
@@ -367,7 +325,7 @@ async def collect_tier2(
         )
         return out
     early = {
-        node: asyncio.ensure_future(_read_node(kube, node))
+        node: asyncio.ensure_future(read_node(kube, node))
         for node in _hinted_nodes(pods or (), hints or [])
     }
     try:
@@ -377,29 +335,16 @@ async def collect_tier2(
         _merge(out, list(parts))
         nodes = sorted(out.nodes_read)
 
-        async def read_node(node: str) -> _NodeRead:
+        async def node_read(node: str) -> NodeRead:
             started = early.get(node)
-            return await (started if started is not None else _read_node(kube, node))
+            return await (started if started is not None else read_node(kube, node))
 
-        read = await asyncio.gather(*(read_node(n) for n in nodes))
+        read = await asyncio.gather(*(node_read(n) for n in nodes))
     finally:
         for task in early.values():
             task.cancel()  # read early but implicated by no pod: not evidence, dropped unread
     for node, one in zip(nodes, read, strict=True):  # in node order, redacted only if used
-        signals, gaps = _node_evidence(node, one, since=since, redactor=redactor)
+        signals, gaps = node_evidence(node, one, since=since, redactor=redactor)
         out.signals.extend(signals)
         out.gaps.extend(gaps)
     return out
-
-
-async def describe_nodes(
-    kube: KubeReader, names: list[str], *, since: datetime, redactor: Redactor
-) -> tuple[list[Signal], list[Gap]]:
-    """`kubectl describe node` for nodes that Run:ai evidence (history, status) implicated."""
-    described = await asyncio.gather(
-        *(describe_node(kube, n, since=since, redactor=redactor) for n in names)
-    )
-    return (
-        [s for signals, _ in described for s in signals],
-        [g for _, gaps in described for g in gaps],
-    )

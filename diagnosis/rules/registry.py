@@ -12,7 +12,7 @@ from diagnosis.report import Category
 from diagnosis.rules import crash, image_pull, init, mount, node, oom, policy, unknown
 from diagnosis.rules.base import CategoryRow
 
-__all__ = ["REGISTRY", "default_owner", "row"]
+__all__ = ["REGISTRY", "row"]
 
 REGISTRY: tuple[CategoryRow, ...] = (
     policy.ROW,
@@ -30,8 +30,3 @@ _BY_CATEGORY = {r.category: r for r in REGISTRY}
 def row(category: Category) -> CategoryRow:
     """The registry row of a category."""
     return _BY_CATEGORY[category]
-
-
-def default_owner(category: Category) -> str:
-    """Who normally fixes a category (the skill's recovery-owner column)."""
-    return _BY_CATEGORY[category].owner

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-import functools
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
 
-from diagnosis.errors import InvalidRequest, NotFound, PartialHistory, UpstreamUnavailable
+from diagnosis.errors import InvalidRequest, NotFound, PartialHistory
 from diagnosis.http.limit import NO_LIMIT, CallLimiter, LimitedTransport
 from diagnosis.http.responses import (
-    get_json,
     json_member,
     parse_model,
     parse_models,
@@ -23,7 +20,7 @@ from diagnosis.http.responses import (
     shape_error,
 )
 from diagnosis.http.transport import ReadOnlyTransport, RetryTransport, network_transport
-from diagnosis.runai.access_models import AccessRule, Department, Project, Role, RunaiUser
+from diagnosis.runai.access_client import AccessReads
 from diagnosis.runai.auth import TOKEN_PATH, RunaiTokenAuth
 from diagnosis.runai.models import (
     Cluster,
@@ -36,9 +33,11 @@ from diagnosis.runai.models import (
     WorkloadSpec,
 )
 from diagnosis.runai.scheduling_client import SchedulingReads
+from diagnosis.runai.session import MAX_PAGES, PageCap, Paging, Params, aware, iso
+from diagnosis.runai.session import get as _get
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from diagnosis.runai.config import RunaiConfig
     from diagnosis.runai.reader import RunaiReader
@@ -57,11 +56,6 @@ __all__ = [
     "RunaiClient",
 ]
 
-#: `get_json` for Run:ai: an httpx error while fetching the token reports operation `token`.
-_get = functools.partial(get_json, token_path=TOKEN_PATH)
-
-MAX_PAGES = 50
-"""Most pages one list call follows before deciding the server's pagination is broken."""
 
 SPEC_KIND_PATHS: Mapping[str, str] = {
     "training": "trainings",
@@ -88,15 +82,13 @@ HISTORY_PAGE_SIZE = 500
 HISTORY_MAX_PAGES = 20
 """History pages read at most (10,000 records); past it the read part is kept (`PartialHistory`)."""
 
-_M = TypeVar("_M", bound=BaseModel)
-_Params = dict[str, str | int]
 
-
-class RunaiClient(SchedulingReads):
+class RunaiClient(SchedulingReads, AccessReads, Paging):
     """Reads workloads, events, specs, pods, history, metrics, clusters and nodes from Run:ai.
 
     The scheduling reads (project quotas, node pools, telemetry, priorities) come from
-    `SchedulingReads`.
+    `SchedulingReads`; the access-model reads (access rules, users, roles, projects,
+    departments), which per-user authorization asks, from `AccessReads`.
 
     Satisfies `RunaiReader`. Requests flow AsyncClient → `RunaiTokenAuth` → `RetryTransport`
     → `ReadOnlyTransport` → `transport`, so nothing but GET (and the token POST) can leave.
@@ -164,7 +156,7 @@ class RunaiClient(SchedulingReads):
 
     async def list_workloads(self, *, cluster_id: str, project: str, name: str) -> list[Workload]:
         """`list_workloads`: exact name/cluster/project matches, newest `phaseUpdatedAt` first."""
-        params: _Params = {
+        params: Params = {
             "filterBy": f"name=={name},clusterId=={cluster_id},projectName=={project}",
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
@@ -181,7 +173,7 @@ class RunaiClient(SchedulingReads):
 
     async def list_project_workloads(self, *, cluster_id: str, project: str) -> list[Workload]:
         """The project's newest workloads on one cluster (one page of `NEAR_MATCH_LIMIT`)."""
-        params: _Params = {
+        params: Params = {
             "filterBy": f"clusterId=={cluster_id},projectName=={project}",
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
@@ -200,9 +192,9 @@ class RunaiClient(SchedulingReads):
 
         Oldest change first (`sortBy=phaseUpdatedAt`), every page: what a watch polls.
         """
-        params: _Params = {
+        params: Params = {
             "filterBy": (
-                f"clusterId=={cluster_id},projectName=={project},phaseUpdatedAt>={_iso(since)}"
+                f"clusterId=={cluster_id},projectName=={project},phaseUpdatedAt>={iso(since)}"
             ),
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "asc",
@@ -221,18 +213,18 @@ class RunaiClient(SchedulingReads):
 
     async def list_events(self, workload_id: str, *, since: datetime) -> list[Event] | None:
         """`get_workload_events`: newest first down to `since`; None when `events` is null."""
-        since = _aware(since)
+        since = aware(since)
         path = f"/api/v1/workloads/{_segment(workload_id)}/events"
-        params: _Params = {"sortOrder": "desc", "limit": _PAGE_SIZE}
+        params: Params = {"sortOrder": "desc", "limit": _PAGE_SIZE}
         events: list[Event] = []
         pages = self._pages("get_workload_events", path, params, key="events", model=Event)
         async with contextlib.aclosing(pages):
             async for page in pages:
                 if page is None:
                     return events or None
-                times = [_aware(e.created_at) for e in page if e.created_at is not None]
+                times = [aware(e.created_at) for e in page if e.created_at is not None]
                 events.extend(
-                    e for e in page if e.created_at is None or _aware(e.created_at) >= since
+                    e for e in page if e.created_at is None or aware(e.created_at) >= since
                 )
                 if any(t < since for t in times):
                     break
@@ -265,7 +257,7 @@ class RunaiClient(SchedulingReads):
     async def list_pods(self, workload_id: str) -> list[Pod]:
         """`get_workload_pods`: every page of `GET /api/v1/workloads/{id}/pods`."""
         path = f"/api/v1/workloads/{_segment(workload_id)}/pods"
-        params: _Params = {"limit": _PAGE_SIZE}
+        params: Params = {"limit": _PAGE_SIZE}
         return await self._collect("get_workload_pods", path, params, key="pods", model=Pod)
 
     async def list_node_pods(
@@ -277,9 +269,9 @@ class RunaiClient(SchedulingReads):
         `verbosity=full` (each pod names its workload and project). Pods of other nodes or
         clusters, should the server ignore the filter, are dropped.
         """
-        params: _Params = {
+        params: Params = {
             "filterBy": f"clusterId=={cluster_id},nodeName=={node},"
-            f"completedAt>={_iso(start)},completedAt<={_iso(end)}",
+            f"completedAt>={iso(start)},completedAt<={iso(end)}",
             "verbosity": "full",
             "limit": _PAGE_SIZE,
         }
@@ -296,15 +288,13 @@ class RunaiClient(SchedulingReads):
         followed). Past `HISTORY_MAX_PAGES` pages raises `PartialHistory` carrying the records
         read so far (cutoff applied), so the caller keeps them and names the missing part.
         """
-        cutoff = _aware(cutoff)
+        cutoff = aware(cutoff)
         path = f"/api/v1/workloads/{_segment(workload_id)}/history"
-        params: _Params = {"limit": HISTORY_PAGE_SIZE}
+        params: Params = {"limit": HISTORY_PAGE_SIZE}
         records: list[HistoryRecord] = []
 
         def kept() -> list[HistoryRecord]:
-            return sorted(
-                (r for r in records if _aware(r.at) >= cutoff), key=lambda r: _aware(r.at)
-            )
+            return sorted((r for r in records if aware(r.at) >= cutoff), key=lambda r: aware(r.at))
 
         pages = self._pages(
             "get_workload_history",
@@ -321,13 +311,13 @@ class RunaiClient(SchedulingReads):
                         raise shape_error(
                             "`records` is null", operation="get_workload_history", url=path
                         )
-                    times = [_aware(r.at) for r in page]
+                    times = [aware(r.at) for r in page]
                     records.extend(page)
                     descending = len(times) > 1 and all(a >= b for a, b in pairwise(times))
                     if descending and times[0] > times[-1] and times[-1] < cutoff:
                         break
-        except _PageCap as cap:
-            times = [_aware(r.at) for r in records]
+        except PageCap as cap:
+            times = [aware(r.at) for r in records]
             ascending = len(times) > 1 and times[0] < times[-1]
             edge = max(times) if ascending else min(times)
             missing = f"{'newer' if ascending else 'older'} than {edge:%Y-%m-%d %H:%M:%SZ}"
@@ -353,10 +343,10 @@ class RunaiClient(SchedulingReads):
         if not metric_types:
             raise InvalidRequest("metric_types must name at least one metric")
         operation = "get_workload_metrics"
-        params: _Params = {
+        params: Params = {
             "metricType": ",".join(metric_types),
-            "start": _iso(start),
-            "end": _iso(end),
+            "start": iso(start),
+            "end": iso(end),
             "numberOfSamples": samples,
         }
         path = f"/api/v1/workloads/{_segment(workload_id)}/metrics"
@@ -379,7 +369,7 @@ class RunaiClient(SchedulingReads):
         filter_by = f"clusterUuid=={cluster_id}"
         if len(wanted) == 1:
             filter_by += f",name=={next(iter(wanted))}"
-        params: _Params = {"filterBy": filter_by, "limit": _PAGE_SIZE}
+        params: Params = {"filterBy": filter_by, "limit": _PAGE_SIZE}
         nodes = await self._collect("list_nodes", "/api/v1/nodes", params, key="nodes", model=Node)
         return [n for n in nodes if n.name in wanted and n.cluster_uuid in {None, cluster_id}]
 
@@ -393,177 +383,9 @@ class RunaiClient(SchedulingReads):
         spec = parse_model(WorkloadSpec, body, operation="get_workload_spec", url=url)
         return spec.model_copy(update={"kind_path": kind})
 
-    async def _collect(
-        self, operation: str, path: str, params: _Params, *, key: str, model: type[_M]
-    ) -> list[_M]:
-        items: list[_M] = []
-        async for page in self._pages(operation, path, params, key=key, model=model):
-            if page is None:  # `{"pods": null}` is a failed read, not "none"
-                raise shape_error(f"`{key}` is null", operation=operation, url=path)
-            items.extend(page)
-        return items
-
-    async def _pages(
-        self,
-        operation: str,
-        path: str,
-        params: _Params,
-        *,
-        key: str,
-        model: type[_M],
-        max_pages: int = MAX_PAGES,
-    ) -> AsyncGenerator[list[_M] | None]:
-        """Yield each page's `key` items (None if null), following `next` offsets."""
-        offset = 0
-        url = path
-        for page_number in range(max_pages):
-            query = params if page_number == 0 else {**params, "offset": offset}
-            body, url = await _get(self._http, path, operation=operation, params=query)
-            raw = json_member(body, key, operation=operation, url=url)
-            yield None if raw is None else parse_models(model, raw, operation=operation, url=url)
-            following = body.get("next")
-            if following is None or following == "":
-                return
-            if not isinstance(following, int) or isinstance(following, bool):
-                raise shape_error(f"`next` is {following!r}", operation=operation, url=url)
-            if following <= offset:
-                raise UpstreamUnavailable(
-                    f"pagination did not terminate (next offset {following} repeats)",
-                    operation=operation,
-                    url=url,
-                )
-            offset = following
-        raise _PageCap(
-            f"pagination did not terminate after {max_pages} pages", operation=operation, url=url
-        )
-
-    # ------------------------------------------------------------------ the access model
-    async def list_access_rules(
-        self, *, subject_type: str, subject_ids: Sequence[str]
-    ) -> list[AccessRule]:
-        """`GET /api/v1/authorization/access-rules` for these subjects: live rules, all pages.
-
-        The body is `{totalRecords, displayRecords, accessRules}` (no `next`): pages of 500
-        are read until `totalRecords` are in. Rules of other subjects, should the server
-        ignore the filter, and deleted rules are dropped, so they can never grant anything.
-        """
-        wanted = {s for s in subject_ids if s}
-        if not wanted:
-            return []
-        operation, path = "list_access_rules", "/api/v1/authorization/access-rules"
-        params: _Params = {
-            "subjectType": subject_type,
-            "subjectIds": ",".join(sorted(wanted)),
-            "limit": _ACCESS_PAGE_SIZE,
-        }
-        rules: list[AccessRule] = []
-        for _ in range(MAX_PAGES):
-            query = {**params, "offset": len(rules)} if rules else params
-            body, url = await _get(self._http, path, operation=operation, params=query)
-            total = json_member(body, "totalRecords", operation=operation, url=url)
-            raw = json_member(body, "accessRules", operation=operation, url=url)
-            page = parse_models(AccessRule, raw, operation=operation, url=url)
-            if not isinstance(total, int) or isinstance(total, bool):
-                raise shape_error("`totalRecords` is not a number", operation=operation, url=url)
-            rules.extend(page)
-            if not page or len(rules) >= total:
-                return [
-                    r
-                    for r in rules
-                    if r.subject_type == subject_type
-                    and r.subject_id in wanted
-                    and r.deleted_at is None
-                ]
-        raise UpstreamUnavailable(
-            f"pagination did not terminate after {MAX_PAGES} pages", operation=operation, url=path
-        )
-
-    async def find_users(self, username: str) -> list[RunaiUser]:
-        """`GET /api/v1/users?filterBy=username==<username>` (a bare array): exact matches."""
-        operation = "find_users"
-        params: _Params = {"filterBy": f"username=={username}", "limit": _USERS_PAGE_SIZE}
-        users: list[RunaiUser] = []
-        for _ in range(MAX_PAGES):
-            query = {**params, "offset": len(users)} if users else params
-            body, url = await _get(self._http, "/api/v1/users", operation=operation, params=query)
-            page = parse_models(RunaiUser, body, operation=operation, url=url)
-            users.extend(page)
-            if len(page) < _USERS_PAGE_SIZE:
-                return [u for u in users if u.username.casefold() == username.casefold()]
-        raise UpstreamUnavailable(
-            f"pagination did not terminate after {MAX_PAGES} pages",
-            operation=operation,
-            url="/api/v1/users",
-        )
-
-    async def list_roles(self) -> list[Role]:
-        """`GET /api/v1/authorization/roles` (a bare array of `RoleV1`)."""
-        operation = "list_roles"
-        body, url = await _get(self._http, "/api/v1/authorization/roles", operation=operation)
-        return parse_models(Role, body, operation=operation, url=url)
-
-    async def list_projects(
-        self,
-        *,
-        cluster_id: str | None = None,
-        name: str | None = None,
-        parent_id: str | None = None,
-    ) -> list[Project]:
-        """`GET /api/v1/org-unit/projects`, filtered by whichever of the three are given."""
-        terms = [
-            f"{field}=={value}"
-            for field, value in (("clusterId", cluster_id), ("name", name), ("parentId", parent_id))
-            if value is not None
-        ]
-        params: _Params = {"limit": _ACCESS_PAGE_SIZE}
-        if terms:
-            params["filterBy"] = ",".join(terms)
-        found = await self._collect(
-            "list_projects", "/api/v1/org-unit/projects", params, key="projects", model=Project
-        )
-        return [
-            p
-            for p in found
-            if cluster_id in {None, p.cluster_id}
-            and name in {None, p.name}
-            and parent_id in {None, p.department_id}
-        ]
-
-    async def list_departments(self, *, cluster_id: str | None = None) -> list[Department]:
-        """`GET /api/v1/org-unit/departments`, optionally of one cluster."""
-        params: _Params = {"limit": _ACCESS_PAGE_SIZE}
-        if cluster_id is not None:
-            params["filterBy"] = f"clusterId=={cluster_id}"
-        return await self._collect(
-            "list_departments",
-            "/api/v1/org-unit/departments",
-            params,
-            key="departments",
-            model=Department,
-        )
-
-
-class _PageCap(UpstreamUnavailable):
-    """More pages than `max_pages`: pagination is broken, or the list is too long to read."""
-
 
 def _segment(value: str) -> str:
     """`value` escaped as one path segment; an empty identifier is the caller's mistake."""
     if not value.strip():
         raise InvalidRequest("a workload id must not be empty")
     return quote(value, safe="")
-
-
-def _aware(moment: datetime) -> datetime:
-    """`moment` with a timezone; naive datetimes are taken to be UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _iso(moment: datetime) -> str:
-    """ISO-8601 in UTC with a `Z` suffix, as the metrics endpoint expects."""
-    return _aware(moment).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-# The access model's list sizes (the largest `limit` each endpoint accepts).
-_ACCESS_PAGE_SIZE = 500
-_USERS_PAGE_SIZE = 500

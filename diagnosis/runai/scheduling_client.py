@@ -7,44 +7,27 @@ error tree (`diagnosis.errors`), and the caller turns them into stated gaps.
 
 from __future__ import annotations
 
-import functools
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from datetime import datetime
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from pydantic import BaseModel
-
 from diagnosis.errors import InvalidRequest
-from diagnosis.http.responses import get_json, json_member, parse_model, parse_models
-from diagnosis.runai.auth import TOKEN_PATH
+from diagnosis.http.responses import json_member, parse_model, parse_models
 from diagnosis.runai.models import Measurement, Node, Workload
 from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry, WorkloadPriority
+from diagnosis.runai.session import Params, Session, get, iso
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    import httpx
 
 __all__ = ["NODE_POOLS_PAGE", "POOL_WORKLOADS_PAGE", "SchedulingReads"]
 
-_get = functools.partial(get_json, token_path=TOKEN_PATH)
-_M = TypeVar("_M", bound=BaseModel)
-_Params = dict[str, str | int]
 
 NODE_POOLS_PAGE = 500
 """Node pools read in one page (the largest `limit` the API accepts)."""
 POOL_WORKLOADS_PAGE = 50
 """A pool's most recently started workloads read for preemption candidates."""
-
-
-class _Session(Protocol):
-    """What the mixin needs of `RunaiClient`: its session and its paging."""
-
-    _http: httpx.AsyncClient
-
-    async def _collect(
-        self, operation: str, path: str, params: _Params, *, key: str, model: type[_M]
-    ) -> list[_M]: ...
 
 
 def _segment(value: str) -> str:
@@ -53,40 +36,35 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def _iso(moment: datetime) -> str:
-    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 class SchedulingReads:
     """The scheduling reads, each one GET of the 2.24 API (see the module docstring)."""
 
-    async def get_project(self: _Session, project_id: str) -> ProjectQuota:
+    async def get_project(self: Session, project_id: str) -> ProjectQuota:
         """`get_project`: `GET /api/v1/org-unit/projects/{projectId}` (quota and usage)."""
         path = f"/api/v1/org-unit/projects/{_segment(project_id)}"
-        body, url = await _get(self._http, path, operation="get_project")
+        body, url = await get(self._http, path, operation="get_project")
         return parse_model(ProjectQuota, body, operation="get_project", url=url)
 
-    async def list_project_quotas(self: _Session, *, cluster_id: str) -> list[ProjectQuota]:
+    async def list_project_quotas(self: Session, *, cluster_id: str) -> list[ProjectQuota]:
         """`GET /api/v1/org-unit/projects` of one cluster, with each project's namespace."""
-        params: _Params = {"filterBy": f"clusterId=={cluster_id}", "limit": NODE_POOLS_PAGE}
+        params: Params = {"filterBy": f"clusterId=={cluster_id}", "limit": NODE_POOLS_PAGE}
         found = await self._collect(
             "list_projects", "/api/v1/org-unit/projects", params, key="projects", model=ProjectQuota
         )
         return [p for p in found if p.cluster_id in {None, cluster_id}]
 
-    async def list_node_pools(self: _Session, *, cluster_id: str) -> list[NodePool]:
+    async def list_node_pools(self: Session, *, cluster_id: str) -> list[NodePool]:
         """`get_nodepools`: the cluster's node pools (phase, nodes, guaranteed runtime)."""
         operation = "get_nodepools"
-        params: _Params = {"filterBy": f"clusterId=={cluster_id}", "limit": NODE_POOLS_PAGE}
-        body, url = await _get(self._http, "/api/v1/node-pools", operation=operation, params=params)
+        params: Params = {"filterBy": f"clusterId=={cluster_id}", "limit": NODE_POOLS_PAGE}
+        body, url = await get(self._http, "/api/v1/node-pools", operation=operation, params=params)
         raw = json_member(body, "nodepools", operation=operation, url=url)
         pools = [] if raw is None else parse_models(NodePool, raw, operation=operation, url=url)
         return [p for p in pools if p.cluster_id in {None, cluster_id}]
 
-    async def list_pool_nodes(self: _Session, *, cluster_id: str, node_pool: str) -> list[Node]:
+    async def list_pool_nodes(self: Session, *, cluster_id: str, node_pool: str) -> list[Node]:
         """`GET /api/v1/nodes` of one node pool (status, taints, GPU type and count)."""
-        params: _Params = {
+        params: Params = {
             "filterBy": f"clusterUuid=={cluster_id},nodePool=={node_pool}",
             "limit": NODE_POOLS_PAGE,
         }
@@ -96,46 +74,46 @@ class SchedulingReads:
         ]
 
     async def list_pool_workloads(
-        self: _Session, *, cluster_id: str, node_pool: str
+        self: Session, *, cluster_id: str, node_pool: str
     ) -> list[Workload]:
         """The pool's Running workloads, newest phase change first (one page: context only)."""
-        params: _Params = {
+        params: Params = {
             "filterBy": f"clusterId=={cluster_id},nodepool=={node_pool},phase==Running",
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
             "limit": POOL_WORKLOADS_PAGE,
         }
         operation = "list_workloads"
-        body, url = await _get(self._http, "/api/v1/workloads", operation=operation, params=params)
+        body, url = await get(self._http, "/api/v1/workloads", operation=operation, params=params)
         raw = json_member(body, "workloads", operation=operation, url=url)
         found = [] if raw is None else parse_models(Workload, raw, operation=operation, url=url)
         return [w for w in found if w.cluster_id == cluster_id]
 
     async def get_node_telemetry(
-        self: _Session, *, cluster_id: str, telemetry_type: str
+        self: Session, *, cluster_id: str, telemetry_type: str
     ) -> Telemetry:
         """`get_node_telemetry`: one telemetry type now, grouped by node pool."""
         operation = "get_node_telemetry"
-        params: _Params = {
+        params: Params = {
             "clusterId": cluster_id,
             "telemetryType": telemetry_type,
             "groupBy": "Nodepool",
         }
         path = "/api/v1/nodes/telemetry"
-        body, url = await _get(self._http, path, operation=operation, params=params)
+        body, url = await get(self._http, path, operation=operation, params=params)
         return parse_model(Telemetry, body, operation=operation, url=url)
 
-    async def list_workload_priorities(self: _Session) -> list[WorkloadPriority]:
+    async def list_workload_priorities(self: Session) -> list[WorkloadPriority]:
         """`get_workload_priorities`: every priority class name and its value (2.22+)."""
         operation = "get_workload_priorities"
-        body, url = await _get(self._http, "/api/v1/workload-priorities", operation=operation)
+        body, url = await get(self._http, "/api/v1/workload-priorities", operation=operation)
         raw = json_member(body, "priorities", operation=operation, url=url)
         return (
             [] if raw is None else parse_models(WorkloadPriority, raw, operation=operation, url=url)
         )
 
     async def get_project_metrics(
-        self: _Session,
+        self: Session,
         project_id: str,
         *,
         metric_types: Sequence[str],
@@ -148,15 +126,15 @@ class SchedulingReads:
         if not metric_types:
             raise InvalidRequest("metric_types must name at least one metric")
         operation = "get_project_metrics"
-        params: _Params = {
+        params: Params = {
             "metricType": ",".join(metric_types),
-            "start": _iso(start),
-            "end": _iso(end),
+            "start": iso(start),
+            "end": iso(end),
             "numberOfSamples": samples,
         }
         if node_pool:
             params["nodepoolName"] = node_pool
         path = f"/api/v1/org-unit/projects/{_segment(project_id)}/metrics"
-        body, url = await _get(self._http, path, operation=operation, params=params, ok=(200, 207))
+        body, url = await get(self._http, path, operation=operation, params=params, ok=(200, 207))
         raw = json_member(body, "measurements", operation=operation, url=url)
         return [] if raw is None else parse_models(Measurement, raw, operation=operation, url=url)

@@ -21,6 +21,13 @@ PACKAGE = Path(diagnosis.__file__).parent
 ROOT = PACKAGE.parent
 CONFIG = ROOT / ".importlinter"
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+#: The contracts between the packages (the layers inside diagnosis/: tests/diagnosis/test_layers.py).
+BOUNDARIES = (
+    "--contract",
+    "bot-uses-the-public-api",
+    "--contract",
+    "diagnosis-is-platform-neutral",
+)
 
 
 def _imports_from_diagnosis(path: Path) -> list[tuple[str, list[str]]]:
@@ -109,7 +116,7 @@ def test_import_contracts_bite(tmp_path, bot, engine, kept, named):
     root = _layout(tmp_path, bot=bot, engine=engine)
     env = {**os.environ, "PYTHONPATH": str(root)}
     result = subprocess.run(  # noqa: S603 (our own venv's tool, our own config)
-        [str(LINT_IMPORTS), "--no-logo", "--no-cache", str(CONFIG)],
+        [str(LINT_IMPORTS), "--no-logo", "--no-cache", *BOUNDARIES, str(CONFIG)],
         cwd=root,
         env=env,
         capture_output=True,

@@ -25,6 +25,7 @@ from bot.render.blocks import (
 )
 from bot.render.slack_text import code, escape, slack_len, truncate
 from diagnosis import Category, EvidenceLine, Outcome, Recurrence, Report, WorkloadRef
+from tests import factories
 from tests.unicode_classes import category_class
 
 WORKLOAD = WorkloadRef(
@@ -60,7 +61,7 @@ def report(**overrides: Any) -> Report:
         "redactions": 2,
     }
     body.update(overrides)
-    return Report(**body)
+    return factories.report(**body)
 
 
 def strings(node: Any, key: str = "") -> Iterator[tuple[str, str]]:

@@ -27,6 +27,11 @@ def test_one_row_per_category_unknown_last_as_the_fallback():
     assert [c for c, _ in RULES] == categories[:-1], "RULES is the registry's priority order"
 
 
+def test_every_category_has_a_verdict_case():
+    """The table below composes a report of every category, so every owner is checked."""
+    assert {c[2] for c in CASES} == set(Category)
+
+
 @pytest.mark.parametrize(("case", "ev", "category", "details"), CASES, ids=[c[0] for c in CASES])
 def test_each_verdict_is_explained_by_its_own_row(case, ev, category, details):
     """Every verdict gets its row's owner and at least one action, fitted to its details."""
