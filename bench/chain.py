@@ -21,18 +21,20 @@ from bot.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import diagnose
 from runai_sim.app import RecordedRequest, Simulator
 
-__all__ = ["OOM_WORKLOAD", "chain_lines", "measure"]
+__all__ = ["OOM_WORKLOAD", "chain_lines", "logged", "measure"]
 
 #: training-job-42 in the demo: OOM-killed, with Kubernetes (Tier 2) evidence.
 OOM_WORKLOAD = "f0658dcc-8ddb-493b-b983-99894f206aea"
 
 
 @contextmanager
-def _logged() -> Iterator[list[Timed]]:
+def logged(sim: Simulator | None = None) -> Iterator[list[Timed]]:
+    """Every request the simulators (or only `sim`) serve in the block, start and end."""
     calls: list[Timed] = []
 
-    def observe(_: Simulator, entry: RecordedRequest) -> None:
-        calls.append(Timed(entry.time.timestamp(), time.time(), entry.path))
+    def observe(seen: Simulator, entry: RecordedRequest) -> None:
+        if sim is None or seen is sim:
+            calls.append(Timed(entry.time.timestamp(), time.time(), entry.path))
 
     undo = Simulator.observe(observe)
     try:
@@ -51,7 +53,7 @@ async def measure(latency_ms: int = 50) -> list[tuple[str, int, float]]:
     found: list[tuple[str, int, float]] = []
     async with simulated(scenario, retries=0, transport="asgi") as up:
         for run in ("cold", "warm"):
-            with _logged() as calls:
+            with logged() as calls:
                 started = time.perf_counter()
                 await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
                 wall = time.perf_counter() - started

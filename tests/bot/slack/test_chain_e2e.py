@@ -10,14 +10,11 @@ Only the structure is asserted, never a duration.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 
+from bench.chain import logged
 from bench.stats import Timed, chain_levels
-from runai_sim.app import RecordedRequest, Simulator
+from runai_sim.app import Simulator
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import DEMO, running_bots
 from tests.bot.slack.signing import slash_command_body
@@ -29,21 +26,6 @@ pytestmark = pytest.mark.e2e
 LATENCY_MS = 300
 JOB_42 = "f0658dcc-8ddb-493b-b983-99894f206aea"  # training-job-42, OOM
 EVAL = "fcfaaec8-47fa-404b-a64e-169ccc4af8e8"  # eval-harness, the same project
-
-
-@contextmanager
-def _timed_calls(sim: Simulator) -> Iterator[list[Timed]]:
-    calls: list[Timed] = []
-
-    def observe(seen: Simulator, entry: RecordedRequest) -> None:
-        if seen is sim:
-            calls.append(Timed(entry.time.timestamp(), time.time(), entry.path))
-
-    undo = Simulator.observe(observe)
-    try:
-        yield calls
-    finally:
-        undo()
 
 
 def _kind(path: str) -> str:
@@ -97,7 +79,7 @@ async def test_an_answer_waits_on_few_run_ai_levels_cold_and_warm(
     found = []
     async with running_bots(fake_slack, redis_url, simulator=sim) as [bot]:
         for n, (_, workload, _, _) in enumerate(CHAINS, start=1):
-            with _timed_calls(sim) as calls:
+            with logged(sim) as calls:
                 ask = f"why did {workload} fail on cluster prod-a?"
                 body = slash_command_body(ask, response_url=bot.slack.response_url())
                 assert (await bot.send(body)).status_code == 200
