@@ -20,10 +20,9 @@ import json
 import sys
 from urllib.parse import urlsplit
 
-from bench.driver import Ask, send_all
+from bench.driver import Ask, send_all, signed_ask
 from bench.stats import Figure, Target, number, percentile
 from bench.world import SECRET, World
-from tests.bot.slack.signing import signed_headers, slash_command_body
 
 __all__ = ["acks"]
 
@@ -32,15 +31,9 @@ BURST = 200
 
 
 def _request(url: str, ask: Ask, response_url: str) -> bytes:
-    body = slash_command_body(
-        ask.text,
-        user=ask.user,
-        channel=ask.channel,
-        response_url=response_url,
-        trigger_id=f"bench-{ask.key}",
-    )
+    body, signed = signed_ask(SECRET, ask, response_url)
     host = urlsplit(url).netloc
-    headers = {**signed_headers(SECRET, body), "Content-Length": str(len(body))}
+    headers = {**signed, "Content-Length": str(len(body))}
     head = f"POST /slack/events HTTP/1.1\r\nHost: {host}\r\n"
     head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     return (head + "Connection: close\r\n\r\n").encode() + body

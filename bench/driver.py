@@ -26,7 +26,7 @@ import httpx
 from tests.bot.slack.fake_slack import RESPONSE_URL, FakeSlack
 from tests.bot.slack.signing import signed_headers, slash_command_body
 
-__all__ = ["Ask", "Outcome", "outcomes", "send_all", "wait_until"]
+__all__ = ["Ask", "Outcome", "outcomes", "send_all", "signed_ask", "wait_until"]
 
 _ANSWER_METHODS = frozenset({"chat.postMessage", "chat.update"})
 PROGRESS_PREFIX = "Diagnosing"
@@ -82,8 +82,8 @@ class Outcome:
     """When anything (placeholder, answer or private reply) first reached the asker."""
 
 
-async def send(http: httpx.AsyncClient, url: str, secret: str, ask: Ask, response_url: str) -> None:
-    """POST the signed slash command and record the acknowledgement."""
+def signed_ask(secret: str, ask: Ask, response_url: str) -> tuple[bytes, dict[str, str]]:
+    """The ask as a slash command's body, and the headers that sign it as Slack does."""
     body = slash_command_body(
         ask.text,
         user=ask.user,
@@ -91,7 +91,12 @@ async def send(http: httpx.AsyncClient, url: str, secret: str, ask: Ask, respons
         response_url=response_url,
         trigger_id=f"bench-{ask.key}",
     )
-    headers = signed_headers(secret, body)
+    return body, signed_headers(secret, body)
+
+
+async def send(http: httpx.AsyncClient, url: str, secret: str, ask: Ask, response_url: str) -> None:
+    """POST the signed slash command and record the acknowledgement."""
+    body, headers = signed_ask(secret, ask, response_url)
     ask.sent = time.monotonic()
     try:
         response = await http.post(f"{url}/slack/events", content=body, headers=headers)
