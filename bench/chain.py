@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from bench.stats import Timed, chain_levels
-from bot.backends import simulated
-from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import diagnose
 from runai_sim.app import RecordedRequest, Simulator
 

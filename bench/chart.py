@@ -18,8 +18,8 @@ import time
 from asyncio.subprocess import PIPE
 from datetime import timedelta
 
-from bot.backends import simulated
-from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import MemoryFigures, diagnose
 
 __all__ = ["chart_row", "demo_memory"]

@@ -4,7 +4,7 @@ Every hostile input of `HOSTILE_PIECES`, repeated to the cap (`MAX_PARSED_CHARS`
 plain and upper case, is parsed; the worst is printed beside a plain question at the cap,
 a one-line question and the 40,000-character `show show show …` mention of issue 20 (about
 4 s before the cap and the linear patterns). Figures only: nothing is asserted here
-(`tests/bot/test_parse_linear.py` holds parsing to linear time).
+(`tests/bot/conversation/test_parse_linear.py` holds parsing to linear time).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import gc
 import time
 
 from bench.stats import Figure
-from bot.parse import parse
-from bot.parse_bounds import MAX_PARSED_CHARS
+from bot.conversation.parse import parse
+from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 
 __all__ = ["HOSTILE_PIECES", "QUESTION", "repeated", "rows"]
 

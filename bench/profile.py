@@ -20,9 +20,9 @@ from bench.chart import chart_row
 from bench.driver import send_all, wait_until
 from bench.stats import Figure, number
 from bench.world import SECRET, World
-from bot.logging import configure_logging
-from bot.server import build_runtime, create_asgi_app
-from bot.settings import Settings
+from bot.app.server import build_runtime, create_asgi_app
+from bot.config.settings import Settings
+from bot.ops.logging import configure_logging
 
 __all__ = ["profile"]
 
@@ -94,7 +94,7 @@ async def profile(world: World, asks_count: int = 20, top: int = 12) -> tuple[li
 
 
 async def _close(runtime: object) -> None:
-    from bot.server import _close as close  # noqa: PLC0415 - the app's own shutdown
+    from bot.app.server import _close as close  # noqa: PLC0415 - the app's own shutdown
 
     await close(runtime)  # type: ignore[arg-type]
 

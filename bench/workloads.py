@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.stats import shift_times
-from bot.scenarios import bundled_paths
+from bot.app.demo.scenarios import bundled_paths
 
 __all__ = ["SOURCE_NAME", "BenchScenario", "generate"]
 

@@ -13,7 +13,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from bot.settings import Settings
+from bot.config.settings import Settings
 from tests.kustomize import KUBECTL, build, emulate, kubectl_build
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"

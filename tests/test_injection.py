@@ -23,10 +23,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.backends import simulated
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_paths, request_from_expectation
 from bot.render.blocks import SlackMessage, render_report
 from bot.render.text import render_text
-from bot.scenarios import bundled_paths, request_from_expectation
 from diagnosis import (
     Category,
     DiagnosisRequest,

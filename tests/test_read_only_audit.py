@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from bot.scenarios import bundled_scenario
+from bot.app.demo.scenarios import bundled_scenario
 from diagnosis import RunaiClient, RunaiConfig
 from diagnosis.kube.client import KubeClient
 from diagnosis.kube.config import KubeTarget

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import _parser
+from bot.app.cli import _parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 import pytest
 
-from bot.backends import simulated
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_paths, request_from_expectation
 from bot.render.plan import answer
-from bot.scenarios import bundled_paths, request_from_expectation
 from diagnosis import Report, diagnose
 from runai_sim.scenario import Scenario
 

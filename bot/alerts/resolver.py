@@ -16,7 +16,7 @@ from typing import Protocol
 
 import structlog
 
-from bot.metrics import ALERTS_UNMAPPED
+from bot.ops.metrics import ALERTS_UNMAPPED
 from bot.push import PENDING, AlertSpec, Kv, Pending, PushSpec, Target
 from diagnosis import Cluster, NotFound, RunaiReader
 

@@ -2,7 +2,7 @@
 
 The bearer token (`ALERTMANAGER_TOKEN`) is compared in constant time before a byte of the
 body is read; then the body is read within its cap, measured for nesting and parsed
-(`bot.request_body`), and checked as a version 4 payload. Each alert whose labels name a
+(`bot.web.body`), and checked as a version 4 payload. Each alert whose labels name a
 Run:ai workload becomes a work item, deduplicated by its fingerprint, start and status in
 the same atomic step that queues it, so Alertmanager's repeats and group updates post
 nothing twice. The answer says what was taken; 503 (Redis down, queue full) makes
@@ -22,10 +22,10 @@ from starlette.routing import Route
 
 from bot.alerts.labels import Unmapped, read_alert
 from bot.alerts.payload import Webhook
-from bot.metrics import ALERTS_RECEIVED, ALERTS_UNMAPPED, PUSH_NEW_FAILURES, PUSH_SUPPRESSED
-from bot.observe import begin_request
+from bot.ops.metrics import ALERTS_RECEIVED, ALERTS_UNMAPPED, PUSH_NEW_FAILURES, PUSH_SUPPRESSED
+from bot.ops.observe import begin_request
 from bot.push import alert_item
-from bot.request_body import Refused, load_json, read_body
+from bot.web.body import Refused, load_json, read_body
 from bot.work import Intake, QueueUnavailable, WorkQueue, admit
 
 __all__ = ["ALERT_DEDUPE_TTL_S", "MAX_BODY_BYTES", "PATH", "AlertIngress"]

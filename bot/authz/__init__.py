@@ -4,7 +4,7 @@ The engine resolves the asker (`SlackIdentityResolver.resolve`, or `Identity.con
 then asks `Authorizer.check(identity, Target(..., kind=...))` before showing anything about
 a workload (its cluster, project and kind), and `Authorizer.reach(identity)` before naming
 any cluster. A denial is `Decision.message()` (or `Reach.message()`), sent only to the
-asker, and audited with `bot.audit.authz_denial_event`.
+asker, and audited with `bot.ops.audit.authz_denial_event`.
 """
 
 from bot.authz.authorizer import DECISION_CACHE_PREFIX, AccessReader, Authorizer, AuthzMode

@@ -41,7 +41,7 @@ from bot.authz.policy import (
     read_grants,
     readable_resources,
 )
-from bot.flight import LOOKUP_REUSE_S, Flights
+from bot.durable.flight import LOOKUP_REUSE_S, Flights
 from diagnosis import (
     AccessRule,
     Department,
@@ -55,7 +55,7 @@ from diagnosis import (
 
 if TYPE_CHECKING:
     from bot.authz.identity import Identity
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 __all__ = ["DECISION_CACHE_PREFIX", "AccessReader", "Authorizer", "AuthzMode"]
 
@@ -126,7 +126,7 @@ class Authorizer:
         cache_ttl_s: how long a decision is reused; 0 turns the cache off.
         clock: epoch seconds (the cache's notion of age).
         flights: shares one person's lookups between their concurrent requests, across
-            replicas (`bot.flight`); a storm of one asker's requests looks them up once.
+            replicas (`bot.durable.flight`); a storm of one asker's requests looks them up once.
     """
 
     def __init__(

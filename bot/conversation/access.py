@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.audit import AuditSink, authz_denial_event
 from bot.authz import ANY_KIND, Authorizer, Decision, Identity, Reach, Target, channel_allows
 from bot.conversation.model import Incoming, Notice
-from bot.metrics import AUTHZ_DENIALS
+from bot.ops.audit import AuditSink, authz_denial_event
+from bot.ops.metrics import AUTHZ_DENIALS
 from diagnosis import Authorize, WorkloadAccess, WorkloadRef
 
 __all__ = ["Access", "Gate", "Identify", "console_identity"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import TypeAdapter
 
-from bot.flight import Flights
+from bot.durable.flight import Flights
 from diagnosis import Cluster, Payload, RunaiReader
 
 __all__ = ["ClusterDirectory", "ClusterMatch"]

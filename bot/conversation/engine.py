@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 
 import structlog
 
-from bot.audit import AuditSink, LogAuditSink
 from bot.conversation.access import Access
 from bot.conversation.filling import apply_choice, carried_over, merge, pending_choice
 from bot.conversation.locking import LockingResponder
@@ -43,6 +42,7 @@ from bot.conversation.model import (
     Question,
     ThreadKey,
 )
+from bot.conversation.parse import FollowUp, Query
 from bot.conversation.shown_again import ShownAgain
 from bot.conversation.store import StateStore, StoreUnavailable
 from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns, asking
@@ -50,8 +50,8 @@ from bot.conversation.understand.fragments import by_fragment
 from bot.conversation.understand.pipeline import Understood
 from bot.conversation.understand.pods import Asked
 from bot.conversation.understand.reading import Reader, absorbed, changes, queued_slots
-from bot.flight import Flights
-from bot.parse import FollowUp, Query
+from bot.durable.flight import Flights
+from bot.ops.audit import AuditSink, LogAuditSink
 from diagnosis import DEFAULT_DEADLINE_S, KubeConnector, RunaiReader
 
 __all__ = ["MAX_CLUSTER_BUTTONS", "ConversationEngine", "Responder"]
@@ -67,7 +67,7 @@ class ConversationEngine:
     the id itself); it is used in "only <asker> can pick". `access` says who is asking and
     what they may see (`bot.conversation.access`); it is required, so no front end can
     forget it. `flights` shares diagnoses (and the cluster list) between concurrent askers,
-    across replicas with Redis (`bot.flight`); without it every request diagnoses afresh.
+    across replicas with Redis (`bot.durable.flight`); without it every request diagnoses afresh.
     """
 
     def __init__(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.conversation.model import Choice, ConversationState, Slots
-from bot.parse import Query
+from bot.conversation.parse import Query
 
 __all__ = ["apply_choice", "carried_over", "merge", "pending_choice"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.conversation.model import Slots
-from bot.parse_bounds import MAX_PARSED_CHARS
+from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 from diagnosis import AuthError, NotFound, UpstreamError, UpstreamTimeout, UpstreamUnavailable
 
 __all__ = [
@@ -177,7 +177,7 @@ def not_understood(question: str, *, choices: int) -> str:
 
 
 def not_read(ignored: int) -> str:
-    """Told privately when a message was longer than the parser reads (`bot.parse_bounds`)."""
+    """Told privately when a message was longer than the parser reads (`parse_bounds`)."""
     return (
         f"That message is long, so I read only its first {MAX_PARSED_CHARS:,} characters and "
         f"ignored the other {ignored:,}. If the workload, project or cluster came after that, "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.conversation.model import Question, Slots
-from bot.parse import Expecting
+from bot.conversation.parse import Expecting
 from diagnosis import DiagnosisRequest
 
 __all__ = ["missing_question"]

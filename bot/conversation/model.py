@@ -7,8 +7,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from bot.conversation.parse import Expecting
 from bot.conversation.understand.markup import Markup
-from bot.parse import Expecting
 from diagnosis import Report, Symptom, WorkloadRef
 
 __all__ = [

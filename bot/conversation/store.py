@@ -21,8 +21,8 @@ from redis.asyncio.lock import Lock
 from redis.exceptions import LockError
 
 from bot.conversation.model import ConversationState, ThreadKey
-from bot.redis_connect import redis_failure
-from bot.renewal import renewing
+from bot.durable.connect import redis_failure
+from bot.durable.renewal import renewing
 
 __all__ = [
     "MemoryStore",

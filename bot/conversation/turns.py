@@ -14,7 +14,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
-from bot.audit import AuditSink, audit_event
 from bot.conversation.access import Access, Gate
 from bot.conversation.ahead import Background, posted, read_status
 from bot.conversation.messages import (
@@ -35,12 +34,13 @@ from bot.conversation.model import (
     Reply,
     ReportReply,
 )
+from bot.conversation.parse import Expecting
 from bot.conversation.understand.pods import Asked, find_pod_owner, pod_named
 from bot.conversation.understand.projects import unreadable_project
 from bot.conversation.which_cluster import CLUSTER_QUESTION, MAX_CLUSTER_BUTTONS, ClusterSlot
-from bot.flight import Flights
-from bot.observe import observe_stage, record_diagnosis
-from bot.parse import Expecting
+from bot.durable.flight import Flights
+from bot.ops.audit import AuditSink, audit_event
+from bot.ops.observe import observe_stage, record_diagnosis
 from bot.render.wording import candidate_labels
 from diagnosis import (
     AccessDenied,

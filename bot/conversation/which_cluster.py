@@ -18,7 +18,7 @@ from bot.conversation.clusters import ClusterDirectory
 from bot.conversation.messages import describe_upstream
 from bot.conversation.model import Choice, Notice, Question, Slots
 from bot.conversation.understand.vocabulary import near_misses
-from bot.flight import Flights
+from bot.durable.flight import Flights
 from diagnosis import Cluster, RunaiReader, UpstreamError
 
 __all__ = ["CLUSTER_QUESTION", "MAX_CLUSTER_BUTTONS", "ClusterSlot"]

@@ -19,7 +19,6 @@ from typing import Protocol
 
 import structlog
 
-from bot.audit import AuditSink, LogAuditSink, audit_event
 from bot.conversation import (
     ConversationState,
     Incoming,
@@ -28,9 +27,10 @@ from bot.conversation import (
     Slots,
     StateStore,
 )
-from bot.flight import Flights
-from bot.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
-from bot.observe import observe_stage, record_diagnosis
+from bot.durable.flight import Flights
+from bot.ops.audit import AuditSink, LogAuditSink, audit_event
+from bot.ops.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
+from bot.ops.observe import observe_stage, record_diagnosis
 from bot.push.item import BOT_USER, PENDING, AlertSpec, Pending, PushSpec, Target
 from bot.push.plan import Plan, Planner
 from bot.push.posters import Posters

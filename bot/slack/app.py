@@ -25,7 +25,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation.messages import STORE_DOWN
-from bot.observe import REQUEST_ID, begin_request
+from bot.ops.observe import REQUEST_ID, begin_request
 from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import RetryLater
@@ -83,7 +83,7 @@ async def _log_context(
     """Bind team, channel, user, event id and Slack's retry number to every log line.
 
     Whatever an earlier request left bound is cleared; the request ID the HTTP route bound
-    for this request (`bot.observe.begin_request`) is kept, and a request that came another
+    for this request (`bot.ops.observe.begin_request`) is kept, and a request that came another
     way (Socket Mode) gets one here.
     """
     event = _dict(body.get("event"))

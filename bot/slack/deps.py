@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.config.settings import DEDUPE_TTL_S
 from bot.conversation import ConversationEngine, StateStore
-from bot.settings import DEDUPE_TTL_S
 from bot.slack.intake import Notices
 from bot.slack.threads import ThreadOwnership
 from bot.work import WorkQueue

@@ -2,7 +2,7 @@
 
 A signed body can still be malformed (an `event` that is a string, `payload=notjson`,
 `text: null`, JSON nested hundreds of levels deep). Such a body is answered 400 here, so no
-listener ever sees it; JSON is read by `bot.request_body.load_json`, whose nesting limit
+listener ever sees it; JSON is read by `bot.web.body.load_json`, whose nesting limit
 keeps every later step (Bolt's own parse, pydantic, the listeners) shallow. Only what the
 listeners read is checked, and strictly (a number is not a string, null is not a string);
 everything else Slack sends passes through untouched. Request types the bot does not handle
@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bot.request_body import Refused, load_json
+from bot.web.body import Refused, load_json
 
 __all__ = ["Checked", "check_body"]
 

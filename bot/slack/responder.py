@@ -23,7 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.conversation import Notice, Reply, ReportReply
-from bot.observe import ReplyClock
+from bot.ops.observe import ReplyClock
 from bot.render import blocks
 from bot.render.blocks import SlackMessage
 from bot.render.progress import CLEAR, ThreadStatus, thread_status
@@ -103,7 +103,7 @@ class SlackResponder:
         """Post `reply` (in the thread, or as a new root); returns the main message's ts.
 
         A private reply goes to the asker only and returns "" (it is never updated).
-        A report's render and post times are recorded (`bot.observe.ReplyClock`). A report
+        A report's render and post times are recorded (`bot.ops.observe.ReplyClock`). A report
         posted as it is (a pushed answer, with no "Diagnosing …" to replace) gets its chart
         uploaded into its thread afterwards, as `update` does for an asked one.
         """

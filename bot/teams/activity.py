@@ -25,7 +25,7 @@ from microsoft_teams.api.activities.utils import StripMentionsTextOptions
 from microsoft_teams.api.models import MentionEntity
 from pydantic import ValidationError
 
-from bot.parse_bounds import MAX_PARSED_CHARS
+from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 from bot.render.card_parts import SUBMIT_CHOICE, SUBMIT_KEY
 
 __all__ = ["CHAT_THREAD", "TEAMS_CHANNEL", "Inbound", "NotForUs", "read_activity"]

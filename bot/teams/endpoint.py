@@ -3,7 +3,7 @@
 Order matters: the size cap and the bearer token come first, on nothing but the headers
 and raw bytes; a request that fails them is 401 (or 413) and nothing is parsed, logged or
 sent (503 when the signing keys cannot be had: the token was not judged). Only then is the
-body read (under the size cap) and parsed (nested at most `bot.request_body.MAX_JSON_DEPTH`
+body read (under the size cap) and parsed (nested at most `bot.web.body.MAX_JSON_DEPTH`
 levels, else 400), its `serviceUrl` checked against the token's `serviceurl` claim (401 on a
 mismatch: a valid token must not send our replies elsewhere), its `channelId` against the
 signing key's endorsements (403 when the key does not endorse it, as the Bot Framework
@@ -29,10 +29,9 @@ import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
+from bot.config.settings import DEDUPE_TTL_S
 from bot.conversation.messages import QUEUE_FULL, queued
-from bot.observe import begin_request, observe_stage
-from bot.request_body import Refused, load_json, read_body
-from bot.settings import DEDUPE_TTL_S
+from bot.ops.observe import begin_request, observe_stage
 from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import (
     BotClaims,
@@ -45,6 +44,7 @@ from bot.teams.auth import (
 from bot.teams.connector import TeamsConnector
 from bot.teams.intake import submit
 from bot.teams.responder import ReplyTarget, TeamsResponder
+from bot.web.body import Refused, load_json, read_body
 from bot.work import Intake, QueueUnavailable, WorkQueue
 
 __all__ = ["MAX_BODY_BYTES", "TeamsEndpoint"]

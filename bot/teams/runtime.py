@@ -4,7 +4,7 @@
 diagnosis clients, the state store, Redis, the authorizer and the work queue): the JWT
 verifier, the outbound token, the Bot Connector client, its own engine (the same
 `ConversationEngine`, with a Teams `Access`), the endpoint that takes activities into the
-queue, and the worker's handler of Teams items (`TeamsRuntime.work`). `bot.server` calls it
+queue, and the worker's handler of Teams items (`TeamsRuntime.work`). `bot.app.server` calls it
 when `TEAMS_APP_ID` is set, in `serve` and in `runai-why worker` alike.
 """
 
@@ -19,13 +19,13 @@ import redis.asyncio as redis
 from pydantic import SecretStr
 from starlette.routing import BaseRoute, Route
 
-from bot.audit import AuditSink
+from bot.app.engines import serving_engine
 from bot.authz import Authorizer
+from bot.config.settings import Settings
 from bot.conversation import ConversationEngine, StateStore
-from bot.engines import serving_engine
-from bot.flight import Flights
+from bot.durable.flight import Flights
+from bot.ops.audit import AuditSink
 from bot.push import Poster
-from bot.settings import Settings
 from bot.teams.auth import InboundVerifier
 from bot.teams.charts import (
     ChartHost,
@@ -102,7 +102,7 @@ def build_teams(
 
     `transport` is the tests' seam for every outbound Teams call (keys, token, connector).
     `chart_url` stores an answer's memory chart and signs its URL (`bot.teams.charts`).
-    `queue` is the process's work queue (`bot.server` passes it; None: one in memory).
+    `queue` is the process's work queue (`bot.app.server` passes it; None: one in memory).
     `watch` answers the subscription commands; `posters` gets Teams' (pushed answers).
     """
     app_id, password, tenant, login_url = settings.teams_secrets()

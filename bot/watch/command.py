@@ -4,7 +4,7 @@ Only a message that is one of these commands and nothing else is one (after the 
 mention, if any): anything else goes to the conversation engine as a question. Names are
 one word each (no spaces, at most 128 characters); the patterns have no nested or
 overlapping repetition, so matching is linear in the message, which is first cut to the
-parser's cap (`bot.parse_bounds`).
+parser's cap (`bot.conversation.parse_bounds`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.parse_bounds import bounded
+from bot.conversation.parse_bounds import bounded
 
 __all__ = ["WatchCommand", "parse_watch"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bot.audit import AuditSink, LogAuditSink
 from bot.conversation import Access, ConversationEngine, Incoming, Responder
+from bot.ops.audit import AuditSink, LogAuditSink
 from bot.push import Target
 from bot.watch.command import parse_watch
 from bot.watch.commands import WatchCommands

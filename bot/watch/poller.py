@@ -26,9 +26,9 @@ from typing import Protocol
 import structlog
 from pydantic import BaseModel
 
-from bot.metrics import PUSH_NEW_FAILURES, PUSH_SUPPRESSED, WATCH_POLLS
+from bot.durable.renewal import renewing
+from bot.ops.metrics import PUSH_NEW_FAILURES, PUSH_SUPPRESSED, WATCH_POLLS
 from bot.push import Kv, KvUnavailable, PushSpec, push_item
-from bot.renewal import renewing
 from bot.watch.subscriptions import Subscription, Subscriptions
 from bot.work import Intake, QueueUnavailable, WorkItem, WorkQueue, admit
 from diagnosis import DiagnosisError, RunaiReader

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import structlog
 
-from bot.metrics import DUPLICATES_DROPPED, QUEUE_DEPTH, QUEUE_REJECTED
+from bot.ops.metrics import DUPLICATES_DROPPED, QUEUE_DEPTH, QUEUE_REJECTED
 from bot.work.item import Enqueued, Intake, WorkItem
 from bot.work.queue import WorkQueue
 

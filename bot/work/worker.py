@@ -24,8 +24,8 @@ from typing import Protocol
 import structlog
 
 from bot.conversation.messages import GAVE_UP, expired
-from bot.metrics import DEAD_LETTERS, QUEUE_DEPTH, RECLAIMED
-from bot.observe import begin_request, observe_stage
+from bot.ops.metrics import DEAD_LETTERS, QUEUE_DEPTH, RECLAIMED
+from bot.ops.observe import begin_request, observe_stage
 from bot.work.item import Delivery, WorkItem
 from bot.work.queue import Journal, JournalState, QueueUnavailable, WorkQueue
 
@@ -33,7 +33,7 @@ __all__ = ["Handler", "Worker", "consumer_name"]
 
 _BACKOFF_S = 1.0
 #: How long a cancelled item has to wind down before it is cancelled again: one Redis
-#: command's socket timeout (bot/redis_connect.py), so a cleanup under way is not cut short.
+#: command's socket timeout (bot/durable/connect.py), so a cleanup under way is not cut short.
 RECANCEL_S = 5.0
 
 
@@ -179,7 +179,7 @@ class Worker:
         """Cancel `tasks` and wait for them; cancel again those still running after a while.
 
         One may have dropped its cancellation (a Redis command can, on Python 3.11: see
-        bot/renewal.py) and would run on for as long as its diagnosis takes; one may only be
+        bot/durable/renewal.py) and would run on for as long as its diagnosis takes; one may only be
         slow to wind down, and is then cut short.
         """
         while tasks:

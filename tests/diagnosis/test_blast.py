@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.backends import simulated
-from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import diagnose
 from tests.diagnosis.test_access import Refusing
 from tests.diagnosis.test_sharing import Memo

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 import pytest
 
 from bench.stats import Timed, chain_levels
-from bot.backends import simulated
-from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import diagnose
 from runai_sim.app import RecordedRequest, Simulator
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from bot.backends import simulated
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from bot.render.plan import answer
-from bot.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import WorkloadAccess, diagnose
 from diagnosis.changes import compare, earlier_good_runs
 from diagnosis.report import Change

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from bot.backends import simulated
-from bot.scenarios import bundled_paths, request_from_expectation
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_paths, request_from_expectation
 from diagnosis import diagnose
 from runai_sim.scenario import Scenario
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.scenarios import bundled_paths
+from bot.app.demo.scenarios import bundled_paths
 from diagnosis.lexicon import EXIT_CODE_PATTERNS, PULL_SUBCAUSES, SIGNAL_PATTERNS
 from diagnosis.literals import Prefilter, needs
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot.backends import simulated
-from bot.scenarios import bundled_paths
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_paths
 from diagnosis import DiagnosisRequest, diagnose
 from runai_sim.scenario import Scenario
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot.backends import simulated
-from bot.scenarios import bundled_paths, request_from_expectation
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_paths, request_from_expectation
 from diagnosis import DiagnosisRequest, UpstreamTimeout, diagnose
 from diagnosis.kube.collect import collect_tier2
 from diagnosis.kube.models import KubeEvent, KubeNode, Pod

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from bench.stats import chain_levels
-from bot.backends import simulated
-from bot.scenarios import bundled_scenario, request_from_expectation
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import (
     Authorize,
     DiagnosisRequest,

@@ -12,8 +12,8 @@ from datetime import timedelta
 
 import pytest
 
-from bot.backends import Backends, simulated
-from bot.scenarios import bundled_scenario
+from bot.app.backends import Backends, simulated
+from bot.app.demo.scenarios import bundled_scenario
 from diagnosis import InvalidRequest, NotFound, UpstreamUnavailable
 from diagnosis.kube.reader import KubeReader
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.backends import simulated
-from bot.scenarios import bundled_scenario
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario
 from diagnosis import (
     AccessDenied,
     AuthError,

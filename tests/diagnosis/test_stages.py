@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.backends import simulated
-from bot.scenarios import bundled_scenario
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario
 from diagnosis import STAGE_NAMES, DiagnosisRequest, Outcome, diagnose
 
 DEMO = bundled_scenario("demo")

@@ -7,7 +7,7 @@ it is left out and said to be left out, never replaced by "no other workload end
 
 from __future__ import annotations
 
-from bot.backends import simulated
+from bot.app.backends import simulated
 from diagnosis import diagnose, for_viewer
 from diagnosis.viewer import BLAST_NOT_SHOWN
 from tests.diagnosis.test_access import Refusing

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from bot.backends import ASGI_BASE_URL
+from bot.app.backends import ASGI_BASE_URL
 from runai_sim import Simulator
 
 DATA = Path(__file__).parent / "data"

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from bot.scenarios import bundled_scenario
+from bot.app.demo.scenarios import bundled_scenario
 from diagnosis import RunaiClient, RunaiConfig
 from runai_sim import Simulator
 from tests.runai_sim.sim_helpers import CREDENTIALS, asgi_client, fetch_token

@@ -140,7 +140,7 @@ def test_the_cli_serves_the_control_endpoint_only_when_asked():
         [
             sys.executable,
             "-c",
-            "import sys; from bot.cli import main; sys.exit(main())",
+            "import sys; from bot.app.cli import main; sys.exit(main())",
             "sim",
             "--scenario",
             str(BASIC),

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
-from bot.backends import ASGI_BASE_URL
+from bot.app.backends import ASGI_BASE_URL
 from diagnosis.http.transport import network_transport
 from runai_sim import Scenario, ScenarioError, Simulator, serve_in_thread
 from runai_sim.kube import kube_base_url

@@ -19,8 +19,8 @@ import httpx
 import pytest
 from openapi_schema_validator import OAS30Validator
 
-from bot.backends import ASGI_BASE_URL
-from bot.scenarios import bundled_paths, bundled_scenario
+from bot.app.backends import ASGI_BASE_URL
+from bot.app.demo.scenarios import bundled_paths, bundled_scenario
 from runai_sim import Scenario, Simulator
 from runai_sim.kube import kube_base_url
 from runai_sim.scenario import ScenarioError

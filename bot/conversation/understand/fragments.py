@@ -12,8 +12,8 @@ import difflib
 from bot.conversation.access import Gate
 from bot.conversation.messages import describe_upstream
 from bot.conversation.model import Choice, Notice, Question, Slots
+from bot.conversation.parse import Expecting
 from bot.conversation.understand.pods import Asked
-from bot.parse import Expecting
 from diagnosis import RunaiReader, UpstreamError
 
 __all__ = ["MAX_FRAGMENT_CHOICES", "by_fragment"]

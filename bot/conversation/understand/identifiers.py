@@ -2,10 +2,10 @@
 
 These are read before any free-text guessing, because they are not guesses: a `workloadId`
 in a Run:ai link, `namespace=runai-nlp` in a pasted alert, `-p nlp` on a `runai` command
-line. What was read is cut out of the text, so the words left over (for `bot.parse`) are
+line. What was read is cut out of the text, so the words left over (for the parser) are
 only what the person wrote themselves. Pod names are kept as pods (`pod=`, `pod/…`,
 `<namespace>/<pod>`): a pod is resolved to its workload through the workload's pods, never
-by trimming its suffix. Every pattern runs in linear time (`bot.parse_bounds`).
+by trimming its suffix. Every pattern runs in linear time (`bot.conversation.parse_bounds`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _NAME_KEYS = {"workload", "workloadname", "workload_name", "label_workload_name"
 _ID_KEYS = {"id", "workloadid", "workload_id", "label_run_ai_top_owner_uid", "top-owner-uid"}
 _ID_KEYS |= {"run.ai/top-owner-uid", "uuid"}
 #: Keys read here; every other `key=value` of a paste (alertname, uid, container, job…) is
-#: dropped with its value, except the ones `bot.parse` reads itself.
+#: dropped with its value, except the ones `bot.conversation.parse` reads itself.
 _KEYS = _CLUSTER_KEYS | _PROJECT_KEYS | _NAMESPACE_KEYS | _POD_KEYS | _NAME_KEYS | _ID_KEYS
 _PARSE_KEYS = frozenset({"lookback", "symptom"})
 _COLON_KEYS = "|".join(re.escape(k) for k in sorted(_KEYS, key=len, reverse=True))
@@ -166,7 +166,7 @@ def _pair(match: re.Match[str], found: Found) -> str:
     key = (match.group(1) or match.group(3)).lower()
     value = match.group(5).rstrip(".:/-")
     if key in _PARSE_KEYS:
-        return match.group(0)  # `lookback=7d`, `symptom=init`: bot.parse reads them
+        return match.group(0)  # `lookback=7d`, `symptom=init`: bot.conversation.parse reads them
     if match.group(2) and is_common(value):
         return match.group(0)  # `pod: checking`: prose after all
     if key in _CLUSTER_KEYS:

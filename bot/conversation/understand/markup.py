@@ -4,7 +4,7 @@ Each front end only names its markup (`Markup`); everything after this step is t
 every platform. What comes out is the text a person meant (`*prod-a*` is `prod-a`), the links
 they gave (target and label kept apart: a label may be a workload name, a target may carry
 its UUID), and whether they addressed someone other than the bot. Every pattern here is read
-possessively and stops where the next markup could start (`bot.parse_bounds`).
+possessively and stops where the next markup could start (`bot.conversation.parse_bounds`).
 """
 
 from __future__ import annotations

@@ -4,11 +4,11 @@ The same steps for Slack, Teams and the console; only the markup differs (`Marku
 1. **normalise** the platform's markup to plain words and links (`markup`);
 2. **extract** what the message carries explicitly: Run:ai links, label sets, `kubectl` and
    `runai` lines, compact forms (`identifiers`), and time words (`when`);
-3. **parse** the words that are left (`bot.parse`: the bot's own phrasing, key=value);
+3. **parse** the words that are left (`bot.conversation.parse`: the bot's own phrasing, key=value);
 4. **link** the values against what is known (`Known`): an everyday word becomes a cluster,
    project or workload only if one is called exactly that; a value that is not known but
    close to one is a near miss, to ask about, never to use.
-Pure and linear in the message (`bot.parse_bounds`): the engine supplies what is known.
+Pure and linear in the message (`bot.conversation.parse_bounds`): the engine supplies what is known.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from functools import cached_property
 
+from bot.conversation.parse import Expecting, FollowUp, Query, parse
+from bot.conversation.parse_bounds import bounded
 from bot.conversation.understand.identifiers import Found, extract
 from bot.conversation.understand.markup import Markup, normalise
 from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common
 from bot.conversation.understand.when import stuck, weekday_lookback
-from bot.parse import Expecting, FollowUp, Query, parse
-from bot.parse_bounds import bounded
-from bot.words import THANKS
+from bot.conversation.words import THANKS
 
 __all__ = ["BOT_NAMES", "Known", "Understood", "understand"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bot.conversation.access import Gate
 from bot.conversation.messages import describe_upstream
 from bot.conversation.model import Notice, Question, Slots
-from bot.parse import Expecting
+from bot.conversation.parse import Expecting
 from diagnosis import RunaiReader, UpstreamError
 
 __all__ = ["MAX_POD_OWNERS", "Asked", "Owned", "find_pod_owner", "pod_named"]

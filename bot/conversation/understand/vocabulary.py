@@ -12,12 +12,12 @@ import difflib
 import re
 from collections.abc import Iterable
 
-from bot.words import NOT_NAMES
+from bot.conversation.words import NOT_NAMES
 
 __all__ = ["CHATTER_PHRASE", "COMMON", "MAX_SUGGESTIONS", "is_common", "near_misses"]
 
 
-#: Words people type around a question or instead of one; with `bot.words.NOT_NAMES`.
+#: Words people type around a question or instead of one; with `bot.conversation.words.NOT_NAMES`.
 def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 

@@ -1,4 +1,4 @@
-"""Time words `bot.words` does not read: weekdays, the weekend, and "since <an event>".
+"""Time words `bot.conversation.words` does not read: weekdays, the weekend, and "since <an event>".
 
 "since Saturday" needs today's date, so it is read here, where the engine's clock is known.
 "since the deploy" names no time at all: it is kept as said, so the answer can say which

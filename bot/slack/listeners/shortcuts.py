@@ -16,7 +16,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, Markup, ThreadKey
-from bot.parse_bounds import MAX_PARSED_CHARS
+from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, trigger_key
 from bot.slack.listeners.take import take

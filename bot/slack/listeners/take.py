@@ -19,7 +19,7 @@ from bot.conversation.messages import (
     queued,
 )
 from bot.conversation.store import StoreBusy
-from bot.redis_connect import redis_failure
+from bot.durable.connect import redis_failure
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater, submit
 from bot.work import Intake, QueueUnavailable

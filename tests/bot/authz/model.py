@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+from bot.app.backends import Backends, simulated
 from bot.authz import ANY_KIND, AnyKind, Authorizer, Target
-from bot.backends import Backends, simulated
 from runai_sim import Scenario
 from tests.runai_sim.sim_helpers import DATA
 

@@ -15,7 +15,7 @@ import copy
 from enum import Enum
 from typing import Any
 
-from bot.scenarios import bundled_scenario
+from bot.app.demo.scenarios import bundled_scenario
 from runai_sim.scenario import Scenario
 
 __all__ = [

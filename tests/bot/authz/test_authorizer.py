@@ -16,7 +16,7 @@ from bot.authz import (
     Reason,
     Target,
 )
-from bot.settings import Settings
+from bot.config.settings import Settings
 from tests.bot.authz.model import ALICE, authorizer, backends, scenario, target
 
 VIEWER_ON_NLP = [("user", ALICE, 2, "project", "p-nlp-a")]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario
 from bot.authz import ANY_KIND, Authorizer, Identity, Reason, Target
-from bot.backends import simulated
-from bot.scenarios import bundled_scenario
 
 PROD_A = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
 

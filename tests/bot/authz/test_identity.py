@@ -8,7 +8,14 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.audit import (
+from bot.authz import (
+    IDENTITY_CACHE_PREFIX,
+    Identity,
+    SlackIdentityResolver,
+    channel_allows,
+    identity_from_slack_user,
+)
+from bot.ops.audit import (
     AUTHZ_DENIAL_EVENT,
     AUTHZ_DENIED_OUTCOME,
     AuditEvent,
@@ -16,13 +23,6 @@ from bot.audit import (
     RedisStreamAuditSink,
     authz_denial_event,
     read_audit,
-)
-from bot.authz import (
-    IDENTITY_CACHE_PREFIX,
-    Identity,
-    SlackIdentityResolver,
-    channel_allows,
-    identity_from_slack_user,
 )
 from tests.bot.slack.fake_slack import TEAM_ID
 

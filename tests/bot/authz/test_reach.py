@@ -15,7 +15,7 @@ import pytest
 
 from bot.authz import Identity, Reason
 from bot.authz.policy import Grant, reach
-from bot.flight import Flights
+from bot.durable.flight import Flights
 from diagnosis import AccessRule
 from tests.bot.authz.model import ALICE, CLUSTERS, Rule, authorizer, backends, rule_body, scenario
 from tests.bot.authz.people import NOWHERE as REFUSED_EVERYWHERE

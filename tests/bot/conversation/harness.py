@@ -6,9 +6,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.audit import AuditEvent
+from bot.app.backends import simulated
 from bot.authz import Authorizer
-from bot.backends import simulated
 from bot.conversation import (
     Access,
     ConversationEngine,
@@ -19,6 +18,7 @@ from bot.conversation import (
     ThreadKey,
     console_identity,
 )
+from bot.ops.audit import AuditEvent
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
 

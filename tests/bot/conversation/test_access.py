@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 
-from bot.audit import AUTHZ_DENIED_OUTCOME
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario
 from bot.authz import Authorizer, Identity
-from bot.backends import simulated
 from bot.conversation import (
     PUBLISH,
     Access,
@@ -22,7 +22,7 @@ from bot.conversation import (
     console_identity,
 )
 from bot.conversation.messages import PRIVATE_QUESTION
-from bot.scenarios import bundled_scenario
+from bot.ops.audit import AUTHZ_DENIED_OUTCOME
 from tests.bot.authz.people import people_scenario
 from tests.bot.conversation.harness import Harness, Sink
 

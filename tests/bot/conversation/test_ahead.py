@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.backends import simulated
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario
 from bot.conversation.ahead import Background, posted, read_status
 from bot.conversation.which_cluster import ClusterSlot
-from bot.flight import Flights
-from bot.scenarios import bundled_scenario
+from bot.durable.flight import Flights
 
 JOB_42 = "f0658dcc-8ddb-493b-b983-99894f206aea"
 

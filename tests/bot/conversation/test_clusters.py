@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from bot.backends import Backends, simulated
+from bot.app.backends import Backends, simulated
+from bot.app.demo.scenarios import bundled_scenario
 from bot.conversation.clusters import ClusterDirectory
-from bot.flight import Flights
-from bot.scenarios import bundled_scenario
+from bot.durable.flight import Flights
 
 DEMO = bundled_scenario("demo")
 PROD_A = DEMO.clusters[0]

@@ -8,6 +8,7 @@ import pytest
 import redis.asyncio
 import structlog.testing
 
+from bot.app.demo.scenarios import bundled_scenario
 from bot.conversation import (
     Incoming,
     Notice,
@@ -18,7 +19,6 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.conversation.messages import STATE_NOT_SAVED
-from bot.scenarios import bundled_scenario
 from diagnosis import Category, Outcome
 from tests.bot.conversation.harness import Harness, Recorder, harness
 from tests.conftest import start_throwaway_redis

@@ -10,11 +10,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.console import PRIVATE, ConsoleSession
+from bot.app.demo.console import PRIVATE, ConsoleSession
+from bot.app.demo.scenarios import bundled_scenario
 from bot.conversation import Notice, Question, ReportReply
 from bot.conversation.messages import LOST_CONTEXT, not_read
-from bot.parse_bounds import MAX_PARSED_CHARS, bounded
-from bot.scenarios import bundled_scenario
+from bot.conversation.parse_bounds import MAX_PARSED_CHARS, bounded
 from diagnosis import Category
 from tests.bot.conversation.harness import Harness, harness
 

@@ -17,8 +17,8 @@ from bot.conversation import (
     StoreUnavailable,
     ThreadKey,
 )
+from bot.conversation.parse import Expecting
 from bot.conversation.store import ThreadBusy
-from bot.parse import Expecting
 from diagnosis import Category, EvidenceLine, Outcome, Report
 
 KEY = ThreadKey("slack", "T1", "C1", "1700.1")

@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.console import PRIVATE, ConsoleSession
+from bot.app.demo.console import PRIVATE, ConsoleSession
+from bot.app.demo.scenarios import bundled_scenario
 from bot.conversation import (
     RERUN,
     SHOW_EVIDENCE,
@@ -27,8 +28,7 @@ from bot.conversation.messages import (
     NOTHING_TO_SHOW,
     follow_up_hint,
 )
-from bot.parse import Expecting
-from bot.scenarios import bundled_scenario
+from bot.conversation.parse import Expecting
 from diagnosis import Category, Outcome, Symptom
 from tests.bot.conversation.harness import Harness, harness
 

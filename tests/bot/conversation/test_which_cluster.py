@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from bot.audit import AUTHZ_DENIED_OUTCOME
+from bot.app.backends import simulated
 from bot.authz import Authorizer, Identity
-from bot.backends import simulated
 from bot.conversation import Access, ConversationEngine, MemoryStore, Notice, Question
+from bot.ops.audit import AUTHZ_DENIED_OUTCOME
 from tests.bot.authz.model import ALICE, NAMES, Rule, scenario
 from tests.bot.authz.people import NOWHERE
 from tests.bot.conversation.harness import Harness, Sink

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from bot.scenarios import bundled_scenario
+from bot.app.demo.scenarios import bundled_scenario
 from runai_sim.scenario import WorkloadEntry
 
 __all__ = ["DEMO", "failing", "put_workload"]

@@ -8,11 +8,11 @@ from pydantic import SecretStr
 from starlette.applications import Starlette
 
 from bot.alerts.route import MAX_BODY_BYTES, AlertIngress
-from bot.backends import ASGI_BASE_URL
+from bot.app.backends import ASGI_BASE_URL
+from bot.app.pushing import build_push, declared_watches
+from bot.config.settings import ConfigError, Settings
 from bot.conversation import MemoryStore
-from bot.metrics import ALERTS_UNMAPPED
-from bot.pushing import build_push, declared_watches
-from bot.settings import ConfigError, Settings
+from bot.ops.metrics import ALERTS_UNMAPPED
 from bot.work import Enqueued, MemoryWorkQueue, QueueUnavailable, WorkItem
 from diagnosis import RunaiClient, RunaiConfig
 from tests.bot.push.alerts import TOKEN, alert, webhook

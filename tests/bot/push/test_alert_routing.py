@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from bot.alerts.resolver import AlertRouting, channel_target
-from bot.backends import simulated
-from bot.metrics import ALERTS_UNMAPPED
+from bot.app.backends import simulated
+from bot.ops.metrics import ALERTS_UNMAPPED
 from bot.push import PENDING, AlertSpec, MemoryKv, Target
 from tests.bot.push.scenes import DEMO, OOM_ID
 

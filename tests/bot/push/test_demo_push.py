@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from bot.cli import main
+from bot.app.cli import main
 
 
 def test_the_tour_watches_a_project_and_shows_its_failure_unasked(

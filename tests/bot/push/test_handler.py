@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.backends import simulated
+from bot.app.backends import simulated
 from bot.conversation import MemoryStore, Notice, ReportReply
 from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
 from bot.push.handler import AlertStillFiring

@@ -7,15 +7,15 @@ import signal
 
 import pytest
 
-from bot.server import build_runtime, create_asgi_app
+from bot.app.server import build_runtime, create_asgi_app
 from runai_sim.app import Simulator
 from runai_sim.faults import FaultRule
 from runai_sim.server import serve, serve_asgi
+from tests.bot.durable.worker_process import worker_process
 from tests.bot.push.scenes import DEMO, OOM_ID, failing, put_workload
 from tests.bot.slack.fake_slack import Call, FakeSlack
 from tests.bot.slack.harness import SECRET, _settings, first_line, running_bots
 from tests.bot.slack.signing import slash_command_body
-from tests.bot.worker_process import worker_process
 
 pytestmark = pytest.mark.e2e
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.backends import simulated
-from bot.metrics import WATCH_POLLS
+from bot.app.backends import simulated
+from bot.ops.metrics import WATCH_POLLS
 from bot.push import MemoryKv, PushSpec, Target
 from bot.watch.poller import Changed, WatchPoller
 from bot.watch.subscriptions import Declared, Subscription, Subscriptions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.parse_bounds import MAX_PARSED_CHARS
+from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 from bot.watch.command import WatchCommand, parse_watch
 from tests.linear_time import assert_linear, ratio
 

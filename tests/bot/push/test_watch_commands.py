@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from bot.app.backends import simulated
+from bot.app.demo.console import ConsoleResponder
 from bot.authz import Authorizer
-from bot.backends import simulated
-from bot.console import ConsoleResponder
 from bot.conversation import Access, Incoming, MemoryStore, ThreadKey, console_identity
 from bot.push import MemoryKv
 from bot.watch.commands import WatchCommands

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from bot.console import render_reply
+from bot.app.demo.console import render_reply
 from bot.conversation import EvidenceReply, ReportReply
 from bot.render import plan
 from bot.render.blocks import render_evidence, render_report

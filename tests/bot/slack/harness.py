@@ -16,10 +16,10 @@ import httpx
 import redis.asyncio
 from pydantic import SecretStr
 
+from bot.app.demo.scenarios import bundled_scenario
+from bot.app.server import build_runtime, create_asgi_app
+from bot.config.settings import Settings
 from bot.conversation import ThreadKey
-from bot.scenarios import bundled_scenario
-from bot.server import build_runtime, create_asgi_app
-from bot.settings import Settings
 from diagnosis.http.transport import network_transport
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario

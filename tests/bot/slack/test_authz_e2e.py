@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from bot.audit import AUTHZ_DENIED_OUTCOME, read_audit
 from bot.conversation import PUBLISH
-from bot.metrics import REGISTRY
+from bot.ops.audit import AUTHZ_DENIED_OUTCOME, read_audit
+from bot.ops.metrics import REGISTRY
 from bot.slack.responder import CHOICE_ACTION
 from runai_sim.app import Simulator
 from tests.bot.slack.fake_slack import BOT_USER_ID, Call, FakeSlack

@@ -15,7 +15,7 @@ import redis.asyncio
 import structlog
 from prometheus_client import generate_latest
 
-from bot.metrics import REGISTRY
+from bot.ops.metrics import REGISTRY
 from runai_sim.app import Simulator
 from tests.bot.slack.fake_slack import BOT_USER_ID, FakeSlack
 from tests.bot.slack.harness import DEMO, running_bots, settle

@@ -7,16 +7,16 @@ import signal
 import httpx
 import pytest
 
+from bot.app.server import build_runtime, create_asgi_app
 from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
-from bot.server import build_runtime, create_asgi_app
 from bot.work import RedisWorkQueue
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
+from tests.bot.durable.worker_process import STALLED_EVIDENCE, journaled, worker_process
+from tests.bot.ops.test_audit import free_port
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import DEMO, SECRET, _settings, first_line, running_bots
 from tests.bot.slack.signing import BOT_USER_ID, app_mention_event, event_body, slash_command_body
-from tests.bot.test_audit import free_port
-from tests.bot.worker_process import STALLED_EVIDENCE, journaled, worker_process
 
 pytestmark = pytest.mark.e2e
 

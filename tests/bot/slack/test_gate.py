@@ -20,8 +20,8 @@ from urllib.parse import parse_qs, urlencode
 import pytest
 import structlog
 
-from bot.request_body import MAX_JSON_DEPTH, nesting
 from bot.slack.verify import MAX_BODY_BYTES
+from bot.web.body import MAX_JSON_DEPTH, nesting
 from tests.bot.slack.fake_slack import BOT_ID, FakeSlack
 from tests.bot.slack.harness import SECRET, Bot, first_line
 from tests.bot.slack.signing import (

@@ -7,7 +7,7 @@ import structlog
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.observe import REQUEST_ID, begin_request, current_trace
+from bot.ops.observe import REQUEST_ID, begin_request, current_trace
 from bot.slack.app import _log_context
 
 BODY = {"team_id": "T1", "event": {"channel": "C1", "user": "U1"}, "event_id": "Ev1"}

@@ -20,9 +20,9 @@ import pytest
 import structlog
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.metrics import CONTENT_TYPE_LATEST
-from bot.observe import CANONICAL_EVENT, REQUEST_ID
-from bot.upstream_metrics import endpoint_template
+from bot.ops.metrics import CONTENT_TYPE_LATEST
+from bot.ops.observe import CANONICAL_EVENT, REQUEST_ID
+from bot.ops.upstream_metrics import endpoint_template
 from runai_sim.app import Simulator
 from runai_sim.kube import kube_base_url
 from runai_sim.server import serve

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.metrics import REGISTRY
+from bot.ops.metrics import REGISTRY
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import SECRET, Bot, first_line, running_bots, settle
 from tests.bot.slack.signing import message_shortcut_body, signed_headers, slash_command_body

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio
 
-from bot.flight import SEMAPHORE_KEY
+from bot.durable.flight import SEMAPHORE_KEY
 from bot.work.redis_queue import PREFIX
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import Bot, running_bots

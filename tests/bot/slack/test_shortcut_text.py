@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from bot.parse import parse
-from bot.parse_bounds import MAX_PARSED_CHARS
+from bot.conversation.parse import parse
+from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 from bot.slack.listeners.actions import only_asker
 from bot.slack.listeners.shortcuts import message_text
 from bot.slack.responder import picked_blocks

@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator
 import pytest
 import structlog
 
+from bot.app.demo.scenarios import bundled_scenario
 from bot.render.actions import ACTIONS_BLOCK_ID, RERUN, SHOW_ALL_EVIDENCE, ActionTarget
-from bot.scenarios import bundled_scenario
 from bot.slack.charts import CHART_FILENAME
 from tests.bot.slack.fake_slack import UPLOAD, FakeSlack
 from tests.bot.slack.harness import Bot, running_bots

@@ -14,8 +14,8 @@ import time
 
 import pytest
 
+from bot.app.demo.scenarios import bundled_scenario
 from bot.conversation.messages import STORE_RETRYING
-from bot.scenarios import bundled_scenario
 from bot.slack.responder import INVITE_HINT
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import DEMO, SECRET, Bot, first_line, running_bots, settle

@@ -12,7 +12,7 @@ import pytest
 import redis.asyncio as redis
 from starlette.applications import Starlette
 
-from bot.redis_connect import connect_redis
+from bot.durable.connect import connect_redis
 from bot.render.chart import memory_chart
 from bot.teams.charts import (
     MAX_PNG_BYTES,

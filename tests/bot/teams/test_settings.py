@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from bot.server import build_runtime
-from bot.settings import ConfigError, Settings
+from bot.app.server import build_runtime
+from bot.config.settings import ConfigError, Settings
 
 
 def test_the_environment_names_and_defaults(monkeypatch: pytest.MonkeyPatch):

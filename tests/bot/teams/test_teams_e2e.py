@@ -16,9 +16,9 @@ import pytest
 import structlog
 from pydantic import SecretStr
 
-from bot.request_body import MAX_JSON_DEPTH, nesting
 from bot.teams.auth import BotClaims
 from bot.teams.signing_keys import KeyTiming, SigningKeys
+from bot.web.body import MAX_JSON_DEPTH, nesting
 from diagnosis import WorkloadRef
 from tests.bot.teams.adaptive import elements
 from tests.bot.teams.fake_teams import TENANT, Call, FakeTeams, new_key

@@ -15,11 +15,11 @@ import pytest
 import redis.asyncio as redis
 from pydantic import SecretStr
 
-from bot.audit import LogAuditSink
 from bot.authz import Authorizer
+from bot.config.settings import Settings
 from bot.conversation import MemoryStore, Notice, RedisStore, StateStore
 from bot.conversation.messages import BUSY, CRASHED, STORE_DOWN
-from bot.settings import Settings
+from bot.ops.audit import LogAuditSink
 from bot.teams.activity import read_activity
 from bot.teams.messages import to_teams
 from bot.teams.responder import ReplyTarget, TeamsResponder

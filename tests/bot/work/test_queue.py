@@ -7,7 +7,7 @@ import socket
 import pytest
 import redis.asyncio
 
-from bot.redis_connect import connect_redis
+from bot.durable.connect import connect_redis
 from bot.work import Intake, QueueUnavailable, RedisWorkQueue, ShownPost, WorkQueue
 from tests.bot.work.conftest import item
 

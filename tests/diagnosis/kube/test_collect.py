@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from bot.backends import simulated
-from bot.scenarios import bundled_paths, request_from_expectation
+from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_paths, request_from_expectation
 from diagnosis import Category, diagnose
 from runai_sim.scenario import Scenario
 from tests.factories import unreachable_node_body

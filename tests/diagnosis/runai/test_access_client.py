@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.backends import Backends, simulated
+from bot.app.backends import Backends, simulated
 from diagnosis import RunaiClient, UpstreamUnavailable
 from runai_sim import Scenario
 from tests.runai_sim.sim_helpers import DATA

@@ -6,7 +6,7 @@ import asyncio
 
 import httpx
 
-from bot.scenarios import bundled_scenario
+from bot.app.demo.scenarios import bundled_scenario
 from diagnosis import RunaiClient, RunaiConfig
 from runai_sim.app import Simulator
 

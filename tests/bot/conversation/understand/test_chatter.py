@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.conversation import Markup
+from bot.conversation.parse import Expecting
 from bot.conversation.understand.pipeline import Known, understand
 from bot.conversation.understand.vocabulary import COMMON, near_misses
-from bot.parse import Expecting
 
 KNOWN = Known(
     clusters=("prod-a", "prod-b", "staging", "gpu-east"),

@@ -12,9 +12,10 @@ from contextlib import asynccontextmanager
 
 import pytest
 
+from bot.app.backends import simulated
+from bot.app.demo.console import ConsoleSession
+from bot.app.demo.scenarios import bundled_scenario
 from bot.authz import Authorizer, Identity
-from bot.backends import simulated
-from bot.console import ConsoleSession
 from bot.conversation import (
     Access,
     ConversationEngine,
@@ -26,7 +27,6 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.conversation.messages import HELP, help_text
-from bot.scenarios import bundled_scenario
 from diagnosis import Category, Outcome
 from tests.bot.conversation.harness import Harness, Recorder, harness
 

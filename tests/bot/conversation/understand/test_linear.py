@@ -1,6 +1,6 @@
 """Understanding takes time linear in the message, on every platform, whatever is pasted.
 
-The same rule as `tests/bot/test_parse_linear.py` (`bot.parse_bounds`): each input is held
+The same rule as `tests/bot/conversation/test_parse_linear.py` (`bot.conversation.parse_bounds`): each input is held
 to `MULTIPLE` times the parse-to-scan ratio of ordinary incident messages, measured here.
 The pieces are what the new patterns look for: Slack and Teams markup, links, label sets,
 command lines, alert titles, compact forms, time words and corrections.
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.conversation import Markup
+from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 from bot.conversation.understand.pipeline import Known, understand
-from bot.parse_bounds import MAX_PARSED_CHARS
 from tests.linear_time import assert_linear, ratio, repeated
 
 CAP = MAX_PARSED_CHARS

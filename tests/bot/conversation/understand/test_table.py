@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from bot.conversation import Markup
+from bot.conversation.parse import Expecting, FollowUp
 from bot.conversation.understand.pipeline import Known, Understood, understand
 from bot.conversation.understand.vocabulary import near_misses
-from bot.parse import Expecting, FollowUp
 from diagnosis import Symptom
 from tests.bot.conversation.understand.platforms import BOT_ID, PLATFORMS, render
 

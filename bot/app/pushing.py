@@ -1,0 +1,135 @@
+"""The push side of one process, from the settings: alerts' route, watches' poller and commands.
+
+`build_push` makes the `push` handler the process's worker runs (with the posters of the
+platforms it serves), `POST /alerts/alertmanager` when `ALERTMANAGER_TOKEN` is set, the
+subscription commands the engines answer, and the watch poller, which runs wherever a
+worker runs (one replica at a time holds its lease).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import redis.asyncio as redis
+from pydantic import ValidationError
+from starlette.routing import Route
+
+from bot.alerts.resolver import AlertRouting
+from bot.alerts.route import AlertIngress
+from bot.config.settings import ConfigError, Settings, is_placeholder
+from bot.conversation import StateStore
+from bot.durable.flight import Flights
+from bot.ops.audit import AuditSink
+from bot.push import Kv, MemoryKv, Planner, Poster, PushWork, RedisKv
+from bot.watch.commands import WatchCommands
+from bot.watch.poller import PUSH_DEADLINE_S, Lister, WatchPoller
+from bot.watch.subscriptions import Declared, Subscriptions
+from bot.work import WorkQueue
+from diagnosis import KubeConnector, RunaiReader
+
+__all__ = ["PushRuntime", "build_push", "declared_watches"]
+
+
+@dataclass
+class PushRuntime:
+    """The handler, routes, commands and poller of the push side."""
+
+    work: PushWork
+    commands: WatchCommands
+    kv: Kv
+    subscriptions: Subscriptions
+    poller: WatchPoller | None = None
+    routes: list[Route] = field(default_factory=list)
+
+    def start(self) -> None:
+        """Start polling (in the running loop)."""
+        if self.poller is not None:
+            self.poller.start()
+
+    async def stop(self) -> None:
+        """Stop polling and give the lease up."""
+        if self.poller is not None:
+            await self.poller.stop()
+
+
+def declared_watches(settings: Settings) -> list[Declared]:
+    """`WATCHES`, checked; `ConfigError` names the entry that is wrong."""
+    declared = []
+    for index, raw in enumerate(settings.watches):
+        try:
+            declared.append(Declared.model_validate(raw))
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
+            )
+            raise ConfigError(f"WATCHES[{index}] is not a watch ({problems})") from None
+    return declared
+
+
+def build_push(
+    settings: Settings,
+    *,
+    runai: RunaiReader,
+    lister: Lister | None,
+    kube: KubeConnector | None,
+    store: StateStore,
+    redis_client: redis.Redis | None,
+    queue: WorkQueue,
+    posters: dict[str, Poster],
+    flights: Flights | None = None,
+    audit: AuditSink | None = None,
+    clock: Callable[[], datetime | None] = lambda: None,
+    slack_team: Callable[[], Awaitable[str]] | None = None,
+    kv: Kv | None = None,
+) -> PushRuntime:
+    """Everything the push side needs, sharing the process's clients, store and queue."""
+    kv = kv or (RedisKv(redis_client) if redis_client is not None else MemoryKv())
+    subscriptions = Subscriptions(kv, declared_watches(settings))
+    routing = AlertRouting(
+        runai,
+        kv,
+        channels=settings.alert_channels,
+        slack_team=slack_team,
+        service_url=subscriptions.service_url,
+    )
+    work = PushWork(
+        runai=runai,
+        kube=kube,
+        store=store,
+        planner=Planner(
+            kv,
+            window_s=settings.push_group_window_s,
+            max_posts_per_h=settings.push_max_posts_per_h,
+        ),
+        posters=posters,
+        alerts=routing,
+        flights=flights,
+        audit=audit,
+        deadline_s=settings.diagnosis_deadline_s,
+        clock=clock,
+    )
+    token = settings.alertmanager_token.get_secret_value() if settings.alertmanager_token else ""
+    routes = []
+    if not is_placeholder(token):
+        ingress = AlertIngress(
+            token.strip(),
+            queue,
+            default_cluster=settings.alert_cluster,
+            deadline_s=PUSH_DEADLINE_S,
+        )
+        routes = ingress.routes()
+    poller = None
+    if lister is not None:
+        poller = WatchPoller(
+            lister,
+            runai,
+            kv,
+            subscriptions,
+            queue,
+            interval_s=settings.watch_interval_s,
+            storm_threshold=settings.watch_storm_threshold,
+        )
+    commands = WatchCommands(runai, subscriptions, postable=posters.keys())
+    return PushRuntime(work, commands, kv, subscriptions, poller, routes)

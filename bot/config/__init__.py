@@ -1,0 +1,1 @@
+"""Configuration: the one `Settings`, read from the environment once."""

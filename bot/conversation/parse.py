@@ -1,0 +1,358 @@
+"""One parser for `/runai-why` text, mentions and thread replies: slots, lookback, intent.
+
+It never guesses a value that is not in the text: a cluster *name* stays a name (the
+engine resolves it against the control plane's list), and anything it cannot place is left
+out rather than forced into a slot. Small words and chatter (`from`, `hmm`, `ugh`) are never
+names; the words the bot itself offers (`init`, `image pull`, `crash loop`) are symptoms.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import deque
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from bot.conversation.parse_bounds import bounded
+from bot.conversation.words import (
+    CHATTER,
+    FILLER,
+    NOT_NAMES,
+    ORDINALS,
+    PAST,
+    SYMPTOMS,
+    THANKS,
+    find_lookback,
+)
+from diagnosis import InvalidRequest, Symptom, parse_lookback
+
+__all__ = ["Expecting", "FollowUp", "Query", "parse"]
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# A name: letters and digits with `.` or `-` between them, read possessively (each character
+# once; see `parse_bounds`). It ends at its last letter or digit: `prod-a.` is `prod-a`.
+_NAME = r"[A-Za-z0-9]++(?:[.-]++[A-Za-z0-9]++)*+"
+_MAX_NAME = 253  # a Kubernetes name (DNS subdomain); a longer word is never a name
+_MAX_OTHERS = 8  # further names kept after the first; the engine answers only a few
+_UUID_RE = re.compile(rf"^{_UUID}$")
+_NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
+# A mention's label stops at the next `<`, where another mention could start.
+_MENTION_RE = re.compile(r"<@[A-Z0-9]++(?:\|[^<>]*+)?>")
+# `&#` and more digits than the last code point has: U+FFFD, as html.unescape would say,
+# without the int() that raises past `sys.get_int_max_str_digits()` and is quadratic below.
+_HUGE_CHARREF = re.compile(r"&#[0-9]{8,}+;?")
+_KEY_VALUE_RE = re.compile(
+    r"\b(cluster|workload|id|project|lookback|symptom)\s*+[=:]\s*+(\S++)", re.IGNORECASE
+)
+_CLUSTER_RES = (
+    re.compile(rf"\bcluster\s++(?:is\s++|called\s++|named\s++)?({_UUID}|{_NAME})", re.IGNORECASE),
+    re.compile(rf"\b(?:on|at)\s++(?:the\s++)?({_UUID}|{_NAME})(?:\s++cluster)?\b", re.IGNORECASE),
+)
+_PROJECT_RES = (
+    re.compile(rf"\bproject\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE),
+    re.compile(rf"\bin\s++(?:the\s++)?({_NAME})(?:\s++project)?\b", re.IGNORECASE),
+    # From the start of a word only (past a leading `-` or `.`): from every `-` inside
+    # `a-a-a-…`, the name before `project` was read again, 252 characters each time.
+    re.compile(rf"(?<![\w.-])[.-]*+({_NAME})\s++project\b", re.IGNORECASE),
+)
+_NAMED_WORKLOAD_RE = re.compile(
+    rf"\b(?:workload|job)\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE
+)
+_HOST_RE = re.compile(
+    rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?{_NAME}",
+    re.IGNORECASE,
+)
+_PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
+_ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
+_SHOW_RE = re.compile(r"\b(?:show|see|post|give|send|print|paste|dump|get|any)\b", re.IGNORECASE)
+_SHOWN_RE = re.compile(r"\b(?:logs?|evidence|details|lines|more)\b", re.IGNORECASE)
+_EVIDENCE_RE = re.compile(
+    r"\b(?:all|full|more|the)\s++(?:the\s++)?(?:logs?|evidence|details)\b"
+    r"|^(?:logs?|evidence|details|more|tell me more|more please|full report)$",
+    re.IGNORECASE,
+)
+_RERUN_RE = re.compile(r"\b(?:re-?run|retry|re-?check|re-?diagnose|refresh|again)\b", re.IGNORECASE)
+_TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
+_HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage", "how does this work"})
+
+
+class Expecting(StrEnum):
+    """What the bot last asked for, so a bare reply like `prod-a` lands in the right slot."""
+
+    CLUSTER = "cluster"
+    PROJECT = "project"
+    WORKLOAD = "workload"
+
+
+class FollowUp(StrEnum):
+    """What a reply after an answer asks of that answer (a new lookback is `lookback`)."""
+
+    EVIDENCE = "evidence"  # "show logs", "more", "all evidence"
+    RERUN = "rerun"  # "re-run", "check again"
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the user said, slot by slot. `cluster` may be a UUID or a cluster name.
+
+    `pick` is a bare number (the n-th button, from 1); `chatter` marks thanks and small
+    talk, which the bot does not answer; `follow_up` is a request about the last answer;
+    `ignored_chars` counts what was not read past the cap (`parse_bounds`); `others`
+    are further workload-like names after the first (`why did a-1 and b-2 fail`).
+    """
+
+    cluster: str | None = None
+    workload_id: str | None = None
+    workload_name: str | None = None
+    project: str | None = None
+    lookback: str | None = None
+    symptom: Symptom | None = None
+    help: bool = False
+    problems: tuple[str, ...] = field(default=())
+    pick: int | None = None
+    follow_up: FollowUp | None = None
+    chatter: bool = False
+    ignored_chars: int = 0
+    others: tuple[str, ...] = field(default=())
+
+    @property
+    def names_something(self) -> bool:
+        """Whether it names a workload, cluster or project (a new or corrected request)."""
+        return any((self.cluster, self.workload_id, self.workload_name, self.project))
+
+    @property
+    def is_empty(self) -> bool:
+        """Nothing the bot can use: no slot, no pick, no follow-up, no help."""
+        return not (
+            self.names_something or self.lookback or self.symptom or self.pick or self.follow_up
+        ) and not (self.help or self.problems)
+
+
+def _clean(text: str, bot_user_id: str | None) -> str:
+    text = html.unescape(_HUGE_CHARREF.sub("\ufffd", text))  # Slack escapes &, < and >
+    if bot_user_id:
+        text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^<>]*+)?>", " ", text)
+    text = _MENTION_RE.sub(" ", text).replace("\u2019", "'").replace("`", " ")
+    return " ".join(text.split())
+
+
+_PUNCTUATION = ".,;:!?\"'()[]*_~<>"
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in (raw.strip(_PUNCTUATION) for raw in text.lower().split()) if w]
+
+
+def _could_be_name(word: str) -> bool:
+    """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long."""
+    return len(word) <= _MAX_NAME and word.lower() not in NOT_NAMES and not _TIME_RE.match(word)
+
+
+def _take(pattern: re.Pattern[str], text: str) -> tuple[str, re.Match[str] | None]:
+    """The first match whose name could be a name, cut out of the text."""
+    for match in pattern.finditer(text):
+        if _could_be_name(match.group(1)):
+            return text[: match.start()] + " " + text[match.end() :], match
+    return text, None
+
+
+def _key_values(text: str) -> tuple[str, Query]:
+    problems: list[str] = []
+    values: dict[str, str] = {}
+    for raw_key, raw in _KEY_VALUE_RE.findall(text):
+        value, key = raw.strip(".,;!?\"'"), raw_key.lower()
+        if key == "symptom":
+            try:
+                values["symptom"] = Symptom(value.lower()).value
+            except ValueError:
+                problems.append(
+                    f"symptom {value!r} is not one of {', '.join(s.value for s in Symptom)}"
+                )
+        else:
+            values["workload" if key == "id" else key] = value
+    workload = values.get("workload")
+    is_id = bool(workload and _UUID_RE.match(workload))
+    return _KEY_VALUE_RE.sub(" ", text), Query(
+        cluster=values.get("cluster"),
+        workload_id=workload if is_id else None,
+        workload_name=workload.lower() if workload and not is_id else None,
+        project=values.get("project", "").lower() or None,
+        lookback=values.get("lookback"),
+        symptom=Symptom(values["symptom"]) if "symptom" in values else None,
+        problems=tuple(problems),
+    )
+
+
+def _evidence_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` asks for the evidence (`show me the logs`, `all evidence`), left to right.
+
+    The spans the one regex `show.*logs|all logs|^more$` found, in linear time (`text` has
+    no line breaks). `show … logs` runs from the first verb to the last thing shown after
+    it; tried from every verb, the regex took quadratic time on `show show show …`. The
+    other parts contain no verb, so they match only before it.
+    """
+    verb = _SHOW_RE.search(text)
+    shown = deque(_SHOWN_RE.finditer(text, verb.end()) if verb else (), maxlen=1)
+    end = verb.start() if verb and shown else len(text)
+    spans = [m.span() for m in _EVIDENCE_RE.finditer(text) if m.start() < end]
+    return [*spans, (end, shown[0].end())] if shown else spans
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each of `spans` (in order, not overlapping) replaced by a space."""
+    kept, at = [], 0
+    for start, end in spans:
+        kept.append(text[at:start])
+        at = end
+    return " ".join([*kept, text[at:]])
+
+
+def _intent(text: str, query: Query) -> tuple[str, Query]:
+    """Follow-ups and a picked number, which are about the thread rather than new slots."""
+    words = _words(text)
+    pick = _PICK_RE.match(text.strip())
+    if pick:
+        return "", replace(query, pick=int(pick.group(1)))
+    ordinal = _ORDINAL_RE.match(" ".join(words))
+    if ordinal:
+        return "", replace(query, pick=ORDINALS[ordinal.group(1)])
+    evidence = _evidence_spans(text)
+    if evidence:
+        return _cut(text, evidence), replace(query, follow_up=FollowUp.EVIDENCE)
+    if _RERUN_RE.search(text):
+        return _RERUN_RE.sub(" ", text), replace(query, follow_up=FollowUp.RERUN)
+    return text, query
+
+
+def _slot_words(text: str) -> list[str]:
+    """The words of a reply that could be a value, without `it's`, `please`, `I think`."""
+    return [w for w in _words(text) if _could_be_name(w)]
+
+
+def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
+    """A reply that is one value (`prod-a`, `it's prod-a`, `ML-Team please`) fills the slot."""
+    words = _slot_words(text)
+    if expecting is None or len(words) != 1 or not _could_be_name(words[0]):
+        return text, query
+    word = next(w.strip(_PUNCTUATION) for w in text.split() if _words(w) == words)
+    if query.workload_name and expecting is not Expecting.WORKLOAD:
+        return text, query  # `job bert-2`: the reply names a workload, not the slot asked
+    if expecting is Expecting.CLUSTER and query.cluster is None:
+        return "", replace(query, cluster=word)
+    if expecting is Expecting.PROJECT and query.project is None and _NAME_RE.match(words[0]):
+        return "", replace(query, project=words[0])
+    if (
+        expecting is Expecting.WORKLOAD
+        and query.workload_name is None
+        and not _UUID_RE.match(word)
+        and _NAME_RE.match(words[0])
+    ):
+        return "", replace(query, workload_name=words[0])
+    return text, query
+
+
+def _workload(text: str, query: Query, *, bare: bool) -> Query:
+    workload_id, name, others = query.workload_id, query.workload_name, list(query.others)
+    for raw in text.split():
+        token = raw.strip(_PUNCTUATION).lower()
+        if _UUID_RE.match(token):
+            workload_id = workload_id or token
+        elif (
+            bare
+            and _could_be_name(token)
+            and _NAME_RE.match(token)
+            and any(ch.isdigit() or ch == "-" for ch in token)
+        ):
+            if name is None:
+                name = token
+            elif token != name and token not in others and len(others) < _MAX_OTHERS:
+                others.append(token)  # `why did a-1 and b-2 fail`: never dropped silently
+    return replace(query, workload_id=workload_id, workload_name=name, others=tuple(others))
+
+
+def _free_text(text: str, query: Query, expecting: Expecting | None) -> Query:
+    if query.lookback is None:
+        text, lookback = find_lookback(text)
+        query = replace(query, lookback=lookback)
+    symptom = query.symptom
+    if symptom is None and not PAST.search(text):
+        symptom = next((s for s, rx in SYMPTOMS if rx.search(text)), None)
+    query = replace(query, symptom=symptom)
+    if query.cluster is None:
+        for pattern in _CLUSTER_RES:
+            text, match = _take(pattern, text)
+            if match:
+                query = replace(query, cluster=match.group(1))
+                break
+    if query.project is None:
+        for pattern in _PROJECT_RES:
+            text, match = _take(pattern, text)
+            if match:
+                query = replace(query, project=match.group(1).lower())
+                break
+    text = _HOST_RE.sub(" ", text)  # "node dgx-07" names a machine, not a workload
+    if query.workload_name is None:
+        rest, match = _take(_NAMED_WORKLOAD_RE, text)
+        if match and not _UUID_RE.match(match.group(1)):
+            text, query = rest, replace(query, workload_name=match.group(1).lower())
+    text, query = _expected(text, expecting, query)
+    # Asked for a cluster or a project, "prod-a or prod-b" is not a workload: only a workload
+    # given with its project (`train-bert in nlp`), by keyword or by ID changes it.
+    bare = expecting not in {Expecting.CLUSTER, Expecting.PROJECT} or query.project is not None
+    return _workload(text, query, bare=bare)
+
+
+def _chatter(text: str) -> bool:
+    words = _words(text)
+    emoji = all(re.fullmatch(r":[a-z0-9_+-]++:|[^\w\s]++", w) for w in words)
+    small = all(w in CHATTER or w in FILLER for w in words)
+    return bool(words) and (words[0] in THANKS or emoji or small)
+
+
+def _validated(query: Query) -> Query:
+    problems = list(query.problems)
+    if query.lookback is not None:
+        try:
+            parse_lookback(query.lookback)
+        except InvalidRequest as error:
+            problems.append(str(error))
+            query = replace(query, lookback=None)
+    if query.workload_name is not None and not _NAME_RE.match(query.workload_name):
+        problems.append(f"{query.workload_name!r} is not a valid workload name")
+        query = replace(query, workload_name=None)
+    if query.project is not None and not _NAME_RE.match(query.project):
+        problems.append(f"{query.project!r} is not a valid project name")
+        query = replace(query, project=None)
+    return replace(query, problems=tuple(problems))
+
+
+def parse(
+    text: str, *, bot_user_id: str | None = None, expecting: Expecting | None = None
+) -> Query:
+    """Parse a slash-command text, a mention or a thread reply into slots (pure, never raises).
+
+    `expecting` is what the bot last asked for: a reply that is just one value fills it.
+    Only the first `MAX_PARSED_CHARS` characters are read (`parse_bounds`); how many
+    more there were is `ignored_chars`.
+    """
+    capped = bounded(text)
+    query = _parse(capped.text, bot_user_id, expecting)
+    return replace(query, ignored_chars=capped.ignored) if capped.ignored else query
+
+
+def _parse(text: str, bot_user_id: str | None, expecting: Expecting | None) -> Query:
+    cleaned = _clean(text, bot_user_id)
+    if cleaned.lower().strip(" !.") in _HELP_WORDS:
+        return Query(help=True)
+    rest, query = _key_values(cleaned)
+    if query == Query() and _chatter(rest):
+        rest, lookback = find_lookback(rest)
+        rest, intent = _intent(rest, Query(lookback=lookback))
+        if intent.follow_up is None and intent.lookback is None:
+            return Query(chatter=True)  # "thanks! I think it's the node dgx-07": not for me
+        return _validated(intent)
+    rest, query = _intent(rest, query)
+    if query.pick is not None:
+        return _validated(query)  # `0 project=/`: a pick never carries an invalid slot
+    return _validated(_free_text(rest, query, expecting))

@@ -1,0 +1,1 @@
+"""Redis primitives: connections, lease renewal, single-flight and the shared call limits."""

@@ -1,0 +1,274 @@
+"""The one Redis client of a process, from `REDIS_URL`: standalone, Sentinel or Cluster.
+
+Every Redis user (state store, authorizer cache, identity cache, audit stream, queue) shares
+this client. Its pool is bounded (`REDIS_MAX_CONNECTIONS`) and *waits* up to
+`REDIS_POOL_TIMEOUT_S` for a free connection instead of failing at once, which is what
+redis-py's default async pool does; a request that still finds none raises `PoolExhausted`,
+which callers tell apart from a real connection failure with `redis_failure`.
+
+URL forms:
+
+- `redis://[user:password@]host:6379/0`, `rediss://…` (TLS), `unix:///path/redis.sock?db=0`:
+  one server.
+- `redis+sentinel://[user:password@]host1:26379,host2:26379/<master-name>[/<db>]`, and
+  `rediss+sentinel://…` for TLS to the master: Sentinel finds the master (the password,
+  if any, is the master's; sentinels themselves are asked without one).
+- `redis+cluster://[user:password@]host1:6379[,host2:6379]` (`rediss+cluster://` for TLS):
+  Redis Cluster, database 0 only. Every key the bot writes lives in one slot per command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+from urllib.parse import unquote, urlsplit
+
+import redis.asyncio as redis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import MaxConnectionsError
+
+from bot.config.settings import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
+
+__all__ = [
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_POOL_TIMEOUT_S",
+    "PoolExhausted",
+    "RedisTarget",
+    "connect_redis",
+    "parse_redis_url",
+    "redis_failure",
+    "redis_health",
+]
+
+_SOCKET_TIMEOUT_S = 5.0
+_HEALTH_CHECK_S = 30
+_RETRY_CAP_S = 0.25  # the longest pause between two tries of one command
+#: How long `/readyz`'s PING may take: well inside a kubelet probe's timeout.
+PING_BUDGET_S = 2.0
+
+
+class PoolExhausted(MaxConnectionsError):
+    """Every pooled connection stayed busy for the whole wait: overload, not an outage."""
+
+
+def redis_failure(error: BaseException) -> Literal["busy", "unreachable"]:
+    """What a Redis error means for the asker: the pool was busy, or Redis is unreachable."""
+    return "busy" if isinstance(error, MaxConnectionsError) else "unreachable"
+
+
+class _WaitingPool(redis.BlockingConnectionPool):
+    """redis-py's blocking pool, whose wait timeout raises `PoolExhausted`."""
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+        except redis.ConnectionError as error:
+            if isinstance(error.__cause__, asyncio.TimeoutError):
+                raise PoolExhausted(
+                    f"no free Redis connection within {self.timeout} s "
+                    f"(all {self.max_connections} busy)"
+                ) from error
+            raise
+
+
+class _WaitingSentinelPool(SentinelConnectionPool, _WaitingPool):
+    """The Sentinel pool (finds the master) with the waiting pool's bound and wait."""
+
+
+class _SentinelMaster(redis.Redis):
+    """The master's client; closing it also closes the connections to the sentinels."""
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:  # noqa: FBT001 - redis-py's signature
+        """Close the client, its pool, and the sentinel clients that found the master."""
+        pool = self.connection_pool
+        await super().aclose(close_connection_pool)
+        if isinstance(pool, SentinelConnectionPool):
+            await pool.sentinel_manager.aclose()
+
+
+class _WaitingCluster(RedisCluster):
+    """RedisCluster whose commands wait for a free connection to their node.
+
+    redis-py's async cluster keeps a bounded list of connections per node and raises
+    `MaxConnectionsError` at once when they are all in use, with no hook to be told when one
+    comes back; a command here retries with a short, growing pause until `pool_timeout_s`
+    has passed, then raises `PoolExhausted`. (Pipelines do not wait; the bot uses one only
+    for a cache write whose failure costs a lookup.)
+    """
+
+    def __init__(self, *, pool_timeout_s: float, max_connections: int, **kwargs: Any) -> None:
+        super().__init__(max_connections=max_connections, **kwargs)
+        self.pool_timeout_s = pool_timeout_s
+        self.max_connections_per_node = max_connections
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        give_up, pause = loop.time() + self.pool_timeout_s, 0.001
+        while True:
+            try:
+                return await super().execute_command(*args, **kwargs)
+            except MaxConnectionsError as error:
+                if loop.time() + pause > give_up:
+                    raise PoolExhausted(
+                        f"no free Redis connection within {self.pool_timeout_s} s "
+                        f"(all {self.max_connections_per_node} to the node busy)"
+                    ) from error
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 0.05)
+
+
+async def redis_health(
+    client: redis.Redis, budget_s: float = PING_BUDGET_S
+) -> Literal["ok", "busy", "unreachable"]:
+    """PING through the shared pool: `ok`, `busy` or `unreachable`.
+
+    `busy`: no pooled connection came free within the budget (overload); `unreachable`: no
+    answer, or an error, from Redis itself.
+    """
+    pool = getattr(client, "connection_pool", None)
+    try:
+        async with asyncio.timeout(budget_s):
+            await client.ping()
+    except MaxConnectionsError:
+        return "busy"
+    except TimeoutError:
+        # Out of time: with every pooled connection in use, the PING was still queued for
+        # one (busy); otherwise Redis itself did not answer in time.
+        full = isinstance(pool, _WaitingPool) and not pool.can_get_connection()
+        return "busy" if full else "unreachable"
+    except (redis.RedisError, OSError):
+        return "unreachable"
+    return "ok"
+
+
+@dataclass(frozen=True)
+class RedisTarget:
+    """A parsed `REDIS_URL`: which kind of deployment, where, and as whom."""
+
+    kind: Literal["standalone", "sentinel", "cluster"]
+    url: str = ""  # standalone: the URL as given, for redis-py
+    hosts: tuple[tuple[str, int], ...] = ()
+    service: str = ""  # sentinel: the master's name
+    db: int = 0
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+
+
+def _hosts(netloc: str, default_port: int) -> tuple[tuple[str, int], ...]:
+    hosts = []
+    for part in netloc.rsplit("@", 1)[-1].split(","):
+        host, _, port = part.strip().rpartition(":") if ":" in part else (part.strip(), "", "")
+        if not host:
+            raise ValueError(f"REDIS_URL host list {netloc.rsplit('@', 1)[-1]!r} has an empty host")
+        if port and not port.isdigit():
+            raise ValueError(f"REDIS_URL port {port!r} is not a number")
+        hosts.append((host.strip("[]"), int(port) if port else default_port))
+    return tuple(hosts)
+
+
+def _credentials(netloc: str) -> tuple[str | None, str | None]:
+    if "@" not in netloc:
+        return None, None
+    userinfo = netloc.rsplit("@", 1)[0]
+    user, sep, password = userinfo.partition(":")
+    if not sep:
+        return None, unquote(user) or None  # `redis://secret@host`: a password only
+    return unquote(user) or None, unquote(password) or None
+
+
+def parse_redis_url(url: str) -> RedisTarget:
+    """The deployment `url` names; `ValueError` says what is wrong (never echoing a password)."""
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme in {"redis", "rediss", "unix"}:
+        return RedisTarget("standalone", url=url)
+    base, _, kind = scheme.partition("+")
+    if base not in {"redis", "rediss"} or kind not in {"sentinel", "cluster"}:
+        raise ValueError(
+            f"REDIS_URL scheme {scheme!r} is not one of redis://, rediss://, unix://, "
+            "redis+sentinel://, redis+cluster:// (or rediss+…)"
+        )
+    parts = urlsplit(url)
+    user, password = _credentials(parts.netloc)
+    path = [p for p in parts.path.split("/") if p]
+    tls = base == "rediss"
+    if kind == "cluster":
+        if path not in ([], ["0"]):
+            raise ValueError("REDIS_URL: Redis Cluster has only database 0")
+        hosts = _hosts(parts.netloc, 6379)
+        return RedisTarget("cluster", hosts=hosts, username=user, password=password, tls=tls)
+    if not path or len(path) > 2 or (len(path) == 2 and not path[1].isdigit()):  # noqa: PLR2004
+        raise ValueError(
+            "REDIS_URL for Sentinel must look like "
+            "redis+sentinel://host1:26379,host2:26379/<master-name>/<db>"
+        )
+    return RedisTarget(
+        "sentinel",
+        hosts=_hosts(parts.netloc, 26379),
+        service=unquote(path[0]),
+        db=int(path[1]) if len(path) == 2 else 0,  # noqa: PLR2004
+        username=user,
+        password=password,
+        tls=tls,
+    )
+
+
+def connect_redis(
+    url: str,
+    *,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S,
+) -> redis.Redis:
+    """The client for `url` (see the module docstring); connects lazily, on first use."""
+    target = parse_redis_url(url)
+    common: dict[str, Any] = {
+        "decode_responses": True,
+        "socket_timeout": _SOCKET_TIMEOUT_S,
+        "socket_connect_timeout": _SOCKET_TIMEOUT_S,
+        "health_check_interval": _HEALTH_CHECK_S,
+        # redis-py's default (3 retries, up to 10 s apart) would make "Redis is down" take
+        # seconds per command, past Slack's 3 s for an ack; a blip is still ridden out.
+        "retry": Retry(ExponentialWithJitterBackoff(cap=_RETRY_CAP_S, base=0.05), retries=2),
+    }
+    if target.kind == "standalone":
+        pool = _WaitingPool.from_url(
+            url, max_connections=max_connections, timeout=pool_timeout_s, **common
+        )
+        return redis.Redis.from_pool(pool)
+    if target.kind == "sentinel":
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            list(target.hosts),
+            sentinel_kwargs={"socket_timeout": _SOCKET_TIMEOUT_S},
+            socket_timeout=_SOCKET_TIMEOUT_S,
+        )
+        master: redis.Redis = sentinel.master_for(
+            target.service,
+            redis_class=_SentinelMaster,
+            connection_pool_class=_WaitingSentinelPool,
+            max_connections=max_connections,
+            timeout=pool_timeout_s,
+            db=target.db,
+            ssl=target.tls,
+            username=target.username,
+            password=target.password,
+            **common,
+        )
+        return master
+    cluster = _WaitingCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in target.hosts],
+        max_connections=max_connections,  # per node
+        pool_timeout_s=pool_timeout_s,
+        ssl=target.tls,
+        username=target.username,
+        password=target.password,
+        decode_responses=True,
+        socket_timeout=_SOCKET_TIMEOUT_S,
+        socket_connect_timeout=_SOCKET_TIMEOUT_S,
+    )
+    # RedisCluster is no `redis.Redis` subclass, but it serves every command the bot uses
+    # (GET/SET, locks, hashes, streams; tests/bot/durable/test_connect.py runs them on one).
+    return cast("redis.Redis", cluster)

@@ -1,0 +1,1 @@
+"""Operations: logging, metrics, request traces and the audit trail."""

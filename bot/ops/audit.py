@@ -1,0 +1,369 @@
+"""The audit trail: one structured event per diagnosis, to the log and to a capped Redis stream.
+
+Every diagnosis (whatever its outcome, including an upstream failure) produces one
+`AuditEvent`: who asked (platform, team, user id), where (channel), what (cluster, the
+workload as asked, project, the resolved workload id), the outcome and category, how many
+values were redacted, how long it took, which upstream calls failed and which evidence was
+not measured. An event carries identifiers and counts only, never evidence text, tokens or
+secrets.
+
+Sinks:
+
+* `LogAuditSink` (always on): one structlog event ``diagnosis_audit`` with the fields above.
+* `RedisStreamAuditSink` (when ``REDIS_URL`` is set): ``XADD runai-why:audit MAXLEN ~ 10000``
+  with flat string fields (lists as JSON, None as ""). A Redis outage never fails the user's
+  request: the sink logs ``audit_write_failed`` and returns.
+* `FanoutAuditSink`: several sinks at once; `build_audit_sink` assembles the usual pair.
+
+Reading the trail (operators)::
+
+    redis-cli -u "$REDIS_URL" XREVRANGE runai-why:audit + - COUNT 20   # newest 20 first
+    redis-cli -u "$REDIS_URL" XLEN runai-why:audit                      # how many are kept
+
+or, from Python, ``await read_audit(client, "runai-why:audit", count=50)``, which returns
+`AuditEvent` objects newest first. The stream is capped (about `maxlen` entries; Redis trims
+whole macro nodes, so it may briefly hold a few more), so the oldest entries roll off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+import redis.asyncio as redis
+import structlog
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from redis.typing import EncodableT, FieldT
+
+if TYPE_CHECKING:
+    from bot.conversation.model import Incoming, Slots
+    from diagnosis import Report
+
+__all__ = [
+    "AUDIT_EVENT",
+    "AUDIT_STREAM",
+    "AUDIT_STREAM_MAXLEN",
+    "AUTHZ_DENIAL_EVENT",
+    "AUTHZ_DENIED_OUTCOME",
+    "UPSTREAM_ERROR_OUTCOME",
+    "AuditEvent",
+    "AuditSink",
+    "FanoutAuditSink",
+    "LogAuditSink",
+    "RedisStreamAuditSink",
+    "audit_event",
+    "authz_denial_event",
+    "build_audit_sink",
+    "read_audit",
+]
+
+AUDIT_EVENT: Final = "diagnosis_audit"
+"""The structlog event name of an audit record."""
+
+AUDIT_STREAM: Final = "runai-why:audit"
+"""The default Redis stream key."""
+
+AUDIT_STREAM_MAXLEN: Final = 10_000
+"""The default (approximate) cap on the stream's length."""
+
+UPSTREAM_ERROR_OUTCOME: Final = "upstream_error"
+"""The outcome recorded when a call the diagnosis cannot do without failed (no report)."""
+
+AUTHZ_DENIED_OUTCOME: Final = "authz_denied"
+"""The outcome of an authorization denial: nothing was shown (`reason` says why)."""
+
+AUTHZ_DENIAL_EVENT: Final = "authz_denial"
+"""The structlog event name of a denial (its stream entry has outcome `authz_denied`)."""
+
+_FIELD_MAX = 512  # characters kept of one string field (a user may type anything).
+_LIST_MAX = 50  # items kept of one list field.
+_LISTS = ("failed_calls", "gaps")
+_INTS = ("redactions", "duration_ms")
+_OPTIONAL = ("cluster_id", "workload", "project", "resolved_id", "category", "reason")
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= _FIELD_MAX else text[: _FIELD_MAX - 1] + "…"
+
+
+class AuditEvent(BaseModel):
+    """One diagnosis, as recorded for operators: identifiers and counts, never evidence text.
+
+    Attributes:
+        platform: the chat platform ("slack", "console", ...).
+        team: the workspace/team id.
+        channel: the channel id the request came from.
+        user: the platform user id of who asked.
+        cluster_id: the Run:ai cluster UUID the diagnosis ran against.
+        workload: the workload as asked (its id or its name).
+        project: the project given, if any.
+        resolved_id: the workload id the diagnosis resolved to, if any.
+        outcome: the report's outcome, or "upstream_error" when there was no report.
+        category: the failure category, if one was assigned.
+        redactions: how many sensitive values the report masked.
+        duration_ms: wall time of the diagnosis.
+        failed_calls: upstream operations that failed (the one that aborted the diagnosis).
+        gaps: what the report says was not measured.
+        at: when the diagnosis finished (UTC).
+        reason: for a denial (outcome `authz_denied`), why (`bot.authz.Reason`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    platform: str
+    team: str
+    channel: str
+    user: str
+    cluster_id: str | None = None
+    workload: str | None = None
+    project: str | None = None
+    resolved_id: str | None = None
+    outcome: str
+    category: str | None = None
+    redactions: int = Field(default=0, ge=0)
+    duration_ms: int = Field(default=0, ge=0)
+    failed_calls: list[str] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+    at: AwareDatetime = Field(default_factory=lambda: datetime.now(UTC))
+    reason: str | None = None
+
+    @field_validator("platform", "team", "channel", "user", "outcome", *_OPTIONAL, mode="after")
+    @classmethod
+    def _capped(cls, value: str | None) -> str | None:
+        return None if value is None else _cap(value)
+
+    @field_validator(*_LISTS, mode="after")
+    @classmethod
+    def _capped_list(cls, value: list[str]) -> list[str]:
+        return [_cap(item) for item in value[:_LIST_MAX]]
+
+    @field_validator("at", mode="after")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return value.astimezone(UTC)
+
+    def log_fields(self) -> dict[str, Any]:
+        """The fields as a structlog event carries them (`at` as ISO 8601)."""
+        fields = self.model_dump()
+        fields["at"] = self.at.isoformat()
+        return fields
+
+    def stream_fields(self) -> dict[str, str]:
+        """Flat string fields for `XADD`: lists as JSON, None as "", numbers as text."""
+        flat: dict[str, str] = {}
+        for name, value in self.model_dump().items():
+            if name in _LISTS:
+                flat[name] = json.dumps(value, ensure_ascii=False)
+            elif name == "at":
+                flat[name] = self.at.isoformat()
+            else:
+                flat[name] = "" if value is None else str(value)
+        return flat
+
+    @classmethod
+    def from_stream(cls, fields: Mapping[str, str]) -> AuditEvent:
+        """The event a `stream_fields` mapping was made from.
+
+        Raises:
+            ValueError: a field is missing or malformed.
+        """
+        data: dict[str, Any] = dict(fields)
+        for name in _LISTS:
+            data[name] = json.loads(fields.get(name) or "[]")
+        for name in _OPTIONAL:
+            data[name] = fields.get(name) or None
+        for name in _INTS:
+            data[name] = int(fields.get(name) or 0)
+        return cls.model_validate(data)
+
+
+def audit_event(
+    incoming: Incoming,
+    slots: Slots,
+    report: Report | None,
+    failed: str | None,
+    seconds: float,
+    *,
+    at: datetime | None = None,
+) -> AuditEvent:
+    """The audit event of one diagnosis, from what `ConversationEngine._diagnose` holds.
+
+    `report` is None when a call the diagnosis cannot do without failed; `failed` is then
+    that call's operation name.
+    """
+    return AuditEvent(
+        platform=incoming.key.platform,
+        team=incoming.key.team,
+        channel=incoming.key.channel,
+        user=incoming.user,
+        cluster_id=slots.cluster_id,
+        workload=slots.workload_id or slots.workload_name,
+        project=slots.project,
+        resolved_id=report.workload.id if report and report.workload else None,
+        outcome=report.outcome.value if report else UPSTREAM_ERROR_OUTCOME,
+        category=report.category.value if report and report.category else None,
+        redactions=report.redactions if report else 0,
+        duration_ms=max(0, round(seconds * 1000)),
+        failed_calls=[failed] if failed else [],
+        gaps=list(report.missing) if report else [],
+        at=at or datetime.now(UTC),
+    )
+
+
+def authz_denial_event(
+    *,
+    platform: str,
+    team: str,
+    channel: str,
+    user: str,
+    cluster_id: str,
+    project: str,
+    reason: str,
+    workload: str | None = None,
+    at: datetime | None = None,
+) -> AuditEvent:
+    """The audit event of one authorization denial (user, project, cluster, reason).
+
+    `workload` is the workload as the asker gave it (name or id), never anything read.
+    """
+    return AuditEvent(
+        platform=platform,
+        team=team,
+        channel=channel,
+        user=user,
+        cluster_id=cluster_id,
+        workload=workload,
+        project=project,
+        outcome=AUTHZ_DENIED_OUTCOME,
+        reason=reason,
+        at=at or datetime.now(UTC),
+    )
+
+
+class AuditSink(Protocol):
+    """Where audit events go. `record` must not raise: auditing never fails a request."""
+
+    async def record(self, event: AuditEvent) -> None:
+        """Store or emit `event`."""
+        ...
+
+
+class LogAuditSink:
+    """Emits each event as one structlog event: ``diagnosis_audit``, or ``authz_denial``."""
+
+    def __init__(self, logger: Any = None) -> None:
+        self._log = logger if logger is not None else structlog.get_logger("bot.ops.audit")
+
+    async def record(self, event: AuditEvent) -> None:
+        """Log `event` at info level."""
+        name = AUTHZ_DENIAL_EVENT if event.outcome == AUTHZ_DENIED_OUTCOME else AUDIT_EVENT
+        self._log.info(name, **event.log_fields())
+
+
+class RedisStreamAuditSink:
+    """Appends each event to a capped Redis stream (``XADD <stream> MAXLEN ~ <maxlen> *``).
+
+    Never raises: when Redis is down or slower than `timeout_s`, it logs
+    ``audit_write_failed`` (with the error type, not the URL) and returns.
+
+    Args:
+        client: a `redis.asyncio.Redis` (either `decode_responses` setting works).
+        stream: the stream key.
+        maxlen: approximate cap on the number of entries kept.
+        timeout_s: longest a write may delay the caller.
+    """
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        stream: str = AUDIT_STREAM,
+        maxlen: int = AUDIT_STREAM_MAXLEN,
+        *,
+        timeout_s: float = 2.0,
+    ) -> None:
+        if maxlen < 1:
+            raise ValueError("maxlen must be at least 1")
+        self._client = client
+        self._stream = stream
+        self._maxlen = maxlen
+        self._timeout_s = timeout_s
+        self._log = structlog.get_logger("bot.ops.audit")
+
+    async def record(self, event: AuditEvent) -> None:
+        """Append `event`; on any Redis failure log ``audit_write_failed`` and return."""
+        fields: dict[FieldT, EncodableT] = dict(event.stream_fields().items())
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                await self._client.xadd(self._stream, fields, maxlen=self._maxlen, approximate=True)
+        except Exception as error:  # noqa: BLE001 - auditing must never fail the user's request
+            self._log.warning(
+                "audit_write_failed",
+                sink="redis_stream",
+                stream=self._stream,
+                error=type(error).__name__,
+                outcome=event.outcome,
+                channel=event.channel,
+            )
+
+
+class FanoutAuditSink:
+    """Records each event in every sink, concurrently; one failing sink does not stop others."""
+
+    def __init__(self, *sinks: AuditSink) -> None:
+        self.sinks: tuple[AuditSink, ...] = sinks
+        self._log = structlog.get_logger("bot.ops.audit")
+
+    async def record(self, event: AuditEvent) -> None:
+        """Record `event` in all sinks; a sink that raises is logged as ``audit_write_failed``."""
+        results = await asyncio.gather(
+            *(sink.record(event) for sink in self.sinks), return_exceptions=True
+        )
+        for sink, result in zip(self.sinks, results, strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result  # CancelledError, KeyboardInterrupt: not ours to swallow
+                self._log.warning(
+                    "audit_write_failed", sink=type(sink).__name__, error=type(result).__name__
+                )
+
+
+def build_audit_sink(
+    client: redis.Redis | None,
+    *,
+    stream: str = AUDIT_STREAM,
+    maxlen: int = AUDIT_STREAM_MAXLEN,
+) -> AuditSink:
+    """The structured log always; plus the capped Redis stream when there is a client."""
+    if client is None:
+        return LogAuditSink()
+    return FanoutAuditSink(LogAuditSink(), RedisStreamAuditSink(client, stream, maxlen))
+
+
+def _text(value: str | bytes | None) -> str:
+    if value is None:
+        return ""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+async def read_audit(
+    client: redis.Redis, stream: str = AUDIT_STREAM, count: int = 50
+) -> list[AuditEvent]:
+    """The newest `count` audit events, newest first (``XREVRANGE <stream> + - COUNT n``).
+
+    Entries that do not parse (written by another version, or by hand) are skipped and logged
+    as ``audit_entry_unreadable``. Redis errors propagate: this is an operator's tool.
+    """
+    entries = await client.xrevrange(stream, "+", "-", count=count) or []
+    events: list[AuditEvent] = []
+    for entry_id, raw in entries:
+        fields = {_text(k): _text(v) for k, v in (raw or {}).items()}
+        try:
+            events.append(AuditEvent.from_stream(fields))
+        except (ValidationError, ValueError) as error:
+            structlog.get_logger("bot.ops.audit").warning(
+                "audit_entry_unreadable", entry=_text(entry_id), error=type(error).__name__
+            )
+    return events

@@ -1,0 +1,1 @@
+"""The HTTP edge every front end shares: bounded request bodies."""

@@ -1,0 +1,253 @@
+"""The global Run:ai call limit: never more holders than slots, dead holders expire, fail open."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from bot.durable.connect import connect_redis
+from bot.durable.flight import SEMAPHORE_KEY, LocalLimit, RedisSemaphore
+from bot.ops.metrics import REGISTRY
+from diagnosis import CallLimiter
+from runai_sim.app import Simulator
+from tests.bot.durable.flight.replicas import DEMO, JOB_42, replicas
+from tests.redis_trips import counted_round_trips
+
+
+class InFlight:
+    """An ASGI wrapper counting the simulator's requests in flight (and the most at once)."""
+
+    def __init__(self, app: Any) -> None:
+        self._app = app
+        self.now = self.most = self.total = 0
+        self.gate = asyncio.Event()
+        self.gate.set()
+
+    async def __call__(self, scope: Any, receive: Callable, send: Callable[..., Awaitable[None]]):
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        self.now += 1
+        self.total += 1
+        self.most = max(self.most, self.now)
+        try:
+            await self.gate.wait()
+            await self._app(scope, receive, send)
+        finally:
+            self.now -= 1
+
+
+async def test_two_replicas_never_have_more_run_ai_calls_in_flight_than_the_limit(
+    redis_url, redis_client
+):
+    sim = Simulator(DEMO)
+    counted = InFlight(sim.app)
+    limiter = RedisSemaphore(redis_client, limit=3, lease_s=30)
+    async with replicas(redis_url, app=counted, simulator=sim, limiter=limiter) as (_, pair):
+        for replica in pair:  # each has its token: only the reads below are held
+            await replica.runai.get_workload(JOB_42)
+        counted.gate.clear()
+        reads = [asyncio.create_task(pair[i % 2].runai.get_workload(JOB_42)) for i in range(40)]
+        async with asyncio.timeout(10):
+            while counted.now < 3:  # noqa: ASYNC110 - the simulator holds them
+                await asyncio.sleep(0.005)
+        counted.gate.set()
+        found = await asyncio.gather(*reads)
+        await limiter.flush()
+    assert {w.id for w in found} == {JOB_42}
+    assert counted.total == 44, "two tokens, two warm-up reads and the forty"
+    assert counted.most == 3, "the limit was reached, and never passed"
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0, "every slot was given back"
+
+
+async def test_calls_of_one_level_take_their_slots_in_one_round_trip_and_hand_them_on(
+    redis_client,
+):
+    """A diagnosis's chain levels: four reads at once, then three more, then nothing."""
+    limiter = RedisSemaphore(redis_client, limit=8, lease_s=30, linger_s=60)
+    held: list[int] = []
+
+    async def call() -> None:
+        async with limiter.slot():
+            held.append(await redis_client.zcard(SEMAPHORE_KEY))
+
+    with counted_round_trips() as trips:
+        await asyncio.gather(*(call() for _ in range(4)))
+        await asyncio.gather(*(call() for _ in range(3)))
+        await limiter.flush()  # what lingering would do 60 s later
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+    slots = [t for t in trips.trips if t in {(f"EVALSHA {SEMAPHORE_KEY}",), ("ZREM",)}]
+    assert slots == [(f"EVALSHA {SEMAPHORE_KEY}",), ("ZREM",)], trips.by_command()
+    assert max(held) == 4, "the second level used the first level's slots"
+
+
+async def test_closing_gives_back_at_once_and_keeps_nothing_after(redis_client):
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=30, linger_s=60)
+    async with limiter.slot():
+        pass
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 1, "kept for the next call"
+    await limiter.aclose()
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+    async with limiter.slot():  # still usable; what it takes is given back by its lease
+        pass
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 1
+
+
+async def test_a_slot_older_than_its_reuse_time_is_not_handed_on(redis_client):
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=30, reuse_s=0.0)
+    async with limiter.slot():
+        first = set(await redis_client.zrange(SEMAPHORE_KEY, 0, -1))
+    async with limiter.slot():
+        second = set(await redis_client.zrange(SEMAPHORE_KEY, 0, -1))
+    await limiter.flush()
+    assert first.isdisjoint(second - first), "a fresh slot was taken"
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+
+
+async def test_a_caller_that_gives_up_waiting_leaves_no_slot_behind(redis_client):
+    holder = RedisSemaphore(redis_client, limit=1, lease_s=30)
+    waiter = RedisSemaphore(redis_client, limit=1, lease_s=30)
+    async with holder.slot():
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.05), waiter.slot():
+                pass
+    await holder.flush()
+    async with asyncio.timeout(10), waiter.slot():
+        assert await redis_client.zcard(SEMAPHORE_KEY) == 1
+    await waiter.flush()
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+
+
+async def test_a_slot_held_by_a_crashed_replica_expires(redis_client):
+    """Every slot is held by holders that died; once their leases end, a slot is free."""
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=30)
+    seconds, micros = await redis_client.time()
+    now_ms = seconds * 1000 + micros // 1000
+    await redis_client.zadd(SEMAPHORE_KEY, {"dead-1": now_ms + 200, "dead-2": now_ms + 200})
+    async with asyncio.timeout(10), limiter.slot():
+        holders = await redis_client.zrange(SEMAPHORE_KEY, 0, -1)
+    assert len(holders) == 1
+    assert "dead-1" not in holders
+    assert "dead-2" not in holders
+
+
+async def test_a_full_semaphore_waits_until_a_slot_is_given_back(redis_client):
+    pauses: list[float] = []
+    paused = asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        if len(pauses) >= 3:
+            paused.set()
+        await asyncio.sleep(0)
+
+    holder = RedisSemaphore(redis_client, limit=1, lease_s=30)
+    waiter = RedisSemaphore(redis_client, limit=1, lease_s=30, sleep=sleep)
+    async with holder.slot():
+        entered = asyncio.Event()
+
+        async def wait_for_slot() -> None:
+            async with waiter.slot():
+                entered.set()
+
+        task = asyncio.create_task(wait_for_slot())
+        await paused.wait()
+        assert not entered.is_set(), "no slot while the only one is held"
+    await holder.flush()
+    async with asyncio.timeout(10):
+        await task
+    assert max(pauses) <= 0.1, "backoff is capped"
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_redis_down_fails_open_with_a_warning():
+    down = connect_redis(f"redis://127.0.0.1:{_closed_port()}/0")  # as the bot connects
+    limiter = RedisSemaphore(down, limit=2, lease_s=30)
+    labels = {"what": "runai_semaphore"}
+    before = REGISTRY.get_sample_value("runai_why_fail_open_total", labels) or 0.0
+    try:
+        async with limiter.slot():
+            pass
+    finally:
+        await down.aclose()
+    assert (REGISTRY.get_sample_value("runai_why_fail_open_total", labels) or 0.0) - before == 1
+
+
+async def test_a_failed_release_is_left_to_the_lease(redis_client):
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=30)
+    async with limiter.slot():
+        await redis_client.delete(SEMAPHORE_KEY)
+        await redis_client.set(SEMAPHORE_KEY, "not a sorted set")  # ZREM now fails
+    await limiter.flush()
+    assert await redis_client.get(SEMAPHORE_KEY) == "not a sorted set"
+
+
+@pytest.mark.parametrize("limiter", [LocalLimit(2)], ids=["local"])
+async def test_one_process_without_redis_is_bounded_too(limiter: CallLimiter):
+    inside = most = 0
+
+    async def call() -> None:
+        nonlocal inside, most
+        async with limiter.slot():
+            inside += 1
+            most = max(most, inside)
+            await asyncio.sleep(0)
+            inside -= 1
+
+    await asyncio.gather(*(call() for _ in range(10)))
+    assert most <= 2
+
+
+def test_a_semaphore_needs_a_slot(redis_client):
+    with pytest.raises(ValueError, match="at least one slot"):
+        RedisSemaphore(redis_client, limit=0, lease_s=1)
+
+
+async def test_a_slot_handed_on_while_others_are_given_back_is_given_back_too(redis_client):
+    """A slot handed on during a give-back is given back too, not left to its lease.
+
+    The give-back's `ZREM` is on its way when another call ends: left to its lease, that
+    slot would be capacity lost for the whole lease, and a test waiting for it would hang.
+    """
+    limiter = RedisSemaphore(redis_client, limit=4, lease_s=30, linger_s=0.01)
+    zrem, in_zrem, go_on = redis_client.zrem, asyncio.Event(), asyncio.Event()
+
+    async def slow_zrem(*args: Any) -> Any:
+        in_zrem.set()
+        await go_on.wait()
+        return await zrem(*args)
+
+    first_done, second_may_end = asyncio.Event(), asyncio.Event()
+
+    async def first() -> None:
+        async with limiter.slot():
+            pass
+        first_done.set()
+
+    async def second() -> None:
+        async with limiter.slot():
+            await second_may_end.wait()
+
+    redis_client.zrem = slow_zrem
+    try:
+        later = asyncio.create_task(second())
+        await first()
+        async with asyncio.timeout(10):
+            await in_zrem.wait()  # the first slot is being given back
+            second_may_end.set()
+            await later  # the second is handed on while that ZREM is still on its way
+            go_on.set()
+            while await redis_client.zcard(SEMAPHORE_KEY):  # noqa: ASYNC110 - Redis has no event
+                await asyncio.sleep(0.01)
+    finally:
+        redis_client.zrem = zrem
+    assert first_done.is_set()

