@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from diagnosis.report import Category
+from tests.diagnosis.support import SCENARIO_REF, TEST_REF, cited_test_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "diagnosis-rules.md").read_text(encoding="utf-8")
-TEST_REF = re.compile(r"`(tests/[\w/]+\.py)::(\w+)(?:\[([\w.\-]+)\])?`")
-SCENARIO_REF = re.compile(r"`(runai_sim/scenarios/[\w.\-]+\.json)`")
 TESTS = sorted(set(TEST_REF.findall(DOC)))
 SCENARIOS = sorted(set(SCENARIO_REF.findall(DOC)))
 
@@ -24,10 +22,7 @@ def test_the_page_cites_tests_and_scenarios():
 
 @pytest.mark.parametrize(("path", "name", "case"), TESTS, ids=["::".join(t) for t in TESTS])
 def test_cited_test_exists(path, name, case):
-    source = (ROOT / path).read_text(encoding="utf-8")
-    assert re.search(rf"^(?:async )?def {name}\(", source, re.MULTILINE), f"{path} has no {name}"
-    if case:
-        assert f'"{case}"' in source, f"{path} has no case {case}"
+    assert cited_test_problem(ROOT, path, name, case) is None
 
 
 @pytest.mark.parametrize("path", SCENARIOS)

@@ -24,8 +24,8 @@ from diagnosis import (
     diagnose,
 )
 from runai_sim.scenario import Scenario
+from tests.diagnosis.support import Memo
 from tests.diagnosis.test_chain import LATENCY_MS, _level, _timed_calls
-from tests.diagnosis.test_sharing import Memo
 
 DEMO = bundled_scenario("demo")
 CLUSTER = DEMO.clusters[0]["uuid"]

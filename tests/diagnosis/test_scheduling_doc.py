@@ -14,7 +14,7 @@ import pytest
 from diagnosis.pending.table import PRECEDENCE
 from diagnosis.pending.verdict import PendingReason
 from diagnosis.preemption.texts import PreemptionKind
-from tests.diagnosis.test_rules_doc import SCENARIO_REF, TEST_REF
+from tests.diagnosis.support import SCENARIO_REF, TEST_REF, cited_test_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "pending-and-preemption.md").read_text(encoding="utf-8")
@@ -30,10 +30,7 @@ def test_the_page_cites_tests_and_scenarios():
 
 @pytest.mark.parametrize(("path", "name", "case"), TESTS, ids=["::".join(t) for t in TESTS])
 def test_cited_test_exists(path, name, case):
-    source = (ROOT / path).read_text(encoding="utf-8")
-    assert re.search(rf"^(?:async )?def {name}\(", source, re.MULTILINE), f"{path} has no {name}"
-    if case:
-        assert f'id="{case}"' in source or f'"{case}"' in source, f"{path} has no case {case}"
+    assert cited_test_problem(ROOT, path, name, case) is None
 
 
 @pytest.mark.parametrize("path", SCENARIOS)

@@ -10,8 +10,7 @@ from __future__ import annotations
 from bot.app.backends import simulated
 from diagnosis import diagnose, for_viewer
 from diagnosis.viewer import BLAST_NOT_SHOWN
-from tests.diagnosis.test_access import Refusing
-from tests.diagnosis.test_blast import NODE_XID, REQUEST
+from tests.diagnosis.support import NODE_XID, REQUEST, Refusing
 
 
 async def _report():
