@@ -3,7 +3,7 @@
 `RULES` is ordered, specific shapes first (a `ghp_` token is typed `github-token` before the
 generic `KEY=value` rule sees it). Patterns are linear: no nested ambiguous quantifiers, and
 possessive runs where a run could otherwise be re-scanned. The corpus in
-`tests/diagnosis/redaction/` proves every rule catches something no other rule does.
+`tests/diagnosis/redact/` proves every rule catches something no other rule does.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import pytest
 
 from diagnosis.redact import MARKER, RULES, Redactor, Rule
-from tests.diagnosis.redaction.corpus import CLEAN, LEAKS, Leak
+from tests.diagnosis.redact.corpus import CLEAN, LEAKS, Leak
 
 # Rules whose every corpus secret is also caught by a later, generic rule: dropping one of
 # them leaks nothing but loses its typed marker, which the corpus also fails on. An AWS secret

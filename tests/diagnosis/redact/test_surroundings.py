@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnosis.redact import MARKER, Redactor
-from tests.diagnosis.redaction.corpus import (
+from tests.diagnosis.redact.corpus import (
     HEX40,
     KAGGLE_KEY,
     PEM_LINES,

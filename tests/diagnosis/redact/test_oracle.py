@@ -14,7 +14,7 @@ from detect_secrets.core.secrets_collection import SecretsCollection
 from detect_secrets.settings import default_settings
 
 from diagnosis.redact import Redactor
-from tests.diagnosis.redaction.corpus import LEAKS, Leak
+from tests.diagnosis.redact.corpus import LEAKS, Leak
 
 
 def oracle(text: str, tmp_path: Path) -> list[str]:
