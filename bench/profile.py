@@ -20,7 +20,8 @@ from bench.chart import chart_row
 from bench.driver import send_all, wait_until
 from bench.stats import Figure, number
 from bench.world import SECRET, World
-from bot.app.server import build_runtime, create_asgi_app
+from bot.app.runtime import build_runtime
+from bot.app.server import create_asgi_app
 from bot.config.settings import Settings
 from bot.ops.logging import configure_logging
 
@@ -85,18 +86,12 @@ async def profile(world: World, asks_count: int = 20, top: int = 12) -> tuple[li
         found = await wait_until(world.slack, asks[1:], timeout_s=45, quiet_s=15)
         profiler.disable()
         cpu = time.thread_time() - cpu
-    await _close(runtime)  # the log file stays open: unfinished asks may still log
+    await runtime.aclose()  # the log file stays open: unfinished asks may still log
     answered = sum(1 for a in asks[1:] if found[a.key].answered_at is not None)
     profiler.dump_stats(world.folder / "serve.prof")  # python -m pstats <folder>/serve.prof
     rows, text = _report(profiler, answered, cpu, top)
     rows.insert(1, Figure("profile: memory chart per answer (worker thread)", await chart_row()))
     return rows, text
-
-
-async def _close(runtime: object) -> None:
-    from bot.app.server import _close as close  # noqa: PLC0415 - the app's own shutdown
-
-    await close(runtime)  # type: ignore[arg-type]
 
 
 def _report(

@@ -1,1 +1,1 @@
-"""runai-why's front ends: the CLI, the console demo and (later) Slack, over one engine."""
+"""runai-why's bot: Slack and Teams front ends, the CLI and the console demo, over one engine."""

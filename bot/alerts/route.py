@@ -26,6 +26,7 @@ from bot.ops.metrics import ALERTS_RECEIVED, ALERTS_UNMAPPED, PUSH_NEW_FAILURES,
 from bot.ops.observe import begin_request
 from bot.push import alert_item
 from bot.web.body import Refused, load_json, read_body
+from bot.web.refusal import refusal
 from bot.work import Intake, QueueUnavailable, WorkQueue, admit
 
 __all__ = ["ALERT_DEDUPE_TTL_S", "MAX_BODY_BYTES", "PATH", "AlertIngress"]
@@ -37,11 +38,8 @@ ALERT_DEDUPE_TTL_S = 7 * 86_400
 
 
 def _plain(status: HTTPStatus, reason: str) -> Response:
-    structlog.get_logger(__name__).warning(
-        "alert_request_rejected", status=int(status), reason=reason
-    )
     headers = {"WWW-Authenticate": "Bearer"} if status is HTTPStatus.UNAUTHORIZED else None
-    return PlainTextResponse(status.phrase, status_code=status, headers=headers)
+    return refusal("alert_request_rejected", status, reason, headers)
 
 
 class AlertIngress:

@@ -1,4 +1,4 @@
-"""The upstreams a front end talks to: a real control plane from settings, or the simulator.
+"""The upstreams a command talks to: a real control plane from settings, or the simulator.
 
 `simulated(scenario)` serves a scenario in-process on a loopback port and points both the
 Run:ai client and (when the scenario has a `kubernetes` key) the Kubernetes clients at it,
@@ -11,7 +11,6 @@ there, so tests of timeouts and of the wire itself keep `"socket"`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Literal
 
 import httpx
 
+from bot.app.clients import kube_directory, runai_client
 from bot.config.settings import Settings
 from diagnosis import KubeAccess, KubeDirectory, KubeTarget, RunaiClient, RunaiConfig
 from runai_sim.app import Simulator
@@ -88,10 +88,12 @@ async def simulated(
 
 @asynccontextmanager
 async def from_settings(settings: Settings) -> AsyncIterator[Backends]:
-    """Clients for the real control plane and the configured Kubernetes clusters."""
-    access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
-    kube = KubeDirectory(access) if len(access) else None
-    async with RunaiClient(settings.runai_config()) as runai:
+    """Clients for the real control plane and the configured Kubernetes clusters.
+
+    The same clients `serve` builds (`bot.app.clients`): counted, and bounded per process.
+    """
+    kube = kube_directory(settings)
+    async with runai_client(settings, None) as runai:
         try:
             yield Backends(runai, kube)
         finally:

@@ -26,7 +26,7 @@ from bot.app.demo.chat import DEMO_IDENTITY, bundled_script, diagnose_all, run_c
 from bot.app.demo.console import PRIVATE
 from bot.app.demo.scenarios import bundled_scenario
 from bot.app.processes import Supervisor, follow_supervisor, usable_cores, yield_to_acknowledgements
-from bot.app.server import run_server, run_worker
+from bot.app.serving import run_server, run_worker
 from bot.config.settings import ConfigError, Settings
 from bot.ops.logging import configure_logging
 from bot.ops.observe import begin_request

@@ -1,14 +1,15 @@
 """The push side of one process, from the settings: alerts' route, watches' poller and commands.
 
-`build_push` makes the `push` handler the process's worker runs (with the posters of the
-platforms it serves), `POST /alerts/alertmanager` when `ALERTMANAGER_TOKEN` is set, the
-subscription commands the engines answer, and the watch poller, which runs wherever a
-worker runs (one replica at a time holds its lease).
+`build_watches` makes the subscriptions and the commands the engines answer (first: the
+front ends' engines need them); `build_push` then makes the `push` handler the process's
+worker runs (with the posters of the platforms it serves), `POST /alerts/alertmanager` when
+`ALERTMANAGER_TOKEN` is set, and the watch poller, which runs wherever a worker runs (one
+replica at a time holds its lease).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -29,7 +30,16 @@ from bot.watch.subscriptions import Declared, Subscriptions
 from bot.work import WorkQueue
 from diagnosis import KubeConnector, RunaiReader
 
-__all__ = ["PushRuntime", "build_push", "declared_watches"]
+__all__ = ["PushRuntime", "Watches", "build_push", "build_watches", "declared_watches"]
+
+
+@dataclass(frozen=True)
+class Watches:
+    """The subscriptions (kept in `kv`) and the commands that change them."""
+
+    kv: Kv
+    subscriptions: Subscriptions
+    commands: WatchCommands
 
 
 @dataclass
@@ -68,6 +78,21 @@ def declared_watches(settings: Settings) -> list[Declared]:
     return declared
 
 
+def build_watches(
+    settings: Settings,
+    *,
+    runai: RunaiReader,
+    redis_client: redis.Redis | None,
+    posters: Mapping[str, Poster],
+    kv: Kv | None = None,
+) -> Watches:
+    """The watches of `WATCHES` and those made in chat; `posters` is read as it fills up."""
+    kv = kv or (RedisKv(redis_client) if redis_client is not None else MemoryKv())
+    subscriptions = Subscriptions(kv, declared_watches(settings))
+    commands = WatchCommands(runai, subscriptions, postable=posters.keys())
+    return Watches(kv, subscriptions, commands)
+
+
 def build_push(
     settings: Settings,
     *,
@@ -77,16 +102,23 @@ def build_push(
     store: StateStore,
     redis_client: redis.Redis | None,
     queue: WorkQueue,
-    posters: dict[str, Poster],
+    posters: Mapping[str, Poster],
     flights: Flights | None = None,
     audit: AuditSink | None = None,
     clock: Callable[[], datetime | None] = lambda: None,
     slack_team: Callable[[], Awaitable[str]] | None = None,
     kv: Kv | None = None,
+    watches: Watches | None = None,
 ) -> PushRuntime:
-    """Everything the push side needs, sharing the process's clients, store and queue."""
-    kv = kv or (RedisKv(redis_client) if redis_client is not None else MemoryKv())
-    subscriptions = Subscriptions(kv, declared_watches(settings))
+    """Everything the push side needs, sharing the process's clients, store and queue.
+
+    `watches` are those the engines already answer (None: built here, on `kv`).
+    """
+    if watches is None:
+        watches = build_watches(
+            settings, runai=runai, redis_client=redis_client, posters=posters, kv=kv
+        )
+    kv, subscriptions = watches.kv, watches.subscriptions
     routing = AlertRouting(
         runai,
         kv,
@@ -131,5 +163,4 @@ def build_push(
             interval_s=settings.watch_interval_s,
             storm_threshold=settings.watch_storm_threshold,
         )
-    commands = WatchCommands(runai, subscriptions, postable=posters.keys())
-    return PushRuntime(work, commands, kv, subscriptions, poller, routes)
+    return PushRuntime(work, watches.commands, kv, subscriptions, poller, routes)

@@ -13,7 +13,7 @@ from bot.push.item import (
 )
 from bot.push.kv import Kv, KvUnavailable, MemoryKv, RedisKv
 from bot.push.plan import Planner
-from bot.push.posters import ConsolePoster, Poster, Posters, SlackPoster
+from bot.push.posters import ConsolePoster, OnPosted, Poster, Posters
 
 __all__ = [
     "PENDING",
@@ -24,6 +24,7 @@ __all__ = [
     "Kv",
     "KvUnavailable",
     "MemoryKv",
+    "OnPosted",
     "Pending",
     "Planner",
     "Poster",
@@ -31,7 +32,6 @@ __all__ = [
     "PushSpec",
     "PushWork",
     "RedisKv",
-    "SlackPoster",
     "Target",
     "alert_item",
     "push_item",

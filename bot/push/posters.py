@@ -1,8 +1,9 @@
 """Where pushed answers appear: one `Poster` per platform, each making that platform's responder.
 
-The responder is the same one an asked answer goes through (Slack: `SlackResponder`, the
-console: `ConsoleResponder`), so a pushed report looks like an asked one, buttons included.
-A poster makes one per message thread: a new root (`thread=None`) or a reply in `thread`.
+The responder is the same one an asked answer goes through (Slack's `bot.slack.poster`,
+Teams' `bot.teams.push`, the console's `ConsolePoster`), so a pushed report looks like an
+asked one, buttons included. A poster makes one per message thread: a new root
+(`thread=None`) or a reply in `thread`.
 """
 
 from __future__ import annotations
@@ -10,13 +11,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
-from slack_sdk.web.async_client import AsyncWebClient
-
 from bot.conversation import Responder
 from bot.push.item import Target
-from bot.slack.responder import SlackResponder
 
-__all__ = ["ConsolePoster", "Poster", "Posters", "SlackPoster"]
+__all__ = ["ConsolePoster", "OnPosted", "Poster", "Posters"]
 
 OnPosted = Callable[[str], Awaitable[None]]
 
@@ -27,26 +25,6 @@ class Poster(Protocol):
     def responder(self, target: Target, thread: str | None, on_posted: OnPosted) -> Responder:
         """The responder; it calls `on_posted` with a post's ref as soon as it exists."""
         ...
-
-
-class SlackPoster:
-    """Posts with the bot token's Web API client (`chat.postMessage`, `chat.update`)."""
-
-    def __init__(self, client: AsyncWebClient, *, runai_url: str | None) -> None:
-        self._client = client
-        self._runai_url = runai_url
-
-    def responder(self, target: Target, thread: str | None, on_posted: OnPosted) -> Responder:
-        """See `Poster.responder`."""
-        responder = SlackResponder(
-            self._client,
-            channel=target.channel,
-            thread_ts=thread,
-            user="",  # nobody asked: a pushed item never replies privately
-            runai_url=self._runai_url,
-        )
-        responder.on_posted = on_posted
-        return responder
 
 
 class ConsolePoster:

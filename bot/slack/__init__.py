@@ -1,1 +1,1 @@
-"""The Slack front end: a thin Bolt `AsyncApp` over the platform-neutral conversation engine."""
+"""The Slack front end: a gate and a thin Bolt `AsyncApp` over the platform-neutral engine."""

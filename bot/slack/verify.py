@@ -2,8 +2,9 @@
 
 Slack signs `v0:<timestamp>:<raw body>` with the app's signing secret (HMAC-SHA256). Nothing
 is parsed, logged or dispatched before that signature matches: a missing or malformed header
-or a wrong signature is 401, a body over the cap is 413 (before it is read in full). Only a
-verified body is then checked for shape (`bot.slack.payloads`) and handed to Bolt.
+or a wrong signature is 401, a body over the cap is 413 (`bot.web.body` refuses it before it
+is read in full). Only a verified body is then checked for shape (`bot.slack.payloads`) and
+handed to Bolt (`bot.slack.gate`).
 """
 
 from __future__ import annotations
@@ -48,13 +49,6 @@ class RequestVerifier:
         self._secret = signing_secret.encode()
         self.max_body_bytes = max_body_bytes
         self._clock = clock
-
-    def check_length(self, headers: Mapping[str, str]) -> Rejection | None:
-        """413 when `Content-Length` already says the body is over the cap."""
-        declared = headers.get("content-length", "").strip()
-        if declared.isdigit() and int(declared) > self.max_body_bytes:
-            return Rejection(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap")
-        return None
 
     def verify(self, headers: Mapping[str, str], body: bytes) -> Rejection | None:
         """None when the request is Slack's and fresh; else a 401 (or 413) `Rejection`."""

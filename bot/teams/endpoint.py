@@ -44,7 +44,8 @@ from bot.teams.auth import (
 from bot.teams.connector import TeamsConnector
 from bot.teams.intake import submit
 from bot.teams.responder import ReplyTarget, TeamsResponder
-from bot.web.body import Refused, load_json, read_body
+from bot.web.body import Refused, check_length, load_json, read_body
+from bot.web.refusal import body_refusal, refusal
 from bot.work import Intake, QueueUnavailable, WorkQueue
 
 __all__ = ["MAX_BODY_BYTES", "TeamsEndpoint"]
@@ -58,11 +59,11 @@ _INVOKE_DONE = {
 }
 
 
+_REJECTED = "teams_request_rejected"
+
+
 def _refused(status: HTTPStatus, reason: str, **headers: str) -> Response:
-    structlog.get_logger(__name__).warning(
-        "teams_request_rejected", status=int(status), reason=reason
-    )
-    return PlainTextResponse(status.phrase, status_code=status, headers=headers)
+    return refusal(_REJECTED, status, reason, headers)
 
 
 class TeamsEndpoint:
@@ -96,9 +97,10 @@ class TeamsEndpoint:
 
     async def _verified(self, request: Request) -> BotClaims | Response:
         """The token's claims, or the refusal: 413, 401, or 503 when the keys cannot be had."""
-        declared = request.headers.get("content-length", "").strip()
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-            return _refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "body over the size cap")
+        try:
+            check_length(request.headers, MAX_BODY_BYTES)
+        except Refused as refused:
+            return body_refusal(_REJECTED, refused)
         try:
             return await self._verifier.verify(request.headers.get("authorization", ""))
         except TokenRejected as error:
@@ -116,10 +118,8 @@ class TeamsEndpoint:
             return claims
         try:
             body = load_json(await read_body(request, MAX_BODY_BYTES))
-        except Refused as refused:
-            busy = refused.status is HTTPStatus.SERVICE_UNAVAILABLE
-            retry = {"Retry-After": "1"} if busy else {}  # not taken: Teams sends it again
-            return _refused(refused.status, f"body {refused.reason}", **retry)
+        except Refused as refused:  # 503 (not read) says when to try again
+            return body_refusal(_REJECTED, refused)
         if not isinstance(body, dict):
             return _refused(HTTPStatus.BAD_REQUEST, "body is not a JSON object")
         service_url = body.get("serviceUrl")

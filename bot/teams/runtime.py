@@ -1,31 +1,24 @@
-"""The Teams front end of `runai-why serve`: built from `Settings`, mounted at `/api/messages`.
+"""The Teams front end of a process: built from `Settings`, mounted at `/api/messages`.
 
-`build_teams` makes everything Teams needs on top of what the process already has (the
-diagnosis clients, the state store, Redis, the authorizer and the work queue): the JWT
-verifier, the outbound token, the Bot Connector client, its own engine (the same
-`ConversationEngine`, with a Teams `Access`), the endpoint that takes activities into the
-queue, and the worker's handler of Teams items (`TeamsRuntime.work`). `bot.app.server` calls it
-when `TEAMS_APP_ID` is set, in `serve` and in `runai-why worker` alike.
+`build_teams` makes everything Teams needs on top of what the process already has (Redis,
+the work queue, and the engine it is given for Teams' `identify`): the JWT verifier, the
+outbound token, the Bot Connector client, the endpoint that takes activities into the
+queue, the worker's handler of Teams items (`TeamsRuntime.work`) and the poster of pushed
+answers (`bot.teams.push`). It is a `bot.web.frontend.FrontEnd`; the process builds it when
+`TEAMS_APP_ID` is set, in `serve` and in `runai-why worker` alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
 
 import httpx
 import redis.asyncio as redis
 from pydantic import SecretStr
 from starlette.routing import BaseRoute, Route
 
-from bot.app.engines import serving_engine
-from bot.authz import Authorizer
 from bot.config.settings import Settings
-from bot.conversation import ConversationEngine, StateStore
-from bot.durable.flight import Flights
-from bot.ops.audit import AuditSink
-from bot.push import Poster
+from bot.conversation import ConversationEngine
 from bot.teams.auth import InboundVerifier
 from bot.teams.charts import (
     ChartHost,
@@ -44,9 +37,9 @@ from bot.teams.signing_keys import SigningKeys
 from bot.teams.token import BotToken
 from bot.teams.turns import ASKER_NAME, TeamsTurns, inbound_of
 from bot.teams.work import TeamsWork
-from bot.watch.commands import WatchCommands
+from bot.watch.engine import MakeEngine
 from bot.work import MemoryWorkQueue, WorkQueue
-from diagnosis import KubeConnector, RunaiReader, network_transport
+from diagnosis import network_transport
 
 __all__ = ["MESSAGES_PATH", "TeamsRuntime", "build_teams"]
 
@@ -67,13 +60,20 @@ class TeamsRuntime:
     """Runs one taken activity's turn."""
     work: TeamsWork
     """The worker's `Handler` of Teams items (`handlers["teams"]`)."""
+    poster: TeamsPoster
+    """Posts pushed answers (`posters["teams"]`)."""
     charts: ChartHost | None = None
     """Serves answer charts under signed URLs (only with `TEAMS_PUBLIC_URL`)."""
+    platform: str = field(default="teams", init=False)
 
     def routes(self) -> list[BaseRoute]:
         """`POST /api/messages`, and `GET /teams/charts/...` when charts are hosted."""
         charts = chart_routes(self.charts) if self.charts is not None else []
         return [Route(MESSAGES_PATH, self.endpoint.handle, methods=["POST"]), *charts]
+
+    async def drain(self, grace_s: float) -> None:
+        """Nothing to drain: every answer goes through the queue."""
+        del grace_s
 
     async def aclose(self) -> None:
         """Stop the key fetch, then close the HTTP pool (after the worker: its turns use it)."""
@@ -84,26 +84,19 @@ class TeamsRuntime:
 def build_teams(
     settings: Settings,
     *,
-    runai: RunaiReader,
-    kube: KubeConnector | None,
-    store: StateStore,
+    make_engine: MakeEngine,
     redis_client: redis.Redis | None,
-    authorizer: Authorizer,
-    audit: AuditSink,
-    clock: Callable[[], datetime | None],
     transport: httpx.AsyncBaseTransport | None = None,
     chart_url: ChartUrl | None = None,
-    flights: Flights | None = None,
     queue: WorkQueue | None = None,
-    watch: WatchCommands | None = None,
-    posters: dict[str, Poster] | None = None,
 ) -> TeamsRuntime:
     """The Teams front end; `ConfigError` when a Teams setting is missing.
 
-    `transport` is the tests' seam for every outbound Teams call (keys, token, connector).
-    `chart_url` stores an answer's memory chart and signs its URL (`bot.teams.charts`).
-    `queue` is the process's work queue (`bot.app.server` passes it; None: one in memory).
-    `watch` answers the subscription commands; `posters` gets Teams' (pushed answers).
+    `make_engine` gives it its engine around Teams' `identify` (the process's clients,
+    store, authorizer and watches behind it). `transport` is the tests' seam for every
+    outbound Teams call (keys, token, connector). `chart_url` stores an answer's memory
+    chart and signs its URL (`bot.teams.charts`). `queue` is the process's work queue
+    (None: one in memory).
     """
     app_id, password, tenant, login_url = settings.teams_secrets()
     http = httpx.AsyncClient(
@@ -116,20 +109,7 @@ def build_teams(
     identify = TeamsIdentify(
         connector, tenant=tenant, inbound_of=inbound_of, redis_client=redis_client
     )
-    engine = serving_engine(
-        settings,
-        identify,
-        runai=runai,
-        kube=kube,
-        store=store,
-        authorizer=authorizer,
-        audit=audit,
-        clock=clock,
-        flights=flights,
-        mention=lambda _: ASKER_NAME,
-        watch=watch,
-        place=place,
-    )
+    engine = make_engine(identify, mention=lambda _: ASKER_NAME, place=place)
     turns = TeamsTurns(engine)
     charts = _chart_host(settings, password, redis_client)
     if chart_url is None and charts is not None:
@@ -153,10 +133,9 @@ def build_teams(
         chart_url=chart_url,
         private_cards=private_cards,
     )
-    if posters is not None:
-        posters["teams"] = TeamsPoster(
-            connector, app_id=app_id, runai_url=settings.runai_url, chart_url=chart_url
-        )
+    poster = TeamsPoster(
+        connector, app_id=app_id, runai_url=settings.runai_url, chart_url=chart_url
+    )
     return TeamsRuntime(
         endpoint=endpoint,
         http=http,
@@ -164,6 +143,7 @@ def build_teams(
         verifier=verifier,
         turns=turns,
         work=work,
+        poster=poster,
         connector=connector,
         charts=charts,
     )

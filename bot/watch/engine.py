@@ -2,24 +2,40 @@
 
 A message that is exactly `watch …`, `unwatch …` or `watches` (a slash command, a mention,
 the console) is a subscription command; everything else, clicks included, is the engine's.
+`MakeEngine` is how a front end gets its engine: it names its `identify` (and how it
+mentions an asker, and where it posts); the process supplies everything else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from bot.conversation import Access, ConversationEngine, Incoming, Responder
+from bot.conversation import Access, ConversationEngine, Identify, Incoming, Responder
 from bot.ops.audit import AuditSink, LogAuditSink
 from bot.push import Target
 from bot.watch.command import parse_watch
 from bot.watch.commands import WatchCommands
 
-__all__ = ["Place", "WatchingEngine"]
+__all__ = ["MakeEngine", "Place", "WatchingEngine"]
 
 
 #: What a front end adds to the channel a subscription posts to (Teams: its service URL).
 Place = Callable[[Incoming], Mapping[str, str]]
+
+
+class MakeEngine(Protocol):
+    """Builds a front end's engine around its `identify`; the rest is the process's."""
+
+    def __call__(
+        self,
+        identify: Identify,
+        *,
+        mention: Callable[[str], str] = ...,
+        place: Place | None = ...,
+    ) -> ConversationEngine:
+        """The engine (with the subscription commands where the process has watches)."""
+        ...
 
 
 class WatchingEngine(ConversationEngine):

@@ -1,1 +1,1 @@
-"""The HTTP edge every front end shares: bounded request bodies."""
+"""The HTTP edge every front end shares: the `FrontEnd` shape, bounded bodies, refusals."""

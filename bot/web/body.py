@@ -1,4 +1,4 @@
-"""Untrusted request bodies, for every platform: read under a size cap, JSON nested a bounded depth.
+"""Untrusted request bodies, for every route: read under a size cap, JSON nested a bounded depth.
 
 Slack and Teams call these only after the request's signature or token is verified, but a
 verified body is still input: `json.loads` recurses once per level of nesting (a few thousand
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "BodyBudget",
     "Refused",
+    "check_length",
     "load_json",
     "read_body",
 ]
@@ -76,6 +78,17 @@ class Refused(Exception):
         super().__init__(reason)
         self.status = status
         self.reason = reason
+
+
+def check_length(headers: Mapping[str, str], limit: int) -> None:
+    """Refuse a body whose `Content-Length` already says it is over `limit`, before reading it.
+
+    Raises:
+        Refused: 413.
+    """
+    declared = headers.get("content-length", "").strip()
+    if declared.isdigit() and int(declared) > limit:
+        raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "over the size cap")
 
 
 async def read_body(request: Request, limit: int, budget: BodyBudget = IN_FLIGHT) -> bytes:

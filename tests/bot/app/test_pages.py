@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from bot.app.pages import _span, privacy_page
-from bot.app.server import _close, build_runtime, create_asgi_app
+from bot.app.runtime import build_runtime
+from bot.app.server import create_asgi_app
 from bot.config.settings import Settings
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import _settings
@@ -45,7 +46,7 @@ async def test_serve_serves_both_pages_with_this_installs_retention(fake_slack: 
             privacy, terms = await http.get("/privacy"), await http.get("/terms")
             posted = await http.post("/privacy")
     finally:
-        await _close(runtime)
+        await runtime.aclose()
     for page in (privacy, terms):
         assert page.status_code == 200
         assert page.headers["content-type"] == "text/html; charset=utf-8"

@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.app.server import Runtime, build_runtime, create_asgi_app
+from bot.app.runtime import Runtime, build_runtime
+from bot.app.server import create_asgi_app
 from bot.config.settings import ConfigError, Settings
 from bot.conversation.messages import STORE_BUSY, STORE_BUSY_RETRYING
 from bot.durable.connect import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S

@@ -7,7 +7,8 @@ import signal
 
 import pytest
 
-from bot.app.server import build_runtime, create_asgi_app
+from bot.app.runtime import build_runtime
+from bot.app.server import create_asgi_app
 from runai_sim.app import Simulator
 from runai_sim.faults import FaultRule
 from runai_sim.server import serve, serve_asgi

@@ -17,7 +17,8 @@ import redis.asyncio
 from pydantic import SecretStr
 
 from bot.app.demo.scenarios import bundled_scenario
-from bot.app.server import build_runtime, create_asgi_app
+from bot.app.runtime import build_runtime
+from bot.app.server import create_asgi_app
 from bot.config.settings import Settings
 from bot.conversation import ThreadKey
 from diagnosis.http.transport import network_transport

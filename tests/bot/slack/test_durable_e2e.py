@@ -7,7 +7,8 @@ import signal
 import httpx
 import pytest
 
-from bot.app.server import build_runtime, create_asgi_app
+from bot.app.runtime import build_runtime
+from bot.app.server import create_asgi_app
 from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
 from bot.work import RedisWorkQueue
 from runai_sim.app import Simulator

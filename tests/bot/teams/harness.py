@@ -17,7 +17,8 @@ import httpx
 from pydantic import SecretStr
 
 from bot.app.demo.scenarios import bundled_scenario
-from bot.app.server import Runtime, build_runtime, create_asgi_app
+from bot.app.runtime import Runtime, build_runtime
+from bot.app.server import create_asgi_app
 from bot.config.settings import Settings
 from diagnosis.http.transport import network_transport
 from runai_sim.app import Simulator

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from bot.app.server import build_runtime
+from bot.app.runtime import build_runtime
 from bot.config.settings import ConfigError, Settings
 
 

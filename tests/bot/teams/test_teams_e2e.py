@@ -398,7 +398,7 @@ async def test_teams_and_slack_in_one_process(redis_url: str, redis_client):
     async with running_teams(
         redis_url, slack_bot_token=SecretStr("xoxb-e2e"), slack_signing_secret=SecretStr("s")
     ) as [bot]:
-        assert bot.runtime.app is not None
+        assert bot.runtime.slack is not None
         assert (await bot.http.post(f"{bot.url}/slack/events", content=b"{}")).status_code == 401
         assert (await bot.http.get(f"{bot.url}/readyz")).status_code == 200
         await bot.send(mention(bot, "help", kind="personal"))
@@ -406,7 +406,7 @@ async def test_teams_and_slack_in_one_process(redis_url: str, redis_client):
 
 
 async def test_teams_only_serves_no_slack(bot: TeamsBot):
-    assert bot.runtime.app is None
+    assert bot.runtime.slack is None
     assert (await bot.http.post(f"{bot.url}/slack/events", content=b"{}")).status_code == 404
     assert (await bot.http.get(f"{bot.url}/healthz")).status_code == 200
 

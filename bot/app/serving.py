@@ -1,0 +1,108 @@
+"""`runai-why serve` and `runai-why worker`: run a `Runtime` until SIGTERM, then stop cleanly.
+
+`serve` serves the ASGI app (`bot.app.server`) under uvicorn with `bot.app.http_limits`
+(deadlines for a request's head and body, and a connection cap), or takes Slack's requests
+over Socket Mode; `METRICS_PORT` serves `/metrics` alone on its own port, for in-cluster
+scraping (`bot.ops.metrics_server`). `serve` also runs a worker that answers queued requests
+(`EMBEDDED_WORKER`, default on); `runai-why worker` runs only that. On SIGTERM both stop
+taking work, let what runs finish within `SHUTDOWN_GRACE_S`, and hand the rest back to the
+queue (`Runtime.aclose`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+
+import uvicorn
+from uvicorn.config import STARTUP_FAILURE
+
+from bot.app.http_limits import HttpLimits
+from bot.app.processes import reuse_port_socket
+from bot.app.runtime import build_runtime
+from bot.app.server import create_asgi_app
+from bot.config.settings import ConfigError, Settings
+from bot.ops.metrics_server import start_metrics_server
+
+__all__ = ["run_server", "run_worker"]
+
+
+def run_server(
+    settings: Settings, *, host: str, socket_mode: bool, reuse_port: bool = False
+) -> None:
+    """Serve until interrupted: HTTP on `host:PORT`, or Socket Mode with SLACK_APP_TOKEN.
+
+    `reuse_port`: one of several processes on `PORT` (`bot.app.processes`), which binds with
+    `SO_REUSEPORT` so that the kernel spreads connections over them.
+    """
+    if socket_mode:
+        asyncio.run(_socket_mode(settings, host))
+        return
+    sockets = [reuse_port_socket(host, settings.port)] if reuse_port else None
+    runtime = build_runtime(settings)
+    start_metrics_server(settings.metrics_port, host)
+    config = uvicorn.Config(
+        create_asgi_app(runtime),
+        host=host,
+        port=settings.port,
+        log_config=None,
+        proxy_headers=True,
+        timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
+        **HttpLimits.from_settings(settings).uvicorn_options(),  # slow and numerous clients
+    )
+    server = uvicorn.Server(config)
+    server.run(sockets=sockets)
+    if not server.started:  # as `uvicorn.run` does: a start-up that failed exits 3
+        sys.exit(STARTUP_FAILURE)
+
+
+def run_worker(settings: Settings, *, host: str) -> None:
+    """`runai-why worker`: answer queued requests until SIGTERM (or Ctrl-C).
+
+    It serves no requests, but its diagnoses are counted where they run: `/metrics` on
+    `METRICS_PORT` at `host`, as `serve` does, so a split deployment loses no series.
+    """
+    if settings.redis_url is None:
+        raise ConfigError(
+            "set REDIS_URL for `runai-why worker`: without Redis the queue lives inside "
+            "`runai-why serve`, which answers its own requests"
+        )
+    asyncio.run(_worker_main(settings, host))
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event set by SIGTERM or SIGINT (the default handlers would skip the hand-back)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def _worker_main(settings: Settings, host: str) -> None:
+    runtime = build_runtime(settings, worker=True)
+    start_metrics_server(settings.metrics_port, host)
+    stop = _stop_on_signals()
+    runtime.start()
+    try:
+        await stop.wait()
+    finally:
+        await runtime.aclose()
+
+
+async def _socket_mode(settings: Settings, host: str) -> None:
+    slack_secrets = settings.serve_secrets(socket_mode=True, runai=True)
+    assert slack_secrets is not None  # noqa: S101 - Socket Mode always serves Slack
+    app_token = slack_secrets[2]
+    assert app_token is not None  # noqa: S101 - Socket Mode requires SLACK_APP_TOKEN
+    runtime = build_runtime(settings, socket_mode=True)
+    assert runtime.slack is not None  # noqa: S101 - socket mode always builds Slack
+    start_metrics_server(settings.metrics_port, host)
+    stop = _stop_on_signals()
+    runtime.start()
+    try:
+        async with runtime.slack.socket_mode(app_token):
+            await stop.wait()
+    finally:
+        await runtime.aclose()
