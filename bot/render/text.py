@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.render import plan
+from bot.render.clean import clean
 from bot.render.plan import LineKind, PlanLine, sources_text
-from bot.render.slack_text import clean
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import (
     OWNER_LABEL,
@@ -29,8 +29,8 @@ __all__ = ["plan_lines", "render_text", "sanitize"]
 def sanitize(text: str) -> str:
     """Drop control, zero-width, bidi and other format characters from untrusted text.
 
-    The same cleaning the Slack renderer applies (`bot.render.slack_text.clean`): one list of
-    what is unsafe, for every front end.
+    The same cleaning every front end applies (`bot.render.clean.clean`): one list of what
+    is unsafe, for every front end.
     """
     return clean(text)
 

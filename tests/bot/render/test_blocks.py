@@ -12,18 +12,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from slack_sdk.models.blocks import Block
 
-from bot.render.blocks import (
+from bot.render.clean import truncate
+from bot.render.wording import first_line_label
+from bot.slack.render.blocks import (
     BUDGET,
     MAX_BLOCKS,
     MAX_REPLIES,
     Choice,
     SlackMessage,
-    first_line_label,
     render_notice,
     render_question,
     render_report,
 )
-from bot.render.slack_text import code, escape, slack_len, truncate
+from bot.slack.render.mrkdwn import code, escape, slack_len
 from diagnosis import Category, EvidenceLine, Outcome, Recurrence, Report, WorkloadRef
 from tests import factories
 from tests.unicode_classes import category_class

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.render.slack_text import clean
+from bot.render.clean import clean
 
 DROPPED = {"Cc", "Cf", "Cs"}
 

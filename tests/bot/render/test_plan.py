@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 from bot.app.demo.console import render_reply
 from bot.conversation import EvidenceReply, ReportReply
 from bot.render import plan
-from bot.render.blocks import render_evidence, render_report
-from bot.render.card_parts import Card, activity
-from bot.render.cards import render_evidence_cards, render_report_cards
 from bot.render.plan import MAX_SHOWN, LineKind
 from bot.render.text import render_text
+from bot.slack.render.blocks import render_evidence, render_report
+from bot.teams.render.card_parts import Card, activity
+from bot.teams.render.cards import render_evidence_cards, render_report_cards
 from diagnosis import Change, Changes, EvidenceLine, Report
 from tests.bot.render.test_blocks import all_text, left_out, report
 from tests.bot.teams.adaptive import texts

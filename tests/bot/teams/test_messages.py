@@ -18,11 +18,11 @@ from bot.conversation import (
     ReportReply,
 )
 from bot.render.actions import runai_workload_url
-from bot.render.cards import MAX_CHOICES, render_report_cards
 from bot.render.sparkline import memory_sparkline
-from bot.render.teams_text import ACTIVITY_MAX_BYTES, json_bytes
 from bot.render.wording import OUTCOME_WORDS, cli_command
 from bot.teams.messages import CARD_CONTENT_TYPE, choice_data, to_teams
+from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes
+from bot.teams.render.cards import MAX_CHOICES, render_report_cards
 from diagnosis import (
     Category,
     EvidenceLine,

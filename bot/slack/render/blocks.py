@@ -1,15 +1,14 @@
 """Renders a `Report` as Slack Block Kit messages; no I/O.
 
-Questions and notices are in `bot.render.questions`, "Show all evidence" in
-`bot.render.evidence`; their names are re-exported here, where the front ends import them.
-
-Owns the Slack layout of a diagnosis and keeps every message within Block Kit limits (the
-limits come from `slack_sdk.models.blocks`, which also validates every block it builds).
-What does not fit in the main message goes, in order, into at most `max_replies` thread
-replies; whatever is still left is counted and the last message says how to see it all.
-All report text is untrusted: it is cleaned and escaped by `bot.render.slack_text`, its
-formatting marks are neutralised, log lines are preformatted, every mrkdwn object is
-`verbatim`, and the only link is the "Open in Run:ai" button built from settings and IDs.
+Questions and notices are in `bot.slack.render.questions`, "Show all evidence" in
+`bot.slack.render.evidence`; their names are re-exported here, where the front ends import
+them. Which lines, sections and order, and what overflows into at most `max_replies` thread
+replies, is `bot.render.plan`'s: this module writes the sections in Block Kit and measures
+them against Block Kit's limits (which come from `slack_sdk.models.blocks`, which also
+validates every block it builds). All report text is untrusted: it is cleaned and escaped by
+`bot.slack.render.mrkdwn`, its formatting marks are neutralised, log lines are preformatted,
+every mrkdwn object is `verbatim`, and the only link is the "Open in Run:ai" button built
+from settings and IDs.
 """
 
 from __future__ import annotations
@@ -29,26 +28,31 @@ from slack_sdk.models.blocks.basic_components import SlackFile
 
 from bot.render import plan
 from bot.render.actions import (
-    ACTIONS_BLOCK_ID,
     SHOW_ALL_EVIDENCE,
     ActionTarget,
     report_buttons,
 )
-from bot.render.evidence import MAX_EVIDENCE_MESSAGES, bullet, plan_line, render_evidence
-from bot.render.layout import (
+from bot.render.plan.overflow import MAX_EVIDENCE_MESSAGES, MAX_REPLIES, Paged, Room, paginate
+from bot.render.plan.sections import LINE_MAX, Section, Slot, arrange, report_layout
+from bot.render.sparkline import memory_sparkline
+from bot.render.wording import (
+    OWNER_LABEL,
+    QUESTION_LABEL,
+    candidate_facts,
+    first_line_label,
+    more_words,
+    recurrence_sentence,
+)
+from bot.slack.render.evidence import PAGE_ROOM, bullet, pack, plan_line, render_evidence
+from bot.slack.render.layout import (
     BUDGET,
-    CONTINUED_RESERVE,
-    EN_DASH,
     LEFT_OUT_RESERVE,
-    LINE_MAX,
     MAX_BLOCKS,
     SlackMessage,
-    first_line_label,
     left_out_line,
     title,
 )
-from bot.render.questions import Choice, render_notice, render_question
-from bot.render.slack_text import (
+from bot.slack.render.mrkdwn import (
     Block,
     block_chars,
     code,
@@ -58,16 +62,11 @@ from bot.render.slack_text import (
     safe,
     section,
 )
-from bot.render.sparkline import memory_sparkline
-from bot.render.wording import (
-    OWNER_LABEL,
-    QUESTION_LABEL,
-    candidate_facts,
-    recurrence_sentence,
-)
-from diagnosis import Outcome, Report
+from bot.slack.render.questions import Choice, render_notice, render_question
+from diagnosis import Outcome, Report, WorkloadRef
 
 __all__ = [
+    "ACTIONS_BLOCK_ID",
     "BUDGET",
     "MAX_BLOCKS",
     "MAX_EVIDENCE_MESSAGES",
@@ -75,14 +74,13 @@ __all__ = [
     "ChartImage",
     "Choice",
     "SlackMessage",
-    "first_line_label",
     "render_evidence",
     "render_notice",
     "render_question",
     "render_report",
 ]
 
-MAX_REPLIES = 3  # thread replies a report may add; the rest is counted, not posted.
+ACTIONS_BLOCK_ID = "runai_why_report_actions"
 _HEADER_MAX: int = HeaderBlock.text_max_length
 _CONTEXT_MAX: int = ContextBlock.elements_max_length
 _ALT_MAX: int = ImageBlock.alt_text_max_length
@@ -101,16 +99,6 @@ class ChartImage:
     file_id: str
     alt_text: str
     title: str = "CPU memory"
-
-
-@dataclass(frozen=True)
-class _Part:
-    """One list of the report (evidence, recommendations, ...) as rendered lines."""
-
-    noun: str  # "evidence" in "evidence 3-9 of 9".
-    more: tuple[str, str]  # "evidence line(s)" in "4 more evidence lines in the thread".
-    title: str
-    lines: tuple[str, ...]
 
 
 def _fields(report: Report, cluster_name: str | None) -> list[Block]:
@@ -135,31 +123,22 @@ def _recurrence(report: Report) -> str | None:
     return safe(sentence, LINE_MAX) if sentence else None
 
 
-def _parts(report: Report, planned: plan.Plan) -> list[_Part]:
-    evidence = tuple(plan_line(line) for line in planned.evidence)
-    candidates = tuple(
+def _candidate(c: WorkloadRef) -> str:
+    return (
         f"• {code(c.name, 300)} ({safe(c.project or '?', 200, single_line=True)}) · "
         f"{safe(candidate_facts(c), 400, single_line=True)} · workload ID {code(c.id, 300)}"
-        for c in report.candidates
     )
-    return [
-        _Part("evidence", ("evidence line", "evidence lines"), "*Evidence*", evidence),
-        _Part("recommendations", ("recommendation", "recommendations"), "*Recommendation*",
-              tuple(bullet(r, keep_code=True) for r in report.recommendations)),
-        _Part("candidates", ("candidate", "candidates"), "*Candidates*", candidates),
-        _Part("not measured", ("not-measured item", "not-measured items"), "*Not measured*",
-              tuple(plan_line(line) for line in planned.gaps)),
-    ]  # fmt: skip
 
 
-def _more(part: _Part, in_thread: int, left_out: int) -> Block:
-    shown = in_thread + left_out
-    noun = part.more[shown > 1]
-    if not left_out:
-        return context([f"_{in_thread} more {noun} in the thread_"])
-    if not in_thread:
-        return context([f"_{left_out} more {noun} left out (see below)_"])
-    return context([f"_{shown} more {noun}: {in_thread} in the thread, {left_out} left out_"])
+def _sections(report: Report, planned: plan.Plan) -> list[Section[str]]:
+    """The answer's lists (`bot.render.plan.sections`) as mrkdwn lines."""
+    return report_layout(report, planned).translate(
+        plan_line, lambda r: bullet(r, keep_code=True), _candidate
+    )
+
+
+def _more(section_: Section[str], later: int, left_out: int) -> Block:
+    return context([f"_{more_words(section_.more, later, left_out, 'in the thread')}_"])
 
 
 def _context_block(report: Report, notes: Sequence[str]) -> Block | None:
@@ -234,38 +213,23 @@ def render_report(
     closing += [b for b in (_context_block(report, notes),) if b]
     fixed = [*head, *recurrence, *closing]
     planned = plan.answer(report)
-    parts = _parts(report, planned)
-    chars = BUDGET - block_chars(*fixed) - _MORE_RESERVE * len(parts) - LEFT_OUT_RESERVE
-    blocks = MAX_BLOCKS - len(fixed) - len(parts) - 1
-
-    others = [pack_lines(p.title, p.lines, BUDGET, MAX_BLOCKS)[1] for p in parts[1:]]
-    evidence_chars = max(chars - sum(block_chars(*o) for o in others), chars // 2)
-    evidence_blocks = max(blocks - sum(len(o) for o in others), blocks // 2)
-    taken: list[int] = []
-    bodies: list[list[Block]] = []
-    for i, part in enumerate(parts):
-        limit_c, limit_b = (evidence_chars, evidence_blocks) if i == 0 else (chars, blocks)
-        count, body = pack_lines(part.title, part.lines, limit_c, limit_b)
-        chars -= block_chars(*body)  # a "more" line below is paid from its reserve, not from here.
-        blocks -= len(body)
-        taken.append(count)
-        bodies.append(body)
-
-    replies = _overflow(report, label, parts, taken)
-    kept, dropped = replies[: max(0, max_replies)], replies[max(0, max_replies) :]
-    for i, part in enumerate(parts):
-        left_out = sum(counts[i] for _, counts in dropped)
-        in_thread = len(part.lines) - taken[i] - left_out
-        if in_thread or left_out:
-            bodies[i].append(_more(part, in_thread, left_out))
-
-    main = [*head, *bodies[0], *recurrence, *(b for body in bodies[1:] for b in body), *closing]
+    sections = _sections(report, planned)
+    room: Room = (
+        BUDGET - block_chars(*fixed) - _MORE_RESERVE * len(sections) - LEFT_OUT_RESERVE,
+        MAX_BLOCKS - len(fixed) - len(sections) - 1,
+    )
+    others = [pack_lines(f"*{s.title}*", s.items, BUDGET, MAX_BLOCKS)[1] for s in sections[1:]]
+    whole: Room = (sum(block_chars(*o) for o in others), sum(len(o) for o in others))
+    paged = paginate(
+        sections, pack, room=room, others=whole, page_room=PAGE_ROOM, limit=max_replies
+    )
+    main = arrange(_placed(paged, sections, head, recurrence, closing))
     fallback = safe(report.headline, _FALLBACK_MAX - len(header) - 1)
-    messages = [
-        SlackMessage(text=f"{header}\n{fallback}".rstrip(), blocks=main),
-        *(m for m, _ in kept),
-    ]
-    left = sum(sum(counts) for _, counts in dropped) + planned.left_out
+    messages = [SlackMessage(text=f"{header}\n{fallback}".rstrip(), blocks=main)]
+    for page in paged.pages:
+        first = f"{title(report, f'(continued) {label}', 300)} — {page.ranges}"
+        messages.append(SlackMessage(text=first, blocks=[section(first), *page.body]))
+    left = sum(paged.left_out) + planned.left_out
     if left:
         button = any(
             e.get("action_id") == SHOW_ALL_EVIDENCE for b in closing for e in b.get("elements", ())
@@ -276,37 +240,17 @@ def render_report(
     return messages
 
 
-def _overflow(
-    report: Report, label: str, parts: Sequence[_Part], taken: Sequence[int]
-) -> list[tuple[SlackMessage, list[int]]]:
-    """Thread replies carrying, in order, the lines the main message had no room for.
-
-    Each reply comes with how many lines of each part it carries.
-    """
-    messages: list[tuple[SlackMessage, list[int]]] = []
-    cursor = list(taken)
-    while any(c < len(p.lines) for c, p in zip(cursor, parts, strict=True)):
-        chars = BUDGET - CONTINUED_RESERVE - LEFT_OUT_RESERVE
-        blocks = MAX_BLOCKS - 2
-        body: list[Block] = []
-        ranges: list[str] = []
-        counts = [0] * len(parts)
-        for i, part in enumerate(parts):
-            if cursor[i] >= len(part.lines) or blocks <= 0:
-                continue
-            count, taken_blocks = pack_lines(part.title, part.lines[cursor[i] :], chars, blocks)
-            if count == 0:
-                break  # no room left here: the rest starts the next message, in order.
-            ranges.append(
-                f"{part.noun} {cursor[i] + 1}{EN_DASH}{cursor[i] + count} of {len(part.lines)}"
-            )
-            cursor[i] += count
-            counts[i] = count
-            body += taken_blocks
-            chars -= block_chars(*taken_blocks)
-            blocks -= len(taken_blocks)
-        if not ranges:
-            break  # unreachable: a line is far shorter than an empty message's room.
-        first = f"{title(report, f'(continued) {label}', 300)} — {'; '.join(ranges)}"
-        messages.append((SlackMessage(text=first, blocks=[section(first), *body]), counts))
-    return messages
+def _placed(
+    paged: Paged[Block],
+    sections: Sequence[Section[str]],
+    head: list[Block],
+    recurrence: list[Block],
+    closing: list[Block],
+) -> dict[Slot, list[Block]]:
+    """The answer's blocks by slot: each list with its "N more … in the thread" line."""
+    parts = {Slot.HEAD: head, Slot.RECURRENCE: recurrence, Slot.CLOSING: closing}
+    for i, section_ in enumerate(sections):
+        later, left_out = paged.counts(i)
+        more = [_more(section_, later, left_out)] if later or left_out else []
+        parts[section_.slot] = [*paged.bodies[i], *more]
+    return parts
