@@ -7,7 +7,7 @@ in every free-text field the bot reads (event messages, phase and condition mess
 annotations, the submitted command and arguments, the workload name). The outcome, category,
 recurrence and the requests sent upstream must be identical, and the planted text may only
 show up as escaped, quoted data. Then both renderers are fuzzed with hostile strings.
-(`tests/bot/render/test_blocks.py` owns the Block Kit renderer's own property tests.)
+(`tests/bot/slack/render/test_blocks.py` owns the Block Kit renderer's own property tests.)
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from diagnosis import (
     Report,
     WorkloadRef,
 )
-from tests.bot.render.test_blocks import report
+from tests.bot.render.reports import report
 from tests.bot.teams.adaptive import check_activity, elements, texts
 
 CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"

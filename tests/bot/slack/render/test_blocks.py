@@ -1,22 +1,17 @@
-"""Block Kit rendering: category first, hostile text neutralised, every message within limits."""
+"""Block Kit rendering (`bot.slack.render.blocks`): category first, hostile text neutralised, every message within limits."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from slack_sdk.models.blocks import Block
 
 from bot.render.clean import truncate
 from bot.render.wording import first_line_label
 from bot.slack.render.blocks import (
-    BUDGET,
-    MAX_BLOCKS,
     MAX_REPLIES,
     Choice,
     SlackMessage,
@@ -25,149 +20,21 @@ from bot.slack.render.blocks import (
     render_report,
 )
 from bot.slack.render.mrkdwn import code, escape, slack_len
-from diagnosis import Category, EvidenceLine, Outcome, Recurrence, Report, WorkloadRef
-from tests import factories
-from tests.unicode_classes import category_class
-
-WORKLOAD = WorkloadRef(
-    id="3f1c2a9e", name="training-job-42", project="ml-team", cluster_id="prod-a", phase="Failed"
+from diagnosis import Category, EvidenceLine, Outcome, Recurrence, Report
+from tests.bot.render.reports import (
+    WORKLOAD,
+    maybe_long,
+    report,
+    reports,
+    untrusted,
 )
-FORBIDDEN = ("<!", "<@", "<#", "<http")
-#: What `clean` drops: control, format and surrogate characters.
-DROPPED = frozenset({"Cc", "Cf", "Cs"})
-MORE = re.compile(
-    r"^_(\d+) more evidence lines?"
-    r"(?P<how> in the thread|: (?P<thread>\d+) in the thread, (?P<left>\d+) left out"
-    r"| left out \(see below\))_$"
+from tests.bot.slack.render.checks import (
+    all_text,
+    assert_within_limits,
+    evidence_coverage,
+    left_out,
+    text_objects,
 )
-RANGE = re.compile(r"^evidence (\d+)\u2013(\d+) of (\d+)$")
-LEFT_OUT = re.compile(r"^_(\d+) more lines? (?:was|were) left out to keep the thread short\._")
-
-
-def report(**overrides: Any) -> Report:
-    body: dict[str, Any] = {
-        "outcome": Outcome.DIAGNOSED,
-        "category": Category.OOM_KILLED,
-        "workload": WORKLOAD,
-        "headline": "The main container was OOM-killed at 97% of its memory limit.",
-        "evidence": (
-            EvidenceLine(
-                text="Peak CPU-memory usage: 31 GiB = 97% of the limit",
-                source="get_workload_metrics",
-            ),
-        ),
-        "recurrence": Recurrence(count=3, lookback="24h", recurring=True),
-        "recommendations": ("Raise the memory limit to 40 GiB.",),
-        "missing": ("GPU memory (metrics unavailable)",),
-        "redactions": 2,
-    }
-    body.update(overrides)
-    return factories.report(**body)
-
-
-def strings(node: Any, key: str = "") -> Iterator[tuple[str, str]]:
-    """Every (key, string) leaf of a block tree."""
-    if isinstance(node, str):
-        yield key, node
-    elif isinstance(node, dict):
-        for k, v in node.items():
-            yield from strings(v, k)
-    elif isinstance(node, list):
-        for v in node:
-            yield from strings(v, key)
-
-
-def text_objects(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        if node.get("type") in {"mrkdwn", "plain_text"}:
-            yield node
-        for v in node.values():
-            yield from text_objects(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from text_objects(v)
-
-
-def all_text(message: SlackMessage) -> str:
-    return "\n".join([message.text, *(s for k, s in strings(message.blocks) if k == "text")])
-
-
-def assert_within_limits(message: SlackMessage) -> None:
-    """Valid for slack_sdk, within every Block Kit limit and our budget, and inert."""
-    assert message.text.strip()
-    assert 1 <= len(message.blocks) <= MAX_BLOCKS
-    for block in message.blocks:
-        parsed = Block.parse(block)
-        assert parsed is not None, block
-        parsed.validate_json()  # raises SlackObjectFormationError
-        kind = block["type"]
-        if kind == "header":
-            assert block["text"]["type"] == "plain_text"
-            assert slack_len(block["text"]["text"]) <= 150
-        if kind == "section":
-            assert "text" in block or "fields" in block
-            assert slack_len(block.get("text", {}).get("text", "")) <= 3000
-            assert len(block.get("fields", [])) <= 10
-            assert all(slack_len(f["text"]) <= 2000 for f in block.get("fields", []))
-        if kind == "context":
-            assert 1 <= len(block["elements"]) <= 10
-        if kind == "actions":
-            assert 1 <= len(block["elements"]) <= 25
-            for button in block["elements"]:
-                assert 1 <= slack_len(button["text"]["text"]) <= 75
-                assert len(button.get("value", "")) <= 2000
-                assert "value" in button or button["url"].startswith(("https://", "http://"))
-                assert 1 <= len(button["action_id"]) <= 255
-        assert len(block.get("block_id", "")) <= 255
-    leaves = list(strings(message.blocks))  # walked once, for the budget and the checks below
-    assert sum(slack_len(s) for k, s in leaves if k != "type") <= BUDGET
-    for obj in text_objects(message.blocks):
-        assert obj["text"].strip()
-        assert obj["type"] == "plain_text" or obj["verbatim"] is True
-        assert "parse" not in obj
-    for text in (message.text, *(s for _, s in leaves)):
-        assert not any(f in text for f in FORBIDDEN), text
-        assert "<" not in text, text  # the renderer creates no mention or link of its own.
-        # isprintable() (C speed) is False for every Cc, Cf and Cs character.
-        if not text.replace("\n", "").isprintable():
-            assert not category_class(DROPPED, but="\n").search(text), text
-
-
-def left_out(messages: list[SlackMessage]) -> int:
-    """The count the last message gives of lines left out (0 when none were)."""
-    last = messages[-1].blocks[-1]
-    if last["type"] != "context" or not (m := LEFT_OUT.match(last["elements"][0]["text"])):
-        return 0
-    return int(m.group(1))
-
-
-def evidence_coverage(messages: list[SlackMessage], total: int) -> tuple[int, int]:
-    """(Evidence lines carried, evidence lines said to be left out).
-
-    Checks the ranges are contiguous and every line is either carried or counted.
-    """
-    in_thread = left = 0
-    for block in messages[0].blocks:
-        if block["type"] == "context" and (m := MORE.match(block["elements"][0]["text"])):
-            if m["how"] == " in the thread":
-                in_thread = int(m[1])
-            elif m["thread"] is not None:
-                in_thread, left = int(m["thread"]), int(m["left"])
-            else:
-                left = int(m[1])
-            assert in_thread + left == int(m[1])
-    shown = total - in_thread - left
-    for message in messages[1:]:
-        first_line = message.text.split("\n")[0]
-        assert message.blocks[0]["text"]["text"] == first_line
-        for part in first_line.rsplit(" — ", 1)[1].split("; "):
-            if m := RANGE.match(part):
-                start, end, of = map(int, m.groups())
-                assert (start, of) == (shown + 1, total)
-                shown = end
-    assert shown + left == total
-    return shown, left
-
 
 # ------------------------------------------------------------------ first line
 
@@ -546,60 +413,6 @@ def test_escape_is_only_the_three_characters():
 
 
 # ------------------------------------------------------------------ property
-
-
-HOSTILE = [
-    "<!channel>", "<!here>", "<!everyone>", "<@U123>", "<@W1|bob>", "<#C123|general>",
-    "<!subteam^S1>", "<https://evil.example|click>", "<http://x>", "<mailto:a@b>", "<", ">",
-    "&", "&amp;", "&lt;", "&#60;", "`", "```", "*", "_", "~", "\n", "\r\n", "\u2028",
-    "\u200b", "\u200d", "\u202e", "\u2066", "\ufeff", "\x1b[2J", "\x00", "\x7f", "\x85",
-    "\ud83d", "😀", "@channel", "@here", ":rotating_light:", "…",
-]  # fmt: skip
-untrusted = st.one_of(
-    st.text(),
-    st.lists(st.one_of(st.sampled_from(HOSTILE), st.text(max_size=10)), max_size=12).map("".join),
-)
-# Repeated to hundreds or thousands of characters, so long lines and overflow are common.
-maybe_long = st.one_of(
-    untrusted, st.builds(lambda s, n: (s + "y") * n, untrusted, st.integers(20, 400))
-)
-workloads = st.builds(
-    WorkloadRef,
-    id=untrusted,
-    name=maybe_long,
-    project=st.none() | untrusted,
-    cluster_id=untrusted,
-    phase=st.none() | untrusted,
-)
-
-
-@st.composite
-def reports(draw: st.DrawFn) -> Report:
-    outcome = draw(st.sampled_from(Outcome))
-    category = draw(st.sampled_from(Category)) if outcome is Outcome.DIAGNOSED else None
-    return Report(
-        outcome=outcome,
-        category=category,
-        workload=draw(st.none() | workloads),
-        headline=draw(maybe_long),
-        evidence=tuple(
-            draw(st.lists(st.builds(EvidenceLine, text=maybe_long, source=untrusted), max_size=60))
-            * draw(st.sampled_from([1, 1, 10, 40]))  # repeated: overflow is common, not rare.
-        ),
-        recurrence=draw(
-            st.none()
-            | st.builds(
-                Recurrence,
-                count=st.none() | st.integers(0, 99),
-                lookback=untrusted,
-                recurring=st.booleans(),
-            )
-        ),
-        recommendations=tuple(draw(st.lists(maybe_long, max_size=8))),
-        missing=tuple(draw(st.lists(maybe_long, max_size=8))),
-        candidates=tuple(draw(st.lists(workloads, max_size=4))),
-        redactions=draw(st.integers(0, 5)),
-    )
 
 
 # A few hundred generated reports take ~10 s of CPU; on a loaded 2-core machine that can

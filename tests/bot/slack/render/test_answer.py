@@ -31,7 +31,8 @@ from diagnosis import (
     Report,
     WorkloadRef,
 )
-from tests.bot.render.test_blocks import all_text, assert_within_limits, report, reports, untrusted
+from tests.bot.render.reports import report, reports, untrusted
+from tests.bot.slack.render.checks import all_text, assert_within_limits
 
 CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
 ID = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
