@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from bot.render import plan
 from bot.render.clean import clean
 from bot.render.plan import PlanLine, sources_text
-from bot.render.plan.sections import evidence_layout, report_layout
+from bot.render.plan.sections import asked_back, evidence_layout, report_layout
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import (
     OWNER_LABEL,
@@ -24,7 +24,7 @@ from bot.render.wording import (
     recurrence_sentence,
     verdict_label,
 )
-from diagnosis import Outcome, Report
+from diagnosis import Report
 
 __all__ = ["plan_lines", "render_evidence_text", "render_text", "sanitize"]
 
@@ -61,8 +61,8 @@ def _head(report: Report, cluster_name: str | None) -> list[str]:
         lines.append(f"Workload ID: {w.id}")
     if report.headline:
         lines.append(report.headline)
-    if report.question and report.outcome is not Outcome.NEEDS_INPUT:
-        lines.append(f"{QUESTION_LABEL}: {report.question}")
+    if question := asked_back(report):
+        lines.append(f"{QUESTION_LABEL}: {question}")
     if report.recovery_owner:
         lines.append(f"{OWNER_LABEL}: {report.recovery_owner}")
     return lines

@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Generic, TypeVar
 
 from bot.render.plan.lines import LineKind, Plan, PlanLine, everything
-from diagnosis import Report, WorkloadRef
+from diagnosis import Outcome, Report, WorkloadRef
 
 __all__ = [
     "LINE_MAX",
@@ -24,6 +24,7 @@ __all__ = [
     "Section",
     "Slot",
     "arrange",
+    "asked_back",
     "evidence_layout",
     "report_layout",
 ]
@@ -102,6 +103,16 @@ def _not_measured(lines: Sequence[PlanLine]) -> Section[PlanLine]:
     gaps = tuple(line for line in lines if line.kind is LineKind.GAP)
     return Section(
         Slot.NOT_MEASURED, "Not measured", ("not-measured item", "not-measured items"), gaps
+    )
+
+
+def asked_back(report: Report) -> str | None:
+    """The question the head shows under the headline, or None.
+
+    A `NEEDS_INPUT` report is itself the question: its text is the message, not a line of it.
+    """
+    return (
+        report.question if report.question and report.outcome is not Outcome.NEEDS_INPUT else None
     )
 
 

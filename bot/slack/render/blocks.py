@@ -33,7 +33,7 @@ from bot.render.actions import (
     report_buttons,
 )
 from bot.render.plan.overflow import MAX_EVIDENCE_MESSAGES, MAX_REPLIES, Paged, Room, paginate
-from bot.render.plan.sections import LINE_MAX, Section, Slot, arrange, report_layout
+from bot.render.plan.sections import LINE_MAX, Section, Slot, arrange, asked_back, report_layout
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import (
     OWNER_LABEL,
@@ -63,7 +63,7 @@ from bot.slack.render.mrkdwn import (
     section,
 )
 from bot.slack.render.questions import Choice, render_notice, render_question
-from diagnosis import Outcome, Report, WorkloadRef
+from diagnosis import Report, WorkloadRef
 
 __all__ = [
     "ACTIONS_BLOCK_ID",
@@ -205,8 +205,8 @@ def render_report(
     headline = safe(report.headline, _HEADLINE_MAX)
     if headline:
         head.append(section(headline))
-    if report.question and report.outcome is not Outcome.NEEDS_INPUT:
-        head.append(section(f"*{QUESTION_LABEL}:* {safe(report.question, _HEADLINE_MAX)}"))
+    if question := asked_back(report):
+        head.append(section(f"*{QUESTION_LABEL}:* {safe(question, _HEADLINE_MAX)}"))
     head += _memory(report, chart)
     recurrence = [section(r) for r in (_recurrence(report),) if r]
     closing = _actions(report, lookback, runai_url) if actions else []

@@ -24,6 +24,7 @@ from bot.render.plan.sections import (
     Section,
     Slot,
     arrange,
+    asked_back,
     evidence_layout,
     report_layout,
 )
@@ -54,7 +55,7 @@ from bot.teams.render.card_parts import (
     text_block,
 )
 from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes, plain, safe
-from diagnosis import Outcome, Report, WorkloadRef
+from diagnosis import Report, WorkloadRef
 
 __all__ = [
     "CARD_CONTENT_TYPE",
@@ -130,8 +131,8 @@ def _head(report: Report, cluster_name: str | None, chart_url: str | None) -> li
         head.append(small(ids))
     if report.headline:
         head.append(text_block(safe(report.headline, _HEADLINE_MAX)))
-    if report.question and report.outcome is not Outcome.NEEDS_INPUT:
-        head.append(text_block(f"**{QUESTION_LABEL}:** {safe(report.question, _HEADLINE_MAX)}"))
+    if question := asked_back(report):
+        head.append(text_block(f"**{QUESTION_LABEL}:** {safe(question, _HEADLINE_MAX)}"))
     head += _memory(report, chart_url)
     return head
 

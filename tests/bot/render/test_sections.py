@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.render import plan
 from bot.render.plan import LineKind, PlanLine
-from bot.render.plan.sections import ORDER, Slot, arrange, evidence_layout, report_layout
-from diagnosis import EvidenceLine
+from bot.render.plan.sections import (
+    ORDER,
+    Slot,
+    arrange,
+    asked_back,
+    evidence_layout,
+    report_layout,
+)
+from diagnosis import EvidenceLine, Outcome
 from tests.bot.render.reports import WORKLOAD, report
 
 
@@ -52,3 +61,15 @@ def test_show_all_evidence_is_every_line_facts_first_then_gaps():
     assert [line.text for line in evidence.items] == [f"fact {i}" for i in range(9)]
     assert gaps.items == tuple(PlanLine(LineKind.GAP, g) for g in ("gap a", "gap b", "gap c"))
     assert (*evidence.items, *gaps.items) == plan.everything(many)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "question", "shown"),
+    [
+        (Outcome.RUNNING_NO_FAILURE, "Did you mean a past run?", "Did you mean a past run?"),
+        (Outcome.NEEDS_INPUT, "Which workload?", None),  # the message is the question itself
+        (Outcome.RUNNING_NO_FAILURE, None, None),
+    ],
+)
+def test_the_question_asked_back_is_shown_under_the_headline(outcome, question, shown):
+    assert asked_back(report(outcome=outcome, category=None, question=question)) == shown
