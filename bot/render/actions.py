@@ -48,8 +48,9 @@ ACTIONLESS_OUTCOMES = frozenset({Outcome.NEEDS_INPUT, Outcome.NOT_FOUND, Outcome
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 _LOOKBACK = re.compile(r"^[0-9]{1,6}[a-z]{1,3}$")
-#: The longest button value and link a platform takes (Slack's button: 2,000 and 3,000
-#: characters; a Teams card action holds more). `tests/bot/slack/render` checks them.
+#: The longest button value and link made: Slack's button limits (2,000 and 3,000
+#: characters), which Teams' card actions are held to as well. `tests/bot/slack/render`
+#: checks them against slack_sdk.
 VALUE_MAX = 2_000
 URL_MAX = 3_000
 

@@ -15,11 +15,14 @@ from enum import StrEnum
 from typing import Generic, TypeVar
 
 from bot.render.plan.lines import LineKind, Plan, PlanLine, everything
+from bot.render.wording import OWNER_LABEL
 from diagnosis import Outcome, Report, WorkloadRef
 
 __all__ = [
     "LINE_MAX",
     "ORDER",
+    "Fact",
+    "FactKind",
     "Layout",
     "Section",
     "Slot",
@@ -27,6 +30,7 @@ __all__ = [
     "asked_back",
     "evidence_layout",
     "report_layout",
+    "workload_facts",
 ]
 
 T = TypeVar("T")
@@ -104,6 +108,42 @@ def _not_measured(lines: Sequence[PlanLine]) -> Section[PlanLine]:
     return Section(
         Slot.NOT_MEASURED, "Not measured", ("not-measured item", "not-measured items"), gaps
     )
+
+
+class FactKind(StrEnum):
+    """How a fact's value reads: a name as the API wrote it, a word, or free text."""
+
+    NAME = "name"  # a workload, project or cluster name: Slack shows it as code
+    WORD = "word"  # the phase: one line
+    TEXT = "text"  # who fixes it
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One of the workload's facts in the head: its title, (untrusted) value and kind."""
+
+    title: str
+    value: str
+    kind: FactKind
+
+
+def workload_facts(report: Report, cluster_name: str | None) -> tuple[Fact, ...]:
+    """The head's facts in order: workload, project, cluster, phase, and who fixes it.
+
+    None without a workload. The cluster is its name when one is known, else its ID.
+    """
+    w = report.workload
+    if w is None:
+        return ()
+    facts = [
+        Fact("Workload", w.name, FactKind.NAME),
+        Fact("Project", w.project or "unknown", FactKind.NAME),
+        Fact("Cluster", cluster_name or w.cluster_id, FactKind.NAME),
+        Fact("Phase", w.phase or "unknown", FactKind.WORD),
+    ]
+    if report.recovery_owner:
+        facts.append(Fact(OWNER_LABEL, report.recovery_owner, FactKind.TEXT))
+    return tuple(facts)
 
 
 def asked_back(report: Report) -> str | None:

@@ -33,10 +33,19 @@ from bot.render.actions import (
     report_buttons,
 )
 from bot.render.plan.overflow import MAX_EVIDENCE_MESSAGES, MAX_REPLIES, Paged, Room, paginate
-from bot.render.plan.sections import LINE_MAX, Section, Slot, arrange, asked_back, report_layout
+from bot.render.plan.sections import (
+    LINE_MAX,
+    Fact,
+    FactKind,
+    Section,
+    Slot,
+    arrange,
+    asked_back,
+    report_layout,
+    workload_facts,
+)
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import (
-    OWNER_LABEL,
     QUESTION_LABEL,
     candidate_facts,
     first_line_label,
@@ -101,16 +110,18 @@ class ChartImage:
     title: str = "CPU memory"
 
 
+def _field(fact: Fact) -> str:
+    if fact.kind is FactKind.NAME:
+        return f"*{fact.title}*\n{code(fact.value or 'unknown', _VALUE_SHOWN_MAX)}"
+    value = safe(fact.value, _VALUE_SHOWN_MAX, single_line=fact.kind is FactKind.WORD)
+    return f"*{fact.title}*\n{value}"
+
+
 def _fields(report: Report, cluster_name: str | None) -> list[Block]:
     w = report.workload
     if w is None:
         return []
-    cluster = cluster_name or w.cluster_id
-    pairs = (("Workload", w.name), ("Project", w.project), ("Cluster", cluster))
-    fields = [f"*{name}*\n{code(value or 'unknown', _VALUE_SHOWN_MAX)}" for name, value in pairs]
-    fields.append(f"*Phase*\n{safe(w.phase or 'unknown', _VALUE_SHOWN_MAX, single_line=True)}")
-    if report.recovery_owner:
-        fields.append(f"*{OWNER_LABEL}*\n{safe(report.recovery_owner, _VALUE_SHOWN_MAX)}")
+    fields = [_field(fact) for fact in workload_facts(report, cluster_name)]
     details = [
         f"Cluster ID {code(w.cluster_id, _ID_SHOWN_MAX)}",
         f"Workload ID {code(w.id, _ID_SHOWN_MAX)}",

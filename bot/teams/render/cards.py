@@ -27,10 +27,10 @@ from bot.render.plan.sections import (
     asked_back,
     evidence_layout,
     report_layout,
+    workload_facts,
 )
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import (
-    OWNER_LABEL,
     QUESTION_LABEL,
     candidate_facts,
     cli_command,
@@ -117,15 +117,10 @@ def _head(report: Report, cluster_name: str | None, chart_url: str | None) -> li
     head = [text_block(safe(label, 300, single_line=True), size="Large", weight="Bolder")]
     w = report.workload
     if w is not None:
-        pairs = [
-            ("Workload", w.name),
-            ("Project", w.project or "unknown"),
-            ("Cluster", cluster_name or w.cluster_id),
-            ("Phase", w.phase or "unknown"),
+        facts = [
+            {"title": f.title, "value": safe(f.value, _VALUE_MAX, single_line=True)}
+            for f in workload_facts(report, cluster_name)
         ]
-        if report.recovery_owner:
-            pairs.append((OWNER_LABEL, report.recovery_owner))
-        facts = [{"title": k, "value": safe(v, _VALUE_MAX, single_line=True)} for k, v in pairs]
         head.append({"type": "FactSet", "facts": facts})
         ids = f"Cluster ID {safe(w.cluster_id, 120)} · Workload ID {safe(w.id, 120)}"
         head.append(small(ids))

@@ -8,11 +8,13 @@ from bot.render import plan
 from bot.render.plan import LineKind, PlanLine
 from bot.render.plan.sections import (
     ORDER,
+    FactKind,
     Slot,
     arrange,
     asked_back,
     evidence_layout,
     report_layout,
+    workload_facts,
 )
 from diagnosis import EvidenceLine, Outcome
 from tests.bot.render.reports import WORKLOAD, report
@@ -73,3 +75,23 @@ def test_show_all_evidence_is_every_line_facts_first_then_gaps():
 )
 def test_the_question_asked_back_is_shown_under_the_headline(outcome, question, shown):
     assert asked_back(report(outcome=outcome, category=None, question=question)) == shown
+
+
+def test_the_workload_facts_of_the_head_in_order():
+    shown = report(recovery_owner="Workload owner")
+    assert [(f.title, f.value, f.kind) for f in workload_facts(shown, "prod")] == [
+        ("Workload", "training-job-42", FactKind.NAME),
+        ("Project", "ml-team", FactKind.NAME),
+        ("Cluster", "prod", FactKind.NAME),
+        ("Phase", "Failed", FactKind.WORD),
+        ("Who fixes it", "Workload owner", FactKind.TEXT),
+    ]
+    bare = WORKLOAD.model_copy(update={"project": None, "phase": None})
+    unowned = report(workload=bare, recovery_owner=None)
+    assert [(f.title, f.value) for f in workload_facts(unowned, None)] == [
+        ("Workload", "training-job-42"),
+        ("Project", "unknown"),
+        ("Cluster", "prod-a"),
+        ("Phase", "unknown"),
+    ]
+    assert workload_facts(report(workload=None), "prod") == ()
