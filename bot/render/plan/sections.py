@@ -5,6 +5,8 @@ the memory chart), the evidence, the recurrence sentence, the recommendations, t
 what was not measured, and its closing (buttons and notes): `ORDER`. The four lists are
 `Section`s: what a renderer titles them, how it counts them ("evidence 3 to 9 of 9", "4 more
 evidence lines") and their items, which a renderer translates one by one (`Section.map`).
+The head's workload facts (`workload_facts`) and whether it asks a question back
+(`asked_back`) are decided here too.
 """
 
 from __future__ import annotations
