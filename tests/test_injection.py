@@ -7,7 +7,7 @@ in every free-text field the bot reads (event messages, phase and condition mess
 annotations, the submitted command and arguments, the workload name). The outcome, category,
 recurrence and the requests sent upstream must be identical, and the planted text may only
 show up as escaped, quoted data. Then both renderers are fuzzed with hostile strings.
-(`tests/bot/render/test_blocks.py` owns the Block Kit renderer's own property tests.)
+(`tests/bot/slack/render/test_blocks.py` owns the Block Kit renderer's own property tests.)
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_paths, request_from_expectation
-from bot.render.blocks import SlackMessage, render_report
 from bot.render.text import render_text
+from bot.slack.render.blocks import SlackMessage, render_report
 from diagnosis import (
     Category,
     DiagnosisRequest,
@@ -337,7 +337,7 @@ def test_render_text_drops_controls_and_invisible_characters():
 
 
 #: Invisible characters `bot.render.text.sanitize` lets through today (its regex lists ranges;
-#: `bot.render.slack_text.clean` drops the whole Cc/Cf/Cs categories and has no such gap).
+#: `bot.slack.render.mrkdwn.clean` drops the whole Cc/Cf/Cs categories and has no such gap).
 TEXT_GAPS = {
     "U+061C arabic letter mark (bidi)": "\u061c",
     "U+00AD soft hyphen": "\u00ad",

@@ -1,1 +1,1 @@
-"""Pure renderers: a `Report` in, text or Block Kit out; no I/O."""
+"""Platform-neutral rendering: the report's plan, its wording, the console text and the chart."""

@@ -1,7 +1,8 @@
 """The buttons on a report: which ones, stable action ids, their value, the Run:ai link.
 
-`report_buttons` decides, for every platform, which buttons a report carries. A front end
-routes a click by `action_id` and reads the button's value back with `ActionTarget.from_value`.
+`report_buttons` decides, for every platform, which buttons a report carries; Slack draws
+them as Block Kit buttons, Teams as card actions. A front end routes a click by `action_id`
+and reads the button's value back with `ActionTarget.from_value`.
 The "Open in Run:ai" link is built only from the configured control-plane URL and the IDs,
 and only when every ID looks like an ID: text from upstream never becomes part of a link.
 """
@@ -13,18 +14,17 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
-from slack_sdk.models.blocks import ButtonElement
-
 from diagnosis import Outcome, Report
 
 __all__ = [
     "ACTIONLESS_OUTCOMES",
-    "ACTIONS_BLOCK_ID",
     "OPEN_IN_RUNAI",
     "REPORT_ACTION_IDS",
     "RERUN",
     "RUNAI_WORKLOADS_PATH",
     "SHOW_ALL_EVIDENCE",
+    "URL_MAX",
+    "VALUE_MAX",
     "ActionTarget",
     "ReportButton",
     "report_buttons",
@@ -39,7 +39,6 @@ RERUN = "rerun"
 OPEN_IN_RUNAI = "open_in_runai"
 """A link button: Slack opens the URL and still sends the click, which needs only an ack."""
 REPORT_ACTION_IDS = (SHOW_ALL_EVIDENCE, RERUN, OPEN_IN_RUNAI)
-ACTIONS_BLOCK_ID = "runai_why_report_actions"
 #: The Run:ai UI's workloads page; the IDs go in its query string. Its deep-link format is
 #: not in the API reference, so it lives here, once.
 RUNAI_WORKLOADS_PATH = "/workloads"
@@ -49,8 +48,11 @@ ACTIONLESS_OUTCOMES = frozenset({Outcome.NEEDS_INPUT, Outcome.NOT_FOUND, Outcome
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 _LOOKBACK = re.compile(r"^[0-9]{1,6}[a-z]{1,3}$")
-_VALUE_MAX: int = ButtonElement.value_max_length
-_URL_MAX: int = ButtonElement.url_max_length
+#: The longest button value and link made: Slack's button limits (2,000 and 3,000
+#: characters), which Teams' card actions are held to as well. `tests/bot/slack/render`
+#: checks them against slack_sdk.
+VALUE_MAX = 2_000
+URL_MAX = 3_000
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ class ActionTarget:
         if self.lookback and _LOOKBACK.match(self.lookback):
             body["lookback"] = self.lookback
         value = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        return value if len(value) <= _VALUE_MAX else None
+        return value if len(value) <= VALUE_MAX else None
 
     @classmethod
     def from_value(cls, value: str) -> ActionTarget:
@@ -115,7 +117,7 @@ def runai_workload_url(runai_url: str | None, cluster_id: str, workload_id: str)
     path = base.path.rstrip("/") + RUNAI_WORKLOADS_PATH
     query = urlencode({"clusterId": cluster_id, "workloadId": workload_id})
     url = f"{base.scheme}://{base.netloc}{path}?{query}"
-    return url if len(url) <= _URL_MAX else None
+    return url if len(url) <= URL_MAX else None
 
 
 @dataclass(frozen=True)

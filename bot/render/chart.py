@@ -22,8 +22,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from bot.render.chart_scale import time_label, time_ticks, value_label, value_ticks
+from bot.render.clean import clean, one_line
 from bot.render.gaps import runs
-from bot.render.slack_text import clean, one_line
 from bot.render.sparkline import gib
 from bot.render.wording import when
 from diagnosis import MemoryFigures, MemorySample

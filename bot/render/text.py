@@ -1,5 +1,7 @@
 """Renders a `Report` as plain text for terminals: category first, as in the skill's example.
 
+The lists and their order are the plan's (`bot.render.plan`); the terminal shows them whole,
+with the memory sparkline after the evidence, and counts what only "Show all evidence" has.
 Upstream text is untrusted: control characters (terminal escape sequences), zero-width,
 bidirectional and other invisible format characters are removed, so a log line cannot
 rewrite the screen or hide text from the reader.
@@ -10,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.render import plan
-from bot.render.plan import LineKind, PlanLine, sources_text
-from bot.render.slack_text import clean
+from bot.render.clean import clean
+from bot.render.plan import PlanLine, sources_text
+from bot.render.plan.sections import asked_back, evidence_layout, report_layout
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import (
     OWNER_LABEL,
@@ -21,16 +24,16 @@ from bot.render.wording import (
     recurrence_sentence,
     verdict_label,
 )
-from diagnosis import Outcome, Report
+from diagnosis import Report
 
-__all__ = ["plan_lines", "render_text", "sanitize"]
+__all__ = ["plan_lines", "render_evidence_text", "render_text", "sanitize"]
 
 
 def sanitize(text: str) -> str:
     """Drop control, zero-width, bidi and other format characters from untrusted text.
 
-    The same cleaning the Slack renderer applies (`bot.render.slack_text.clean`): one list of
-    what is unsafe, for every front end.
+    The same cleaning every front end applies (`bot.render.clean.clean`): one list of what
+    is unsafe, for every front end.
     """
     return clean(text)
 
@@ -58,8 +61,8 @@ def _head(report: Report, cluster_name: str | None) -> list[str]:
         lines.append(f"Workload ID: {w.id}")
     if report.headline:
         lines.append(report.headline)
-    if report.question and report.outcome is not Outcome.NEEDS_INPUT:
-        lines.append(f"{QUESTION_LABEL}: {report.question}")
+    if question := asked_back(report):
+        lines.append(f"{QUESTION_LABEL}: {question}")
     if report.recovery_owner:
         lines.append(f"{OWNER_LABEL}: {report.recovery_owner}")
     return lines
@@ -89,29 +92,30 @@ def render_text(
     left out. `cluster_name` is shown for the cluster, with its ID after it.
     """
     planned = plan.answer(report)
-    lines_shown = plan.everything(report) if everything else planned.lines
-    evidence = [line for line in lines_shown if line.kind is not LineKind.GAP]
-    gaps = [line for line in lines_shown if line.kind is LineKind.GAP]
+    layout = report_layout(report, planned)
+    evidence, gaps = (
+        evidence_layout(report) if everything else (layout.evidence, layout.not_measured)
+    )
     lines = _head(report, cluster_name)
-    if evidence:
-        lines += ["", "Evidence:", *plan_lines(evidence)]
+    if evidence.items:
+        lines += ["", "Evidence:", *plan_lines(evidence.items)]
     sparkline = memory_sparkline(report.memory)
     if sparkline:
         lines += ["", sparkline]
     recurrence = recurrence_sentence(report)
     if recurrence:
         lines += ["", recurrence]
-    if report.recommendations:
+    if layout.recommendations.items:
         lines += ["", "Recommendation:"]
-        lines += [f"- {r}" for r in report.recommendations]
-    if report.candidates:
+        lines += [f"- {r}" for r in layout.recommendations.items]
+    if layout.candidates.items:
         lines += ["", "Candidates (diagnose one with --workload-id ID):"]
         lines += [
             f"- {c.name} ({c.project or '?'}) {candidate_facts(c)}: workload ID {c.id}"
-            for c in report.candidates
+            for c in layout.candidates.items
         ]
-    if gaps:
-        lines += ["", "Not measured:", *plan_lines(gaps)]
+    if gaps.items:
+        lines += ["", "Not measured:", *plan_lines(gaps.items)]
     if not everything and planned.left_out:
         noun = "line was" if planned.left_out == 1 else "lines were"
         how = f" {more}" if more else ""
@@ -119,3 +123,13 @@ def render_text(
     if report.redactions:
         lines += ["", f"({report.redactions} sensitive value(s) redacted)"]
     return sanitize("\n".join(lines))
+
+
+def render_evidence_text(report: Report) -> str:
+    """Every fact, change and gap ("Show all evidence"), as the console shows it."""
+    evidence, gaps = evidence_layout(report)
+    lines = plan_lines(evidence.items)
+    shown = ["All evidence:", *(lines or ["- none"])]
+    if gaps.items:
+        shown += ["Not measured:", *plan_lines(gaps.items)]
+    return sanitize("\n".join(shown))

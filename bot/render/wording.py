@@ -1,6 +1,7 @@
-"""Words every renderer says the same way (text, Block Kit, and later Adaptive Cards).
+"""Words every renderer says the same way: the console, Slack and Teams.
 
-The outcome labels, the recurrence sentence, how a time and a candidate are shown, and the
+The outcome labels and line one of a message, the recurrence sentence, how a time and a
+candidate are shown, the "N more … in the thread" and "left out" counts, and the
 `runai-why diagnose …` command that prints a whole report live here, once.
 """
 
@@ -20,6 +21,9 @@ __all__ = [
     "candidate_facts",
     "candidate_labels",
     "cli_command",
+    "first_line_label",
+    "left_out_words",
+    "more_words",
     "outcome_words",
     "recurrence_sentence",
     "verdict_label",
@@ -62,6 +66,38 @@ def verdict_label(report: Report) -> str | None:
     if report.preemption is not None:
         return f"PREEMPTED · {report.preemption.kind}"
     return None
+
+
+def first_line_label(report: Report) -> str:
+    """The category, or the outcome when there is none: what line one of a message says."""
+    if report.category is not None:
+        return report.category.value
+    verdict = verdict_label(report)
+    if verdict is not None:
+        return verdict
+    name, why = outcome_words(report.outcome)
+    return f"{name} — {why}" if why else name
+
+
+def more_words(noun: tuple[str, str], later: int, left_out: int, later_where: str) -> str:
+    """`4 more evidence lines in the thread`: a part's items in later messages, and left out.
+
+    `noun` is the singular and plural (`evidence line(s)`), `later_where` where the later
+    messages are (`in the thread`, `in the next messages`).
+    """
+    total = later + left_out
+    name = noun[total > 1]
+    if not left_out:
+        return f"{later} more {name} {later_where}"
+    if not later:
+        return f"{left_out} more {name} left out (see below)"
+    return f"{total} more {name}: {later} {later_where}, {left_out} left out"
+
+
+def left_out_words(left: int) -> str:
+    """The count of lines no message shows: `3 more lines were left out to keep ...`."""
+    noun = "line was" if left == 1 else "lines were"
+    return f"{left} more {noun} left out to keep the thread short."
 
 
 def when(moment: datetime | None) -> str:

@@ -16,8 +16,8 @@ import structlog
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render.blocks import ChartImage
 from bot.render.chart import memory_chart
+from bot.slack.render.blocks import ChartImage
 from diagnosis import Report
 
 __all__ = ["CHART_FILENAME", "upload_chart"]

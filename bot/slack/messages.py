@@ -1,6 +1,6 @@
 """Engine replies as Slack messages: reports, questions (asked or answered), notices, evidence.
 
-Pure: a reply in, payloads out. Everything shown from upstream goes through `bot.render`,
+Pure: a reply in, payloads out. Everything shown from upstream goes through `bot.slack.render`,
 which escapes it and keeps Slack's limits; the only mention formed here is of a user ID the
 request itself carried, checked to be one.
 """
@@ -13,10 +13,10 @@ from typing import Any
 from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject, PlainTextObject
 
 from bot.conversation import Choice, EvidenceReply, Notice, Question, Reply, ReportReply
-from bot.render import blocks
-from bot.render.blocks import ChartImage, SlackMessage
-from bot.render.evidence import render_evidence
-from bot.render.slack_text import safe
+from bot.slack.render import blocks
+from bot.slack.render.blocks import ChartImage, SlackMessage
+from bot.slack.render.evidence import render_evidence
+from bot.slack.render.mrkdwn import safe
 
 __all__ = ["CHOICE_ACTION", "picked_blocks", "to_slack"]
 

@@ -24,12 +24,12 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.conversation import Notice, Reply, ReportReply
 from bot.ops.observe import ReplyClock
-from bot.render import blocks
-from bot.render.blocks import SlackMessage
-from bot.render.progress import CLEAR, ThreadStatus, thread_status
 from bot.slack.charts import upload_chart
 from bot.slack.messages import CHOICE_ACTION, picked_blocks, to_slack
 from bot.slack.orphans import tag
+from bot.slack.render import blocks
+from bot.slack.render.blocks import SlackMessage
+from bot.slack.render.progress import CLEAR, ThreadStatus, thread_status
 
 __all__ = ["CHOICE_ACTION", "SlackResponder", "picked_blocks", "to_slack"]
 

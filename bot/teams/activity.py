@@ -26,7 +26,7 @@ from microsoft_teams.api.models import MentionEntity
 from pydantic import ValidationError
 
 from bot.conversation.parse_bounds import MAX_PARSED_CHARS
-from bot.render.card_parts import SUBMIT_CHOICE, SUBMIT_KEY
+from bot.teams.render.card_parts import SUBMIT_CHOICE, SUBMIT_KEY
 
 __all__ = ["CHAT_THREAD", "TEAMS_CHANNEL", "Inbound", "NotForUs", "read_activity"]
 

@@ -1,8 +1,8 @@
 """Engine replies as Teams activities: answer cards, questions (asked or answered), notices.
 
 Pure: a reply in, Bot Framework message activities out (the first is the main one; the rest
-follow it in the thread). The cards are `bot.render.cards` and `bot.render.card_parts`,
-which escape every upstream string and keep each activity within Teams' size limit. Buttons
+follow it in the thread). The cards are `bot.teams.render.cards` and `.card_parts`, which
+escape every upstream string and keep each activity within Teams' size limit. Buttons
 are `Action.Submit` with `choice_data(value)`, `{"runai_why": "choice", "value": <engine
 choice>}`; "Open in Run:ai" is an `Action.OpenUrl` made only from `runai_url` and the IDs.
 `private` is not rendered: the responder decides where a private reply goes.
@@ -22,8 +22,9 @@ from bot.conversation import (
     Reply,
     ReportReply,
 )
-from bot.render import actions, card_parts, cards
-from bot.render.card_parts import (
+from bot.render import actions
+from bot.teams.render import card_parts, cards
+from bot.teams.render.card_parts import (
     CARD_CONTENT_TYPE,
     SUBMIT_CHOICE,
     SUBMIT_KEY,

@@ -21,9 +21,7 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.ops.observe import begin_request
-from bot.render import plan
-from bot.render.plan import LineKind
-from bot.render.text import plan_lines, render_text, sanitize
+from bot.render.text import render_evidence_text, render_text, sanitize
 
 __all__ = ["ConsoleResponder", "ConsoleSession", "render_reply"]
 
@@ -41,18 +39,7 @@ def render_reply(reply: Reply) -> str:
         answer = render_text(reply.report, cluster_name=reply.cluster_name, more=SHOW_ALL_HINT)
         return answer + notes
     if isinstance(reply, EvidenceReply):
-        every = plan.everything(reply.report)
-        lines = plan_lines([line for line in every if line.kind is not LineKind.GAP])
-        gaps = plan_lines([line for line in every if line.kind is LineKind.GAP])
-        return sanitize(
-            "\n".join(
-                [
-                    "All evidence:",
-                    *(lines or ["- none"]),
-                    *(["Not measured:", *gaps] if gaps else []),
-                ]
-            )
-        )
+        return render_evidence_text(reply.report)
     if isinstance(reply, Question) and reply.picked is not None:
         who = f" (picked by {sanitize(reply.asker)})" if reply.asker else ""
         return f"{sanitize(reply.text)}\n→ {sanitize(reply.picked.label)}{who}".strip()

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from bot.render.actions import ACTIONS_BLOCK_ID, SHOW_ALL_EVIDENCE
+from bot.render.actions import SHOW_ALL_EVIDENCE
+from bot.slack.render.blocks import ACTIONS_BLOCK_ID
 from runai_sim.app import Simulator
 from tests.bot.push.scenes import DEMO, NLP_ID, OOM_ID, failing, put_workload
 from tests.bot.slack.fake_slack import Call, FakeSlack

@@ -1,1 +1,1 @@
-"""Tests for the pure renderers: plain text and Slack Block Kit."""
+"""Tests for the platform-neutral renderers: plan, wording, console text, chart."""

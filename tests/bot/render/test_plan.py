@@ -14,16 +14,23 @@ from datetime import UTC, datetime
 from bot.app.demo.console import render_reply
 from bot.conversation import EvidenceReply, ReportReply
 from bot.render import plan
-from bot.render.blocks import render_evidence, render_report
-from bot.render.card_parts import Card, activity
-from bot.render.cards import render_evidence_cards, render_report_cards
 from bot.render.plan import MAX_SHOWN, LineKind
 from bot.render.text import render_text
-from diagnosis import Change, Changes, EvidenceLine, Report
-from tests.bot.render.test_blocks import all_text, left_out, report
+from bot.slack.render.blocks import render_evidence, render_report
+from bot.teams.render.card_parts import Card, activity
+from bot.teams.render.cards import render_evidence_cards, render_report_cards
+from diagnosis import Change, Changes, EvidenceLine, Report, WorkloadRef
+from tests.bot.render.reports import report
+from tests.bot.slack.render.checks import all_text, left_out
 from tests.bot.teams.adaptive import texts
-from tests.bot.teams.test_messages import WORKLOAD
 
+WORKLOAD = WorkloadRef(
+    id="3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11",
+    name="train-bert",
+    project="nlp",
+    cluster_id="2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92",
+    phase="Failed",
+)
 DESCRIBE = "kubectl describe pod, namespace runai-nlp"
 OOM = "Pod bert-ft-0-0 at 2025-11-04 09:05:59Z: container trainer state: terminated, reason OOMKilled, exit code 137"
 EVIDENCE = (

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render.blocks import first_line_label, render_report
-from bot.render.cards import render_report_cards
 from bot.render.text import render_text
-from bot.render.wording import verdict_label
+from bot.render.wording import first_line_label, verdict_label
+from bot.slack.render.blocks import render_report
+from bot.teams.render.cards import render_report_cards
 from diagnosis import Outcome, PendingFacts, PreemptionFacts, Report, WorkloadRef
 
 WORKLOAD = WorkloadRef(

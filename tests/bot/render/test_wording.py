@@ -1,4 +1,4 @@
-"""Candidate buttons name their workload and say what tells it apart, within Slack's 75."""
+"""Words every renderer shares: candidate buttons within Slack's 75, the "more" and "left out" counts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.render.wording import LABEL_MAX, candidate_labels
+from bot.render.wording import LABEL_MAX, candidate_labels, left_out_words, more_words
 from diagnosis import WorkloadRef
 
 ID_A = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
@@ -74,3 +74,30 @@ def test_candidate_labels(candidates: list[WorkloadRef], labels: list[str]):
 def test_a_label_without_times_says_so():
     ref = _ref("train-bert", ID_A).model_copy(update={"submitted_at": None, "phase": None})
     assert candidate_labels([ref]) == ["train-bert · ? · submitted ?"]
+
+
+@pytest.mark.parametrize(
+    ("later", "left_out", "words"),
+    [
+        (1, 0, "1 more evidence line in the thread"),
+        (4, 0, "4 more evidence lines in the thread"),
+        (0, 1, "1 more evidence line left out (see below)"),
+        (0, 3, "3 more evidence lines left out (see below)"),
+        (2, 3, "5 more evidence lines: 2 in the thread, 3 left out"),
+    ],
+)
+def test_more_words(later, left_out, words):
+    assert (
+        more_words(("evidence line", "evidence lines"), later, left_out, "in the thread") == words
+    )
+
+
+@pytest.mark.parametrize(
+    ("left", "words"),
+    [
+        (1, "1 more line was left out to keep the thread short."),
+        (7, "7 more lines were left out to keep the thread short."),
+    ],
+)
+def test_left_out_words(left, words):
+    assert left_out_words(left) == words

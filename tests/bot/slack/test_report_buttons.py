@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from bot.render.actions import ACTIONS_BLOCK_ID, OPEN_IN_RUNAI, RERUN, SHOW_ALL_EVIDENCE
+from bot.render.actions import OPEN_IN_RUNAI, RERUN, SHOW_ALL_EVIDENCE
+from bot.slack.render.blocks import ACTIONS_BLOCK_ID
 from tests.bot.slack.harness import Bot, first_line, settle
 from tests.bot.slack.signing import block_action_body, slash_command_body
 

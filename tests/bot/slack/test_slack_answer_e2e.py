@@ -13,8 +13,9 @@ import pytest
 import structlog
 
 from bot.app.demo.scenarios import bundled_scenario
-from bot.render.actions import ACTIONS_BLOCK_ID, RERUN, SHOW_ALL_EVIDENCE, ActionTarget
+from bot.render.actions import RERUN, SHOW_ALL_EVIDENCE, ActionTarget
 from bot.slack.charts import CHART_FILENAME
+from bot.slack.render.blocks import ACTIONS_BLOCK_ID
 from tests.bot.slack.fake_slack import UPLOAD, FakeSlack
 from tests.bot.slack.harness import Bot, running_bots
 from tests.bot.slack.signing import slash_command_body

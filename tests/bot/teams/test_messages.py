@@ -18,11 +18,11 @@ from bot.conversation import (
     ReportReply,
 )
 from bot.render.actions import runai_workload_url
-from bot.render.cards import MAX_CHOICES, render_report_cards
 from bot.render.sparkline import memory_sparkline
-from bot.render.teams_text import ACTIVITY_MAX_BYTES, json_bytes
 from bot.render.wording import OUTCOME_WORDS, cli_command
 from bot.teams.messages import CARD_CONTENT_TYPE, choice_data, to_teams
+from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes
+from bot.teams.render.cards import MAX_CHOICES, render_report_cards
 from diagnosis import (
     Category,
     EvidenceLine,
@@ -33,7 +33,7 @@ from diagnosis import (
     Report,
     WorkloadRef,
 )
-from tests.bot.render.test_blocks import report
+from tests.bot.render.reports import report
 from tests.bot.teams.adaptive import check_activity, elements, texts
 
 CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"

@@ -1,8 +1,8 @@
 """Hostile and huge reports in Teams: nothing upstream renders live, every activity fits.
 
-The hostile fragments and report strategies are the Slack suite's (`tests.test_injection`,
-`tests.bot.render.test_blocks`); the planted scenarios run through the simulator and the
-real pipeline before they are rendered.
+The hostile fragments and report strategies are every renderer's (`tests.test_injection`,
+`tests.bot.render.reports`); the planted scenarios run through the simulator and the real
+pipeline before they are rendered.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 from bot.app.demo.scenarios import request_from_expectation as request_for
 from bot.conversation import Choice, EvidenceReply, Notice, Question, ReportReply
 from bot.render.actions import runai_workload_url
-from bot.render.blocks import MAX_REPLIES
-from bot.render.evidence import MAX_EVIDENCE_MESSAGES
-from bot.render.teams_text import ACTIVITY_MAX_BYTES, json_bytes
+from bot.slack.render.blocks import MAX_REPLIES
+from bot.slack.render.evidence import MAX_EVIDENCE_MESSAGES
 from bot.teams.messages import to_teams
+from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes
 from diagnosis import EvidenceLine, Report, WorkloadRef
 from runai_sim.scenario import Scenario
-from tests.bot.render.test_blocks import report, reports
+from tests.bot.render.reports import report, reports
 from tests.bot.teams.adaptive import check_activity, elements, texts
 from tests.test_injection import (
     FULL,

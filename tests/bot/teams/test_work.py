@@ -20,7 +20,7 @@ from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
 from bot.conversation import Incoming, ThreadKey
 from bot.conversation.messages import GAVE_UP, QUEUE_FULL, expired, queued
-from bot.render.card_parts import render_notice
+from bot.teams.render.card_parts import render_notice
 from bot.work import JournalState, RedisWorkQueue, ShownPost, new_item
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.render.teams_text import MARKDOWN_STAND_INS, json_bytes, neutralise, plain, safe
+from bot.teams.render.card_text import MARKDOWN_STAND_INS, json_bytes, neutralise, plain, safe
 
 #: (case, upstream text, what a TextBlock is given)
 CASES = [

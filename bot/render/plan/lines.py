@@ -1,4 +1,4 @@
-"""The answer's plan, the same on every platform: which lines, in which order, what is left.
+"""The answer's lines, the same on every platform: which lines, in which order, what is left.
 
 An incident channel has little vertical room. The answer shows the few lines that decide the
 verdict (the report's deciding facts: the direct signal, the quantities, the failing log
@@ -7,6 +7,7 @@ line), what changed since the last good run, and the gaps that matter: at most
 away, and "Show all evidence" shows all of it. Slack, Teams, the console and the terminal
 lay these lines out in their own way, but never choose them: this module does. It knows
 nothing about Block Kit, Adaptive Cards or terminals, and speaks only of `diagnosis` types.
+Where the lines go in a message, and what overflows, is `bot.render.plan.sections`.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ Teams reads a TextBlock's and a Fact's text as a markdown subset (bold, italics,
 Microsoft's "Format cards in Teams" page) and its clients disagree on the rest: no escape
 sequence works everywhere (backslashes and HTML entities show literally on some clients), so
 every character that could format, link or tag is replaced by a look-alike, one table of
-them (`MARKDOWN_STAND_INS`), the way `bot.render.slack_text.neutralise` does for Slack. A `<`
-can then never open an `<at>` mention, a tag or an autolink, `[x](y)` never links, and
-`scheme://` never autolinks. Invisible and control characters go first (`clean`, shared).
+them (`MARKDOWN_STAND_INS`), the way Slack's renderer neutralises mrkdwn. A `<` can then
+never open an `<at>` mention, a tag or an autolink, `[x](y)` never links, and `scheme://`
+never autolinks. Invisible and control characters go first (`bot.render.clean`, shared).
 
 Size: reference/slack-and-teams.md §10.3 gives Teams' bot message limit as ~100 KB of
 UTF-16 (≤80 KB recommended; older copies of the page said 40 KB) and ~28 KB on connector-
@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from bot.render.slack_text import clean, one_line, truncate
+from bot.render.clean import clean, one_line, truncate
 from diagnosis import Prefilter
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.render.progress import CLEAR, LOADING_MESSAGES, thread_status
+from bot.slack.render.progress import CLEAR, LOADING_MESSAGES, thread_status
 
 
 def test_the_status_lists_the_steps_then_the_notice_within_slacks_limits():

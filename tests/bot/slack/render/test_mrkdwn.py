@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.render import slack_text
-from bot.render.slack_text import code, pre, safe
+from bot.render.clean import truncate
+from bot.slack.render import mrkdwn as slack_text
+from bot.slack.render.mrkdwn import code, pre, safe
 from tests.linear_time import assert_linear, ratio, repeated
 
 # What can change at a cut: marks whose meaning depends on the next character, escapes that
@@ -49,9 +50,7 @@ def test_a_megabyte_line_is_cut_from_its_head():
     line = "x <!channel> *y* " * 60_000
     cut = safe(line, 30)
     assert cut == "x &lt;!channel&gt; \u2217y\u2217 x &lt;…"
-    assert cut == slack_text.truncate(
-        slack_text.neutralise(line).translate(slack_text._ESCAPES), 30
-    )
+    assert cut == truncate(slack_text.neutralise(line).translate(slack_text._ESCAPES), 30)
 
 
 def test_a_head_that_renders_short_falls_back_to_the_whole_text():
@@ -86,13 +85,13 @@ def test_escaping_is_its_table(text):
 @settings(max_examples=300, deadline=None)
 @given(text=texts.map(slack_text.escape), limit=st.integers(-2, 60))
 def test_truncate_is_its_definition(text, limit):
-    assert slack_text.truncate(text, limit) == truncate_by_definition(text, limit)
+    assert truncate(text, limit) == truncate_by_definition(text, limit)
 
 
 @settings(max_examples=300, deadline=None)
 @given(text=texts, limit=st.integers(-2, 60))
 def test_truncate_is_its_definition_on_any_text(text, limit):  # lone surrogates count one unit
-    assert slack_text.truncate(text, limit) == truncate_by_definition(text, limit)
+    assert truncate(text, limit) == truncate_by_definition(text, limit)
 
 
 MARK_STAND_INS = {"*": "\u2217", "_": "\u02cd", "~": "\u223c"}

@@ -2,7 +2,7 @@
 
 The card and its activity, the Action.Submit data the Teams front end reads back, a
 TextBlock, and what an element costs against `ACTIVITY_MAX_BYTES`. Upstream text goes
-through `bot.render.teams_text`; the report's cards are `bot.render.cards`.
+through `bot.teams.render.card_text`; the report's cards are `bot.teams.render.cards`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.render.teams_text import ACTIVITY_MAX_BYTES, json_bytes, plain, safe
+from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes, plain, safe
 
 __all__ = [
     "CARD_CONTENT_TYPE",

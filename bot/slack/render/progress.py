@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.render.slack_text import clean, one_line
+from bot.render.clean import clean, one_line
 
 __all__ = [
     "CLEAR",

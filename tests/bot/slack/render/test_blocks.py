@@ -1,172 +1,38 @@
-"""Block Kit rendering: category first, hostile text neutralised, every message within limits."""
+"""Block Kit rendering (`bot.slack.render.blocks`): category first, hostile text neutralised, every message within limits."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from slack_sdk.models.blocks import Block
 
-from bot.render.blocks import (
-    BUDGET,
-    MAX_BLOCKS,
+from bot.render.clean import truncate
+from bot.render.wording import first_line_label
+from bot.slack.render.blocks import (
     MAX_REPLIES,
     Choice,
-    SlackMessage,
-    first_line_label,
     render_notice,
     render_question,
     render_report,
 )
-from bot.render.slack_text import code, escape, slack_len, truncate
-from diagnosis import Category, EvidenceLine, Outcome, Recurrence, Report, WorkloadRef
-from tests import factories
-from tests.unicode_classes import category_class
-
-WORKLOAD = WorkloadRef(
-    id="3f1c2a9e", name="training-job-42", project="ml-team", cluster_id="prod-a", phase="Failed"
+from bot.slack.render.mrkdwn import code, escape, slack_len
+from diagnosis import Category, EvidenceLine, Outcome, Recurrence, Report
+from tests.bot.render.reports import (
+    WORKLOAD,
+    report,
+    reports,
+    untrusted,
 )
-FORBIDDEN = ("<!", "<@", "<#", "<http")
-#: What `clean` drops: control, format and surrogate characters.
-DROPPED = frozenset({"Cc", "Cf", "Cs"})
-MORE = re.compile(
-    r"^_(\d+) more evidence lines?"
-    r"(?P<how> in the thread|: (?P<thread>\d+) in the thread, (?P<left>\d+) left out"
-    r"| left out \(see below\))_$"
+from tests.bot.slack.render.checks import (
+    all_text,
+    assert_within_limits,
+    evidence_coverage,
+    left_out,
+    text_objects,
 )
-RANGE = re.compile(r"^evidence (\d+)\u2013(\d+) of (\d+)$")
-LEFT_OUT = re.compile(r"^_(\d+) more lines? (?:was|were) left out to keep the thread short\._")
-
-
-def report(**overrides: Any) -> Report:
-    body: dict[str, Any] = {
-        "outcome": Outcome.DIAGNOSED,
-        "category": Category.OOM_KILLED,
-        "workload": WORKLOAD,
-        "headline": "The main container was OOM-killed at 97% of its memory limit.",
-        "evidence": (
-            EvidenceLine(
-                text="Peak CPU-memory usage: 31 GiB = 97% of the limit",
-                source="get_workload_metrics",
-            ),
-        ),
-        "recurrence": Recurrence(count=3, lookback="24h", recurring=True),
-        "recommendations": ("Raise the memory limit to 40 GiB.",),
-        "missing": ("GPU memory (metrics unavailable)",),
-        "redactions": 2,
-    }
-    body.update(overrides)
-    return factories.report(**body)
-
-
-def strings(node: Any, key: str = "") -> Iterator[tuple[str, str]]:
-    """Every (key, string) leaf of a block tree."""
-    if isinstance(node, str):
-        yield key, node
-    elif isinstance(node, dict):
-        for k, v in node.items():
-            yield from strings(v, k)
-    elif isinstance(node, list):
-        for v in node:
-            yield from strings(v, key)
-
-
-def text_objects(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        if node.get("type") in {"mrkdwn", "plain_text"}:
-            yield node
-        for v in node.values():
-            yield from text_objects(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from text_objects(v)
-
-
-def all_text(message: SlackMessage) -> str:
-    return "\n".join([message.text, *(s for k, s in strings(message.blocks) if k == "text")])
-
-
-def assert_within_limits(message: SlackMessage) -> None:
-    """Valid for slack_sdk, within every Block Kit limit and our budget, and inert."""
-    assert message.text.strip()
-    assert 1 <= len(message.blocks) <= MAX_BLOCKS
-    for block in message.blocks:
-        parsed = Block.parse(block)
-        assert parsed is not None, block
-        parsed.validate_json()  # raises SlackObjectFormationError
-        kind = block["type"]
-        if kind == "header":
-            assert block["text"]["type"] == "plain_text"
-            assert slack_len(block["text"]["text"]) <= 150
-        if kind == "section":
-            assert "text" in block or "fields" in block
-            assert slack_len(block.get("text", {}).get("text", "")) <= 3000
-            assert len(block.get("fields", [])) <= 10
-            assert all(slack_len(f["text"]) <= 2000 for f in block.get("fields", []))
-        if kind == "context":
-            assert 1 <= len(block["elements"]) <= 10
-        if kind == "actions":
-            assert 1 <= len(block["elements"]) <= 25
-            for button in block["elements"]:
-                assert 1 <= slack_len(button["text"]["text"]) <= 75
-                assert len(button.get("value", "")) <= 2000
-                assert "value" in button or button["url"].startswith(("https://", "http://"))
-                assert 1 <= len(button["action_id"]) <= 255
-        assert len(block.get("block_id", "")) <= 255
-    leaves = list(strings(message.blocks))  # walked once, for the budget and the checks below
-    assert sum(slack_len(s) for k, s in leaves if k != "type") <= BUDGET
-    for obj in text_objects(message.blocks):
-        assert obj["text"].strip()
-        assert obj["type"] == "plain_text" or obj["verbatim"] is True
-        assert "parse" not in obj
-    for text in (message.text, *(s for _, s in leaves)):
-        assert not any(f in text for f in FORBIDDEN), text
-        assert "<" not in text, text  # the renderer creates no mention or link of its own.
-        # isprintable() (C speed) is False for every Cc, Cf and Cs character.
-        if not text.replace("\n", "").isprintable():
-            assert not category_class(DROPPED, but="\n").search(text), text
-
-
-def left_out(messages: list[SlackMessage]) -> int:
-    """The count the last message gives of lines left out (0 when none were)."""
-    last = messages[-1].blocks[-1]
-    if last["type"] != "context" or not (m := LEFT_OUT.match(last["elements"][0]["text"])):
-        return 0
-    return int(m.group(1))
-
-
-def evidence_coverage(messages: list[SlackMessage], total: int) -> tuple[int, int]:
-    """(Evidence lines carried, evidence lines said to be left out).
-
-    Checks the ranges are contiguous and every line is either carried or counted.
-    """
-    in_thread = left = 0
-    for block in messages[0].blocks:
-        if block["type"] == "context" and (m := MORE.match(block["elements"][0]["text"])):
-            if m["how"] == " in the thread":
-                in_thread = int(m[1])
-            elif m["thread"] is not None:
-                in_thread, left = int(m["thread"]), int(m["left"])
-            else:
-                left = int(m[1])
-            assert in_thread + left == int(m[1])
-    shown = total - in_thread - left
-    for message in messages[1:]:
-        first_line = message.text.split("\n")[0]
-        assert message.blocks[0]["text"]["text"] == first_line
-        for part in first_line.rsplit(" — ", 1)[1].split("; "):
-            if m := RANGE.match(part):
-                start, end, of = map(int, m.groups())
-                assert (start, of) == (shown + 1, total)
-                shown = end
-    assert shown + left == total
-    return shown, left
-
 
 # ------------------------------------------------------------------ first line
 
@@ -476,129 +342,11 @@ def test_long_lists_other_than_evidence_overflow_too():
     assert counted + left_out(capped) == 180
 
 
-# ------------------------------------------------------------------ question and notice
-
-
-def test_question_buttons_come_25_to_an_actions_block():
-    choices = [
-        Choice(f"<!here> workload {i} " + "w" * 80, f"id-{i}", f"pick_{i}") for i in range(60)
-    ]
-    message = render_question("Which <@U1> workload?", choices, block_id_prefix="q-7")
-    assert_within_limits(message)
-    assert message.blocks[0]["text"]["text"] == "Which &lt;@U1&gt; workload?"
-    actions = [b for b in message.blocks if b["type"] == "actions"]
-    assert [len(b["elements"]) for b in actions] == [25, 25, 10]
-    assert [b["block_id"] for b in actions] == ["q-7:choices:0", "q-7:choices:1", "q-7:choices:2"]
-    first = actions[0]["elements"][0]
-    assert first["text"]["text"].startswith("&lt;!here&gt; workload 0")
-    assert first["text"]["text"].endswith("…")
-    assert (first["value"], first["action_id"]) == ("id-0", "pick_0")
-
-
-def test_too_many_choices_are_cut_and_say_so():
-    choices = [Choice("c" * 75, "v" * 200, f"a{i}") for i in range(2_000)]
-    message = render_question("Which?", choices, block_id_prefix="q")
-    assert_within_limits(message)
-    shown = sum(len(b["elements"]) for b in message.blocks if b["type"] == "actions")
-    assert message.blocks[-1]["elements"][0]["text"] == f"_{2_000 - shown} more choices not shown_"
-
-
-@pytest.mark.parametrize(
-    ("choices", "prefix"),
-    [
-        ([Choice("a", "1", "same"), Choice("b", "2", "same")], "q"),
-        ([Choice("a", "v" * 2_001, "x")], "q"),
-        ([Choice("a", "1", "x" * 256)], "q"),
-        ([Choice("a", "1", "")], "q"),
-        ([Choice("a", "1", "x")], "p" * 250),
-        ([Choice("a", "1", "x")], ""),
-    ],
-)
-def test_question_rejects_ids_and_values_slack_would_reject(choices, prefix):
-    with pytest.raises(ValueError, match=r"block_id_prefix|action_id|value"):
-        render_question("Which?", choices, block_id_prefix=prefix)
-
-
-@pytest.mark.parametrize(
-    ("raw", "shown"),
-    [
-        (
-            "Diagnosing training-job-42 in ml-team on prod-a…",
-            "Diagnosing training-job-42 in ml-team on prod-a…",
-        ),
-        ("Workload <!channel> not found", "Workload &lt;!channel&gt; not found"),
-        ("\u200b", "(no details)"),
-        ("e" * 5_000, "e" * 2_999 + "…"),
-    ],
-)
-def test_notice(raw, shown):
-    message = render_notice(raw)
-    assert message == SlackMessage(
-        text=shown,
-        blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": shown, "verbatim": True}}],
-    )
-    assert_within_limits(message)
-
-
 def test_escape_is_only_the_three_characters():
     assert escape("<a href='x'>&\"") == "&lt;a href='x'&gt;&amp;\""
 
 
 # ------------------------------------------------------------------ property
-
-
-HOSTILE = [
-    "<!channel>", "<!here>", "<!everyone>", "<@U123>", "<@W1|bob>", "<#C123|general>",
-    "<!subteam^S1>", "<https://evil.example|click>", "<http://x>", "<mailto:a@b>", "<", ">",
-    "&", "&amp;", "&lt;", "&#60;", "`", "```", "*", "_", "~", "\n", "\r\n", "\u2028",
-    "\u200b", "\u200d", "\u202e", "\u2066", "\ufeff", "\x1b[2J", "\x00", "\x7f", "\x85",
-    "\ud83d", "😀", "@channel", "@here", ":rotating_light:", "…",
-]  # fmt: skip
-untrusted = st.one_of(
-    st.text(),
-    st.lists(st.one_of(st.sampled_from(HOSTILE), st.text(max_size=10)), max_size=12).map("".join),
-)
-# Repeated to hundreds or thousands of characters, so long lines and overflow are common.
-maybe_long = st.one_of(
-    untrusted, st.builds(lambda s, n: (s + "y") * n, untrusted, st.integers(20, 400))
-)
-workloads = st.builds(
-    WorkloadRef,
-    id=untrusted,
-    name=maybe_long,
-    project=st.none() | untrusted,
-    cluster_id=untrusted,
-    phase=st.none() | untrusted,
-)
-
-
-@st.composite
-def reports(draw: st.DrawFn) -> Report:
-    outcome = draw(st.sampled_from(Outcome))
-    category = draw(st.sampled_from(Category)) if outcome is Outcome.DIAGNOSED else None
-    return Report(
-        outcome=outcome,
-        category=category,
-        workload=draw(st.none() | workloads),
-        headline=draw(maybe_long),
-        evidence=tuple(
-            draw(st.lists(st.builds(EvidenceLine, text=maybe_long, source=untrusted), max_size=60))
-            * draw(st.sampled_from([1, 1, 10, 40]))  # repeated: overflow is common, not rare.
-        ),
-        recurrence=draw(
-            st.none()
-            | st.builds(
-                Recurrence,
-                count=st.none() | st.integers(0, 99),
-                lookback=untrusted,
-                recurring=st.booleans(),
-            )
-        ),
-        recommendations=tuple(draw(st.lists(maybe_long, max_size=8))),
-        missing=tuple(draw(st.lists(maybe_long, max_size=8))),
-        candidates=tuple(draw(st.lists(workloads, max_size=4))),
-        redactions=draw(st.integers(0, 5)),
-    )
 
 
 # A few hundred generated reports take ~10 s of CPU; on a loaded 2-core machine that can
@@ -620,11 +368,3 @@ def test_any_report_renders_to_valid_inert_messages(report, notes):
     assert shown + left == len(report.evidence)
     assert left <= left_out(messages)  # the closing line counts every list's left-out lines.
     assert len(messages) <= 1 + MAX_REPLIES
-
-
-@settings(max_examples=200, deadline=None)
-@given(text=maybe_long, labels=st.lists(untrusted, max_size=30))
-def test_any_question_and_notice_render_valid_and_inert(text, labels):
-    choices = [Choice(label, str(i), f"pick_{i}") for i, label in enumerate(labels)]
-    assert_within_limits(render_question(text, choices, block_id_prefix="q"))
-    assert_within_limits(render_notice(text))

@@ -1,22 +1,18 @@
-"""Makes untrusted text safe for Slack mrkdwn, and measures, truncates and packs it.
+"""Makes untrusted text safe for Slack mrkdwn, and measures and packs it into blocks.
 
-Owns the jobs every Slack renderer needs for upstream text: remove invisible and control
-characters, escape Slack's only control characters (`&`, `<`, `>`) so no mention or link
-can be formed, keep mrkdwn's formatting marks (`*bold*`, `_x_`, `~x~`, backticks, a leading
-`>`) from taking effect, cut text to a length without breaking an escape, and pack lines into
-`verbatim` mrkdwn sections within a character and block budget. Blocks are built with
-`slack_sdk.models.blocks`, whose classes carry Slack's limits and validate every block.
-Lengths are counted in UTF-16 code units, which is never less than Python's `len` and is
-what Slack's own limits are most likely counted in.
+Owns the jobs every Slack renderer needs for upstream text, after `bot.render.clean` has
+removed invisible and control characters: escape Slack's only control characters (`&`, `<`,
+`>`) so no mention or link can be formed, keep mrkdwn's formatting marks (`*bold*`, `_x_`,
+`~x~`, backticks, a leading `>`) from taking effect, cut text to a length without breaking an
+escape, and pack lines into `verbatim` mrkdwn sections within a character and block budget.
+Blocks are built with `slack_sdk.models.blocks`, whose classes carry Slack's limits and
+validate every block. Lengths are counted in UTF-16 code units, which is never less than
+Python's `len` and is what Slack's own limits are most likely counted in.
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
 import re
-import sys
-import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,43 +22,33 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from bot.render.clean import ELLIPSIS, LONGEST_ENTITY, clean, one_line, truncate
+from bot.render.clean import utf16_len as slack_len
+
 __all__ = [
-    "ELLIPSIS",
     "SECTION_MAX",
     "Block",
     "block_chars",
-    "clean",
     "code",
     "context",
     "escape",
     "fields_section",
     "mrkdwn",
     "neutralise",
-    "one_line",
     "pack_lines",
     "pre",
     "safe",
     "section",
     "slack_len",
-    "truncate",
 ]
 
 Block = dict[str, Any]
 
-ELLIPSIS = "…"
 SECTION_MAX: int = SectionBlock.text_max_length
 
-# Categories removed outright: control (Cc), format (Cf: zero-width, bidi overrides,
-# invisible tag characters, soft hyphen) and lone surrogates (Cs, not encodable).
-_DROP_CATEGORIES = frozenset({"Cc", "Cf", "Cs"})
-# Characters normalised before dropping, so line structure and spacing survive (in this order).
-_NORMALISE = (("\r\n", "\n"), ("\r", "\n"), ("\t", " "), ("\u2028", "\n"), ("\u2029", "\n"))
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 # Shown in place of a backtick inside an inline code span (MODIFIER LETTER GRAVE ACCENT).
 _BACKTICK_STAND_IN = "\u02cb"
-# Longest escape sequence is "&amp;": an unfinished one starts within the last 4 characters.
-_LONGEST_ESCAPE = len("&amp;")
-_BMP_MAX = 0xFFFF
 # Input characters beyond twice the limit rendered first (`_cut`), plus this many.
 _HEAD_SLACK = 64
 # mrkdwn's emphasis marks, shown as look-alikes where they could open or close formatting
@@ -80,61 +66,6 @@ _MARKS = tuple(
 _QUOTE_AT_LINE_START = re.compile(r"^([^\S\n]*+)>", re.MULTILINE)
 
 
-def slack_len(text: str) -> int:
-    """Length in UTF-16 code units (characters outside the BMP count twice)."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def _class(spans: Sequence[tuple[int, int]]) -> re.Pattern[str]:
-    """A character class of the code point `spans` (first, last); never matches when empty."""
-    return re.compile(
-        "[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in spans) + "]" if spans else "(?!)"
-    )
-
-
-@functools.cache
-def _unsafe() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """The characters in `_DROP_CATEGORIES` but newline: in the BMP, their planes, beyond it.
-
-    Three character classes; the middle one spans, for each plane beyond the BMP, its first
-    to its last such character. Built from the running Python's Unicode database on first use
-    (a scan of every code point, ~0.2 s), since ordinary text never needs it; matching a class
-    of ranges runs at C speed. `re` looks a class's BMP characters up in one table but tries
-    its other ranges one by one, so the few beyond the BMP (in planes 1 and 14) are sought
-    only in a text with a character in those spans: about 5 instead of 14 ns per character
-    of a text with characters beyond the BMP (most of what Hypothesis writes).
-    """
-    every = range(sys.maxunicode + 1)
-    # All in C (no Python-level loop over the code points, so no tracer sees 1.1M iterations).
-    dropped = map(_DROP_CATEGORIES.__contains__, map(unicodedata.category, map(chr, every)))
-    spans: list[tuple[int, int]] = []
-    for cp in itertools.compress(every, dropped):
-        if cp == ord("\n"):
-            continue
-        if spans and spans[-1][1] == cp - 1:
-            spans[-1] = (spans[-1][0], cp)
-        else:
-            spans.append((cp, cp))
-    bmp = [(a, b) for a, b in spans if b <= _BMP_MAX]
-    beyond = [(a, b) for a, b in spans if b > _BMP_MAX]
-    planes = [
-        (group[0][0], group[-1][1])
-        for group in (list(g) for _, g in itertools.groupby(beyond, key=lambda s: s[0] >> 16))
-    ]
-    return _class(bmp), _class(planes), _class(beyond)
-
-
-def clean(text: str) -> str:
-    """Drop control, zero-width, bidi and other format characters; keep newlines."""
-    for old, new in _NORMALISE:
-        text = text.replace(old, new)
-    if text.replace("\n", "").isprintable():  # the common case, checked at C speed
-        return text
-    bmp, planes, beyond = _unsafe()
-    text = bmp.sub("", text)
-    return beyond.sub("", text) if planes.search(text) else text
-
-
 def escape(text: str) -> str:
     """Clean `text`, then escape `&`, `<` and `>` (and nothing else) for Slack."""
     return _escaped(clean(text))
@@ -146,40 +77,6 @@ def _escaped(text: str) -> str:
     `str.translate` looks every character up in a dict when it maps one to several.
     """
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def one_line(text: str) -> str:
-    """Join lines with spaces, for places that must stay on one line (headers, fields)."""
-    return " ".join(part.strip() for part in text.split("\n") if part.strip())
-
-
-def truncate(text: str, limit: int) -> str:
-    """Cut already-escaped `text` to at most `limit` units, ending in "…" when cut.
-
-    Never splits an escape sequence such as `&amp;` or a surrogate pair.
-    """
-    if len(text) <= limit and slack_len(text) <= limit:  # a longer text has more units
-        return text
-    room = max(limit - len(ELLIPSIS), 0)
-    head = text[:room]
-    if slack_len(head) > room:  # a character outside the BMP: fewer characters fit
-        head = text[: _fitting(text, room)]
-    cut = len(head)
-    amp = head.rfind("&", max(0, cut - _LONGEST_ESCAPE + 1))
-    if amp != -1 and ";" not in head[amp:]:
-        head = head[:amp]
-    return head + ELLIPSIS
-
-
-def _fitting(text: str, room: int) -> int:
-    """How many leading characters of `text` take at most `room` units (slices, at C speed)."""
-    cut = 0
-    while room > 1 and cut < len(text):  # the next room // 2 characters fit, whatever they are
-        part = text[cut : cut + room // 2]
-        cut, room = cut + len(part), room - slack_len(part)
-    if room == 1 and cut < len(text) and ord(text[cut]) <= _BMP_MAX:
-        cut += 1
-    return cut
 
 
 def neutralise(text: str, *, keep_code: bool = False) -> str:
@@ -224,13 +121,13 @@ def _cut(render: Callable[[str], str], text: str, limit: int) -> str:
     The work is bounded by `limit`, not by the size of untrusted input (a multi-megabyte log
     line costs what a short one does). Sound for every `render` here: each character's output
     depends on it and its neighbours, and cutting the input only strips or changes the output
-    at the cut, in at most the expansion of its last character (`_LONGEST_ESCAPE`). So when
-    the head of the input renders to more than `limit + _LONGEST_ESCAPE` characters, the whole
+    at the cut, in at most the expansion of its last character (`LONGEST_ENTITY`). So when
+    the head of the input renders to more than `limit + LONGEST_ENTITY` characters, the whole
     input renders to the same first `limit` units, and `truncate` reads nothing past those.
     """
     if len(text) > (head := 2 * max(limit, 0) + _HEAD_SLACK):
         rendered = render(text[:head])
-        if len(rendered) > limit + _LONGEST_ESCAPE:
+        if len(rendered) > limit + LONGEST_ENTITY:
             return truncate(rendered, limit)
     return truncate(render(text), limit)
 

@@ -10,18 +10,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.render.actions import ACTIONS_BLOCK_ID, OPEN_IN_RUNAI, RERUN, SHOW_ALL_EVIDENCE
-from bot.render.blocks import (
+from bot.render.actions import OPEN_IN_RUNAI, RERUN, SHOW_ALL_EVIDENCE
+from bot.render.text import render_text
+from bot.render.wording import OUTCOME_WORDS, cli_command, first_line_label
+from bot.slack.render.blocks import (
+    ACTIONS_BLOCK_ID,
     MAX_EVIDENCE_MESSAGES,
     ChartImage,
-    first_line_label,
     render_evidence,
     render_notice,
     render_report,
 )
-from bot.render.slack_text import neutralise
-from bot.render.text import render_text
-from bot.render.wording import OUTCOME_WORDS, cli_command
+from bot.slack.render.mrkdwn import neutralise
 from diagnosis import (
     Category,
     EvidenceLine,
@@ -31,7 +31,8 @@ from diagnosis import (
     Report,
     WorkloadRef,
 )
-from tests.bot.render.test_blocks import all_text, assert_within_limits, report, reports, untrusted
+from tests.bot.render.reports import report, reports, untrusted
+from tests.bot.slack.render.checks import all_text, assert_within_limits
 
 CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
 ID = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from slack_sdk.models.blocks import ActionsBlock, ButtonElement
 from slack_sdk.models.blocks import Block as SdkBlock
 
-from bot.render.layout import BUDGET, MAX_BLOCKS, SlackMessage
-from bot.render.slack_text import SECTION_MAX, Block, block_chars, context, safe, section
+from bot.slack.render.layout import BUDGET, MAX_BLOCKS, SlackMessage
+from bot.slack.render.mrkdwn import SECTION_MAX, Block, block_chars, context, safe, section
 
 __all__ = ["Choice", "render_notice", "render_question"]
 

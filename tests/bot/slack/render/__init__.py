@@ -1,0 +1,1 @@
+"""Tests for the Slack renderers: Block Kit reports, evidence, questions, mrkdwn."""

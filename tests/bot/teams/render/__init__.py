@@ -1,0 +1,1 @@
+"""Tests for the Teams renderers: Adaptive Card reports, evidence, card text."""
