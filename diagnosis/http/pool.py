@@ -22,7 +22,10 @@ import typing
 import httpcore
 from httpcore._async.interfaces import AsyncConnectionInterface
 
-__all__ = ["LeanBackend", "LeanPool", "is_socket_readable"]
+__all__ = ["MIRRORED_HTTPCORE", "LeanBackend", "LeanPool", "is_socket_readable"]
+
+#: The httpcore release whose pool `LeanPool` mirrors; with any other, httpx's own is kept.
+MIRRORED_HTTPCORE = "1.0.9"
 
 
 def is_socket_readable(sock: socket.socket | None) -> bool:

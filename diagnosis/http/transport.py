@@ -16,11 +16,12 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
+import httpcore
 import httpx
 import structlog
 
 from diagnosis.errors import DiagnosisError
-from diagnosis.http.pool import LeanBackend, LeanPool
+from diagnosis.http.pool import MIRRORED_HTTPCORE, LeanBackend, LeanPool
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -55,6 +56,8 @@ def network_transport(verify: ssl.SSLContext | None = None) -> httpx.AsyncHTTPTr
     """
     context = _default_tls() if verify is None else verify
     transport = httpx.AsyncHTTPTransport(verify=context)
+    if httpcore.__version__ != MIRRORED_HTTPCORE:
+        return transport  # another httpcore: its own pool, until LeanPool is checked against it
     limits = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5)
     # ^ httpx's defaults, which the transport above was built with
     transport._pool = LeanPool(  # noqa: SLF001 - httpx takes no pool; its own is replaced

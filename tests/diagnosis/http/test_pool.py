@@ -11,7 +11,7 @@ import httpcore
 import httpx
 import pytest
 
-from diagnosis.http.pool import LeanBackend, LeanPool, is_socket_readable
+from diagnosis.http.pool import MIRRORED_HTTPCORE, LeanBackend, LeanPool, is_socket_readable
 from diagnosis.http.transport import network_transport
 
 
@@ -113,3 +113,9 @@ def test_is_socket_readable(peer_writes: bool, readable: bool) -> None:  # noqa:
             right.sendall(b"x")
         assert is_socket_readable(left) is readable
     assert is_socket_readable(None) is True
+
+
+def test_network_transport_uses_the_lean_pool_of_the_httpcore_it_mirrors() -> None:
+    """An httpcore upgrade fails here: check `LeanPool` against its pool, then move the pin."""
+    assert httpcore.__version__ == MIRRORED_HTTPCORE
+    assert isinstance(network_transport()._pool, LeanPool)
