@@ -90,11 +90,12 @@ class Reads:
     def __init__(
         self, runai: RunaiReader, workload: Workload, *, now: datetime, since: datetime
     ) -> None:
-        self.spec = asyncio.ensure_future(
-            gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload))
-        )
+        # Pods first: Tier 2 (the third chain level) waits on them, nothing waits on the rest.
         self.pods = asyncio.ensure_future(
             gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id))
+        )
+        self.spec = asyncio.ensure_future(
+            gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload))
         )
         self.history = asyncio.ensure_future(fetch_history(runai, workload.id, since))
         self.node_names: list[str] | None = None  # known once the pods are

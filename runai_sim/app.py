@@ -279,12 +279,13 @@ class Simulator:
         terms = filters.parse_filters(params.getlist("filterBy"), filters.WORKLOAD_FIELDS)
         search = (params.get("search") or "").lower()
         items = [
-            _list_item(entry.workload)
+            entry.workload
             for entry in self.scenario.workloads
             if (entry.workload.get("deletedAt") is not None) == deleted
             and search in str(entry.workload.get("name", "")).lower()
         ]
-        return filters.apply_filters(items, terms)
+        # Filtered before the list items are copied: no filterBy field is the one left out.
+        return [_list_item(item) for item in filters.apply_filters(items, terms)]
 
     async def _list_workloads(self, request: Request) -> Response:
         spec, descending = filters.parse_sort(request.query_params, filters.WORKLOAD_FIELDS)

@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from runai_sim.faults import FaultRule, fault_response
 from runai_sim.kube_crds import SchedulerObjects
+from runai_sim.kube_select import Fields, Indexed, KubeError, selected, status_body
 from runai_sim.scenario import KubernetesView
 
 __all__ = [
@@ -36,15 +37,9 @@ __all__ = [
 
 KUBE_PREFIX = "/k8s"
 KUBE_VERSION = {"major": "1", "minor": "30", "gitVersion": "v1.30.4"}
-_REASONS = {
-    400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
-    405: "MethodNotAllowed", 409: "Conflict", 410: "Expired", 422: "Invalid",
-    429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout",
-}  # fmt: skip
 _METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 _TRUE, _FALSE = {"1", "t", "T", "true", "TRUE", "True"}, {"0", "f", "F", "false", "FALSE", "False"}
 _Handler = Callable[[Request], Awaitable[Response]]
-_Fields = Mapping[str, tuple[str, ...]]
 _OBJECT_REF = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
 
 
@@ -57,13 +52,13 @@ _POD_FIELDS = _fields(
     "metadata.name metadata.namespace spec.nodeName spec.restartPolicy spec.schedulerName "
     "spec.serviceAccountName status.phase status.podIP status.nominatedNodeName"
 )
-_EVENT_FIELDS: _Fields = {
+_EVENT_FIELDS: Fields = {
     **_fields("metadata.name metadata.namespace reason reportingComponent type"),
     **_fields(" ".join(f"involvedObject.{key}" for key in _OBJECT_REF)),
     "source": ("source", "component"),
 }
 #: events.k8s.io/v1 field labels, evaluated on the core/v1 event they are converted from.
-_EVENT_V1_FIELDS: _Fields = {
+_EVENT_V1_FIELDS: Fields = {
     label.replace("involvedObject.", "regarding.").replace("Component", "Controller"): path
     for label, path in _EVENT_FIELDS.items()
     if label != "source"
@@ -78,27 +73,6 @@ _EVENT_V1_KEYS = {
     "firstTimestamp": "deprecatedFirstTimestamp", "lastTimestamp": "deprecatedLastTimestamp",
     "count": "deprecatedCount",
 }  # fmt: skip
-
-
-def status_body(code: int, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A Kubernetes `Status` failure object; its `reason` follows from `code`."""
-    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}}
-    body |= {"status": "Failure", "message": message, "reason": _REASONS.get(code, "Unknown")}
-    if details is not None:
-        body["details"] = dict(details)
-    return body | {"code": code}
-
-
-class KubeError(Exception):
-    """A failed Kubernetes request; `response()` is its `Status` body."""
-
-    def __init__(self, code: int, message: str, details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.details = code, message, details
-
-    def response(self) -> JSONResponse:
-        """The `Status` response for this error."""
-        return JSONResponse(status_body(self.code, self.message, self.details), self.code)
 
 
 def _not_found(kind: str, name: str) -> KubeError:
@@ -124,55 +98,6 @@ def kube_fault_response(rule: FaultRule) -> Response:
 
 
 # ---------------------------------------------------------------------- query parameters
-def _field(item: Mapping[str, Any], path: tuple[str, ...]) -> str:
-    """A field selector value: missing is `""`, booleans are `true`/`false`."""
-    value: Any = item
-    for key in path:
-        value = value.get(key) if isinstance(value, Mapping) else None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "" if value is None else str(value)
-
-
-def _terms(raw: str) -> list[tuple[str, str, str]]:
-    """`a=b,c!=d,e,!f` as `(key, op, value)` terms; op is `=`, `!=`, `exists` or `!exists`."""
-    terms: list[tuple[str, str, str]] = []
-    for term in filter(None, (part.strip() for part in raw.split(","))):
-        if "(" in term or " in " in term or " notin " in term:
-            raise KubeError(400, f"unable to parse requirement: set-based {term!r} not simulated")
-        key, op, value = term.partition("!=")
-        if not op:
-            key, op, value = term.replace("==", "=", 1).partition("=")
-        if not op:
-            key, op = (term[1:], "!exists") if term.startswith("!") else (term, "exists")
-        terms.append((key.strip(), op, value.strip()))
-    return terms
-
-
-def _selected(items: Iterable[dict[str, Any]], request: Request, fields: _Fields) -> list[Any]:
-    """The items matching the request's `labelSelector` and `fieldSelector`."""
-    labels = _terms(request.query_params.get("labelSelector", ""))
-    field_terms = _terms(request.query_params.get("fieldSelector", ""))
-    for key, op, _ in field_terms:
-        if key not in fields:
-            raise KubeError(400, f"field label not supported: {key}")
-        if op not in {"=", "!="}:
-            raise KubeError(400, f"invalid field selector: {key!r} needs = or !=")
-
-    def label_ok(have: Mapping[str, Any], key: str, op: str, value: str) -> bool:
-        if op in {"exists", "!exists"}:
-            return (key in have) == (op == "exists")
-        return (have.get(key) == value) == (op == "=")
-
-    def matches(item: Mapping[str, Any]) -> bool:
-        have = (item.get("metadata") or {}).get("labels") or {}
-        return all(label_ok(have, *term) for term in labels) and all(
-            (_field(item, fields[key]) == value) == (op == "=") for key, op, value in field_terms
-        )
-
-    return [item for item in items if matches(item)]
-
-
 def _int(request: Request, name: str) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
@@ -233,6 +158,7 @@ class KubeAPI(SchedulerObjects):
         self.view = view
         self.clusters = [] if view is None else list(view.clusters or cluster_uuids)
         self._data = view or KubernetesView()
+        self._event_index = Indexed(self._data.events)
         self._pods: dict[tuple[str, str], dict[str, Any]]
         self._pods = {
             (str(pod["metadata"]["namespace"]), str(pod["metadata"]["name"])): pod
@@ -306,13 +232,13 @@ class KubeAPI(SchedulerObjects):
         request: Request,
         kind: str,
         items: list[dict[str, Any]],
-        fields: _Fields,
+        fields: Fields,
         convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         *,
         api: str = "v1",
     ) -> Response:
         """A `<kind>` list of the selected items, one page of it, each `convert`ed if given."""
-        chosen, meta = _page(request, _selected(items, request, fields))
+        chosen, meta = _page(request, selected(items, request, fields))
         api = "events.k8s.io/v1" if convert is not None else api
         chosen = chosen if convert is None else [convert(item) for item in chosen]
         return JSONResponse({"kind": kind, "apiVersion": api, "metadata": meta, "items": chosen})
@@ -366,10 +292,10 @@ class KubeAPI(SchedulerObjects):
         return Response(_tail_and_limit(text, request), media_type="text/plain")
 
     async def _events(self, request: Request) -> Response:
-        events = self._in_namespace(request, self._data.events)
-        if "/apis/events.k8s.io/" in request.url.path:
-            return self._list(request, "EventList", events, _EVENT_V1_FIELDS, _to_events_v1)
-        return self._list(request, "EventList", events, _EVENT_FIELDS)
+        v1 = "/apis/events.k8s.io/" in request.url.path
+        fields = _EVENT_V1_FIELDS if v1 else _EVENT_FIELDS
+        events = self._in_namespace(request, self._event_index.narrowed(request, fields))
+        return self._list(request, "EventList", events, fields, _to_events_v1 if v1 else None)
 
     async def _list_nodes(self, request: Request) -> Response:
         return self._list(request, "NodeList", self._data.nodes, _NODE_FIELDS)
