@@ -9,6 +9,8 @@ anyio's `extra_attributes` (a dict of getters and a `getpeername` system call ev
 `LeanPool` decides exactly what httpcore 1.0 decides, in the same order, with the count taken
 once per connection; `LeanBackend` is httpcore's anyio backend whose streams remember their
 socket. Nothing else changes: HTTP/1.1, TLS, limits, keep-alive and errors are httpcore's.
+The quadratic pass is a known upstream issue (encode/httpcore pull request 1035, open); drop
+`LeanPool` once a release fixes it, which `MIRRORED_HTTPCORE`'s check makes someone look at.
 """
 
 # ruff: noqa: ASYNC109 - the `timeout` parameters are httpcore's stream and backend interface.
