@@ -30,11 +30,14 @@ async def worker_process(
     metrics_port: int = 0,
     processes: int = 1,
     log: Path | None = None,
+    claim_idle_s: float = 0.5,
 ) -> asyncio.subprocess.Process:
     """The worker, with `platform`'s settings (Slack's or Teams') and the tests' others.
 
     `/metrics` is served on 127.0.0.1:`metrics_port` (0, the default: not at all). Past one
     `processes`, the process is their supervisor. `log`: where its JSON logs go (else none).
+    `claim_idle_s`: how long an item may go unrenewed before another worker takes it over;
+    short, so that the kill tests' survivors take over at once.
     """
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -44,7 +47,7 @@ async def worker_process(
         "RUNAI_CLIENT_ID": "runai-why-demo",
         "RUNAI_CLIENT_SECRET": "demo-secret",
         "RUNAI_RETRIES": "0",
-        "QUEUE_CLAIM_IDLE_S": "0.5",
+        "QUEUE_CLAIM_IDLE_S": str(claim_idle_s),
         "DIAGNOSIS_DEADLINE_S": "120",
         "SHUTDOWN_GRACE_S": "0.2",
         "METRICS_PORT": str(metrics_port),
