@@ -522,6 +522,8 @@ async def _close(runtime: Runtime) -> None:
     if runtime.push is not None:
         stopping.append(runtime.push.stop())
     await asyncio.gather(*stopping)
+    if runtime.authorizer is not None:  # its reads ahead use the clients closed below
+        await runtime.authorizer.aclose()
     if runtime.teams is not None:
         await runtime.teams.aclose()
     if runtime.runai is not None:

@@ -234,6 +234,18 @@ class Authorizer:
             "authz_cache_ttl_s": self._ttl_s,
         }
 
+    async def aclose(self) -> None:
+        """Stop the reads started ahead, before the clients they use are closed.
+
+        A prefetch nobody waited for would otherwise go on after shutdown and open a
+        Redis connection on a closed pool, left for the garbage collector.
+        """
+        tasks = {*self._background, *(task for _, task in self._prefetched.values())}
+        self._prefetched.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     async def forget(self, email: str) -> None:
         """Drop every cached decision about `email` (e.g. after its access changed)."""
         await self._cache.forget(email.casefold())
