@@ -13,22 +13,11 @@ from diagnosis import (
     WorkloadAccess,
     diagnose,
 )
+from tests.diagnosis.doubles import Refusing
 
 DEMO = bundled_scenario("demo")
 CLUSTER = DEMO.clusters[0]["uuid"]
 BY_NAME = {w.workload["name"]: w.workload for w in DEMO.workloads}
-
-
-class Refusing:
-    """Refuses the given (project, kind) pairs; remembers everything it was asked."""
-
-    def __init__(self, *refused: tuple[str, str | None]) -> None:
-        self.refused = set(refused)
-        self.asked: list[WorkloadAccess] = []
-
-    async def __call__(self, workload: WorkloadAccess) -> bool:
-        self.asked.append(workload)
-        return (workload.project, workload.kind) not in self.refused
 
 
 async def test_by_id_a_refusal_raises_before_anything_of_the_workload_is_read():

@@ -11,13 +11,9 @@ from __future__ import annotations
 import pytest
 
 from bot.app.backends import simulated
-from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import diagnose
-from tests.diagnosis.test_access import Refusing
-from tests.diagnosis.test_sharing import Memo
-
-NODE_XID = bundled_scenario("t2-ddp-node-xid")
-REQUEST = request_from_expectation(NODE_XID, NODE_XID.expect[0])
+from tests.diagnosis.doubles import Memo, Refusing
+from tests.diagnosis.node_xid import NODE_XID, REQUEST
 
 
 def _radius(report) -> str:

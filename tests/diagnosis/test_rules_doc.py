@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from diagnosis.report import Category
+from tests.diagnosis.doc_refs import SCENARIO_REF, TEST_REF, cases_source
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "diagnosis-rules.md").read_text(encoding="utf-8")
-TEST_REF = re.compile(r"`(tests/[\w/]+\.py)::(\w+)(?:\[([\w.\-]+)\])?`")
-SCENARIO_REF = re.compile(r"`(runai_sim/scenarios/[\w.\-]+\.json)`")
 TESTS = sorted(set(TEST_REF.findall(DOC)))
 SCENARIOS = sorted(set(SCENARIO_REF.findall(DOC)))
 
@@ -27,7 +26,8 @@ def test_cited_test_exists(path, name, case):
     source = (ROOT / path).read_text(encoding="utf-8")
     assert re.search(rf"^(?:async )?def {name}\(", source, re.MULTILINE), f"{path} has no {name}"
     if case:
-        assert f'"{case}"' in source, f"{path} has no case {case}"
+        cases = cases_source(ROOT, path)
+        assert f'"{case}"' in cases, f"{path} has no case {case}"
 
 
 @pytest.mark.parametrize("path", SCENARIOS)

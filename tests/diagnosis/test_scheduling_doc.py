@@ -14,7 +14,7 @@ import pytest
 from diagnosis.pending.table import PRECEDENCE
 from diagnosis.pending.verdict import PendingReason
 from diagnosis.preemption.texts import PreemptionKind
-from tests.diagnosis.test_rules_doc import SCENARIO_REF, TEST_REF
+from tests.diagnosis.doc_refs import SCENARIO_REF, TEST_REF, cases_source
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "pending-and-preemption.md").read_text(encoding="utf-8")
@@ -33,7 +33,8 @@ def test_cited_test_exists(path, name, case):
     source = (ROOT / path).read_text(encoding="utf-8")
     assert re.search(rf"^(?:async )?def {name}\(", source, re.MULTILINE), f"{path} has no {name}"
     if case:
-        assert f'id="{case}"' in source or f'"{case}"' in source, f"{path} has no case {case}"
+        cases = cases_source(ROOT, path)
+        assert f'id="{case}"' in cases or f'"{case}"' in cases, f"{path} has no case {case}"
 
 
 @pytest.mark.parametrize("path", SCENARIOS)

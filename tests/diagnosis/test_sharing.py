@@ -24,31 +24,12 @@ from diagnosis import (
     diagnose,
 )
 from diagnosis.sharing import SharedLookups, report_key, shared_report
-from tests.diagnosis.test_access import Refusing
+from tests.diagnosis.doubles import Memo, Refusing
 
 DEMO = bundled_scenario("demo")
 CLUSTER = DEMO.clusters[0]["uuid"]
 BY_NAME = {w.workload["name"]: w.workload for w in DEMO.workloads}
 JOB_42 = BY_NAME["training-job-42"]
-
-
-class Memo:
-    """A `Share` that keeps every result, and remembers what it was asked (kind, key)."""
-
-    def __init__(self) -> None:
-        self.kept: dict[tuple[str, str], str] = {}
-        self.asked: list[tuple[str, str]] = []
-
-    async def __call__(
-        self, kind: str, key: str, compute: Callable[[], Awaitable[Payload]], /
-    ) -> str:
-        self.asked.append((kind, key))
-        if (kind, key) not in self.kept:
-            payload = await compute()
-            if not payload.keep:
-                return payload.text
-            self.kept[kind, key] = payload.text
-        return self.kept[kind, key]
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from diagnosis.pending import texts
 from diagnosis.pending.table import PRECEDENCE, decide
 from diagnosis.pending.verdict import PendingReason
 from tests.diagnosis.pending import builders as b
-from tests.diagnosis.pending.test_reasons import CASES
+from tests.diagnosis.pending.cases import CASES
 from tests.factories import pod
 
 R = PendingReason

@@ -14,7 +14,7 @@ from diagnosis.compose import compose
 from diagnosis.evidence import Gap
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules import classify
-from tests.diagnosis.rules.test_classify import (
+from tests.diagnosis.rules.cases import (
     PULL_AUTH,
     PULL_DENIED,
     PULL_DNS,

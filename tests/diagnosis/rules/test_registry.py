@@ -14,7 +14,7 @@ from diagnosis.report import Category
 from diagnosis.rules import REGISTRY, RULES, classify, row
 from diagnosis.rules.base import Details, PullSubcause
 from diagnosis.rules.unknown import STOPPED_UNEXCLUDED
-from tests.diagnosis.rules.test_classify import CASES
+from tests.diagnosis.rules.cases import CASES
 from tests.factories import event, evidence, history_event, workload
 
 
