@@ -29,7 +29,7 @@ import redis
 from bench.stats import Timed
 from bench.workloads import ASKER_EMAIL, BenchScenario
 from tests.bot.slack.fake_slack import FakeSlack
-from tests.conftest import start_throwaway_redis
+from tests.throwaway_redis import start_throwaway_redis
 
 __all__ = ["LAYOUTS", "SECRET", "Replica", "World", "askers"]
 

@@ -88,6 +88,7 @@ class Runtime:
             stopping.append(self.worker.stop(grace_s))
         stopping.append(self.push.stop())
         await asyncio.gather(*stopping)
+        await self.authorizer.aclose()  # its reads ahead use the clients closed below
         for front in self.front_ends:
             await front.aclose()
         if self.runai is not None:

@@ -22,36 +22,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Final, Literal
 
 import redis.asyncio as redis
 import structlog
-from pydantic import TypeAdapter
 
 from bot.authz.cache import DECISION_CACHE_PREFIX, DecisionCache, Entry
 from bot.authz.decision import ALL_KINDS, ANY_KIND, Decision, Reach, Reason, Target
-from bot.authz.policy import (
-    Grant,
-    cluster_wide,
-    needs_units,
-    reach,
-    read_grants,
-    readable_resources,
-)
+from bot.authz.policy import Grant, cluster_wide
+from bot.authz.reads import AccessReader, grants_of, reach_of, readable, readable_names
+from bot.authz.sharing import Sharing
 from bot.durable.flight import LOOKUP_REUSE_S, Flights
-from diagnosis import (
-    AccessRule,
-    Department,
-    DiagnosisError,
-    Payload,
-    Project,
-    Role,
-    RunaiUser,
-    UpstreamError,
-)
+from diagnosis import DiagnosisError, UpstreamError
 
 if TYPE_CHECKING:
     from bot.authz.identity import Identity
@@ -60,54 +44,8 @@ if TYPE_CHECKING:
 __all__ = ["DECISION_CACHE_PREFIX", "AccessReader", "Authorizer", "AuthzMode"]
 
 AuthzMode = Literal["runai", "off"]
-A = TypeVar("A")
-B = TypeVar("B")
 
 
-class AccessReader(Protocol):
-    """The reads the authorizer needs; `diagnosis.RunaiClient` provides them."""
-
-    async def list_access_rules(
-        self, *, subject_type: str, subject_ids: Sequence[str]
-    ) -> list[AccessRule]:
-        """Live rules of these subjects."""
-        ...
-
-    async def find_users(self, username: str) -> list[RunaiUser]:
-        """Users with exactly this username."""
-        ...
-
-    async def list_roles(self) -> list[Role]:
-        """Every role."""
-        ...
-
-    async def list_projects(
-        self,
-        *,
-        cluster_id: str | None = None,
-        name: str | None = None,
-        parent_id: str | None = None,
-    ) -> list[Project]:
-        """Projects matching every given filter."""
-        ...
-
-    async def list_departments(self, *, cluster_id: str | None = None) -> list[Department]:
-        """Every department (of one cluster)."""
-        ...
-
-
-async def _pair(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
-    """Both results, concurrently; the first failure is raised once both have finished."""
-    one, two = await asyncio.gather(first, second, return_exceptions=True)
-    if isinstance(one, BaseException):
-        raise one
-    if isinstance(two, BaseException):
-        raise two
-    return one, two
-
-
-#: A person's grants as shared between replicas: (rule, the resource types it reads).
-_GRANTS = TypeAdapter(list[tuple[AccessRule, list[str]]])
 #: The cache field of `Authorizer.reach` (a project's field always holds a `/`).
 _REACH_FIELD: Final = "clusters"
 #: The cache field of `Authorizer.readable_projects` (followed by the cluster's ID).
@@ -142,7 +80,7 @@ class Authorizer:
         flights: Flights | None = None,
     ) -> None:
         self._runai = runai
-        self._flights = flights
+        self._sharing = Sharing(flights, cache_ttl_s)
         self.mode: AuthzMode = mode
         self._allow_guests = allow_guests
         self._allow_external = allow_external
@@ -278,7 +216,8 @@ class Authorizer:
             email = str(identity.email)
 
             async def lookup() -> Entry:
-                return {"projects": sorted(await self._readable_names(email, cluster_id))}
+                names = await readable_names(self._runai, email, cluster_id)
+                return {"projects": sorted(names)}
 
             entry = await self._decided(email, f"{_PROJECTS_FIELD}{cluster_id}", lookup)
         except DiagnosisError as error:
@@ -294,6 +233,18 @@ class Authorizer:
             "authz_allow_external": self._allow_external,
             "authz_cache_ttl_s": self._ttl_s,
         }
+
+    async def aclose(self) -> None:
+        """Stop the reads started ahead, before the clients they use are closed.
+
+        A prefetch nobody waited for would otherwise go on after shutdown and open a
+        Redis connection on a closed pool, left for the garbage collector.
+        """
+        tasks = {*self._background, *(task for _, task in self._prefetched.values())}
+        self._prefetched.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def forget(self, email: str) -> None:
         """Drop every cached decision about `email` (e.g. after its access changed)."""
@@ -315,52 +266,9 @@ class Authorizer:
         person = email.casefold()
         entry = await self._cache.get(person, field)
         if entry is None:
-            entry = await self._shared(f"{person}|{field}", lookup)
+            entry = await self._sharing.entry(f"{person}|{field}", lookup)
             await self._cache.put(person, field, entry)
         return entry
-
-    async def _shared(self, key: str, lookup: Callable[[], Awaitable[Entry]]) -> Entry:
-        """`lookup`, shared with the same person's concurrent requests (kept a few seconds)."""
-        if self._flights is None:
-            return await lookup()
-
-        async def flight() -> Payload:
-            return Payload(json.dumps(await lookup()), keep=True)
-
-        keep_s = min(self._ttl_s, LOOKUP_REUSE_S)  # `forget` is honoured within seconds
-        text, _ = await self._flights.run("authz", key, flight, keep_s=keep_s)
-        entry: Entry = json.loads(text)
-        return entry
-
-    async def _shared_grants(self, email: str) -> list[Grant]:
-        """`_grants`, shared with the person's concurrent turns on every replica (`Flights`)."""
-        if self._flights is None:
-            return await self._grants(email)
-
-        async def flight() -> Payload:
-            grants = await self._grants(email)
-            listed = [(g.rule, sorted(g.resources)) for g in grants]
-            return Payload(_GRANTS.dump_json(listed, by_alias=True).decode(), keep=True)
-
-        keep_s = min(self._ttl_s, LOOKUP_REUSE_S)
-        key = f"{email.casefold()}|grants"
-        text, _ = await self._flights.run("authz", key, flight, keep_s=keep_s)
-        return [Grant(rule, frozenset(found)) for rule, found in _GRANTS.validate_json(text)]
-
-    async def _grants(self, email: str) -> list[Grant]:
-        """The rules of `email` and of its groups whose role grants read on some workloads."""
-        (own, users), roles = await _pair(
-            _pair(
-                self._runai.list_access_rules(subject_type="user", subject_ids=[email]),
-                self._runai.find_users(email),
-            ),
-            self._runai.list_roles(),
-        )
-        groups = sorted({g for user in users for g in user.groups})
-        rules = list(own)
-        if groups:
-            rules += await self._runai.list_access_rules(subject_type="group", subject_ids=groups)
-        return read_grants(rules, roles)
 
     def _grants_of(self, email: str, *, prefetch: bool = False) -> asyncio.Task[list[Grant]]:
         """The person's grants: the read `prefetch` started (used once), or a new read.
@@ -377,7 +285,9 @@ class Authorizer:
             return started
         if prefetch and email in self._prefetched:
             return self._prefetched[email][1]
-        task = asyncio.ensure_future(self._shared_grants(email))
+        task = asyncio.ensure_future(
+            self._sharing.grants(email, lambda: grants_of(self._runai, email))
+        )
         if prefetch:
             self._prefetched[email] = (now, task)
         return task
@@ -391,46 +301,7 @@ class Authorizer:
             wide = cluster_wide(await grants_read, target.cluster_id)
             if ALL_KINDS in wide:
                 return wide
-        grants, projects = await _pair(
-            grants_read,
-            self._runai.list_projects(cluster_id=target.cluster_id, name=target.project),
-        )
-        project = next((p for p in projects if p.name == target.project), None)
-        if not grants or project is None:
-            return frozenset()
-        departments = sorted({g.rule.scope_id for g in grants if g.rule.scope_type == "department"})
-        members: dict[str, frozenset[str]] = {}
-        for department in departments:
-            listed = await self._runai.list_projects(parent_id=department)
-            members[department] = frozenset(p.id for p in listed)
-        return readable_resources(
-            grants, cluster_id=target.cluster_id, project=project, department_projects=members
-        )
-
-    async def _readable_names(self, email: str, cluster_id: str) -> list[str]:
-        grants, projects = await _pair(
-            self._grants(email), self._runai.list_projects(cluster_id=cluster_id)
-        )
-        departments = sorted({g.rule.scope_id for g in grants if g.rule.scope_type == "department"})
-        members = {
-            d: frozenset(p.id for p in await self._runai.list_projects(parent_id=d))
-            for d in departments
-        }
-        return [
-            p.name
-            for p in projects
-            if readable_resources(
-                grants, cluster_id=cluster_id, project=p, department_projects=members
-            )
-        ]
+        return await readable(self._runai, grants_read, target)
 
     async def _reach(self, email: str) -> tuple[bool, frozenset[str]]:
-        grants = await self._grants_of(email)
-        by_department, by_project = needs_units(grants)
-        departments: dict[str, str | None] = {}
-        projects: dict[str, str | None] = {}
-        if by_department:
-            departments = {d.id: d.cluster_id for d in await self._runai.list_departments()}
-        if by_project:
-            projects = {p.id: p.cluster_id for p in await self._runai.list_projects()}
-        return reach(grants, department_clusters=departments, project_clusters=projects)
+        return await reach_of(self._runai, await self._grants_of(email))

@@ -14,6 +14,7 @@ import httpx
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.errors import BotError
 from diagnosis import DEFAULT_DEADLINE_S, RunaiConfig
 
 #: The Redis connection pool's defaults (`bot.durable.connect` uses them too).
@@ -42,7 +43,7 @@ def is_placeholder(value: str) -> bool:
     return plain in _PLACEHOLDERS or any(word in plain for word in _PLACEHOLDER_WORDS)
 
 
-class ConfigError(Exception):
+class ConfigError(BotError):
     """The configuration is missing or unusable; the message says which variable to set."""
 
 

@@ -104,6 +104,11 @@ class ConversationEngine:
         self._again = ShownAgain(self._turns, mention)
         self._reader = Reader(self._turns.directory, clock=clock, bot_user_id=bot_user_id)
 
+    @property
+    def store(self) -> StateStore:
+        """Where the engine keeps its threads (and its once-only claims)."""
+        return self._store
+
     async def settled(self, key: ThreadKey) -> ConversationState | None:
         """The thread's state, waiting for a turn still running there to save it first.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.conversation.model import Slots
+from bot.conversation.model import PUBLISH, Choice, Slots
 from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 from diagnosis import AuthError, NotFound, UpstreamError, UpstreamTimeout, UpstreamUnavailable
 
@@ -17,6 +17,8 @@ __all__ = [
     "NOTHING_TO_SHOW",
     "PICK_BELOW",
     "PRIVATE_QUESTION",
+    "PUBLISH_CHOICE",
+    "PUBLISH_QUESTION",
     "QUEUE_FULL",
     "STORE_BUSY",
     "STORE_BUSY_RETRYING",
@@ -66,6 +68,13 @@ def follow_up_hint(platform: str) -> str:
     """What a thread reply can ask, in the platform's words (the console cannot mention)."""
     return _FOLLOW_UP_CONSOLE if platform == "console" else FOLLOW_UP_HINT
 
+
+#: Offered privately after an answer shown only to the asker (a project not public here).
+PUBLISH_QUESTION = (
+    "I answered you privately: this channel discusses only some projects publicly, and "
+    "this answer is about another one. Post it to the thread anyway?"
+)
+PUBLISH_CHOICE = Choice(label="Post it to the thread", value=PUBLISH)
 
 #: After a question whose buttons name the candidates (their IDs only where names tie).
 PICK_BELOW = "Pick one below."

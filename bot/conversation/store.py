@@ -23,6 +23,7 @@ from redis.exceptions import LockError
 from bot.conversation.model import ConversationState, ThreadKey
 from bot.durable.connect import redis_failure
 from bot.durable.renewal import renewing
+from bot.errors import BotError
 
 __all__ = [
     "MemoryStore",
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 
-class StoreUnavailable(Exception):
+class StoreUnavailable(BotError):
     """The state store (Redis) could not be reached; nothing was processed."""
 
 

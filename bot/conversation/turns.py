@@ -19,13 +19,14 @@ from bot.conversation.ahead import Background, posted, read_status
 from bot.conversation.messages import (
     CRASHED,
     PICK_BELOW,
+    PUBLISH_CHOICE,
+    PUBLISH_QUESTION,
     describe_upstream,
     unchanged,
     working_text,
 )
 from bot.conversation.missing import missing_question
 from bot.conversation.model import (
-    PUBLISH,
     Choice,
     ConversationState,
     Incoming,
@@ -57,12 +58,6 @@ from diagnosis import (
 )
 
 __all__ = ["MAX_CLUSTER_BUTTONS", "Responder", "Turns", "asking"]
-
-PUBLISH_QUESTION = (
-    "I answered you privately: this channel discusses only some projects publicly, and "
-    "this answer is about another one. Post it to the thread anyway?"
-)
-PUBLISH_CHOICE = Choice(label="Post it to the thread", value=PUBLISH)
 
 
 class Responder(Protocol):

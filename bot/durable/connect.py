@@ -32,6 +32,7 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import MaxConnectionsError
 
 from bot.config.settings import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
+from bot.errors import BotError
 
 __all__ = [
     "DEFAULT_MAX_CONNECTIONS",
@@ -51,7 +52,7 @@ _RETRY_CAP_S = 0.25  # the longest pause between two tries of one command
 PING_BUDGET_S = 2.0
 
 
-class PoolExhausted(MaxConnectionsError):
+class PoolExhausted(MaxConnectionsError, BotError):
     """Every pooled connection stayed busy for the whole wait: overload, not an outage."""
 
 

@@ -28,6 +28,7 @@ from bot.conversation import (
     StateStore,
 )
 from bot.durable.flight import Flights
+from bot.errors import BotError
 from bot.ops.audit import AuditSink, LogAuditSink, audit_event
 from bot.ops.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
 from bot.ops.observe import observe_stage, record_diagnosis
@@ -59,7 +60,7 @@ RESOLVED_GRACE_S = 5.0
 RESOLVED_POLL_S = 0.2
 
 
-class AlertStillFiring(Exception):
+class AlertStillFiring(BotError):
     """A resolution whose firing alert is still being answered: try it again later."""
 
 

@@ -138,8 +138,8 @@ def build_slack_app(
             log.warning("slack_event_not_taken", error=str(error), retry_num=_retry_num(request))
             return
         # Listeners answer their own failures, privately, to the person they know asked
-        # (bot.slack.turns). What reaches here failed before a listener could know that
-        # safely, so it is logged and nothing is posted anywhere.
+        # (bot.conversation.edges, via bot.slack.work). What reaches here failed before a
+        # listener could know that safely, so it is logged and nothing is posted anywhere.
         log.error(
             "slack_listener_failed",
             error_type=type(error).__name__,

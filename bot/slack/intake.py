@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming
+from bot.errors import BotError
 from bot.slack.responder import SlackResponder
 from bot.work import Enqueued, WorkQueue, admit, new_item
 
@@ -26,7 +27,7 @@ PLATFORM = "slack"
 _NOTICES_MAX = 256
 
 
-class RetryLater(Exception):
+class RetryLater(BotError):
     """The event could not be taken (Redis down): answered non-2xx, so Slack sends it again."""
 
 

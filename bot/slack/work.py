@@ -1,26 +1,24 @@
 """The worker's side of Slack: runs a queued Slack request, or tells its asker why not.
 
 It rebuilds the responder from the item (`ResponderSpec`, plus the thread an earlier
-attempt's first post created), wraps it in the item's journal, and does what the listener
-used to do after taking the request: a click counts only from the asker; a plain thread
-reply continues the conversation, or tells the replier the context is lost.
+attempt's first post created), wraps it in the item's journal, asks the engine whether it
+takes the request (`bot.conversation.edges.admit`: a click counts only from the asker, a
+plain thread reply only continues a known conversation) and runs the turn, or tells the
+asker privately what the engine ruled instead.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import structlog
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import Incoming, Notice, StoreUnavailable, messages
-from bot.conversation.store import ThreadBusy
+from bot.conversation import Notice
+from bot.conversation.edges import admit, converse
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec
-from bot.slack.listeners.actions import only_asker
+from bot.slack.listeners.actions import mention
 from bot.slack.orphans import adopt
 from bot.slack.responder import SlackResponder
-from bot.slack.turns import converse, tell_store_error
 from bot.work import Journal, JournaledResponder, JournalState, WorkItem
 
 __all__ = ["KINDS", "SlackWork"]
@@ -60,14 +58,19 @@ class SlackWork:
         responder = self._responder(item, state)
         shown = JournaledResponder(responder, journal, state)
         responder.on_posted = shown.posted
-        incoming = item.incoming
-        if item.kind == "click" and not await self._asker_clicked(incoming, responder):
+        engine = self._deps.engine
+        ruling = await admit(
+            engine,
+            item.incoming,
+            mention=mention,
+            shown=responder.public,
+            told_once_s=self._deps.dedupe_ttl_s,
+        )
+        if ruling.incoming is None:
+            if ruling.notice is not None:
+                await responder.tell(ruling.notice, ours=ruling.mentions)
             return
-        if item.kind == "reply":
-            if not await self._continues(incoming, responder):
-                return
-            incoming = replace(incoming, bot_thread=False)
-        await converse(self._deps, incoming, responder, shown=shown)
+        await converse(engine, ruling.incoming, responder, shown=shown)
 
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
         """See `Handler.give_up`."""
@@ -80,39 +83,3 @@ class SlackWork:
             await responder.tell(text)
         except Exception:  # noqa: BLE001 - the item is already gone; say so in the logs
             self._log.warning("slack_give_up_not_shown", exc_info=True)
-
-    async def _asker_clicked(self, incoming: Incoming, responder: SlackResponder) -> bool:
-        """Only the person who asked can pick; anyone else is told so, privately."""
-        try:
-            asker = await self._deps.engine.asker(incoming.key)
-        except StoreUnavailable as error:
-            await tell_store_error(responder, error)
-            return False
-        if asker is None:
-            await responder.tell(messages.LOST_CONTEXT)
-            return False
-        if asker != incoming.user:
-            await responder.tell(only_asker(asker), ours=True)
-            return False
-        return True
-
-    async def _continues(self, incoming: Incoming, responder: SlackResponder) -> bool:
-        """A plain reply continues a known conversation; in a lost one the replier is told."""
-        deps, key = self._deps, incoming.key
-        try:
-            known = await deps.store.load(key) is not None
-            if not known and incoming.bot_thread:
-                try:  # a turn still running there may not have saved the thread yet
-                    known = await deps.engine.settled(key) is not None
-                except ThreadBusy:
-                    known = True  # a turn still holds the thread: the engine answers "busy"
-            if known:
-                return True
-            if incoming.bot_thread:
-                claim = f"lost:{key.redis_key('conv')}:{incoming.user}"
-                if await deps.store.claim(claim, deps.dedupe_ttl_s):
-                    self._log.info("slack_thread_context_lost", thread=key.thread)
-                    await responder.tell(messages.LOST_CONTEXT)
-        except StoreUnavailable as error:
-            await tell_store_error(responder, error)
-        return False

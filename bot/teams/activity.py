@@ -26,6 +26,7 @@ from microsoft_teams.api.models import MentionEntity
 from pydantic import ValidationError
 
 from bot.conversation.parse_bounds import MAX_PARSED_CHARS
+from bot.errors import BotError
 from bot.teams.render.card_parts import SUBMIT_CHOICE, SUBMIT_KEY
 
 __all__ = ["CHAT_THREAD", "TEAMS_CHANNEL", "Inbound", "NotForUs", "read_activity"]
@@ -40,7 +41,7 @@ _MIRROR_LINKS = 8
 _HREF = re.compile(r"""<a\b[^<>]*?\bhref\s*+=\s*+["'](https?://[^"'<>\s]++)["']""", re.IGNORECASE)
 
 
-class NotForUs(Exception):
+class NotForUs(BotError):
     """The body is not an activity the bot acts on (the message says why, for the log)."""
 
 

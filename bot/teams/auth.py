@@ -17,6 +17,7 @@ from typing import Any
 
 import jwt
 
+from bot.errors import BotError
 from bot.teams.signing_keys import KeysUnavailable, SigningKeys
 
 __all__ = [
@@ -34,7 +35,7 @@ LEEWAY_S = 300
 _MAX_TOKEN_CHARS = 16_384
 
 
-class TokenRejected(Exception):
+class TokenRejected(BotError):
     """The request's token is missing or not valid; the message is for the log only."""
 
 

@@ -17,6 +17,7 @@ from urllib.parse import quote
 import httpx
 import structlog
 
+from bot.errors import BotError
 from bot.teams.token import BotToken
 
 __all__ = ["ConnectorError", "TeamsConnector"]
@@ -26,7 +27,7 @@ _ATTEMPTS = 3
 _MAX_WAIT_S = 5.0
 
 
-class ConnectorError(Exception):
+class ConnectorError(BotError):
     """A Bot Connector call failed; `status` is its HTTP status (0: no answer)."""
 
     def __init__(self, call: str, status: int) -> None:

@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from bot.config.settings import DEDUPE_TTL_S
-from bot.conversation.messages import QUEUE_FULL, queued
+from bot.conversation.edges import taken_notice
 from bot.ops.observe import begin_request, observe_stage
 from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import (
@@ -46,7 +46,7 @@ from bot.teams.intake import submit
 from bot.teams.responder import ReplyTarget, TeamsResponder
 from bot.web.body import Refused, check_length, load_json, read_body
 from bot.web.refusal import body_refusal, refusal
-from bot.work import Intake, QueueUnavailable, WorkQueue
+from bot.work import QueueUnavailable, WorkQueue
 
 __all__ = ["MAX_BODY_BYTES", "TeamsEndpoint"]
 
@@ -147,10 +147,9 @@ class TeamsEndpoint:
                 status_code=HTTPStatus.SERVICE_UNAVAILABLE,
                 headers={"Retry-After": "5"},
             )
-        if taken.intake is Intake.FULL:
-            await self._tell(inbound, QUEUE_FULL)
-        elif taken.intake is Intake.ACCEPTED and taken.ahead:
-            await self._tell(inbound, queued(taken.ahead))
+        notice = taken_notice(taken)
+        if notice is not None:  # full, or their place in the queue
+            await self._tell(inbound, notice)
         if inbound.invoke:
             return JSONResponse(_INVOKE_DONE)
         return Response(status_code=HTTPStatus.OK)

@@ -33,6 +33,8 @@ import httpx
 import jwt
 import structlog
 
+from bot.errors import BotError
+
 __all__ = ["KeyTiming", "KeysUnavailable", "SigningKey", "SigningKeys"]
 
 
@@ -59,7 +61,7 @@ class SigningKey:
     endorsements: frozenset[str]
 
 
-class KeysUnavailable(Exception):
+class KeysUnavailable(BotError):
     """No trusted keys, and none could be fetched now: come back in `retry_after_s`."""
 
     def __init__(self, retry_after_s: float) -> None:

@@ -17,6 +17,8 @@ import httpx
 import structlog
 from pydantic import SecretStr
 
+from bot.errors import BotError
+
 __all__ = ["BOT_FRAMEWORK_SCOPE", "BotToken", "TokenUnavailable"]
 
 BOT_FRAMEWORK_SCOPE = "https://api.botframework.com/.default"
@@ -24,7 +26,7 @@ BOT_FRAMEWORK_SCOPE = "https://api.botframework.com/.default"
 EARLY_S = 60.0
 
 
-class TokenUnavailable(Exception):
+class TokenUnavailable(BotError):
     """The login endpoint did not give the bot a token (the message says why, never a secret)."""
 
 

@@ -2,38 +2,20 @@
 
 The activity was taken into the work queue once (`bot.teams.intake`: a retry, a duplicate
 delivery or a double click is dropped there, atomically with taking it); a worker then
-calls `TeamsTurns.run` (`bot.teams.work`): a mention (or anything in a 1:1 chat) may start a
-conversation; a plain reply in a thread only continues one the bot already has; a click on a
-question counts only from the person who asked (anyone else is told so privately), while the
-answer's "Show all evidence" is anyone's. Any failure is logged and told to the asker
-privately, as on Slack.
+calls `TeamsTurns.run` (`bot.teams.work`), which translates the activity into the engine's
+`Incoming` and asks the engine whether it takes it (`bot.conversation.edges.admit`: a click
+on a question counts only from the person who asked, a plain reply in a thread only continues
+a conversation the bot already has), then runs the turn (`converse`: any failure is logged
+and told to the asker privately, as on Slack).
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar
 
-import structlog
-
-from bot.conversation import (
-    RERUN,
-    SHOW_EVIDENCE,
-    ConversationEngine,
-    Incoming,
-    Markup,
-    Responder,
-    StoreUnavailable,
-    ThreadKey,
-)
-from bot.conversation.messages import (
-    BUSY,
-    CRASHED,
-    LOST_CONTEXT,
-    STATE_NOT_SAVED,
-    STORE_DOWN,
-    only_asker,
-)
-from bot.conversation.store import ThreadBusy
+from bot.config.settings import DEDUPE_TTL_S
+from bot.conversation import ConversationEngine, Incoming, Markup, Responder, ThreadKey
+from bot.conversation.edges import ANYONES_CHOICES, admit, converse
 from bot.teams.activity import Inbound
 from bot.teams.responder import TeamsResponder
 
@@ -42,8 +24,8 @@ __all__ = ["ASKER_NAME", "REPORT_ACTIONS", "TeamsTurns", "current_inbound", "thr
 #: How "only … can pick" names the asker (a Teams user ID means nothing to people).
 ASKER_NAME = "the person who asked"
 
-#: The answer card's buttons: they show everyone what the thread shows, so anyone may press.
-REPORT_ACTIONS = frozenset({SHOW_EVIDENCE, RERUN})
+#: The answer card's buttons: anyone may press them (the engine's `ANYONES_CHOICES`).
+REPORT_ACTIONS = ANYONES_CHOICES
 
 current_inbound: ContextVar[Inbound | None] = ContextVar("teams_inbound", default=None)
 """The activity the running turn answers, for `TeamsIdentify` (one task per turn)."""
@@ -65,7 +47,6 @@ class TeamsTurns:
 
     def __init__(self, engine: ConversationEngine) -> None:
         self._engine = engine
-        self._log = structlog.get_logger(__name__)
 
     async def run(
         self, inbound: Inbound, responder: TeamsResponder, *, shown: Responder | None = None
@@ -76,53 +57,35 @@ class TeamsTurns:
         `responder`); `responder` tells the asker about failures.
         """
         current_inbound.set(inbound)
-        key = thread_key(inbound)
-        try:
-            incoming = await self._incoming(inbound, key, responder)
-            if incoming is None:
-                return
-            await self._engine.handle(incoming, shown or responder)
-        except StoreUnavailable as error:
-            self._log.warning("teams_store_unavailable", error=str(error))
-            busy = isinstance(error, ThreadBusy)
-            await responder.tell(
-                BUSY if busy else STATE_NOT_SAVED if responder.public else STORE_DOWN
-            )
-        except Exception:  # noqa: BLE001 - logged with its traceback, told to the asker
-            self._log.exception("teams_turn_failed")
-            if not responder.public:
-                await responder.tell(CRASHED)
-
-    async def _incoming(
-        self, inbound: Inbound, key: ThreadKey, responder: TeamsResponder
-    ) -> Incoming | None:
-        """The engine's `Incoming`, or None when there is nothing for the engine to do."""
-        if inbound.choice in REPORT_ACTIONS:  # anyone may; a retry was dropped at intake
-            return Incoming(key, inbound.user_id, choice=inbound.choice)
-        if inbound.choice is not None:
-            asker = await self._engine.asker(key)
-            if asker is None:
-                await responder.tell(LOST_CONTEXT)
-                return None
-            if asker != inbound.user_id:
-                await responder.tell(only_asker(ASKER_NAME))
-                return None
-            # A double click was dropped at intake (`bot.teams.intake.dedupe_key`), so a
-            # reclaimed click is still answered.
-            return Incoming(
-                key, inbound.user_id, choice=inbound.choice, message_ref=inbound.card_id
-            )
-        if not inbound.directed:
-            try:
-                known = await self._engine.settled(key) is not None
-            except ThreadBusy:
-                known = True  # a turn still holds the thread: the engine answers "busy"
-            if not known:
-                return None  # people talking in a thread that is not the bot's
-        return Incoming(
-            key,
-            inbound.user_id,
-            text=inbound.text,
-            directed=inbound.directed,
-            markup=Markup.TEAMS,
+        ruling = await admit(
+            self._engine,
+            incoming_of(inbound),
+            mention=lambda _: ASKER_NAME,
+            shown=responder.public,
+            told_once_s=DEDUPE_TTL_S,
         )
+        if ruling.incoming is None:
+            if ruling.notice is not None:
+                await responder.tell(ruling.notice)
+            return
+        await converse(self._engine, ruling.incoming, responder, shown=shown)
+
+
+def incoming_of(inbound: Inbound) -> Incoming:
+    """What the activity asks of the engine: a report action, a pick, or a message.
+
+    A retry, a duplicate delivery and a double click were dropped at intake
+    (`bot.teams.intake.dedupe_key`), so a reclaimed click is still answered.
+    """
+    key = thread_key(inbound)
+    if inbound.choice in ANYONES_CHOICES:
+        return Incoming(key, inbound.user_id, choice=inbound.choice)
+    if inbound.choice is not None:
+        return Incoming(key, inbound.user_id, choice=inbound.choice, message_ref=inbound.card_id)
+    return Incoming(
+        key,
+        inbound.user_id,
+        text=inbound.text,
+        directed=inbound.directed,
+        markup=Markup.TEAMS,
+    )

@@ -19,6 +19,8 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
 
+from bot.errors import BotError
+
 __all__ = [
     "BODY_BUDGET_BYTES",
     "MAX_JSON_DEPTH",
@@ -68,7 +70,7 @@ class BodyBudget:
 IN_FLIGHT = BodyBudget()
 
 
-class Refused(Exception):
+class Refused(BotError):
     """A body the bot will not handle: the status to answer and a reason for the log.
 
     The reason is a predicate ("is not JSON"), for the caller to name what it read.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from bench.rawload import _run
-from tests.bot.ops.test_audit import free_port
+from tests.ports import free_port
 
 REQUEST = b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"
 

@@ -13,7 +13,7 @@ from diagnosis import (
     WorkloadAccess,
     diagnose,
 )
-from tests.diagnosis.support import Refusing
+from tests.diagnosis.doubles import Refusing
 
 DEMO = bundled_scenario("demo")
 CLUSTER = DEMO.clusters[0]["uuid"]

@@ -12,7 +12,8 @@ import pytest
 
 from bot.app.backends import simulated
 from diagnosis import diagnose
-from tests.diagnosis.support import NODE_XID, REQUEST, Memo, Refusing
+from tests.diagnosis.doubles import Memo, Refusing
+from tests.diagnosis.node_xid import NODE_XID, REQUEST
 
 
 def _radius(report) -> str:

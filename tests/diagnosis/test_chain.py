@@ -8,39 +8,13 @@ asserted (how many levels, which call sits on which level), never a duration.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 
-from bench.stats import Timed, chain_levels
+from bench.stats import chain_levels
 from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import diagnose
-from runai_sim.app import RecordedRequest, Simulator
-
-#: Long enough that concurrent calls always overlap, even on a busy machine under coverage.
-LATENCY_MS = 100
-
-
-@contextmanager
-def _timed_calls() -> Iterator[list[Timed]]:
-    calls: list[Timed] = []
-
-    def observe(_: Simulator, entry: RecordedRequest) -> None:
-        calls.append(Timed(entry.time.timestamp(), time.time(), entry.path))  # ended just now
-
-    undo = Simulator.observe(observe)
-    try:
-        yield calls
-    finally:
-        undo()
-
-
-def _level(call: Timed, calls: list[Timed]) -> int:
-    """1 + the longest chain of calls that ended before `call` started."""
-    return 1 + chain_levels([c for c in calls if c.end <= call.start])
+from tests.diagnosis.timed import LATENCY_MS, level, timed_calls
 
 
 def _kind(path: str) -> str:
@@ -80,7 +54,7 @@ async def test_one_oom_diagnosis_has_the_expected_chain(name, workload, levels, 
     request = request_from_expectation(scenario, expectation)
     async with simulated(scenario, retries=0, transport="asgi") as up:
         await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)  # token, cache
-        with _timed_calls() as calls:
+        with timed_calls() as calls:
             report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
 
     assert report.category is not None
@@ -88,6 +62,6 @@ async def test_one_oom_diagnosis_has_the_expected_chain(name, workload, levels, 
     assert chain_levels(calls) == levels, sorted((c.start, c.path) for c in calls)
     found: dict[str, set[int]] = {}
     for call in calls:
-        found.setdefault(_kind(call.path), set()).add(_level(call, calls))
+        found.setdefault(_kind(call.path), set()).add(level(call, calls))
     assert {k: found.get(k) for k in placed} == {k: {v} for k, v in placed.items()}
     assert len([c for c in calls if c.path.endswith("/metrics")]) == 1

@@ -21,7 +21,7 @@ from diagnosis.changes import compare, earlier_good_runs
 from diagnosis.report import Change
 from diagnosis.runai.models import Workload, WorkloadSpec
 from runai_sim.scenario import Scenario
-from tests.diagnosis.support import Refusing
+from tests.diagnosis.doubles import Refusing
 from tests.factories import NOW, ago, iso, workload
 
 HF = "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"

@@ -24,8 +24,8 @@ from diagnosis import (
     diagnose,
 )
 from runai_sim.scenario import Scenario
-from tests.diagnosis.support import Memo
-from tests.diagnosis.test_chain import LATENCY_MS, _level, _timed_calls
+from tests.diagnosis.doubles import Memo
+from tests.diagnosis.timed import LATENCY_MS, level, timed_calls
 
 DEMO = bundled_scenario("demo")
 CLUSTER = DEMO.clusters[0]["uuid"]
@@ -88,15 +88,15 @@ async def test_a_pending_workloads_reads_that_need_only_its_ids_run_at_once():
     request = request_from_expectation(scenario, scenario.expect[0])
     async with simulated(scenario, retries=0, transport="asgi") as up:
         await diagnose(request, runai=up.runai, now=scenario.now)  # the token, warm
-        with _timed_calls() as calls:
+        with timed_calls() as calls:
             report = await diagnose(request, runai=up.runai, now=scenario.now)
     assert report.pending is not None
     assert report.pending.reason == "NODE_POOL_FULL"
-    levels = {c.path.rsplit("/", 1)[-1] or c.path: _level(c, calls) for c in calls}
+    levels = {c.path.rsplit("/", 1)[-1] or c.path: level(c, calls) for c in calls}
     # status, then events (they decide Pending vs failed), then everything else at once
     assert chain_levels(calls) == 3, sorted((c.start, c.path) for c in calls)
     assert {levels[k] for k in ("pods", "history", "node-pools", "telemetry", "nodes")} == {3}
-    assert {_level(c, calls) for c in calls if "/org-unit/projects/" in c.path} == {3}
+    assert {level(c, calls) for c in calls if "/org-unit/projects/" in c.path} == {3}
 
 
 async def test_kubernetes_failing_is_a_gap_and_run_ai_still_decides():

@@ -24,7 +24,7 @@ from diagnosis import (
     diagnose,
 )
 from diagnosis.sharing import SharedLookups, report_key, shared_report
-from tests.diagnosis.support import Memo, Refusing
+from tests.diagnosis.doubles import Memo, Refusing
 
 DEMO = bundled_scenario("demo")
 CLUSTER = DEMO.clusters[0]["uuid"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from bot.app.backends import simulated
 from diagnosis import diagnose, for_viewer
 from diagnosis.viewer import BLAST_NOT_SHOWN
-from tests.diagnosis.support import NODE_XID, REQUEST, Refusing
+from tests.diagnosis.doubles import Refusing
+from tests.diagnosis.node_xid import NODE_XID, REQUEST
 
 
 async def _report():

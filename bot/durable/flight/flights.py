@@ -31,6 +31,7 @@ import redis.asyncio as redis
 import structlog
 
 from bot.durable.renewal import renewing
+from bot.errors import BotError
 from bot.ops.metrics import FAIL_OPEN, SHARED_DIAGNOSES
 from bot.ops.observe import current_trace
 from diagnosis import Payload
@@ -217,7 +218,7 @@ def _text(value: str | bytes) -> str:
     return value if isinstance(value, str) else value.decode()
 
 
-class _Failed(Exception):
+class _Failed(BotError):
     """Redis failed while coordinating a flight (the cause says how)."""
 
 

@@ -23,14 +23,19 @@ from bot.slack.listeners.events import DM_THREAD
 from bot.slack.listeners.take import take
 from bot.slack.responder import CHOICE_ACTION
 
-__all__ = ["Click", "clicked", "only_asker", "register"]
+__all__ = ["Click", "clicked", "mention", "only_asker", "register"]
 
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{1,20}$")
 
 
+def mention(user: str) -> str:
+    """How a Slack message names `user`: a mention of a real user ID, else a plain phrase."""
+    return f"<@{user}>" if _USER_ID.match(user) else "the person who asked"
+
+
 def only_asker(asker: str) -> str:
     """The private answer to a click from someone other than the asker, naming them."""
-    return messages.only_asker(f"<@{asker}>" if _USER_ID.match(asker) else "the person who asked")
+    return messages.only_asker(mention(asker))
 
 
 @dataclass(frozen=True)

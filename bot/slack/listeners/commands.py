@@ -12,11 +12,10 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
 from bot.conversation import Incoming, Markup, ThreadKey
-from bot.conversation.messages import QUEUE_FULL, STORE_BUSY, STORE_DOWN, queued
+from bot.conversation.edges import not_taken_notice, taken_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, submit, trigger_key
-from bot.slack.listeners.take import busy
-from bot.work import Intake, QueueUnavailable
+from bot.work import QueueUnavailable
 
 __all__ = ["register"]
 
@@ -47,13 +46,12 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
                 deadline_s=deps.queue_deadline_s,
             )
         except QueueUnavailable as error:
-            await ack(text=STORE_BUSY if busy(error) else STORE_DOWN, response_type="ephemeral")
+            await ack(text=not_taken_notice(error), response_type="ephemeral")
             return
-        if taken.intake is Intake.FULL:
-            await ack(text=QUEUE_FULL, response_type="ephemeral")
-        elif taken.intake is Intake.ACCEPTED and taken.ahead:
-            await ack(text=queued(taken.ahead), response_type="ephemeral")
-        else:
+        notice = taken_notice(taken)
+        if notice is None:
             await ack()  # taken, or a replay of one taken already: nothing to say
+        else:
+            await ack(text=notice, response_type="ephemeral")
 
     app.command("/runai-why")(runai_why)

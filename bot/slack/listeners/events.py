@@ -24,10 +24,11 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, Markup, StoreUnavailable, ThreadKey
+from bot.conversation.edges import not_taken_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater
 from bot.slack.listeners.shortcuts import message_text
-from bot.slack.listeners.take import retrying, take
+from bot.slack.listeners.take import take
 
 __all__ = ["DM_THREAD", "register"]
 
@@ -154,7 +155,9 @@ async def _thread_reply(
         if not await took_part():
             return  # a thread among people: not the bot's business, Redis or not
         if _first_delivery(request):
-            await spec.responder(client, runai_url=deps.runai_url).tell(retrying(error))
+            await spec.responder(client, runai_url=deps.runai_url).tell(
+                not_taken_notice(error, retrying=True)
+            )
         raise RetryLater(str(error)) from error
     if not known and not await took_part():
         return  # a thread among people: not the bot's business

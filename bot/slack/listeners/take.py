@@ -10,21 +10,12 @@ from __future__ import annotations
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming
-from bot.conversation.messages import (
-    QUEUE_FULL,
-    STORE_BUSY,
-    STORE_BUSY_RETRYING,
-    STORE_DOWN,
-    STORE_RETRYING,
-    queued,
-)
-from bot.conversation.store import StoreBusy
-from bot.durable.connect import redis_failure
+from bot.conversation.edges import not_taken_notice, taken_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater, submit
 from bot.work import Intake, QueueUnavailable
 
-__all__ = ["busy", "retrying", "take"]
+__all__ = ["take"]
 
 
 async def take(
@@ -56,22 +47,15 @@ async def take(
         )
     except QueueUnavailable as error:
         if not retry:
-            await responder.tell(STORE_BUSY if busy(error) else STORE_DOWN)
+            await responder.tell(not_taken_notice(error))
             return
         if first_delivery:
-            await responder.tell(retrying(error))
+            await responder.tell(not_taken_notice(error, retrying=True))
         raise RetryLater(str(error)) from error
+    notice = taken_notice(taken)
+    if notice is None:
+        return
     if taken.intake is Intake.FULL:
-        await responder.tell(QUEUE_FULL)
-    elif taken.intake is Intake.ACCEPTED and taken.ahead:
-        deps.notices.send(responder.tell(queued(taken.ahead)))
-
-
-def busy(error: Exception) -> bool:
-    """Whether a store failure was a full connection pool, not Redis being unreachable."""
-    return isinstance(error, StoreBusy) or redis_failure(error.__cause__ or error) == "busy"
-
-
-def retrying(error: Exception) -> str:
-    """What the asker is told while Slack will deliver their event again."""
-    return STORE_BUSY_RETRYING if busy(error) else STORE_RETRYING
+        await responder.tell(notice)
+    else:  # their place in the queue: beside the ack, never delaying it
+        deps.notices.send(responder.tell(notice))

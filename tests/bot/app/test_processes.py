@@ -24,10 +24,10 @@ from bot.ops.metrics import exposition
 from runai_sim.app import Simulator
 from runai_sim.server import serve
 from tests.bot.durable.worker_process import STALLED_EVIDENCE, journaled, worker_process
-from tests.bot.ops.test_audit import free_port
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import DEMO, SECRET, first_line, running_bots
 from tests.bot.slack.signing import signed_headers, slash_command_body
+from tests.ports import free_port
 
 ASK = "cluster=prod-a workload=training-job-42 project=ml-team"
 DEMO_FILE = Path(__file__).resolve().parents[3] / "runai_sim" / "scenarios" / "demo.json"

@@ -151,3 +151,19 @@ def _grant(scope_type: str, scope_id: str, *resources: str) -> Grant:
 )  # fmt: skip
 def test_what_rules_over_the_whole_cluster_read(grant, wide):
     assert cluster_wide([grant], CLUSTERS["A"]) == wide
+
+
+async def test_closing_stops_the_reads_ahead_nobody_waited_for():
+    """A prefetch must not outlive the authorizer: it would use the clients closed after it."""
+    slow = scenario(rules=TENANT_VIEWER).model_copy(update={"latency_ms": 200})
+    async with backends(slow) as found:
+        authz = authorizer(found)
+        authz.prefetch(Identity.console(ALICE))
+        async with asyncio.timeout(10):
+            while ALICE not in authz._prefetched:  # noqa: ASYNC110 - started, not finished
+                await asyncio.sleep(0.001)
+        [(_, grants)] = authz._prefetched.values()
+        await authz.aclose()
+        assert grants.cancelled()
+        assert not authz._background
+        assert not authz._prefetched

@@ -21,7 +21,7 @@ from bot.conversation import (
 from bot.conversation.messages import STATE_NOT_SAVED
 from diagnosis import Category, Outcome
 from tests.bot.conversation.harness import Harness, Recorder, harness
-from tests.conftest import start_throwaway_redis
+from tests.throwaway_redis import start_throwaway_redis
 
 DEMO = bundled_scenario("demo")
 PROD_A = DEMO.clusters[0]["uuid"]

@@ -30,7 +30,7 @@ from bot.durable.connect import (
     redis_failure,
     redis_health,
 )
-from tests.conftest import start_throwaway_redis
+from tests.throwaway_redis import start_throwaway_redis
 
 pytestmark = pytest.mark.e2e
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -27,6 +26,7 @@ from bot.ops.audit import (
 )
 from bot.ops.logging import mask_secrets
 from diagnosis import Category, Outcome, Report, WorkloadRef
+from tests.ports import free_port
 
 FIELDS = {
     "platform",
@@ -68,12 +68,6 @@ def event(**overrides) -> AuditEvent:
         "at": AT,
     }
     return AuditEvent(**(body | overrides))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # ---------------------------------------------------------------- the event

@@ -9,7 +9,7 @@ from bot.slack.intake import ResponderSpec
 from bot.slack.orphans import adopt, tag
 from bot.work import JournalState, MemoryWorkQueue, ShownPost
 from tests.bot.slack.fake_slack import FakeSlack
-from tests.bot.work.conftest import item
+from tests.bot.work.items import item
 
 
 def _client(fake: FakeSlack) -> AsyncWebClient:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -26,22 +25,12 @@ from bot.teams.charts import (
     chart_routes,
     derive_key,
 )
-from diagnosis import MemoryFigures, MemorySample, Outcome, Report, WorkloadRef
+from diagnosis import Outcome, Report, WorkloadRef
+from tests.bot.teams.figures import MEMORY
 
 BASE = "https://runai-why.example.com"
 KEY = derive_key("app-password")
 TTL = 600
-GIB = 1024**3
-START = datetime(2025, 11, 4, 0, 0, tzinfo=UTC)
-MEMORY = MemoryFigures(
-    request_bytes=32 * GIB,
-    limit_bytes=32 * GIB,
-    peak_bytes=31 * GIB,
-    samples=tuple(
-        MemorySample(at=START + timedelta(minutes=10 * i), usage_bytes=v * GIB)
-        for i, v in enumerate((10, 20, 31))
-    ),
-)
 WORKLOAD = WorkloadRef(id="w1", name="train-bert", project="nlp", cluster_id="c1", phase="Failed")
 OOM = Report(outcome=Outcome.DIAGNOSED, workload=WORKLOAD, memory=MEMORY)
 

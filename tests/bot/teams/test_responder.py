@@ -15,7 +15,7 @@ from bot.teams.token import BotToken
 from diagnosis import Category, Outcome, Report
 from tests.bot.teams.adaptive import elements
 from tests.bot.teams.fake_teams import APP_ID, BOT_ID, PASSWORD, TENANT, FakeTeams
-from tests.bot.teams.test_charts import MEMORY
+from tests.bot.teams.figures import MEMORY
 
 BASE = "http://teams.test"
 CHART = "https://runai-why.example.com/teams/charts/signed.png?exp=1&sig=x"

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio
 
-from bot.conversation import Incoming, ThreadKey
-from bot.work import MemoryWorkQueue, RedisWorkQueue, WorkItem, WorkQueue
-
-
-def item(user: str = "U1", *, deadline_s: float = 60.0, text: str = "why") -> WorkItem:
-    now = time.time()
-    return WorkItem(
-        id=f"item-{user}-{text}-{now}",
-        platform="test",
-        kind="turn",
-        incoming=Incoming(ThreadKey("test", "T1", "C1", "1.1"), user, text=text),
-        responder={"channel": "C1"},
-        request_id="req-1",
-        enqueued_at=now,
-        deadline_at=now + deadline_s,
-    )
+from bot.work import MemoryWorkQueue, RedisWorkQueue, WorkQueue
 
 
 @pytest.fixture(params=["redis", "memory"])

@@ -9,7 +9,7 @@ import redis.asyncio
 
 from bot.durable.connect import connect_redis
 from bot.work import Intake, QueueUnavailable, RedisWorkQueue, ShownPost, WorkQueue
-from tests.bot.work.conftest import item
+from tests.bot.work.items import item
 
 pytestmark = pytest.mark.e2e
 

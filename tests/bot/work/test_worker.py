@@ -18,7 +18,7 @@ from bot.work import (
     WorkItem,
     WorkQueue,
 )
-from tests.bot.work.conftest import item
+from tests.bot.work.items import item
 
 pytestmark = pytest.mark.e2e
 

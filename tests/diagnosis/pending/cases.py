@@ -1,4 +1,4 @@
-"""One row per Pending reason, from the scheduler's own texts, with its expected reason and words."""
+"""One row per Pending reason, from the scheduler's own texts: the evidence, reason and words."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 from diagnosis.pending.verdict import PendingReason
 from tests.diagnosis.pending import builders as b
 from tests.factories import pod
+
+__all__ = ["CASES"]
 
 R = PendingReason
 

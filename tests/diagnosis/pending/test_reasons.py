@@ -9,8 +9,10 @@ import pytest
 from diagnosis.pending.table import decide
 from diagnosis.pending.verdict import PendingReason
 from tests.diagnosis.pending import builders as b
-from tests.diagnosis.pending.cases import CASES, R
+from tests.diagnosis.pending.cases import CASES
 from tests.factories import ago, history_event, phase_update
+
+R = PendingReason
 
 
 @pytest.mark.parametrize(("given", "reason", "words"), CASES)

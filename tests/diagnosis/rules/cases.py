@@ -1,4 +1,4 @@
-"""The rule table's rows: evidence in, the category and details it must classify as."""
+"""One row per category: the evidence, the category the rules decide, and its key details."""
 
 from __future__ import annotations
 

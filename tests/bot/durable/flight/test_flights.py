@@ -13,7 +13,7 @@ from bot.durable.connect import connect_redis
 from bot.durable.flight import Flights
 from bot.ops.metrics import REGISTRY
 from diagnosis import Payload
-from tests.bot.durable.test_renewal import renewer_stopped
+from tests.bot.durable.renewers import renewer_stopped
 
 KEY = "report", "cluster|workload|Failed|2026-01-01"
 
