@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.conversation.access import Access, Gate
 from bot.conversation.ahead import Background, posted, read_status
+from bot.conversation.auditing import audit_event
 from bot.conversation.messages import (
     CRASHED,
     PICK_BELOW,
@@ -40,7 +41,7 @@ from bot.conversation.understand.pods import Asked, find_pod_owner, pod_named
 from bot.conversation.understand.projects import unreadable_project
 from bot.conversation.which_cluster import CLUSTER_QUESTION, MAX_CLUSTER_BUTTONS, ClusterSlot
 from bot.durable.flight import Flights
-from bot.ops.audit import AuditSink, audit_event
+from bot.ops.audit import AuditSink
 from bot.ops.observe import observe_stage, record_diagnosis
 from bot.render.wording import candidate_labels
 from diagnosis import (

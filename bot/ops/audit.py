@@ -31,16 +31,12 @@ import asyncio
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import Any, Final, Protocol
 
 import redis.asyncio as redis
 import structlog
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from redis.typing import EncodableT, FieldT
-
-if TYPE_CHECKING:
-    from bot.conversation.model import Incoming, Slots
-    from diagnosis import Report
 
 __all__ = [
     "AUDIT_EVENT",
@@ -54,7 +50,6 @@ __all__ = [
     "FanoutAuditSink",
     "LogAuditSink",
     "RedisStreamAuditSink",
-    "audit_event",
     "authz_denial_event",
     "build_audit_sink",
     "read_audit",
@@ -178,39 +173,6 @@ class AuditEvent(BaseModel):
         for name in _INTS:
             data[name] = int(fields.get(name) or 0)
         return cls.model_validate(data)
-
-
-def audit_event(
-    incoming: Incoming,
-    slots: Slots,
-    report: Report | None,
-    failed: str | None,
-    seconds: float,
-    *,
-    at: datetime | None = None,
-) -> AuditEvent:
-    """The audit event of one diagnosis, from what `ConversationEngine._diagnose` holds.
-
-    `report` is None when a call the diagnosis cannot do without failed; `failed` is then
-    that call's operation name.
-    """
-    return AuditEvent(
-        platform=incoming.key.platform,
-        team=incoming.key.team,
-        channel=incoming.key.channel,
-        user=incoming.user,
-        cluster_id=slots.cluster_id,
-        workload=slots.workload_id or slots.workload_name,
-        project=slots.project,
-        resolved_id=report.workload.id if report and report.workload else None,
-        outcome=report.outcome.value if report else UPSTREAM_ERROR_OUTCOME,
-        category=report.category.value if report and report.category else None,
-        redactions=report.redactions if report else 0,
-        duration_ms=max(0, round(seconds * 1000)),
-        failed_calls=[failed] if failed else [],
-        gaps=list(report.missing) if report else [],
-        at=at or datetime.now(UTC),
-    )
 
 
 def authz_denial_event(

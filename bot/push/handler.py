@@ -27,9 +27,10 @@ from bot.conversation import (
     Slots,
     StateStore,
 )
+from bot.conversation.auditing import audit_event
 from bot.durable.flight import Flights
 from bot.errors import BotError
-from bot.ops.audit import AuditSink, LogAuditSink, audit_event
+from bot.ops.audit import AuditSink, LogAuditSink
 from bot.ops.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
 from bot.ops.observe import observe_stage, record_diagnosis
 from bot.push.item import BOT_USER, PENDING, AlertSpec, Pending, PushSpec, Target

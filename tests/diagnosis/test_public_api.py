@@ -21,7 +21,7 @@ PACKAGE = Path(diagnosis.__file__).parent
 ROOT = PACKAGE.parent
 CONFIG = ROOT / ".importlinter"
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-#: The contracts between the packages (the layers inside diagnosis/: tests/diagnosis/test_layers.py).
+#: The contracts between the packages (each one biting: tests/test_import_contracts.py).
 BOUNDARIES = (
     "--contract",
     "bot-uses-the-public-api",

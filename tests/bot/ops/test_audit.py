@@ -12,7 +12,6 @@ import structlog.testing
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from bot.conversation.model import Incoming, Slots, ThreadKey
 from bot.ops.audit import (
     AUDIT_EVENT,
     AUDIT_STREAM,
@@ -20,12 +19,10 @@ from bot.ops.audit import (
     FanoutAuditSink,
     LogAuditSink,
     RedisStreamAuditSink,
-    audit_event,
     build_audit_sink,
     read_audit,
 )
 from bot.ops.logging import mask_secrets
-from diagnosis import Category, Outcome, Report, WorkloadRef
 from tests.ports import free_port
 
 FIELDS = {
@@ -105,40 +102,6 @@ def test_stream_fields_are_flat_strings_and_round_trip():
     sparse = event(cluster_id=None, category=None, failed_calls=[], gaps=[], resolved_id=None)
     assert sparse.stream_fields()["category"] == ""
     assert AuditEvent.from_stream(sparse.stream_fields()) == sparse
-
-
-def test_audit_event_from_what_the_engine_holds():
-    incoming = Incoming(key=ThreadKey("slack", "T1", "C1", "171.1"), user="U1", text="why")
-    slots = Slots(cluster_id="prod", workload_name="train-bert", project="nlp")
-    report = Report(
-        outcome=Outcome.DIAGNOSED,
-        category=Category.OOM_KILLED,
-        workload=WorkloadRef(
-            id="w-1", name="train-bert", project="nlp", cluster_id="prod", phase="Failed"
-        ),
-        missing=("GPU memory (metrics unavailable)",),
-        redactions=3,
-    )
-    e = audit_event(incoming, slots, report, None, 1.2346, at=AT)
-    assert (e.platform, e.team, e.channel, e.user) == ("slack", "T1", "C1", "U1")
-    assert (e.cluster_id, e.workload, e.project, e.resolved_id) == (
-        "prod",
-        "train-bert",
-        "nlp",
-        "w-1",
-    )
-    assert (e.outcome, e.category, e.redactions, e.duration_ms) == (
-        "diagnosed",
-        "OOM_KILLED",
-        3,
-        1235,
-    )
-    assert (e.failed_calls, e.gaps) == ([], ["GPU memory (metrics unavailable)"])
-
-    failed = audit_event(incoming, slots, None, "get_workload", 0.5)
-    assert (failed.outcome, failed.category, failed.resolved_id) == ("upstream_error", None, None)
-    assert failed.failed_calls == ["get_workload"]
-    assert failed.at.tzinfo == UTC
 
 
 # ---------------------------------------------------------------- log sink

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import redis.asyncio
 
 from bot.config.settings import Settings
-from bot.render.card_parts import render_notice
+from bot.teams.render.card_parts import render_notice
 from bot.work import RedisWorkQueue
 from tests.bot.slack import harness as slack
 from tests.bot.slack.fake_slack import FakeSlack

@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 import redis.asyncio
 
-from bot.app.server import build_runtime, create_asgi_app
+from bot.app.runtime import build_runtime
+from bot.app.server import create_asgi_app
 from bot.conversation.messages import GAVE_UP, expired
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
