@@ -1,4 +1,4 @@
-"""The platform-neutral conversation engine shared by the console, Slack and (later) Teams."""
+"""The platform-neutral conversation engine shared by the console, Slack and Teams."""
 
 from bot.conversation.access import Access, Gate, Identify, console_identity
 from bot.conversation.engine import ConversationEngine, Responder
