@@ -21,7 +21,7 @@ from bench.driver import send_all, wait_until
 from bench.stats import Figure, number
 from bench.world import SECRET, World
 from bot.app.server import build_runtime, create_asgi_app
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.ops.logging import configure_logging
 
 __all__ = ["profile"]

@@ -11,7 +11,6 @@ there, so tests of timeouts and of the wire itself keep `"socket"`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Literal
 
 import httpx
 
-from bot.config.settings import Settings
+from bot.config import Settings
 from diagnosis import KubeAccess, KubeDirectory, KubeTarget, RunaiClient, RunaiConfig
 from runai_sim.app import Simulator
 from runai_sim.kube import kube_base_url
@@ -89,9 +88,9 @@ async def simulated(
 @asynccontextmanager
 async def from_settings(settings: Settings) -> AsyncIterator[Backends]:
     """Clients for the real control plane and the configured Kubernetes clusters."""
-    access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
+    access = settings.kube.access()
     kube = KubeDirectory(access) if len(access) else None
-    async with RunaiClient(settings.runai_config()) as runai:
+    async with RunaiClient(settings.runai.config()) as runai:
         try:
             yield Backends(runai, kube)
         finally:

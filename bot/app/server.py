@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import os
 import signal
 import sys
 import time
@@ -55,7 +54,7 @@ from bot.app.pages import page_routes
 from bot.app.processes import reuse_port_socket
 from bot.app.pushing import PushRuntime, build_push
 from bot.authz import Authorizer
-from bot.config.settings import DEDUPE_TTL_S, ConfigError, Settings
+from bot.config import DEDUPE_TTL_S, ConfigError, Settings
 from bot.conversation import MemoryStore, RedisStore, StateStore
 from bot.durable.connect import connect_redis, redis_health
 from bot.durable.flight import FLIGHT_LOCK_TTL_S, Flights, LocalLimit, RedisSemaphore
@@ -78,7 +77,6 @@ from bot.work import Handler, MemoryWorkQueue, RedisWorkQueue, Worker, WorkQueue
 from diagnosis import (
     NO_LIMIT,
     CallLimiter,
-    KubeAccess,
     KubeConnector,
     KubeDirectory,
     RunaiClient,
@@ -118,36 +116,38 @@ class Runtime:
 
 def _store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
     log = structlog.get_logger(__name__)
-    if settings.redis_url is None:
+    if settings.redis.url is None:
         log.warning("state_store_in_memory", reason="REDIS_URL is not set; one process only")
-        return MemoryStore(ttl_s=settings.state_ttl_s), None
+        return MemoryStore(ttl_s=settings.conversation.state_ttl_s), None
     try:
         client = connect_redis(
-            settings.redis_url.get_secret_value(),
-            max_connections=settings.redis_max_connections,
-            pool_timeout_s=settings.redis_pool_timeout_s,
+            settings.redis.url.get_secret_value(),
+            max_connections=settings.redis.max_connections,
+            pool_timeout_s=settings.redis.pool_timeout_s,
         )
     except ValueError as error:
         raise ConfigError(str(error)) from error
-    store = RedisStore(client, ttl_s=settings.state_ttl_s, lock_ttl_s=settings.queue_claim_idle_s)
+    store = RedisStore(
+        client, ttl_s=settings.conversation.state_ttl_s, lock_ttl_s=settings.queue.claim_idle_s
+    )
     return store, client
 
 
 def _queue(settings: Settings, client: redis.Redis | None) -> WorkQueue:
     if client is None:
-        return MemoryWorkQueue(max_items=settings.queue_max_items)
-    return RedisWorkQueue(client, max_items=settings.queue_max_items, journal_ttl_s=DEDUPE_TTL_S)
+        return MemoryWorkQueue(max_items=settings.queue.max_items)
+    return RedisWorkQueue(client, max_items=settings.queue.max_items, journal_ttl_s=DEDUPE_TTL_S)
 
 
 def _runai_limiter(settings: Settings, client: redis.Redis | None) -> CallLimiter:
     """The bound on concurrent Run:ai calls: across replicas with Redis, else this process's."""
-    limit = settings.runai_max_concurrent_calls
+    limit = settings.runai.max_concurrent_calls
     if limit == 0:
         return NO_LIMIT
     if client is None:
         return LocalLimit(limit)
     # A call's attempt takes at most connect + write + read timeouts; past that it is dead.
-    return RedisSemaphore(client, limit=limit, lease_s=3 * settings.runai_timeout_s + 5)
+    return RedisSemaphore(client, limit=limit, lease_s=3 * settings.runai.timeout_s + 5)
 
 
 def _counting(upstream: str) -> Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport]:
@@ -180,27 +180,27 @@ def build_runtime(
     slack = slack_secrets is not None
     if slack_secrets is not None:
         token, signing_secret, _ = slack_secrets
-    teams_settings = settings.teams_secrets() if settings.teams_configured else None
+    teams_settings = settings.teams.secrets() if settings.teams.configured else None
     store, redis_client = _store(settings)
     client: RunaiClient | None = None
     if runai is None:
         client = RunaiClient(
-            settings.runai_config(),
+            settings.runai.config(),
             transport=CountingTransport(network_transport(), "runai"),
             limiter=_runai_limiter(settings, redis_client),
         )
         runai = client
     owned_kube: KubeDirectory | None = None
     if kube is None:
-        access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
+        access = settings.kube.access()
         counted = _counting("kubernetes")
         kube = owned_kube = KubeDirectory(access, wrap=counted) if len(access) else None
     # A leader's lock outlives it by at most the claim idle time: a request reclaimed from a
     # dead worker never waits out that worker's lock on its own diagnosis.
     flights = Flights(
         redis_client,
-        report_ttl_s=settings.diagnosis_cache_ttl_s,
-        lock_ttl_s=min(FLIGHT_LOCK_TTL_S, settings.queue_claim_idle_s),
+        report_ttl_s=settings.diagnosis.cache_ttl_s,
+        lock_ttl_s=min(FLIGHT_LOCK_TTL_S, settings.queue.claim_idle_s),
     )
     authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
     audit = build_audit_sink(redis_client)
@@ -211,9 +211,9 @@ def build_runtime(
     posters: dict[str, Poster] = {}
     auth_test: AuthTest | None = None
     if slack:
-        web = build_web_client(token, settings.slack_api_url)
+        web = build_web_client(token, settings.slack.api_url)
         auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
-        posters["slack"] = SlackPoster(web, runai_url=settings.runai_url)
+        posters["slack"] = SlackPoster(web, runai_url=settings.runai.url)
     push = build_push(
         settings,
         runai=runai,
@@ -247,8 +247,8 @@ def build_runtime(
             engine,
             store,
             queue,
-            queue_deadline_s=settings.queue_deadline_s,
-            runai_url=settings.runai_url,
+            queue_deadline_s=settings.queue.deadline_s,
+            runai_url=settings.runai.url,
         )
         app = build_slack_app(
             client=web, signing_secret=signing_secret, deps=deps, auth_test=auth_test
@@ -276,13 +276,13 @@ def build_runtime(
         )
         handlers["teams"] = teams.work
     consumer = None
-    if settings.embedded_worker if worker is None else worker:
+    if settings.queue.embedded_worker if worker is None else worker:
         consumer = Worker(
             queue,
             handlers,
-            concurrency=settings.max_concurrent_diagnoses,
-            claim_idle_s=settings.queue_claim_idle_s,
-            max_deliveries=settings.queue_max_deliveries,
+            concurrency=settings.diagnosis.max_concurrent,
+            claim_idle_s=settings.queue.claim_idle_s,
+            max_deliveries=settings.queue.max_deliveries,
         )
     return Runtime(
         app=app,
@@ -295,10 +295,10 @@ def build_runtime(
         kube=owned_kube,
         teams=teams,
         metrics_token=(
-            settings.metrics_token.get_secret_value() if settings.metrics_token else None
+            settings.metrics.token.get_secret_value() if settings.metrics.token else None
         ),
         worker=consumer,
-        shutdown_grace_s=settings.shutdown_grace_s,
+        shutdown_grace_s=settings.queue.shutdown_grace_s,
         notices=deps.notices if deps is not None else None,
         pages=page_routes(settings),
         push=push,
@@ -430,16 +430,16 @@ def run_server(
     if socket_mode:
         asyncio.run(_socket_mode(settings, host))
         return
-    sockets = [reuse_port_socket(host, settings.port)] if reuse_port else None
+    sockets = [reuse_port_socket(host, settings.http.port)] if reuse_port else None
     runtime = build_runtime(settings)
-    start_metrics_server(settings.metrics_port, host)
+    start_metrics_server(settings.metrics.port, host)
     config = uvicorn.Config(
         create_asgi_app(runtime),
         host=host,
-        port=settings.port,
+        port=settings.http.port,
         log_config=None,
         proxy_headers=True,
-        timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
+        timeout_graceful_shutdown=max(1, round(settings.queue.shutdown_grace_s)),
         **HttpLimits.from_settings(settings).uvicorn_options(),  # slow and numerous clients
     )
     server = uvicorn.Server(config)
@@ -454,7 +454,7 @@ def run_worker(settings: Settings, *, host: str) -> None:
     It serves no requests, but its diagnoses are counted where they run: `/metrics` on
     `METRICS_PORT` at `host`, as `serve` does, so a split deployment loses no series.
     """
-    if settings.redis_url is None:
+    if settings.redis.url is None:
         raise ConfigError(
             "set REDIS_URL for `runai-why worker`: without Redis the queue lives inside "
             "`runai-why serve`, which answers its own requests"
@@ -474,7 +474,7 @@ def _stop_on_signals() -> asyncio.Event:
 async def _worker_main(settings: Settings, host: str) -> None:
     runtime = build_runtime(settings, worker=True)
     assert runtime.worker is not None  # noqa: S101 - worker=True always builds one
-    start_metrics_server(settings.metrics_port, host)
+    start_metrics_server(settings.metrics.port, host)
     stop = _stop_on_signals()
     runtime.worker.start()
     if runtime.push is not None:
@@ -491,7 +491,7 @@ async def _socket_mode(settings: Settings, host: str) -> None:
     app_token = slack_secrets[2]
     runtime = build_runtime(settings, socket_mode=True)
     assert runtime.app is not None  # noqa: S101 - socket mode always builds the Slack app
-    start_metrics_server(settings.metrics_port, host)
+    start_metrics_server(settings.metrics.port, host)
     handler = AsyncSocketModeHandler(runtime.app, app_token)
     stop = _stop_on_signals()
     if runtime.worker is not None:

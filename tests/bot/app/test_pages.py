@@ -10,7 +10,7 @@ import pytest
 
 from bot.app.pages import _span, privacy_page
 from bot.app.server import _close, build_runtime, create_asgi_app
-from bot.config.settings import Settings
+from bot.config import Settings
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import _settings
 

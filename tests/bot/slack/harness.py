@@ -18,7 +18,7 @@ from pydantic import SecretStr
 
 from bot.app.demo.scenarios import bundled_scenario
 from bot.app.server import build_runtime, create_asgi_app
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.conversation import ThreadKey
 from diagnosis.http.transport import network_transport
 from runai_sim.app import Simulator

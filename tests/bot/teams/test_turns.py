@@ -16,7 +16,7 @@ import redis.asyncio as redis
 from pydantic import SecretStr
 
 from bot.authz import Authorizer
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.conversation import MemoryStore, Notice, RedisStore, StateStore
 from bot.conversation.messages import BUSY, CRASHED, STORE_DOWN
 from bot.ops.audit import LogAuditSink
@@ -49,7 +49,7 @@ async def _teams(store: StateStore, fake: FakeTeams) -> AsyncIterator[TeamsRunti
         runai_retries=0,
     )
     sim = httpx.ASGITransport(app=Simulator(DEMO).app)
-    async with RunaiClient(settings.runai_config(), transport=sim) as runai:
+    async with RunaiClient(settings.runai.config(), transport=sim) as runai:
         runtime = build_teams(
             settings,
             runai=runai,
