@@ -22,7 +22,7 @@ from bench.stats import Figure, number
 from bench.world import SECRET, World
 from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.ops.logging import configure_logging
 
 __all__ = ["profile"]

@@ -1,8 +1,9 @@
 """The engine's answer: outcome, category, cited evidence, recurrence, next steps.
 
 A `Report` knows nothing about Slack, consoles or JSON layouts; renderers in `bot/` turn it
-into console text, Slack's Block Kit or Teams' Adaptive Cards. Every string in it that came from upstream has already been through
-redaction, and is still untrusted text to be escaped by the renderer.
+into console text, Slack's Block Kit or Teams' Adaptive Cards. Every string in it that came
+from upstream has already been through redaction, and is still untrusted text to be escaped
+by the renderer.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from bot.config.settings import Settings
+from bot.config import Settings
 from tests.kustomize import KUBECTL, build, emulate, kubectl_build
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
@@ -246,7 +246,7 @@ def test_every_pod_that_diagnoses_serves_its_metrics_and_is_scraped():
     """Web pods and dedicated workers alike: /metrics on METRICS_PORT, annotated for scraping."""
     docs = built(KUBE / "overlays" / "split-worker")
     config = _named(docs, "ConfigMap", "runai-why")["data"]
-    metrics_port = config.get("METRICS_PORT", str(Settings.model_fields["metrics_port"].default))
+    metrics_port = config.get("METRICS_PORT", str(Settings.variables()["METRICS_PORT"].default))
     deployments = _kind(docs, "Deployment")
     assert {d["metadata"]["name"] for d in deployments} == {"runai-why", "runai-why-worker"}
     for deployment in deployments:
@@ -299,7 +299,7 @@ def _mebibytes(quantity: str) -> float:
 
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
 def test_every_environment_variable_the_pods_set_is_a_setting(overlay: Path):
-    settings = {name.upper() for name in Settings.model_fields}
+    settings = set(Settings.variables())
     docs = built(overlay)
     config = set(_named(docs, "ConfigMap", "runai-why")["data"])
     env = {
@@ -339,7 +339,7 @@ def test_each_overlay_once_filled_in_starts_serve_for_its_platforms(overlay: Pat
     settings = Settings(_env_file=None, **{k.lower(): v for k, v in env.items()})
     slack = settings.serve_secrets(socket_mode=False, runai=True)
     assert (slack is not None) is bool(PLATFORM_SECRETS[overlay.name] & SLACK)
-    assert settings.teams_configured is bool(PLATFORM_SECRETS[overlay.name] & TEAMS)
+    assert settings.teams.configured is bool(PLATFORM_SECRETS[overlay.name] & TEAMS)
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
@@ -439,4 +439,4 @@ def test_the_readme_kubernetes_commands_work_from_a_copy(tmp_path: Path, example
 def test_env_example_names_every_setting():
     text = (DEPLOY / "env.example").read_text(encoding="utf-8")
     named = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", text, flags=re.MULTILINE))
-    assert {name.upper() for name in Settings.model_fields} <= named
+    assert set(Settings.variables()) <= named

@@ -19,7 +19,7 @@ from typing import Literal
 import httpx
 
 from bot.app.clients import kube_directory, runai_client
-from bot.config.settings import Settings
+from bot.config import Settings
 from diagnosis import KubeAccess, KubeDirectory, KubeTarget, RunaiClient, RunaiConfig
 from runai_sim.app import Simulator
 from runai_sim.kube import kube_base_url

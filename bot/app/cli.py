@@ -27,7 +27,7 @@ from bot.app.demo.console import PRIVATE
 from bot.app.demo.scenarios import bundled_scenario
 from bot.app.processes import Supervisor, follow_supervisor, usable_cores, yield_to_acknowledgements
 from bot.app.serving import run_server, run_worker
-from bot.config.settings import ConfigError, Settings
+from bot.config import ConfigError, Settings, invalid_settings
 from bot.ops.logging import configure_logging
 from bot.ops.observe import begin_request
 from bot.render.text import render_text, sanitize
@@ -176,9 +176,14 @@ def _parser() -> _Parser:
     return parser
 
 
-def _backends(scenario: Scenario | None) -> AbstractAsyncContextManager[Backends]:
-    """The simulator when a scenario is given, else the control plane from the environment."""
-    return simulated(scenario) if scenario is not None else from_settings(Settings())
+def _backends(
+    scenario: Scenario | None, settings: Settings | None
+) -> AbstractAsyncContextManager[Backends]:
+    """The simulator when a scenario is given, else the control plane of the settings."""
+    if scenario is not None:
+        return simulated(scenario)
+    assert settings is not None  # noqa: S101 - built by `_diagnose` whenever there is no scenario
+    return from_settings(settings)
 
 
 def _print(report: Report, lookback: str, *, as_json: bool) -> None:
@@ -199,13 +204,14 @@ async def _diagnose(args: argparse.Namespace) -> int:
     )
     scenario = Scenario.load(args.scenario) if args.scenario else None
     now: datetime | None = scenario.now if scenario else None
-    if scenario is None:
+    settings = Settings() if scenario is None else None  # built once, for the whole command
+    if settings is not None:
         try:
-            Settings().runai_config()
+            settings.check(runai=True)
         except ConfigError as error:  # only `diagnose` has --scenario to offer instead
             raise ConfigError(f"{error}{SIMULATOR_HINT}") from None
     begin_request()
-    async with _backends(scenario) as up:
+    async with _backends(scenario, settings) as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=now)
     _print(report, request.lookback_label(), as_json=args.json)
     return EXIT_OK
@@ -246,8 +252,9 @@ async def _demo(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     settings = Settings()
     if args.no_worker:
-        settings = settings.model_copy(update={"embedded_worker": False})
-    configure_logging(settings.log_level, settings.log_format)
+        queue = settings.queue.model_copy(update={"embedded_worker": False})
+        settings = settings.model_copy(update={"queue": queue})
+    configure_logging(settings.log.level, settings.log.format)
     count = args.web_processes or usable_cores()
     if count > 1:
         if args.socket_mode:
@@ -258,10 +265,10 @@ def _serve(args: argparse.Namespace) -> int:
             "web",
             copy + (["--no-worker"] if args.no_worker else []),
             count,
-            metrics_port=settings.metrics_port,
+            metrics_port=settings.metrics.port,
             host=args.host,
-            grace_s=settings.shutdown_grace_s,
-            web_port=settings.port,
+            grace_s=settings.queue.shutdown_grace_s,
+            web_port=settings.http.port,
         ).run()
     follow_supervisor()
     run_server(settings, host=args.host, socket_mode=args.socket_mode, reuse_port=args.reuse_port)
@@ -270,26 +277,26 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     settings = Settings()
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log.level, settings.log.format)
     count = args.processes or usable_cores()
-    if count > 1 and settings.redis_url is not None:  # without it, `run_worker` says why not
+    if count > 1 and settings.redis.url is not None:  # without it, `run_worker` says why not
         return Supervisor(
             "worker",
             ["worker", "--host", args.host, "--processes", "1"],
             count,
-            metrics_port=settings.metrics_port,
+            metrics_port=settings.metrics.port,
             host=args.host,
-            grace_s=settings.shutdown_grace_s,
+            grace_s=settings.queue.shutdown_grace_s,
         ).run()
     follow_supervisor()
-    if settings.redis_url is not None:  # a worker that runs (without, `run_worker` refuses)
+    if settings.redis.url is not None:  # a worker that runs (without, `run_worker` refuses)
         yield_to_acknowledgements()
     run_worker(settings, host=args.host)
     return EXIT_OK
 
 
 def _shared_queue(settings: Settings, flag: str) -> None:
-    if settings.redis_url is None:
+    if settings.redis.url is None:
         raise ConfigError(
             f"set REDIS_URL for {flag} past 1: the processes share the queue and the "
             "conversations through Redis"
@@ -299,15 +306,6 @@ def _shared_queue(settings: Settings, flag: str) -> None:
 def _write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
-
-
-def _settings_problems(error: ValidationError) -> str:
-    """Every invalid setting at once, by its environment variable, without its value."""
-    names = [
-        ".".join(str(p) for p in e["loc"]).upper() + f" ({e['msg'].lower()})"
-        for e in error.errors()
-    ]
-    return "invalid settings: " + "; ".join(names)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -342,7 +340,7 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.write(f"runai-why: error: {sanitize(str(error))}\n")
         return EXIT_USAGE
     except ValidationError as error:  # Settings(): a value of the wrong type or range
-        sys.stderr.write(f"runai-why: error: {_settings_problems(error)}\n")
+        sys.stderr.write(f"runai-why: error: {invalid_settings(error)}\n")
         return EXIT_USAGE
     except UpstreamError as error:
         log.info("upstream_failed", operation=error.operation, status=error.status)

@@ -9,14 +9,13 @@ tests' and the demo's.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import httpx
 import redis.asyncio as redis
 import structlog
 
-from bot.config.settings import DEDUPE_TTL_S, ConfigError, Settings
+from bot.config import DEDUPE_TTL_S, ConfigError, Settings
 from bot.conversation import MemoryStore, RedisStore, StateStore
 from bot.durable.connect import connect_redis
 from bot.durable.flight import LocalLimit, RedisSemaphore
@@ -25,7 +24,6 @@ from bot.work import MemoryWorkQueue, RedisWorkQueue, WorkQueue
 from diagnosis import (
     NO_LIMIT,
     CallLimiter,
-    KubeAccess,
     KubeDirectory,
     RunaiClient,
     network_transport,
@@ -37,43 +35,45 @@ __all__ = ["kube_directory", "runai_client", "runai_limiter", "state_store", "wo
 def state_store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
     """The conversation store, and the Redis client behind it (None: in this process's memory)."""
     log = structlog.get_logger(__name__)
-    if settings.redis_url is None:
+    if settings.redis.url is None:
         log.warning("state_store_in_memory", reason="REDIS_URL is not set; one process only")
-        return MemoryStore(ttl_s=settings.state_ttl_s), None
+        return MemoryStore(ttl_s=settings.conversation.state_ttl_s), None
     try:
         client = connect_redis(
-            settings.redis_url.get_secret_value(),
-            max_connections=settings.redis_max_connections,
-            pool_timeout_s=settings.redis_pool_timeout_s,
+            settings.redis.url.get_secret_value(),
+            max_connections=settings.redis.max_connections,
+            pool_timeout_s=settings.redis.pool_timeout_s,
         )
     except ValueError as error:
         raise ConfigError(str(error)) from error
-    store = RedisStore(client, ttl_s=settings.state_ttl_s, lock_ttl_s=settings.queue_claim_idle_s)
+    store = RedisStore(
+        client, ttl_s=settings.conversation.state_ttl_s, lock_ttl_s=settings.queue.claim_idle_s
+    )
     return store, client
 
 
 def work_queue(settings: Settings, client: redis.Redis | None) -> WorkQueue:
     """The durable work queue on Redis, or one in memory (one process only)."""
     if client is None:
-        return MemoryWorkQueue(max_items=settings.queue_max_items)
-    return RedisWorkQueue(client, max_items=settings.queue_max_items, journal_ttl_s=DEDUPE_TTL_S)
+        return MemoryWorkQueue(max_items=settings.queue.max_items)
+    return RedisWorkQueue(client, max_items=settings.queue.max_items, journal_ttl_s=DEDUPE_TTL_S)
 
 
 def runai_limiter(settings: Settings, client: redis.Redis | None) -> CallLimiter:
     """The bound on concurrent Run:ai calls: across replicas with Redis, else this process's."""
-    limit = settings.runai_max_concurrent_calls
+    limit = settings.runai.max_concurrent_calls
     if limit == 0:
         return NO_LIMIT
     if client is None:
         return LocalLimit(limit)
     # A call's attempt takes at most connect + write + read timeouts; past that it is dead.
-    return RedisSemaphore(client, limit=limit, lease_s=3 * settings.runai_timeout_s + 5)
+    return RedisSemaphore(client, limit=limit, lease_s=3 * settings.runai.timeout_s + 5)
 
 
 def runai_client(settings: Settings, redis_client: redis.Redis | None) -> RunaiClient:
     """The Run:ai client of `RUNAI_URL`: calls counted, and bounded by `runai_limiter`."""
     return RunaiClient(
-        settings.runai_config(),
+        settings.runai.config(),
         transport=CountingTransport(network_transport(), "runai"),
         limiter=runai_limiter(settings, redis_client),
     )
@@ -88,5 +88,5 @@ def _counting(upstream: str) -> Callable[[httpx.AsyncBaseTransport], httpx.Async
 
 def kube_directory(settings: Settings) -> KubeDirectory | None:
     """The clients of `KUBE_CLUSTERS` (Tier 2), calls counted; None when there are none."""
-    access = KubeAccess.parse(settings.kube_clusters, env=os.environ)
+    access = settings.kube.access()
     return KubeDirectory(access, wrap=_counting("kubernetes")) if len(access) else None

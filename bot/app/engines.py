@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bot.authz import Authorizer
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.conversation import Access, ConversationEngine, Identify, StateStore
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink
@@ -40,7 +40,7 @@ def serving_engine(
     With `watch`, the engine also answers the subscription commands (`bot.watch`); `place`
     adds what the front end knows of where to post (Teams: the service URL).
     """
-    access = Access(authorizer, identify, channel_projects=settings.channel_projects)
+    access = Access(authorizer, identify, channel_projects=settings.authz.channel_projects)
     make: Callable[..., ConversationEngine] = (
         ConversationEngine
         if watch is None
@@ -50,9 +50,9 @@ def serving_engine(
         runai=runai,
         kube=kube,
         store=store,
-        channel_defaults=settings.channel_default_clusters,
-        max_concurrent=settings.max_concurrent_diagnoses,
-        deadline_s=settings.diagnosis_deadline_s,
+        channel_defaults=settings.conversation.default_clusters,
+        max_concurrent=settings.diagnosis.max_concurrent,
+        deadline_s=settings.diagnosis.deadline_s,
         clock=clock,
         audit=audit,
         access=access,

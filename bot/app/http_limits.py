@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.ops.metrics import HTTP_CONNECTIONS_CUT
 
 __all__ = ["HttpLimits", "LimitedH11Protocol"]
@@ -50,9 +50,9 @@ class HttpLimits:
     def from_settings(cls, settings: Settings) -> HttpLimits:
         """`HTTP_HEADER_TIMEOUT_S`, `HTTP_BODY_TIMEOUT_S` and `HTTP_MAX_CONNECTIONS`."""
         return cls(
-            settings.http_header_timeout_s,
-            settings.http_body_timeout_s,
-            settings.http_max_connections,
+            settings.http.header_timeout_s,
+            settings.http.body_timeout_s,
+            settings.http.max_connections,
         )
 
     def uvicorn_options(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from bot.authz import IDENTITY_CACHE_TTL_S
-from bot.config.settings import DEDUPE_TTL_S, Settings
+from bot.config import DEDUPE_TTL_S, Settings
 from bot.ops.audit import AUDIT_STREAM, AUDIT_STREAM_MAXLEN
 
 __all__ = ["page_routes", "privacy_page", "terms_page"]
@@ -55,7 +55,7 @@ def _page(title: str, sections: Sequence[tuple[str, Sequence[str]]]) -> str:
 
 def privacy_page(settings: Settings) -> str:
     """What the bot reads, what it keeps and for how long, and what it never does."""
-    where = "Redis" if settings.redis_url is not None else "the memory of one process"
+    where = "Redis" if settings.redis.url is not None else "the memory of one process"
     reads = [
         "Your question, as you sent it to the bot in Slack or Microsoft Teams, and your user "
         "ID. Your e-mail address, from Slack's or Teams' member directory, to find your "
@@ -70,17 +70,17 @@ def privacy_page(settings: Settings) -> str:
         f"Where: {where}. Anything the bot shows passes its redaction first: credentials in "
         "logs and events are replaced by markers such as <code>[REDACTED:aws-secret-key]</code>.",
         f"A thread's conversation (what was asked, a pending question, the last answer): "
-        f"{_span(settings.state_ttl_s)} after its last message.",
+        f"{_span(settings.conversation.state_ttl_s)} after its last message.",
         f"Who you are (your e-mail address): {_span(IDENTITY_CACHE_TTL_S)}. Your access "
-        f"decision: {_span(settings.authz_cache_ttl_s)}.",
+        f"decision: {_span(settings.authz.cache_ttl_s)}.",
         f"A finished answer, shared with people asking about the same workload: "
-        f"{_span(settings.diagnosis_cache_ttl_s)}.",
+        f"{_span(settings.diagnosis.cache_ttl_s)}.",
         f"A request waiting to be answered: until answered (at most "
-        f"{_span(settings.queue_deadline_s)} waiting); the note that it was received, so it "
+        f"{_span(settings.queue.deadline_s)} waiting); the note that it was received, so it "
         f"is answered once: {_span(DEDUPE_TTL_S)}. A request that failed "
-        f"{settings.queue_max_deliveries} times is kept for the operators in a capped "
+        f"{settings.queue.max_deliveries} times is kept for the operators in a capped "
         "dead-letter stream.",
-        f"Memory charts shown in Teams answers: {_span(settings.teams_chart_ttl_s)}.",
+        f"Memory charts shown in Teams answers: {_span(settings.teams.chart_ttl_s)}.",
         f"An audit trail of one entry per diagnosis: platform, team, channel and user IDs, "
         f"cluster, workload, outcome, category, counts and timings, never evidence text; in "
         f"the log and, with Redis, in the stream <code>{AUDIT_STREAM}</code>, which keeps "

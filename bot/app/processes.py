@@ -35,7 +35,7 @@ from pathlib import Path
 import structlog
 from prometheus_client import multiprocess
 
-from bot.config.settings import ConfigError
+from bot.config import ConfigError
 from bot.ops.metrics import MULTIPROC_ENV
 from bot.ops.metrics_server import start_metrics_server
 

@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from bot.alerts.resolver import AlertRouting
 from bot.alerts.route import AlertIngress
-from bot.config.settings import ConfigError, Settings, is_placeholder
+from bot.config import ConfigError, Settings, is_placeholder
 from bot.conversation import StateStore
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink
@@ -67,7 +67,7 @@ class PushRuntime:
 def declared_watches(settings: Settings) -> list[Declared]:
     """`WATCHES`, checked; `ConfigError` names the entry that is wrong."""
     declared = []
-    for index, raw in enumerate(settings.watches):
+    for index, raw in enumerate(settings.push.watches):
         try:
             declared.append(Declared.model_validate(raw))
         except ValidationError as error:
@@ -122,7 +122,7 @@ def build_push(
     routing = AlertRouting(
         runai,
         kv,
-        channels=settings.alert_channels,
+        channels=settings.push.alert_channels,
         slack_team=slack_team,
         service_url=subscriptions.service_url,
     )
@@ -132,23 +132,27 @@ def build_push(
         store=store,
         planner=Planner(
             kv,
-            window_s=settings.push_group_window_s,
-            max_posts_per_h=settings.push_max_posts_per_h,
+            window_s=settings.push.group_window_s,
+            max_posts_per_h=settings.push.max_posts_per_h,
         ),
         posters=posters,
         alerts=routing,
         flights=flights,
         audit=audit,
-        deadline_s=settings.diagnosis_deadline_s,
+        deadline_s=settings.diagnosis.deadline_s,
         clock=clock,
     )
-    token = settings.alertmanager_token.get_secret_value() if settings.alertmanager_token else ""
+    token = (
+        settings.push.alertmanager_token.get_secret_value()
+        if settings.push.alertmanager_token
+        else ""
+    )
     routes = []
     if not is_placeholder(token):
         ingress = AlertIngress(
             token.strip(),
             queue,
-            default_cluster=settings.alert_cluster,
+            default_cluster=settings.push.alert_cluster,
             deadline_s=PUSH_DEADLINE_S,
         )
         routes = ingress.routes()
@@ -160,7 +164,7 @@ def build_push(
             kv,
             subscriptions,
             queue,
-            interval_s=settings.watch_interval_s,
-            storm_threshold=settings.watch_storm_threshold,
+            interval_s=settings.push.watch_interval_s,
+            storm_threshold=settings.push.watch_storm_threshold,
         )
     return PushRuntime(work, watches.commands, kv, subscriptions, poller, routes)

@@ -25,7 +25,7 @@ from bot.app.engines import serving_engine
 from bot.app.pages import page_routes
 from bot.app.pushing import PushRuntime, build_push, build_watches
 from bot.authz import Authorizer
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.conversation import StateStore
 from bot.durable.flight import FLIGHT_LOCK_TTL_S, Flights
 from bot.ops.audit import build_audit_sink
@@ -119,8 +119,8 @@ def build_runtime(
     """
     # One ConfigError naming every missing setting of the platforms configured (and Run:ai's).
     slack_secrets = settings.serve_secrets(socket_mode=socket_mode, runai=runai is None)
-    if settings.teams_configured:
-        settings.teams_secrets()
+    if settings.teams.configured:
+        settings.teams.secrets()
     store, redis_client = state_store(settings)
     owned_runai: RunaiClient | None = None
     if runai is None:
@@ -132,8 +132,8 @@ def build_runtime(
     # dead worker never waits out that worker's lock on its own diagnosis.
     flights = Flights(
         redis_client,
-        report_ttl_s=settings.diagnosis_cache_ttl_s,
-        lock_ttl_s=min(FLIGHT_LOCK_TTL_S, settings.queue_claim_idle_s),
+        report_ttl_s=settings.diagnosis.cache_ttl_s,
+        lock_ttl_s=min(FLIGHT_LOCK_TTL_S, settings.queue.claim_idle_s),
     )
     authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
     audit = build_audit_sink(redis_client)
@@ -165,7 +165,7 @@ def build_runtime(
             redis_client=redis_client,
         )
     teams = None
-    if settings.teams_configured:
+    if settings.teams.configured:
         # The Teams SDK's models cost ~50 MB of memory: loaded only where Teams is served.
         from bot.teams.runtime import build_teams  # noqa: PLC0415
 
@@ -205,19 +205,19 @@ def build_runtime(
         slack=slack,
         teams=teams,
         metrics_token=(
-            settings.metrics_token.get_secret_value() if settings.metrics_token else None
+            settings.metrics.token.get_secret_value() if settings.metrics.token else None
         ),
-        shutdown_grace_s=settings.shutdown_grace_s,
+        shutdown_grace_s=settings.queue.shutdown_grace_s,
         pages=page_routes(settings),
     )
-    if settings.embedded_worker if worker is None else worker:
+    if settings.queue.embedded_worker if worker is None else worker:
         handlers: dict[str, Handler] = {"push": push.work}  # what a worker answers, per platform
         handlers.update({front.platform: front.work for front in runtime.front_ends})
         runtime.worker = Worker(
             queue,
             handlers,
-            concurrency=settings.max_concurrent_diagnoses,
-            claim_idle_s=settings.queue_claim_idle_s,
-            max_deliveries=settings.queue_max_deliveries,
+            concurrency=settings.diagnosis.max_concurrent,
+            claim_idle_s=settings.queue.claim_idle_s,
+            max_deliveries=settings.queue.max_deliveries,
         )
     return runtime

@@ -22,7 +22,7 @@ from bot.app.http_limits import HttpLimits
 from bot.app.processes import reuse_port_socket
 from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
-from bot.config.settings import ConfigError, Settings
+from bot.config import ConfigError, Settings
 from bot.ops.metrics_server import start_metrics_server
 
 __all__ = ["run_server", "run_worker"]
@@ -39,16 +39,16 @@ def run_server(
     if socket_mode:
         asyncio.run(_socket_mode(settings, host))
         return
-    sockets = [reuse_port_socket(host, settings.port)] if reuse_port else None
+    sockets = [reuse_port_socket(host, settings.http.port)] if reuse_port else None
     runtime = build_runtime(settings)
-    start_metrics_server(settings.metrics_port, host)
+    start_metrics_server(settings.metrics.port, host)
     config = uvicorn.Config(
         create_asgi_app(runtime),
         host=host,
-        port=settings.port,
+        port=settings.http.port,
         log_config=None,
         proxy_headers=True,
-        timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
+        timeout_graceful_shutdown=max(1, round(settings.queue.shutdown_grace_s)),
         **HttpLimits.from_settings(settings).uvicorn_options(),  # slow and numerous clients
     )
     server = uvicorn.Server(config)
@@ -63,7 +63,7 @@ def run_worker(settings: Settings, *, host: str) -> None:
     It serves no requests, but its diagnoses are counted where they run: `/metrics` on
     `METRICS_PORT` at `host`, as `serve` does, so a split deployment loses no series.
     """
-    if settings.redis_url is None:
+    if settings.redis.url is None:
         raise ConfigError(
             "set REDIS_URL for `runai-why worker`: without Redis the queue lives inside "
             "`runai-why serve`, which answers its own requests"
@@ -82,7 +82,7 @@ def _stop_on_signals() -> asyncio.Event:
 
 async def _worker_main(settings: Settings, host: str) -> None:
     runtime = build_runtime(settings, worker=True)
-    start_metrics_server(settings.metrics_port, host)
+    start_metrics_server(settings.metrics.port, host)
     stop = _stop_on_signals()
     runtime.start()
     try:
@@ -98,7 +98,7 @@ async def _socket_mode(settings: Settings, host: str) -> None:
     assert app_token is not None  # noqa: S101 - Socket Mode requires SLACK_APP_TOKEN
     runtime = build_runtime(settings, socket_mode=True)
     assert runtime.slack is not None  # noqa: S101 - socket mode always builds Slack
-    start_metrics_server(settings.metrics_port, host)
+    start_metrics_server(settings.metrics.port, host)
     stop = _stop_on_signals()
     runtime.start()
     try:

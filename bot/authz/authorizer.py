@@ -39,7 +39,7 @@ from diagnosis import DiagnosisError, UpstreamError
 
 if TYPE_CHECKING:
     from bot.authz.identity import Identity
-    from bot.config.settings import Settings
+    from bot.config import Settings
 
 __all__ = ["DECISION_CACHE_PREFIX", "AccessReader", "Authorizer", "AuthzMode"]
 
@@ -101,18 +101,18 @@ class Authorizer:
         flights: Flights | None = None,
     ) -> Authorizer:
         """The authorizer `AUTHZ_*` configures; logs `authz_disabled` when `AUTHZ_MODE=off`."""
-        if settings.authz_mode == "off":
+        if settings.authz.mode == "off":
             structlog.get_logger("bot.authz").warning(
                 "authz_disabled",
                 detail="AUTHZ_MODE=off: every asker sees every project the service account can",
             )
         return cls(
             runai,
-            mode=settings.authz_mode,
-            allow_guests=settings.authz_allow_guests,
-            allow_external=settings.authz_allow_external,
+            mode=settings.authz.mode,
+            allow_guests=settings.authz.allow_guests,
+            allow_external=settings.authz.allow_external,
             redis_client=redis_client,
-            cache_ttl_s=settings.authz_cache_ttl_s,
+            cache_ttl_s=settings.authz.cache_ttl_s,
             flights=flights,
         )
 

@@ -31,7 +31,7 @@ from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import MaxConnectionsError
 
-from bot.config.settings import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
+from bot.config import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
 from bot.errors import BotError
 
 __all__ = [

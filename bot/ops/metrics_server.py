@@ -13,7 +13,7 @@ from wsgiref.simple_server import WSGIServer
 import structlog
 from prometheus_client import start_http_server
 
-from bot.config.settings import ConfigError
+from bot.config import ConfigError
 from bot.ops.metrics import serving_registry
 
 __all__ = ["start_metrics_server"]

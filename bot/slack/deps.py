@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.config.settings import DEDUPE_TTL_S
+from bot.config import DEDUPE_TTL_S
 from bot.conversation import ConversationEngine, StateStore
 from bot.slack.intake import Notices
 from bot.slack.threads import ThreadOwnership

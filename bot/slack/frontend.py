@@ -18,7 +18,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from starlette.routing import BaseRoute, Route
 
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.conversation import StateStore
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.authorize import AuthTest
@@ -85,22 +85,22 @@ def build_slack(
     redis_client: redis.Redis | None,
 ) -> SlackFrontEnd:
     """The Slack front end with the bot token and signing secret, on the process's queue."""
-    web = build_web_client(token, settings.slack_api_url)
+    web = build_web_client(token, settings.slack.api_url)
     auth_test = AuthTest(web)  # one `auth.test` per process, for Bolt and the identity lookup
     engine = make_engine(SlackIdentify(web, redis_client, auth_test))
     deps = SlackDeps(
         engine,
         store,
         queue,
-        queue_deadline_s=settings.queue_deadline_s,
-        runai_url=settings.runai_url,
+        queue_deadline_s=settings.queue.deadline_s,
+        runai_url=settings.runai.url,
     )
     app = build_slack_app(client=web, signing_secret=signing_secret, deps=deps, auth_test=auth_test)
     return SlackFrontEnd(
         app=app,
         gate=SlackGate(RequestVerifier(signing_secret), app),
         work=SlackWork(deps, web),
-        poster=SlackPoster(web, runai_url=settings.runai_url),
+        poster=SlackPoster(web, runai_url=settings.runai.url),
         auth_test=auth_test,
         notices=deps.notices,
     )

@@ -29,7 +29,7 @@ import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from bot.config.settings import DEDUPE_TTL_S
+from bot.config import DEDUPE_TTL_S
 from bot.conversation.edges import taken_notice
 from bot.ops.observe import begin_request, observe_stage
 from bot.teams.activity import Inbound, NotForUs, read_activity

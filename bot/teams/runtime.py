@@ -17,7 +17,7 @@ import redis.asyncio as redis
 from pydantic import SecretStr
 from starlette.routing import BaseRoute, Route
 
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.conversation import ConversationEngine
 from bot.teams.auth import InboundVerifier
 from bot.teams.charts import (
@@ -98,14 +98,14 @@ def build_teams(
     chart and signs its URL (`bot.teams.charts`). `queue` is the process's work queue
     (None: one in memory).
     """
-    app_id, password, tenant, login_url = settings.teams_secrets()
+    app_id, password, tenant, login_url = settings.teams.secrets()
     http = httpx.AsyncClient(
         timeout=_TIMEOUT, transport=transport or network_transport(), follow_redirects=False
     )
     token = BotToken(login_url=login_url, app_id=app_id, password=SecretStr(password), http=http)
     connector = TeamsConnector(http, token)
-    keys = SigningKeys(metadata_url=settings.teams_openid_metadata_url, http=http)
-    verifier = InboundVerifier(app_id=app_id, issuer=settings.teams_token_issuer, keys=keys)
+    keys = SigningKeys(metadata_url=settings.teams.openid_metadata_url, http=http)
+    verifier = InboundVerifier(app_id=app_id, issuer=settings.teams.token_issuer, keys=keys)
     identify = TeamsIdentify(
         connector, tenant=tenant, inbound_of=inbound_of, redis_client=redis_client
     )
@@ -117,24 +117,24 @@ def build_teams(
     endpoint = TeamsEndpoint(
         verifier,
         connector,
-        queue or MemoryWorkQueue(max_items=settings.queue_max_items),
-        runai_url=settings.runai_url,
-        deadline_s=settings.queue_deadline_s,
+        queue or MemoryWorkQueue(max_items=settings.queue.max_items),
+        runai_url=settings.runai.url,
+        deadline_s=settings.queue.deadline_s,
     )
     private_cards: PrivateCards = (
-        RedisPrivateCards(redis_client, ttl_s=settings.state_ttl_s)
+        RedisPrivateCards(redis_client, ttl_s=settings.conversation.state_ttl_s)
         if redis_client is not None
-        else MemoryPrivateCards(ttl_s=settings.state_ttl_s)
+        else MemoryPrivateCards(ttl_s=settings.conversation.state_ttl_s)
     )
     work = TeamsWork(
         connector,
         turns,
-        runai_url=settings.runai_url,
+        runai_url=settings.runai.url,
         chart_url=chart_url,
         private_cards=private_cards,
     )
     poster = TeamsPoster(
-        connector, app_id=app_id, runai_url=settings.runai_url, chart_url=chart_url
+        connector, app_id=app_id, runai_url=settings.runai.url, chart_url=chart_url
     )
     return TeamsRuntime(
         endpoint=endpoint,
@@ -153,9 +153,9 @@ def _chart_host(
     settings: Settings, password: str, redis_client: redis.Redis | None
 ) -> ChartHost | None:
     """The bot-hosted chart images, signed with a key derived from the app password."""
-    if settings.teams_public_url is None:
+    if settings.teams.public_url is None:
         return None  # answers show the sparkline instead
     store = RedisChartStore(redis_client) if redis_client is not None else MemoryChartStore()
     return ChartHost(
-        store, derive_key(password), settings.teams_public_url, ttl_s=settings.teams_chart_ttl_s
+        store, derive_key(password), settings.teams.public_url, ttl_s=settings.teams.chart_ttl_s
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-from bot.config.settings import DEDUPE_TTL_S
+from bot.config import DEDUPE_TTL_S
 from bot.conversation import ConversationEngine, Incoming, Markup, Responder, ThreadKey
 from bot.conversation.edges import ANYONES_CHOICES, admit, converse
 from bot.teams.activity import Inbound

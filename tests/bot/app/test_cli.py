@@ -11,11 +11,14 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.app import cli
 from bot.app.cli import main
 from bot.app.demo.scenarios import bundled_paths
+from bot.config import Settings
 from tests.terminal import read_until
 
 SCENARIOS = {p.stem: p for p in bundled_paths()}
@@ -233,6 +236,29 @@ def test_unreachable_control_plane_names_the_url(monkeypatch, capsys):
     assert f"127.0.0.1:{port}" in err
     assert "Traceback" not in err
     assert "s3cret-value" not in err
+
+
+def test_diagnose_reads_the_settings_once(monkeypatch, capsys):
+    """The command builds one `Settings` and passes it down (checked, then used)."""
+    built: list[Settings] = []
+
+    class Counted(Settings):
+        def __init__(self, **values: Any) -> None:
+            super().__init__(**values)
+            built.append(self)
+
+    monkeypatch.setattr(cli, "Settings", Counted)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("RUNAI_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("RUNAI_CLIENT_ID", "svc")
+    monkeypatch.setenv("RUNAI_CLIENT_SECRET", "s3cret-value")
+    monkeypatch.setenv("RUNAI_RETRIES", "0")
+    code = main(["diagnose", "--cluster-id", CLUSTER, "--workload-id", CLUSTER])
+    assert code == 3  # it got as far as the (closed) control plane
+    assert f"127.0.0.1:{port}" in capsys.readouterr().err
+    assert len(built) == 1
 
 
 @pytest.mark.e2e

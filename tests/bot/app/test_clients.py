@@ -6,7 +6,7 @@ import pytest
 import redis.asyncio
 
 from bot.app.clients import runai_limiter
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.durable.flight import LocalLimit, RedisSemaphore
 from diagnosis import NO_LIMIT
 

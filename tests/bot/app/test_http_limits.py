@@ -25,7 +25,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.app.http_limits import HttpLimits, LimitedH11Protocol
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.ops.metrics import REGISTRY
 from bot.web.body import Refused, read_body
 from runai_sim.server import serve_asgi

@@ -11,7 +11,7 @@ import pytest
 from bot.app.pages import _span, privacy_page
 from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
-from bot.config.settings import Settings
+from bot.config import Settings
 from tests.bot.slack.fake_slack import FakeSlack
 from tests.bot.slack.harness import _settings
 

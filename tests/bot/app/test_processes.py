@@ -19,7 +19,7 @@ from prometheus_client.values import MultiProcessValue
 
 from bot.app.cli import main
 from bot.app.processes import WORKER_NICENESS, Supervisor, reuse_port_socket, usable_cores
-from bot.config.settings import ConfigError
+from bot.config import ConfigError
 from bot.ops.metrics import exposition
 from runai_sim.app import Simulator
 from runai_sim.server import serve

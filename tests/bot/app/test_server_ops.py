@@ -12,7 +12,7 @@ import pytest
 
 from bot.app.runtime import Runtime, build_runtime
 from bot.app.server import create_asgi_app
-from bot.config.settings import ConfigError, Settings
+from bot.config import ConfigError, Settings
 from bot.conversation.messages import STORE_BUSY, STORE_BUSY_RETRYING
 from bot.durable.connect import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
 from bot.ops.metrics_server import start_metrics_server
@@ -33,10 +33,10 @@ UNUSED_RUNAI = "http://127.0.0.1:9"  # never called: these requests end before a
 
 def test_the_redis_pool_defaults_wait_rather_than_fail():
     settings = Settings(_env_file=None)
-    assert settings.redis_max_connections == DEFAULT_MAX_CONNECTIONS == 64
-    assert settings.redis_pool_timeout_s == DEFAULT_POOL_TIMEOUT_S == 10.0
-    assert settings.metrics_port == 9464
-    assert settings.metrics_token is None
+    assert settings.redis.max_connections == DEFAULT_MAX_CONNECTIONS == 64
+    assert settings.redis.pool_timeout_s == DEFAULT_POOL_TIMEOUT_S == 10.0
+    assert settings.metrics.port == 9464
+    assert settings.metrics.token is None
 
 
 def test_a_malformed_redis_url_stops_start_up_with_a_clear_message(fake_slack: FakeSlack):

@@ -16,7 +16,7 @@ from bot.authz import (
     Reason,
     Target,
 )
-from bot.config.settings import Settings
+from bot.config import Settings
 from tests.bot.authz.model import ALICE, authorizer, backends, scenario, target
 
 VIEWER_ON_NLP = [("user", ALICE, 2, "project", "p-nlp-a")]
@@ -228,7 +228,7 @@ def test_settings_configure_the_authorizer(monkeypatch):
         True,
         False,
     )
-    assert settings.channel_projects == {"C1": ["nlp"]}
+    assert settings.authz.channel_projects == {"C1": ["nlp"]}
     assert authz.status() == {
         "authz_mode": "off",
         "authz_allow_guests": True,
@@ -237,7 +237,7 @@ def test_settings_configure_the_authorizer(monkeypatch):
     }
     monkeypatch.delenv("AUTHZ_MODE")
     defaults = Settings(_env_file=None)
-    assert (defaults.authz_mode, defaults.authz_allow_external) == ("runai", False)
+    assert (defaults.authz.mode, defaults.authz.allow_external) == ("runai", False)
     monkeypatch.setenv("AUTHZ_MODE", "sometimes")
     with pytest.raises(ValueError, match="authz_mode"):
         Settings(_env_file=None)

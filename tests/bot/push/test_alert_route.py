@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from bot.alerts.route import MAX_BODY_BYTES, AlertIngress
 from bot.app.backends import ASGI_BASE_URL
 from bot.app.pushing import build_push, declared_watches
-from bot.config.settings import ConfigError, Settings
+from bot.config import ConfigError, Settings
 from bot.conversation import MemoryStore
 from bot.ops.metrics import ALERTS_UNMAPPED
 from bot.work import Enqueued, MemoryWorkQueue, QueueUnavailable, WorkItem

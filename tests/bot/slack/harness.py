@@ -19,7 +19,7 @@ from pydantic import SecretStr
 from bot.app.demo.scenarios import bundled_scenario
 from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.conversation import ThreadKey
 from diagnosis.http.transport import network_transport
 from runai_sim.app import Simulator

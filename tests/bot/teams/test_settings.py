@@ -6,7 +6,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.app.runtime import build_runtime
-from bot.config.settings import ConfigError, Settings
+from bot.config import ConfigError, Settings
 
 
 def test_the_environment_names_and_defaults(monkeypatch: pytest.MonkeyPatch):
@@ -14,12 +14,12 @@ def test_the_environment_names_and_defaults(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("TEAMS_APP_PASSWORD", "secret-1")
     monkeypatch.setenv("TEAMS_TENANT_ID", "tenant-1")
     settings = Settings(_env_file=None)
-    assert settings.teams_configured
-    assert settings.teams_openid_metadata_url == (
+    assert settings.teams.configured
+    assert settings.teams.openid_metadata_url == (
         "https://login.botframework.com/v1/.well-known/openidconfiguration"
     )
-    assert settings.teams_token_issuer == "https://api.botframework.com"
-    assert settings.teams_secrets() == (
+    assert settings.teams.token_issuer == "https://api.botframework.com"
+    assert settings.teams.secrets() == (
         "app-1",
         "secret-1",
         "tenant-1",
@@ -27,21 +27,21 @@ def test_the_environment_names_and_defaults(monkeypatch: pytest.MonkeyPatch):
     )
     assert "secret-1" not in repr(settings)
     monkeypatch.setenv("TEAMS_LOGIN_URL", "http://127.0.0.1:1/token")
-    assert Settings(_env_file=None).teams_secrets()[3] == "http://127.0.0.1:1/token"
+    assert Settings(_env_file=None).teams.secrets()[3] == "http://127.0.0.1:1/token"
 
 
 def test_every_missing_teams_setting_is_named():
     settings = Settings(_env_file=None, teams_app_id="app-1", teams_tenant_id="change-me")
     with pytest.raises(ConfigError, match="set TEAMS_APP_PASSWORD, TEAMS_TENANT_ID"):
-        settings.teams_secrets()
+        settings.teams.secrets()
 
 
 def test_slack_or_teams_is_configured():
-    assert not Settings(_env_file=None).teams_configured
-    assert not Settings(_env_file=None).slack_configured
-    assert Settings(_env_file=None, slack_signing_secret=SecretStr("s")).slack_configured
-    assert Settings(_env_file=None, teams_app_password=SecretStr("p")).teams_configured
-    assert not Settings(_env_file=None, teams_app_id="change-me").teams_configured
+    assert not Settings(_env_file=None).teams.configured
+    assert not Settings(_env_file=None).slack.configured
+    assert Settings(_env_file=None, slack_signing_secret=SecretStr("s")).slack.configured
+    assert Settings(_env_file=None, teams_app_password=SecretStr("p")).teams.configured
+    assert not Settings(_env_file=None, teams_app_id="change-me").teams.configured
 
 
 def test_teams_only_still_needs_run_ai():

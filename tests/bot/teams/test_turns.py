@@ -18,7 +18,7 @@ from pydantic import SecretStr
 
 from bot.app.engines import serving_engine
 from bot.authz import Authorizer
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.conversation import MemoryStore, Notice, RedisStore, StateStore
 from bot.conversation.messages import BUSY, CRASHED, STORE_DOWN
 from bot.ops.audit import LogAuditSink
@@ -51,7 +51,7 @@ async def _teams(store: StateStore, fake: FakeTeams) -> AsyncIterator[TeamsRunti
         runai_retries=0,
     )
     sim = httpx.ASGITransport(app=Simulator(DEMO).app)
-    async with RunaiClient(settings.runai_config(), transport=sim) as runai:
+    async with RunaiClient(settings.runai.config(), transport=sim) as runai:
         make_engine = functools.partial(
             serving_engine,
             settings,

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import redis.asyncio
 
-from bot.config.settings import Settings
+from bot.config import Settings
 from bot.teams.render.card_parts import render_notice
 from bot.work import RedisWorkQueue
 from tests.bot.slack import harness as slack

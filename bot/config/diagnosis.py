@@ -1,0 +1,42 @@
+"""Diagnoses: how many run at once, how long one may take, how long its report is reused."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from bot.config.base import Concern
+from diagnosis import DEFAULT_DEADLINE_S
+
+__all__ = ["DiagnosisSettings"]
+
+
+class DiagnosisSettings(Concern):
+    """`MAX_CONCURRENT_DIAGNOSES` and `DIAGNOSIS_*` (one diagnosis per storm, bounded in time)."""
+
+    max_concurrent: int = Field(
+        default=8,
+        ge=1,
+        le=100,
+        validation_alias="max_concurrent_diagnoses",
+        description="`MAX_CONCURRENT_DIAGNOSES`, diagnoses running at once in one process.",
+    )
+    deadline_s: float = Field(
+        default=DEFAULT_DEADLINE_S,
+        gt=0,
+        le=600,
+        validation_alias="diagnosis_deadline_s",
+        description=(
+            "`DIAGNOSIS_DEADLINE_S`, the time one diagnosis may take; what has not answered "
+            "by then is reported as a gap."
+        ),
+    )
+    cache_ttl_s: float = Field(
+        default=30.0,
+        ge=0,
+        le=3600,
+        validation_alias="diagnosis_cache_ttl_s",
+        description=(
+            "`DIAGNOSIS_CACHE_TTL_S`, how long a finished report is reused for the same "
+            "workload in the same state (0: shared only by concurrent askers)."
+        ),
+    )
