@@ -1,6 +1,6 @@
 """Hostile and huge reports in Teams: nothing upstream renders live, every activity fits.
 
-The hostile fragments and report strategies are every renderer's (`tests.test_injection`,
+The hostile fragments and report strategies are every renderer's (`tests.injection`,
 `tests.bot.render.reports`); the planted scenarios run through the simulator and the real
 pipeline before they are rendered.
 """
@@ -16,73 +16,24 @@ from hypothesis import strategies as st
 
 from bot.app.demo.scenarios import request_from_expectation as request_for
 from bot.conversation import Choice, EvidenceReply, Notice, Question, ReportReply
-from bot.render.actions import runai_workload_url
 from bot.slack.render.blocks import MAX_REPLIES
 from bot.slack.render.evidence import MAX_EVIDENCE_MESSAGES
 from bot.teams.messages import to_teams
-from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes
 from diagnosis import EvidenceLine, Report, WorkloadRef
 from runai_sim.scenario import Scenario
 from tests.bot.render.reports import report, reports
-from tests.bot.teams.adaptive import check_activity, elements, texts
-from tests.test_injection import (
+from tests.bot.teams.adaptive import texts
+from tests.bot.teams.inert import CHART, RUNAI, assert_inert
+from tests.injection import (
     FULL,
     HOSTILE,
     PLANTED,
-    _raw,
-    _run,
     hostile,
     hostile_reports,
     plant,
+    raw_scenario,
+    run_scenario,
 )
-from tests.unicode_classes import category_class
-
-RUNAI = "https://acme.run.ai"
-CHART = "https://bot.example.com/teams/charts/x.png?exp=1&sig=y"
-#: What could take effect in Teams markdown, were it to survive: tags and mentions, entities,
-#: links and autolinks, tables, strikethrough.
-LIVE = re.compile(r"[<>|~]|\]\s*[(\[:]|://|&#?[0-9A-Za-z]+;|(?i:\bwww\.|\bmailto:)")
-#: A line that would start a list, heading, quote, setext heading or code block.
-LINE_START = re.compile(
-    r"^[ \t]*(?:[-+*](?:\s|$)|#{1,6}(?:\s|$)|[0-9]{1,9}[.)](?:\s|$)|[-=*_]{2,}\s*$)|^[ \t]{4}"
-)
-OUR_BOLD = re.compile(r"\*\*[^*]+\*\*")
-
-
-def unsafe(text: str) -> set[str]:
-    found = category_class(frozenset({"Cc", "Cf", "Cs"}), but="\n").findall(text)
-    return {f"U+{ord(c):04X}" for c in found}
-
-
-def assert_inert(
-    activities: list[dict[str, Any]],
-    workload: WorkloadRef | None = None,
-    *,
-    runai_url: str = RUNAI,
-    chart_url: str = CHART,
-) -> None:
-    """Valid 1.5 cards within the size limit; no live markup; only our URLs.
-
-    The only links: "Open in Run:ai" on `workload` (from `runai_url`), and the chart image.
-    """
-    assert activities
-    for activity in activities:
-        assert check_activity(activity) == [], check_activity(activity)[:5]
-        assert json_bytes(activity) <= ACTIVITY_MAX_BYTES
-        for text in texts(activity):
-            assert not LIVE.search(text), LIVE.search(text)
-            assert "*" not in OUR_BOLD.sub("", text), text[:300]  # only our own bold
-            assert not unsafe(text), unsafe(text)
-            for line in text.split("\n"):
-                assert not LINE_START.match(line), line[:100]
-        if "attachments" not in activity:
-            continue
-        card = activity["attachments"][0]["content"]
-        urls = [a["url"] for a in card.get("actions", []) if "url" in a]
-        w = workload
-        expected = runai_workload_url(runai_url, w.cluster_id, w.id) if w is not None else None
-        assert urls in ([], [expected])
-        assert all(e["url"] == chart_url for e in elements(activity) if e["type"] == "Image")
 
 
 def replies(report: Report, notes: list[str]) -> list[Any]:
@@ -188,10 +139,10 @@ SCENARIOS = ["oom-killed", "crash-app-error", "image-pull-auth"]
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", SCENARIOS)
 async def test_planted_scenarios_render_inert_in_teams(name):
-    raw = _raw(name)
+    raw = raw_scenario(name)
     expectation = raw["expect"][0] if isinstance(raw["expect"], list) else raw["expect"]
     request = request_for(Scenario.parse(raw, source=name), expectation)
     planted = Scenario.parse(plant(raw, rename=request.workload_id is not None), source=name)
-    after, _ = await _run(planted, request)
+    after, _ = await run_scenario(planted, request)
     for reply in replies(after, [HOSTILE]):
         assert_inert(to_teams(reply, runai_url=RUNAI, chart_url=CHART), after.workload)

@@ -23,7 +23,7 @@ from diagnosis import WorkloadRef
 from tests.bot.teams.adaptive import elements
 from tests.bot.teams.fake_teams import TENANT, Call, FakeTeams, new_key
 from tests.bot.teams.harness import CHANNEL, DEMO, TeamsBot, click, mention, running_teams
-from tests.bot.teams.test_messages_hostile import assert_inert
+from tests.bot.teams.inert import assert_inert
 
 pytestmark = pytest.mark.e2e
 
