@@ -1,10 +1,11 @@
 """Per-user authorization: who is asking, and may they see workloads of this project?
 
-The engine resolves the asker (`SlackIdentityResolver.resolve`, or `Identity.console`),
-then asks `Authorizer.check(identity, Target(..., kind=...))` before showing anything about
-a workload (its cluster, project and kind), and `Authorizer.reach(identity)` before naming
-any cluster. A denial is `Decision.message()` (or `Reach.message()`), sent only to the
-asker, and audited with `bot.ops.audit.authz_denial_event`.
+The engine resolves the asker (its front end's `identify`: `bot.slack.identity.SlackIdentify`,
+`bot.teams.identity.TeamsIdentify`, or `Identity.console`), then asks
+`Authorizer.check(identity, Target(..., kind=...))` before showing anything about a workload
+(its cluster, project and kind), and `Authorizer.reach(identity)` before naming any cluster.
+A denial is `Decision.message()` (or `Reach.message()`), sent only to the asker, and audited
+with `bot.ops.audit.authz_denial_event`.
 """
 
 from bot.authz.authorizer import DECISION_CACHE_PREFIX, AccessReader, Authorizer, AuthzMode
@@ -24,8 +25,6 @@ from bot.authz.identity import (
     IDENTITY_CACHE_TTL_S,
     Identity,
     IdentityCache,
-    SlackIdentityResolver,
-    identity_from_slack_user,
 )
 
 __all__ = [
@@ -44,8 +43,6 @@ __all__ = [
     "IdentityCache",
     "Reach",
     "Reason",
-    "SlackIdentityResolver",
     "Target",
     "channel_allows",
-    "identity_from_slack_user",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 import redis.asyncio
@@ -15,10 +16,13 @@ from redis.backoff import NoBackoff
 from bot.ops.audit import (
     AUDIT_EVENT,
     AUDIT_STREAM,
+    AUTHZ_DENIAL_EVENT,
+    AUTHZ_DENIED_OUTCOME,
     AuditEvent,
     FanoutAuditSink,
     LogAuditSink,
     RedisStreamAuditSink,
+    authz_denial_event,
     build_audit_sink,
     read_audit,
 )
@@ -244,3 +248,51 @@ async def test_fanout_records_everywhere_and_isolates_a_failing_sink():
 def test_maxlen_must_be_positive(redis_url):
     with pytest.raises(ValueError, match="maxlen"):
         RedisStreamAuditSink(redis.asyncio.Redis.from_url(redis_url), maxlen=0)
+
+
+# ---------------------------------------------------------------- the denial's audit record
+
+
+async def test_a_denial_is_audited_as_its_own_event(redis_client):
+    event = authz_denial_event(
+        platform="slack",
+        team="T0HOME",
+        channel="C1",
+        user="U1",
+        cluster_id="2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92",
+        project="nlp",
+        reason="no_read_access",
+        workload="t5-distill",
+    )
+    await RedisStreamAuditSink(redis_client).record(event)
+    [stored] = await read_audit(redis_client)
+    assert stored == event
+    assert (stored.outcome, stored.reason, stored.project) == (
+        AUTHZ_DENIED_OUTCOME,
+        "no_read_access",
+        "nlp",
+    )
+    assert stored.category is None
+    assert stored.resolved_id is None  # nothing read from the workload is recorded
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def info(self, name: str, **fields: Any) -> None:
+        self.events.append((name, fields))
+
+
+async def test_the_log_names_a_denial_differently_from_a_diagnosis():
+    log = Recorder()
+    denial = authz_denial_event(
+        platform="console", team="t", channel="c", user="u", cluster_id="x", project="p",
+        reason="guest",
+    )  # fmt: skip
+    await LogAuditSink(log).record(denial)
+    await LogAuditSink(log).record(
+        AuditEvent(platform="p", team="t", channel="c", user="u", outcome="diagnosed")
+    )
+    assert [name for name, _ in log.events] == [AUTHZ_DENIAL_EVENT, "diagnosis_audit"]
+    assert log.events[0][1]["reason"] == "guest"

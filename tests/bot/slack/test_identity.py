@@ -1,4 +1,4 @@
-"""Who is asking: a Slack `users.info` body as an identity, and the resolver's cache."""
+"""Who is asking on Slack: a `users.info` body as an identity, and the resolver's cache."""
 
 from __future__ import annotations
 
@@ -8,22 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.authz import (
-    IDENTITY_CACHE_PREFIX,
-    Identity,
-    SlackIdentityResolver,
-    channel_allows,
-    identity_from_slack_user,
-)
-from bot.ops.audit import (
-    AUTHZ_DENIAL_EVENT,
-    AUTHZ_DENIED_OUTCOME,
-    AuditEvent,
-    LogAuditSink,
-    RedisStreamAuditSink,
-    authz_denial_event,
-    read_audit,
-)
+from bot.authz import IDENTITY_CACHE_PREFIX, Identity
+from bot.slack.identity import SlackIdentityResolver, identity_from_slack_user
 from tests.bot.slack.fake_slack import TEAM_ID
 
 HOME = "T0HOME"
@@ -146,73 +132,6 @@ async def test_without_redis_every_resolve_asks_slack():
     assert (await resolver.resolve("U1", team_id="T0OTHER")).is_external
     assert (await resolver.resolve("U1", team_id="T0OTHER")).team_id == "T0OTHER"
     assert len(fetch.calls) == 2
-
-
-# ---------------------------------------------------------------- the denial's audit record
-
-
-async def test_a_denial_is_audited_as_its_own_event(redis_client):
-    event = authz_denial_event(
-        platform="slack",
-        team=HOME,
-        channel="C1",
-        user="U1",
-        cluster_id="2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92",
-        project="nlp",
-        reason="no_read_access",
-        workload="t5-distill",
-    )
-    await RedisStreamAuditSink(redis_client).record(event)
-    [stored] = await read_audit(redis_client)
-    assert stored == event
-    assert (stored.outcome, stored.reason, stored.project) == (
-        AUTHZ_DENIED_OUTCOME,
-        "no_read_access",
-        "nlp",
-    )
-    assert stored.category is None
-    assert stored.resolved_id is None  # nothing read from the workload is recorded
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def info(self, name: str, **fields: Any) -> None:
-        self.events.append((name, fields))
-
-
-async def test_the_log_names_a_denial_differently_from_a_diagnosis():
-    log = Recorder()
-    denial = authz_denial_event(
-        platform="console", team="t", channel="c", user="u", cluster_id="x", project="p",
-        reason="guest",
-    )  # fmt: skip
-    await LogAuditSink(log).record(denial)
-    await LogAuditSink(log).record(
-        AuditEvent(platform="p", team="t", channel="c", user="u", outcome="diagnosed")
-    )
-    assert [name for name, _ in log.events] == [AUTHZ_DENIAL_EVENT, "diagnosis_audit"]
-    assert log.events[0][1]["reason"] == "guest"
-
-
-# ---------------------------------------------------------------- the channel policy
-
-CHANNELS = {"C-NLP": ["nlp"], "C-ML": ["ml-team", "vision"]}
-
-
-@pytest.mark.parametrize(
-    ("channel", "project", "public"),
-    [
-        ("C-NLP", "nlp", True),
-        ("C-NLP", "vision", False),
-        ("C-ML", "vision", True),
-        ("C-ML", "nlp", False),
-        ("C-OTHER", "nlp", True),
-    ],
-)
-def test_channel_policy(channel, project, public):
-    assert channel_allows(CHANNELS, channel, project) is public
 
 
 def test_a_profile_that_is_not_an_object_has_no_e_mail():
