@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
-
 from redis.exceptions import MaxConnectionsError
 
 import bot
@@ -14,20 +10,11 @@ from bot.conversation.store import StoreUnavailable
 from bot.durable.connect import PoolExhausted
 from bot.errors import BotError
 from bot.work import QueueUnavailable
+from tests.exception_tree import defined_exceptions
 
 
 def _exceptions() -> list[type[BaseException]]:
-    found: list[type[BaseException]] = []
-    for info in pkgutil.walk_packages(bot.__path__, "bot."):
-        if info.name == "bot.__main__":
-            continue  # runs the command line when imported
-        module = importlib.import_module(info.name)
-        found.extend(
-            obj
-            for _, obj in inspect.getmembers(module, inspect.isclass)
-            if issubclass(obj, BaseException) and obj.__module__ == info.name
-        )
-    return found
+    return defined_exceptions(bot, skip=frozenset({"bot.__main__"}))
 
 
 def test_every_exception_has_the_one_root():

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
-
 import diagnosis
 from diagnosis import errors
 from diagnosis.errors import DiagnosisError
+from tests.exception_tree import defined_exceptions
 
 
 def _exceptions() -> list[type[BaseException]]:
-    found: list[type[BaseException]] = []
-    for info in pkgutil.walk_packages(diagnosis.__path__, "diagnosis."):
-        module = importlib.import_module(info.name)
-        found.extend(
-            obj
-            for _, obj in inspect.getmembers(module, inspect.isclass)
-            if issubclass(obj, BaseException) and obj.__module__ == info.name
-        )
-    return found
+    return defined_exceptions(diagnosis)
 
 
 def test_every_exception_has_the_one_root():
