@@ -340,6 +340,8 @@ class FakeSlack:
         self._ts = itertools.count(100)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        #: Set on stop: a call answered late is answered at once instead (nobody is waiting).
+        self.stopping = threading.Event()
         self.violations: list[Violation] = []
         self.channels: dict[str, dict[str, Any]] = {}
         self.users: dict[str, dict[str, Any]] = {}
@@ -350,6 +352,7 @@ class FakeSlack:
         """Bind an ephemeral loopback port and serve in a background thread."""
         if self._server is not None:
             raise RuntimeError("FakeSlack is already running")
+        self.stopping.clear()
         server = _Server((self._host, 0), _Handler, self)
         thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.01}, name="fake-slack"
@@ -364,6 +367,7 @@ class FakeSlack:
         if server is None or thread is None:
             return
         self._server = self._thread = None
+        self.stopping.set()
         server.shutdown()
         server.close_connections()
         server.server_close()  # joins the per-connection handler threads
@@ -950,7 +954,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {name.lower(): value for name, value in self.headers.items()}
         answer = self.server.fake._handle(self.command, self.path, headers, raw)
         if answer.delay > 0:
-            time.sleep(answer.delay)
+            self.server.fake.stopping.wait(answer.delay)
         if isinstance(answer.payload, str):
             data, content_type = answer.payload.encode(), "text/plain; charset=utf-8"
         else:
