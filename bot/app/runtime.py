@@ -91,10 +91,10 @@ class Runtime:
         stopping.append(self.push.stop())
         await asyncio.gather(*stopping)
         await self.authorizer.aclose()  # its reads ahead use the clients closed below
+        for front in self.front_ends:  # with their engines' reads ahead
+            await front.aclose()
         if self.flights is not None:  # flights outlive the reads ahead that started them
             await self.flights.aclose()
-        for front in self.front_ends:
-            await front.aclose()
         if self.runai is not None:
             await self.runai.aclose()
         if self.redis is not None:

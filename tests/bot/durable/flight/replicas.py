@@ -124,5 +124,6 @@ async def replicas(
                 clock=lambda: scenario.now,
                 flights=flights,
             )
+            stack.push_async_callback(engine.aclose)  # its reads ahead, before its flights
             found.append(Replica(engine, runai, flights))
         yield sim, found
