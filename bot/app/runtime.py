@@ -55,6 +55,8 @@ class Runtime:
     """The Run:ai client this process built (and closes); None when it was given one."""
     kube: KubeDirectory | None = None
     """The Kubernetes clients this process built (and closes)."""
+    flights: Flights | None = None
+    """The single-flight the engines, authorizer and push share (stopped before Redis closes)."""
     slack: SlackFrontEnd | None = None
     teams: TeamsRuntime | None = None
     metrics_token: str | None = None
@@ -89,8 +91,10 @@ class Runtime:
         stopping.append(self.push.stop())
         await asyncio.gather(*stopping)
         await self.authorizer.aclose()  # its reads ahead use the clients closed below
-        for front in self.front_ends:
+        for front in self.front_ends:  # with their engines' reads ahead
             await front.aclose()
+        if self.flights is not None:  # flights outlive the reads ahead that started them
+            await self.flights.aclose()
         if self.runai is not None:
             await self.runai.aclose()
         if self.redis is not None:
@@ -202,6 +206,7 @@ def build_runtime(
         push=push,
         runai=owned_runai,
         kube=owned_kube,
+        flights=flights,
         slack=slack,
         teams=teams,
         metrics_token=(

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable
 
+from bot.durable.tasks import stopped
 from diagnosis import DiagnosisError, RunaiReader, Share, SharedLookups
 
 __all__ = ["Background", "posted", "read_status"]
@@ -27,6 +28,10 @@ class Background:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def aclose(self) -> None:
+        """Stop what runs and wait for it, before the clients it uses are closed."""
+        await stopped(set(self._tasks))
 
 
 async def read_status(runai: RunaiReader, share: Share, workload_id: str) -> None:

@@ -104,6 +104,10 @@ class ConversationEngine:
         self._again = ShownAgain(self._turns, mention)
         self._reader = Reader(self._turns.directory, clock=clock, bot_user_id=bot_user_id)
 
+    async def aclose(self) -> None:
+        """Stop the reads started ahead (`bot.conversation.ahead`), before their clients close."""
+        await self._turns.reading.aclose()
+
     @property
     def store(self) -> StateStore:
         """Where the engine keeps its threads (and its once-only claims)."""

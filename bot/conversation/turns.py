@@ -139,7 +139,7 @@ class Turns:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._deadline_s = deadline_s
         self._audit = audit
-        self._reading = Background()
+        self.reading = Background()
 
     async def gate(self, incoming: Incoming) -> Gate:
         """The checks of one turn, as the person behind `incoming` (their grants read ahead)."""
@@ -161,10 +161,10 @@ class Turns:
         """
         slots, notes = state.slots, list(state.notes)
         if slots.workload_id is not None and self._flights is not None:  # `bot.conversation.ahead`
-            self._reading.start(read_status(self._runai, self._flights, slots.workload_id))
+            self.reading.start(read_status(self._runai, self._flights, slots.workload_id))
         if slots.cluster_id is None:
             if slots.cluster_label is not None:  # matched before access is asked, as ever
-                self._reading.start(self._clusters.read_ahead())
+                self.reading.start(self._clusters.read_ahead())
             gate = gate or await self.gate(incoming)
             resolved = await self._clusters.resolve(gate, slots, incoming.key.channel, notes)
             if isinstance(resolved, Question):

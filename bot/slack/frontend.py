@@ -19,7 +19,7 @@ from slack_bolt.async_app import AsyncApp
 from starlette.routing import BaseRoute, Route
 
 from bot.config import Settings
-from bot.conversation import StateStore
+from bot.conversation import ConversationEngine, StateStore
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
@@ -47,6 +47,8 @@ class SlackFrontEnd:
     auth_test: AuthTest
     notices: Notices
     """Private notices sent beside acks: drained on shutdown."""
+    engine: ConversationEngine
+    """Its engine, whose reads ahead are stopped on close."""
     platform: str = field(default="slack", init=False)
 
     def routes(self) -> list[BaseRoute]:
@@ -63,7 +65,8 @@ class SlackFrontEnd:
         await self.notices.drain(grace_s)
 
     async def aclose(self) -> None:
-        """Nothing to close: the Web API client opens a session per call."""
+        """Stop the engine's reads ahead; the Web API client opens a session per call."""
+        await self.engine.aclose()
 
     @asynccontextmanager
     async def socket_mode(self, app_token: str) -> AsyncIterator[None]:
@@ -103,4 +106,5 @@ def build_slack(
         poster=SlackPoster(web, runai_url=settings.runai.url),
         auth_test=auth_test,
         notices=deps.notices,
+        engine=engine,
     )

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming
+from bot.durable.tasks import stopped
 from bot.errors import BotError
 from bot.slack.responder import SlackResponder
 from bot.work import Enqueued, WorkQueue, admit, new_item
@@ -113,11 +114,14 @@ class Notices:
         task.add_done_callback(self._tasks.discard)
 
     async def drain(self, timeout_s: float) -> None:
-        """Let the notices under way go out (on shutdown), giving up on them after `timeout_s`."""
+        """Let the notices under way go out (on shutdown), giving up on them after `timeout_s`.
+
+        Those given up on are cancelled and waited for: none is left running on the clients
+        closed after this.
+        """
         if not self._tasks:
             return
         _, late = await asyncio.wait(set(self._tasks), timeout=timeout_s)
-        for task in late:
-            task.cancel()
+        await stopped(late)
         if late:
             structlog.get_logger(__name__).warning("slack_notices_not_sent", count=len(late))

@@ -76,8 +76,12 @@ class TeamsRuntime:
         del grace_s
 
     async def aclose(self) -> None:
-        """Stop the key fetch, then close the HTTP pool (after the worker: its turns use it)."""
+        """Stop the key fetch and the engine's reads ahead, then close the HTTP pool.
+
+        After the worker has stopped: its turns use the pool.
+        """
         await self.verifier.aclose()
+        await self.engine.aclose()
         await self.http.aclose()
 
 

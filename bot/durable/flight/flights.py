@@ -31,6 +31,7 @@ import redis.asyncio as redis
 import structlog
 
 from bot.durable.renewal import renewing
+from bot.durable.tasks import stopped
 from bot.errors import BotError
 from bot.ops.metrics import FAIL_OPEN, SHARED_DIAGNOSES
 from bot.ops.observe import current_trace
@@ -105,6 +106,7 @@ class Flights:
         self._clock = clock
         self._running: dict[str, asyncio.Task[tuple[str, Via]]] = {}
         self._kept: dict[str, tuple[float, str]] = {}
+        self._closed = False
         self._log = structlog.get_logger(__name__)
         if client is not None:
             self._take = client.register_script(_TAKE)
@@ -135,8 +137,19 @@ class Flights:
         task.add_done_callback(lambda _: self._running.pop(name, None))
         return await asyncio.shield(task)
 
+    async def aclose(self) -> None:
+        """Stop the flights under way and wait for them, before the Redis client closes.
+
+        A flight outlives the caller that started it (a read started ahead, a check whose
+        turn ended): left running, it would go on talking to Redis after shutdown. Their
+        callers get `CancelledError`; a leader gives its lock up on the way out. Flights
+        started afterwards share within this process only.
+        """
+        self._closed = True
+        await stopped(list(self._running.values()))
+
     async def _fly(self, name: str, compute: Compute, keep_s: float) -> tuple[str, Via]:
-        if self._redis is None:
+        if self._redis is None or self._closed:
             return await self._in_memory(name, compute, keep_s)
         try:
             return await self._in_redis(self._redis, name, compute, keep_s)

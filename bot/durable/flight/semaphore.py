@@ -32,6 +32,7 @@ from contextlib import asynccontextmanager
 import redis.asyncio as redis
 import structlog
 
+from bot.durable.tasks import stopped
 from bot.ops.metrics import FAIL_OPEN
 
 __all__ = ["SEMAPHORE_KEY", "LocalLimit", "RedisSemaphore"]
@@ -119,19 +120,28 @@ class RedisSemaphore:
                     self._hand_on(held)
 
     async def flush(self) -> None:
-        """Give back every slot this process holds unused, now."""
-        if self._giver is not None:
-            self._giver.cancel()
-            self._giver = None
+        """Give back every slot this process holds unused, now.
+
+        The pending give-back is stopped and waited for first: a `ZREM` it is inside ends
+        before this returns, never after the Redis client has closed.
+        """
+        giver, self._giver = self._giver, None
+        await stopped([giver])
         await self._give_back()
 
     async def aclose(self) -> None:
         """Give back what is held, before the Redis client closes (the Run:ai client's close).
 
-        Nothing is kept to give back later afterwards: a slot handed on after this is left
-        to its lease.
+        The background taking and giving are stopped and waited for, so no Redis command of
+        this limiter outlives it; a call still waiting for a slot goes ahead without one, as
+        when Redis fails. Nothing is kept to give back later: a slot handed on after this is
+        left to its lease.
         """
         self._closed = True
+        taker, self._taker = self._taker, None
+        await stopped([taker])
+        for future in list(self._wanted):
+            self._grant(future, None)
         await self.flush()
 
     # ------------------------------------------------------------------ taking

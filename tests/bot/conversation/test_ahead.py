@@ -62,3 +62,21 @@ async def test_a_cluster_list_read_ahead_that_fails_is_left_to_the_resolution():
         slot = ClusterSlot(up.runai, defaults={}, flights=None)
         await slot.read_ahead()  # says nothing: the resolution reads again and says why
         assert [r.status for r in up.simulator.requests][-1] == 503
+
+
+async def test_closing_stops_the_reads_still_running_ahead():
+    """Nobody awaits a read ahead: closing (the engine's, on shutdown) stops and awaits it."""
+    started, never = asyncio.Event(), asyncio.Event()
+
+    async def read() -> None:
+        started.set()
+        await never.wait()
+
+    background = Background()
+    before = asyncio.all_tasks()
+    background.start(read())
+    await started.wait()
+    ahead = asyncio.all_tasks() - before
+    assert ahead, "the read runs in the background"
+    await background.aclose()
+    assert not ahead & asyncio.all_tasks(), "stopped, and waited for"

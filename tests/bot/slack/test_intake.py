@@ -38,10 +38,12 @@ async def test_drain_lets_notices_under_way_go_out_and_gives_up_on_the_stuck():
         sent.append(text)
 
     notices = Notices()
+    before = asyncio.all_tasks()
     notices.send(tell("you are third in line"))
     notices.send(tell("never", stuck=True))
     with structlog.testing.capture_logs() as logs:
         await notices.drain(0.05)
+    assert not asyncio.all_tasks() - before, "the stuck one was cancelled and awaited"
     assert sent == ["you are third in line"]
     assert [(e["event"], e["count"]) for e in logs] == [("slack_notices_not_sent", 1)]
     await notices.drain(0.05)  # nothing left under way: returns at once

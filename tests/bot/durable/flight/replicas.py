@@ -111,7 +111,12 @@ async def replicas(
                 lock_ttl_s=3.0,
                 poll_s=0.2,
             )
-            access = Access(Authorizer(runai, mode="runai" if authz else "off"), _identify)
+            # Closed before the clients (the stack unwinds last in, first out): a flight or a
+            # read ahead left running would use Redis after the test.
+            stack.push_async_callback(flights.aclose)
+            authorizer = Authorizer(runai, mode="runai" if authz else "off")
+            stack.push_async_callback(authorizer.aclose)
+            access = Access(authorizer, _identify)
             engine = ConversationEngine(
                 runai=runai,
                 store=RedisStore(client),
@@ -119,5 +124,6 @@ async def replicas(
                 clock=lambda: scenario.now,
                 flights=flights,
             )
+            stack.push_async_callback(engine.aclose)  # its reads ahead, before its flights
             found.append(Replica(engine, runai, flights))
         yield sim, found

@@ -130,6 +130,7 @@ async def test_a_slot_held_by_a_crashed_replica_expires(redis_client):
     await redis_client.zadd(SEMAPHORE_KEY, {"dead-1": now_ms + 200, "dead-2": now_ms + 200})
     async with asyncio.timeout(10), limiter.slot():
         holders = await redis_client.zrange(SEMAPHORE_KEY, 0, -1)
+    await limiter.aclose()
     assert len(holders) == 1
     assert "dead-1" not in holders
     assert "dead-2" not in holders
@@ -160,6 +161,7 @@ async def test_a_full_semaphore_waits_until_a_slot_is_given_back(redis_client):
     await holder.flush()
     async with asyncio.timeout(10):
         await task
+    await waiter.aclose()
     assert max(pauses) <= 0.1, "backoff is capped"
 
 
@@ -250,4 +252,5 @@ async def test_a_slot_handed_on_while_others_are_given_back_is_given_back_too(re
                 await asyncio.sleep(0.01)
     finally:
         redis_client.zrem = zrem
+        await limiter.aclose()
     assert first_done.is_set()
