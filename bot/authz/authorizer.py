@@ -35,6 +35,7 @@ from bot.authz.policy import Grant, cluster_wide
 from bot.authz.reads import AccessReader, grants_of, reach_of, readable, readable_names
 from bot.authz.sharing import Sharing
 from bot.durable.flight import LOOKUP_REUSE_S, Flights
+from bot.durable.tasks import stopped
 from diagnosis import DiagnosisError, UpstreamError
 
 if TYPE_CHECKING:
@@ -242,9 +243,7 @@ class Authorizer:
         """
         tasks = {*self._background, *(task for _, task in self._prefetched.values())}
         self._prefetched.clear()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await stopped(tasks)
 
     async def forget(self, email: str) -> None:
         """Drop every cached decision about `email` (e.g. after its access changed)."""
