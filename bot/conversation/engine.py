@@ -43,13 +43,15 @@ from bot.conversation.model import (
     ThreadKey,
 )
 from bot.conversation.parse import FollowUp, Query
+from bot.conversation.replying import Responder, asking
 from bot.conversation.shown_again import ShownAgain
 from bot.conversation.store import StateStore, StoreUnavailable
-from bot.conversation.turns import MAX_CLUSTER_BUTTONS, Responder, Turns, asking
+from bot.conversation.turns import Turns
 from bot.conversation.understand.fragments import by_fragment
 from bot.conversation.understand.pipeline import Understood
 from bot.conversation.understand.pods import Asked
 from bot.conversation.understand.reading import Reader, absorbed, changes, queued_slots
+from bot.conversation.which_cluster import MAX_CLUSTER_BUTTONS
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink, LogAuditSink
 from diagnosis import DEFAULT_DEADLINE_S, KubeConnector, RunaiReader

@@ -8,8 +8,8 @@ from dataclasses import replace
 import structlog
 
 from bot.conversation.model import Reply, ThreadKey
+from bot.conversation.replying import Responder
 from bot.conversation.store import StateStore, StoreUnavailable
-from bot.conversation.turns import Responder
 
 __all__ = ["LockingResponder"]
 

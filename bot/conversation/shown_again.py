@@ -16,7 +16,8 @@ from collections.abc import Callable
 from bot.conversation.access import Gate
 from bot.conversation.messages import ALREADY_ANSWERED, NOTHING_TO_SHOW, only_asker
 from bot.conversation.model import ConversationState, EvidenceReply, Incoming, Notice, ReportReply
-from bot.conversation.turns import Responder, Turns
+from bot.conversation.replying import Responder
+from bot.conversation.turns import Turns
 from diagnosis import for_viewer
 
 __all__ = ["ShownAgain"]

@@ -10,46 +10,42 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from datetime import datetime
-from typing import Protocol
 
 from bot.conversation.access import Access, Gate
 from bot.conversation.ahead import Background, posted, read_status
 from bot.conversation.auditing import audit_event
 from bot.conversation.messages import (
     CRASHED,
-    PICK_BELOW,
-    PUBLISH_CHOICE,
-    PUBLISH_QUESTION,
     describe_upstream,
-    unchanged,
     working_text,
 )
 from bot.conversation.missing import missing_question
 from bot.conversation.model import (
-    Choice,
     ConversationState,
     Incoming,
     Notice,
     Question,
-    Reply,
-    ReportReply,
 )
 from bot.conversation.parse import Expecting
+from bot.conversation.replying import (
+    Responder,
+    answered,
+    asking,
+    reply_with_report,
+    show_in_place,
+)
 from bot.conversation.understand.pods import Asked, find_pod_owner, pod_named
 from bot.conversation.understand.projects import unreadable_project
-from bot.conversation.which_cluster import CLUSTER_QUESTION, MAX_CLUSTER_BUTTONS, ClusterSlot
+from bot.conversation.which_cluster import CLUSTER_QUESTION, ClusterSlot
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink
 from bot.ops.observe import observe_stage, record_diagnosis
-from bot.render.wording import candidate_labels
 from diagnosis import (
     AccessDenied,
     DiagnosisRequest,
     InvalidRequest,
     KubeConnector,
-    Outcome,
     Report,
     RunaiReader,
     UpstreamError,
@@ -58,58 +54,7 @@ from diagnosis import (
     parse_lookback,
 )
 
-__all__ = ["MAX_CLUSTER_BUTTONS", "Responder", "Turns", "asking"]
-
-
-class Responder(Protocol):
-    """How a front end shows replies: post a message, later replace it in place.
-
-    A reply with `private=True` goes only to the person whose message is being answered
-    (Slack: ephemeral); the engine never updates a private reply.
-    """
-
-    async def post(self, reply: Reply) -> str:
-        """Show `reply` in the conversation; returns a reference for `update`."""
-        ...
-
-    async def update(self, ref: str, reply: Reply) -> None:
-        """Replace the message `ref` with `reply`."""
-        ...
-
-    def thread(self) -> str | None:
-        """The thread the conversation continues in, when posting created a new one.
-
-        A slash command has no thread until its first reply is posted; that reply's id
-        becomes the thread, and the engine stores the state under it so that replies in
-        the thread find it. None means "the incoming message's own thread".
-        """
-        ...
-
-
-def asking(
-    state: ConversationState, question: Question, ref: str, expecting: Expecting | None
-) -> ConversationState:
-    """The state while `question` (posted as `ref`) waits for the asker's answer."""
-    return state.model_copy(
-        update={
-            "expecting": expecting,
-            "question": question.text,
-            "choices": question.choices,
-            "question_ref": ref or None,
-            "question_private": question.private,
-        }
-    )
-
-
-def _answered(state: ConversationState, **changes: object) -> ConversationState:
-    cleared = {
-        "expecting": None,
-        "question": None,
-        "choices": (),
-        "question_ref": None,
-        "question_private": False,
-    }
-    return state.model_copy(update=cleared | changes)
+__all__ = ["Turns"]
 
 
 class Turns:
@@ -178,7 +123,7 @@ class Turns:
                 return asking(new, plain, ref, Expecting.CLUSTER)
             if isinstance(resolved, Notice):  # a denial, or the cluster list failed
                 await responder.post(resolved)
-                return _answered(state, slots=slots.model_copy(update={"cluster_label": None}))
+                return answered(state, slots=slots.model_copy(update={"cluster_label": None}))
             slots = resolved
         if slots.workload_name and slots.project and not slots.workload_id:
             gate = gate or await self.gate(incoming)
@@ -188,7 +133,7 @@ class Turns:
             owner = await find_pod_owner(self._runai, gate, slots, state.asker)
             if isinstance(owner, Notice):
                 await responder.post(owner)
-                return _answered(state, slots=slots)
+                return answered(state, slots=slots)
             if isinstance(owner, Asked):
                 new = state.model_copy(update={"slots": slots, "notes": tuple(notes)})
                 return asking(
@@ -244,7 +189,7 @@ class Turns:
                     )
                     return asking(new, typo, await responder.post(typo), Expecting.PROJECT)
                 await responder.post(typo or denial)
-                return _answered(state)
+                return answered(state)
         working = Notice(working_text(state.slots), progress=True)
         # "Diagnosing …" is posted without waiting for it: the reads start next to it, and
         # its ref is awaited only where it is updated (every path below awaits it).
@@ -285,7 +230,9 @@ class Turns:
         except UpstreamError as error:
             failed = error.operation
             ref = await placeholder if placeholder is not None else None
-            await _show(responder, ref, Notice(describe_upstream(error, "finish the diagnosis")))
+            await show_in_place(
+                responder, ref, Notice(describe_upstream(error, "finish the diagnosis"))
+            )
         except Exception:
             # Never leave "Diagnosing …" spinning: say so in place, then let the error
             # reach the front end's error handler (logged with its traceback there).
@@ -297,9 +244,15 @@ class Turns:
         ref = await placeholder if placeholder is not None else None
         try:
             if report is None:
-                return _answered(state)
-            return await self._reply(
-                ref, incoming, state, request=request, report=report, responder=responder
+                return answered(state)
+            return await reply_with_report(
+                ref,
+                incoming,
+                state,
+                request=request,
+                report=report,
+                responder=responder,
+                public_in=self._access.public_in,
             )
         finally:
             fields = {
@@ -327,73 +280,4 @@ class Turns:
         typed = state.slots.workload_id
         denial = await gate.deny(decision, typed=typed, by_id=given, thread=not given)
         await responder.post(denial)
-        return _answered(state)
-
-    async def _reply(
-        self,
-        ref: str | None,
-        incoming: Incoming,
-        state: ConversationState,
-        *,
-        request: DiagnosisRequest,
-        report: Report,
-        responder: Responder,
-    ) -> ConversationState:
-        lookback = request.lookback_label()
-        project = report.workload.project if report.workload else request.project
-        public = ref is not None or (
-            request.workload_id is not None
-            and report.workload is None
-            and self._access.public_in(incoming.key.channel, project)
-        )
-        private = not public
-
-        async def show(reply: Notice | Question | ReportReply) -> None:
-            if ref is not None:
-                await responder.update(ref, reply)
-            else:
-                await responder.post(replace(reply, private=private))
-
-        if report.outcome is Outcome.NEEDS_INPUT and report.candidates:
-            listed = report.candidates[:MAX_CLUSTER_BUTTONS]
-            choices = tuple(
-                Choice(label=label, value=f"workload:{c.id}")
-                for c, label in zip(listed, candidate_labels(listed), strict=True)
-            )
-            text = f"{report.question or 'Which workload?'} {PICK_BELOW}"
-            question = Question(text, choices, asker=state.asker)
-            await show(question)
-            asked = state.model_copy(update={"candidates": report.candidates})
-            shown = replace(question, private=private)
-            return asking(asked, shown, ref or "", Expecting.WORKLOAD)
-        if report == state.last_report and lookback == state.last_lookback:
-            label = report.category.value if report.category else report.outcome.value
-            await show(Notice(unchanged(label, lookback)))
-            return _answered(state, candidates=())
-        await show(
-            ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label)
-        )
-        answered = _answered(
-            state,
-            candidates=(),
-            last_report=report,
-            last_lookback=lookback,
-            answer_private=private,
-        )
-        if private and report.workload is not None:
-            question = Question(
-                PUBLISH_QUESTION, (PUBLISH_CHOICE,), private=True, asker=state.asker
-            )
-            await responder.post(question)
-        if report.question:  # "Did you mean a past run?": the asker's reply answers it
-            pending = {"expecting": Expecting.WORKLOAD, "question": report.question}
-            return answered.model_copy(update=pending | {"question_private": private})
-        return answered
-
-
-async def _show(responder: Responder, ref: str | None, reply: Notice) -> None:
-    """Replace the progress notice with `reply`, or, when none was posted, tell the asker."""
-    if ref is None:
-        await responder.post(replace(reply, private=True))
-    else:
-        await responder.update(ref, reply)
+        return answered(state)
