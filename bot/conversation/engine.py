@@ -51,12 +51,11 @@ from bot.conversation.understand.fragments import by_fragment
 from bot.conversation.understand.pipeline import Understood
 from bot.conversation.understand.pods import Asked
 from bot.conversation.understand.reading import Reader, absorbed, changes, queued_slots
-from bot.conversation.which_cluster import MAX_CLUSTER_BUTTONS
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink, LogAuditSink
 from diagnosis import DEFAULT_DEADLINE_S, KubeConnector, RunaiReader
 
-__all__ = ["MAX_CLUSTER_BUTTONS", "ConversationEngine", "Responder"]
+__all__ = ["ConversationEngine", "Responder"]
 
 #: The console's platform: one person, who cannot mention the bot in a reply.
 CONSOLE = "console"
