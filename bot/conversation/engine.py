@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 import structlog
 
 from bot.conversation.access import Access
-from bot.conversation.filling import apply_choice, carried_over, merge, pending_choice
+from bot.conversation.buttons import Buttons
+from bot.conversation.filling import carried_over, merge
 from bot.conversation.locking import LockingResponder
 from bot.conversation.messages import (
-    ALREADY_ANSWERED,
     LOST_CONTEXT,
     PRIVATE_QUESTION,
     STATE_NOT_SAVED,
@@ -28,18 +28,11 @@ from bot.conversation.messages import (
     follow_up_hint,
     help_text,
     not_read,
-    not_understood,
-    only_asker,
 )
 from bot.conversation.model import (
-    PUBLISH,
-    RERUN,
-    SHOW_EVIDENCE,
-    Choice,
     ConversationState,
     Incoming,
     Notice,
-    Question,
     ThreadKey,
 )
 from bot.conversation.parse import FollowUp, Query
@@ -103,6 +96,7 @@ class ConversationEngine:
             flights=flights,
         )
         self._again = ShownAgain(self._turns, mention)
+        self._buttons = Buttons(self._turns, self._again, mention)
         self._reader = Reader(self._turns.directory, clock=clock, bot_user_id=bot_user_id)
 
     async def aclose(self) -> None:
@@ -180,7 +174,7 @@ class ConversationEngine:
             if state is None:
                 await responder.post(Notice(LOST_CONTEXT, private=True))
                 return None
-            return await self._click(incoming, state, responder)
+            return await self._buttons.click(incoming, state, responder)
         if state and not incoming.directed and state.asker and state.asker != incoming.user:
             return None  # people talking in the thread; anyone can answer with a mention
         if state is None and not incoming.directed:  # nothing to continue: read, look up nothing
@@ -257,9 +251,11 @@ class ConversationEngine:
             return None
         if query.pick is not None:
             if not 1 <= query.pick <= len(state.choices):
-                await self._ask_again(state, responder)
+                await self._buttons.ask_again(state, responder)
                 return None
-            return await self._picked(incoming, state, state.choices[query.pick - 1], responder)
+            return await self._buttons.picked(
+                incoming, state, state.choices[query.pick - 1], responder
+            )
         teammate = bool(state.asker) and incoming.user != state.asker
         if query.chatter and (
             teammate or understood.talk or (understood.thanks and incoming.directed)
@@ -268,7 +264,7 @@ class ConversationEngine:
         if (query.is_empty and not understood.names_something) or (
             query.follow_up and not understood.names_something
         ):
-            await self._ask_again(state, responder)
+            await self._buttons.ask_again(state, responder)
             return None
         if query.problems and not (query.names_something or query.lookback or query.symptom):
             await self._problems(query, responder)  # nothing else to use: the question stands
@@ -342,46 +338,6 @@ class ConversationEngine:
         note = f"Corrected: {', '.join(said)}." if said else "Checked again as corrected."
         fresh = fresh.model_copy(update={"notes": (note, *fresh.notes), "asker": incoming.user})
         return await self._turns.run(incoming, fresh, responder)
-
-    async def _click(
-        self, incoming: Incoming, state: ConversationState, responder: Responder
-    ) -> ConversationState | None:
-        """A button: a report action (anyone) or an answer to the question (the asker)."""
-        value = incoming.choice or ""
-        if value == SHOW_EVIDENCE:
-            await self._again.evidence(incoming, state, responder)
-            return None
-        if value == PUBLISH:
-            return await self._again.publish(incoming, state, responder)
-        if value == RERUN:
-            return await self._again.rerun(incoming, state, state, responder)
-        choice = pending_choice(state, value)
-        if choice is None:
-            await responder.post(Notice(ALREADY_ANSWERED, private=True))
-            return None
-        if state.asker and incoming.user != state.asker:
-            await responder.post(Notice(only_asker(self._mention(state.asker)), private=True))
-            return None
-        return await self._picked(incoming, state, choice, responder)
-
-    async def _picked(
-        self, incoming: Incoming, state: ConversationState, choice: Choice, responder: Responder
-    ) -> ConversationState:
-        """Replace the question's buttons with the choice, then continue with it."""
-        ref = incoming.message_ref or state.question_ref
-        if ref:  # the question again, without buttons, saying who picked what
-            picked = Question(state.question or "", asker=incoming.user, picked=choice)
-            await responder.update(ref, picked)
-        slots = apply_choice(state, choice.value)
-        cleared = state.model_copy(
-            update={"slots": slots, "choices": (), "question": None, "question_ref": None}
-        )
-        return await self._turns.run(incoming, cleared, responder)
-
-    async def _ask_again(self, state: ConversationState, responder: Responder) -> None:
-        """The pending question again, with its buttons, privately; nothing is remembered."""
-        text = not_understood(state.question or "What did you mean?", choices=len(state.choices))
-        await responder.post(Question(text, state.choices, private=True, asker=state.asker))
 
     @staticmethod
     async def _not_read(incoming: Incoming, query: Query, responder: Responder) -> None:
