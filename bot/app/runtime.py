@@ -123,8 +123,6 @@ def build_runtime(
     """
     # One ConfigError naming every missing setting of the platforms configured (and Run:ai's).
     slack_secrets = settings.serve_secrets(socket_mode=socket_mode, runai=runai is None)
-    if settings.teams.configured:
-        settings.teams.secrets()
     store, redis_client = state_store(settings)
     owned_runai: RunaiClient | None = None
     if runai is None:
