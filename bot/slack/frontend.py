@@ -73,8 +73,10 @@ class SlackFrontEnd:
         """Take Slack's requests over Socket Mode (with `SLACK_APP_TOKEN`) while inside."""
         handler = AsyncSocketModeHandler(self.app, app_token)
         await handler.connect_async()  # type: ignore[no-untyped-call]
-        yield
-        await handler.close_async()  # type: ignore[no-untyped-call]
+        try:
+            yield
+        finally:  # a failure (or Ctrl-C) inside still closes the socket
+            await handler.close_async()  # type: ignore[no-untyped-call]
 
 
 def build_slack(
