@@ -11,6 +11,7 @@ import pytest
 import structlog
 
 from bot.ops.logging import configure_logging, mask_secrets
+from tests.bot.ops.logs import logging_to_a_string
 
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJydW5haS13aHkiLCJleHAiOjk5OTk5OTk5OTl9.c2lnbmF0dXJlMTIzNDU2"
 BOT = "xoxb-628709151441-4169498994543-fybr3eZdrzg6cQxi1XOiCv7A"
@@ -105,16 +106,8 @@ def test_exception_tracebacks_are_masked():
 
 @pytest.fixture
 def log_stream() -> Iterator[io.StringIO]:
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    stream = io.StringIO()
-    configure_logging("DEBUG", "json", stream=stream)
-    try:
+    with logging_to_a_string("DEBUG") as stream:
         yield stream
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        structlog.reset_defaults()
 
 
 def test_rendered_log_output_never_contains_a_credential(log_stream: io.StringIO):

@@ -8,9 +8,8 @@ import logging
 from collections.abc import Iterator
 
 import pytest
-import structlog
 
-from bot.ops.logging import configure_logging
+from tests.bot.ops.logs import logging_to_a_string
 
 BOT = "xoxb-628709151441-4169498994543-fybr3eZdrzg6cQxi1XOiCv7A"
 PAYLOAD = (
@@ -22,17 +21,8 @@ PAYLOAD = (
 
 @pytest.fixture
 def log_stream() -> Iterator[io.StringIO]:
-    root, sdk = logging.getLogger(), logging.getLogger("slack_sdk")
-    handlers, level, sdk_level = root.handlers[:], root.level, sdk.level
-    stream = io.StringIO()
-    configure_logging("DEBUG", "json", stream=stream)
-    try:
+    with logging_to_a_string("DEBUG") as stream:
         yield stream
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        sdk.setLevel(sdk_level)
-        structlog.reset_defaults()
 
 
 CASES = [

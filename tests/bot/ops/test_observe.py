@@ -6,14 +6,11 @@ import asyncio
 import contextvars
 import io
 import json
-import logging
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import structlog
 
-from bot.ops.logging import configure_logging
 from bot.ops.metrics import REGISTRY
 from bot.ops.observe import (
     CANONICAL_EVENT,
@@ -27,6 +24,7 @@ from bot.ops.observe import (
 )
 from bot.ops.upstream_metrics import CountingTransport, endpoint_template
 from diagnosis import Category, EvidenceLine, Outcome, Report
+from tests.bot.ops.logs import logging_to_a_string
 
 
 @pytest.mark.parametrize(
@@ -122,17 +120,8 @@ async def test_the_trace_reaches_tasks_the_request_starts():
 
 @pytest.fixture
 def log_stream() -> Iterator[io.StringIO]:
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    stream = io.StringIO()
-    configure_logging("INFO", "json", stream=stream)
-    try:
+    with logging_to_a_string("INFO") as stream:
         yield stream
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        structlog.reset_defaults()
-        structlog.contextvars.clear_contextvars()
 
 
 def _diagnoses(outcome: str, category: str) -> float:
