@@ -9,7 +9,7 @@ replica at a time holds its lease).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -83,13 +83,13 @@ def build_watches(
     *,
     runai: RunaiReader,
     redis_client: redis.Redis | None,
-    posters: Mapping[str, Poster],
+    platforms: Collection[str],
     kv: Kv | None = None,
 ) -> Watches:
-    """The watches of `WATCHES` and those made in chat; `posters` is read as it fills up."""
+    """The watches of `WATCHES` and those made in chat, for channels of `platforms`."""
     kv = kv or (RedisKv(redis_client) if redis_client is not None else MemoryKv())
     subscriptions = Subscriptions(kv, declared_watches(settings))
-    commands = WatchCommands(runai, subscriptions, postable=posters.keys())
+    commands = WatchCommands(runai, subscriptions, postable=platforms)
     return Watches(kv, subscriptions, commands)
 
 
@@ -116,7 +116,7 @@ def build_push(
     """
     if watches is None:
         watches = build_watches(
-            settings, runai=runai, redis_client=redis_client, posters=posters, kv=kv
+            settings, runai=runai, redis_client=redis_client, platforms=set(posters), kv=kv
         )
     kv, subscriptions = watches.kv, watches.subscriptions
     routing = AlertRouting(

@@ -140,8 +140,10 @@ def build_runtime(
     authorizer = Authorizer.from_settings(settings, runai, redis_client, flights)
     audit = build_audit_sink(redis_client)
     queue = work_queue(settings, redis_client)
-    posters: dict[str, Poster] = {}  # filled below, as the front ends are built
-    watches = build_watches(settings, runai=runai, redis_client=redis_client, posters=posters)
+    platforms = {"slack"} if slack_secrets is not None else set()
+    if settings.teams.configured:
+        platforms.add("teams")
+    watches = build_watches(settings, runai=runai, redis_client=redis_client, platforms=platforms)
     make_engine = functools.partial(
         serving_engine,
         settings,
@@ -178,9 +180,9 @@ def build_runtime(
             transport=teams_transport,
             queue=queue,
         )
-    for front in (slack, teams):
-        if front is not None:
-            posters[front.platform] = front.poster
+    posters: dict[str, Poster] = {
+        front.platform: front.poster for front in (slack, teams) if front is not None
+    }
     push = build_push(
         settings,
         runai=runai,

@@ -35,7 +35,7 @@ class WatchCommands:
     ) -> None:
         self._runai = runai
         self._subscriptions = subscriptions
-        self._postable = postable  # live: a front end built later may add its platform
+        self._postable = postable
         self._log = structlog.get_logger(__name__)
 
     async def run(
