@@ -25,6 +25,7 @@ from typing import Any, Literal, cast
 from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as redis
+from redis import DriverInfo
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
@@ -234,6 +235,11 @@ def connect_redis(
         # redis-py's default (3 retries, up to 10 s apart) would make "Redis is down" take
         # seconds per command, past Slack's 3 s for an ack; a blip is still ridden out.
         "retry": Retry(ExponentialWithJitterBackoff(cap=_RETRY_CAP_S, base=0.05), retries=2),
+        # How the connections name themselves (`CLIENT SETINFO`), resolved once: without it,
+        # redis-py reads its own version from the package metadata for every new connection
+        # (an e-mail-header parse, ~1 ms each), which a burst of acks opening the pool paid
+        # dozens of times.
+        "driver_info": DriverInfo(),
     }
     if target.kind == "standalone":
         pool = _WaitingPool.from_url(

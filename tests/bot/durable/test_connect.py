@@ -105,6 +105,26 @@ async def test_an_exhausted_pool_waits_instead_of_failing(small_pool: redis.asyn
     assert len(pool._available_connections) + len(pool._in_use_connections) <= 2
 
 
+async def test_new_connections_do_not_each_read_the_package_metadata(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+):
+    """The client names itself with one `DriverInfo`: a burst opening the pool reads none."""
+    client = connect_redis(redis_url, max_connections=8)
+    reads: list[str] = []
+    real = redis.utils.get_lib_version
+    monkeypatch.setattr(redis.utils, "get_lib_version", lambda: reads.append("read") or real())
+    try:
+        held = await _hold_every_connection(client, 8)
+        for connection in held:
+            await client.connection_pool.release(connection)  # type: ignore[arg-type]
+        assert await client.ping()
+        pool = client.connection_pool
+        assert len(pool._available_connections) + len(pool._in_use_connections) == 8
+    finally:
+        await client.aclose()
+    assert reads == []
+
+
 async def _hold_every_connection(client: redis.asyncio.Redis, count: int) -> list[object]:
     pool = client.connection_pool
     return [await pool.get_connection() for _ in range(count)]
