@@ -25,11 +25,11 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation.messages import STORE_DOWN
-from bot.ops.observe import REQUEST_ID, begin_request
 from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import RetryLater
 from bot.slack.listeners import register_listeners
+from bot.slack.logcontext import bind_request_context, log_listener_failure
 from bot.slack.response_urls import ResponseUrls
 
 __all__ = ["STORE_DOWN", "build_slack_app", "build_web_client"]
@@ -66,10 +66,6 @@ def build_web_client(token: str, base_url: str) -> AsyncWebClient:
     return client
 
 
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _retry_num(request: AsyncBoltRequest) -> str | None:
     """Slack's `X-Slack-Retry-Num` (Bolt keeps header values as lists)."""
     return next(iter(request.headers.get("x-slack-retry-num") or []), None)
@@ -80,26 +76,8 @@ async def _log_context(
     body: dict[str, Any],
     next: Callable[[], Awaitable[BoltResponse]],  # noqa: A002
 ) -> BoltResponse:
-    """Bind team, channel, user, event id and Slack's retry number to every log line.
-
-    Whatever an earlier request left bound is cleared; the request ID the HTTP route bound
-    for this request (`bot.ops.observe.begin_request`) is kept, and a request that came another
-    way (Socket Mode) gets one here.
-    """
-    event = _dict(body.get("event"))
-    request_id = structlog.contextvars.get_contextvars().get(REQUEST_ID)
-    structlog.contextvars.clear_contextvars()
-    if request_id:
-        structlog.contextvars.bind_contextvars(**{REQUEST_ID: request_id})
-    else:
-        begin_request()
-    structlog.contextvars.bind_contextvars(
-        team_id=body.get("team_id") or _dict(body.get("team")).get("id"),
-        channel_id=event.get("channel") or body.get("channel_id"),
-        user_id=event.get("user") or body.get("user_id") or _dict(body.get("user")).get("id"),
-        event_id=body.get("event_id"),
-        retry_num=_retry_num(req),
-    )
+    """Bind this request's log context (`bot.slack.logcontext`), then go on."""
+    bind_request_context(body, _retry_num(req))
     return await next()
 
 
@@ -137,15 +115,7 @@ def build_slack_app(
         if isinstance(error, RetryLater):  # answered 500: Slack delivers the event again
             log.warning("slack_event_not_taken", error=str(error), retry_num=_retry_num(request))
             return
-        # Listeners answer their own failures, privately, to the person they know asked
-        # (bot.conversation.edges, via bot.slack.work). What reaches here failed before a
-        # listener could know that safely, so it is logged and nothing is posted anywhere.
-        log.error(
-            "slack_listener_failed",
-            error_type=type(error).__name__,
-            retry_num=_retry_num(request),
-            exc_info=error,
-        )
+        log_listener_failure(error, _retry_num(request))
 
     app.error(on_error)
     return app

@@ -6,8 +6,9 @@ not turn the bot into a poster to any URL (an internal service, a metadata endpo
 request's `response_url` is kept only when it is `https://hooks.slack.com/…`,
 `https://hooks.<API host>/…` (GovSlack's `hooks.slack-gov.com`) or on the configured Web API
 origin (`SLACK_API_URL`: the tests' fake Slack); anything else is logged (scheme and host,
-never the path, which is the secret part) and removed before any listener reads the request.
-Without it, private replies go through `chat.postEphemeral` as for events.
+never the path, which is the secret part) and removed before any listener reads the request
+(by Bolt's middleware here, or by the gate's fast lane for slash commands). Without it,
+private replies go through `chat.postEphemeral` as for events.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import structlog
@@ -87,22 +89,27 @@ class ResponseUrls:
             and not parts.fragment
         )
 
+    def keep_only_slack(self, body: dict[str, Any]) -> bool:
+        """Drop (and log) `body`'s `response_url` unless it is Slack's; False if it was dropped."""
+        url = body.get("response_url")
+        if url is None or self.permits(url):
+            return True
+        structlog.get_logger(__name__).warning("slack_response_url_refused", **_described(url))
+        del body["response_url"]
+        return False
+
     def middleware(self) -> Middleware:
         """A Bolt middleware that removes a foreign `response_url` before any listener runs.
 
         It runs for every request, over HTTP and Socket Mode alike, and listeners read the
         request it leaves (`body`, `command`, `shortcut` are that one dict).
         """
-        log = structlog.get_logger(__name__)
 
         async def only_slack_response_urls(
             req: AsyncBoltRequest,
             next: Callable[[], Awaitable[BoltResponse]],  # noqa: A002 - Bolt's argument name
         ) -> BoltResponse:
-            url = req.body.get("response_url")
-            if url is not None and not self.permits(url):
-                log.warning("slack_response_url_refused", **_described(url))
-                del req.body["response_url"]
+            if not self.keep_only_slack(req.body):
                 req.context.pop("response_url", None)
             return await next()
 

@@ -1,0 +1,58 @@
+"""What every log line of a Slack request carries, bound once as the request comes in.
+
+Both ways a request reaches a listener bind it here: Bolt's middleware (`bot.slack.app`) and
+the gate's fast lane for slash commands (`bot.slack.fastlane`). So do both ways of logging a
+listener that failed before it could tell its asker anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from bot.ops.observe import REQUEST_ID, begin_request
+
+__all__ = ["bind_request_context", "log_listener_failure"]
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def bind_request_context(body: dict[str, Any], retry_num: str | None) -> None:
+    """Bind team, channel, user, event id and Slack's retry number to every log line.
+
+    Whatever an earlier request left bound is cleared; the request ID the HTTP route bound
+    for this request (`bot.ops.observe.begin_request`) is kept, and a request that came
+    another way (Socket Mode) gets one here.
+    """
+    event = _dict(body.get("event"))
+    request_id = structlog.contextvars.get_contextvars().get(REQUEST_ID)
+    structlog.contextvars.clear_contextvars()
+    if request_id:
+        structlog.contextvars.bind_contextvars(**{REQUEST_ID: request_id})
+    else:
+        begin_request()
+    structlog.contextvars.bind_contextvars(
+        team_id=body.get("team_id") or _dict(body.get("team")).get("id"),
+        channel_id=event.get("channel") or body.get("channel_id"),
+        user_id=event.get("user") or body.get("user_id") or _dict(body.get("user")).get("id"),
+        event_id=body.get("event_id"),
+        retry_num=retry_num,
+    )
+
+
+def log_listener_failure(error: Exception, retry_num: str | None) -> None:
+    """Log a listener's failure that reached no asker: nothing is posted anywhere.
+
+    Listeners answer their own failures, privately, to the person they know asked
+    (`bot.conversation.edges`, via `bot.slack.work`). What reaches here failed before a
+    listener could know that safely.
+    """
+    structlog.get_logger(__name__).error(
+        "slack_listener_failed",
+        error_type=type(error).__name__,
+        retry_num=retry_num,
+        exc_info=error,
+    )
