@@ -39,6 +39,11 @@ class AuthTest:
         self._lock = asyncio.Lock()
         self._answer: AsyncSlackResponse | None = None
 
+    @property
+    def answered(self) -> bool:
+        """Whether `auth.test` has answered this process (and so is not asked again)."""
+        return self._answer is not None
+
     async def answer(self) -> AsyncSlackResponse:
         """`auth.test`'s answer; raises `SlackApiError` (and is asked again next time)."""
         if self._answer is None:

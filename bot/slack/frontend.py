@@ -23,10 +23,12 @@ from bot.conversation import ConversationEngine, StateStore
 from bot.slack.app import build_slack_app, build_web_client
 from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
+from bot.slack.fastlane import FastLane
 from bot.slack.gate import EVENTS_PATH, SlackGate
 from bot.slack.identity import SlackIdentify
 from bot.slack.intake import Notices
 from bot.slack.poster import SlackPoster
+from bot.slack.response_urls import ResponseUrls
 from bot.slack.verify import RequestVerifier
 from bot.slack.work import SlackWork
 from bot.watch.engine import MakeEngine
@@ -103,7 +105,11 @@ def build_slack(
     app = build_slack_app(client=web, signing_secret=signing_secret, deps=deps, auth_test=auth_test)
     return SlackFrontEnd(
         app=app,
-        gate=SlackGate(RequestVerifier(signing_secret), app),
+        gate=SlackGate(
+            RequestVerifier(signing_secret),
+            app,
+            FastLane(deps, auth_test, ResponseUrls.for_api(settings.slack.api_url)),
+        ),
         work=SlackWork(deps, web),
         poster=SlackPoster(web, runai_url=settings.runai.url),
         auth_test=auth_test,

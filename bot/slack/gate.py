@@ -4,8 +4,9 @@ Every request passes the gate first: its size (`Content-Length`, then the bytes 
 arrive, `bot.web.body`), then the timestamp and the signature on the raw bytes
 (`bot.slack.verify`), then its shape (`bot.slack.payloads`). Nothing unverified or malformed
 is parsed, logged or dispatched; a refusal is logged with its reason (`bot.web.refusal`).
-Only what passes reaches Bolt, whose listeners take it into the durable work queue
-(`bot.work`) before Slack gets its answer.
+Only what passes reaches a listener, which takes it into the durable work queue (`bot.work`)
+before Slack gets its answer: a `/runai-why` in a warm process through the fast lane
+(`bot.slack.fastlane`), everything else through Bolt.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bot.ops.observe import begin_request, observe_stage
+from bot.slack.fastlane import FastLane
 from bot.slack.payloads import check_body
 from bot.slack.verify import RequestVerifier
 from bot.web.body import Refused, check_length, read_body
@@ -37,9 +39,10 @@ _REJECTED = "slack_request_rejected"
 class SlackGate:
     """The Starlette handler of `/slack/events`: the gate, then the Bolt app."""
 
-    def __init__(self, verifier: RequestVerifier, app: AsyncApp) -> None:
+    def __init__(self, verifier: RequestVerifier, app: AsyncApp, lane: FastLane) -> None:
         self._verifier = verifier
         self._app = app
+        self._lane = lane
 
     async def handle(self, request: Request) -> Response:
         """One Slack request: a request ID for its logs, then the gate and Bolt; timed as `ack`."""
@@ -64,6 +67,8 @@ class SlackGate:
         checked = check_body(request.headers.get("content-type", ""), body)
         if checked.problem is not None:
             return refusal(_REJECTED, HTTPStatus.BAD_REQUEST, checked.problem)
+        if self._lane.takes(checked):
+            return await self._lane.answer(checked.data, request.headers.get("x-slack-retry-num"))
         bolt_request = to_async_bolt_request(request, body)
         if bolt_request.body != checked.data:
             # Bolt reads any form body containing the word "payload" as an interaction, so
