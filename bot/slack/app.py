@@ -13,7 +13,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import structlog
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.request.async_request import AsyncBoltRequest
@@ -27,7 +26,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.conversation.messages import STORE_DOWN
 from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
-from bot.slack.intake import RetryLater
 from bot.slack.listeners import register_listeners
 from bot.slack.logcontext import bind_request_context, log_listener_failure
 from bot.slack.response_urls import ResponseUrls
@@ -109,13 +107,9 @@ def build_slack_app(
     app.middleware(_log_context)
     app.middleware(ResponseUrls.for_api(client.base_url).middleware())  # before any listener
     register_listeners(app, deps)
-    log = structlog.get_logger(__name__)
 
     async def on_error(error: Exception, request: AsyncBoltRequest) -> None:
-        if isinstance(error, RetryLater):  # answered 500: Slack delivers the event again
-            log.warning("slack_event_not_taken", error=str(error), retry_num=_retry_num(request))
-            return
-        log_listener_failure(error, _retry_num(request))
+        log_listener_failure(error, _retry_num(request))  # answered 500 by Bolt
 
     app.error(on_error)
     return app

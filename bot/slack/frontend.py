@@ -108,7 +108,7 @@ def build_slack(
         gate=SlackGate(
             RequestVerifier(signing_secret),
             app,
-            FastLane(deps, auth_test, ResponseUrls.for_api(settings.slack.api_url)),
+            FastLane(deps, web, auth_test, ResponseUrls.for_api(settings.slack.api_url)),
         ),
         work=SlackWork(deps, web),
         poster=SlackPoster(web, runai_url=settings.runai.url),

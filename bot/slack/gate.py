@@ -5,8 +5,8 @@ arrive, `bot.web.body`), then the timestamp and the signature on the raw bytes
 (`bot.slack.verify`), then its shape (`bot.slack.payloads`). Nothing unverified or malformed
 is parsed, logged or dispatched; a refusal is logged with its reason (`bot.web.refusal`).
 Only what passes reaches a listener, which takes it into the durable work queue (`bot.work`)
-before Slack gets its answer: a `/runai-why` in a warm process through the fast lane
-(`bot.slack.fastlane`), everything else through Bolt.
+before Slack gets its answer: in a warm process, `/runai-why` and the mention and message
+events through the fast lane (`bot.slack.fastlane`), everything else through Bolt.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class SlackGate:
         if checked.problem is not None:
             return refusal(_REJECTED, HTTPStatus.BAD_REQUEST, checked.problem)
         if self._lane.takes(checked):
-            return await self._lane.answer(checked.data, request.headers.get("x-slack-retry-num"))
+            return await self._lane.answer(checked, request.headers.get("x-slack-retry-num"))
         bolt_request = to_async_bolt_request(request, body)
         if bolt_request.body != checked.data:
             # Bolt reads any form body containing the word "payload" as an interaction, so

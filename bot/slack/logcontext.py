@@ -12,6 +12,7 @@ from typing import Any
 import structlog
 
 from bot.ops.observe import REQUEST_ID, begin_request
+from bot.slack.intake import RetryLater
 
 __all__ = ["bind_request_context", "log_listener_failure"]
 
@@ -44,13 +45,18 @@ def bind_request_context(body: dict[str, Any], retry_num: str | None) -> None:
 
 
 def log_listener_failure(error: Exception, retry_num: str | None) -> None:
-    """Log a listener's failure that reached no asker: nothing is posted anywhere.
+    """Log a listener's failure (answered 500); nothing is posted anywhere.
 
-    Listeners answer their own failures, privately, to the person they know asked
-    (`bot.conversation.edges`, via `bot.slack.work`). What reaches here failed before a
+    An event that could not be queued (`RetryLater`) is a warning: Slack delivers it again.
+    Otherwise listeners answer their own failures, privately, to the person they know asked
+    (`bot.conversation.edges`, via `bot.slack.work`); what reaches here failed before a
     listener could know that safely.
     """
-    structlog.get_logger(__name__).error(
+    log = structlog.get_logger(__name__)
+    if isinstance(error, RetryLater):
+        log.warning("slack_event_not_taken", error=str(error), retry_num=retry_num)
+        return
+    log.error(
         "slack_listener_failed",
         error_type=type(error).__name__,
         retry_num=retry_num,

@@ -17,6 +17,7 @@ once and privately, to mention the bot with the whole question.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
@@ -30,7 +31,7 @@ from bot.slack.intake import ResponderSpec, RetryLater
 from bot.slack.listeners.shortcuts import message_text
 from bot.slack.listeners.take import take
 
-__all__ = ["DM_THREAD", "register"]
+__all__ = ["DM_THREAD", "Delivery", "register", "take_event"]
 
 #: Message subtypes that carry a person's words; every other subtype is ignored.
 _HANDLED_SUBTYPES = frozenset({None, "", "thread_broadcast", "file_share"})
@@ -55,98 +56,102 @@ def _message_key(body: dict[str, Any], event: dict[str, Any]) -> str:
     return f"msg:{body.get('team_id', '')}:{event.get('channel')}:{event.get('ts')}"
 
 
-def _first_delivery(request: AsyncBoltRequest) -> bool:
+@dataclass(frozen=True)
+class Delivery:
+    """One verified event as it came: its envelope, whether a retry, and who the bot is."""
+
+    body: dict[str, Any]
+    first: bool
     """Not one of Slack's retries (no `X-Slack-Retry-Num`)."""
-    return not request.headers.get("x-slack-retry-num")
+    bot_user_id: str | None
+
+
+async def take_event(deps: SlackDeps, client: AsyncWebClient, delivery: Delivery) -> None:
+    """Take an `app_mention` or `message` event into the queue when it is for the bot.
+
+    Bolt calls it through `register`, and the gate calls it directly in a warm process
+    (`bot.slack.fastlane`).
+
+    Raises:
+        RetryLater: Redis is down; the HTTP answer must be an error, so Slack sends it again.
+    """
+    event = delivery.body.get("event") or {}
+    if (
+        from_an_app(event)
+        or not event.get("channel")
+        or not event.get("user")
+        or event.get("user") == delivery.bot_user_id  # the bot never listens to itself
+    ):
+        return
+    if event.get("type") == "app_mention":
+        await _directed(deps, client, delivery, im=False)
+        return
+    if event.get("type") != "message" or event.get("subtype") not in _HANDLED_SUBTYPES:
+        return
+    if event.get("channel_type") == "im":
+        await _directed(deps, client, delivery, im=True)  # a DM is always for the bot
+        return
+    text = event.get("text") or ""
+    mentioned = delivery.bot_user_id and f"<@{delivery.bot_user_id}" in text
+    if event.get("thread_ts") is None or mentioned:
+        return  # top-level chatter, or a mention (app_mention delivers it)
+    await _thread_reply(deps, client, delivery)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     """Register `app_mention` and `message` (channels, private channels, DMs) listeners."""
 
-    async def directed(
+    async def on_event(
         body: dict[str, Any],
-        event: dict[str, Any],
-        client: AsyncWebClient,
-        request: AsyncBoltRequest,
-        *,
-        im: bool,
-    ) -> None:
-        channel, user = str(event.get("channel", "")), str(event.get("user", ""))
-        thread = event.get("thread_ts") or (DM_THREAD if im else event.get("ts", ""))
-        spec = ResponderSpec(
-            channel=channel,
-            thread_ts=event.get("thread_ts") or (None if im else thread),
-            user=user,
-            threaded=not im or bool(event.get("thread_ts")),
-        )
-        key = ThreadKey("slack", body.get("team_id", ""), channel, thread)
-        await take(
-            deps,
-            client,
-            kind="turn",
-            incoming=Incoming(key, user, text=_words(event), markup=Markup.SLACK),
-            spec=spec,
-            dedupe=_message_key(body, event),
-            retry=True,
-            first_delivery=_first_delivery(request),
-        )
-
-    async def on_mention(
-        body: dict[str, Any],
-        event: dict[str, Any],
-        client: AsyncWebClient,
-        request: AsyncBoltRequest,
-    ) -> None:
-        if from_an_app(event) or not event.get("channel") or not event.get("user"):
-            return
-        await directed(body, event, client, request, im=False)
-
-    async def on_message(
-        body: dict[str, Any],
-        event: dict[str, Any],
         client: AsyncWebClient,
         context: AsyncBoltContext,
         request: AsyncBoltRequest,
     ) -> None:
-        text = event.get("text") or ""
-        if (
-            event.get("subtype") not in _HANDLED_SUBTYPES
-            or from_an_app(event)
-            or not event.get("channel")
-            or not event.get("user")
-        ):
-            return
-        if event.get("channel_type") == "im":
-            await directed(body, event, client, request, im=True)  # a DM is always for the bot
-            return
-        thread = event.get("thread_ts")
-        if thread is None or (context.bot_user_id and f"<@{context.bot_user_id}" in text):
-            return  # top-level chatter, or a mention (app_mention delivers it)
-        await _thread_reply(
-            deps, body, event, client, bot_user_id=context.bot_user_id, request=request
-        )
+        first = not request.headers.get("x-slack-retry-num")
+        await take_event(deps, client, Delivery(body, first, context.bot_user_id))
 
-    app.event("app_mention")(on_mention)
-    app.event("message")(on_message)
+    app.event("app_mention")(on_event)
+    app.event("message")(on_event)
 
 
-async def _thread_reply(
-    deps: SlackDeps,
-    body: dict[str, Any],
-    event: dict[str, Any],
-    client: AsyncWebClient,
-    *,
-    bot_user_id: str | None,
-    request: AsyncBoltRequest,
+async def _directed(
+    deps: SlackDeps, client: AsyncWebClient, delivery: Delivery, *, im: bool
 ) -> None:
+    """A mention, or a direct message: always the bot's to take."""
+    body = delivery.body
+    event = body["event"]
+    channel, user = str(event["channel"]), str(event["user"])
+    thread = event.get("thread_ts") or (DM_THREAD if im else event.get("ts", ""))
+    spec = ResponderSpec(
+        channel=channel,
+        thread_ts=event.get("thread_ts") or (None if im else thread),
+        user=user,
+        threaded=not im or bool(event.get("thread_ts")),
+    )
+    key = ThreadKey("slack", body.get("team_id", ""), channel, thread)
+    await take(
+        deps,
+        client,
+        kind="turn",
+        incoming=Incoming(key, user, text=_words(event), markup=Markup.SLACK),
+        spec=spec,
+        dedupe=_message_key(body, event),
+        retry=True,
+        first_delivery=delivery.first,
+    )
+
+
+async def _thread_reply(deps: SlackDeps, client: AsyncWebClient, delivery: Delivery) -> None:
     """A plain reply in a thread: queued when it may continue the bot's conversation there."""
+    body = delivery.body
+    event = body["event"]
     channel, thread, user = event["channel"], event["thread_ts"], event["user"]
     spec = ResponderSpec(channel=channel, thread_ts=thread, user=user)
     key = ThreadKey("slack", body.get("team_id", ""), channel, thread)
 
     async def took_part() -> bool:
         return await deps.threads.bot_took_part(
-            client, channel=channel, thread=thread, bot_user_id=bot_user_id
+            client, channel=channel, thread=thread, bot_user_id=delivery.bot_user_id
         )
 
     try:
@@ -154,7 +159,7 @@ async def _thread_reply(
     except StoreUnavailable as error:
         if not await took_part():
             return  # a thread among people: not the bot's business, Redis or not
-        if _first_delivery(request):
+        if delivery.first:
             await spec.responder(client, runai_url=deps.runai_url).tell(
                 not_taken_notice(error, retrying=True)
             )
@@ -171,5 +176,5 @@ async def _thread_reply(
         spec=spec,
         dedupe=_message_key(body, event),
         retry=True,
-        first_delivery=_first_delivery(request),
+        first_delivery=delivery.first,
     )

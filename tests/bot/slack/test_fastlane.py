@@ -26,9 +26,17 @@ from bot.slack.fastlane import FastLane
 from bot.slack.payloads import check_body
 from bot.slack.response_urls import ResponseUrls
 from bot.work import Enqueued, MemoryWorkQueue, RedisWorkQueue, WorkItem, WorkQueue, new_item
-from tests.bot.slack.fake_slack import FakeSlack
+from tests.bot.slack.fake_slack import BOT_USER_ID, FakeSlack
 from tests.bot.slack.harness import SECRET, running_bots
-from tests.bot.slack.signing import FORM, signed_headers, slash_command_body
+from tests.bot.slack.signing import (
+    FORM,
+    JSON,
+    app_mention_event,
+    event_body,
+    message_event,
+    signed_headers,
+    slash_command_body,
+)
 from tests.ports import free_port
 
 pytestmark = pytest.mark.e2e
@@ -68,23 +76,76 @@ def _item() -> WorkItem:
     return new_item(platform="slack", kind="turn", incoming=incoming, responder={}, deadline_s=60)
 
 
+HOOK = "https://hooks.slack.com/commands/T1/1/a"
+MENTION = app_mention_event("<@UBOT> why did x fail", user="U1", channel="C1", ts="1700.000100")
+THREAD = "1700.000001"
+
+
+def _command(response_url: str = HOOK) -> bytes:
+    return slash_command_body("why did x fail", trigger_id="trig-1", response_url=response_url)
+
+
+def _message(**kw: Any) -> bytes:
+    text, channel, user = kw.pop("text", "and now?"), kw.pop("channel", "C1"), kw.pop("user", "U1")
+    return event_body(message_event(text, user=user, channel=channel, ts="1700.000200", **kw))
+
+
 @dataclass(frozen=True)
 class Row:
     name: str
-    queue: Callable[[WorkQueue], Awaitable[WorkQueue]]
-    response_url: str
+    body: bytes
     status: int
-    says: str | None  # the start of the private ack text, or None for an empty ack
-    replay: bool = False
+    says: str | None = None  # the start of a command's private ack text
+    queue: Callable[[WorkQueue], Awaitable[WorkQueue]] = _taken
+    sends: tuple[str | None, ...] = (None,)  # each delivery's X-Slack-Retry-Num
+    queued: int = 0
+    bot_in_thread: bool = False
+    slack: tuple[str, ...] = ()  # the Slack API calls it made
+    logged: tuple[str, ...] = ()  # the warnings and errors it logged
 
+
+FOREIGN = "http://169.254.169.254/latest"
+TOLD, REPLIES = "chat.postEphemeral", "conversations.replies"
+FULL, FAILED, REFUSED = "work_queue_full", "slack_listener_failed", "slack_response_url_refused"
+AGAIN = "slack_event_not_taken"
+DOWN, BUG, IN_THREAD = _redis_down, _broken, _message(thread_ts=THREAD)
 
 ROWS = [
-    Row("taken", _taken, "https://hooks.slack.com/commands/T1/1/a", 200, None),
-    Row("a replay", _taken, "https://hooks.slack.com/commands/T1/1/a", 200, None, replay=True),
-    Row("queue full", _full, "https://hooks.slack.com/commands/T1/1/a", 200, "I am answering"),
-    Row("redis down", _redis_down, "https://hooks.slack.com/commands/T1/1/a", 200, "I can"),
-    Row("a bug", _broken, "https://hooks.slack.com/commands/T1/1/a", 500, None),
-    Row("foreign response_url", _taken, "http://169.254.169.254/latest", 200, None),
+    Row("command taken", _command(), 200, queued=1),
+    Row("command replayed", _command(), 200, sends=(None, None), queued=1),
+    Row("command, queue full", _command(), 200, "I am answering", _full, logged=(FULL,)),
+    Row("command, Redis down", _command(), 200, "I can", DOWN),
+    Row("command, a bug", _command(), 500, queue=BUG, logged=(FAILED,)),
+    Row("command, foreign response_url", _command(FOREIGN), 200, queued=1, logged=(REFUSED,)),
+    Row("mention taken", event_body(MENTION), 200, queued=1),
+    Row("mention and its retry", event_body(MENTION), 200, sends=(None, "1"), queued=1),
+    Row(
+        "mention, Redis down", event_body(MENTION), 500, queue=DOWN, slack=(TOLD,), logged=(AGAIN,)
+    ),
+    Row(
+        "mention, Redis down, retry",
+        event_body(MENTION),
+        500,
+        queue=DOWN,
+        sends=("2",),
+        logged=(AGAIN,),
+    ),
+    Row("mention, a bug", event_body(MENTION), 500, queue=BUG, logged=(FAILED,)),
+    Row("direct message", _message(channel="D1"), 200, queued=1),
+    Row(
+        "thread reply, bot took part",
+        IN_THREAD,
+        200,
+        queued=1,
+        bot_in_thread=True,
+        slack=(REPLIES,),
+    ),
+    Row("thread reply among people", IN_THREAD, 200, slack=(REPLIES,)),
+    Row("thread reply mentioning the bot", _message(thread_ts=THREAD, text="<@UBOT> hi"), 200),
+    Row("top-level chatter", _message(), 200),
+    Row("from an app", _message(channel="D1", bot_id="B9"), 200),
+    Row("from the bot's own user", _message(channel="D1", user=BOT_USER_ID), 200),
+    Row("an edit", _message(channel="D1", subtype="message_changed"), 200),
 ]
 
 
@@ -95,55 +156,63 @@ class Seen:
     body: str
     queued: list[dict[str, Any]]
     events: list[str]
+    slack: list[str]
 
 
-async def _through(*, lane: bool, row: Row, client: AsyncWebClient, auth_test: AuthTest) -> Seen:
+async def _through(
+    *, lane: bool, row: Row, slack: FakeSlack, client: AsyncWebClient, auth_test: AuthTest
+) -> Seen:
     queue = await row.queue(MemoryWorkQueue(max_items=10))
     deps = SlackDeps(engine=None, store=MemoryStore(), queue=queue)  # type: ignore[arg-type]
     app = build_slack_app(client=client, signing_secret=SECRET, deps=deps, auth_test=auth_test)
-    fast = FastLane(deps, auth_test, ResponseUrls.for_api(str(client.base_url)))
-    body = slash_command_body("why did x fail", trigger_id="trig-1", response_url=row.response_url)
-    sends = 2 if row.replay else 1
+    fast = FastLane(deps, client, auth_test, ResponseUrls.for_api(str(client.base_url)))
+    slack.clear()
+    if row.bot_in_thread:
+        slack.seed_message("C1", THREAD, "an answer", user=BOT_USER_ID)
+    content = JSON if row.body.startswith(b"{") else FORM
+    seen = Seen(0, "", "", [], [], [])
     with structlog.testing.capture_logs() as logs:
-        for _ in range(sends):
-            checked = check_body(FORM, body)
+        for retry in row.sends:
+            checked = check_body(content, row.body)
             if lane:
                 assert fast.takes(checked)
-                response = await fast.answer(checked.data, None)
-                seen = Seen(
-                    response.status_code,
-                    response.headers["content-type"],
-                    bytes(response.body).decode(),
-                    [],
-                    [],
-                )
+                response = await fast.answer(checked, retry)
+                seen.status, seen.body = response.status_code, bytes(response.body).decode()
+                seen.content_type = response.headers["content-type"]
             else:
-                headers: dict[str, str | Sequence[str]] = {**signed_headers(SECRET, body)}
-                request = AsyncBoltRequest(body=body.decode(), headers=headers)
-                bolt = await app.async_dispatch(request)
-                content_type = bolt.first_headers()["content-type"]
-                seen = Seen(bolt.status, content_type, bolt.body, [], [])
+                headers: dict[str, str | Sequence[str]] = {**signed_headers(SECRET, row.body)}
+                if retry is not None:
+                    headers["x-slack-retry-num"] = retry
+                bolt = await app.async_dispatch(
+                    AsyncBoltRequest(body=row.body.decode(), headers=headers)
+                )
+                seen.status, seen.body = bolt.status, bolt.body
+                seen.content_type = bolt.first_headers()["content-type"]
+        await deps.notices.drain(5)
     if isinstance(queue, MemoryWorkQueue):
         seen.queued = [
-            {"responder": d.item.responder, "text": d.item.incoming.text}
+            {"kind": d.item.kind, "responder": d.item.responder, "text": d.item.incoming.text}
             for d in await queue.take("c", count=10, block_s=0)
-            if d.item is not None
+            if d.item is not None and d.item.incoming.text != "help"  # `_full`'s own item
         ]
     if isinstance(queue, RedisWorkQueue):
         await queue._redis.aclose()  # the client this test made for it
     seen.events = [e["event"] for e in logs if e["log_level"] in {"warning", "error"}]
+    seen.slack = [c.method for c in slack.calls() if c.method != "auth.test"]
     return seen
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
-async def test_the_lane_acknowledges_as_bolt_does(row: Row, fake_slack: FakeSlack):
+async def test_the_lane_answers_as_bolt_does(row: Row, fake_slack: FakeSlack):
     client = AsyncWebClient(token="xoxb-e2e-token", base_url=fake_slack.base_url)
     auth_test = AuthTest(client)
     await auth_test.answer()  # a warm process
-    by_bolt = await _through(lane=False, row=row, client=client, auth_test=auth_test)
-    by_lane = await _through(lane=True, row=row, client=client, auth_test=auth_test)
+    both = {"slack": fake_slack, "client": client, "auth_test": auth_test}
+    by_bolt = await _through(lane=False, row=row, **both)  # type: ignore[arg-type]
+    by_lane = await _through(lane=True, row=row, **both)  # type: ignore[arg-type]
     assert by_lane == by_bolt
-    assert by_lane.status == row.status
+    assert (by_lane.status, len(by_lane.queued)) == (row.status, row.queued)
+    assert (by_lane.slack, by_lane.events) == (list(row.slack), list(row.logged))
     if row.says is None:
         assert by_lane.body == ""
     else:
@@ -155,7 +224,8 @@ async def test_a_foreign_response_url_never_reaches_the_queue(fake_slack: FakeSl
     client = AsyncWebClient(token="xoxb-e2e-token", base_url=fake_slack.base_url)
     auth_test = AuthTest(client)
     await auth_test.answer()
-    seen = await _through(lane=True, row=ROWS[-1], client=client, auth_test=auth_test)
+    row = next(r for r in ROWS if r.name == "command, foreign response_url")
+    seen = await _through(lane=True, row=row, slack=fake_slack, client=client, auth_test=auth_test)
     assert [q["responder"]["response_url"] for q in seen.queued] == [None]
     assert seen.events == ["slack_response_url_refused"]
 
@@ -169,13 +239,18 @@ async def test_only_a_warm_process_s_runai_why_takes_the_lane(fake_slack: FakeSl
     client = AsyncWebClient(token="xoxb-e2e-token", base_url=fake_slack.base_url)
     auth_test = AuthTest(client)
     deps = SlackDeps(engine=None, store=MemoryStore(), queue=MemoryWorkQueue(max_items=1))  # type: ignore[arg-type]
-    lane = FastLane(deps, auth_test, ResponseUrls.for_api(fake_slack.base_url))
+    lane = FastLane(deps, client, auth_test, ResponseUrls.for_api(fake_slack.base_url))
     assert not lane.takes(_checked()), "cold: Bolt asks auth.test and reports its failure"
     await auth_test.answer()
     assert lane.takes(_checked())
     assert not lane.takes(_checked(command="/other")), "another app's command: Bolt's 404"
     assert not lane.takes(check_body(FORM, b"ssl_check=1&token=x"))
-    assert not lane.takes(check_body("application/json", b'{"type": "url_verification"}'))
+    assert not lane.takes(check_body(JSON, b'{"type": "url_verification", "challenge": "c"}'))
+    assert lane.takes(check_body(JSON, event_body(MENTION)))
+    reaction = {"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": "1.2"}
+    unlistened = check_body(JSON, event_body(reaction))
+    assert unlistened.problem is None
+    assert not lane.takes(unlistened), "no listener for it: Bolt answers as it does"
 
 
 async def test_a_warm_gate_sends_runai_why_past_bolt(
