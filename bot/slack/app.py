@@ -27,6 +27,7 @@ from bot.conversation.messages import STORE_DOWN
 from bot.slack.authorize import AuthTest, tokenless_twin
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import register_listeners
+from bot.slack.listeners.routes import retry_num
 from bot.slack.logcontext import bind_request_context, log_listener_failure
 from bot.slack.response_urls import ResponseUrls
 
@@ -64,18 +65,13 @@ def build_web_client(token: str, base_url: str) -> AsyncWebClient:
     return client
 
 
-def _retry_num(request: AsyncBoltRequest) -> str | None:
-    """Slack's `X-Slack-Retry-Num` (Bolt keeps header values as lists)."""
-    return next(iter(request.headers.get("x-slack-retry-num") or []), None)
-
-
 async def _log_context(
     req: AsyncBoltRequest,
     body: dict[str, Any],
     next: Callable[[], Awaitable[BoltResponse]],  # noqa: A002
 ) -> BoltResponse:
     """Bind this request's log context (`bot.slack.logcontext`), then go on."""
-    bind_request_context(body, _retry_num(req))
+    bind_request_context(body, retry_num(req))
     return await next()
 
 
@@ -109,7 +105,7 @@ def build_slack_app(
     register_listeners(app, deps)
 
     async def on_error(error: Exception, request: AsyncBoltRequest) -> None:
-        log_listener_failure(error, _retry_num(request))  # answered 500 by Bolt
+        log_listener_failure(error, retry_num(request))  # answered 500 by Bolt
 
     app.error(on_error)
     return app

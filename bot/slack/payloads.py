@@ -132,8 +132,6 @@ class Checked:
 
     data: dict[str, Any]
     problem: str | None = None
-    slash_command: bool = False
-    """A form body with every field of a slash command."""
 
 
 def _checked(data: object, table: dict[str, type[_Shape]], what: str) -> str | None:
@@ -171,7 +169,7 @@ def _form(body: str) -> Checked:
     except ValidationError as error:
         first = error.errors()[0]
         return Checked({}, f"slash command: {first['loc'][0]}: {first['msg']}")
-    return Checked(form, slash_command=True)
+    return Checked(form)
 
 
 def check_body(content_type: str, body: bytes) -> Checked:

@@ -1,4 +1,4 @@
-"""Registers every Slack listener; each module owns one kind of Slack surface."""
+"""Every Slack listener, as one table of routes; each module owns one kind of Slack surface."""
 
 from __future__ import annotations
 
@@ -6,14 +6,20 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import actions, commands, events, report, shortcuts
+from bot.slack.listeners.routes import Route, register
 
-__all__ = ["register_listeners"]
+__all__ = ["ROUTES", "register_listeners"]
+
+#: What the Slack front end listens to, in the order Bolt tries it.
+ROUTES: tuple[Route, ...] = (
+    *commands.ROUTES,
+    *events.ROUTES,
+    *actions.ROUTES,
+    *report.ROUTES,
+    *shortcuts.ROUTES,
+)
 
 
 def register_listeners(app: AsyncApp, deps: SlackDeps) -> None:
-    """Attach the command, event, action, report-button and shortcut listeners to `app`."""
-    commands.register(app, deps)
-    events.register(app, deps)
-    actions.register(app, deps)
-    report.register(app, deps)
-    shortcuts.register(app, deps)
+    """Register every route with `app` (the fast lane reads the same `ROUTES`)."""
+    register(ROUTES, app, deps)

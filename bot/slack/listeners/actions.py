@@ -13,17 +13,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
-
 from bot.conversation import Incoming, ThreadKey, messages
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec
 from bot.slack.listeners.events import DM_THREAD
+from bot.slack.listeners.routes import Ack, Route, SlackRequest
 from bot.slack.listeners.take import take
 from bot.slack.responder import CHOICE_ACTION
 
-__all__ = ["Click", "clicked", "mention", "only_asker", "register"]
+__all__ = ["ROUTES", "Click", "clicked", "mention", "only_asker", "take_choice"]
 
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{1,20}$")
 
@@ -68,30 +66,27 @@ def clicked(body: dict[str, Any]) -> Click | None:
     return Click(key, user, spec)
 
 
-def register(app: AsyncApp, deps: SlackDeps) -> None:
-    """Register the choice-button listener."""
+async def take_choice(deps: SlackDeps, request: SlackRequest) -> Ack:
+    """Take a click on a choice button (a cluster or a workload) into the queue."""
+    body = request.body
+    click = clicked(body)
+    if click is None:
+        return Ack()
+    message = body.get("message") or {}
+    container = body.get("container") or {}
+    # An ephemeral question cannot be updated in place: the engine then replaces the
+    # thread's public question instead (its stored reference).
+    ref = None if container.get("is_ephemeral") else message.get("ts")
+    value = body["actions"][0].get("value", "")
+    await take(
+        deps,
+        request.client,
+        kind="click",
+        incoming=Incoming(click.key, click.user, choice=value, message_ref=ref),
+        spec=click.spec,
+        dedupe=f"act:{click.key.channel}:{message.get('ts')}:{value}:{click.user}",
+    )
+    return Ack()
 
-    async def on_choice(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
-    ) -> None:
-        click = clicked(body)
-        if click is None:
-            await ack()
-            return
-        message = body.get("message") or {}
-        container = body.get("container") or {}
-        # An ephemeral question cannot be updated in place: the engine then replaces the
-        # thread's public question instead (its stored reference).
-        ref = None if container.get("is_ephemeral") else message.get("ts")
-        value = action.get("value", "")
-        await take(
-            deps,
-            client,
-            kind="click",
-            incoming=Incoming(click.key, click.user, choice=value, message_ref=ref),
-            spec=click.spec,
-            dedupe=f"act:{click.key.channel}:{message.get('ts')}:{value}:{click.user}",
-        )
-        await ack()
 
-    app.action(re.compile(rf"^{CHOICE_ACTION}_\d+$"))(on_choice)
+ROUTES = [Route("action", re.compile(rf"^{CHOICE_ACTION}_\d+$"), take_choice)]

@@ -17,21 +17,17 @@ once and privately, to mention the bot with the whole question.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
-
-from slack_bolt.async_app import AsyncApp, AsyncBoltContext
-from slack_bolt.request.async_request import AsyncBoltRequest
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, Markup, StoreUnavailable, ThreadKey
 from bot.conversation.edges import not_taken_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater
+from bot.slack.listeners.routes import Ack, Route, SlackRequest
 from bot.slack.listeners.shortcuts import message_text
 from bot.slack.listeners.take import take
 
-__all__ = ["DM_THREAD", "Delivery", "register", "take_event"]
+__all__ = ["DM_THREAD", "ROUTES", "take_event"]
 
 #: Message subtypes that carry a person's words; every other subtype is ignored.
 _HANDLED_SUBTYPES = frozenset({None, "", "thread_broadcast", "file_share"})
@@ -56,69 +52,42 @@ def _message_key(body: dict[str, Any], event: dict[str, Any]) -> str:
     return f"msg:{body.get('team_id', '')}:{event.get('channel')}:{event.get('ts')}"
 
 
-@dataclass(frozen=True)
-class Delivery:
-    """One verified event as it came: its envelope, whether a retry, and who the bot is."""
-
-    body: dict[str, Any]
-    first: bool
-    """Not one of Slack's retries (no `X-Slack-Retry-Num`)."""
-    bot_user_id: str | None
-
-
-async def take_event(deps: SlackDeps, client: AsyncWebClient, delivery: Delivery) -> None:
+async def take_event(deps: SlackDeps, request: SlackRequest) -> Ack:
     """Take an `app_mention` or `message` event into the queue when it is for the bot.
-
-    Bolt calls it through `register`, and the gate calls it directly in a warm process
-    (`bot.slack.fastlane`).
 
     Raises:
         RetryLater: Redis is down; the HTTP answer must be an error, so Slack sends it again.
     """
-    event = delivery.body.get("event") or {}
+    event = request.body.get("event") or {}
     if (
         from_an_app(event)
         or not event.get("channel")
         or not event.get("user")
-        or event.get("user") == delivery.bot_user_id  # the bot never listens to itself
+        or event.get("user") == request.bot_user_id  # the bot never listens to itself
     ):
-        return
+        return Ack()
     if event.get("type") == "app_mention":
-        await _directed(deps, client, delivery, im=False)
-        return
-    if event.get("type") != "message" or event.get("subtype") not in _HANDLED_SUBTYPES:
-        return
-    if event.get("channel_type") == "im":
-        await _directed(deps, client, delivery, im=True)  # a DM is always for the bot
-        return
-    text = event.get("text") or ""
-    mentioned = delivery.bot_user_id and f"<@{delivery.bot_user_id}" in text
-    if event.get("thread_ts") is None or mentioned:
-        return  # top-level chatter, or a mention (app_mention delivers it)
-    await _thread_reply(deps, client, delivery)
+        await _directed(deps, request, im=False)
+    elif event.get("type") != "message" or event.get("subtype") not in _HANDLED_SUBTYPES:
+        pass
+    elif event.get("channel_type") == "im":
+        await _directed(deps, request, im=True)  # a DM is always for the bot
+    elif event.get("thread_ts") is not None and not _mentions(event, request.bot_user_id):
+        await _thread_reply(deps, request)
+    # else top-level chatter, or a mention (app_mention delivers it)
+    return Ack()
 
 
-def register(app: AsyncApp, deps: SlackDeps) -> None:
-    """Register `app_mention` and `message` (channels, private channels, DMs) listeners."""
-
-    async def on_event(
-        body: dict[str, Any],
-        client: AsyncWebClient,
-        context: AsyncBoltContext,
-        request: AsyncBoltRequest,
-    ) -> None:
-        first = not request.headers.get("x-slack-retry-num")
-        await take_event(deps, client, Delivery(body, first, context.bot_user_id))
-
-    app.event("app_mention")(on_event)
-    app.event("message")(on_event)
+def _mentions(event: dict[str, Any], bot_user_id: str | None) -> bool:
+    return bool(bot_user_id) and f"<@{bot_user_id}" in (event.get("text") or "")
 
 
-async def _directed(
-    deps: SlackDeps, client: AsyncWebClient, delivery: Delivery, *, im: bool
-) -> None:
+ROUTES = [Route("event", "app_mention", take_event), Route("event", "message", take_event)]
+
+
+async def _directed(deps: SlackDeps, request: SlackRequest, *, im: bool) -> None:
     """A mention, or a direct message: always the bot's to take."""
-    body = delivery.body
+    body = request.body
     event = body["event"]
     channel, user = str(event["channel"]), str(event["user"])
     thread = event.get("thread_ts") or (DM_THREAD if im else event.get("ts", ""))
@@ -131,19 +100,19 @@ async def _directed(
     key = ThreadKey("slack", body.get("team_id", ""), channel, thread)
     await take(
         deps,
-        client,
+        request.client,
         kind="turn",
         incoming=Incoming(key, user, text=_words(event), markup=Markup.SLACK),
         spec=spec,
         dedupe=_message_key(body, event),
         retry=True,
-        first_delivery=delivery.first,
+        first_delivery=request.first_delivery,
     )
 
 
-async def _thread_reply(deps: SlackDeps, client: AsyncWebClient, delivery: Delivery) -> None:
+async def _thread_reply(deps: SlackDeps, request: SlackRequest) -> None:
     """A plain reply in a thread: queued when it may continue the bot's conversation there."""
-    body = delivery.body
+    body, client = request.body, request.client
     event = body["event"]
     channel, thread, user = event["channel"], event["thread_ts"], event["user"]
     spec = ResponderSpec(channel=channel, thread_ts=thread, user=user)
@@ -151,7 +120,7 @@ async def _thread_reply(deps: SlackDeps, client: AsyncWebClient, delivery: Deliv
 
     async def took_part() -> bool:
         return await deps.threads.bot_took_part(
-            client, channel=channel, thread=thread, bot_user_id=delivery.bot_user_id
+            client, channel=channel, thread=thread, bot_user_id=request.bot_user_id
         )
 
     try:
@@ -159,7 +128,7 @@ async def _thread_reply(deps: SlackDeps, client: AsyncWebClient, delivery: Deliv
     except StoreUnavailable as error:
         if not await took_part():
             return  # a thread among people: not the bot's business, Redis or not
-        if delivery.first:
+        if request.first_delivery:
             await spec.responder(client, runai_url=deps.runai_url).tell(
                 not_taken_notice(error, retrying=True)
             )
@@ -176,5 +145,5 @@ async def _thread_reply(deps: SlackDeps, client: AsyncWebClient, delivery: Deliv
         spec=spec,
         dedupe=_message_key(body, event),
         retry=True,
-        first_delivery=delivery.first,
+        first_delivery=request.first_delivery,
     )

@@ -9,46 +9,44 @@ acknowledged, so Slack's retries answer once.
 
 from __future__ import annotations
 
-from typing import Any
-
-from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
-
 from bot.conversation import RERUN, SHOW_EVIDENCE, Incoming
 from bot.render.actions import OPEN_IN_RUNAI, SHOW_ALL_EVIDENCE
 from bot.render.actions import RERUN as RERUN_ACTION
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners.actions import clicked
+from bot.slack.listeners.routes import Ack, Route, SlackRequest
 from bot.slack.listeners.take import take
 
-__all__ = ["register"]
+__all__ = ["ROUTES", "take_link", "take_report_action"]
 
 #: Report button → the engine's action for it.
 _ENGINE_ACTION = {SHOW_ALL_EVIDENCE: SHOW_EVIDENCE, RERUN_ACTION: RERUN}
 
 
-def register(app: AsyncApp, deps: SlackDeps) -> None:
-    """Register the report-button listeners."""
+async def take_report_action(deps: SlackDeps, request: SlackRequest) -> Ack:
+    """Take a press of "Show all evidence" or "Check again" into the queue."""
+    body = request.body
+    action = body["actions"][0]
+    click = clicked(body)
+    choice = _ENGINE_ACTION.get(str(action.get("action_id")))
+    if click is not None and choice is not None:
+        await take(
+            deps,
+            request.client,
+            kind="turn",
+            incoming=Incoming(click.key, click.user, choice=choice),
+            spec=click.spec,
+            dedupe=f"report:{click.key.redis_key('act')}:{click.user}:{action.get('action_ts')}",
+        )
+    return Ack()
 
-    async def on_report_action(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
-    ) -> None:
-        click = clicked(body)
-        choice = _ENGINE_ACTION.get(str(action.get("action_id")))
-        if click is not None and choice is not None:
-            await take(
-                deps,
-                client,
-                kind="turn",
-                incoming=Incoming(click.key, click.user, choice=choice),
-                spec=click.spec,
-                dedupe=f"report:{click.key.redis_key('act')}:{click.user}:{action.get('action_ts')}",
-            )
-        await ack()
 
-    async def on_link(ack: AsyncAck) -> None:
-        await ack()  # a URL button: Slack opens the link; an unacknowledged click shows a warning
+async def take_link(_: SlackDeps, __: SlackRequest) -> Ack:
+    """A URL button: Slack opens the link; an unacknowledged click shows a warning."""
+    return Ack()
 
-    for action_id in _ENGINE_ACTION:
-        app.action(action_id)(on_report_action)
-    app.action(OPEN_IN_RUNAI)(on_link)
+
+ROUTES = [
+    *(Route("action", action_id, take_report_action) for action_id in _ENGINE_ACTION),
+    Route("action", OPEN_IN_RUNAI, take_link),
+]

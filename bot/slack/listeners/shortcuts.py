@@ -12,16 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
-
 from bot.conversation import Incoming, Markup, ThreadKey
 from bot.conversation.parse_bounds import MAX_PARSED_CHARS
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, trigger_key
+from bot.slack.listeners.routes import Ack, Route, SlackRequest
 from bot.slack.listeners.take import take
 
-__all__ = ["MESSAGE_SHORTCUT", "message_text", "register"]
+__all__ = ["MESSAGE_SHORTCUT", "ROUTES", "message_text", "take_shortcut"]
 
 #: The shortcut's `callback_id`, as declared in deploy/slack-app-manifest*.yaml.
 MESSAGE_SHORTCUT = "runai_why_message"
@@ -74,32 +72,30 @@ def message_text(message: dict[str, Any], *, blocks: bool = True) -> str:
     return "\n".join(seen)
 
 
-def register(app: AsyncApp, deps: SlackDeps) -> None:
-    """Register the message shortcut listener."""
+async def take_shortcut(deps: SlackDeps, request: SlackRequest) -> Ack:
+    """Take "Why did this fail?" on a message into the queue, read from its words."""
+    shortcut = request.body
+    message = shortcut["message"]
+    channel, user = shortcut["channel"]["id"], shortcut["user"]["id"]
+    thread = message.get("thread_ts") or message.get("ts") or ""
+    team = shortcut["team"]["id"]
+    key = ThreadKey("slack", team, channel, thread)
+    spec = ResponderSpec(
+        channel=channel,
+        thread_ts=thread or None,
+        user=user,
+        response_url=shortcut.get("response_url"),
+    )
+    text = message_text(message) or "help"
+    await take(
+        deps,
+        request.client,
+        kind="turn",
+        incoming=Incoming(key, user, text=text, markup=Markup.SLACK),
+        spec=spec,
+        dedupe=trigger_key(team, shortcut["trigger_id"]),
+    )
+    return Ack()
 
-    async def why_did_this_fail(
-        ack: AsyncAck, shortcut: dict[str, Any], client: AsyncWebClient
-    ) -> None:
-        message = shortcut["message"]
-        channel, user = shortcut["channel"]["id"], shortcut["user"]["id"]
-        thread = message.get("thread_ts") or message.get("ts") or ""
-        team = shortcut["team"]["id"]
-        key = ThreadKey("slack", team, channel, thread)
-        spec = ResponderSpec(
-            channel=channel,
-            thread_ts=thread or None,
-            user=user,
-            response_url=shortcut.get("response_url"),
-        )
-        text = message_text(message) or "help"
-        await take(
-            deps,
-            client,
-            kind="turn",
-            incoming=Incoming(key, user, text=text, markup=Markup.SLACK),
-            spec=spec,
-            dedupe=trigger_key(team, shortcut["trigger_id"]),
-        )
-        await ack()
 
-    app.message_shortcut(MESSAGE_SHORTCUT)(why_did_this_fail)
+ROUTES = [Route("shortcut", MESSAGE_SHORTCUT, take_shortcut)]

@@ -1,9 +1,10 @@
-"""The fast lane answers a warm `/runai-why` exactly as Bolt would, and leaves the rest to Bolt.
+"""The fast lane answers a warm process's requests exactly as Bolt would; the rest go to Bolt.
 
-Each row is one situation the command's listener can meet; the same signed form goes once
-through Bolt's dispatch and once through the lane, each with a fresh queue in that
-situation, and both must give the same status, content type and body, queue the same item,
-and log the same events.
+Each row is one situation a listener can meet (commands, mentions, messages, clicks, the
+message shortcut; taken, retried, refused, Redis down, a bug). The same signed body goes
+once through Bolt's dispatch and once through the lane, each with a fresh queue in that
+situation, and both must give the same status, content type and body, queue the same items,
+make the same Slack calls and log the same warnings.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote_plus
 
 import pytest
 import structlog
@@ -19,10 +21,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming, MemoryStore, ThreadKey
 from bot.durable.connect import connect_redis
+from bot.render.actions import OPEN_IN_RUNAI, RERUN, SHOW_ALL_EVIDENCE
 from bot.slack.app import build_slack_app
 from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
 from bot.slack.fastlane import FastLane
+from bot.slack.messages import CHOICE_ACTION
 from bot.slack.payloads import check_body
 from bot.slack.response_urls import ResponseUrls
 from bot.work import Enqueued, MemoryWorkQueue, RedisWorkQueue, WorkItem, WorkQueue, new_item
@@ -32,8 +36,10 @@ from tests.bot.slack.signing import (
     FORM,
     JSON,
     app_mention_event,
+    block_action_body,
     event_body,
     message_event,
+    message_shortcut_body,
     signed_headers,
     slash_command_body,
 )
@@ -76,7 +82,8 @@ def _item() -> WorkItem:
     return new_item(platform="slack", kind="turn", incoming=incoming, responder={}, deadline_s=60)
 
 
-HOOK = "https://hooks.slack.com/commands/T1/1/a"
+#: Stands for the fake Slack's own `response_url` in a row's body (put in by `_through`).
+HOOK = "https://hooks.slack.com/commands/T1/1/row"
 MENTION = app_mention_event("<@UBOT> why did x fail", user="U1", channel="C1", ts="1700.000100")
 THREAD = "1700.000001"
 
@@ -88,6 +95,17 @@ def _command(response_url: str = HOOK) -> bytes:
 def _message(**kw: Any) -> bytes:
     text, channel, user = kw.pop("text", "and now?"), kw.pop("channel", "C1"), kw.pop("user", "U1")
     return event_body(message_event(text, user=user, channel=channel, ts="1700.000200", **kw))
+
+
+def _click(action_id: str, value: str) -> bytes:
+    return block_action_body(
+        action_id, value, user="U1", channel="C1", message_ts=THREAD, response_url=HOOK
+    )
+
+
+def _shortcut(response_url: str) -> bytes:
+    alert = {"text": "training-job-42 failed on prod-a", "ts": THREAD, "user": "U2"}
+    return message_shortcut_body(alert, user="U1", channel="C1", response_url=response_url)
 
 
 @dataclass(frozen=True)
@@ -105,7 +123,7 @@ class Row:
 
 
 FOREIGN = "http://169.254.169.254/latest"
-TOLD, REPLIES = "chat.postEphemeral", "conversations.replies"
+TOLD, REPLIES, HOOKED = "chat.postEphemeral", "conversations.replies", "response_url"
 FULL, FAILED, REFUSED = "work_queue_full", "slack_listener_failed", "slack_response_url_refused"
 AGAIN = "slack_event_not_taken"
 DOWN, BUG, IN_THREAD = _redis_down, _broken, _message(thread_ts=THREAD)
@@ -146,6 +164,26 @@ ROWS = [
     Row("from an app", _message(channel="D1", bot_id="B9"), 200),
     Row("from the bot's own user", _message(channel="D1", user=BOT_USER_ID), 200),
     Row("an edit", _message(channel="D1", subtype="message_changed"), 200),
+    Row("choice click", _click(f"{CHOICE_ACTION}_0", "prod-a"), 200, queued=1),
+    Row(
+        "choice click, Redis down",
+        _click(f"{CHOICE_ACTION}_1", "b"),
+        200,
+        queue=DOWN,
+        slack=(HOOKED,),
+    ),
+    Row("choice click, a bug", _click(f"{CHOICE_ACTION}_1", "b"), 500, queue=BUG, logged=(FAILED,)),
+    Row("show all evidence", _click(SHOW_ALL_EVIDENCE, "x"), 200, queued=1),
+    Row("check again", _click(RERUN, "x"), 200, queued=1),
+    Row("open in Run:ai", _click(OPEN_IN_RUNAI, "x"), 200),
+    Row("message shortcut", _shortcut(HOOK), 200, queued=1),
+    Row(
+        "message shortcut, foreign response_url",
+        _shortcut(FOREIGN),
+        200,
+        queued=1,
+        logged=(REFUSED,),
+    ),
 ]
 
 
@@ -169,22 +207,24 @@ async def _through(
     slack.clear()
     if row.bot_in_thread:
         slack.seed_message("C1", THREAD, "an answer", user=BOT_USER_ID)
-    content = JSON if row.body.startswith(b"{") else FORM
+    hook = slack.response_url("row")  # a real one, on 127.0.0.1
+    body = row.body.replace(quote_plus(HOOK).encode(), quote_plus(hook).encode())
+    content = JSON if body.startswith(b"{") else FORM
     seen = Seen(0, "", "", [], [], [])
     with structlog.testing.capture_logs() as logs:
         for retry in row.sends:
-            checked = check_body(content, row.body)
+            checked = check_body(content, body)
             if lane:
                 assert fast.takes(checked)
                 response = await fast.answer(checked, retry)
                 seen.status, seen.body = response.status_code, bytes(response.body).decode()
                 seen.content_type = response.headers["content-type"]
             else:
-                headers: dict[str, str | Sequence[str]] = {**signed_headers(SECRET, row.body)}
+                headers: dict[str, str | Sequence[str]] = {**signed_headers(SECRET, body)}
                 if retry is not None:
                     headers["x-slack-retry-num"] = retry
                 bolt = await app.async_dispatch(
-                    AsyncBoltRequest(body=row.body.decode(), headers=headers)
+                    AsyncBoltRequest(body=body.decode(), headers=headers)
                 )
                 seen.status, seen.body = bolt.status, bolt.body
                 seen.content_type = bolt.first_headers()["content-type"]
@@ -251,6 +291,9 @@ async def test_only_a_warm_process_s_runai_why_takes_the_lane(fake_slack: FakeSl
     unlistened = check_body(JSON, event_body(reaction))
     assert unlistened.problem is None
     assert not lane.takes(unlistened), "no listener for it: Bolt answers as it does"
+    assert lane.takes(check_body(FORM, _click(SHOW_ALL_EVIDENCE, "x")))
+    assert lane.takes(check_body(FORM, _shortcut(HOOK)))
+    assert not lane.takes(check_body(FORM, _click("someone_elses_button", "x")))
 
 
 async def test_a_warm_gate_sends_runai_why_past_bolt(
