@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,7 +26,8 @@ MAX_BODY_BYTES = 1 << 20
 MAX_SKEW_S = 300
 _MAX_TIMESTAMP_DIGITS = 12
 _SIGNATURE_PREFIX = "v0="
-_SIGNATURE_HEX = 64
+#: `v0=` and a SHA-256 in lowercase hex, as Slack sends it (one pass of a regex, not a loop).
+_SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -74,9 +76,4 @@ class RequestVerifier:
 
 
 def _well_formed(signature: str) -> bool:
-    digest = signature.removeprefix(_SIGNATURE_PREFIX)
-    return (
-        signature.startswith(_SIGNATURE_PREFIX)
-        and len(digest) == _SIGNATURE_HEX
-        and all(c in "0123456789abcdef" for c in digest)
-    )
+    return _SIGNATURE.fullmatch(signature) is not None

@@ -155,6 +155,8 @@ ROWS = [
     Row("signature-missing", _mention(), signed(**{"X-Slack-Signature": "<drop>"}), 401),
     Row("signature-garbage", _mention(), signed(**{"X-Slack-Signature": "v0=zz"}), 401),
     Row("signature-v1", _mention(), signed(**{"X-Slack-Signature": "v1=" + "0" * 64}), 401),
+    Row("signature-uppercase", _mention(), signed(**{"X-Slack-Signature": "v0=" + "A" * 64}), 401),
+    Row("signature-long", _mention(), signed(**{"X-Slack-Signature": "v0=" + "0" * 65}), 401),
     Row("forged-secret", _mention(), lambda b: signed_headers("forged", b), 401),
     Row(
         "forged-not-json",
