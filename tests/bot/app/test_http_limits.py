@@ -1,8 +1,9 @@
 """Slow and numerous clients cannot hold `runai-why serve`'s connections, over real sockets.
 
 Each test opens raw TCP connections to a server on 127.0.0.1 running with the limits of
-`bot.app.http_limits` (uvicorn in this process, or `runai-why serve` itself) and behaves as an
-attacker would: drips a request a byte at a time, or opens more connections than allowed.
+`bot.app.http_limits` (uvicorn in this process, with each protocol `serve` can use, or
+`runai-why serve` itself) and behaves as an attacker would: drips a request a byte at a time,
+sends a head without end, or opens more connections than allowed.
 The only time bound is a generous one on how long a cut-off may take to be seen; what is
 asserted is what the server did: closed the connection, served it, or counted it.
 """
@@ -13,7 +14,7 @@ import asyncio
 import os
 import socket
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -24,7 +25,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from bot.app.http_limits import HttpLimits, LimitedH11Protocol
+from bot.app.http_limits import HttpLimits, Parser
+from bot.app.http_protocols import MAX_HEAD_BYTES, LimitedH11Protocol, LimitedHttpToolsProtocol
 from bot.config import Settings
 from bot.ops.metrics import REGISTRY
 from bot.web.body import Refused, read_body
@@ -38,9 +40,17 @@ GENEROUS_S = 20.0
 STARTUP_S = 90.0
 DRIP_S = 0.05
 GET = b"GET / HTTP/1.1\r\nHost: bot\r\n\r\n"
+SLOW_HEAD = b"GET / HTTP/1.1\r\nHost: bot\r\nX-Slow: "
+PARSERS: tuple[Parser, ...] = ("httptools", "h11")
 
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 Connect = Callable[[str, int], Awaitable[Stream]]
+
+
+@pytest.fixture(params=PARSERS)
+def parser(request: pytest.FixtureRequest) -> Parser:
+    """Each protocol `serve` can parse with: every test below runs against both."""
+    return request.param
 
 
 @pytest.fixture
@@ -66,7 +76,9 @@ def _cut(reason: str) -> float:
 
 
 @asynccontextmanager
-async def _serving(limits: HttpLimits, refused: list[str]) -> AsyncIterator[tuple[str, int]]:
+async def _serving(
+    limits: HttpLimits, parser: Parser, refused: list[str]
+) -> AsyncIterator[tuple[str, int]]:
     """A server with `limits` whose one route reads the body as the bot's routes do."""
 
     async def echo(request: Request) -> Response:
@@ -78,7 +90,7 @@ async def _serving(limits: HttpLimits, refused: list[str]) -> AsyncIterator[tupl
         return PlainTextResponse(f"{len(body)} bytes")
 
     app = Starlette(routes=[Route("/", echo, methods=["GET", "POST"])])
-    async with serve_asgi(app, **limits.uvicorn_options()) as url:
+    async with serve_asgi(app, **limits.uvicorn_options(parser)) as url:
         parts = urlsplit(url)
         yield str(parts.hostname), int(parts.port or 0)
 
@@ -92,22 +104,35 @@ async def _closed_by_server(reader: asyncio.StreamReader) -> bool:
         return True
 
 
-async def _drip(writer: asyncio.StreamWriter, start: bytes, sent: list[int]) -> None:
-    """Send `start`, then one byte every `DRIP_S` (counted in `sent`) until it breaks."""
+def _bytes(start: bytes) -> Iterator[bytes]:
+    """The bytes of `start` one by one, then b"a" for ever."""
+    yield from (bytes([byte]) for byte in start)
+    while True:
+        yield b"a"
+
+
+async def _drip(
+    writer: asyncio.StreamWriter, start: bytes, sent: list[int], *, at_once: bool
+) -> None:
+    """Send `start` (`at_once`, or a byte at a time), then one byte every `DRIP_S` for ever.
+
+    Every byte sent apart is counted in `sent`; it stops when the connection breaks.
+    """
     with suppress(ConnectionError):
-        writer.write(start)
-        while True:
+        if at_once:
+            writer.write(start)
+        for byte in _bytes(b"" if at_once else start):
             await asyncio.sleep(DRIP_S)
-            writer.write(b"a")
+            writer.write(byte)
             await writer.drain()
             sent[0] += 1
 
 
-async def _dripped_until_cut(stream: Stream, start: bytes) -> int:
+async def _dripped_until_cut(stream: Stream, start: bytes, *, at_once: bool = True) -> int:
     """Drip on the connection until the server ends it; how many bytes were dripped by then."""
     reader, writer = stream
     sent = [0]
-    dripping = asyncio.create_task(_drip(writer, start, sent))
+    dripping = asyncio.create_task(_drip(writer, start, sent, at_once=at_once))
     try:
         assert await _closed_by_server(reader)
     finally:
@@ -117,11 +142,11 @@ async def _dripped_until_cut(stream: Stream, start: bytes) -> int:
     return sent[0]
 
 
-async def _get(stream: Stream) -> bytes:
-    """A GET on the connection: the response's status line, or b"" when the server closed it."""
+async def _get(stream: Stream, request: bytes = GET) -> bytes:
+    """`request` (a GET) on the connection: the response's status line, or b"" when closed."""
     reader, writer = stream
     try:
-        writer.write(GET)
+        writer.write(request)
         await writer.drain()
         async with asyncio.timeout(GENEROUS_S):
             head = await reader.readuntil(b"\r\n\r\n")
@@ -136,29 +161,83 @@ async def _get(stream: Stream) -> bytes:
     return head.split(b"\r\n")[0]
 
 
-async def test_a_client_dripping_its_headers_is_cut_off(connect: Connect):
+@pytest.mark.parametrize("at_once", [True, False], ids=["after-its-start", "from-its-first-byte"])
+async def test_a_client_dripping_its_headers_is_cut_off(connect: Connect, parser, at_once):
     before = _cut("header")
-    async with _serving(HttpLimits(header_timeout_s=0.5), []) as (host, port):
+    async with _serving(HttpLimits(header_timeout_s=0.5), parser, []) as (host, port):
         stream = await connect(host, port)
-        dripped = await _dripped_until_cut(stream, b"GET / HTTP/1.1\r\nHost: bot\r\nX-Slow: ")
+        dripped = await _dripped_until_cut(stream, SLOW_HEAD, at_once=at_once)
     assert dripped > 0  # bytes kept coming, and did not put the deadline off
     assert _cut("header") == before + 1
 
 
-async def test_the_next_request_on_a_kept_alive_connection_has_its_own_deadline(connect: Connect):
+async def test_a_head_dripped_a_byte_at_a_time_within_its_deadline_is_served(connect, parser):
+    async with _serving(HttpLimits(header_timeout_s=GENEROUS_S * 3), parser, []) as (host, port):
+        reader, writer = await connect(host, port)
+        for byte in GET[:-1]:
+            writer.write(bytes([byte]))
+            await writer.drain()
+            await asyncio.sleep(0)  # each byte its own read, as far as the loop allows
+        assert await _get((reader, writer), GET[-1:]) == b"HTTP/1.1 200 OK"
+
+
+async def test_a_head_larger_than_the_bound_is_refused_without_waiting(connect, parser):
+    """A head still going past `MAX_HEAD_BYTES` is a 400 at once, not a deadline later."""
     before = _cut("header")
-    async with _serving(HttpLimits(header_timeout_s=0.5), []) as (host, port):
+    async with _serving(HttpLimits(header_timeout_s=GENEROUS_S * 3), parser, []) as (host, port):
+        reader, writer = await connect(host, port)
+        writer.write(SLOW_HEAD + b"a" * MAX_HEAD_BYTES)
+        await writer.drain()
+        async with asyncio.timeout(GENEROUS_S):
+            answer = await reader.read()
+        assert answer.startswith(b"HTTP/1.1 400 ")
+        assert await _get(await connect(host, port)) == b"HTTP/1.1 200 OK"  # the server is well
+    assert _cut("header") == before  # refused, not cut off
+
+
+async def test_httptools_refuses_a_large_head_even_when_it_arrives_whole(connect):
+    """h11 accepts a head past its bound that arrives in one read; the httptools protocol not."""
+    big = SLOW_HEAD + b"a" * MAX_HEAD_BYTES + b"\r\n\r\n"
+    async with _serving(HttpLimits(), "httptools", []) as (host, port):
+        reader, writer = await connect(host, port)
+        writer.write(big)
+        await writer.drain()
+        async with asyncio.timeout(GENEROUS_S):
+            assert (await reader.read()).startswith(b"HTTP/1.1 400 ")
+
+
+async def test_bodies_larger_than_the_head_bound_are_not_heads(connect: Connect, parser):
+    """Requests with large bodies, sent whole, on one kept-alive connection: each one served."""
+    post = b"POST / HTTP/1.1\r\nHost: bot\r\nContent-Length: 100000\r\n\r\n" + b"b" * 100_000
+    async with _serving(HttpLimits(), parser, []) as (host, port):
+        reader, writer = await connect(host, port)
+        for _ in range(3):
+            writer.write(post)
+            await writer.drain()
+            async with asyncio.timeout(GENEROUS_S):
+                head = await reader.readuntil(b"\r\n\r\n")
+                assert head.startswith(b"HTTP/1.1 200 OK")
+                assert await reader.readexactly(len(b"100000 bytes")) == b"100000 bytes"
+
+
+async def test_the_next_request_on_a_kept_alive_connection_has_its_own_deadline(
+    connect: Connect, parser
+):
+    before = _cut("header")
+    async with _serving(HttpLimits(header_timeout_s=0.5), parser, []) as (host, port):
         stream = await connect(host, port)
         assert await _get(stream) == b"HTTP/1.1 200 OK"
-        dripped = await _dripped_until_cut(stream, b"GET / HTTP/1.1\r\nHost: bot\r\nX-Slow: ")
+        dripped = await _dripped_until_cut(stream, SLOW_HEAD)
     assert dripped > 0
     assert _cut("header") == before + 1
 
 
-async def test_a_client_dripping_its_body_is_cut_off_and_the_route_sees_it_leave(connect: Connect):
+async def test_a_client_dripping_its_body_is_cut_off_and_the_route_sees_it_leave(
+    connect: Connect, parser
+):
     refused: list[str] = []
     before = _cut("body")
-    async with _serving(HttpLimits(body_timeout_s=0.5), refused) as (host, port):
+    async with _serving(HttpLimits(body_timeout_s=0.5), parser, refused) as (host, port):
         stream = await connect(host, port)
         head = b"POST / HTTP/1.1\r\nHost: bot\r\nContent-Length: 100000\r\n\r\n"
         assert await _dripped_until_cut(stream, head) > 0
@@ -169,10 +248,10 @@ async def test_a_client_dripping_its_body_is_cut_off_and_the_route_sees_it_leave
     assert _cut("body") == before + 1
 
 
-async def test_connections_past_the_limit_are_closed_and_the_rest_served(connect: Connect):
+async def test_connections_past_the_limit_are_closed_and_the_rest_served(connect: Connect, parser):
     before = _cut("limit")
     limits = HttpLimits(header_timeout_s=GENEROUS_S * 3, max_connections=3)
-    async with _serving(limits, []) as (host, port):
+    async with _serving(limits, parser, []) as (host, port):
         streams = [await connect(host, port) for _ in range(10)]
         statuses = [await _get(stream) for stream in streams]
         assert sorted(statuses) == [b""] * 7 + [b"HTTP/1.1 200 OK"] * 3
@@ -184,7 +263,7 @@ async def test_connections_past_the_limit_are_closed_and_the_rest_served(connect
                 await asyncio.sleep(DRIP_S)
 
 
-async def test_a_thousand_drippers_in_miniature_hold_nothing_for_long(connect: Connect):
+async def test_a_thousand_drippers_in_miniature_hold_nothing_for_long(connect: Connect, parser):
     """The issue's 1,000 drippers, scaled: each is closed on arrival or cut off, none held.
 
     How many are closed on arrival depends on how fast they connect (a held one cut off
@@ -192,23 +271,31 @@ async def test_a_thousand_drippers_in_miniature_hold_nothing_for_long(connect: C
     """
     before = (_cut("limit"), _cut("header"))
     limits = HttpLimits(header_timeout_s=0.5, max_connections=10)
-    async with _serving(limits, []) as (host, port):
+    async with _serving(limits, parser, []) as (host, port):
         streams = [await connect(host, port) for _ in range(50)]
-        start = b"GET / HTTP/1.1\r\nHost: bot\r\nX-Slow: "
-        await asyncio.gather(*(_dripped_until_cut(stream, start) for stream in streams))
+        await asyncio.gather(*(_dripped_until_cut(stream, SLOW_HEAD) for stream in streams))
         assert await _get(await connect(host, port)) == b"HTTP/1.1 200 OK"
     at_limit, too_slow = _cut("limit") - before[0], _cut("header") - before[1]
     assert at_limit + too_slow == 50
     assert too_slow >= 10
 
 
-def test_the_limits_come_from_the_settings_with_uvicorns_own_options():
+@pytest.mark.parametrize(
+    ("chosen", "expected"),
+    [
+        (None, LimitedHttpToolsProtocol),
+        ("httptools", LimitedHttpToolsProtocol),
+        ("h11", LimitedH11Protocol),
+    ],
+)
+def test_the_limits_come_from_the_settings_with_uvicorns_own_options(chosen, expected):
     settings = Settings(
         _env_file=None, http_header_timeout_s=3, http_body_timeout_s=4, http_max_connections=5
     )
-    options = HttpLimits.from_settings(settings).uvicorn_options()
+    limits = HttpLimits.from_settings(settings)
+    options = limits.uvicorn_options() if chosen is None else limits.uvicorn_options(chosen)
     protocol = options.pop("http")
-    assert issubclass(protocol, LimitedH11Protocol)
+    assert issubclass(protocol, expected)
     assert protocol.limits == HttpLimits(3, 4, 5)
     assert options == {
         "limit_concurrency": 6,
