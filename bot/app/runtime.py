@@ -95,6 +95,7 @@ class Runtime:
             await front.aclose()
         if self.flights is not None:  # flights outlive the reads ahead that started them
             await self.flights.aclose()
+        await self.queue.aclose()  # its enqueue pipelines, before the Redis client
         if self.runai is not None:
             await self.runai.aclose()
         if self.redis is not None:

@@ -140,6 +140,9 @@ class MemoryWorkQueue:
         if delivery.item is not None:
             self._journals.pop(delivery.item.id, None)
 
+    async def aclose(self) -> None:
+        """See `WorkQueue.aclose`: in memory, nothing runs in the background."""
+
     async def retire(self, consumer: str) -> int:
         """See `WorkQueue.retire`."""
         held = [entry_id for entry_id, entry in self._entries.items() if entry.owner == consumer]

@@ -101,6 +101,10 @@ class WorkQueue(Protocol):
         """
         ...
 
+    async def aclose(self) -> None:
+        """Stop what the queue sends in the background, before its Redis client closes."""
+        ...
+
     def journal(self, item_id: str) -> Journal:
         """The journal of item `item_id`."""
         ...

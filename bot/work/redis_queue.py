@@ -19,6 +19,7 @@ import structlog
 from pydantic import ValidationError
 from redis.exceptions import ResponseError
 
+from bot.durable.coalesce import Coalesced
 from bot.work.item import Delivery, Enqueued, Intake, WorkItem
 from bot.work.queue import JournalState, QueueUnavailable, ShownPost
 
@@ -180,13 +181,18 @@ class RedisWorkQueue:
         self.stream = f"{prefix}:stream"
         self.dead = f"{prefix}:dead"
         self._group_ready = False
-        self._enqueue = client.register_script(_ENQUEUE)
+        # Every acknowledgement enqueues: a burst's calls share a pipeline (`Coalesced`).
+        self._enqueue = Coalesced(client, client.register_script(_ENQUEUE))
         self._reclaim = client.register_script(_RECLAIM)
         self._heartbeat = client.register_script(_HEARTBEAT)
         self._finish = client.register_script(_FINISH)
         self._dead_letter = client.register_script(_DEAD_LETTER)
         self._retire = client.register_script(_RETIRE)
         self._cursor = "0-0"
+
+    async def aclose(self) -> None:
+        """See `WorkQueue.aclose`: stop the enqueue pipelines under way."""
+        await self._enqueue.aclose()
 
     def journal(self, item_id: str) -> RedisJournal:
         """See `WorkQueue.journal`."""
