@@ -16,12 +16,11 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
-import httpcore
 import httpx
 import structlog
 
 from diagnosis.errors import DiagnosisError
-from diagnosis.http.pool import MIRRORED_HTTPCORE, LeanBackend, LeanPool
+from diagnosis.http.aio import AiohttpTransport
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -48,26 +47,13 @@ def _default_tls() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def network_transport(verify: ssl.SSLContext | None = None) -> httpx.AsyncHTTPTransport:
+def network_transport(verify: ssl.SSLContext | None = None) -> httpx.AsyncBaseTransport:
     """A real network transport verifying with `verify`, else with the shared default context.
 
-    httpx's own transport with its default limits, its pool swapped for `LeanPool` (the same
-    rules as httpcore's in linear time, sockets looked up once; see `diagnosis.http.pool`).
+    aiohttp's client under httpx's interface (`diagnosis.http.aio`), with httpx's default
+    limits.
     """
-    context = _default_tls() if verify is None else verify
-    transport = httpx.AsyncHTTPTransport(verify=context)
-    if httpcore.__version__ != MIRRORED_HTTPCORE:
-        return transport  # another httpcore: its own pool, until LeanPool is checked against it
-    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5)
-    # ^ httpx's defaults, which the transport above was built with
-    transport._pool = LeanPool(  # noqa: SLF001 - httpx takes no pool; its own is replaced
-        ssl_context=context,
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=LeanBackend(),
-    )
-    return transport
+    return AiohttpTransport(_default_tls() if verify is None else verify)
 
 
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})

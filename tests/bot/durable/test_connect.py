@@ -112,7 +112,12 @@ async def test_new_connections_do_not_each_read_the_package_metadata(
     client = connect_redis(redis_url, max_connections=8)
     reads: list[str] = []
     real = redis.utils.get_lib_version
-    monkeypatch.setattr(redis.utils, "get_lib_version", lambda: reads.append("read") or real())
+
+    def counted() -> str:
+        reads.append("read")
+        return str(real())
+
+    monkeypatch.setattr(redis.utils, "get_lib_version", counted)
     try:
         held = await _hold_every_connection(client, 8)
         for connection in held:

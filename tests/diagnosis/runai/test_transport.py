@@ -16,6 +16,7 @@ from diagnosis.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from diagnosis.http.aio import AiohttpTransport
 from diagnosis.http.responses import error_message, safe_url
 from diagnosis.http.transport import (
     ReadOnlyTransport,
@@ -311,6 +312,10 @@ def test_safe_url_drops_credentials():
 def test_network_transports_share_one_default_tls_context():
     """The CA bundle is read once per process, not once per client."""
     first, second = network_transport(), network_transport()
-    assert first._pool._ssl_context is second._pool._ssl_context
+    assert isinstance(first, AiohttpTransport)
+    assert isinstance(second, AiohttpTransport)
+    assert first.ssl_context is second.ssl_context
     own = ssl.create_default_context()
-    assert network_transport(own)._pool._ssl_context is own
+    mine = network_transport(own)
+    assert isinstance(mine, AiohttpTransport)
+    assert mine.ssl_context is own
