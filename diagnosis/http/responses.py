@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TOKEN_OPERATION",
+    "absolute_url",
     "error_for_exception",
     "error_for_response",
     "error_message",
@@ -104,6 +105,28 @@ def error_for_exception(
     )
 
 
+def absolute_url(
+    http: httpx.AsyncClient, path: str, params: Mapping[str, str | int] | None = None
+) -> httpx.URL:
+    """The URL `http.get(path, params=params)` requests, parsed once instead of three times.
+
+    httpx parses the path, then the path joined to the base URL, then the URL with the query
+    merged in: about a tenth of a request's CPU. Joined as httpx joins them (the base URL
+    ends in `/`, the path's leading `/` is dropped, the query is httpx's `QueryParams`), the
+    text is parsed once. Anything but an absolute path without query or fragment (our clients'
+    only kind), or a base URL with userinfo or a query, is left to httpx.
+    """
+    base = http.base_url
+    plain = path.startswith("/") and not path.startswith("//") and not {"?", "#"} & set(path)
+    if not plain or base.userinfo or base.query:
+        return http.build_request("GET", path, params=params).url
+    prefix = f"{base.scheme}://{base.netloc.decode('ascii')}{base.raw_path.decode('ascii')}"
+    text = prefix + path.lstrip("/")
+    if params:
+        text += "?" + str(httpx.QueryParams(params))
+    return httpx.URL(text)
+
+
 async def get_json(
     http: httpx.AsyncClient,
     path: str,
@@ -115,7 +138,7 @@ async def get_json(
 ) -> tuple[Any, str]:
     """GET `path`; the decoded JSON body and the URL, or the matching `UpstreamError`."""
     try:
-        response = await http.get(path, params=params)
+        response = await http.get(absolute_url(http, path, params))
     except httpx.HTTPError as exc:
         raise error_for_exception(exc, operation=operation, token_path=token_path) from exc
     if response.status_code not in ok:

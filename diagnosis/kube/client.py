@@ -22,7 +22,13 @@ from diagnosis.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
-from diagnosis.http.responses import error_message, parse_model, safe_url, shape_error
+from diagnosis.http.responses import (
+    absolute_url,
+    error_message,
+    parse_model,
+    safe_url,
+    shape_error,
+)
 from diagnosis.http.transport import (
     RETRYABLE_STATUSES,
     ReadOnlyTransport,
@@ -275,7 +281,9 @@ class KubeClient(SchedulerObjects):
         """GET `path` (appended to the base URL); a 200 response or the matching error."""
         try:
             response = await self._http.get(
-                path, params=params, headers={"Accept": accept}, extensions=self._extensions
+                absolute_url(self._http, path, params),
+                headers={"Accept": accept},
+                extensions=self._extensions,
             )
         except TokenUnreadable as exc:
             url = safe_url(self._http.base_url.join(path.lstrip("/")))
