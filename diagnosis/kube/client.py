@@ -22,6 +22,7 @@ from diagnosis.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from diagnosis.http.client import CookielessClient
 from diagnosis.http.responses import (
     absolute_url,
     error_message,
@@ -117,7 +118,7 @@ class KubeClient(SchedulerObjects):
         self._extensions = (
             {"sni_hostname": target.tls_server_name} if target.tls_server_name else {}
         )
-        self._http = httpx.AsyncClient(
+        self._http = CookielessClient(
             base_url=target.api_url,
             timeout=httpx.Timeout(target.timeout_s),
             transport=retrying,

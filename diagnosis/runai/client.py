@@ -11,6 +11,7 @@ from urllib.parse import quote
 import httpx
 
 from diagnosis.errors import InvalidRequest, NotFound, PartialHistory
+from diagnosis.http.client import CookielessClient
 from diagnosis.http.limit import NO_LIMIT, CallLimiter, LimitedTransport
 from diagnosis.http.responses import (
     json_member,
@@ -136,7 +137,7 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
             clock=clock,
             logger=logger,
         )
-        self._http = httpx.AsyncClient(
+        self._http = CookielessClient(
             base_url=config.url,
             timeout=httpx.Timeout(config.timeout_s),
             transport=retrying,
