@@ -30,6 +30,7 @@ from bot.slack.listeners import register_listeners
 from bot.slack.listeners.routes import retry_num
 from bot.slack.logcontext import bind_request_context, log_listener_failure
 from bot.slack.response_urls import ResponseUrls
+from bot.slack.session import SLACK_TIMEOUT_S, SharedSessionClient, SlackSession
 
 __all__ = ["STORE_DOWN", "build_slack_app", "build_web_client"]
 
@@ -53,9 +54,14 @@ class _NoUnusedTokenWarning(logging.Filter):
 _BOLT_APP_LOG = logging.getLogger("slack_bolt.AsyncApp")
 
 
-def build_web_client(token: str, base_url: str) -> AsyncWebClient:
-    """A Web API client that retries Slack's 429s (honouring Retry-After) and 5xx."""
-    client = AsyncWebClient(token=token, base_url=base_url)
+def build_web_client(token: str, base_url: str) -> SharedSessionClient:
+    """A Web API client that retries Slack's 429s (honouring Retry-After) and 5xx.
+
+    Its calls share one keep-alive session (`bot.slack.session`), which the Slack front end
+    closes (`client.shared.aclose()`) after its last call.
+    """
+    shared = SlackSession(timeout_s=SLACK_TIMEOUT_S)
+    client = SharedSessionClient(shared, token=token, base_url=base_url, timeout=SLACK_TIMEOUT_S)
     client.retry_handlers.extend(
         [
             AsyncRateLimitErrorRetryHandler(max_retry_count=3),

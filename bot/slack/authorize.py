@@ -17,16 +17,29 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
+from bot.slack.session import SharedSessionClient
+
 __all__ = ["AuthTest", "tokenless_twin"]
 
 Authorize = Callable[..., Awaitable[AuthorizeResult]]
 
 
 def tokenless_twin(client: AsyncWebClient) -> AsyncWebClient:
-    """`client` without its token, for Bolt: with `authorize`, the token comes from there."""
+    """`client` without its token, for Bolt: with `authorize`, the token comes from there.
+
+    The twin calls through `client`'s session: the process's shared one (`bot.slack.session`).
+    """
+    if isinstance(client, SharedSessionClient):
+        return SharedSessionClient(
+            client.shared,
+            base_url=client.base_url,
+            timeout=client.timeout,
+            retry_handlers=list(client.retry_handlers),
+        )
     return AsyncWebClient(
         base_url=client.base_url,
         timeout=client.timeout,
+        session=client.session,
         retry_handlers=list(client.retry_handlers),
     )
 

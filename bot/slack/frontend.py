@@ -29,6 +29,7 @@ from bot.slack.identity import SlackIdentify
 from bot.slack.intake import Notices
 from bot.slack.poster import SlackPoster
 from bot.slack.response_urls import ResponseUrls
+from bot.slack.session import SlackSession
 from bot.slack.verify import RequestVerifier
 from bot.slack.work import SlackWork
 from bot.watch.engine import MakeEngine
@@ -51,6 +52,8 @@ class SlackFrontEnd:
     """Private notices sent beside acks: drained on shutdown."""
     engine: ConversationEngine
     """Its engine, whose reads ahead are stopped on close."""
+    session: SlackSession
+    """The keep-alive session every Slack Web API call of the process goes through."""
     platform: str = field(default="slack", init=False)
 
     def routes(self) -> list[BaseRoute]:
@@ -67,8 +70,13 @@ class SlackFrontEnd:
         await self.notices.drain(grace_s)
 
     async def aclose(self) -> None:
-        """Stop the engine's reads ahead; the Web API client opens a session per call."""
+        """Stop the engine's reads ahead, then close the Web API session (after its last call).
+
+        The runtime calls this once the front end is drained and the worker and push stopped
+        (`Runtime.aclose`): nothing that posts to Slack runs any more.
+        """
         await self.engine.aclose()
+        await self.session.aclose()
 
     @asynccontextmanager
     async def socket_mode(self, app_token: str) -> AsyncIterator[None]:
@@ -115,4 +123,5 @@ def build_slack(
         auth_test=auth_test,
         notices=deps.notices,
         engine=engine,
+        session=web.shared,
     )

@@ -116,6 +116,8 @@ class Call:
     key: str | None = None
     """The `<key>` of `/response/<key>` for response_url POSTs."""
     at: float = field(default_factory=time.monotonic)
+    peer: tuple[str, int] | None = None
+    """The client's address and port: calls over one kept-alive connection share it."""
 
     @property
     def text(self) -> str:
@@ -540,11 +542,16 @@ class FakeSlack:
     # ------------------------------------------------------------------ request handling
 
     def _handle(
-        self, http_method: str, target: str, headers: dict[str, str], raw: bytes
+        self,
+        http_method: str,
+        target: str,
+        headers: dict[str, str],
+        raw: bytes,
+        peer: tuple[str, int] | None = None,
     ) -> _Answer:
         split = urlsplit(target)
         if split.path.startswith(_UPLOAD_PATH):
-            return self._receive_upload(http_method, target, headers, raw)
+            return self._receive_upload(http_method, target, headers, raw, peer)
         key: str | None = None
         if split.path.startswith("/api/"):
             method = split.path.removeprefix("/api/")
@@ -572,6 +579,7 @@ class FakeSlack:
                     status=answer.status,
                     response=answer.payload,
                     key=key,
+                    peer=peer,
                 )
             )
             self.violations.extend(Violation(method, p) for p in problems)
@@ -779,7 +787,12 @@ class FakeSlack:
         }
 
     def _receive_upload(
-        self, http_method: str, target: str, headers: dict[str, str], raw: bytes
+        self,
+        http_method: str,
+        target: str,
+        headers: dict[str, str],
+        raw: bytes,
+        peer: tuple[str, int] | None = None,
     ) -> _Answer:
         """The upload URL: no token (it is pre-authorised), the bytes must match the length."""
         path = urlsplit(target).path
@@ -802,7 +815,7 @@ class FakeSlack:
                 answer = _Answer(HTTPStatus.OK, f"OK - {len(raw)}")
             self._calls.append(
                 Call(UPLOAD, http_method, path, headers, {}, {}, raw, answer.status,
-                     answer.payload, key=file_id)
+                     answer.payload, key=file_id, peer=peer)
             )  # fmt: skip
             self._changed.notify_all()
         return answer
@@ -931,6 +944,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # The head and the body of an answer are two writes: without this, Nagle holds the
+        # body back until the client acknowledges the head, which a kept-alive connection
+        # does ~40 ms later (delayed ACK). Slack answers at once; so does the fake.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.track(self.connection, add=True)
 
     def finish(self) -> None:
@@ -952,7 +969,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         headers = {name.lower(): value for name, value in self.headers.items()}
-        answer = self.server.fake._handle(self.command, self.path, headers, raw)
+        peer = (str(self.client_address[0]), int(self.client_address[1]))
+        answer = self.server.fake._handle(self.command, self.path, headers, raw, peer)
         if answer.delay > 0:
             self.server.fake.stopping.wait(answer.delay)
         if isinstance(answer.payload, str):
