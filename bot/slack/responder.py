@@ -219,10 +219,14 @@ class SlackResponder:
             return False
         return True
 
+    def _webhook(self, url: str) -> AsyncWebhookClient:
+        """A `response_url` client on the Web API client's session (its kept-alive connections)."""
+        return AsyncWebhookClient(url, session=self._client.session)
+
     async def _private(self, *messages: SlackMessage) -> None:
         """Ephemeral to the asker: through `response_url` if there is one, else postEphemeral."""
         if self._response_url is not None:
-            webhook = AsyncWebhookClient(self._response_url)
+            webhook = self._webhook(self._response_url)
             for message in messages:
                 await webhook.send(
                     text=message.text, blocks=message.blocks, response_type="ephemeral"
@@ -251,7 +255,7 @@ class SlackResponder:
     async def _via_response_url(self, messages: Sequence[SlackMessage]) -> None:
         if self._response_url is None:
             return
-        webhook = AsyncWebhookClient(self._response_url)
+        webhook = self._webhook(self._response_url)
         if not self._hinted:
             messages = [*messages, blocks.render_notice(INVITE_HINT)]
             self._hinted = True

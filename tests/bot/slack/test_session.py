@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.app.runtime import build_runtime
 from bot.slack.app import build_web_client
 from bot.slack.authorize import tokenless_twin
+from bot.slack.responder import SlackResponder
 from bot.slack.session import SLACK_TIMEOUT_S, SharedSessionClient, SlackSession
 from tests.bot.slack.fake_slack import UPLOAD, FakeSlack
 from tests.bot.slack.harness import _settings, running_bots
@@ -43,6 +44,21 @@ async def test_calls_one_after_another_reuse_one_connection(fake_slack: FakeSlac
     assert UPLOAD in methods  # the upload URL's bytes go through the session too
     assert len(methods) == 6
     assert len(_peers(fake_slack)) == 1, fake_slack.calls()
+
+
+async def test_private_replies_through_response_url_share_the_session(fake_slack: FakeSlack):
+    client = build_web_client(TOKEN, fake_slack.base_url)
+    url = fake_slack.response_url("r9")
+    try:
+        responder = SlackResponder(
+            client, channel="C1", thread_ts=None, user="U1", response_url=url
+        )
+        for text in ("you are third in line", "you are second in line"):
+            await responder.tell(text)
+    finally:
+        await client.shared.aclose()
+    assert len(fake_slack.calls("response_url")) == 2
+    assert len(_peers(fake_slack, "response_url")) == 1
 
 
 async def test_without_the_shared_session_every_call_opens_a_connection(fake_slack: FakeSlack):
