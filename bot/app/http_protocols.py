@@ -79,6 +79,16 @@ class _Deadlines:
             self._deadline.cancel()
         self._deadline, self._awaiting = None, None
 
+    def on_response_complete(self) -> None:
+        """After a response, the next request on the connection has its own deadline."""
+        super().on_response_complete()  # type: ignore[misc]  # the protocol's, after this mixin
+        self._follow()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Drop the deadline with the connection."""
+        self._disarm()
+        super().connection_lost(exc)  # type: ignore[misc]  # the protocol's, after this mixin
+
     def _too_slow(self) -> None:
         phase, self._deadline, self._awaiting = self._awaiting, None, None
         if phase is not None and not self.transport.is_closing():
@@ -128,16 +138,6 @@ class LimitedHttpToolsProtocol(_Deadlines, HttpToolsProtocol):
         self._in_body = False
         super().on_message_complete()
 
-    def on_response_complete(self) -> None:
-        """After a response, the next request on the connection has its own deadline."""
-        super().on_response_complete()
-        self._follow()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        """Drop the deadline with the connection."""
-        self._disarm()
-        super().connection_lost(exc)
-
     def _phase(self) -> Phase | None:
         if self._in_body:
             return "body"
@@ -159,16 +159,6 @@ class LimitedH11Protocol(_Deadlines, H11Protocol):
         """Handle the bytes as uvicorn does, then follow where the request now stands."""
         super().data_received(data)
         self._follow()
-
-    def on_response_complete(self) -> None:
-        """After a response, the next request on the connection has its own deadline."""
-        super().on_response_complete()
-        self._follow()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        """Drop the deadline with the connection."""
-        self._disarm()
-        super().connection_lost(exc)
 
     def _phase(self) -> Phase | None:
         state = self.conn.their_state
