@@ -88,10 +88,13 @@ async def test_a_call_cancelled_before_it_is_sent_never_runs(client: redis.async
 
 
 async def test_close_stops_a_pipeline_waiting_on_redis_and_its_callers():
+    sent = asyncio.Event()
+
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             with contextlib.suppress(ConnectionError):
-                await reader.read()  # takes the commands, never answers
+                while await reader.read(4096):  # takes the commands, never answers
+                    sent.set()
         finally:
             writer.close()
 
@@ -101,7 +104,8 @@ async def test_close_stops_a_pipeline_waiting_on_redis_and_its_callers():
     try:
         calls = Coalesced(mute, mute.register_script(SCRIPT))
         caller = asyncio.create_task(calls(keys=["n"], args=["x"]))
-        await asyncio.sleep(0.2)  # sent, and waiting for an answer that never comes
+        async with asyncio.timeout(5):
+            await sent.wait()  # sent, and waiting for an answer that never comes
         before = asyncio.all_tasks()
         await calls.aclose()
         with pytest.raises(asyncio.CancelledError):
