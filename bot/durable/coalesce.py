@@ -8,6 +8,9 @@ ready work and sends them as a single non-transactional pipeline: one connection
 write, the replies read in order. Each script still runs on its own and atomically in
 Redis; each caller gets its own reply, or its own error (a script's error is that caller's;
 a connection failure is every caller's in that pipeline, as it would have been for each).
+A call alone in its round is sent as a plain call: one round trip, as before. The pipeline
+sends `EVALSHA`; if Redis lost the script (a restart), it is loaded once and those calls
+sent again.
 
 On Redis Cluster the keys of different calls can live on different nodes, so there calls
 are sent one by one, as before.
@@ -16,6 +19,7 @@ are sent one by one, as before.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +27,7 @@ from typing import Any
 import redis.asyncio as redis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from bot.durable.tasks import stopped
 
@@ -48,6 +53,7 @@ class Coalesced:
         self._alone = isinstance(client, RedisCluster)
         self._waiting: list[_Call] = []
         self._sending: set[asyncio.Task[None]] = set()
+        self._closed = False
 
     async def __call__(self, *, keys: Sequence[str], args: Sequence[str | int]) -> Any:
         """The script's reply to this call; raises what Redis or the connection raised."""
@@ -62,37 +68,84 @@ class Coalesced:
 
     def _send_round(self) -> None:
         waiting, self._waiting = self._waiting, []
+        if self._closed:  # after close: the client is going, so are these calls
+            _settle(waiting)
+            return
         for start in range(0, len(waiting), MAX_BATCH):
-            task = asyncio.create_task(self._send(waiting[start : start + MAX_BATCH]))
+            batch = waiting[start : start + MAX_BATCH]
+            task = asyncio.create_task(self._send(batch))
             self._sending.add(task)
-            task.add_done_callback(self._sending.discard)
+            # However the task ends (even cancelled before it ever ran), no caller is left
+            # waiting: whatever it did not answer is cancelled.
+            task.add_done_callback(functools.partial(self._sent, batch))
+
+    def _sent(self, batch: list[_Call], task: asyncio.Task[None]) -> None:
+        self._sending.discard(task)
+        _settle(batch)
 
     async def _send(self, calls: list[_Call]) -> None:
         calls = [c for c in calls if not c.reply.done()]  # a caller cancelled before sending
-        if not calls:
+        if len(calls) == 1:  # alone: one round trip, as a plain call (it reloads a lost script)
+            [call] = calls
+            try:
+                call.reply.set_result(
+                    await self._script(keys=list(call.keys), args=list(call.args))
+                )
+            except Exception as error:  # noqa: BLE001 - the caller's to handle
+                _fail(call, error)
             return
+        replies = await self._pipelined(calls)
+        lost = [c for c, r in zip(calls, replies, strict=True) if isinstance(r, NoScriptError)]
+        if lost:  # Redis lost its scripts (a restart, a failover): load it once, send again
+            try:
+                self._script.sha = await self._client.script_load(self._script.script)
+            except Exception as error:  # noqa: BLE001 - every caller learns what happened
+                replies = [error if isinstance(r, NoScriptError) else r for r in replies]
+            else:
+                again = iter(await self._pipelined(lost))
+                replies = [next(again) if isinstance(r, NoScriptError) else r for r in replies]
+        for call, reply in zip(calls, replies, strict=True):
+            if isinstance(reply, Exception):
+                _fail(call, reply)
+            else:
+                _answer(call, reply)
+
+    async def _pipelined(self, calls: list[_Call]) -> list[Any]:
+        """Each call's reply or error, from one pipeline of `EVALSHA`; a failure is everyone's.
+
+        The script is not registered with the pipeline: redis-py would then ask Redis
+        whether it exists (`SCRIPT EXISTS`), one more round trip, before every pipeline.
+        """
         try:
             async with self._client.pipeline(transaction=False) as pipe:
                 for call in calls:
-                    await self._script(keys=list(call.keys), args=list(call.args), client=pipe)
-                replies = await pipe.execute(raise_on_error=False)
-        except asyncio.CancelledError:  # stopped at shutdown: so are its callers
-            for call in calls:
-                call.reply.cancel()
-            raise
+                    pipe.evalsha(self._script.sha, len(call.keys), *call.keys, *call.args)
+                return list(await pipe.execute(raise_on_error=False))
         except Exception as error:  # noqa: BLE001 - every caller learns what happened to its call
-            for call in calls:
-                if not call.reply.done():
-                    call.reply.set_exception(error)
-            return
-        for call, reply in zip(calls, replies, strict=True):
-            if call.reply.done():
-                continue
-            if isinstance(reply, Exception):
-                call.reply.set_exception(reply)
-            else:
-                call.reply.set_result(reply)
+            return [error] * len(calls)
 
     async def aclose(self) -> None:
-        """Stop the pipelines under way (on shutdown, before the client closes)."""
+        """Stop the pipelines under way (on shutdown, before the client closes).
+
+        Their callers, and those of a round not yet sent, get `CancelledError`.
+        """
+        self._closed = True
         await stopped(list(self._sending))
+        _settle(self._waiting)
+
+
+def _answer(call: _Call, reply: Any) -> None:
+    if not call.reply.done():  # its caller may have given up meanwhile
+        call.reply.set_result(reply)
+
+
+def _fail(call: _Call, error: Exception) -> None:
+    if not call.reply.done():
+        call.reply.set_exception(error)
+
+
+def _settle(calls: list[_Call]) -> None:
+    """Cancel every call not answered yet."""
+    for call in calls:
+        if not call.reply.done():
+            call.reply.cancel()

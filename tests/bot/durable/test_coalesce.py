@@ -115,3 +115,44 @@ async def test_close_stops_a_pipeline_waiting_on_redis_and_its_callers():
         await mute.aclose()
         server.close()
         await server.wait_closed()
+
+
+async def test_no_round_trip_asks_whether_the_script_exists(client: redis.asyncio.Redis):
+    calls = Coalesced(client, client.register_script(SCRIPT))
+    await client.config_resetstat()
+    for i in range(3):
+        await calls(keys=["n"], args=[f"lone-{i}"])  # alone in its round: a plain call
+    await asyncio.gather(*(calls(keys=["n"], args=[f"b{i}"]) for i in range(20)))
+    stats = await client.info("commandstats")
+    assert stats["cmdstat_evalsha"]["calls"] == 23
+    assert "cmdstat_script|exists" not in stats
+
+
+async def test_a_script_redis_lost_is_loaded_again_once(client: redis.asyncio.Redis):
+    calls = Coalesced(client, client.register_script(SCRIPT))
+    await calls(keys=["n"], args=["first"])
+    await client.script_flush()  # as after a restart of Redis
+    replies = await asyncio.gather(*(calls(keys=["n"], args=[f"a{i}"]) for i in range(5)))
+    assert sorted(r[1] for r in replies) == [f"a{i}" for i in range(5)]
+    assert await client.get("n") == "6", "each ran once"
+
+
+async def test_close_before_a_round_is_sent_cancels_its_callers(client: redis.asyncio.Redis):
+    calls = Coalesced(client, client.register_script(SCRIPT))
+    waiting = asyncio.create_task(calls(keys=["n"], args=["never"]))
+    await asyncio.sleep(0)  # the call joined a round that is not sent yet
+    await calls.aclose()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert await client.get("n") is None
+
+
+async def test_close_before_a_pipeline_ever_ran_cancels_its_callers(client: redis.asyncio.Redis):
+    calls = Coalesced(client, client.register_script(SCRIPT))
+    waiting = [asyncio.create_task(calls(keys=["n"], args=[str(i)])) for i in range(2)]
+    await asyncio.sleep(0)  # both joined the round
+    await asyncio.sleep(0)  # the round was handed to a task that has not run yet
+    await calls.aclose()
+    for task in waiting:
+        with pytest.raises(asyncio.CancelledError):
+            await task
