@@ -20,12 +20,14 @@ closed after 5 s.
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
 import httpx
+import yarl
 
 __all__ = ["AiohttpTransport", "httpx_error"]
 
@@ -45,6 +47,8 @@ _ERRORS: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
     (aiohttp.ClientResponseError, httpx.RemoteProtocolError),  # not a valid HTTP response
     (aiohttp.InvalidURL, httpx.UnsupportedProtocol),
     (aiohttp.ClientOSError, httpx.ReadError),  # reset by the peer
+    (aiohttp.ClientConnectionResetError, httpx.ReadError),  # closed under a write
+    (aiohttp.ClientConnectionError, httpx.ReadError),  # "Connection closed"
     (TimeoutError, httpx.TimeoutException),
     (aiohttp.ClientError, httpx.TransportError),
 )
@@ -103,6 +107,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     def __init__(self, ssl_context: ssl.SSLContext) -> None:
         self._ssl = ssl_context
         self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def ssl_context(self) -> ssl.SSLContext:
@@ -110,7 +115,11 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         return self._ssl
 
     def _client(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is not None and self._loop is not loop:  # another loop's: unusable
+            self._session = None  # its connections died with that loop
         if self._session is None or self._session.closed:
+            self._loop = loop
             connector = aiohttp.TCPConnector(
                 limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_S, ssl=self._ssl
             )
@@ -130,7 +139,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         try:
             response = await self._client().request(
                 request.method,
-                str(request.url),
+                # As httpx built it, bytes for bytes: yarl would otherwise normalise it again
+                # (decode `%41`, resolve `%2e%2e`), and the path on the wire could differ from
+                # the one every check above this transport saw.
+                yarl.URL(str(request.url), encoded=True),
                 headers=_headers(request.headers),
                 data=_streamed(request.stream) if sends_body else None,  # as it is produced
                 allow_redirects=False,

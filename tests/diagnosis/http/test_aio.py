@@ -15,10 +15,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
+import aiohttp
 import httpx
 import pytest
 
-from diagnosis.http.aio import AiohttpTransport
+from diagnosis.http.aio import AiohttpTransport, httpx_error
 from diagnosis.http.transport import RETRYABLE_EXCEPTIONS, network_transport
 from tests.ports import free_port
 
@@ -138,6 +139,56 @@ async def test_the_request_leaves_as_httpx_built_it() -> None:
     assert head.startswith("GET /slow?q=x+y HTTP/1.1\r\n")
     assert "X-Trace: a b\r\n" in head
     assert f"Host: {server.url.removeprefix('http://')}\r\n" in head
+
+
+@pytest.mark.parametrize("path", ["/a/%2e%2e/b", "/a/%41%2F/b", "/a%5Cb"])
+async def test_the_path_leaves_byte_for_byte_as_httpx_built_it(path: str) -> None:
+    async with (
+        _Server().running() as server,
+        httpx.AsyncClient(transport=network_transport()) as client,
+    ):
+        await client.get(f"{server.url}{path}")
+    assert server.heads[0].decode().startswith(f"GET {path} HTTP/1.1\r\n")
+
+
+@pytest.mark.parametrize(
+    ("raised", "becomes"),
+    [
+        (aiohttp.ClientConnectionResetError("Cannot write to closing transport"), httpx.ReadError),
+        (aiohttp.ClientConnectionError("Connection closed"), httpx.ReadError),
+        (aiohttp.ServerDisconnectedError(), httpx.RemoteProtocolError),
+        (aiohttp.ConnectionTimeoutError(), httpx.ConnectTimeout),
+        (aiohttp.SocketTimeoutError(), httpx.ReadTimeout),
+        (TimeoutError(), httpx.TimeoutException),
+    ],
+    ids=lambda v: type(v).__name__ if isinstance(v, BaseException) else v.__name__,
+)
+def test_aiohttp_errors_without_a_loopback_recipe_map_as_httpx_s(
+    raised: BaseException, becomes: type[httpx.TransportError]
+) -> None:
+    request = httpx.Request("GET", "http://127.0.0.1/x")
+    error = httpx_error(raised, request)
+    assert type(error) is becomes
+    assert error.request is request
+    assert isinstance(error, RETRYABLE_EXCEPTIONS) or becomes is httpx.TimeoutException
+
+
+async def test_a_transport_used_in_a_second_loop_opens_a_session_there() -> None:
+    transport = AiohttpTransport(ssl.create_default_context())
+
+    async def once() -> int:
+        async with _Server().running() as server:
+            client = httpx.AsyncClient(transport=transport)
+            return (await client.get(f"{server.url}/slow")).status_code
+
+    assert await once() == 200
+    first = transport._session
+    second_loop = await asyncio.to_thread(asyncio.run, once())
+    assert second_loop == 200
+    assert transport._session is not first
+    await transport.aclose()
+    if first is not None:
+        await first.close()
 
 
 async def _hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
