@@ -26,7 +26,7 @@ from starlette.responses import Response
 from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import ROUTES
-from bot.slack.listeners.routes import SlackRequest, find
+from bot.slack.listeners.routes import Route, SlackRequest, find
 from bot.slack.logcontext import bind_request_context, log_listener_failure
 from bot.slack.payloads import Checked
 from bot.slack.response_urls import ResponseUrls
@@ -58,19 +58,19 @@ class FastLane:
         self._auth_test = auth_test
         self._response_urls = response_urls
 
-    def takes(self, checked: Checked) -> bool:
-        """Whether a verified, checked body is one this lane answers."""
-        return self._auth_test.answered and find(ROUTES, checked.data) is not None
-
-    async def answer(self, checked: Checked, retry_num: str | None) -> Response:
-        """Run the request's listener as Bolt would; the response Bolt would have sent."""
+    def route_for(self, checked: Checked) -> Route | None:
+        """The route of a verified, checked body this lane answers; None leaves it to Bolt."""
         data = checked.data
-        route = find(ROUTES, data)
-        if route is None:  # `takes` said so: never here
-            raise LookupError("the fast lane was given a request no listener takes")
-        bind_request_context(data, retry_num)
-        self._response_urls.keep_only_slack(data)
+        if not self._auth_test.answered or "ssl_check" in data:  # Bolt answers `ssl_check`
+            return None
+        return find(ROUTES, data)
+
+    async def answer(self, route: Route, checked: Checked, retry_num: str | None) -> Response:
+        """Run the route's listener as Bolt would; the response Bolt would have sent."""
+        data = checked.data
         try:
+            bind_request_context(data, retry_num)
+            self._response_urls.keep_only_slack(data)
             me = (await self._auth_test.answer()).get("user_id")
             ack = await route.listener(self._deps, SlackRequest(data, self._client, me, retry_num))
         except Exception as error:  # noqa: BLE001 - as Bolt does: logged, answered 500

@@ -5,8 +5,9 @@ arrive, `bot.web.body`), then the timestamp and the signature on the raw bytes
 (`bot.slack.verify`), then its shape (`bot.slack.payloads`). Nothing unverified or malformed
 is parsed, logged or dispatched; a refusal is logged with its reason (`bot.web.refusal`).
 Only what passes reaches a listener, which takes it into the durable work queue (`bot.work`)
-before Slack gets its answer: in a warm process, `/runai-why` and the mention and message
-events through the fast lane (`bot.slack.fastlane`), everything else through Bolt.
+before Slack gets its answer: in a warm process through the fast lane (`bot.slack.fastlane`),
+which finds the listener in the listeners' own table of routes; what no route takes, and
+every request before the process's `auth.test` has answered, through Bolt.
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ class SlackGate:
         checked = check_body(request.headers.get("content-type", ""), body)
         if checked.problem is not None:
             return refusal(_REJECTED, HTTPStatus.BAD_REQUEST, checked.problem)
-        if self._lane.takes(checked):
-            return await self._lane.answer(checked, request.headers.get("x-slack-retry-num"))
+        route = self._lane.route_for(checked)
+        if route is not None:
+            return await self._lane.answer(route, checked, request.headers.get("x-slack-retry-num"))
         bolt_request = to_async_bolt_request(request, body)
         if bolt_request.body != checked.data:
             # Bolt reads any form body containing the word "payload" as an interaction, so

@@ -1,7 +1,7 @@
 """What every log line of a Slack request carries, bound once as the request comes in.
 
 Both ways a request reaches a listener bind it here: Bolt's middleware (`bot.slack.app`) and
-the gate's fast lane for slash commands (`bot.slack.fastlane`). So do both ways of logging a
+the gate's fast lane (`bot.slack.fastlane`). So do both ways of logging a
 listener that failed before it could tell its asker anything.
 """
 

@@ -7,7 +7,7 @@ request's `response_url` is kept only when it is `https://hooks.slack.com/…`,
 `https://hooks.<API host>/…` (GovSlack's `hooks.slack-gov.com`) or on the configured Web API
 origin (`SLACK_API_URL`: the tests' fake Slack); anything else is logged (scheme and host,
 never the path, which is the secret part) and removed before any listener reads the request
-(by Bolt's middleware here, or by the gate's fast lane for slash commands). Without it,
+(by Bolt's middleware here, or by the gate's fast lane). Without it,
 private replies go through `chat.postEphemeral` as for events.
 """
 

@@ -27,7 +27,7 @@ from bot.slack.authorize import AuthTest
 from bot.slack.deps import SlackDeps
 from bot.slack.fastlane import FastLane
 from bot.slack.messages import CHOICE_ACTION
-from bot.slack.payloads import check_body
+from bot.slack.payloads import Checked, check_body
 from bot.slack.response_urls import ResponseUrls
 from bot.work import Enqueued, MemoryWorkQueue, RedisWorkQueue, WorkItem, WorkQueue, new_item
 from tests.bot.slack.fake_slack import BOT_USER_ID, FakeSlack
@@ -215,8 +215,9 @@ async def _through(
         for retry in row.sends:
             checked = check_body(content, body)
             if lane:
-                assert fast.takes(checked)
-                response = await fast.answer(checked, retry)
+                route = fast.route_for(checked)
+                assert route is not None
+                response = await fast.answer(route, checked, retry)
                 seen.status, seen.body = response.status_code, bytes(response.body).decode()
                 seen.content_type = response.headers["content-type"]
             else:
@@ -270,6 +271,10 @@ async def test_a_foreign_response_url_never_reaches_the_queue(fake_slack: FakeSl
     assert seen.events == ["slack_response_url_refused"]
 
 
+def taken(lane: FastLane, checked: Checked) -> bool:
+    return lane.route_for(checked) is not None
+
+
 def _checked(**changes: Any) -> Any:
     body = slash_command_body("help", response_url="https://hooks.slack.com/c/1", **changes)
     return check_body(FORM, body)
@@ -280,20 +285,22 @@ async def test_only_a_warm_process_s_runai_why_takes_the_lane(fake_slack: FakeSl
     auth_test = AuthTest(client)
     deps = SlackDeps(engine=None, store=MemoryStore(), queue=MemoryWorkQueue(max_items=1))  # type: ignore[arg-type]
     lane = FastLane(deps, client, auth_test, ResponseUrls.for_api(fake_slack.base_url))
-    assert not lane.takes(_checked()), "cold: Bolt asks auth.test and reports its failure"
+    assert not taken(lane, _checked()), "cold: Bolt asks auth.test and reports its failure"
     await auth_test.answer()
-    assert lane.takes(_checked())
-    assert not lane.takes(_checked(command="/other")), "another app's command: Bolt's 404"
-    assert not lane.takes(check_body(FORM, b"ssl_check=1&token=x"))
-    assert not lane.takes(check_body(JSON, b'{"type": "url_verification", "challenge": "c"}'))
-    assert lane.takes(check_body(JSON, event_body(MENTION)))
+    assert taken(lane, _checked())
+    assert not taken(lane, _checked(command="/other")), "another app's command: Bolt's 404"
+    assert not taken(lane, check_body(FORM, b"ssl_check=1&token=x"))
+    ssl_check_with_command = b"ssl_check=1&token=x&command=%2Frunai-why"
+    assert not taken(lane, check_body(FORM, ssl_check_with_command)), "Bolt answers ssl_check"
+    assert not taken(lane, check_body(JSON, b'{"type": "url_verification", "challenge": "c"}'))
+    assert taken(lane, check_body(JSON, event_body(MENTION)))
     reaction = {"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": "1.2"}
     unlistened = check_body(JSON, event_body(reaction))
     assert unlistened.problem is None
-    assert not lane.takes(unlistened), "no listener for it: Bolt answers as it does"
-    assert lane.takes(check_body(FORM, _click(SHOW_ALL_EVIDENCE, "x")))
-    assert lane.takes(check_body(FORM, _shortcut(HOOK)))
-    assert not lane.takes(check_body(FORM, _click("someone_elses_button", "x")))
+    assert not taken(lane, unlistened), "no listener for it: Bolt answers as it does"
+    assert taken(lane, check_body(FORM, _click(SHOW_ALL_EVIDENCE, "x")))
+    assert taken(lane, check_body(FORM, _shortcut(HOOK)))
+    assert not taken(lane, check_body(FORM, _click("someone_elses_button", "x")))
 
 
 async def test_a_warm_gate_sends_runai_why_past_bolt(
