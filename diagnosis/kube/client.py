@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Self
-from urllib.parse import quote
 
 import httpx
 from pydantic import ValidationError
@@ -23,6 +22,7 @@ from diagnosis.errors import (
     UpstreamUnavailable,
 )
 from diagnosis.http.client import CookielessClient
+from diagnosis.http.paths import nonempty, segment
 from diagnosis.http.responses import (
     absolute_url,
     error_message,
@@ -54,6 +54,8 @@ __all__ = [
     "MAX_PAGES",
     "KubeClient",
 ]
+
+_NAMED = "a Kubernetes namespace, pod, container or node name"
 
 DESCRIBE_POD = "kubectl describe pod"
 GET_EVENTS = "kubectl get events"
@@ -138,7 +140,7 @@ class KubeClient(SchedulerObjects):
 
     async def get_pod(self, namespace: str, name: str) -> Pod:
         """`kubectl describe pod`: `GET /api/v1/namespaces/{ns}/pods/{name}`."""
-        path = f"/api/v1/namespaces/{_segment(namespace)}/pods/{_segment(name)}"
+        path = f"/api/v1/namespaces/{segment(namespace, _NAMED)}/pods/{segment(name, _NAMED)}"
         response = await self._get(path, operation=DESCRIBE_POD)
         body = _object(_json(response, DESCRIBE_POD), "Pod", name, DESCRIBE_POD, _url(response))
         return parse_model(Pod, body, operation=DESCRIBE_POD, url=_url(response))
@@ -149,10 +151,10 @@ class KubeClient(SchedulerObjects):
         Follows `continue` tokens. When core/v1 answers 403 or 404, asks events.k8s.io/v1
         (`regarding.name=<pod>`) instead; if that fails too, the core/v1 error is raised.
         """
-        ns = _segment(namespace)
+        ns = segment(namespace, _NAMED)
         return await self._object_events(
             (f"/api/v1/namespaces/{ns}/events", f"/apis/events.k8s.io/v1/namespaces/{ns}/events"),
-            {"name": _nonempty(pod_name)},
+            {"name": nonempty(pod_name, _NAMED)},
         )
 
     async def list_node_events(self, name: str) -> list[KubeEvent]:
@@ -163,7 +165,7 @@ class KubeClient(SchedulerObjects):
         """
         return await self._object_events(
             ("/api/v1/events", "/apis/events.k8s.io/v1/events"),
-            {"kind": "Node", "name": _nonempty(name)},
+            {"kind": "Node", "name": nonempty(name, _NAMED)},
         )
 
     async def _object_events(
@@ -203,12 +205,12 @@ class KubeClient(SchedulerObjects):
             raise InvalidRequest("tail_lines must be >= 0 and limit_bytes >= 1")
         operation = LOGS_PREVIOUS if previous else LOGS
         params: dict[str, str | int] = {
-            "container": _nonempty(container),
+            "container": nonempty(container, _NAMED),
             "previous": "true" if previous else "false",
             "tailLines": tail_lines,
             "limitBytes": limit_bytes,
         }
-        path = f"/api/v1/namespaces/{_segment(namespace)}/pods/{_segment(pod)}/log"
+        path = f"/api/v1/namespaces/{segment(namespace, _NAMED)}/pods/{segment(pod, _NAMED)}/log"
         response = await self._get(path, operation=operation, params=params, accept="text/plain")
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if media == "application/json":  # a log is text; a JSON body is something else
@@ -221,7 +223,9 @@ class KubeClient(SchedulerObjects):
 
     async def get_node(self, name: str) -> KubeNode:
         """`kubectl describe node`: `GET /api/v1/nodes/{name}`."""
-        response = await self._get(f"/api/v1/nodes/{_segment(name)}", operation=DESCRIBE_NODE)
+        response = await self._get(
+            f"/api/v1/nodes/{segment(name, _NAMED)}", operation=DESCRIBE_NODE
+        )
         body = _object(_json(response, DESCRIBE_NODE), "Node", name, DESCRIBE_NODE, _url(response))
         return parse_model(KubeNode, body, operation=DESCRIBE_NODE, url=_url(response))
 
@@ -330,17 +334,6 @@ class KubeClient(SchedulerObjects):
         for secret in self._tokens.secrets():
             text = text.replace(secret, "***")
         return text
-
-
-def _segment(value: str) -> str:
-    """`value` escaped as one path segment; an empty name is the caller's mistake."""
-    return quote(_nonempty(value), safe="")
-
-
-def _nonempty(value: str) -> str:
-    if not value or not value.strip():
-        raise InvalidRequest("a Kubernetes namespace, pod, container or node name is empty")
-    return value
 
 
 def _selector_value(value: str) -> str:

@@ -7,9 +7,8 @@ Each read names the `kubectl` command that would show the same thing.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import quote
 
-from diagnosis.errors import InvalidRequest
+from diagnosis.http.paths import nonempty, segment
 from diagnosis.http.responses import parse_model, safe_url, shape_error
 from diagnosis.kube.scheduling_models import PodGroup, Queue
 
@@ -19,6 +18,8 @@ if TYPE_CHECKING:
     from diagnosis.kube.models import KubeEvent
 
 __all__ = ["GET_PODGROUP", "GET_QUEUE", "PODGROUPS", "QUEUES", "SchedulerObjects"]
+
+_NAMED = "a Kubernetes namespace, kind or object name"
 
 GET_PODGROUP = "kubectl get podgroup"
 GET_QUEUE = "kubectl get queue"
@@ -43,16 +44,6 @@ class _Client(Protocol):
     ) -> list[KubeEvent]: ...
 
 
-def _nonempty(value: str) -> str:
-    if not value or not value.strip():
-        raise InvalidRequest("a Kubernetes namespace, kind or object name is empty")
-    return value
-
-
-def _segment(value: str) -> str:
-    return quote(_nonempty(value), safe="")
-
-
 def _body(response: httpx.Response, operation: str) -> object:
     try:
         return response.json()
@@ -67,14 +58,16 @@ class SchedulerObjects:
 
     async def get_podgroup(self: _Client, namespace: str, name: str) -> PodGroup:
         """`kubectl get podgroup -o yaml`: spec (queue, minMember) and scheduling conditions."""
-        path = f"{PODGROUPS}/namespaces/{_segment(namespace)}/podgroups/{_segment(name)}"
+        path = (
+            f"{PODGROUPS}/namespaces/{segment(namespace, _NAMED)}/podgroups/{segment(name, _NAMED)}"
+        )
         response = await self._get(path, operation=GET_PODGROUP)
         url = safe_url(response.request.url)
         return parse_model(PodGroup, _body(response, GET_PODGROUP), operation=GET_PODGROUP, url=url)
 
     async def get_queue(self: _Client, name: str) -> Queue:
         """`kubectl get queue <name>` (cluster scoped); `NotFound` when it does not exist."""
-        response = await self._get(f"{QUEUES}/queues/{_segment(name)}", operation=GET_QUEUE)
+        response = await self._get(f"{QUEUES}/queues/{segment(name, _NAMED)}", operation=GET_QUEUE)
         url = safe_url(response.request.url)
         return parse_model(Queue, _body(response, GET_QUEUE), operation=GET_QUEUE, url=url)
 
@@ -86,8 +79,8 @@ class SchedulerObjects:
         Oldest first, annotations kept (the scheduler's `Evict` events carry the evictor's
         name and action there); the same events.k8s.io/v1 fallback as pod events.
         """
-        ns = _segment(namespace)
+        ns = segment(namespace, _NAMED)
         return await self._object_events(
             (f"/api/v1/namespaces/{ns}/events", f"/apis/events.k8s.io/v1/namespaces/{ns}/events"),
-            {"kind": _nonempty(kind), "name": _nonempty(name)},
+            {"kind": nonempty(kind, _NAMED), "name": nonempty(name, _NAMED)},
         )

@@ -6,13 +6,13 @@ import contextlib
 from datetime import datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Self
-from urllib.parse import quote
 
 import httpx
 
 from diagnosis.errors import InvalidRequest, NotFound, PartialHistory
 from diagnosis.http.client import CookielessClient
 from diagnosis.http.limit import NO_LIMIT, CallLimiter, LimitedTransport
+from diagnosis.http.paths import segment
 from diagnosis.http.responses import (
     json_member,
     parse_model,
@@ -56,6 +56,8 @@ __all__ = [
     "SPEC_KIND_PATHS",
     "RunaiClient",
 ]
+
+_WORKLOAD_ID = "a workload id"
 
 
 SPEC_KIND_PATHS: Mapping[str, str] = {
@@ -208,14 +210,14 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
 
     async def get_workload(self, workload_id: str) -> Workload:
         """`get_workload_status`: `GET /api/v1/workloads/{id}`."""
-        path = f"/api/v1/workloads/{_segment(workload_id)}"
+        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}"
         body, url = await _get(self._http, path, operation="get_workload_status")
         return parse_model(Workload, body, operation="get_workload_status", url=url)
 
     async def list_events(self, workload_id: str, *, since: datetime) -> list[Event] | None:
         """`get_workload_events`: newest first down to `since`; None when `events` is null."""
         since = aware(since)
-        path = f"/api/v1/workloads/{_segment(workload_id)}/events"
+        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}/events"
         params: Params = {"sortOrder": "desc", "limit": _PAGE_SIZE}
         events: list[Event] = []
         pages = self._pages("get_workload_events", path, params, key="events", model=Event)
@@ -238,26 +240,26 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
         `/api/v2/workloads/{id}` (kind ``"v2"``). An unrecognised type tries
         `FALLBACK_SPEC_KINDS` in turn; `NotFound` when none of them has the workload.
         """
-        segment = _segment(workload.id)
+        workload_segment = segment(workload.id, _WORKLOAD_ID)
         if (workload.source_api or "").casefold() == "workloadsv2":
-            return await self._spec(f"/api/v2/workloads/{segment}", _V2_KIND)
+            return await self._spec(f"/api/v2/workloads/{workload_segment}", _V2_KIND)
         normalised = "".join(c for c in (workload.type or "").casefold() if c.isalnum())
         kind = SPEC_KIND_PATHS.get(normalised)
         if kind is not None:
-            return await self._spec(f"/api/v1/workloads/{kind}/{segment}", kind)
+            return await self._spec(f"/api/v1/workloads/{kind}/{workload_segment}", kind)
         for kind in FALLBACK_SPEC_KINDS:
             with contextlib.suppress(NotFound):
-                return await self._spec(f"/api/v1/workloads/{kind}/{segment}", kind)
+                return await self._spec(f"/api/v1/workloads/{kind}/{workload_segment}", kind)
         raise NotFound(
             f"no spec endpoint ({', '.join(FALLBACK_SPEC_KINDS)}) knows type {workload.type!r}",
             operation="get_workload_spec",
-            url=safe_url(self._http.base_url.join(f"api/v1/workloads/*/{segment}")),
+            url=safe_url(self._http.base_url.join(f"api/v1/workloads/*/{workload_segment}")),
             status=404,
         )
 
     async def list_pods(self, workload_id: str) -> list[Pod]:
         """`get_workload_pods`: every page of `GET /api/v1/workloads/{id}/pods`."""
-        path = f"/api/v1/workloads/{_segment(workload_id)}/pods"
+        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}/pods"
         params: Params = {"limit": _PAGE_SIZE}
         return await self._collect("get_workload_pods", path, params, key="pods", model=Pod)
 
@@ -290,7 +292,7 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
         read so far (cutoff applied), so the caller keeps them and names the missing part.
         """
         cutoff = aware(cutoff)
-        path = f"/api/v1/workloads/{_segment(workload_id)}/history"
+        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}/history"
         params: Params = {"limit": HISTORY_PAGE_SIZE}
         records: list[HistoryRecord] = []
 
@@ -350,7 +352,7 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
             "end": iso(end),
             "numberOfSamples": samples,
         }
-        path = f"/api/v1/workloads/{_segment(workload_id)}/metrics"
+        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}/metrics"
         body, url = await _get(self._http, path, operation=operation, params=params, ok=(200, 207))
         raw = json_member(body, "measurements", operation=operation, url=url)
         if raw is None:  # null is a failed read; an empty list is "no samples"
@@ -383,10 +385,3 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
             )
         spec = parse_model(WorkloadSpec, body, operation="get_workload_spec", url=url)
         return spec.model_copy(update={"kind_path": kind})
-
-
-def _segment(value: str) -> str:
-    """`value` escaped as one path segment; an empty identifier is the caller's mistake."""
-    if not value.strip():
-        raise InvalidRequest("a workload id must not be empty")
-    return quote(value, safe="")

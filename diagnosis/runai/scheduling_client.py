@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from diagnosis.errors import InvalidRequest
+from diagnosis.http.paths import segment
 from diagnosis.http.responses import json_member, parse_model, parse_models
 from diagnosis.runai.models import Measurement, Node, Workload
 from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry, WorkloadPriority
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 __all__ = ["NODE_POOLS_PAGE", "POOL_WORKLOADS_PAGE", "SchedulingReads"]
 
+_IDENTIFIER = "an identifier in a scheduling read"
+
 
 NODE_POOLS_PAGE = 500
 """Node pools read in one page (the largest `limit` the API accepts)."""
@@ -30,18 +32,12 @@ POOL_WORKLOADS_PAGE = 50
 """A pool's most recently started workloads read for preemption candidates."""
 
 
-def _segment(value: str) -> str:
-    if not value.strip():
-        raise InvalidRequest("an identifier in a scheduling read must not be empty")
-    return quote(value, safe="")
-
-
 class SchedulingReads:
     """The scheduling reads, each one GET of the 2.24 API (see the module docstring)."""
 
     async def get_project(self: Session, project_id: str) -> ProjectQuota:
         """`get_project`: `GET /api/v1/org-unit/projects/{projectId}` (quota and usage)."""
-        path = f"/api/v1/org-unit/projects/{_segment(project_id)}"
+        path = f"/api/v1/org-unit/projects/{segment(project_id, _IDENTIFIER)}"
         body, url = await get(self._http, path, operation="get_project")
         return parse_model(ProjectQuota, body, operation="get_project", url=url)
 
@@ -134,7 +130,7 @@ class SchedulingReads:
         }
         if node_pool:
             params["nodepoolName"] = node_pool
-        path = f"/api/v1/org-unit/projects/{_segment(project_id)}/metrics"
+        path = f"/api/v1/org-unit/projects/{segment(project_id, _IDENTIFIER)}/metrics"
         body, url = await get(self._http, path, operation=operation, params=params, ok=(200, 207))
         raw = json_member(body, "measurements", operation=operation, url=url)
         return [] if raw is None else parse_models(Measurement, raw, operation=operation, url=url)
