@@ -37,11 +37,33 @@ MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 _AFTER_MARKER = frozenset(" \t\r\n@/:?&#\"'\\;,)]}>")
 
 
-def _all_hints(rules: tuple[Rule, ...]) -> tuple[str, ...]:
-    return tuple(sorted({h for rule in rules for h in rule.hints}))
+@dataclass(frozen=True)
+class _Index:
+    """Which rules a text's hints call for: by hint, and the rules that run on every text."""
+
+    hints: tuple[str, ...]
+    by_hint: dict[str, frozenset[int]]
+    always: frozenset[int]
+
+    @classmethod
+    def of(cls, rules: tuple[Rule, ...]) -> _Index:
+        by_hint: dict[str, set[int]] = {}
+        for index, rule in enumerate(rules):
+            for hint in rule.hints:
+                by_hint.setdefault(hint, set()).add(index)
+        always = frozenset(i for i, rule in enumerate(rules) if not rule.hints)
+        frozen = {hint: frozenset(found) for hint, found in by_hint.items()}
+        return cls(tuple(sorted(frozen)), frozen, always)
+
+    def called(self, present: set[str], after: int) -> list[int]:
+        """The rules, in order, past index `after`, that the hints `present` call for."""
+        wanted = set(self.always)
+        for hint in present:
+            wanted |= self.by_hint[hint]
+        return sorted(i for i in wanted if i > after)
 
 
-_RULE_HINTS = _all_hints(RULES)
+_RULES_INDEX = _Index.of(RULES)
 
 
 @dataclass
@@ -50,10 +72,10 @@ class Redactor:
 
     counts: dict[str, int] = field(default_factory=dict)
     rules: tuple[Rule, ...] = field(default=RULES, repr=False)
-    _hints: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _index: _Index = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self._hints = _RULE_HINTS if self.rules is RULES else _all_hints(self.rules)
+        self._index = _RULES_INDEX if self.rules is RULES else _Index.of(self.rules)
 
     @property
     def total(self) -> int:
@@ -64,17 +86,23 @@ class Redactor:
         """Return `text` with every recognised secret replaced by `[REDACTED:<kind>]`."""
         if not text:
             return ""
-        present = self._present(text)  # every rule's hints, searched once per text
-        for rule in self.rules:
-            if not rule.hints or not present.isdisjoint(rule.hints):
-                cleaned = self._apply(rule, text)
-                if cleaned is not text:  # markers carry words (`key`) later hints look for
-                    text, present = cleaned, self._present(cleaned)
+        # Every rule's hints are searched once per text; only the rules they call for (and
+        # the few without hints) run, in rule order. A rule that masks something changes the
+        # text, and markers carry words (`key`) later rules' hints look for: the hints are
+        # searched again and the rules after it chosen again.
+        present, after = self._present(text), -1
+        called = self._index.called(present, after)
+        while called:
+            index, *called = called
+            cleaned = self._apply(self.rules[index], text)
+            if cleaned is not text:
+                text, after = cleaned, index
+                called = self._index.called(self._present(cleaned), after)
         return text
 
     def _present(self, text: str) -> set[str]:
         lowered = text.lower()
-        return {hint for hint in self._hints if hint in lowered}
+        return {hint for hint in self._index.hints if hint in lowered}
 
     def _apply(self, rule: Rule, text: str) -> str:
         parts: list[str] = []

@@ -216,3 +216,25 @@ def test_hashes_ids_and_digests_are_not_secrets(commit, digest, uid, repo):
         redactor = Redactor()
         assert redactor.clean(line) == line
         assert redactor.total == 0
+
+
+def _every_rule_in_order(text: str) -> tuple[str, dict[str, int]]:
+    """The reference: every rule in order, each run when the text holds one of its hints."""
+    redactor = Redactor()
+    hints = {h for rule in redactor.rules for h in rule.hints}
+    for rule in redactor.rules:
+        present = {h for h in hints if h in text.lower()}
+        if not rule.hints or not present.isdisjoint(rule.hints):
+            text = redactor._apply(rule, text)
+    return text, redactor.counts
+
+
+@given(
+    st.lists(st.one_of(secrets.map(lambda s: s[0]), surrounding, separator), min_size=1, max_size=5)
+)
+@settings(max_examples=300)
+def test_only_the_rules_called_for_run_and_they_mask_what_every_rule_would(parts):
+    """Choosing the rules by the hints present (and again after each mask) changes nothing."""
+    text = "".join(parts)
+    redactor = Redactor()
+    assert (redactor.clean(text), redactor.counts) == _every_rule_in_order(text)
