@@ -87,11 +87,13 @@ def build_slack_app(
     signing_secret: str,
     deps: SlackDeps,
     auth_test: AuthTest | None = None,
+    response_urls: ResponseUrls | None = None,
 ) -> AsyncApp:
     """The Bolt app: listeners registered per module, one error handler, no catch-alls.
 
-    Middleware binds the log context, then drops a `response_url` that is not Slack's
-    (`bot.slack.response_urls`), so no listener can answer through one.
+    Middleware binds the log context, then drops a `response_url` that is not one of
+    `response_urls` (default: Slack's, and the client's API origin), so no listener can
+    answer through one.
 
     `auth.test` is called once per process (`bot.slack.authorize`), not per cold request.
     """
@@ -107,7 +109,8 @@ def build_slack_app(
         process_before_response=True,
     )
     app.middleware(_log_context)
-    app.middleware(ResponseUrls.for_api(client.base_url).middleware())  # before any listener
+    urls = response_urls or ResponseUrls.for_api(client.base_url)
+    app.middleware(urls.middleware())  # before any listener
     register_listeners(app, deps)
 
     async def on_error(error: Exception, request: AsyncBoltRequest) -> None:

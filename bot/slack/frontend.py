@@ -110,13 +110,21 @@ def build_slack(
         queue_deadline_s=settings.queue.deadline_s,
         runai_url=settings.runai.url,
     )
-    app = build_slack_app(client=web, signing_secret=signing_secret, deps=deps, auth_test=auth_test)
+    # Where a `response_url` may point: one policy for Bolt's middleware and the fast lane.
+    urls = ResponseUrls.for_api(web.base_url)
+    app = build_slack_app(
+        client=web,
+        signing_secret=signing_secret,
+        deps=deps,
+        auth_test=auth_test,
+        response_urls=urls,
+    )
     return SlackFrontEnd(
         app=app,
         gate=SlackGate(
             RequestVerifier(signing_secret),
             app,
-            FastLane(deps, web, auth_test, ResponseUrls.for_api(settings.slack.api_url)),
+            FastLane(deps, web, auth_test, urls),
         ),
         work=SlackWork(deps, web),
         poster=SlackPoster(web, runai_url=settings.runai.url),
