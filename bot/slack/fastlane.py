@@ -8,10 +8,10 @@ so, once this process's `auth.test` has answered, the lane finds the body's rout
 listeners' own table (`bot.slack.listeners.ROUTES`, matched as Bolt matches it) and calls
 that listener, after the steps Bolt's middleware would take: the log context, dropping a
 `response_url` that is not Slack's, and the bot's identity from that one `auth.test`. What
-Slack gets back is byte for byte what Bolt would send: the listener's acknowledgement, or
-500 (logged as Bolt's error handler logs it) for an event to deliver again or a listener
-that failed. Slash commands, the mention and message events, button clicks and the
-message shortcut all take it.
+Slack gets back is byte for byte what Bolt would send, made by Bolt's own `BoltResponse` and
+Starlette adapter: the listener's acknowledgement, or 500 (logged as Bolt's error handler
+logs it) for an event to deliver again or a listener that failed. Slash commands, the
+mention and message events, button clicks and the message shortcut all take it.
 
 Bolt still answers what no route takes (`url_verification`, `ssl_check`, other event types
 or commands), and every request before `auth.test` has answered (its authorize step asks,
@@ -20,6 +20,8 @@ and answers a failure as Bolt does).
 
 from __future__ import annotations
 
+from slack_bolt.adapter.starlette.async_handler import to_starlette_response
+from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 from starlette.responses import Response
 
@@ -32,15 +34,6 @@ from bot.slack.payloads import Checked
 from bot.slack.response_urls import ResponseUrls
 
 __all__ = ["FastLane"]
-
-_JSON = "application/json;charset=utf-8"
-_TEXT = "text/plain;charset=utf-8"
-
-
-def _reply(status: int, body: str = "") -> Response:
-    """The response Bolt's Starlette adapter makes of a `BoltResponse` with this body."""
-    kind = _JSON if body.startswith("{") else _TEXT
-    return Response(status_code=status, content=body, headers={"content-type": kind})
 
 
 class FastLane:
@@ -75,5 +68,5 @@ class FastLane:
             ack = await route.listener(self._deps, SlackRequest(data, self._client, me, retry_num))
         except Exception as error:  # noqa: BLE001 - as Bolt does: logged, answered 500
             log_listener_failure(error, retry_num)
-            return _reply(500)
-        return _reply(200, ack.body())
+            return to_starlette_response(BoltResponse(status=500))
+        return to_starlette_response(BoltResponse(status=200, body=ack.body()))
