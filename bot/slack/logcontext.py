@@ -13,12 +13,9 @@ import structlog
 
 from bot.ops.observe import REQUEST_ID, begin_request
 from bot.slack.intake import RetryLater
+from bot.slack.payloads import member
 
 __all__ = ["bind_request_context", "log_listener_failure"]
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def bind_request_context(body: dict[str, Any], retry_num: str | None) -> None:
@@ -28,7 +25,7 @@ def bind_request_context(body: dict[str, Any], retry_num: str | None) -> None:
     for this request (`bot.ops.observe.begin_request`) is kept, and a request that came
     another way (Socket Mode) gets one here.
     """
-    event = _dict(body.get("event"))
+    event = member(body.get("event"))
     request_id = structlog.contextvars.get_contextvars().get(REQUEST_ID)
     structlog.contextvars.clear_contextvars()
     if request_id:
@@ -36,9 +33,9 @@ def bind_request_context(body: dict[str, Any], retry_num: str | None) -> None:
     else:
         begin_request()
     structlog.contextvars.bind_contextvars(
-        team_id=body.get("team_id") or _dict(body.get("team")).get("id"),
+        team_id=body.get("team_id") or member(body.get("team")).get("id"),
         channel_id=event.get("channel") or body.get("channel_id"),
-        user_id=event.get("user") or body.get("user_id") or _dict(body.get("user")).get("id"),
+        user_id=event.get("user") or body.get("user_id") or member(body.get("user")).get("id"),
         event_id=body.get("event_id"),
         retry_num=retry_num,
     )

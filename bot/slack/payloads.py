@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from bot.web.body import Refused, load_json
 
-__all__ = ["Checked", "check_body"]
+__all__ = ["Checked", "check_body", "member"]
 
 
 class _Shape(BaseModel):
@@ -190,3 +190,8 @@ def check_body(content_type: str, body: bytes) -> Checked:
         problem = _checked(data, _JSON_TYPES, "body")
         return Checked(data if problem is None else {}, problem)
     return _form(text)
+
+
+def member(value: object) -> dict[str, Any]:
+    """A JSON object nested in a checked body (`event`, `team`, an action), else empty."""
+    return value if isinstance(value, dict) else {}

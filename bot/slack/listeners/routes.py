@@ -21,6 +21,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.deps import SlackDeps
+from bot.slack.payloads import member
 
 __all__ = ["Ack", "Listener", "Route", "SlackRequest", "find", "register", "retry_num"]
 
@@ -66,10 +67,6 @@ Listener = Callable[[SlackDeps, SlackRequest], Awaitable[Ack]]
 Kind = Literal["command", "event", "action", "shortcut"]
 
 
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 @dataclass(frozen=True)
 class Route:
     """One kind of request and its listener."""
@@ -91,11 +88,11 @@ class Route:
         if self.kind == "command":  # Bolt: any body with a `command` is a slash command
             return self._named(body.get("command"))
         if self.kind == "event":
-            event = _dict(body.get("event"))
+            event = member(body.get("event"))
             return body.get("type") == "event_callback" and self._named(event.get("type"))
         if self.kind == "action":
             actions = body.get("actions")
-            first = _dict(actions[0]) if isinstance(actions, list) and actions else {}
+            first = member(actions[0]) if isinstance(actions, list) and actions else {}
             return body.get("type") == "block_actions" and self._named(first.get("action_id"))
         return body.get("type") == "message_action" and self._named(body.get("callback_id"))
 
