@@ -12,7 +12,6 @@ every request before the process's `auth.test` has answered, through Bolt.
 
 from __future__ import annotations
 
-import time
 from http import HTTPStatus
 
 from slack_bolt.adapter.starlette.async_handler import (
@@ -24,7 +23,7 @@ from slack_bolt.request.async_internals import build_async_context
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bot.ops.observe import begin_request, observe_stage
+from bot.ops.observe import begin_request, timed
 from bot.slack.fastlane import FastLane
 from bot.slack.payloads import check_body
 from bot.slack.verify import RequestVerifier
@@ -38,7 +37,7 @@ _REJECTED = "slack_request_rejected"
 
 
 class SlackGate:
-    """The Starlette handler of `/slack/events`: the gate, then the Bolt app."""
+    """The Starlette handler of `/slack/events`: the gate, then the listener (lane or Bolt)."""
 
     def __init__(self, verifier: RequestVerifier, app: AsyncApp, lane: FastLane) -> None:
         self._verifier = verifier
@@ -46,16 +45,13 @@ class SlackGate:
         self._lane = lane
 
     async def handle(self, request: Request) -> Response:
-        """One Slack request: a request ID for its logs, then the gate and Bolt; timed as `ack`."""
-        started = time.perf_counter()
+        """One Slack request: a request ID for its logs, the gate and its listener; timed `ack`."""
         begin_request()
-        try:
-            return await self._gate_then_bolt(request)
-        finally:
-            observe_stage("ack", time.perf_counter() - started)
+        with timed("ack"):
+            return await self._gate_then_listener(request)
 
-    async def _gate_then_bolt(self, request: Request) -> Response:
-        """The gate, then Bolt: nothing unverified or malformed is parsed, logged or dispatched."""
+    async def _gate_then_listener(self, request: Request) -> Response:
+        """The gate, then the lane or Bolt: nothing unverified or malformed is dispatched."""
         verifier = self._verifier
         try:
             check_length(request.headers, verifier.max_body_bytes)

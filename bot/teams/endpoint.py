@@ -22,7 +22,6 @@ then; for a card's invoke, the Teams client shows the asker the click failed.
 from __future__ import annotations
 
 import math
-import time
 from http import HTTPStatus
 
 import structlog
@@ -31,7 +30,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from bot.config import DEDUPE_TTL_S
 from bot.conversation.edges import taken_notice
-from bot.ops.observe import begin_request, observe_stage
+from bot.ops.observe import begin_request, timed
 from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import (
     BotClaims,
@@ -88,12 +87,9 @@ class TeamsEndpoint:
 
     async def handle(self, request: Request) -> Response:
         """One request: a request ID for its logs, then the gate and the queue; timed as `ack`."""
-        started = time.perf_counter()
         begin_request()
-        try:
+        with timed("ack"):
             return await self._gate_then_take(request)
-        finally:
-            observe_stage("ack", time.perf_counter() - started)
 
     async def _verified(self, request: Request) -> BotClaims | Response:
         """The token's claims, or the refusal: 413, 401, or 503 when the keys cannot be had."""
