@@ -18,6 +18,12 @@ from typing import Any, Literal
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.request.payload_utils import (
+    is_block_actions,
+    is_event,
+    is_message_shortcut,
+    is_slash_command,
+)
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.deps import SlackDeps
@@ -84,17 +90,16 @@ class Route:
         return self.name.search(value) is not None
 
     def matches(self, body: dict[str, Any]) -> bool:
-        """Whether `body` is this route's, as Bolt's matcher for it decides."""
+        """Whether `body` is this route's: Bolt's own test of its kind, then its name."""
         if self.kind == "command":  # Bolt: any body with a `command` is a slash command
-            return self._named(body.get("command"))
+            return is_slash_command(body) and self._named(body["command"])
         if self.kind == "event":
-            event = member(body.get("event"))
-            return body.get("type") == "event_callback" and self._named(event.get("type"))
-        if self.kind == "action":
+            return is_event(body) and self._named(member(body["event"]).get("type"))
+        if self.kind == "action":  # Bolt matches a click by its first action
             actions = body.get("actions")
             first = member(actions[0]) if isinstance(actions, list) and actions else {}
-            return body.get("type") == "block_actions" and self._named(first.get("action_id"))
-        return body.get("type") == "message_action" and self._named(body.get("callback_id"))
+            return is_block_actions(body) and self._named(first.get("action_id"))
+        return is_message_shortcut(body) and self._named(body["callback_id"])
 
     def register(self, app: AsyncApp, deps: SlackDeps) -> None:
         """Register the listener with Bolt, which then acknowledges with what it returns."""
