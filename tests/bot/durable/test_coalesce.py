@@ -13,7 +13,7 @@ from redis.exceptions import ResponseError
 
 from bot.durable.coalesce import MAX_BATCH, Coalesced
 from bot.durable.connect import connect_redis
-from tests.ports import free_port
+from tests.ports import free_port, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -91,30 +91,24 @@ async def test_close_stops_a_pipeline_waiting_on_redis_and_its_callers():
     sent = asyncio.Event()
 
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            with contextlib.suppress(ConnectionError):
-                while await reader.read(4096):  # takes the commands, never answers
-                    sent.set()
-        finally:
-            writer.close()
+        with contextlib.suppress(ConnectionError):
+            while await reader.read(4096):  # takes the commands, never answers
+                sent.set()
 
-    server = await asyncio.start_server(silent, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    mute = connect_redis(f"redis://127.0.0.1:{port}/0")
-    try:
-        calls = Coalesced(mute, mute.register_script(SCRIPT))
-        caller = asyncio.create_task(calls(keys=["n"], args=["x"]))
-        async with asyncio.timeout(5):
-            await sent.wait()  # sent, and waiting for an answer that never comes
-        before = asyncio.all_tasks()
-        await calls.aclose()
-        with pytest.raises(asyncio.CancelledError):
-            await caller
-        assert not {t for t in asyncio.all_tasks() - before if not t.done()}
-    finally:
-        await mute.aclose()
-        server.close()
-        await server.wait_closed()
+    async with serving(silent) as port:
+        mute = connect_redis(f"redis://127.0.0.1:{port}/0")
+        try:
+            calls = Coalesced(mute, mute.register_script(SCRIPT))
+            caller = asyncio.create_task(calls(keys=["n"], args=["x"]))
+            async with asyncio.timeout(5):
+                await sent.wait()  # sent, and waiting for an answer that never comes
+            before = asyncio.all_tasks()
+            await calls.aclose()
+            with pytest.raises(asyncio.CancelledError):
+                await caller
+            assert not {t for t in asyncio.all_tasks() - before if not t.done()}
+        finally:
+            await mute.aclose()
 
 
 async def test_no_round_trip_asks_whether_the_script_exists(client: redis.asyncio.Redis):

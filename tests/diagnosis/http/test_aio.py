@@ -11,7 +11,7 @@ import asyncio
 import gzip
 import json
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
@@ -21,9 +21,8 @@ import pytest
 
 from diagnosis.http.aio import AiohttpTransport, httpx_error
 from diagnosis.http.transport import RETRYABLE_EXCEPTIONS, network_transport
-from tests.ports import free_port
+from tests.ports import Handler, free_port, serving
 
-Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 BODY = json.dumps({"workloads": [{"name": f"w{i}"} for i in range(50)]}).encode()
 
 
@@ -73,30 +72,8 @@ class _Server:
 
 @asynccontextmanager
 async def _serving(handler: Handler) -> AsyncIterator[str]:
-    """Serve `handler` on loopback; on the way out, its connections are closed and awaited."""
-    handling: set[asyncio.Task[None]] = set()
-    writers: list[asyncio.StreamWriter] = []
-
-    async def tracked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        handling.add(task)
-        writers.append(writer)
-        await handler(reader, writer)
-
-    server = await asyncio.start_server(tracked, "127.0.0.1", 0)
-    try:
-        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
-    finally:
-        server.close()
-        for task in handling:
-            task.cancel()
-        await asyncio.gather(*handling, return_exceptions=True)
-        for writer in writers:
-            writer.close()
-            with suppress(ConnectionError):
-                await writer.wait_closed()
-        await server.wait_closed()
+    async with serving(handler) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 async def test_a_kept_alive_connection_is_reused() -> None:
