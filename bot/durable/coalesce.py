@@ -50,14 +50,14 @@ class Coalesced:
     def __init__(self, client: redis.Redis, script: AsyncScript) -> None:
         self._client = client
         self._script = script
-        self._alone = isinstance(client, RedisCluster)
+        self._one_by_one = isinstance(client, RedisCluster)
         self._waiting: list[_Call] = []
         self._sending: set[asyncio.Task[None]] = set()
         self._closed = False
 
     async def __call__(self, *, keys: Sequence[str], args: Sequence[str | int]) -> Any:
         """The script's reply to this call; raises what Redis or the connection raised."""
-        if self._alone:
+        if self._one_by_one:
             return await self._script(keys=list(keys), args=list(args))
         loop = asyncio.get_running_loop()
         call = _Call(keys, args, loop.create_future())
@@ -88,11 +88,11 @@ class Coalesced:
         if len(calls) == 1:  # alone: one round trip, as a plain call (it reloads a lost script)
             [call] = calls
             try:
-                call.reply.set_result(
-                    await self._script(keys=list(call.keys), args=list(call.args))
-                )
+                reply = await self._script(keys=list(call.keys), args=list(call.args))
             except Exception as error:  # noqa: BLE001 - the caller's to handle
                 _fail(call, error)
+            else:
+                _answer(call, reply)
             return
         replies = await self._pipelined(calls)
         lost = [c for c, r in zip(calls, replies, strict=True) if isinstance(r, NoScriptError)]
