@@ -7,20 +7,18 @@ sent by `bench.rawload` in a process of its own over raw sockets, to a replica i
 layout: `recommended` (web processes that only verify, enqueue and acknowledge, one per
 core, beside worker processes on the same cores); the same web processes alone (the worker
 pods elsewhere, as `overlays/split-worker` deploys them); and `embedded` (one `serve` that
-also diagnoses). For comparison, the burst is also sent by the httpx client the other
-scenarios use, whose figure includes its own queueing.
+also diagnoses). For comparison, the burst is also sent by an httpx client in this
+process, whose figure includes its own queueing (how the benchmark measured before issue 25).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
-import json
-import sys
-from urllib.parse import urlsplit
 
-from bench.driver import Ask, send_all, signed_ask
+import httpx
+
+from bench.driver import Ask, send_all, send_all_httpx
 from bench.stats import Figure, Target, number, percentile
 from bench.world import SECRET, World
 
@@ -30,35 +28,10 @@ ACK_P99_TARGET_S = 0.100
 BURST = 200
 
 
-def _request(url: str, ask: Ask, response_url: str) -> bytes:
-    body, signed = signed_ask(SECRET, ask, response_url)
-    host = urlsplit(url).netloc
-    headers = {**signed, "Content-Length": str(len(body))}
-    head = f"POST /slack/events HTTP/1.1\r\nHost: {host}\r\n"
-    head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-    return (head + "Connection: close\r\n\r\n").encode() + body
-
-
-async def raw_acks(world: World, url: str, asks: list[Ask]) -> tuple[list[float], int]:
-    """Send `asks` at once from `bench.rawload`; (seconds of each 200, how many were 200)."""
-    parts = urlsplit(url)
-    requests = [_request(url, a, world.slack.response_url(a.key)) for a in asks]
-    spec = {
-        "host": parts.hostname,
-        "port": parts.port,
-        "requests": [base64.b64encode(r).decode() for r in requests],
-    }
-    child = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench.rawload",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await asyncio.wait_for(child.communicate(json.dumps(spec).encode()), 120)
-    result = json.loads(out)
-    ok = [a for a, s in zip(result["acks"], result["statuses"], strict=True) if s == 200]  # noqa: PLR2004
-    return [float(a) for a in ok], len(ok)
+async def raw_acks(world: World, url: str, asks: list[Ask]) -> list[float]:
+    """Send `asks` at once to `url` from `bench.rawload`: the seconds of each 200."""
+    await send_all({a.replica: url for a in asks}, SECRET, asks, world.slack)
+    return [a.ack_s for a in asks if a.ack_s is not None and a.status == 200]  # noqa: PLR2004
 
 
 async def _warm(world: World, url: str, tag: str, count: int = 20) -> None:
@@ -85,8 +58,7 @@ async def _burst(world: World, tag: str, layout: str, *, workers: bool = True) -
     await _warm(world, replica.url, f"w{tag}")
     ids = world.scenario.workload_ids[:BURST]
     asks = [ask_for(world, tag, i, w, replica.name) for i, w in enumerate(ids)]
-    timed, _ = await raw_acks(world, replica.url, asks)
-    return timed
+    return await raw_acks(world, replica.url, asks)
 
 
 async def _echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -111,8 +83,7 @@ async def tool_floor(world: World) -> list[float]:
         url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
         ids = world.scenario.workload_ids[:BURST]
         asks = [ask_for(world, "af", i, w, "echo") for i, w in enumerate(ids)]
-        timed, _ = await raw_acks(world, url, asks)
-    return timed
+        return await raw_acks(world, url, asks)
 
 
 def _figures(timed: list[float]) -> str:
@@ -124,7 +95,7 @@ def _figures(timed: list[float]) -> str:
 
 async def acks(world: World) -> list[Target | Figure]:
     """The burst in the recommended layout, web processes alone, one `serve`, and by httpx."""
-    from bench.scenarios import _client, ask_for  # noqa: PLC0415 - one place for how asks look
+    from bench.scenarios import ask_for  # noqa: PLC0415 - one place for how asks look
 
     timed = await _burst(world, "ar", "recommended")
     rows: list[Target | Figure] = [
@@ -160,8 +131,9 @@ async def acks(world: World) -> list[Target | Figure]:
     [replica] = await world.serve(1, layout="recommended")
     ids = world.scenario.workload_ids[:BURST]
     asks = [ask_for(world, "ah", i, w, replica.name) for i, w in enumerate(ids)]
-    async with _client(BURST) as http:
-        await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
+    limits = httpx.Limits(max_connections=BURST, max_keepalive_connections=BURST)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as http:
+        await send_all_httpx(http, {replica.name: replica.url}, SECRET, asks, world.slack)
     by_httpx = [a.ack_s for a in asks if a.ack_s is not None and a.status == 200]  # noqa: PLR2004
     rows.append(
         Figure(

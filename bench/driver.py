@@ -17,19 +17,32 @@ own, so everything the bot showed for it can be told apart:
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
+import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import httpx
 
 from tests.bot.slack.fake_slack import RESPONSE_URL, FakeSlack
 from tests.bot.slack.signing import signed_headers, slash_command_body
 
-__all__ = ["Ask", "Outcome", "outcomes", "send_all", "signed_ask", "wait_until"]
+__all__ = [
+    "Ask",
+    "Outcome",
+    "outcomes",
+    "send_all",
+    "send_all_httpx",
+    "signed_ask",
+    "wait_until",
+]
 
 _ANSWER_METHODS = frozenset({"chat.postMessage", "chat.update"})
 PROGRESS_PREFIX = "Diagnosing"
+_SENDING_S = 180.0
 
 
 @dataclass
@@ -94,8 +107,64 @@ def signed_ask(secret: str, ask: Ask, response_url: str) -> tuple[bytes, dict[st
     return body, signed_headers(secret, body)
 
 
-async def send(http: httpx.AsyncClient, url: str, secret: str, ask: Ask, response_url: str) -> None:
-    """POST the signed slash command and record the acknowledgement."""
+def _raw(url: str, secret: str, ask: Ask, response_url: str) -> dict[str, object]:
+    """The ask as `bench.rawload` sends it: one HTTP/1.1 request on a connection of its own."""
+    body, signed = signed_ask(secret, ask, response_url)
+    parts = urlsplit(url)
+    headers = {**signed, "Content-Length": str(len(body))}
+    head = f"POST /slack/events HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    data = (head + "Connection: close\r\n\r\n").encode() + body
+    return {"host": parts.hostname, "port": parts.port, "data": base64.b64encode(data).decode()}
+
+
+async def send_all(urls: dict[str, str], secret: str, asks: list[Ask], slack: FakeSlack) -> float:
+    """Send every ask at once, each to its replica (`ask.replica`, a key of `urls`).
+
+    From `bench.rawload`, a process of its own over raw sockets, so the sending costs the
+    cores the bot runs on as little as a load balancer's would; records each ask's `sent`,
+    `acked`, `status` and `ack_text`. Returns the CPU seconds the sending process spent.
+    """
+    spec = {"requests": [_raw(urls[a.replica], secret, a, slack.response_url(a.key)) for a in asks]}
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.rawload",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await asyncio.wait_for(child.communicate(json.dumps(spec).encode()), _SENDING_S)
+    report = json.loads(out)
+    for ask, result in zip(asks, report["results"], strict=True):
+        ask.sent, ack, ask.status = float(result["sent"]), result["ack"], result["status"]
+        ask.acked = None if ack is None else ask.sent + float(ack)
+        ask.ack_text = _ack_text(result["body"])
+    return float(report["cpu"])
+
+
+def _ack_text(body: str | None) -> str:
+    """What an acknowledgement's JSON body said (its `text`), or "" for none."""
+    try:
+        return str(json.loads(body or "").get("text") or "")
+    except (ValueError, AttributeError):
+        return ""
+
+
+async def send_all_httpx(
+    http: httpx.AsyncClient, urls: dict[str, str], secret: str, asks: list[Ask], slack: FakeSlack
+) -> None:
+    """`send_all` from this process, with an httpx client: only to show what it measures.
+
+    Its own pool and parsing share the event loop that times the replies.
+    """
+    await asyncio.gather(
+        *(_send(http, urls[a.replica], secret, a, slack.response_url(a.key)) for a in asks)
+    )
+
+
+async def _send(
+    http: httpx.AsyncClient, url: str, secret: str, ask: Ask, response_url: str
+) -> None:
     body, headers = signed_ask(secret, ask, response_url)
     ask.sent = time.monotonic()
     try:
@@ -104,17 +173,6 @@ async def send(http: httpx.AsyncClient, url: str, secret: str, ask: Ask, respons
         ask.status = None
         return
     ask.acked, ask.status = time.monotonic(), response.status_code
-    if response.content and response.headers.get("content-type", "").startswith("application/json"):
-        ask.ack_text = str(response.json().get("text") or "")
-
-
-async def send_all(
-    http: httpx.AsyncClient, urls: dict[str, str], secret: str, asks: list[Ask], slack: FakeSlack
-) -> None:
-    """Send every ask at once, each to its replica (`ask.replica`, a key of `urls`)."""
-    await asyncio.gather(
-        *(send(http, urls[a.replica], secret, a, slack.response_url(a.key)) for a in asks)
-    )
 
 
 def outcomes(slack: FakeSlack, asks: list[Ask]) -> dict[str, Outcome]:

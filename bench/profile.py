@@ -17,7 +17,7 @@ import httpx
 from pydantic import SecretStr
 
 from bench.chart import chart_row
-from bench.driver import send_all, wait_until
+from bench.driver import send_all_httpx, wait_until
 from bench.stats import Figure, number
 from bench.world import SECRET, World
 from bot.app.runtime import build_runtime
@@ -76,13 +76,13 @@ async def profile(world: World, asks_count: int = 20, top: int = 12) -> tuple[li
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench.invalid") as http:
         urls = {"app": "http://bench.invalid"}
-        await send_all(http, urls, SECRET, asks[:1], world.slack)  # warm-up: token, clusters
+        await send_all_httpx(http, urls, SECRET, asks[:1], world.slack)  # warm-up: token, clusters
         await wait_until(world.slack, asks[:1], timeout_s=30, quiet_s=10)
         # CPU time of this thread only: the fake Slack's threads are not the bot's.
         profiler = cProfile.Profile(time.thread_time)
         cpu = time.thread_time()
         profiler.enable()
-        await send_all(http, urls, SECRET, asks[1:], world.slack)
+        await send_all_httpx(http, urls, SECRET, asks[1:], world.slack)
         found = await wait_until(world.slack, asks[1:], timeout_s=45, quiet_s=15)
         profiler.disable()
         cpu = time.thread_time() - cpu

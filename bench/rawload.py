@@ -1,13 +1,16 @@
-"""The ack figure's load generator, in a process of its own, over raw sockets.
+"""The benchmark's load generator, in a process of its own, over raw sockets.
 
     python -m bench.rawload < requests.json
 
-Reads `{"host": ..., "port": ..., "requests": ["<HTTP/1.1 request, base64>", ...]}`,
+Reads `{"requests": [{"host": ..., "port": ..., "data": "<HTTP/1.1 request, base64>"}]}`,
 opens one connection per request (as a proxy's kept-alive connections are open before a
 burst), then writes every request at once and times each from its first byte written to
-its response's head read. Prints `{"acks": [seconds or null], "statuses": [code or null]}`.
-No HTTP library: an httpx client measured four times the ack it was measuring (issue 25),
-its own pool and parsing in the same event loop as the replies it waits for.
+its response's head read. Prints `{"results": [{"sent", "ack", "status", "body"}], "cpu"}`:
+when each request was sent (`time.monotonic()`, the clock every process on the machine
+shares), its acknowledgement's seconds, status and body (null when none came), and the CPU
+seconds this process spent. No HTTP library: an httpx client measured four times the ack it
+was measuring (issue 25), its own pool and parsing in the same event loop as the replies it
+waits for, and it spent the cores the bot was being measured on.
 """
 
 from __future__ import annotations
@@ -18,13 +21,16 @@ import json
 import sys
 import time
 from collections.abc import Awaitable
+from typing import Any
 
-__all__ = ["main"]
+__all__ = ["Result", "main", "run"]
 
 _TIMEOUT_S = 60.0
-
+_MAX_BODY = 64 * 1024
 
 Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+Result = dict[str, Any]
+"""`sent` (monotonic seconds), `ack` (seconds or None), `status` and `body` (or None)."""
 
 
 async def _open(host: str, port: int) -> Connection | None:
@@ -34,42 +40,54 @@ async def _open(host: str, port: int) -> Connection | None:
         return None
 
 
-async def _reply(reader: asyncio.StreamReader, started: float) -> tuple[float | None, int | None]:
+async def _reply(reader: asyncio.StreamReader, sent: float) -> Result:
+    result: Result = {"sent": sent, "ack": None, "status": None, "body": None}
     try:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _TIMEOUT_S)
-        elapsed = time.perf_counter() - started
+        acked = time.monotonic() - sent
         status = int(head.split(b" ", 2)[1])
+        body = b""
         for line in head.split(b"\r\n"):
             if line.lower().startswith(b"content-length:"):
-                await reader.readexactly(int(line.split(b":", 1)[1]))
+                length = int(line.split(b":", 1)[1])
+                body = await reader.readexactly(length) if length <= _MAX_BODY else b""
     except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError, IndexError):
-        return None, None
-    return elapsed, status
+        return result
+    return {**result, "ack": acked, "status": status, "body": body.decode("utf-8", "replace")}
 
 
-async def _run(host: str, port: int, requests: list[bytes]) -> dict[str, list[object]]:
+async def run(requests: list[tuple[str, int, bytes]]) -> list[Result]:
     """Open every connection, then write every request in one pass, then read the replies."""
-    connections = await asyncio.gather(*(_open(host, port) for _ in requests))
-    waiting: list[Awaitable[tuple[float | None, int | None]]] = []
-    for connection, request in zip(connections, requests, strict=True):
+    connections = await asyncio.gather(*(_open(host, port) for host, port, _ in requests))
+    waiting: list[Awaitable[Result]] = []
+    for connection, (_, _, data) in zip(connections, requests, strict=True):
+        sent = time.monotonic()
         if connection is None:
-            waiting.append(asyncio.sleep(0, result=(None, None)))
+            waiting.append(_reply(_closed(), sent))
             continue
-        started = time.perf_counter()
-        connection[1].write(request)
-        waiting.append(_reply(connection[0], started))
+        connection[1].write(data)
+        waiting.append(_reply(connection[0], sent))
     results = await asyncio.gather(*waiting)
     for connection in connections:
         if connection is not None:
             connection[1].close()
-    return {"acks": [a for a, _ in results], "statuses": [s for _, s in results]}
+    return list(results)
+
+
+def _closed() -> asyncio.StreamReader:
+    reader = asyncio.StreamReader()
+    reader.feed_eof()
+    return reader
 
 
 def main() -> int:
-    """Read the requests on stdin, send them, print the timings."""
+    """Read the requests on stdin, send them, print what came back and this process's CPU."""
     spec = json.load(sys.stdin)
-    requests = [base64.b64decode(r) for r in spec["requests"]]
-    print(json.dumps(asyncio.run(_run(spec["host"], int(spec["port"]), requests))))
+    requests = [
+        (str(r["host"]), int(r["port"]), base64.b64decode(r["data"])) for r in spec["requests"]
+    ]
+    results = asyncio.run(run(requests))
+    print(json.dumps({"results": results, "cpu": time.process_time()}))
     return 0
 
 

@@ -15,11 +15,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-import httpx
-
-from bench.driver import Ask, Outcome, send_all, wait_until
+from bench.driver import Ask, Outcome, wait_until
 from bench.stats import Figure, Target, Timed, chain_levels, number, percentile
-from bench.world import SECRET, World, askers
+from bench.world import World, askers
 
 __all__ = ["LATENCY_S", "Reference", "Rows", "distinct", "failover", "one", "queued", "storm"]
 
@@ -47,11 +45,6 @@ class Reference:
     def floor_s(self) -> float:
         """Levels x the injected latency."""
         return self.levels * LATENCY_S
-
-
-def _client(limit: int) -> httpx.AsyncClient:
-    limits = httpx.Limits(max_connections=limit, max_keepalive_connections=limit)
-    return httpx.AsyncClient(timeout=30, limits=limits)
 
 
 def ask_for(world: World, tag: str, index: int, workload_id: str, replica: str) -> Ask:
@@ -103,8 +96,7 @@ def _kinds(calls: list[Timed]) -> str:
 async def _one_ask(world: World, tag: str, index: int, workload_id: str) -> tuple[Ask, Outcome]:
     [replica] = world.replicas[:1]
     ask = ask_for(world, tag, index, workload_id, replica.name)
-    async with _client(4) as http:
-        await send_all(http, {replica.name: replica.url}, SECRET, [ask], world.slack)
+    await world.send([ask])
     found = await wait_until(world.slack, [ask], timeout_s=30, quiet_s=10)
     return ask, found[ask.key]
 
@@ -195,8 +187,7 @@ async def storm(world: World, reference: Reference, count: int = 200) -> Rows:
     [replica] = await world.serve(1)
     source = world.scenario.source_id
     asks = [ask_for(world, "st", i, source, replica.name) for i in range(count)]
-    async with _client(count) as http:
-        await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
+    await world.send(asks)
     found = await wait_until(world.slack, asks, timeout_s=60)
     calls = world.upstream_calls()
     answered = sum(1 for a in asks if found[a.key].answered_at is not None)
@@ -229,9 +220,8 @@ async def storm(world: World, reference: Reference, count: int = 200) -> Rows:
             detail=f"{answered} answered",
         ),
         Figure(
-            "   storm: ack p99 (httpx client)",
-            f"{number(percentile(acks, 99), 's')} (see 'acks' for the figure a raw client "
-            "measures)",
+            "   storm: ack p99",
+            f"{number(percentile(acks, 99), 's')} (raw sockets from a process of its own)",
         ),
         Figure("   storm: private replies", _private(asks, found)),
     ]
@@ -244,8 +234,7 @@ async def distinct(world: World, reference: Reference, count: int = 200) -> Rows
     ids = world.scenario.workload_ids[:count]
     asks = [ask_for(world, "ds", i, w, replica.name) for i, w in enumerate(ids)]
     cpu_before, harness_before = replica.cpu_seconds(), world.harness_cpu_seconds()
-    async with _client(count) as http:
-        await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
+    await world.send(asks)
     found = await wait_until(world.slack, asks, timeout_s=75)
     cpu = replica.cpu_seconds() - cpu_before
     harness = {k: v - harness_before[k] for k, v in world.harness_cpu_seconds().items()}
@@ -305,9 +294,7 @@ async def failover(world: World, count: int = 60, settle_s: float = 60.0) -> Row
         ask_for(world, "fo", i, w, (first if i % 2 else second).name) for i, w in enumerate(ids)
     ]
     victims = [a for a in asks if a.replica == first.name]
-    urls = {first.name: first.url, second.name: second.url}
-    async with _client(count) as http:
-        await send_all(http, urls, SECRET, asks, world.slack)
+    await world.send(asks)
     # Mid-storm: once the victim has shown something for some of its asks, but not answered all.
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -352,8 +339,7 @@ async def queued(world: World, count: int = 1000, settle_s: float = 45.0) -> Row
     ids = world.scenario.workload_ids[:count]
     asks = [ask_for(world, "qu", i, w, replica.name) for i, w in enumerate(ids)]
     idle_mb = replica.memory_mb("VmRSS")
-    async with _client(count) as http:
-        await send_all(http, {replica.name: replica.url}, SECRET, asks, world.slack)
+    await world.send(asks)
     found = await wait_until(
         world.slack, asks, timeout_s=settle_s, quiet_s=20, private_is_final=False
     )

@@ -26,6 +26,7 @@ from typing import IO, Any
 import httpx
 import redis
 
+from bench.driver import Ask, send_all
 from bench.stats import Timed
 from bench.workloads import ASKER_EMAIL, BenchScenario
 from tests.bot.slack.fake_slack import FakeSlack
@@ -159,6 +160,7 @@ class World:
     layout: str = LAYOUTS[0]
     _log_offset: int = 0
     _started: int = 0
+    _sender_cpu: float = 0.0
 
     def start(self, users: list[str]) -> None:
         """Start Redis, the simulator and the fake Slack (the replicas come per scenario)."""
@@ -193,8 +195,8 @@ class World:
     def harness_cpu_seconds(self) -> dict[str, float]:
         """CPU so far of what runs beside the bot on the same cores, by part.
 
-        The simulator's process, this one (the load driver and the fake Slack's threads) and
-        Redis (its own `INFO cpu`).
+        The simulator's process, the load driver (this process, with the fake Slack's threads,
+        and the `bench.rawload` processes that sent the asks) and Redis (its own `INFO cpu`).
         """
         client = redis.Redis.from_url(self.redis_url)
         try:
@@ -203,9 +205,14 @@ class World:
             client.close()
         return {
             "simulator": _cpu_seconds(self._sim.pid) if self._sim is not None else 0.0,
-            "driver and fake Slack": time.process_time(),
+            "driver and fake Slack": time.process_time() + self._sender_cpu,
             "Redis": float(info["used_cpu_user"]) + float(info["used_cpu_sys"]),
         }
+
+    async def send(self, asks: list[Ask]) -> None:
+        """Send `asks` at once, each to its replica (`ask.replica`), as `driver.send_all` does."""
+        urls = {replica.name: replica.url for replica in self.replicas}
+        self._sender_cpu += await send_all(urls, SECRET, asks, self.slack)
 
     def reset(self) -> None:
         """Between scenarios: stop the replicas, flush Redis, forget Slack's and the log's past."""
