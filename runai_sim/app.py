@@ -278,9 +278,12 @@ class Simulator:
         deleted = filters.parse_bool(params, "deleted")
         terms = filters.parse_filters(params.getlist("filterBy"), filters.WORKLOAD_FIELDS)
         search = (params.get("search") or "").lower()
+        named = [term.value for term in terms if term.field == "name" and term.op == "=="]
+        # An exact name (how the bot resolves one) narrows the scan to that name's entries.
+        entries = self.scenario.index.named(named[0]) if named else self.scenario.workloads
         items = [
             entry.workload
-            for entry in self.scenario.workloads
+            for entry in entries
             if (entry.workload.get("deletedAt") is not None) == deleted
             and search in str(entry.workload.get("name", "")).lower()
         ]
