@@ -9,14 +9,12 @@ never waits on it or fails because of it.
 
 from __future__ import annotations
 
-import asyncio
-
 import aiohttp
 import structlog
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render.chart import memory_chart
+from bot.render.drawing import draw_memory_chart
 from bot.slack.render.blocks import ChartImage
 from diagnosis import Report
 
@@ -32,7 +30,7 @@ async def upload_chart(
     log = structlog.get_logger(__name__)
     if report.memory is None or not report.memory.samples or report.workload is None:
         return None
-    chart = await asyncio.to_thread(memory_chart, report.memory, workload=report.workload.name)
+    chart = await draw_memory_chart(report.memory, workload=report.workload.name)
     if chart is None:
         return None
     try:

@@ -19,7 +19,6 @@ recently published first (their URLs then answer 404).
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -35,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.render.chart import memory_chart
+from bot.render.drawing import draw_memory_chart
 from diagnosis import Report
 
 __all__ = [
@@ -234,7 +233,7 @@ class ChartHost:
         """
         if report.memory is None or report.workload is None:
             return None
-        chart = await asyncio.to_thread(memory_chart, report.memory, workload=report.workload.name)
+        chart = await draw_memory_chart(report.memory, workload=report.workload.name)
         if chart is None:
             return None
         try:
