@@ -29,12 +29,15 @@ import aiohttp
 import httpx
 import yarl
 
-__all__ = ["AiohttpTransport", "httpx_error"]
+__all__ = ["HEADER_LINE_MAX", "AiohttpTransport", "httpx_error"]
 
 #: httpx's default limits: connections at once, and how long an idle one is kept.
 MAX_CONNECTIONS = 100
 KEEPALIVE_S = 5.0
 _CHUNK = 64 * 1024
+#: The longest response header line read, as httpx's own parser (h11) reads a 16 KiB head;
+#: aiohttp's default, 8 KiB, would make a gateway's long `Set-Cookie` an unreadable answer.
+HEADER_LINE_MAX = 16 * 1024
 
 #: aiohttp's errors as httpx's, the most specific first (the first that matches wins).
 _ERRORS: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
@@ -128,6 +131,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 cookie_jar=aiohttp.DummyCookieJar(),  # httpx keeps the cookies, if any
                 auto_decompress=False,  # httpx decodes Content-Encoding
                 timeout=aiohttp.ClientTimeout(total=None),  # per request, from httpx
+                max_line_size=HEADER_LINE_MAX,
+                max_field_size=HEADER_LINE_MAX,
             )
         return self._session
 

@@ -19,7 +19,7 @@ import aiohttp
 import httpx
 import pytest
 
-from diagnosis.http.aio import AiohttpTransport, httpx_error
+from diagnosis.http.aio import HEADER_LINE_MAX, AiohttpTransport, httpx_error
 from diagnosis.http.transport import RETRYABLE_EXCEPTIONS, network_transport
 from tests.ports import Handler, free_port, serving
 
@@ -197,6 +197,38 @@ async def _plain_http(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
     writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")  # to a TLS hello
     await writer.drain()
     writer.close()
+
+
+def _with_header(size: int) -> Handler:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        cookie = b"Set-Cookie: session=" + b"a" * (size - len(b"Set-Cookie: session="))
+        writer.write(b"HTTP/1.1 200 OK\r\n" + cookie + b"\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+    return answer
+
+
+async def test_a_header_line_as_long_as_httpx_reads_is_read() -> None:
+    line = HEADER_LINE_MAX - 1024  # with the status line, the head stays within h11's 16 KiB
+    for transport in (network_transport(), httpx.AsyncHTTPTransport()):
+        async with (
+            _serving(_with_header(line)) as url,
+            httpx.AsyncClient(transport=transport) as client,
+        ):
+            response = await client.get(f"{url}/x")
+        assert (response.status_code, response.text) == (200, "ok"), transport
+        assert len(response.headers["set-cookie"]) > HEADER_LINE_MAX // 2
+
+
+async def test_a_header_line_beyond_the_limit_is_a_protocol_error() -> None:
+    async with (
+        _serving(_with_header(HEADER_LINE_MAX + 1024)) as url,
+        httpx.AsyncClient(transport=network_transport()) as client,
+    ):
+        with pytest.raises(httpx.RemoteProtocolError):
+            await client.get(f"{url}/x")
 
 
 @dataclass(frozen=True)
