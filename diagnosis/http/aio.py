@@ -85,6 +85,19 @@ async def _streamed(stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> Asy
             yield chunk
 
 
+def _sending_bound(timeout: dict[str, Any]) -> float | None:
+    """How long a request with a body may take to get its answer's head: None for no limit.
+
+    aiohttp has no write timeout, and its read timeout starts once the body is sent: a peer
+    that stops reading would hold the request forever. httpx's write timeout is honoured as
+    a bound on the whole exchange, the sum of its pool, connect, write and read timeouts;
+    the sooner ones still end a slow connect or answer with their own errors.
+    """
+    if timeout.get("write") is None:
+        return None
+    return sum(float(timeout[k]) for k in ("pool", "connect", "write", "read") if timeout.get(k))
+
+
 class _Body(httpx.AsyncByteStream):
     """An aiohttp response's body as httpx reads it, with its errors in httpx's terms."""
 
@@ -141,25 +154,30 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         timeout: dict[str, Any] = request.extensions.get("timeout", {})
         headers = request.headers
         sends_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+        bound = asyncio.timeout(_sending_bound(timeout) if sends_body else None)
         try:
-            response = await self._client().request(
-                request.method,
-                # As httpx built it, bytes for bytes: yarl would otherwise normalise it again
-                # (decode `%41`, resolve `%2e%2e`), and the path on the wire could differ from
-                # the one every check above this transport saw.
-                yarl.URL(str(request.url), encoded=True),
-                headers=_headers(request.headers),
-                data=_streamed(request.stream) if sends_body else None,  # as it is produced
-                allow_redirects=False,
-                timeout=aiohttp.ClientTimeout(
-                    total=None,
-                    connect=timeout.get("pool"),
-                    sock_connect=timeout.get("connect"),
-                    sock_read=timeout.get("read"),
-                ),
-                server_hostname=request.extensions.get("sni_hostname"),
-            )
+            async with bound:
+                response = await self._client().request(
+                    request.method,
+                    # As httpx built it, bytes for bytes: yarl would otherwise normalise it
+                    # again (decode `%41`, resolve `%2e%2e`), and the path on the wire could
+                    # differ from the one every check above this transport saw.
+                    yarl.URL(str(request.url), encoded=True),
+                    headers=_headers(request.headers),
+                    data=_streamed(request.stream) if sends_body else None,  # as produced
+                    allow_redirects=False,
+                    timeout=aiohttp.ClientTimeout(
+                        total=None,
+                        connect=timeout.get("pool"),
+                        sock_connect=timeout.get("connect"),
+                        sock_read=timeout.get("read"),
+                    ),
+                    server_hostname=request.extensions.get("sni_hostname"),
+                )
         except (TimeoutError, aiohttp.ClientError) as error:
+            if bound.expired():
+                message = "the request body was not taken within the write timeout"
+                raise httpx.WriteTimeout(message, request=request) from error
             raise httpx_error(error, request) from error
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if response.reason:

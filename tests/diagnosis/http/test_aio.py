@@ -231,6 +231,20 @@ async def test_a_header_line_beyond_the_limit_is_a_protocol_error() -> None:
             await client.get(f"{url}/x")
 
 
+async def _never_read(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await asyncio.Event().wait()  # holds the connection open and reads nothing
+
+
+async def test_a_body_the_server_never_takes_is_a_write_timeout() -> None:
+    body = b"x" * 50_000_000  # far more than the sockets' buffers hold
+    async with (
+        _serving(_never_read) as url,
+        httpx.AsyncClient(transport=network_transport(), timeout=0.2) as client,
+    ):
+        with pytest.raises(httpx.WriteTimeout):
+            await client.post(f"{url}/x", content=body)
+
+
 @dataclass(frozen=True)
 class Failure:
     name: str
