@@ -6,7 +6,8 @@ TCP connection, and against Slack a new TLS handshake, per call, several calls p
 `SlackSession` is the one session of a process instead, a pool of keep-alive connections
 that every client of the process shares (`SharedSessionClient`, the Bolt twin and the
 clients Bolt copies per request). aiohttp binds a session to the running event loop, and
-the clients are built before `serve`'s loop runs, so the session is opened on first use.
+the clients are built before `serve`'s loop runs, so the session is opened on first use,
+in each loop that uses it (a process has one; a test may run several).
 
 Closed once, after the last Slack call (`SlackFrontEnd.aclose`); a call after that gets a
 session of its own again, as slack_sdk does without one, so closing never breaks a call.
@@ -40,6 +41,7 @@ class SlackSession:
     def __init__(self, *, timeout_s: float) -> None:
         self._timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
 
     def get(self) -> aiohttp.ClientSession | None:
@@ -49,11 +51,13 @@ class SlackSession:
         """
         if self._closed:
             return None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # read outside the loop (a copy): no call can happen there
+            return None
+        if self._loop is not loop:  # another loop's session is unusable here
+            self._session, self._loop = None, loop  # its connections ended with that loop
         if self._session is None:
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:  # read outside the loop (a copy): no call can happen there
-                return None
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(
                     limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_S
