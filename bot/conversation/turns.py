@@ -233,11 +233,9 @@ class Turns:
             await show_in_place(
                 responder, ref, Notice(describe_upstream(error, "finish the diagnosis"))
             )
-        except Exception:
-            # Never leave "Diagnosing …" spinning: say so in place, then let the error
-            # reach the front end's error handler (logged with its traceback there).
-            if placeholder is not None and (ref := await posted(placeholder)):
-                await responder.update(ref, Notice(CRASHED))
+        except (Exception, asyncio.CancelledError) as error:
+            # The error then reaches the front end's handler (logged with its traceback there).
+            await _abandoned(placeholder, responder, error)
             raise
         seconds = time.perf_counter() - started
         event = audit_event(incoming, state.slots, report, failed, seconds)
@@ -281,3 +279,19 @@ class Turns:
         denial = await gate.deny(decision, typed=typed, by_id=given, thread=not given)
         await responder.post(denial)
         return answered(state)
+
+
+async def _abandoned(
+    placeholder: asyncio.Future[str] | None, responder: Responder, error: BaseException
+) -> None:
+    """A turn that failed never leaves "Diagnosing …" spinning, nor posts it once cancelled.
+
+    A crash says so in its place. A cancelled turn (a worker stopping) cancels the post: a
+    retry of the request finds and adopts what was posted, and nothing appears after it.
+    """
+    if placeholder is None:
+        return
+    if isinstance(error, asyncio.CancelledError):
+        placeholder.cancel()
+    elif ref := await posted(placeholder):
+        await responder.update(ref, Notice(CRASHED))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -20,6 +21,7 @@ from bot.conversation import (
 )
 from bot.conversation.messages import STATE_NOT_SAVED
 from diagnosis import Category, Outcome
+from runai_sim.faults import FaultRule
 from tests.bot.conversation.harness import Harness, Recorder, harness
 from tests.throwaway_redis import start_throwaway_redis
 
@@ -277,3 +279,40 @@ async def test_the_configured_deadline_answers_with_what_was_collected():
         assert any("0.5 s diagnosis deadline" in gap for gap in report.report.missing), (
             report.report.missing
         )
+
+
+class _SlowPlaceholder(Recorder):
+    """Its "Diagnosing …" post never finishes by itself; it records being cancelled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.posting = asyncio.Event()
+        self.cancelled = False
+
+    async def post(self, reply: Reply) -> str:
+        if not (isinstance(reply, Notice) and reply.progress):
+            return await super().post(reply)
+        self.posting.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+        raise AssertionError("unreachable")
+
+
+async def test_a_cancelled_turn_leaves_no_placeholder_post_running():
+    # The diagnosis's workload reads outlast the test; the lookups before them do not.
+    slow_reads = FaultRule(path=r"/api/v1/workloads.*", latency_ms=30_000)
+    slow = DEMO.model_copy(update={"faults": [slow_reads]})
+    async for h in harness(slow):
+        recorder = _SlowPlaceholder()
+        incoming = Incoming(h.key, "U1", text=EVERYTHING, directed=True)
+        turn = asyncio.create_task(h.engine.handle(incoming, recorder))
+        await asyncio.wait_for(recorder.posting.wait(), 5)
+        turn.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        await asyncio.sleep(0)  # the post's cancellation runs on the next turn of the loop
+        assert recorder.cancelled
+        assert recorder.log == []
