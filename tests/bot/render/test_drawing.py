@@ -6,18 +6,30 @@ import asyncio
 import contextvars
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.render import drawing
 from bot.render.chart import Chart, memory_chart
-from tests.bot.render.test_chart import figures
+from diagnosis import MemoryFigures, MemorySample
 
 ASKER = contextvars.ContextVar("asker", default="nobody")
+START = datetime(2025, 11, 4, tzinfo=UTC)
+
+
+def figures(*gib: int) -> MemoryFigures:
+    samples = tuple(
+        MemorySample(at=START + timedelta(minutes=10 * i), usage_bytes=v * 2**30)
+        for i, v in enumerate(gib)
+    )
+    return MemoryFigures(
+        request_bytes=None, limit_bytes=4 * 2**30, peak_bytes=max(gib) * 2**30, samples=samples
+    )
 
 
 async def test_the_chart_is_the_one_memory_chart_draws():
-    memory = figures([1, 2, 3], limit=4)
+    memory = figures(1, 2, 3)
     chart = await drawing.draw_memory_chart(memory, workload="train-1")
     assert chart == memory_chart(memory, workload="train-1")
     assert await drawing.draw_memory_chart(None, workload="train-1") is None
