@@ -6,6 +6,7 @@ like credentials are masked by `mask_secrets` before any renderer sees them.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 from collections.abc import Mapping, MutableMapping
@@ -26,7 +27,13 @@ _META = frozenset({"_record", "_from_structlog"})  # ProcessorFormatter's own, n
 
 
 def _secret_key(key: object) -> bool:
-    return isinstance(key, str) and any(part in key.lower() for part in _SECRET_KEYS)
+    return isinstance(key, str) and _names_a_secret(key)
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_a_secret(key: str) -> bool:
+    """Whether a field name names a credential; log lines reuse a few dozen names."""
+    return any(part in key.lower() for part in _SECRET_KEYS)
 
 
 def _masked(value: Any, redactor: Redactor) -> Any:
