@@ -56,10 +56,11 @@ class WorkloadIndex:
             self._rebuild()
 
     def _rebuild(self) -> None:
+        entries = list(self._entries)  # one state of it, were a test thread changing it now
         by_id: dict[str, WorkloadEntry] = {}
         by_name: defaultdict[str, list[WorkloadEntry]] = defaultdict(list)
-        for entry in self._entries:
+        for entry in entries:
             by_id.setdefault(entry.id, entry)
             by_name[str(entry.workload.get("name", ""))].append(entry)
         self._by_id, self._by_name = by_id, dict(by_name)
-        self._seen = list(map(id, self._entries))
+        self._seen = list(map(id, entries))
