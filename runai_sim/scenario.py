@@ -12,7 +12,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -22,7 +21,6 @@ from pydantic import (
 from runai_sim.access import ACCESS_KEYS, check_items
 from runai_sim.faults import FaultRule
 from runai_sim.filters import parse_datetime
-from runai_sim.index import WorkloadIndex
 
 __all__ = [
     "DEFAULT_CLIENT_ID",
@@ -258,7 +256,6 @@ class Scenario(BaseModel):
     nodes_telemetry: list[dict[str, Any]] = Field(default_factory=list)
     workload_priorities: list[dict[str, Any]] | None = None
     project_metrics: list[dict[str, Any]] = Field(default_factory=list)
-    _index: WorkloadIndex | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -346,16 +343,9 @@ class Scenario(BaseModel):
             ) from None
         return cls.parse(data, source=str(file))
 
-    @property
-    def index(self) -> WorkloadIndex:
-        """The workloads by id and by name; it follows the list as it is changed in place."""
-        if self._index is None or not self._index.over(self.workloads):
-            self._index = WorkloadIndex(self.workloads)
-        return self._index
-
     def workload(self, workload_id: str) -> WorkloadEntry | None:
         """The entry whose `workload.id` is `workload_id`, if any."""
-        return self.index.by_id(workload_id)
+        return next((e for e in self.workloads if e.id == workload_id), None)
 
     def schema_problems(self) -> list[str]:
         """Bodies missing members the official schemas require (the server serves them anyway)."""
