@@ -35,9 +35,10 @@ __all__ = ["HEADER_LINE_MAX", "AiohttpTransport", "httpx_error"]
 MAX_CONNECTIONS = 100
 KEEPALIVE_S = 5.0
 _CHUNK = 64 * 1024
-#: The longest response header line read, as httpx's own parser (h11) reads a 16 KiB head;
-#: aiohttp's default, 8 KiB, would make a gateway's long `Set-Cookie` an unreadable answer.
-HEADER_LINE_MAX = 16 * 1024
+#: The longest response header line read: httpx's own transport lets h11 read a head of up to
+#: 100 KiB (httpcore's `MAX_INCOMPLETE_EVENT_SIZE`); aiohttp stops at 8 KiB a line, which
+#: would make a gateway's long `Set-Cookie` an unreadable answer.
+HEADER_LINE_MAX = 100 * 1024
 
 #: aiohttp's errors as httpx's, the most specific first (the first that matches wins).
 _ERRORS: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
@@ -91,11 +92,14 @@ def _sending_bound(timeout: dict[str, Any]) -> float | None:
     aiohttp has no write timeout, and its read timeout starts once the body is sent: a peer
     that stops reading would hold the request forever. httpx's write timeout is honoured as
     a bound on the whole exchange, the sum of its pool, connect, write and read timeouts;
-    the sooner ones still end a slow connect or answer with their own errors.
+    the sooner ones still end a slow connect or answer with their own errors. Where any of
+    them is None (httpx would wait), there is no bound. Unlike httpx's per-write limit, a
+    body still flowing when the sum runs out is cut too; our bodies are a few KB.
     """
-    if timeout.get("write") is None:
+    parts = [timeout.get(k) for k in ("pool", "connect", "write", "read")]
+    if any(part is None for part in parts):
         return None
-    return sum(float(timeout[k]) for k in ("pool", "connect", "write", "read") if timeout.get(k))
+    return sum(float(part) for part in parts if part is not None)
 
 
 class _Body(httpx.AsyncByteStream):

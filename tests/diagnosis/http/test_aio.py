@@ -19,7 +19,7 @@ import aiohttp
 import httpx
 import pytest
 
-from diagnosis.http.aio import HEADER_LINE_MAX, AiohttpTransport, httpx_error
+from diagnosis.http.aio import HEADER_LINE_MAX, AiohttpTransport, _sending_bound, httpx_error
 from diagnosis.http.transport import RETRYABLE_EXCEPTIONS, network_transport
 from tests.ports import Handler, free_port, serving
 
@@ -211,7 +211,7 @@ def _with_header(size: int) -> Handler:
 
 
 async def test_a_header_line_as_long_as_httpx_reads_is_read() -> None:
-    line = HEADER_LINE_MAX - 1024  # with the status line, the head stays within h11's 16 KiB
+    line = HEADER_LINE_MAX - 1024  # with the status line, the head stays within h11's limit
     for transport in (network_transport(), httpx.AsyncHTTPTransport()):
         async with (
             _serving(_with_header(line)) as url,
@@ -233,6 +233,22 @@ async def test_a_header_line_beyond_the_limit_is_a_protocol_error() -> None:
 
 async def _never_read(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     await asyncio.Event().wait()  # holds the connection open and reads nothing
+
+
+@pytest.mark.parametrize(
+    ("timeout", "bound"),
+    [
+        (httpx.Timeout(1.0), 4.0),
+        (httpx.Timeout(1.0, connect=2.0, read=5.0), 9.0),
+        (httpx.Timeout(1.0, write=None), None),
+        (httpx.Timeout(1.0, read=None), None),  # httpx would wait for the answer: so do we
+        (httpx.Timeout(None), None),
+    ],
+)
+def test_a_body_s_exchange_is_bounded_only_where_httpx_would_bound_it(
+    timeout: httpx.Timeout, bound: float | None
+) -> None:
+    assert _sending_bound(timeout.as_dict()) == bound
 
 
 async def test_a_body_the_server_never_takes_is_a_write_timeout() -> None:
