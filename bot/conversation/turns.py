@@ -284,14 +284,22 @@ class Turns:
 async def _abandoned(
     placeholder: asyncio.Future[str] | None, responder: Responder, error: BaseException
 ) -> None:
-    """A turn that failed never leaves "Diagnosing …" spinning, nor posts it once cancelled.
+    """What a failed turn does with its "Diagnosing …" post, in flight or landed.
 
-    A crash says so in its place. A cancelled turn (a worker stopping) cancels the post: a
-    retry of the request finds and adopts what was posted, and nothing appears after it.
+    A crash says so in its place. A cancelled turn (a worker stopping) lets a post under way
+    land, and with it the journal's record of it, so the request's retry updates that
+    message in place instead of leaving it spinning beside a new one; cancelled again (the
+    worker waits `RECANCEL_S` for a turn to wind down), it cuts the post short, and nothing
+    appears after the turn has ended.
     """
     if placeholder is None:
         return
     if isinstance(error, asyncio.CancelledError):
-        placeholder.cancel()
+        try:
+            await posted(asyncio.shield(placeholder))
+        except asyncio.CancelledError:
+            placeholder.cancel()
+            await asyncio.wait({placeholder})
+            raise
     elif ref := await posted(placeholder):
         await responder.update(ref, Notice(CRASHED))

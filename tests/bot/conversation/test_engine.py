@@ -282,37 +282,58 @@ async def test_the_configured_deadline_answers_with_what_was_collected():
 
 
 class _SlowPlaceholder(Recorder):
-    """Its "Diagnosing …" post never finishes by itself; it records being cancelled."""
+    """Its "Diagnosing …" post lands only once released; it records being cancelled."""
 
     def __init__(self) -> None:
         super().__init__()
         self.posting = asyncio.Event()
+        self.release = asyncio.Event()
         self.cancelled = False
 
     async def post(self, reply: Reply) -> str:
-        if not (isinstance(reply, Notice) and reply.progress):
-            return await super().post(reply)
-        self.posting.set()
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            self.cancelled = True
-            raise
-        raise AssertionError("unreachable")
+        if isinstance(reply, Notice) and reply.progress:
+            self.posting.set()
+            try:
+                await self.release.wait()
+            except asyncio.CancelledError:
+                self.cancelled = True
+                raise
+        return await super().post(reply)
 
 
-async def test_a_cancelled_turn_leaves_no_placeholder_post_running():
+async def _cancelled_mid_post(h: Harness) -> tuple[asyncio.Task[None], _SlowPlaceholder]:
+    """A turn whose diagnosis outlasts the test, cancelled while its placeholder is posting."""
+    recorder = _SlowPlaceholder()
+    incoming = Incoming(h.key, "U1", text=EVERYTHING, directed=True)
+    turn = asyncio.create_task(h.engine.handle(incoming, recorder))
+    await asyncio.wait_for(recorder.posting.wait(), 5)
+    turn.cancel()
+    return turn, recorder
+
+
+@pytest.fixture
+async def slow_reads() -> AsyncIterator[Harness]:
     # The diagnosis's workload reads outlast the test; the lookups before them do not.
-    slow_reads = FaultRule(path=r"/api/v1/workloads.*", latency_ms=30_000)
-    slow = DEMO.model_copy(update={"faults": [slow_reads]})
-    async for h in harness(slow):
-        recorder = _SlowPlaceholder()
-        incoming = Incoming(h.key, "U1", text=EVERYTHING, directed=True)
-        turn = asyncio.create_task(h.engine.handle(incoming, recorder))
-        await asyncio.wait_for(recorder.posting.wait(), 5)
+    faults = [FaultRule(path=r"/api/v1/workloads.*", latency_ms=30_000)]
+    async for h in harness(DEMO.model_copy(update={"faults": faults})):
+        yield h
+
+
+async def test_a_cancelled_turn_lets_its_placeholder_post_land_for_the_retry(slow_reads):
+    turn, recorder = await _cancelled_mid_post(slow_reads)
+    recorder.release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    assert [action for action, _ in recorder.log] == ["post"]  # landed; the retry updates it
+    assert not recorder.cancelled
+
+
+async def test_a_turn_cancelled_again_cuts_its_placeholder_post_short(slow_reads):
+    turn, recorder = await _cancelled_mid_post(slow_reads)
+    while not turn.done():  # as the worker does: cancelled again while it runs on
+        await asyncio.wait({turn}, timeout=0.05)
         turn.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await turn
-        await asyncio.sleep(0)  # the post's cancellation runs on the next turn of the loop
-        assert recorder.cancelled
-        assert recorder.log == []
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    assert recorder.cancelled
+    assert recorder.log == []  # nothing appears after the turn has ended
