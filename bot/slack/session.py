@@ -16,6 +16,7 @@ session of its own again, as slack_sdk does without one, so closing never breaks
 from __future__ import annotations
 
 import asyncio
+import weakref
 from typing import Any
 
 import aiohttp
@@ -40,12 +41,15 @@ class SlackSession:
 
     def __init__(self, *, timeout_s: float) -> None:
         self._timeout_s = timeout_s
-        self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        # One per event loop (a session is bound to the loop it was made in); a process has
+        # one loop, a test may run several. A finished loop's entry goes with the loop.
+        self._sessions: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, aiohttp.ClientSession
+        ] = weakref.WeakKeyDictionary()
         self._closed = False
 
     def get(self) -> aiohttp.ClientSession | None:
-        """The session, opened in the running loop; None outside one or once closed.
+        """The running loop's session, opened on first use; None outside a loop or once closed.
 
         None is what slack_sdk is given when there is no session: it opens one for the call.
         """
@@ -55,10 +59,9 @@ class SlackSession:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # read outside the loop (a copy): no call can happen there
             return None
-        if self._loop is not loop:  # another loop's session is unusable here
-            self._session, self._loop = None, loop  # its connections ended with that loop
-        if self._session is None:
-            self._session = aiohttp.ClientSession(
+        session = self._sessions.get(loop)
+        if session is None:
+            session = self._sessions[loop] = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(
                     limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_S
                 ),
@@ -67,17 +70,23 @@ class SlackSession:
                 # a session per call kept no cookies from one call to the next: nor does this
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
-        return self._session
+        return session
 
     @property
     def opened(self) -> bool:
         """Whether a session was opened (and not closed yet)."""
-        return self._session is not None and not self._session.closed
+        return any(not session.closed for session in self._sessions.values())
 
     async def aclose(self) -> None:
-        """Close the session and its connections; later calls get a session each, as before."""
+        """Close the running loop's session; later calls get a session each, as before.
+
+        Another loop's session can only be closed in that loop: it is dropped here, its
+        connections ending with that loop.
+        """
         self._closed = True
-        session, self._session = self._session, None
+        sessions = dict(self._sessions)
+        self._sessions.clear()
+        session = sessions.get(asyncio.get_running_loop())
         if session is not None:
             await session.close()
 

@@ -129,24 +129,25 @@ def test_outside_a_running_loop_there_is_no_session_to_share():
         client.session = object()  # type: ignore[assignment]
 
 
-async def test_a_second_event_loop_gets_a_session_of_its_own(fake_slack: FakeSlack):
+async def test_each_event_loop_has_a_session_of_its_own(fake_slack: FakeSlack):
     client = build_web_client(TOKEN, fake_slack.base_url)
     await client.auth_test()
     first = client.session
 
     async def elsewhere() -> bool:
-        try:
-            answer = await client.auth_test()  # in a loop of its own, on another thread
-            return bool(answer["ok"]) and client.session is not first
-        finally:
-            session = client.session
-            if session is not None:
-                await session.close()
+        answer = await client.auth_test()  # in a loop of its own, on another thread
+        theirs = client.session
+        assert theirs is not None
+        await theirs.close()  # a session is closed in its own loop
+        return bool(answer["ok"]) and theirs is not first
 
     assert await asyncio.to_thread(asyncio.run, elsewhere())
+    assert client.session is first  # this loop's session was not replaced meanwhile
+    await client.auth_test()
+    await client.shared.aclose()
     assert first is not None
-    await first.close()  # replaced when the other loop used the client: closed where it opened
-    assert len(fake_slack.calls("auth.test")) == 2
+    assert first.closed
+    assert len(fake_slack.calls("auth.test")) == 3
 
 
 async def test_the_session_times_out_as_the_client_does(fake_slack: FakeSlack):
