@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import sys
 import time
@@ -133,7 +134,15 @@ async def send_all(urls: dict[str, str], secret: str, asks: list[Ask], slack: Fa
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
     )
-    out, _ = await asyncio.wait_for(child.communicate(json.dumps(spec).encode()), _SENDING_S)
+    try:
+        out, _ = await asyncio.wait_for(child.communicate(json.dumps(spec).encode()), _SENDING_S)
+    finally:
+        if child.returncode is None:  # timed out (or this task was cancelled): end it
+            with contextlib.suppress(ProcessLookupError):
+                child.kill()
+            await child.wait()
+    if child.returncode != 0:
+        raise RuntimeError(f"bench.rawload exited with {child.returncode}")
     report = json.loads(out)
     for ask, result in zip(asks, report["results"], strict=True):
         ask.sent, ack, ask.status = float(result["sent"]), result["ack"], result["status"]
@@ -173,6 +182,7 @@ async def _send(
         ask.status = None
         return
     ask.acked, ask.status = time.monotonic(), response.status_code
+    ask.ack_text = _ack_text(response.text)
 
 
 def outcomes(slack: FakeSlack, asks: list[Ask]) -> dict[str, Outcome]:

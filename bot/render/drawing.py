@@ -1,12 +1,12 @@
 """Memory charts drawn off the event loop, one at a time in each process.
 
 A chart holds about 6 MB while it is drawn (its canvas at twice the size, 1600x720 RGB,
-then reduced and mapped to a palette). Through `asyncio.to_thread`, eight diagnoses
-finishing together drew eight at once in the default executor's threads, and a worker's
-peak memory rose by ~45 MB over what one chart needs (measured: 8 at once, peak +43 MB;
-one at a time, +12 MB). Drawing is CPU work under the GIL and a process has one core's
-share, so a second drawing thread never made a chart sooner; one thread per process keeps
-the peak at one canvas, and a chart waits at most for those queued before it (~7 ms each).
+then reduced and mapped to a palette). Through `asyncio.to_thread`, diagnoses finishing
+together drew as many at once as the default executor has threads (six on two cores), and
+a worker's peak memory rose with them (measured: eight asked for at once, peak +43 MB; one
+at a time, +12 MB). Drawing is CPU work under the GIL and a process has one core's share,
+so a second drawing thread never made a chart sooner; one thread per process keeps the
+peak at one canvas, and a chart waits at most for those queued before it (~7 ms each).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -25,16 +24,11 @@ if TYPE_CHECKING:
 
 __all__ = ["draw_memory_chart"]
 
-_drawers: dict[int, ThreadPoolExecutor] = {}
 
-
+@functools.cache
 def _drawer() -> ThreadPoolExecutor:
-    """This process's drawing thread (made on first use: a forked child makes its own)."""
-    pid = os.getpid()
-    drawer = _drawers.get(pid)
-    if drawer is None:
-        drawer = _drawers[pid] = ThreadPoolExecutor(1, thread_name_prefix="chart")
-    return drawer
+    """This process's drawing thread, started with its first chart."""
+    return ThreadPoolExecutor(1, thread_name_prefix="chart")
 
 
 async def draw_memory_chart(memory: MemoryFigures | None, *, workload: str) -> Chart | None:
