@@ -171,7 +171,8 @@ async def test_two_worker_processes_answer_every_ask_once_and_count_them_togethe
             code = await supervisor.wait()
     assert code == 0
     # Workers yield the CPU to acknowledgements on a shared host (the supervisor does not).
-    assert priorities == [os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS] * 2
+    lowest = 19  # the kernel's cap, where a niced test run starts near it
+    assert priorities == [min(lowest, os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)] * 2
     assert own == os.getpriority(os.PRIO_PROCESS, 0)
     assert Counter(a.body["channel"] for a in answers) == {f"C{i}": 1 for i in range(asks)}
     assert {first_line(a).split(" ")[0] for a in answers} == {"OOM_KILLED"}
