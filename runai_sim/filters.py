@@ -165,9 +165,16 @@ class Filter:
     value: str
     spec: FieldSpec
 
+    @property
+    def exact(self) -> bool:
+        """Whether this term is an exact text match (`name==x`): cheap, and the most selective."""
+        return self.op == "==" and self.spec.kind == "str"
+
     def matches(self, item: Mapping[str, Any]) -> bool:
         """Whether `item` passes this term; list-valued fields pass when any element does."""
         raw = self.spec.get(item)
+        if self.exact and not isinstance(raw, list):  # what `_test` decides, without its steps
+            return raw is not None and str(raw) == self.value
         values = raw if isinstance(raw, list) else [raw]
         positive = _NEGATED.get(self.op)
         if positive is not None:
@@ -226,8 +233,13 @@ def parse_filters(raw: Sequence[str], fields: Mapping[str, FieldSpec]) -> list[F
 def apply_filters(
     items: Sequence[dict[str, Any]], filters: Sequence[Filter]
 ) -> list[dict[str, Any]]:
-    """The items that pass every filter, in their original order."""
-    return [item for item in items if all(term.matches(item) for term in filters)]
+    """The items that pass every filter, in their original order.
+
+    The terms are AND-combined, so they are tested exact matches first: with the bot's
+    `name==x,clusterId==…,projectName==…` over 1,000 workloads, most fail at the first.
+    """
+    terms = sorted(filters, key=lambda term: not term.exact)
+    return [item for item in items if all(term.matches(item) for term in terms)]
 
 
 def _sort_key(spec: FieldSpec, item: Mapping[str, Any]) -> Any:
