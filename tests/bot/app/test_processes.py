@@ -438,8 +438,11 @@ def test_web_copies_share_a_port():
     first = reuse_port_socket("127.0.0.1", 0)
     try:
         port = first.getsockname()[1]
-        second = reuse_port_socket("127.0.0.1", port)
-        second.close()
+        second = reuse_port_socket("127.0.0.1", port)  # refused without SO_REUSEPORT
+        try:
+            assert second.getsockname() == first.getsockname()
+        finally:
+            second.close()
     finally:
         first.close()
 
