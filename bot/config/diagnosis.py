@@ -7,14 +7,20 @@ from pydantic import Field
 from bot.config.base import Concern
 from diagnosis import DEFAULT_DEADLINE_S
 
-__all__ = ["DiagnosisSettings"]
+__all__ = ["DEFAULT_MAX_CONCURRENT_DIAGNOSES", "DiagnosisSettings"]
+
+# A diagnosis spends most of its time waiting on Run:ai: ~20 ms of CPU across a chain of
+# 5 levels (0.25 s at 50 ms a call). A process keeps its core busy only with about
+# chain / CPU of them in flight; at 8, the benchmark's 200 distinct asks left a worker's
+# core idle a quarter of the time (`python3 dev.py bench --only distinct`).
+DEFAULT_MAX_CONCURRENT_DIAGNOSES = 32
 
 
 class DiagnosisSettings(Concern):
     """`MAX_CONCURRENT_DIAGNOSES` and `DIAGNOSIS_*` (one diagnosis per storm, bounded in time)."""
 
     max_concurrent: int = Field(
-        default=8,
+        default=DEFAULT_MAX_CONCURRENT_DIAGNOSES,
         ge=1,
         le=100,
         validation_alias="max_concurrent_diagnoses",

@@ -135,7 +135,11 @@ def test_the_defaults():
         settings.queue.shutdown_grace_s,
         settings.queue.embedded_worker,
     ) == (1000, 300.0, 30.0, 3, 20.0, True)
-    assert (settings.diagnosis.deadline_s, settings.diagnosis.cache_ttl_s) == (30, 30.0)
+    assert (
+        settings.diagnosis.deadline_s,
+        settings.diagnosis.cache_ttl_s,
+        settings.diagnosis.max_concurrent,
+    ) == (30, 30.0, 32)
     assert settings.runai.max_concurrent_calls == 64
     assert settings.teams.chart_ttl_s == 7 * 86400
 
