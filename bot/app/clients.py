@@ -66,8 +66,7 @@ def runai_limiter(settings: Settings, client: redis.Redis | None) -> CallLimiter
         return NO_LIMIT
     if client is None:
         return LocalLimit(limit)
-    # A call's attempt takes at most connect + write + read timeouts; past that it is dead.
-    return RedisSemaphore(client, limit=limit, lease_s=3 * settings.runai.timeout_s + 5)
+    return RedisSemaphore(client, limit=limit)
 
 
 def runai_client(settings: Settings, redis_client: redis.Redis | None) -> RunaiClient:

@@ -1,7 +1,8 @@
 """Renews a Redis lease while a block runs, and stops when the block ends, always.
 
 The conversation lock and a flight's lock are leases: their holder renews them every third of
-their TTL while its work runs. Stopping the renewer by cancelling its task alone is not safe
+their TTL while its work runs (`renewing`); the Run:ai call slots are renewed while a process
+holds any (`renew_until`). Stopping the renewer by cancelling its task alone is not safe
 on Python 3.11: redis-py sends every command through `asyncio.wait_for` when it has a socket
 timeout (bot/durable/connect.py sets one), and that drops a cancellation arriving just as the
 write completes (CPython gh-86296, fixed in 3.12). A renewer whose cancellation was dropped
@@ -19,7 +20,7 @@ from contextlib import asynccontextmanager
 
 import structlog
 
-__all__ = ["Renew", "renewing"]
+__all__ = ["Renew", "renew_until", "renewing"]
 
 #: Renews the lease once; returns False when there is no point going on (the lease is lost).
 Renew = Callable[[], Awaitable[bool]]
@@ -34,7 +35,7 @@ async def renewing(renew: Renew, every_s: float, *, name: str) -> AsyncIterator[
     A renewal that raises ends the renewing (the lease then expires by itself); it is logged.
     """
     stop = asyncio.Event()
-    task = asyncio.create_task(_renew_until(stop, renew, every_s), name=name)
+    task = asyncio.create_task(renew_until(stop, renew, every_s), name=name)
     try:
         yield
     finally:
@@ -47,7 +48,8 @@ async def renewing(renew: Renew, every_s: float, *, name: str) -> AsyncIterator[
             )
 
 
-async def _renew_until(stop: asyncio.Event, renew: Renew, every_s: float) -> None:
+async def renew_until(stop: asyncio.Event, renew: Renew, every_s: float) -> None:
+    """Call `renew` every `every_s` seconds until `stop` is set or `renew` returns False."""
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(every_s):

@@ -9,10 +9,14 @@ Round trips are few: this is a local limiter in front of a coarse shared one. Ca
 want a slot at the same moment (a diagnosis's reads of one chain level) take their global
 slots in one script call; a call that ends hands its slot to the next call of this process
 (the next level's reads) instead of giving it back, and the slots left unused for
-`linger_s` are given back together, in one `ZREM`. A slot is handed on only while it is
-younger than `reuse_s`, and its lease covers that plus one call (`lease_s`), so a lease
-never ends under a call. A slot this process holds unused still counts, so the calls in
-flight across every replica never exceed `limit`.
+`linger_s` are given back together, in one `ZREM`. A slot this process holds unused still
+counts, so the calls in flight across every replica never exceed `limit`.
+
+Leases are short and renewed: while a process holds any slot, it extends all of them every
+third of `lease_s` in one script call. A call may take far longer than the lease (httpx's
+timeouts add up to 40 s), yet a process that dies (kill -9, a lost node) stops counting
+within `lease_s`; with leases sized to the longest call instead, a replica killed while
+holding every slot stopped every other replica's Run:ai calls for most of a minute.
 
 Redis failing never fails a diagnosis: the call goes ahead without a global slot (fail
 open), logged as `runai_slot_fail_open` and counted in `FAIL_OPEN`. Why open, not a gap:
@@ -32,12 +36,15 @@ from contextlib import asynccontextmanager
 import redis.asyncio as redis
 import structlog
 
+from bot.durable.renewal import renew_until
 from bot.durable.tasks import stopped
 from bot.ops.metrics import FAIL_OPEN
 
-__all__ = ["SEMAPHORE_KEY", "LocalLimit", "RedisSemaphore"]
+__all__ = ["SEMAPHORE_KEY", "SLOT_LEASE_S", "LocalLimit", "RedisSemaphore"]
 
 SEMAPHORE_KEY = "runai-why:runai-calls"
+#: How long the slots of a process that stopped renewing them (it died) still count.
+SLOT_LEASE_S = 10.0
 
 #: KEYS[1] the holders; ARGV limit, lease (ms), then one new token per slot wanted.
 #: Returns how many slots were taken: the first N tokens now hold one each.
@@ -57,8 +64,17 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return taken
 """
 
-_Held = tuple[str, float]
-"""A global slot this process holds: (token, loop time it was taken)."""
+#: KEYS[1] the holders; ARGV lease (ms), then the tokens this process holds. A token whose
+#: lease already ended is not taken back (`XX`): its slot may be someone else's by now.
+_RENEW = """
+local t = redis.call('TIME')
+local ends = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], 'XX', ends, ARGV[i])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 0
+"""
 
 
 class RedisSemaphore:
@@ -67,13 +83,12 @@ class RedisSemaphore:
     Args:
         client: the shared Redis.
         limit: slots in all.
-        lease_s: the longest one call may hold its slot; past it (plus `reuse_s`) a slot is
-            taken to belong to a dead holder.
+        lease_s: how long a slot counts after its holder stopped renewing it (it died); a
+            living holder renews every third of it.
         key: the sorted set's key.
         backoff_s: (first, longest) pause between attempts while every slot is held.
         sleep: the pause (tests count them).
         linger_s: how long a slot nobody in this process uses is kept before it is given back.
-        reuse_s: how long after it was taken a slot may still be handed to another call.
     """
 
     def __init__(
@@ -81,30 +96,33 @@ class RedisSemaphore:
         client: redis.Redis,
         *,
         limit: int,
-        lease_s: float,
+        lease_s: float = SLOT_LEASE_S,
         key: str = SEMAPHORE_KEY,
         backoff_s: tuple[float, float] = (0.005, 0.1),
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         linger_s: float = 0.05,
-        reuse_s: float = 2.0,
     ) -> None:
         if limit < 1:
             raise ValueError("a semaphore needs at least one slot")
         self._redis = client
         self._limit = limit
-        self._lease_ms = max(int((lease_s + reuse_s) * 1000), 1)
+        self._lease_s = lease_s
+        self._lease_ms = max(int(lease_s * 1000), 1)
         self._key = key
         self._backoff_s = backoff_s
         self._sleep = sleep
         self._linger_s = linger_s
-        self._reuse_s = reuse_s
         self._local = asyncio.Semaphore(limit)
         self._acquire = client.register_script(_ACQUIRE)
-        self._idle: list[_Held] = []
-        self._stale: list[str] = []
-        self._wanted: list[asyncio.Future[_Held | None]] = []
+        self._renew_script = client.register_script(_RENEW)
+        self._held: set[str] = set()
+        """Every slot this process holds, in use or idle: what the renewer extends."""
+        self._idle: list[str] = []
+        self._wanted: list[asyncio.Future[str | None]] = []
         self._taker: asyncio.Task[None] | None = None
         self._giver: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
+        self._stop_renewing = asyncio.Event()
         self._closed = False
         self._log = structlog.get_logger(__name__)
 
@@ -132,29 +150,25 @@ class RedisSemaphore:
     async def aclose(self) -> None:
         """Give back what is held, before the Redis client closes (the Run:ai client's close).
 
-        The background taking and giving are stopped and waited for, so no Redis command of
-        this limiter outlives it; a call still waiting for a slot goes ahead without one, as
-        when Redis fails. Nothing is kept to give back later: a slot handed on after this is
-        left to its lease.
+        The background taking, giving and renewing are stopped and waited for, so no Redis
+        command of this limiter outlives it; a call still waiting for a slot goes ahead
+        without one, as when Redis fails. Nothing is kept to give back later: a slot still
+        in use, or handed on after this, is left to its lease.
         """
         self._closed = True
+        self._stop_renewing.set()
         taker, self._taker = self._taker, None
-        await stopped([taker])
+        renewer, self._renewer = self._renewer, None
+        await stopped([taker, renewer])
         for future in list(self._wanted):
             self._grant(future, None)
         await self.flush()
 
     # ------------------------------------------------------------------ taking
-    def _fresh(self, held: _Held) -> bool:
-        return asyncio.get_running_loop().time() - held[1] < self._reuse_s
-
-    async def _take(self) -> _Held | None:
-        while self._idle:
-            held = self._idle.pop()
-            if self._fresh(held):
-                return held
-            self._stale.append(held[0])
-        wanted: asyncio.Future[_Held | None] = asyncio.get_running_loop().create_future()
+    async def _take(self) -> str | None:
+        if self._idle:
+            return self._idle.pop()
+        wanted: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._wanted.append(wanted)
         if self._taker is None or self._taker.done():
             self._taker = asyncio.ensure_future(self._take_for_waiters())
@@ -182,38 +196,55 @@ class RedisSemaphore:
                 for future in waiting:
                     self._grant(future, None)
                 continue
-            now = asyncio.get_running_loop().time()
+            self._held.update(tokens[:taken])
+            if taken:
+                self._renew_while_held()
             for future, token in zip(waiting, tokens[:taken], strict=False):
-                self._grant(future, (token, now))
+                self._grant(future, token)
             if taken < len(waiting):
                 await self._sleep(random.uniform(pause / 2, pause))  # noqa: S311 - jitter
                 pause = min(pause * 2, longest)
 
-    def _grant(self, future: asyncio.Future[_Held | None], held: _Held | None) -> None:
+    def _grant(self, future: asyncio.Future[str | None], token: str | None) -> None:
         if future in self._wanted:
             self._wanted.remove(future)
         if not future.done():
-            future.set_result(held)
-        elif held is not None:  # its caller is gone
-            self._hand_on(held)
+            future.set_result(token)
+        elif token is not None:  # its caller is gone
+            self._hand_on(token)
+
+    # ------------------------------------------------------------------ renewing
+    def _renew_while_held(self) -> None:
+        if not self._closed and (self._renewer is None or self._renewer.done()):
+            every_s = self._lease_s / 3
+            self._renewer = asyncio.ensure_future(
+                renew_until(self._stop_renewing, self._renew, every_s)
+            )
+
+    async def _renew(self) -> bool:
+        """Extend the lease of every slot held; False (the renewer ends) once none is."""
+        if not self._held:
+            return False
+        try:
+            await self._renew_script(keys=[self._key], args=[self._lease_ms, *self._held])
+        except (redis.RedisError, OSError) as error:  # tried again a third of a lease later
+            self._log.warning("runai_slot_renew_failed", error=type(error).__name__)
+        return bool(self._held)
 
     # ------------------------------------------------------------------ giving back
-    def _hand_on(self, held: _Held) -> None:
+    def _hand_on(self, token: str) -> None:
         """A slot a call is done with: to a call waiting for one, else kept a moment."""
-        if not self._fresh(held):
-            self._stale.append(held[0])
-        elif self._wanted:
-            self._grant(self._wanted[0], held)
+        if self._wanted:
+            self._grant(self._wanted[0], token)
             return
-        else:
-            self._idle.append(held)
+        self._idle.append(token)
         if not self._closed and (self._giver is None or self._giver.done()):
             self._giver = asyncio.ensure_future(self._give_back_later())
 
     async def _give_back_later(self) -> None:
         # A slot handed on while this task gives others back finds it still running, so it
         # schedules nothing: it is kept its moment too, then given back, not left to its lease.
-        while self._idle or self._stale:
+        while self._idle:
             await asyncio.sleep(self._linger_s)
             await self._give_back()
             if self._closed:
@@ -221,11 +252,10 @@ class RedisSemaphore:
 
     async def _give_back(self) -> None:
         """`ZREM` every unused slot at once; a failure is left to the leases."""
-        tokens = [*self._stale, *(token for token, _ in self._idle)]
-        self._stale.clear()
-        self._idle.clear()
+        tokens, self._idle = self._idle, []
         if not tokens:
             return
+        self._held.difference_update(tokens)  # no longer renewed, whatever the ZREM does
         try:
             await self._redis.zrem(self._key, *tokens)
         except (redis.RedisError, OSError) as error:  # the lease ends it anyway

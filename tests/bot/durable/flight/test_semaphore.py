@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+import structlog.testing
 
 from bot.durable.connect import connect_redis
 from bot.durable.flight import SEMAPHORE_KEY, LocalLimit, RedisSemaphore
@@ -97,15 +99,79 @@ async def test_closing_gives_back_at_once_and_keeps_nothing_after(redis_client):
     assert await redis_client.zcard(SEMAPHORE_KEY) == 1
 
 
-async def test_a_slot_older_than_its_reuse_time_is_not_handed_on(redis_client):
-    limiter = RedisSemaphore(redis_client, limit=2, lease_s=30, reuse_s=0.0)
-    async with limiter.slot():
-        first = set(await redis_client.zrange(SEMAPHORE_KEY, 0, -1))
-    async with limiter.slot():
-        second = set(await redis_client.zrange(SEMAPHORE_KEY, 0, -1))
-    await limiter.flush()
-    assert first.isdisjoint(second - first), "a fresh slot was taken"
+async def test_a_call_longer_than_the_lease_keeps_its_slot(redis_client):
+    """The lease is renewed while the call runs: nobody else gets the only slot meanwhile."""
+    holder = RedisSemaphore(redis_client, limit=1, lease_s=0.6)
+    waiter = RedisSemaphore(redis_client, limit=1, lease_s=30)
+    async with holder.slot():
+        with pytest.raises(TimeoutError):  # two and a half leases long
+            async with asyncio.timeout(1.5), waiter.slot():
+                pass
+        [(_, until)] = await redis_client.zrange(SEMAPHORE_KEY, 0, -1, withscores=True)
+        seconds, micros = await redis_client.time()
+        assert until > seconds * 1000 + micros // 1000, "its lease lies ahead"
+    await holder.aclose()
+    async with asyncio.timeout(10), waiter.slot():
+        pass
+    await waiter.aclose()
     assert await redis_client.zcard(SEMAPHORE_KEY) == 0
+
+
+HOLD_UNTIL_KILLED = """
+import asyncio, sys
+from bot.durable.connect import connect_redis
+from bot.durable.flight import RedisSemaphore
+
+async def main():
+    limiter = RedisSemaphore(connect_redis(sys.argv[1]), limit=2, lease_s=float(sys.argv[2]))
+    async with limiter.slot(), limiter.slot():
+        print("holding", flush=True)
+        await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_process_killed_holding_every_slot_frees_them_within_its_lease(
+    redis_url, redis_client
+):
+    """A holder killed with -9 mid-call: nothing gives the slots back, and nothing renews them either."""
+    lease_s = 0.5
+    holder = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        HOLD_UNTIL_KILLED,
+        redis_url,
+        str(lease_s),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert holder.stdout is not None
+    try:
+        async with asyncio.timeout(30):
+            assert await holder.stdout.readline() == b"holding\n"
+        await asyncio.sleep(2 * lease_s)  # renewed meanwhile, or gone already
+        assert await redis_client.zcard(SEMAPHORE_KEY) == 2, "both still held"
+    finally:
+        holder.kill()
+        await holder.wait()
+    loop = asyncio.get_running_loop()
+    killed_at = loop.time()
+    waiter = RedisSemaphore(redis_client, limit=2, lease_s=30)
+    async with asyncio.timeout(10), waiter.slot(), waiter.slot():
+        waited = loop.time() - killed_at
+    await waiter.aclose()
+    assert waited <= lease_s + 1.0, waited
+
+
+async def test_a_failed_renewal_is_logged_and_the_call_goes_on(redis_client):
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=0.06)
+    with structlog.testing.capture_logs() as logs:
+        async with limiter.slot():
+            await redis_client.delete(SEMAPHORE_KEY)
+            await redis_client.set(SEMAPHORE_KEY, "not a sorted set")  # the renewal now fails
+            await asyncio.sleep(0.1)
+        await limiter.aclose()
+    assert "runai_slot_renew_failed" in {entry["event"] for entry in logs}
 
 
 async def test_a_caller_that_gives_up_waiting_leaves_no_slot_behind(redis_client):
