@@ -12,8 +12,9 @@ It drives the real HTTP app, configured by environment only, in the recommended 
 with signed slash commands, against the simulator in its own process at 50 ms per call, the
 fake Slack Web API of the e2e tests and a throwaway Redis. The machine's CPU model and load
 average are printed with every run; each target as measured / reference with "met" or
-"MISSED"; the README keeps the latest table. `parse` (issue 20) runs in this process,
-without the world: figures only (`bench.parsing`).
+"MISSED"; the README keeps the latest table. The distinct asks are measured with the bot on
+cores of its own and the harness on the others (`bench.cores`), and again sharing them.
+`parse` (issue 20) runs in this process, without the world: figures only (`bench.parsing`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from bench import parsing, scenarios
 from bench.acks import acks
+from bench.distinct import distinct
 from bench.profile import profile
 from bench.stats import Figure, loadavg, machine, render_table
 from bench.workloads import generate
@@ -49,7 +51,7 @@ async def _run(
     steps: dict[str, Callable[[], Awaitable[scenarios.Rows]]] = {
         "acks": lambda: acks(world),
         "storm": lambda: scenarios.storm(world, reference),
-        "distinct": lambda: scenarios.distinct(world, reference),
+        "distinct": lambda: distinct(world, reference),
         "failover": lambda: scenarios.failover(world),
         "queued": lambda: scenarios.queued(world, WORKLOADS),
     }

@@ -1,4 +1,4 @@
-"""The five scenarios of issue 12, each returning its rows (targets and figures) for the table.
+"""The scenarios of issue 12 but the distinct asks (`bench.distinct`), each returning its rows.
 
 Each scenario starts its own replicas (a cold start, as after a deploy), drives them with
 signed slash commands and reads the outcome from the fake Slack and the simulator's request
@@ -9,18 +9,28 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import statistics
 import time
 from collections import Counter
 from dataclasses import dataclass
 
 from bench.driver import Ask, Outcome, wait_until
-from bench.stats import Figure, Target, Timed, chain_levels, number, percentile
+from bench.stats import Figure, Target, Timed, chain_levels, number, percentile, times
 from bench.world import World, askers
 from bot.config import QueueSettings
 
-__all__ = ["LATENCY_S", "Reference", "Rows", "distinct", "failover", "one", "queued", "storm"]
+__all__ = [
+    "CPU_PER_REQUEST_TARGET_S",
+    "LATENCY_S",
+    "PEAK_RSS_BOUND_MB",
+    "Reference",
+    "Rows",
+    "ask_for",
+    "failover",
+    "one",
+    "queued",
+    "storm",
+]
 
 LATENCY_S = 0.050
 #: Peak memory one process may reach (issue 12); deploy/kubernetes sizes its pods above it.
@@ -52,6 +62,7 @@ class Reference:
 
 
 def ask_for(world: World, tag: str, index: int, workload_id: str, replica: str) -> Ask:
+    """The `index`-th ask of a scenario (`tag`) about `workload_id`, sent to `replica`."""
     return Ask(
         tag=tag,
         index=index,
@@ -145,11 +156,11 @@ async def one(world: World, warm_runs: int = 5) -> tuple[Rows, Reference]:
             f"levels from the request log (floor of those: {number(floor, 's')})",
         ),
         Figure(
-            "   wall / serial sum of its calls", f"{_ratio(wall, serial)} ({number(serial, 's')})"
+            "   wall / serial sum of its calls", f"{times(wall, serial)} ({number(serial, 's')})"
         ),
         Figure(
             "   end to end (signed POST -> answer in Slack)",
-            f"{number(e2e, 's')} = {_ratio(e2e, floor)} floor",
+            f"{number(e2e, 's')} = {times(e2e, floor)} floor",
         ),
         Figure(
             "   cold start: calls, levels, end to end",
@@ -166,12 +177,6 @@ def _events_per_diagnosis(world: World, runs: int) -> str:
     calls = world.upstream_calls()
     events = [c for c in calls if c.path.endswith("/events") and "/k8s/" not in c.path]
     return f"{len(events) / runs:.1f} (from the request log, {runs} diagnoses)"
-
-
-def _ratio(value: float, reference: float) -> str:
-    if math.isnan(value) or math.isnan(reference) or reference == 0:
-        return "n/a"
-    return f"{value / reference:.2f}x"
 
 
 def _private(asks: list[Ask], found: dict[str, Outcome]) -> str:
@@ -228,64 +233,6 @@ async def storm(world: World, reference: Reference, count: int = 200) -> Rows:
             f"{number(percentile(acks, 99), 's')} (raw sockets from a process of its own)",
         ),
         Figure("   storm: private replies", _private(asks, found)),
-    ]
-
-
-async def distinct(world: World, reference: Reference, count: int = 200) -> Rows:
-    """3: `count` distinct workloads at once: e2e percentiles, CPU per request, peak memory."""
-    world.reset()
-    [replica] = await world.serve(1)
-    ids = world.scenario.workload_ids[:count]
-    asks = [ask_for(world, "ds", i, w, replica.name) for i, w in enumerate(ids)]
-    cpu_before, harness_before = replica.cpu_seconds(), world.harness_cpu_seconds()
-    await world.send(asks)
-    found = await wait_until(world.slack, asks, timeout_s=75)
-    cpu = replica.cpu_seconds() - cpu_before
-    harness = {k: v - harness_before[k] for k, v in world.harness_cpu_seconds().items()}
-    e2e = [o.answered_at - a.sent for a in asks if (o := found[a.key]).answered_at is not None]
-    answered = len(e2e)
-    cores = os.cpu_count() or 1
-    cpu_floor = cpu / cores
-    floor = max(reference.floor_s, cpu_floor)
-    per_request = cpu / answered if answered else math.nan
-    return [
-        Target(
-            "4. distinct: e2e p99 / max(chain, CPU floor)",
-            percentile(e2e, 99),
-            floor,
-            1.2,
-            "s",
-            f"chain {number(reference.floor_s, 's')}, CPU {number(cpu_floor, 's')} = "
-            f"{number(cpu, 's')} / {cores} cores",
-        ),
-        Figure(
-            "   distinct: the harness's CPU, same cores",
-            ", ".join(f"{part} {number(s, 's')}" for part, s in harness.items())
-            + f"; bot + harness / {cores} cores = "
-            f"{number((cpu + sum(harness.values())) / cores, 's')} (the whole machine busy; "
-            "the floor above counts the bot alone)",
-        ),
-        Figure(
-            "   distinct: e2e p50, p99",
-            f"{number(percentile(e2e, 50), 's')}, {number(percentile(e2e, 99), 's')} "
-            f"({answered}/{count} answered)",
-        ),
-        Target(
-            "   distinct: CPU per request / 40 ms",
-            per_request,
-            CPU_PER_REQUEST_TARGET_S,
-            1.0,
-            "s",
-            f"per answered ask, all processes; {number(cpu / count, 's')} per ask sent",
-        ),
-        Target(
-            "   distinct: peak RSS, largest process / 150 MB",
-            replica.memory_mb(),
-            PEAK_RSS_BOUND_MB,
-            1.0,
-            "MB",
-        ),
-        Figure("   distinct: peak RSS per process", replica.memory_by_process()),
     ]
 
 

@@ -94,6 +94,13 @@ class Figure:
     value: str
 
 
+def times(value: float, reference: float) -> str:
+    """`1.40x`: `value` as a multiple of `reference` (`n/a` for NaN or a zero reference)."""
+    if math.isnan(value) or math.isnan(reference) or reference == 0:
+        return "n/a"
+    return f"{value / reference:.2f}x"
+
+
 def number(value: float, unit: str = "") -> str:
     """`value` with its unit, compactly (`0.412 s`, `88 MB`, `n/a` for NaN)."""
     if math.isnan(value):

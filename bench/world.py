@@ -26,6 +26,7 @@ from typing import IO, Any
 import httpx
 import redis
 
+from bench import cores as affinity
 from bench.driver import Ask, send_all
 from bench.stats import Timed
 from bench.workloads import ASKER_EMAIL, BenchScenario
@@ -209,6 +210,33 @@ class World:
             "Redis": float(info["used_cpu_user"]) + float(info["used_cpu_sys"]),
         }
 
+    @contextlib.contextmanager
+    def harness_on(self, cores: frozenset[int]) -> Iterator[None]:
+        """While inside, the harness runs on `cores` only; then on every core again.
+
+        The harness: the simulator, Redis and this process (the fake Slack's threads, and the
+        senders it starts), every thread of each.
+        """
+        everything = affinity.usable()
+        harness = [os.getpid(), self._redis_pid()]
+        if self._sim is not None:
+            harness.append(self._sim.pid)
+        for pid in harness:
+            affinity.pin(pid, cores)
+        try:
+            yield
+        finally:
+            for pid in harness:
+                with contextlib.suppress(FileNotFoundError):  # a process that has exited
+                    affinity.pin(pid, everything)
+
+    def _redis_pid(self) -> int:
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            return int(client.info("server")["process_id"])
+        finally:
+            client.close()
+
     async def send(self, asks: list[Ask]) -> None:
         """Send `asks` at once, each to its replica (`ask.replica`), as `driver.send_all` does."""
         urls = {replica.name: replica.url for replica in self.replicas}
@@ -257,12 +285,20 @@ class World:
         }
 
     async def serve(
-        self, count: int = 1, layout: str | None = None, **settings: str
+        self,
+        count: int = 1,
+        layout: str | None = None,
+        on: frozenset[int] | None = None,
+        **settings: str,
     ) -> list[Replica]:
-        """Start `count` replicas (in `layout`, default `self.layout`); wait until each is ready."""
+        """Start `count` replicas (in `layout`, default `self.layout`); wait until each is ready.
+
+        `on`: the cores the replicas run on (`bench.cores`), one web and one worker process
+        per core; by default every core, shared with the harness.
+        """
         started = []
         command = str(Path(sys.executable).parent / "runai-why")
-        cores = str(os.cpu_count() or 1)
+        cores = str(len(on) if on else os.cpu_count() or 1)
         for _ in range(count):
             port = _free_port()
             self._started += 1
@@ -273,8 +309,10 @@ class World:
             if (layout or self.layout) == "recommended":
                 web += ["--no-worker", "--web-processes", cores]
                 worker = [command, "worker", "--host", "127.0.0.1", "--processes", cores]
+                if on:
+                    worker = affinity.launch(on, worker)
                 others.append(self._start(worker, port, settings, log.with_suffix(".worker.log")))
-            process = self._start(web, port, settings, log)
+            process = self._start(affinity.launch(on, web) if on else web, port, settings, log)
             replica = Replica(
                 name, process, f"http://127.0.0.1:{port}", log, others, len(others) * int(cores)
             )

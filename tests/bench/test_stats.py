@@ -17,6 +17,7 @@ from bench.stats import (
     percentile,
     render_table,
     shift_times,
+    times,
 )
 
 LATENCY = 0.05
@@ -147,3 +148,17 @@ def test_the_machine_lines_name_cores_cpu_python_and_load(tmp_path):
     assert "cores, Test CPU 9000, Python 3." in first
     assert second.startswith("load average (1, 5, 15 min): ")
     assert "Python 3." in machine(tmp_path / "missing")[0]
+
+
+TIMES = {
+    "a multiple": (3.0, 2.0, "1.50x"),
+    "under one": (1.0, 4.0, "0.25x"),
+    "a zero reference": (1.0, 0.0, "n/a"),
+    "nothing measured": (math.nan, 2.0, "n/a"),
+    "no reference": (1.0, math.nan, "n/a"),
+}
+
+
+@pytest.mark.parametrize(("value", "reference", "expected"), TIMES.values(), ids=TIMES.keys())
+def test_a_value_is_written_as_a_multiple_of_its_reference(value, reference, expected):
+    assert times(value, reference) == expected
