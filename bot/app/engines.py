@@ -29,16 +29,18 @@ def serving_engine(
     audit: AuditSink,
     clock: Callable[[], datetime | None],
     flights: Flights | None,
+    max_concurrent: int,
     mention: Callable[[str], str] = str,
     watch: WatchCommands | None = None,
     place: Place | None = None,
 ) -> ConversationEngine:
     """The engine for one front end: its own `identify` (and `mention`), everything else shared.
 
-    Channel defaults, channel projects, the per-process limit and the diagnosis deadline come
-    from `settings`; the clients, store, authorizer, audit sink and flights are the process's.
-    With `watch`, the engine also answers the subscription commands (`bot.watch`); `place`
-    adds what the front end knows of where to post (Teams: the service URL).
+    Channel defaults, channel projects and the diagnosis deadline come from `settings`; the
+    per-process limit (`max_concurrent`) depends on the process's role; the clients, store,
+    authorizer, audit sink and flights are the process's. With `watch`, the engine also
+    answers the subscription commands (`bot.watch`); `place` adds what the front end knows of
+    where to post (Teams: the service URL).
     """
     access = Access(authorizer, identify, channel_projects=settings.authz.channel_projects)
     make: Callable[..., ConversationEngine] = (
@@ -51,7 +53,7 @@ def serving_engine(
         kube=kube,
         store=store,
         channel_defaults=settings.conversation.default_clusters,
-        max_concurrent=settings.diagnosis.max_concurrent,
+        max_concurrent=max_concurrent,
         deadline_s=settings.diagnosis.deadline_s,
         clock=clock,
         audit=audit,

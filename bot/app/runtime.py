@@ -145,9 +145,13 @@ def build_runtime(
     if settings.teams.configured:
         platforms.add("teams")
     watches = build_watches(settings, runai=runai, redis_client=redis_client, platforms=platforms)
+    with_worker = settings.queue.embedded_worker if worker is None else worker
+    # `worker=True` is `runai-why worker`, a process that only diagnoses.
+    concurrency = settings.diagnosis.concurrency(dedicated=worker is True)
     make_engine = functools.partial(
         serving_engine,
         settings,
+        max_concurrent=concurrency,
         runai=runai,
         kube=kube,
         store=store,
@@ -216,13 +220,13 @@ def build_runtime(
         shutdown_grace_s=settings.queue.shutdown_grace_s,
         pages=page_routes(settings),
     )
-    if settings.queue.embedded_worker if worker is None else worker:
+    if with_worker:
         handlers: dict[str, Handler] = {"push": push.work}  # what a worker answers, per platform
         handlers.update({front.platform: front.work for front in runtime.front_ends})
         runtime.worker = Worker(
             queue,
             handlers,
-            concurrency=settings.diagnosis.max_concurrent,
+            concurrency=concurrency,
             claim_idle_s=settings.queue.claim_idle_s,
             max_deliveries=settings.queue.max_deliveries,
         )

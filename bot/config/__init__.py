@@ -3,7 +3,11 @@
 from bot.config.authz import AuthzSettings
 from bot.config.base import DEDUPE_TTL_S, ConfigError, Problem, is_placeholder
 from bot.config.conversation import ConversationSettings
-from bot.config.diagnosis import DEFAULT_MAX_CONCURRENT_DIAGNOSES, DiagnosisSettings
+from bot.config.diagnosis import (
+    EMBEDDED_MAX_CONCURRENT_DIAGNOSES,
+    WORKER_MAX_CONCURRENT_DIAGNOSES,
+    DiagnosisSettings,
+)
 from bot.config.http import HttpSettings
 from bot.config.kube import KubeSettings
 from bot.config.log import LogSettings
@@ -18,9 +22,10 @@ from bot.config.teams import TeamsSecrets, TeamsSettings
 
 __all__ = [
     "DEDUPE_TTL_S",
-    "DEFAULT_MAX_CONCURRENT_DIAGNOSES",
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_POOL_TIMEOUT_S",
+    "EMBEDDED_MAX_CONCURRENT_DIAGNOSES",
+    "WORKER_MAX_CONCURRENT_DIAGNOSES",
     "AuthzSettings",
     "ConfigError",
     "ConversationSettings",

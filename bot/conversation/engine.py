@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import structlog
 
-from bot.config import DEFAULT_MAX_CONCURRENT_DIAGNOSES
+from bot.config import EMBEDDED_MAX_CONCURRENT_DIAGNOSES
 from bot.conversation.access import Access
 from bot.conversation.buttons import Buttons
 from bot.conversation.filling import carried_over, merge
@@ -75,7 +75,7 @@ class ConversationEngine:
         channel_defaults: Mapping[str, str] | None = None,
         clock: Callable[[], datetime | None] = lambda: None,
         bot_user_id: str | None = None,
-        max_concurrent: int = DEFAULT_MAX_CONCURRENT_DIAGNOSES,
+        max_concurrent: int = EMBEDDED_MAX_CONCURRENT_DIAGNOSES,
         deadline_s: float = DEFAULT_DEADLINE_S,
         audit: AuditSink | None = None,
         mention: Callable[[str], str] = str,

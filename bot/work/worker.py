@@ -86,6 +86,11 @@ class Worker:
         self._log = structlog.get_logger(__name__)
 
     @property
+    def concurrency(self) -> int:
+        """Items this worker runs at once, at most."""
+        return self._concurrency
+
+    @property
     def inflight(self) -> int:
         """Items this worker is running now."""
         return len(self._inflight)

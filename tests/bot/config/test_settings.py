@@ -139,7 +139,7 @@ def test_the_defaults():
         settings.diagnosis.deadline_s,
         settings.diagnosis.cache_ttl_s,
         settings.diagnosis.max_concurrent,
-    ) == (30, 30.0, 32)
+    ) == (30, 30.0, None)
     assert settings.runai.max_concurrent_calls == 64
     assert settings.teams.chart_ttl_s == 7 * 86400
 
@@ -254,3 +254,20 @@ def test_without_socket_mode_the_app_token_is_not_needed():
     secrets = _settings(**good).serve_secrets(socket_mode=False, runai=True)
     assert secrets is not None
     assert secrets.app_token is None
+
+
+CONCURRENCY = {
+    "a worker process, unset": ({}, True, 16),
+    "serve's embedded worker, unset": ({}, False, 8),
+    "a worker process, set": ({"MAX_CONCURRENT_DIAGNOSES": "5"}, True, 5),
+    "serve's embedded worker, set": ({"MAX_CONCURRENT_DIAGNOSES": "40"}, False, 40),
+}
+
+
+@pytest.mark.parametrize(("env", "dedicated", "expected"), CONCURRENCY.values(), ids=CONCURRENCY)
+def test_diagnoses_at_once_default_by_the_process_role(monkeypatch, env, dedicated, expected):
+    monkeypatch.delenv("MAX_CONCURRENT_DIAGNOSES", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings(_env_file=None)
+    assert settings.diagnosis.concurrency(dedicated=dedicated) == expected
