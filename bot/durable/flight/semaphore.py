@@ -9,14 +9,22 @@ Round trips are few: this is a local limiter in front of a coarse shared one. Ca
 want a slot at the same moment (a diagnosis's reads of one chain level) take their global
 slots in one script call; a call that ends hands its slot to the next call of this process
 (the next level's reads) instead of giving it back, and the slots left unused for
-`linger_s` are given back together, in one `ZREM`. A slot this process holds unused still
-counts, so the calls in flight across every replica never exceed `limit`.
+`linger_s` are given back together, in one `ZREM`. A slot is handed on only while it is
+younger than `reuse_s`: past that it goes back to the shared pool even when calls of this
+process are waiting. Processes that find too few slots free wait in line (a second sorted
+set, by when they began waiting; a place lapses a second after the process's last attempt,
+so a dead one leaves the line), and free slots go to those ahead in line first, one each:
+a busy replica cannot take back every slot it frees while a new one has none. A slot this
+process holds unused still counts.
 
 Leases are short and renewed: while a process holds any slot, it extends all of them every
 third of `lease_s` in one script call. A call may take far longer than the lease (httpx's
 timeouts add up to 40 s), yet a process that dies (kill -9, a lost node) stops counting
 within `lease_s`; with leases sized to the longest call instead, a replica killed while
-holding every slot stopped every other replica's Run:ai calls for most of a minute.
+holding slots held back every other replica's Run:ai calls for most of a minute. A slot
+whose lease ended anyway (Redis restarted, or this process could not renew it for a whole
+lease) is reported lost by the renewal: the call holding it finishes, and it is not handed
+on. Apart from that, the calls in flight across every replica never exceed `limit`.
 
 Redis failing never fails a diagnosis: the call goes ahead without a global slot (fail
 open), logged as `runai_slot_fail_open` and counted in `FAIL_OPEN`. Why open, not a gap:
@@ -43,38 +51,73 @@ from bot.ops.metrics import FAIL_OPEN
 __all__ = ["SEMAPHORE_KEY", "SLOT_LEASE_S", "LocalLimit", "RedisSemaphore"]
 
 SEMAPHORE_KEY = "runai-why:runai-calls"
+#: How long a waiting process keeps its place in line after its last attempt: several of
+#: its attempts (at most 0.1 s apart while it waits).
+_PLACE_MS = 1000
 #: How long the slots of a process that stopped renewing them (it died) still count.
 SLOT_LEASE_S = 10.0
 
-#: KEYS[1] the holders; ARGV limit, lease (ms), then one new token per slot wanted.
-#: Returns how many slots were taken: the first N tokens now hold one each.
+#: KEYS[1] the holders; KEYS[2] the processes waiting in line for a slot (score: since
+#: when); KEYS[3] when each waiting process's place lapses unless it tries again (a dead
+#: process leaves the line). ARGV limit, lease (ms), this process, how long a place lasts
+#: (ms), then one new token per slot wanted. Free slots go first to the processes ahead in
+#: line, one each: a process takes only what is left after them, and stays in line (keeping
+#: its place) while it gets fewer than it wants. Returns how many slots were taken: the
+#: first N tokens now hold one each.
 _ACQUIRE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1])
-local taken = math.min(free, #ARGV - 2)
-if taken <= 0 then
-  return 0
+local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+for _, process in ipairs(gone) do
+  redis.call('ZREM', KEYS[2], process)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local ahead = redis.call('ZRANK', KEYS[2], ARGV[3])
+if not ahead then
+  ahead = redis.call('ZCARD', KEYS[2])
+end
+local wanted = #ARGV - 4
+local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1]) - ahead
+local taken = math.max(0, math.min(free, wanted))
+if taken < wanted then
+  redis.call('ZADD', KEYS[2], 'NX', now, ARGV[3])
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  redis.call('PEXPIRE', KEYS[3], ARGV[4])
+else
+  redis.call('ZREM', KEYS[2], ARGV[3])
+  redis.call('ZREM', KEYS[3], ARGV[3])
 end
 for i = 1, taken do
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i + 2])
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i + 4])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if taken > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
 return taken
 """
 
-#: KEYS[1] the holders; ARGV lease (ms), then the tokens this process holds. A token whose
-#: lease already ended is not taken back (`XX`): its slot may be someone else's by now.
+#: KEYS[1] the holders; ARGV lease (ms), then the tokens this process holds. Returns the
+#: tokens that were no longer there: their lease ended, and their slot may be someone
+#: else's by now, so they are not taken back.
 _RENEW = """
 local t = redis.call('TIME')
 local ends = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+local lost = {}
 for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[1], 'XX', ends, ARGV[i])
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('ZADD', KEYS[1], 'XX', ends, ARGV[i])
+  else
+    lost[#lost + 1] = ARGV[i]
+  end
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 0
+return lost
 """
+
+_Held = tuple[str, float]
+"""A global slot this process holds: (token, loop time it was taken)."""
 
 
 class RedisSemaphore:
@@ -89,6 +132,7 @@ class RedisSemaphore:
         backoff_s: (first, longest) pause between attempts while every slot is held.
         sleep: the pause (tests count them).
         linger_s: how long a slot nobody in this process uses is kept before it is given back.
+        reuse_s: how long after it was taken a slot may still be handed to another call.
     """
 
     def __init__(
@@ -101,6 +145,7 @@ class RedisSemaphore:
         backoff_s: tuple[float, float] = (0.005, 0.1),
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         linger_s: float = 0.05,
+        reuse_s: float = 2.0,
     ) -> None:
         if limit < 1:
             raise ValueError("a semaphore needs at least one slot")
@@ -109,16 +154,21 @@ class RedisSemaphore:
         self._lease_s = lease_s
         self._lease_ms = max(int(lease_s * 1000), 1)
         self._key = key
+        # Their hash tag is the whole holders' key: all in one Cluster slot, as a script needs.
+        self._line_keys = ("{" + key + "}:line", "{" + key + "}:place")
+        self._me = uuid.uuid4().hex
         self._backoff_s = backoff_s
         self._sleep = sleep
         self._linger_s = linger_s
+        self._reuse_s = reuse_s
         self._local = asyncio.Semaphore(limit)
         self._acquire = client.register_script(_ACQUIRE)
         self._renew_script = client.register_script(_RENEW)
         self._held: set[str] = set()
-        """Every slot this process holds, in use or idle: what the renewer extends."""
-        self._idle: list[str] = []
-        self._wanted: list[asyncio.Future[str | None]] = []
+        """Every slot this process holds and Redis still counts: what the renewer extends."""
+        self._idle: list[_Held] = []
+        self._stale: list[str] = []
+        self._wanted: list[asyncio.Future[_Held | None]] = []
         self._taker: asyncio.Task[None] | None = None
         self._giver: asyncio.Task[None] | None = None
         self._renewer: asyncio.Task[None] | None = None
@@ -150,25 +200,34 @@ class RedisSemaphore:
     async def aclose(self) -> None:
         """Give back what is held, before the Redis client closes (the Run:ai client's close).
 
-        The background taking, giving and renewing are stopped and waited for, so no Redis
-        command of this limiter outlives it; a call still waiting for a slot goes ahead
-        without one, as when Redis fails. Nothing is kept to give back later: a slot still
-        in use, or handed on after this, is left to its lease.
+        A call still waiting for a slot goes ahead without one at once, as when Redis fails;
+        then the background taking, giving and renewing are stopped and waited for, so no
+        Redis command of this limiter outlives it. Nothing is kept to give back later: a
+        slot still in use, or handed on after this, is left to its lease.
         """
         self._closed = True
         self._stop_renewing.set()
+        for future in list(self._wanted):
+            self._grant(future, None)
         taker, self._taker = self._taker, None
         renewer, self._renewer = self._renewer, None
         await stopped([taker, renewer])
-        for future in list(self._wanted):
-            self._grant(future, None)
         await self.flush()
 
     # ------------------------------------------------------------------ taking
-    async def _take(self) -> str | None:
-        if self._idle:
-            return self._idle.pop()
-        wanted: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+    def _usable(self, held: _Held) -> bool:
+        """Whether a slot may go to another call: Redis still counts it, and it is young."""
+        token, taken_at = held
+        young = asyncio.get_running_loop().time() - taken_at < self._reuse_s
+        return young and token in self._held
+
+    async def _take(self) -> _Held | None:
+        while self._idle:
+            held = self._idle.pop()
+            if self._usable(held):
+                return held
+            self._stale.append(held[0])
+        wanted: asyncio.Future[_Held | None] = asyncio.get_running_loop().create_future()
         self._wanted.append(wanted)
         if self._taker is None or self._taker.done():
             self._taker = asyncio.ensure_future(self._take_for_waiters())
@@ -188,8 +247,15 @@ class RedisSemaphore:
             waiting = list(self._wanted)
             tokens = [uuid.uuid4().hex for _ in waiting]
             try:
-                args: list[int | str] = [self._limit, self._lease_ms, *tokens]
-                taken = int(await self._acquire(keys=[self._key], args=args))
+                args: list[int | str] = [
+                    self._limit,
+                    self._lease_ms,
+                    self._me,
+                    _PLACE_MS,
+                    *tokens,
+                ]
+                keys = [self._key, *self._line_keys]
+                taken = int(await self._acquire(keys=keys, args=args))
             except (redis.RedisError, OSError) as error:
                 self._log.warning("runai_slot_fail_open", error=type(error).__name__)
                 FAIL_OPEN.labels(what="runai_semaphore").inc(len(waiting))
@@ -199,19 +265,20 @@ class RedisSemaphore:
             self._held.update(tokens[:taken])
             if taken:
                 self._renew_while_held()
+            now = asyncio.get_running_loop().time()
             for future, token in zip(waiting, tokens[:taken], strict=False):
-                self._grant(future, token)
+                self._grant(future, (token, now))
             if taken < len(waiting):
                 await self._sleep(random.uniform(pause / 2, pause))  # noqa: S311 - jitter
                 pause = min(pause * 2, longest)
 
-    def _grant(self, future: asyncio.Future[str | None], token: str | None) -> None:
+    def _grant(self, future: asyncio.Future[_Held | None], held: _Held | None) -> None:
         if future in self._wanted:
             self._wanted.remove(future)
         if not future.done():
-            future.set_result(token)
-        elif token is not None:  # its caller is gone
-            self._hand_on(token)
+            future.set_result(held)
+        elif held is not None:  # its caller is gone
+            self._hand_on(held)
 
     # ------------------------------------------------------------------ renewing
     def _renew_while_held(self) -> None:
@@ -222,29 +289,43 @@ class RedisSemaphore:
             )
 
     async def _renew(self) -> bool:
-        """Extend the lease of every slot held; False (the renewer ends) once none is."""
+        """Extend the lease of every slot held; False (the renewer ends) once none is.
+
+        A renewal gets a third of a lease (a busy connection pool must not hold it up past
+        the leases it renews); one that fails is tried again a third of a lease later.
+        """
         if not self._held:
             return False
         try:
-            await self._renew_script(keys=[self._key], args=[self._lease_ms, *self._held])
-        except (redis.RedisError, OSError) as error:  # tried again a third of a lease later
+            async with asyncio.timeout(self._lease_s / 3):
+                args: list[int | str] = [self._lease_ms, *self._held]
+                lost = await self._renew_script(keys=[self._key], args=args)
+        except (redis.RedisError, OSError, TimeoutError) as error:
             self._log.warning("runai_slot_renew_failed", error=type(error).__name__)
+        else:
+            if lost:
+                gone = {t.decode() if isinstance(t, bytes) else str(t) for t in lost}
+                self._held.difference_update(gone)
+                self._log.warning("runai_slot_lost", count=len(gone))
         return bool(self._held)
 
     # ------------------------------------------------------------------ giving back
-    def _hand_on(self, token: str) -> None:
+    def _hand_on(self, held: _Held) -> None:
         """A slot a call is done with: to a call waiting for one, else kept a moment."""
-        if self._wanted:
-            self._grant(self._wanted[0], token)
+        if not self._usable(held):
+            self._stale.append(held[0])
+        elif self._wanted:
+            self._grant(self._wanted[0], held)
             return
-        self._idle.append(token)
+        else:
+            self._idle.append(held)
         if not self._closed and (self._giver is None or self._giver.done()):
             self._giver = asyncio.ensure_future(self._give_back_later())
 
     async def _give_back_later(self) -> None:
         # A slot handed on while this task gives others back finds it still running, so it
         # schedules nothing: it is kept its moment too, then given back, not left to its lease.
-        while self._idle:
+        while self._idle or self._stale:
             await asyncio.sleep(self._linger_s)
             await self._give_back()
             if self._closed:
@@ -252,7 +333,9 @@ class RedisSemaphore:
 
     async def _give_back(self) -> None:
         """`ZREM` every unused slot at once; a failure is left to the leases."""
-        tokens, self._idle = self._idle, []
+        tokens = [*self._stale, *(token for token, _ in self._idle)]
+        self._stale.clear()
+        self._idle.clear()
         if not tokens:
             return
         self._held.difference_update(tokens)  # no longer renewed, whatever the ZREM does

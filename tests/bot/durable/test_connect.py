@@ -31,6 +31,7 @@ from bot.durable.connect import (
     redis_failure,
     redis_health,
 )
+from bot.durable.flight import SEMAPHORE_KEY, RedisSemaphore
 from tests.throwaway_redis import start_throwaway_redis
 
 pytestmark = pytest.mark.e2e
@@ -292,6 +293,27 @@ async def test_a_cluster_url_serves_every_command_the_bot_uses(cluster_url: str)
             pipe.expire("runai-why:authz:x", 60)
             assert await pipe.execute() == [1, True]
     finally:
+        await client.aclose()
+
+
+async def test_a_cluster_runs_the_run_ai_call_limit(cluster_url: str):
+    """Its two keys share a hash slot: taking, marking a process with none, renewing, giving."""
+    client = connect_redis(cluster_url, max_connections=4)
+    holder = RedisSemaphore(client, limit=1, lease_s=0.3)
+    waiter = RedisSemaphore(client, limit=1)
+    try:
+        async with holder.slot():
+            with pytest.raises(TimeoutError):  # no slot free: the waiter is marked
+                async with asyncio.timeout(0.3), waiter.slot():
+                    pass
+            assert await client.zcard("{" + SEMAPHORE_KEY + "}:line") == 1
+            await asyncio.sleep(0.2)  # a renewal
+            assert await client.zcard(SEMAPHORE_KEY) == 1
+        await holder.aclose()
+        async with asyncio.timeout(5), waiter.slot():
+            assert await client.zcard(SEMAPHORE_KEY) == 1
+    finally:
+        await waiter.aclose()
         await client.aclose()
 
 

@@ -174,6 +174,83 @@ async def test_a_failed_renewal_is_logged_and_the_call_goes_on(redis_client):
     assert "runai_slot_renew_failed" in {entry["event"] for entry in logs}
 
 
+async def test_a_busy_replica_cannot_keep_every_slot_from_another(redis_client):
+    """Past its reuse time a slot goes back to the shared pool, and the line gives it out.
+
+    The busy replica's own callers always want the slot a call hands on, and ask for every
+    slot it gives back; the replica waiting in line with none gets the first one freed.
+    """
+    busy = RedisSemaphore(redis_client, limit=2, reuse_s=0.3)
+    other = RedisSemaphore(redis_client, limit=2)
+    stop = asyncio.Event()
+
+    async def keep_calling() -> None:
+        while not stop.is_set():
+            async with busy.slot():
+                await asyncio.sleep(0.02)
+
+    callers = [asyncio.create_task(keep_calling()) for _ in range(4)]
+    await asyncio.sleep(0.1)  # every slot taken, two callers always waiting
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        async with asyncio.timeout(10), other.slot():
+            waited = loop.time() - started
+    finally:
+        stop.set()
+        await asyncio.gather(*callers)
+        await busy.aclose()
+        await other.aclose()
+    assert waited < 1.5, "within about one reuse time (0.23-0.28 s measured)"
+
+
+async def test_a_process_that_left_the_line_stops_holding_its_place(redis_client):
+    """One gave up waiting (or died) while in line: after a second, its place is no one's."""
+    holder = RedisSemaphore(redis_client, limit=1, linger_s=0)
+    gone = RedisSemaphore(redis_client, limit=1)
+    late = RedisSemaphore(redis_client, limit=1)
+    async with holder.slot():
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.2), gone.slot():
+                pass
+    await holder.aclose()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    async with asyncio.timeout(10), late.slot():
+        waited = loop.time() - started
+    await late.aclose()
+    await gone.aclose()
+    assert waited < 2.5, "its place lapsed a second after its last attempt"
+
+
+async def test_a_slot_redis_lost_is_not_handed_on(redis_client):
+    """Its lease ended under the call (Redis restarted): the call ends, the slot is not reused."""
+    limiter = RedisSemaphore(redis_client, limit=1, lease_s=0.3, linger_s=60)
+    with structlog.testing.capture_logs() as logs:
+        async with limiter.slot():
+            [first] = await redis_client.zrange(SEMAPHORE_KEY, 0, -1)
+            await redis_client.delete(SEMAPHORE_KEY)  # as a Redis that restarted empty
+            await asyncio.sleep(0.25)  # a renewal or two
+        async with limiter.slot():
+            now = await redis_client.zrange(SEMAPHORE_KEY, 0, -1)
+        await limiter.aclose()
+    assert first not in now, "a new slot was taken"
+    assert len(now) == 1
+    assert "runai_slot_lost" in {entry["event"] for entry in logs}
+
+
+async def test_nothing_is_renewed_once_nothing_is_held(redis_client):
+    limiter = RedisSemaphore(redis_client, limit=2, lease_s=0.3)
+    async with limiter.slot():
+        await asyncio.sleep(0.15)  # renewed at least once
+    await limiter.flush()
+    await asyncio.sleep(0.15)  # a renewal that was due ends the renewer
+    with counted_round_trips() as trips:
+        await asyncio.sleep(0.4)
+    assert trips.trips == []
+    await limiter.aclose()
+
+
 async def test_a_caller_that_gives_up_waiting_leaves_no_slot_behind(redis_client):
     holder = RedisSemaphore(redis_client, limit=1, lease_s=30)
     waiter = RedisSemaphore(redis_client, limit=1, lease_s=30)
