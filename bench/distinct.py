@@ -36,6 +36,7 @@ class _Run:
     """The outcome of one burst of distinct asks."""
 
     e2e: list[float]
+    """Each ask's time to its answer; `math.inf` for one never answered."""
     asked: int
     cores: int
     cpu_s: float
@@ -54,14 +55,19 @@ class _Run:
         return (self.cpu_s + sum(self.harness_s.values())) / self.cores
 
     @property
+    def answered(self) -> int:
+        """How many asks were answered."""
+        return sum(1 for t in self.e2e if math.isfinite(t))
+
+    @property
     def p99(self) -> float:
-        """The e2e 99th percentile of the answered asks."""
+        """The e2e 99th percentile of every ask: inf once more than 1 % went unanswered."""
         return percentile(self.e2e, 99)
 
     @property
     def per_answer_s(self) -> float:
         """The bot's CPU per answered ask (NaN when none was answered)."""
-        return self.cpu_s / len(self.e2e) if self.e2e else math.nan
+        return self.cpu_s / self.answered if self.answered else math.nan
 
 
 async def _burst(world: World, count: int, on: frozenset[int] | None) -> _Run:
@@ -75,7 +81,7 @@ async def _burst(world: World, count: int, on: frozenset[int] | None) -> _Run:
     found = await wait_until(world.slack, asks, timeout_s=75)
     cpu = replica.cpu_seconds() - cpu_before
     harness = {k: v - harness_before[k] for k, v in world.harness_cpu_seconds().items()}
-    e2e = [o.answered_at - a.sent for a in asks if (o := found[a.key]).answered_at is not None]
+    e2e = [math.inf if (at := found[a.key].answered_at) is None else at - a.sent for a in asks]
     return _Run(
         e2e=e2e,
         asked=count,
@@ -104,15 +110,16 @@ def _harness(run: _Run, where: str) -> str:
 
 async def distinct(world: World, reference: Reference, count: int = 200) -> Rows:
     """4: `count` distinct workloads at once: e2e p99 against its floor, CPU, peak memory."""
-    shared = await _burst(world, count, None)
     split = affinity.split(affinity.usable())
     if split is None:
-        own, where = shared, "the bot and the harness share the machine's only core"
+        own = shared = await _burst(world, count, None)
+        where, harness_where = "the bot and the harness share the only core", "same core"
     else:
-        with world.harness_on(split.harness):
+        with world.harness_on(split.harness):  # the target's run first, on a cold world
             own = await _burst(world, count, split.bot)
+        shared = await _burst(world, count, None)
         bot, harness = affinity.named(split.bot), affinity.named(split.harness)
-        where = f"the bot on {bot}, the harness on {harness}"
+        where, harness_where = f"the bot on {bot}, the harness on {harness}", "on its own cores"
     runs = [own] if own is shared else [own, shared]
     rows: Rows = [
         Target(
@@ -124,11 +131,11 @@ async def distinct(world: World, reference: Reference, count: int = 200) -> Rows
             f"chain {number(reference.floor_s, 's')}, CPU {number(own.cpu_floor_s, 's')} = "
             f"{number(own.cpu_s, 's')} / {_cores(own.cores)}; {where}",
         ),
-        Figure("   distinct: the harness's CPU", _harness(own, "on its own cores")),
+        Figure("   distinct: the harness's CPU", _harness(own, harness_where)),
         Figure(
             "   distinct: e2e p50, p99",
             f"{number(percentile(own.e2e, 50), 's')}, {number(own.p99, 's')} "
-            f"({len(own.e2e)}/{own.asked} answered)",
+            f"({own.answered}/{own.asked} answered)",
         ),
     ]
     if own is not shared:
@@ -141,7 +148,7 @@ async def distinct(world: World, reference: Reference, count: int = 200) -> Rows
                 f"{times(shared.p99, shared.machine_floor_s)} the whole machine's "
                 f"({number(shared.machine_floor_s, 's')} with the harness); "
                 f"p50 {number(percentile(shared.e2e, 50), 's')}, "
-                f"{len(shared.e2e)}/{shared.asked} answered",
+                f"{shared.answered}/{shared.asked} answered",
             ),
             Figure("   distinct, all cores shared: harness CPU", _harness(shared, "same cores")),
         ]

@@ -236,7 +236,7 @@ async def storm(world: World, reference: Reference, count: int = 200) -> Rows:
     ]
 
 
-async def failover(world: World, count: int = 60, settle_s: float = 75.0) -> Rows:
+async def failover(world: World, count: int = 60, settle_s: float = 90.0) -> Rows:
     """4: two replicas on one Redis, one killed with kill -9 mid-storm: lost, twice, spinning."""
     world.reset()
     first, second = await world.serve(2)
@@ -257,9 +257,11 @@ async def failover(world: World, count: int = 60, settle_s: float = 75.0) -> Row
         await asyncio.sleep(0.05)
     killed_at = time.monotonic()
     first.kill()
-    # The killed replica's items wait out the claim idle time before a survivor takes them:
-    # Slack hears nothing meanwhile, and that silence is no sign that the rest are lost.
-    found = await wait_until(world.slack, asks, timeout_s=settle_s, quiet_s=CLAIM_IDLE_S + 15)
+    # The killed replica's items wait out the claim idle time, then up to half as long again
+    # for a survivor's next look (it reclaims every half of it): Slack hears nothing
+    # meanwhile, and that silence is no sign that the rest are lost.
+    quiet_s = 1.5 * CLAIM_IDLE_S + 15
+    found = await wait_until(world.slack, asks, timeout_s=settle_s, quiet_s=quiet_s)
     acked = [a for a in asks if a.status == 200]  # noqa: PLR2004
     lost = [a for a in acked if found[a.key].answered_at is None and not found[a.key].private]
     twice = [a for a in acked if found[a.key].answers > 1]

@@ -98,6 +98,8 @@ def times(value: float, reference: float) -> str:
     """`1.40x`: `value` as a multiple of `reference` (`n/a` for NaN or a zero reference)."""
     if math.isnan(value) or math.isnan(reference) or reference == 0:
         return "n/a"
+    if math.isinf(value):
+        return "inf"
     return f"{value / reference:.2f}x"
 
 

@@ -156,6 +156,7 @@ TIMES = {
     "a zero reference": (1.0, 0.0, "n/a"),
     "nothing measured": (math.nan, 2.0, "n/a"),
     "no reference": (1.0, math.nan, "n/a"),
+    "never answered": (math.inf, 2.0, "inf"),
 }
 
 
