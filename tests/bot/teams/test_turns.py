@@ -62,6 +62,7 @@ async def _teams(store: StateStore, fake: FakeTeams) -> AsyncIterator[TeamsRunti
             audit=LogAuditSink(),
             clock=lambda: DEMO.now,
             flights=None,
+            max_concurrent=settings.diagnosis.concurrency(dedicated=False),
         )
         runtime = build_teams(
             settings,
