@@ -30,7 +30,7 @@ from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import MaxConnectionsError
+from redis.exceptions import MaxConnectionsError, RedisClusterException
 
 from bot.config import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
 from bot.errors import BotError
@@ -93,7 +93,7 @@ class _SentinelMaster(redis.Redis):
 
 
 class _WaitingCluster(RedisCluster):
-    """RedisCluster whose commands wait for a free connection to their node.
+    """RedisCluster whose commands wait for a free connection to their node, failing as Redis.
 
     redis-py's async cluster keeps a bounded list of connections per node and raises
     `MaxConnectionsError` at once when they are all in use, with no hook to be told when one
@@ -113,6 +113,10 @@ class _WaitingCluster(RedisCluster):
         while True:
             try:
                 return await super().execute_command(*args, **kwargs)
+            except RedisClusterException as error:
+                # Not a `RedisError` (redis-py's cluster client raises it when no node
+                # answers): made one, so every Redis failure is caught where Redis is used.
+                raise redis.ConnectionError(f"Redis Cluster unreachable: {error}") from error
             except MaxConnectionsError as error:
                 if loop.time() + pause > give_up:
                     raise PoolExhausted(

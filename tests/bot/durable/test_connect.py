@@ -236,15 +236,22 @@ def sentinel_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         master.stop()
 
 
-@pytest.fixture(scope="module")
-def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def _one_node_cluster(folder: Path) -> Iterator[str]:
+    """A one-node Redis Cluster owning every slot, until the block ends: its URL."""
     port = _free_port()
-    nodes = tmp_path_factory.mktemp("cluster") / "nodes.conf"
     args = ["--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes"]
     # The bus port defaults to port + 10000, past 65535 for half the ephemeral range (and
     # then the node cannot start): pick one that is free, too.
     args += ["--cluster-port", str(_free_port())]
-    args += ["--cluster-config-file", str(nodes), "--save", "", "--appendonly", "no"]
+    args += [
+        "--cluster-config-file",
+        str(folder / "nodes.conf"),
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+    ]
     with _valkey(*args):
         _wait_until_up(port)
         admin = redis.Redis(port=port)
@@ -254,6 +261,12 @@ def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
         admin.close()
         yield f"redis+cluster://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with _one_node_cluster(tmp_path_factory.mktemp("cluster")) as url:
+        yield url
 
 
 async def _exercise(client: redis.asyncio.Redis) -> None:
@@ -315,6 +328,29 @@ async def test_a_cluster_runs_the_run_ai_call_limit(cluster_url: str):
     finally:
         await waiter.aclose()
         await client.aclose()
+
+
+async def test_a_cluster_gone_is_a_redis_failure_the_bot_handles(tmp_path: Path):
+    """Unreachable, redis-py's cluster client raises no `RedisError`: the bot's client does.
+
+    So every `except redis.RedisError` in the bot sees it: here the Run:ai call limit fails
+    open instead of its waiting calls hanging until the cluster comes back.
+    """
+    with _one_node_cluster(tmp_path) as url:
+        client = connect_redis(url, max_connections=4)
+        limiter = RedisSemaphore(client, limit=2, linger_s=0)
+        async with limiter.slot():  # the client knows the cluster now
+            pass
+        await limiter.flush()
+    try:
+        with pytest.raises(redis.ConnectionError, match="Redis Cluster unreachable"):
+            await client.get("runai-why:anything")
+        async with asyncio.timeout(10), limiter.slot():  # fails open, logged
+            pass
+    finally:
+        await limiter.aclose()
+        with contextlib.suppress(Exception):  # its nodes are gone
+            await client.aclose()
 
 
 async def test_a_cluster_runs_coalesced_script_calls_one_by_one(cluster_url: str):
