@@ -12,13 +12,14 @@ slots in one script call; a call that ends hands its slot to the next call of th
 `linger_s` are given back together, in one `ZREM`. A slot is handed on only while it is
 younger than `reuse_s`: past that it goes back to the shared pool even when calls of this
 process are waiting. Processes that find too few slots free wait in line (a second sorted
-set, by when they began waiting; a place lapses a second after the process's last attempt,
-so a dead one leaves the line), and free slots go to those ahead in line first, one each:
-a busy replica cannot take back every slot it frees while a new one has none. A slot this
-process holds unused still counts.
+set; a place lapses a second after the process's last attempt, so a dead one leaves the
+line, and one that stops waiting leaves it at once). Free slots go one each to those in
+line, in order, and the rest to whoever asks; one that got some but wants more goes to the
+back. So a busy replica cannot take back every slot it frees while another has none. A
+slot this process holds unused still counts.
 
 Leases are short and renewed: while a process holds any slot, it extends all of them every
-third of `lease_s` in one script call. A call may take far longer than the lease (httpx's
+fifth of `lease_s` in one script call. A call may take far longer than the lease (httpx's
 timeouts add up to 40 s), yet a process that dies (kill -9, a lost node) stops counting
 within `lease_s`; with leases sized to the longest call instead, a replica killed while
 holding slots held back every other replica's Run:ai calls for most of a minute. A slot
@@ -56,14 +57,16 @@ SEMAPHORE_KEY = "runai-why:runai-calls"
 _PLACE_MS = 1000
 #: How long the slots of a process that stopped renewing them (it died) still count.
 SLOT_LEASE_S = 10.0
+#: Renewals per lease: a fifth of a lease apart, each given a fifth at most.
+_RENEWALS_PER_LEASE = 5
 
 #: KEYS[1] the holders; KEYS[2] the processes waiting in line for a slot (score: since
 #: when); KEYS[3] when each waiting process's place lapses unless it tries again (a dead
 #: process leaves the line). ARGV limit, lease (ms), this process, how long a place lasts
-#: (ms), then one new token per slot wanted. Free slots go first to the processes ahead in
-#: line, one each: a process takes only what is left after them, and stays in line (keeping
-#: its place) while it gets fewer than it wants. Returns how many slots were taken: the
-#: first N tokens now hold one each.
+#: (ms), then one new token per slot wanted. Free slots go one each to the processes in
+#: line, in order (one not in line counts as last), and what is left over to whoever asks;
+#: a process that gets fewer than it wants stays in line, at the back if it got any.
+#: Returns {slots taken (the first N tokens now hold one each), 1 if it is in line}.
 _ACQUIRE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -73,18 +76,30 @@ for _, process in ipairs(gone) do
   redis.call('ZREM', KEYS[2], process)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local waiting = redis.call('ZCARD', KEYS[2])
 local ahead = redis.call('ZRANK', KEYS[2], ARGV[3])
 if not ahead then
-  ahead = redis.call('ZCARD', KEYS[2])
+  ahead = waiting
+  waiting = waiting + 1
 end
 local wanted = #ARGV - 4
-local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1]) - ahead
-local taken = math.max(0, math.min(free, wanted))
+local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1])
+local share = math.max(0, free - waiting)
+if free > ahead then
+  share = share + 1
+end
+local taken = math.min(share, wanted)
+local in_line = 0
 if taken < wanted then
-  redis.call('ZADD', KEYS[2], 'NX', now, ARGV[3])
+  if taken > 0 then
+    redis.call('ZADD', KEYS[2], now, ARGV[3])
+  else
+    redis.call('ZADD', KEYS[2], 'NX', now, ARGV[3])
+  end
   redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
   redis.call('PEXPIRE', KEYS[3], ARGV[4])
+  in_line = 1
 else
   redis.call('ZREM', KEYS[2], ARGV[3])
   redis.call('ZREM', KEYS[3], ARGV[3])
@@ -95,7 +110,14 @@ end
 if taken > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
-return taken
+return {taken, in_line}
+"""
+
+#: KEYS the line's two sets; ARGV this process. It waits no more: out of the line at once.
+_LEAVE = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 0
 """
 
 #: KEYS[1] the holders; ARGV lease (ms), then the tokens this process holds. Returns the
@@ -127,7 +149,7 @@ class RedisSemaphore:
         client: the shared Redis.
         limit: slots in all.
         lease_s: how long a slot counts after its holder stopped renewing it (it died); a
-            living holder renews every third of it.
+            living holder renews every fifth of it.
         key: the sorted set's key.
         backoff_s: (first, longest) pause between attempts while every slot is held.
         sleep: the pause (tests count them).
@@ -164,6 +186,8 @@ class RedisSemaphore:
         self._local = asyncio.Semaphore(limit)
         self._acquire = client.register_script(_ACQUIRE)
         self._renew_script = client.register_script(_RENEW)
+        self._leave = client.register_script(_LEAVE)
+        self._in_line = False
         self._held: set[str] = set()
         """Every slot this process holds and Redis still counts: what the renewer extends."""
         self._idle: list[_Held] = []
@@ -212,6 +236,8 @@ class RedisSemaphore:
         taker, self._taker = self._taker, None
         renewer, self._renewer = self._renewer, None
         await stopped([taker, renewer])
+        if self._in_line:
+            await self._leave_the_line()
         await self.flush()
 
     # ------------------------------------------------------------------ taking
@@ -255,13 +281,14 @@ class RedisSemaphore:
                     *tokens,
                 ]
                 keys = [self._key, *self._line_keys]
-                taken = int(await self._acquire(keys=keys, args=args))
+                taken, in_line = (int(n) for n in await self._acquire(keys=keys, args=args))
             except (redis.RedisError, OSError) as error:
                 self._log.warning("runai_slot_fail_open", error=type(error).__name__)
                 FAIL_OPEN.labels(what="runai_semaphore").inc(len(waiting))
                 for future in waiting:
                     self._grant(future, None)
                 continue
+            self._in_line = bool(in_line)
             self._held.update(tokens[:taken])
             if taken:
                 self._renew_while_held()
@@ -271,6 +298,16 @@ class RedisSemaphore:
             if taken < len(waiting):
                 await self._sleep(random.uniform(pause / 2, pause))  # noqa: S311 - jitter
                 pause = min(pause * 2, longest)
+        if self._in_line:  # nothing waits here any more (served, gone, or failed open)
+            await self._leave_the_line()
+
+    async def _leave_the_line(self) -> None:
+        """Out of the line now, not when its place lapses: the slot it was due goes on."""
+        self._in_line = False
+        try:
+            await self._leave(keys=list(self._line_keys), args=[self._me])
+        except (redis.RedisError, OSError) as error:  # the place lapses anyway
+            self._log.warning("runai_slot_leave_failed", error=type(error).__name__)
 
     def _grant(self, future: asyncio.Future[_Held | None], held: _Held | None) -> None:
         if future in self._wanted:
@@ -283,7 +320,7 @@ class RedisSemaphore:
     # ------------------------------------------------------------------ renewing
     def _renew_while_held(self) -> None:
         if not self._closed and (self._renewer is None or self._renewer.done()):
-            every_s = self._lease_s / 3
+            every_s = self._lease_s / _RENEWALS_PER_LEASE
             self._renewer = asyncio.ensure_future(
                 renew_until(self._stop_renewing, self._renew, every_s)
             )
@@ -291,13 +328,14 @@ class RedisSemaphore:
     async def _renew(self) -> bool:
         """Extend the lease of every slot held; False (the renewer ends) once none is.
 
-        A renewal gets a third of a lease (a busy connection pool must not hold it up past
-        the leases it renews); one that fails is tried again a third of a lease later.
+        Renewals start a fifth of a lease apart and each gets a fifth at most (a busy pool
+        must not hold one up past the leases it renews), so one renewal may fail and the
+        next still comes in time.
         """
         if not self._held:
             return False
         try:
-            async with asyncio.timeout(self._lease_s / 3):
+            async with asyncio.timeout(self._lease_s / _RENEWALS_PER_LEASE):
                 args: list[int | str] = [self._lease_ms, *self._held]
                 lost = await self._renew_script(keys=[self._key], args=args)
         except (redis.RedisError, OSError, TimeoutError) as error:

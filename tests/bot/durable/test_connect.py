@@ -312,7 +312,7 @@ async def test_a_cluster_url_serves_every_command_the_bot_uses(cluster_url: str)
 async def test_a_cluster_runs_the_run_ai_call_limit(cluster_url: str):
     """Its two keys share a hash slot: taking, marking a process with none, renewing, giving."""
     client = connect_redis(cluster_url, max_connections=4)
-    holder = RedisSemaphore(client, limit=1, lease_s=0.3)
+    holder = RedisSemaphore(client, limit=1, lease_s=0.6)
     waiter = RedisSemaphore(client, limit=1)
     try:
         async with holder.slot():
@@ -320,7 +320,7 @@ async def test_a_cluster_runs_the_run_ai_call_limit(cluster_url: str):
                 async with asyncio.timeout(0.3), waiter.slot():
                     pass
             assert await client.zcard("{" + SEMAPHORE_KEY + "}:line") == 1
-            await asyncio.sleep(0.2)  # a renewal
+            await asyncio.sleep(0.3)  # a renewal or two
             assert await client.zcard(SEMAPHORE_KEY) == 1
         await holder.aclose()
         async with asyncio.timeout(5), waiter.slot():
