@@ -32,6 +32,7 @@ from bot.durable.connect import (
     redis_health,
 )
 from bot.durable.flight import SEMAPHORE_KEY, RedisSemaphore
+from bot.durable.flight.slot_scripts import line_keys
 from tests.throwaway_redis import start_throwaway_redis
 
 pytestmark = pytest.mark.e2e
@@ -319,7 +320,7 @@ async def test_a_cluster_runs_the_run_ai_call_limit(cluster_url: str):
             with pytest.raises(TimeoutError):  # no slot free: the waiter is marked
                 async with asyncio.timeout(0.3), waiter.slot():
                     pass
-            assert await client.zcard("{" + SEMAPHORE_KEY + "}:line") == 1
+            assert await client.zcard(line_keys(SEMAPHORE_KEY)[0]) == 1
             await asyncio.sleep(0.3)  # a renewal or two
             assert await client.zcard(SEMAPHORE_KEY) == 1
         await holder.aclose()

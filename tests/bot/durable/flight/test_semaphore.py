@@ -13,13 +13,14 @@ import structlog.testing
 
 from bot.durable.connect import connect_redis
 from bot.durable.flight import SEMAPHORE_KEY, LocalLimit, RedisSemaphore
+from bot.durable.flight.slot_scripts import line_keys
 from bot.ops.metrics import REGISTRY
 from diagnosis import CallLimiter
 from runai_sim.app import Simulator
 from tests.bot.durable.flight.replicas import DEMO, JOB_42, replicas
 from tests.redis_trips import counted_round_trips
 
-LINE, PLACE = "{" + SEMAPHORE_KEY + "}:line", "{" + SEMAPHORE_KEY + "}:place"
+LINE, PLACE = line_keys(SEMAPHORE_KEY)
 
 
 class InFlight:
