@@ -6,6 +6,7 @@ tested once for both, in tests/bot/work/test_durable_e2e.py.
 
 from __future__ import annotations
 
+import asyncio
 import signal
 
 import httpx
@@ -101,16 +102,23 @@ async def test_a_worker_serves_the_metrics_of_the_diagnoses_it_runs(
             await web.send(slash_command_body(ASK, response_url=fake_slack.response_url("r")))
             [answer] = await fake_slack.wait_for_async("chat.update", timeout=120)
             assert first_line(answer).startswith("OOM_KILLED")
-            # The turn ends (and is counted) once its chart follows the answer.
+            # The turn ends (and is counted) once its chart follows the answer: just after
+            # Slack has seen the upload completed, so the count may trail that call a little.
             await fake_slack.wait_for_async("files.completeUploadExternal", timeout=60)
-            async with httpx.AsyncClient() as http:
-                scraped = await http.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+            async with httpx.AsyncClient() as http, asyncio.timeout(30):
+                while True:
+                    scraped = await http.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+                    if scraped.status_code != 200 or COUNTED in scraped.text.splitlines():
+                        break
+                    await asyncio.sleep(0.05)
         finally:
             worker.send_signal(signal.SIGTERM)
             await worker.wait()
     assert scraped.status_code == 200
-    counted = 'runai_why_diagnoses_total{category="OOM_KILLED",outcome="diagnosed"} 1.0'
-    assert counted in scraped.text.splitlines()
+    assert COUNTED in scraped.text.splitlines()
+
+
+COUNTED = 'runai_why_diagnoses_total{category="OOM_KILLED",outcome="diagnosed"} 1.0'
 
 
 def _slack_env(fake_slack: FakeSlack) -> dict[str, str]:
