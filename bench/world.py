@@ -309,10 +309,10 @@ class World:
             if (layout or self.layout) == "recommended":
                 web += ["--no-worker", "--web-processes", cores]
                 worker = [command, "worker", "--host", "127.0.0.1", "--processes", cores]
-                if on:
-                    worker = affinity.launch(on, worker)
-                others.append(self._start(worker, port, settings, log.with_suffix(".worker.log")))
-            process = self._start(affinity.launch(on, web) if on else web, port, settings, log)
+                others.append(
+                    self._start(worker, port, settings, log.with_suffix(".worker.log"), on)
+                )
+            process = self._start(web, port, settings, log, on)
             replica = Replica(
                 name, process, f"http://127.0.0.1:{port}", log, others, len(others) * int(cores)
             )
@@ -324,8 +324,16 @@ class World:
         return started
 
     def _start(
-        self, argv: list[str], port: int, settings: dict[str, str], log: Path
+        self,
+        argv: list[str],
+        port: int,
+        settings: dict[str, str],
+        log: Path,
+        on: frozenset[int] | None,
     ) -> subprocess.Popen[bytes]:
+        """Start `argv` with the replica's environment, on the cores `on` (None: every one)."""
+        if on:
+            argv = affinity.launch(on, argv)
         with log.open("wb") as stderr:
             return subprocess.Popen(  # noqa: S603 - our own command, fixed arguments
                 argv, env=self._env(port, settings), stdout=subprocess.DEVNULL, stderr=stderr

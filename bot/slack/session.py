@@ -84,9 +84,8 @@ class SlackSession:
         connections ending with that loop.
         """
         self._closed = True
-        sessions = dict(self._sessions)
+        session = self._sessions.pop(asyncio.get_running_loop(), None)
         self._sessions.clear()
-        session = sessions.get(asyncio.get_running_loop())
         if session is not None:
             await session.close()
 
