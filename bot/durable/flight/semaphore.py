@@ -189,7 +189,20 @@ class RedisSemaphore:
             raise
 
     async def _take_for_waiters(self) -> None:
-        """Take global slots for every call waiting for one: one script call per attempt."""
+        """Take global slots for every call waiting for one, then leave the line.
+
+        A call that starts waiting while this task leaves the line finds it still running and
+        starts no other, so it is served here: the task ends only when, after its last
+        await, nothing waits.
+        """
+        while True:
+            await self._serve_waiters()
+            if not self._in_line:  # nothing waits, and no await since that was checked
+                return
+            await self._leave_the_line()
+
+    async def _serve_waiters(self) -> None:
+        """Until no call waits: one script call per attempt, with backoff while slots are short."""
         pause, longest = self._backoff_s
         while self._wanted:
             waiting = list(self._wanted)
@@ -220,8 +233,6 @@ class RedisSemaphore:
             if taken < len(waiting):
                 await self._sleep(random.uniform(pause / 2, pause))  # noqa: S311 - jitter
                 pause = min(pause * 2, longest)
-        if self._in_line:  # nothing waits here any more (served, gone, or failed open)
-            await self._leave_the_line()
 
     async def _leave_the_line(self) -> None:
         """Out of the line now, not when its place lapses: the slot it was due goes on."""

@@ -313,6 +313,35 @@ async def test_a_caller_that_gives_up_waiting_leaves_no_slot_behind(redis_client
     assert await redis_client.zcard(SEMAPHORE_KEY) == 0
 
 
+async def test_a_call_that_starts_waiting_while_the_line_is_left_is_served(redis_client):
+    """The only waiting call gave up; another starts while the taker leaves the line.
+
+    The taker is still running then, so no other is started: it must serve the newcomer
+    rather than end (the CI run of 2026-12-05 hung here for 10 s).
+    """
+    asleep, wake = asyncio.Event(), asyncio.Event()
+
+    async def sleep(_: float) -> None:
+        asleep.set()
+        await wake.wait()
+
+    holder = RedisSemaphore(redis_client, limit=1, lease_s=30)
+    waiter = RedisSemaphore(redis_client, limit=1, lease_s=30, sleep=sleep)
+    async with holder.slot():
+        gives_up = asyncio.create_task(waiter.slot().__aenter__())
+        await asyncio.wait_for(asleep.wait(), 10)  # in line, pausing between attempts
+        gives_up.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await gives_up
+    await holder.flush()
+    wake.set()
+    await asyncio.sleep(0)  # the taker wakes to nobody waiting and sends its LEAVE first
+    async with asyncio.timeout(5), waiter.slot():
+        assert await redis_client.zcard(SEMAPHORE_KEY) == 1
+    await waiter.aclose()
+    await holder.aclose()
+
+
 async def test_a_slot_held_by_a_crashed_replica_expires(redis_client):
     """Every slot is held by holders that died; once their leases end, a slot is free."""
     limiter = RedisSemaphore(redis_client, limit=2, lease_s=30)
