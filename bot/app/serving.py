@@ -24,6 +24,7 @@ from bot.app.processes import reuse_port_socket
 from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
 from bot.config import ConfigError, Settings
+from bot.ops.heap import freeze_built_heap
 from bot.ops.metrics_server import start_metrics_server
 
 __all__ = ["run_server", "run_worker"]
@@ -62,6 +63,7 @@ def run_server(
         **HttpLimits.from_settings(settings).uvicorn_options(),  # slow and numerous clients
     )
     server = uvicorn.Server(config)
+    freeze_built_heap()
     server.run(sockets=sockets)
     if not server.started:  # as `uvicorn.run` does: a start-up that failed exits 3
         sys.exit(STARTUP_FAILURE)
@@ -96,6 +98,7 @@ async def _worker_main(settings: Settings, host: str) -> None:
     start_metrics_server(settings.metrics.port, host)
     stop = _stop_on_signals()
     runtime.start()
+    freeze_built_heap()
     try:
         await stop.wait()
     finally:
@@ -112,6 +115,7 @@ async def _socket_mode(settings: Settings, host: str) -> None:
     start_metrics_server(settings.metrics.port, host)
     stop = _stop_on_signals()
     runtime.start()
+    freeze_built_heap()
     try:
         async with runtime.slack.socket_mode(app_token):
             await stop.wait()
