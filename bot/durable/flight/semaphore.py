@@ -146,10 +146,12 @@ class RedisSemaphore:
     async def aclose(self) -> None:
         """Give back what is held, before the Redis client closes (the Run:ai client's close).
 
-        A call still waiting for a slot goes ahead without one at once, as when Redis fails;
-        then the background taking, giving and renewing are stopped and waited for, so no
-        Redis command of this limiter outlives it. Nothing is kept to give back later: a
-        slot still in use, or handed on after this, is left to its lease.
+        A call still waiting for a slot goes ahead without one at once, as when Redis fails,
+        and so does every call after this (this process's own limit still holds): nothing
+        would renew or give back a slot taken now. Then the background taking, giving and
+        renewing are stopped and waited for, so no Redis command of this limiter outlives
+        it; slots a stopped command may have taken are given back with the rest. A slot
+        still in use, or handed on after this, is left to its lease.
         """
         self._closed = True
         self._stop_renewing.set()
@@ -170,6 +172,8 @@ class RedisSemaphore:
         return young and token in self._held
 
     async def _take(self) -> _Held | None:
+        if self._closed:  # as when Redis fails: nothing would renew or give back a slot now
+            return None
         while self._idle:
             held = self._idle.pop()
             if self._usable(held):
@@ -218,11 +222,17 @@ class RedisSemaphore:
                 keys = [self._key, *self._line_keys]
                 taken, in_line = (int(n) for n in await self._acquire(keys=keys, args=args))
             except (redis.RedisError, OSError) as error:
+                # Every call waiting now goes ahead, those that came during this attempt too:
+                # another attempt would keep them waiting as long again (retries included).
                 self._log.warning("runai_slot_fail_open", error=type(error).__name__)
-                FAIL_OPEN.labels(what="runai_semaphore").inc(len(waiting))
-                for future in waiting:
+                FAIL_OPEN.labels(what="runai_semaphore").inc(len(self._wanted))
+                for future in list(self._wanted):
                     self._grant(future, None)
+                self._give_back_soon(tokens)  # the script may have run, its reply lost
                 continue
+            except asyncio.CancelledError:  # closing: the script may have taken them
+                self._stale.extend(tokens)
+                raise
             self._in_line = bool(in_line)
             self._held.update(tokens[:taken])
             if taken:
@@ -235,12 +245,15 @@ class RedisSemaphore:
                 pause = min(pause * 2, longest)
 
     async def _leave_the_line(self) -> None:
-        """Out of the line now, not when its place lapses: the slot it was due goes on."""
-        self._in_line = False
+        """Out of the line now, not when its place lapses: the slot it was due goes on.
+
+        Cancelled on the way (closing), it still counts as in line, so `aclose` leaves again.
+        """
         try:
             await self._leave(keys=list(self._line_keys), args=[self._me])
         except (redis.RedisError, OSError) as error:  # the place lapses anyway
             self._log.warning("runai_slot_leave_failed", error=type(error).__name__)
+        self._in_line = False
 
     def _grant(self, future: asyncio.Future[_Held | None], held: _Held | None) -> None:
         if future in self._wanted:
@@ -284,12 +297,16 @@ class RedisSemaphore:
     def _hand_on(self, held: _Held) -> None:
         """A slot a call is done with: to a call waiting for one, else kept a moment."""
         if not self._usable(held):
-            self._stale.append(held[0])
+            self._give_back_soon([held[0]])
         elif self._wanted:
             self._grant(self._wanted[0], held)
-            return
         else:
             self._idle.append(held)
+            self._give_back_soon([])
+
+    def _give_back_soon(self, tokens: list[str]) -> None:
+        """Give `tokens`, and the slots kept unused, back a moment from now (at `flush`)."""
+        self._stale.extend(tokens)
         if not self._closed and (self._giver is None or self._giver.done()):
             self._giver = asyncio.ensure_future(self._give_back_later())
 
@@ -314,6 +331,9 @@ class RedisSemaphore:
             await self._redis.zrem(self._key, *tokens)
         except (redis.RedisError, OSError) as error:  # the lease ends it anyway
             self._log.warning("runai_slot_release_failed", error=type(error).__name__)
+        except asyncio.CancelledError:  # `flush` stopped this one: it gives them back itself
+            self._stale.extend(tokens)
+            raise
 
 
 class LocalLimit:

@@ -26,10 +26,19 @@ def line_keys(key: str) -> tuple[str, str]:
 #: line, in order (one not in line counts as last), and what is left over to whoever asks;
 #: a process that gets fewer than it wants stays in line, at the back if it got any.
 #: Returns {slots taken (the first N tokens now hold one each), 1 if it is in line}.
+#: Sent again with the same tokens (the client retries a call whose reply was lost), it
+#: returns what the first run took instead of counting those slots as someone else's.
 ACQUIRE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local held = 0
+while held < #ARGV - 4 and redis.call('ZSCORE', KEYS[1], ARGV[held + 5]) do
+  held = held + 1
+end
+if held > 0 then
+  return {held, redis.call('ZSCORE', KEYS[2], ARGV[3]) and 1 or 0}
+end
 local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
 for _, process in ipairs(gone) do
   redis.call('ZREM', KEYS[2], process)

@@ -9,15 +9,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+import redis.asyncio
 import structlog.testing
 
 from bot.durable.connect import connect_redis
 from bot.durable.flight import SEMAPHORE_KEY, LocalLimit, RedisSemaphore
-from bot.durable.flight.slot_scripts import line_keys
+from bot.durable.flight.slot_scripts import ACQUIRE, line_keys
 from bot.ops.metrics import REGISTRY
 from diagnosis import CallLimiter
 from runai_sim.app import Simulator
 from tests.bot.durable.flight.replicas import DEMO, JOB_42, replicas
+from tests.ports import serving
 from tests.redis_trips import counted_round_trips
 
 LINE, PLACE = line_keys(SEMAPHORE_KEY)
@@ -80,6 +82,7 @@ async def test_calls_of_one_level_take_their_slots_in_one_round_trip_and_hand_th
         async with limiter.slot():
             held.append(await redis_client.zcard(SEMAPHORE_KEY))
 
+    await redis_client.script_load(ACQUIRE)  # a fresh server's first EVALSHA loads it first
     with counted_round_trips() as trips:
         await asyncio.gather(*(call() for _ in range(4)))
         await asyncio.gather(*(call() for _ in range(3)))
@@ -97,9 +100,20 @@ async def test_closing_gives_back_at_once_and_keeps_nothing_after(redis_client):
     assert await redis_client.zcard(SEMAPHORE_KEY) == 1, "kept for the next call"
     await limiter.aclose()
     assert await redis_client.zcard(SEMAPHORE_KEY) == 0
-    async with limiter.slot():  # still usable; what it takes is given back by its lease
-        pass
-    assert await redis_client.zcard(SEMAPHORE_KEY) == 1
+    inside = 0
+
+    async def call() -> int:
+        nonlocal inside
+        async with limiter.slot():
+            inside += 1
+            most = inside
+            await asyncio.sleep(0.05)
+            inside -= 1
+        return most
+
+    most = await asyncio.gather(*(call() for _ in range(5)))
+    assert max(most) == 2, "after closing, this process's own limit still holds"
+    assert await redis_client.zcard(SEMAPHORE_KEY) == 0, "and no slot is taken to lapse"
 
 
 async def test_a_call_longer_than_the_lease_keeps_its_slot(redis_client):
@@ -340,6 +354,104 @@ async def test_a_call_that_starts_waiting_while_the_line_is_left_is_served(redis
         assert await redis_client.zcard(SEMAPHORE_KEY) == 1
     await waiter.aclose()
     await holder.aclose()
+
+
+async def test_a_take_whose_reply_was_lost_is_the_callers_when_sent_again(redis_url, redis_client):
+    """Redis ran the take, the reply was lost, the client sent it again: no slot for nobody.
+
+    Counted as someone else's, the slot the first run took was held by no one for a whole
+    lease, and the caller waited in line behind it.
+    """
+    await redis_client.script_load(ACQUIRE)
+    upstream = redis_url.removeprefix("redis://").split("/")[0].rsplit(":", 1)
+    lost = asyncio.Event()
+
+    async def loses_the_first_take_reply(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        to_redis_r, to_redis_w = await asyncio.open_connection(upstream[0], int(upstream[1]))
+        dropping = False
+
+        async def up() -> None:
+            nonlocal dropping
+            while data := await reader.read(65536):
+                if b"EVALSHA" in data and not lost.is_set():
+                    lost.set()
+                    dropping = True
+                to_redis_w.write(data)
+                await to_redis_w.drain()
+
+        async def down() -> None:
+            while data := await to_redis_r.read(65536):
+                if dropping:  # the reply is lost, and the connection with it
+                    writer.close()
+                    return
+                writer.write(data)
+                await writer.drain()
+
+        try:
+            await asyncio.gather(up(), down())
+        finally:
+            to_redis_w.close()
+
+    async with serving(loses_the_first_take_reply) as port:
+        client = connect_redis(f"redis://127.0.0.1:{port}/{redis_url.rsplit('/', 1)[1]}")
+        limiter = RedisSemaphore(client, limit=1, lease_s=30)
+        try:
+            async with asyncio.timeout(5), limiter.slot():
+                assert lost.is_set(), "the first reply was lost, and the take sent again"
+                assert await redis_client.zcard(SEMAPHORE_KEY) == 1
+            await limiter.aclose()
+            assert await redis_client.zcard(SEMAPHORE_KEY) == 0, "the one slot was its own"
+        finally:
+            await client.aclose()
+
+
+async def test_calls_that_come_while_redis_fails_go_ahead_with_those_waiting(redis_url):
+    """Redis stalls: every call waiting when the take fails goes ahead, not after another try."""
+    client = redis.asyncio.Redis.from_url(redis_url, socket_timeout=0.5, retry=None)
+    admin = redis.asyncio.Redis.from_url(redis_url)
+    limiter = RedisSemaphore(client, limit=2)
+    await client.ping()  # connected before Redis stops answering
+    await admin.execute_command("CLIENT", "PAUSE", "3000", "WRITE")  # scripts wait too
+    try:
+        with structlog.testing.capture_logs() as logs:
+            first = asyncio.create_task(_enter(limiter))
+            await asyncio.sleep(0.1)  # its take is waiting on Redis
+            second = asyncio.create_task(_enter(limiter))
+            async with asyncio.timeout(2.5):
+                await asyncio.gather(first, second)
+        failed = [e for e in logs if e["event"] == "runai_slot_fail_open"]
+        assert len(failed) == 1, "one failed take let both go"
+    finally:
+        await admin.execute_command("CLIENT", "UNPAUSE")
+        await limiter.aclose()
+        await client.aclose()
+        await admin.aclose()
+
+
+async def _enter(limiter: RedisSemaphore) -> None:
+    async with limiter.slot():
+        pass
+
+
+async def test_slots_on_their_way_back_when_flushed_are_still_given_back(redis_url):
+    """The give-back waits for the pool's one connection when `flush` stops it."""
+    client = connect_redis(redis_url, max_connections=1)
+    limiter = RedisSemaphore(client, limit=2, lease_s=30, linger_s=0.01)
+    try:
+        await client.flushdb()
+        async with limiter.slot():
+            pass
+        busy = asyncio.ensure_future(client.blpop(["nothing"], timeout=1))
+        await asyncio.sleep(0.1)  # the give-back waits for the connection `busy` holds
+        await limiter.flush()
+        await busy
+        assert await client.zcard(SEMAPHORE_KEY) == 0
+    finally:
+        await limiter.aclose()
+        await client.flushdb()
+        await client.aclose()
 
 
 async def test_a_slot_held_by_a_crashed_replica_expires(redis_client):
