@@ -26,15 +26,11 @@ from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as redis
 from redis import DriverInfo
-from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import (
-    CrossSlotTransactionError,
-    MaxConnectionsError,
-    RedisClusterException,
-)
+from redis.exceptions import MaxConnectionsError, RedisClusterException
 
 from bot.config import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S
 from bot.errors import BotError
@@ -105,9 +101,13 @@ class _WaitingCluster(RedisCluster):
     has passed, then raises `PoolExhausted`. (Pipelines do not wait: a busy node fails them
     at once with a `ConnectionError`, as a Redis that is down would.)
 
-    With no node answering, redis-py's cluster client raises `RedisClusterException`, which
-    is not a `RedisError`; commands and pipelines here raise `redis.ConnectionError` instead,
-    so every `except redis.RedisError` in the bot sees a cluster that is gone.
+    redis-py's cluster client reports a cluster it cannot reach (no node answers when it
+    learns the nodes and slots, at first use and again after a node failed) as a
+    `RedisClusterException`, which is not a `RedisError`: here that is a
+    `redis.ConnectionError`, for commands and pipelines alike (both learn through
+    `initialize`), so every `except redis.RedisError` in the bot sees a cluster that is
+    gone. Other `RedisClusterException`s (keys in two slots in one script, a command with
+    no key) are mistakes in the bot, not outages, and stay as they are.
     """
 
     def __init__(self, *, pool_timeout_s: float, max_connections: int, **kwargs: Any) -> None:
@@ -115,14 +115,19 @@ class _WaitingCluster(RedisCluster):
         self.pool_timeout_s = pool_timeout_s
         self.max_connections_per_node = max_connections
 
+    async def initialize(self, *args: Any, **kwargs: Any) -> RedisCluster:
+        """Learn the cluster's nodes and slots (at first use, and after a node failed)."""
+        try:
+            return await super().initialize(*args, **kwargs)
+        except RedisClusterException as error:  # no node answered, or the slots are not covered
+            raise redis.ConnectionError(f"Redis Cluster unreachable: {error}") from error
+
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
         give_up, pause = loop.time() + self.pool_timeout_s, 0.001
         while True:
             try:
                 return await super().execute_command(*args, **kwargs)
-            except RedisClusterException as error:
-                raise _unreachable(error) from error
             except MaxConnectionsError as error:
                 if loop.time() + pause > give_up:
                     raise PoolExhausted(
@@ -131,38 +136,6 @@ class _WaitingCluster(RedisCluster):
                     ) from error
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 0.05)
-
-    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
-        """A pipeline whose `execute` fails as Redis, as the commands do."""
-        if shard_hint:  # as redis-py refuses it
-            raise RedisClusterException("shard_hint is deprecated in cluster mode")
-        # redis-py makes its own the same way; its typing marks a mixin attribute abstract.
-        return _ClusterPipelineFailingAsRedis(self, transaction)  # type: ignore[abstract]
-
-
-class _ClusterPipelineFailingAsRedis(ClusterPipeline):
-    """redis-py's cluster pipeline, raising `redis.ConnectionError` when no node answers.
-
-    Both where it may ask the cluster: `initialize` (entering `async with`) and `execute`.
-    """
-
-    async def initialize(self) -> ClusterPipeline:
-        try:
-            return await super().initialize()
-        except RedisClusterException as error:
-            raise _unreachable(error) from error
-
-    async def execute(self, *args: Any, **kwargs: Any) -> list[Any]:
-        try:
-            return await super().execute(*args, **kwargs)
-        except CrossSlotTransactionError:
-            raise  # keys the bot chose badly, not a cluster that is gone
-        except RedisClusterException as error:
-            raise _unreachable(error) from error
-
-
-def _unreachable(error: RedisClusterException) -> redis.ConnectionError:
-    return redis.ConnectionError(f"Redis Cluster unreachable: {error}")
 
 
 async def redis_health(

