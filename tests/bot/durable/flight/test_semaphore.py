@@ -7,6 +7,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import redis.asyncio
@@ -341,7 +342,7 @@ async def test_a_call_that_starts_waiting_while_the_line_is_left_is_served(redis
     holder = RedisSemaphore(redis_client, limit=1, lease_s=30)
     waiter = RedisSemaphore(redis_client, limit=1, lease_s=30, sleep=sleep)
     async with holder.slot():
-        gives_up = asyncio.create_task(waiter.slot().__aenter__())
+        gives_up = asyncio.create_task(_enter(waiter))
         await asyncio.wait_for(asleep.wait(), 10)  # in line, pausing between attempts
         gives_up.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -356,19 +357,19 @@ async def test_a_call_that_starts_waiting_while_the_line_is_left_is_served(redis
 
 
 async def test_a_take_whose_reply_was_lost_is_the_callers_when_sent_again(redis_url, redis_client):
-    """Redis ran the take, the reply was lost, the client sent it again: no slot for nobody.
+    """Redis ran the take, the reply was lost, the client sent it again: the slot is the caller's.
 
     Counted as someone else's, the slot the first run took was held by no one for a whole
     lease, and the caller waited in line behind it.
     """
     await redis_client.script_load(ACQUIRE)
-    upstream = redis_url.removeprefix("redis://").split("/")[0].rsplit(":", 1)
+    upstream = urlsplit(redis_url)
     lost = asyncio.Event()
 
     async def loses_the_first_take_reply(
         reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        to_redis_r, to_redis_w = await asyncio.open_connection(upstream[0], int(upstream[1]))
+        to_redis_r, to_redis_w = await asyncio.open_connection(upstream.hostname, upstream.port)
         dropping = False
 
         async def up() -> None:
@@ -394,7 +395,8 @@ async def test_a_take_whose_reply_was_lost_is_the_callers_when_sent_again(redis_
             to_redis_w.close()
 
     async with serving(loses_the_first_take_reply) as port:
-        client = connect_redis(f"redis://127.0.0.1:{port}/{redis_url.rsplit('/', 1)[1]}")
+        proxied = redis_url.replace(upstream.netloc.rsplit("@", 1)[-1], f"127.0.0.1:{port}", 1)
+        client = connect_redis(proxied)
         limiter = RedisSemaphore(client, limit=1, lease_s=30)
         try:
             async with asyncio.timeout(5), limiter.slot():
