@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as redis
 from redis import DriverInfo
-from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.cluster import ClusterNode, NodesManager, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import ExponentialWithJitterBackoff
@@ -101,26 +101,20 @@ class _WaitingCluster(RedisCluster):
     has passed, then raises `PoolExhausted`. (Pipelines do not wait: a busy node fails them
     at once with a `ConnectionError`, as a Redis that is down would.)
 
-    redis-py's cluster client reports a cluster it cannot reach (no node answers when it
-    learns the nodes and slots, at first use and again after a node failed) as a
+    redis-py's cluster client reports a cluster it cannot use (no node answers when it
+    learns the nodes and slots, or they do not cover every slot) as a
     `RedisClusterException`, which is not a `RedisError`: here that is a
-    `redis.ConnectionError`, for commands and pipelines alike (both learn through
-    `initialize`), so every `except redis.RedisError` in the bot sees a cluster that is
-    gone. Other `RedisClusterException`s (keys in two slots in one script, a command with
-    no key) are mistakes in the bot, not outages, and stay as they are.
+    `redis.ConnectionError` (`_NodesLearnedAsRedis`), so every `except redis.RedisError` in
+    the bot sees a cluster that is gone. Other `RedisClusterException`s (keys in two slots
+    in one script, a command with no key) are mistakes in the bot, not outages, and stay as
+    they are.
     """
 
     def __init__(self, *, pool_timeout_s: float, max_connections: int, **kwargs: Any) -> None:
         super().__init__(max_connections=max_connections, **kwargs)
+        self.nodes_manager.__class__ = _NodesLearnedAsRedis  # the same object, failing as Redis
         self.pool_timeout_s = pool_timeout_s
         self.max_connections_per_node = max_connections
-
-    async def initialize(self, *args: Any, **kwargs: Any) -> RedisCluster:
-        """Learn the cluster's nodes and slots (at first use, and after a node failed)."""
-        try:
-            return await super().initialize(*args, **kwargs)
-        except RedisClusterException as error:  # no node answered, or the slots are not covered
-            raise redis.ConnectionError(f"Redis Cluster unreachable: {error}") from error
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
@@ -136,6 +130,24 @@ class _WaitingCluster(RedisCluster):
                     ) from error
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 0.05)
+
+
+class _NodesLearnedAsRedis(NodesManager):
+    """redis-py's map of the cluster's nodes and slots; failing to learn it is a Redis failure.
+
+    Every way the map is learned comes here: a client's first command or pipeline, its
+    relearning after a node failed, and a transaction's own relearning after every few
+    connection errors. redis-py builds the map itself; `_WaitingCluster` only changes its
+    class, which adds no state.
+    """
+
+    __slots__ = ()
+
+    async def initialize(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            await super().initialize(*args, **kwargs)
+        except RedisClusterException as error:  # no node answered, or the slots are not covered
+            raise redis.ConnectionError(f"Redis Cluster unavailable: {error}") from error
 
 
 async def redis_health(
