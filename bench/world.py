@@ -298,7 +298,7 @@ class World:
         """
         started = []
         command = str(Path(sys.executable).parent / "runai-why")
-        cores = str(len(on) if on else os.cpu_count() or 1)
+        cores = str(len(on or affinity.usable()) or os.cpu_count() or 1)  # as the floor counts
         for _ in range(count):
             port = _free_port()
             self._started += 1
