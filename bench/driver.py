@@ -136,6 +136,10 @@ async def send_all(urls: dict[str, str], secret: str, asks: list[Ask], slack: Fa
     )
     try:
         out, _ = await asyncio.wait_for(child.communicate(json.dumps(spec).encode()), _SENDING_S)
+    except TimeoutError:
+        raise RuntimeError(
+            f"bench.rawload sent no report within {_SENDING_S:.0f} s: stopped ({len(asks)} asks)"
+        ) from None
     finally:
         if child.returncode is None:  # timed out (or this task was cancelled): end it
             with contextlib.suppress(ProcessLookupError):

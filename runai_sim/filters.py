@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ class Filter:
     value: str
     spec: FieldSpec
 
-    @property
+    @cached_property
     def exact(self) -> bool:
         """Whether this term is an exact text match (`name==x`): cheap, and the most selective."""
         return self.op == "==" and self.spec.kind == "str"
