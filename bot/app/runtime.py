@@ -145,7 +145,6 @@ def build_runtime(
     if settings.teams.configured:
         platforms.add("teams")
     watches = build_watches(settings, runai=runai, redis_client=redis_client, platforms=platforms)
-    with_worker = settings.queue.embedded_worker if worker is None else worker
     # `worker=True` is `runai-why worker`, a process that only diagnoses.
     concurrency = settings.diagnosis.concurrency(dedicated=worker is True)
     make_engine = functools.partial(
@@ -220,7 +219,7 @@ def build_runtime(
         shutdown_grace_s=settings.queue.shutdown_grace_s,
         pages=page_routes(settings),
     )
-    if with_worker:
+    if settings.queue.embedded_worker if worker is None else worker:
         handlers: dict[str, Handler] = {"push": push.work}  # what a worker answers, per platform
         handlers.update({front.platform: front.work for front in runtime.front_ends})
         runtime.worker = Worker(
