@@ -217,9 +217,11 @@ async def test_sigterm_to_the_supervisor_mid_diagnosis_hands_the_work_back(
     assert fake_slack.calls("chat.update") == []
     assert await redis_client.xlen(STREAM) == 1  # still queued: nothing lost
     assert (await redis_client.xpending(STREAM, "workers"))["pending"] == 0  # handed back
-    # The copy that held it handed it back (the other, if it had started, held nothing).
+    # The copy that held it handed it back. The other held nothing, or, when its own SIGTERM
+    # came a moment later, took the handed-back ask as a live consumer should and handed it
+    # back in turn: the one ask (the stream holds one) went back once or twice, never lost.
     handed = [int(str(e["handed_back"])) for e in _events(tmp_path / "w.log", "worker_stopped")]
-    assert sorted(handed) in ([1], [0, 1])
+    assert sorted(handed) in ([1], [0, 1], [1, 1])
 
 
 @pytest.mark.e2e
