@@ -31,6 +31,10 @@ ACTIVE_PHASES = frozenset({"running", "pending", "creating", "initializing", "re
 RECURRING = 2
 #: Events describing a termination may be recorded shortly after its phase update.
 GRACE = timedelta(minutes=2)
+#: How long after a workload entered its failure phase a signal may still describe that
+#: failure (a node is marked NotReady up to a minute or so after it stopped answering, and a
+#: pod is evicted minutes after that); anything later is the failure's aftermath.
+AFTERMATH = timedelta(minutes=10)
 
 
 def _anchors(ev: Evidence) -> list[datetime]:
@@ -54,13 +58,18 @@ def _attributed(ev: Evidence, segment: list[Signal]) -> Category | None:
 
 
 def current_run(ev: Evidence) -> tuple[Signal, ...]:
-    """The signals of the run being diagnosed: none from before its last start in history.
+    """The signals of the run being diagnosed: none from before its start or after its failure.
 
-    An OOM three runs ago must not decide why the workload failed today; older signals still
-    count for recurrence. Undated signals are kept; without history everything is kept,
-    since runs cannot be told apart.
+    An OOM three runs ago must not decide why the workload failed today, and a node that went
+    NotReady half an hour after the workload failed cannot have failed it; older signals still
+    count for recurrence. The run starts at its last start in history; a workload in a failure
+    phase ended `AFTERMATH` after entering it. Undated signals are kept; without history
+    nothing is dropped for being old, since runs cannot be told apart.
     """
-    end = ev.workload.phase_updated_at or ev.now
+    failed_at = ev.workload.phase_updated_at
+    if (ev.workload.phase or "").lower() not in FAILURE_PHASES:
+        failed_at = None
+    end = failed_at or ev.workload.phase_updated_at or ev.now
     starts = [
         r.at
         for r in ev.history or ()
@@ -68,10 +77,13 @@ def current_run(ev: Evidence) -> tuple[Signal, ...]:
         and r.spec.phase_update.phase.lower() in ACTIVE_PHASES
         and r.at <= end
     ]
-    if not starts:
-        return ev.signals
-    start = max(starts) - GRACE
-    return tuple(s for s in ev.signals if s.at is None or s.at >= start)
+    start = max(starts) - GRACE if starts else None
+    after = failed_at + AFTERMATH if failed_at is not None else None
+    return tuple(
+        s
+        for s in ev.signals
+        if s.at is None or ((start is None or s.at >= start) and (after is None or s.at <= after))
+    )
 
 
 def _loop_terminations(ev: Evidence, category: Category, restarts: Restarts) -> tuple[int, bool]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from diagnosis.recurrence import current_run, recurrence
 from diagnosis.report import Category
 from diagnosis.rules import classify
@@ -108,3 +110,27 @@ def test_a_failure_older_than_the_lookback_is_not_counted_in_it():
     history = oom_run(3 * 24 * 60)
     ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
     assert recurrence(ev, Category.OOM_KILLED, "24h").count == 0
+
+
+@pytest.mark.parametrize(
+    ("phase", "minutes_after", "kept"),
+    [
+        pytest.param("Failed", 33, False, id="failed: half an hour later is aftermath"),
+        pytest.param("Failed", 5, True, id="failed: minutes later may be the same failure"),
+        pytest.param("Running", 33, True, id="running: every later signal is the current run"),
+    ],
+)
+def test_what_happens_after_a_failure_never_decides_it(phase, minutes_after, kept):
+    """A node that goes NotReady after the workload failed cannot have failed it."""
+    history = oom_run(60)
+    later = history_event(
+        "NodeNotReady", "Node gpu-node-1 status is now: NodeNotReady", 60 - minutes_after
+    )
+    ev = evidence(
+        workload(phase=phase, phaseUpdatedAt=history[-1].at.isoformat()), history=[*history, later]
+    )
+    [node] = [s for s in ev.signals if s.reason == "NodeNotReady"]
+    assert (node in current_run(ev)) is kept
+    if phase == "Failed" and not kept:
+        current = ev.model_copy(update={"signals": current_run(ev)})
+        assert classify(current).category is Category.OOM_KILLED
