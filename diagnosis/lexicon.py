@@ -198,8 +198,9 @@ PULL_SUBCAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("rate-limit", r"toomanyrequests|429 too many requests|rate limit"),
         (
             "auth",
-            r"unauthorized|authentication required|no basic auth credentials|401|403 forbidden"
-            r"|invalid username/password",
+            # a bare 401 is not enough: image digests and tags are full of digits
+            r"unauthorized|authentication required|no basic auth credentials"
+            r"|\b(?:status|code)\W{1,3}401\b|403 forbidden|invalid username/password",
         ),
         (
             "repo-or-access",

@@ -30,6 +30,7 @@ __all__ = [
     "events_signals",
     "history_signals",
     "pod_signals",
+    "pull_subcause",
     "start_cause",
     "status_signals",
     "text_signals",
@@ -58,9 +59,14 @@ _EXIT_SEARCH = Prefilter([(None, p) for p in EXIT_CODE_PATTERNS])
 _PULL_SEARCH = Prefilter(PULL_SUBCAUSES)
 
 
+def pull_subcause(text: str) -> str | None:
+    """Why an image pull failed (`lexicon.PULL_SUBCAUSES`, first match), or None."""
+    return next((name for name, rx in _PULL_SEARCH.candidates(text) if rx.search(text)), None)
+
+
 def _detail(kind: SignalKind, text: str) -> str | None:
     if kind is SignalKind.IMAGE_PULL:
-        return next((name for name, rx in _PULL_SEARCH.candidates(text) if rx.search(text)), None)
+        return pull_subcause(text)
     if kind is SignalKind.MOUNT_FAILED:
         return extract_detail("volume", text)
     if kind in {SignalKind.NODE_NOT_READY, SignalKind.NODE_EVICTION, SignalKind.NODE_CORDONED}:

@@ -13,9 +13,9 @@ from datetime import datetime
 
 from diagnosis.evidence import Restarts, Signal
 from diagnosis.kube.models import ContainerState, ContainerStatus, KubeEvent, KubeNode, Pod
-from diagnosis.lexicon import PULL_SUBCAUSES, SignalKind, extract_detail
+from diagnosis.lexicon import SignalKind, extract_detail
 from diagnosis.redact import Redactor, shorten
-from diagnosis.signals import start_cause, text_signals
+from diagnosis.signals import pull_subcause, start_cause, text_signals
 
 __all__ = [
     "DESCRIBE_NODE",
@@ -134,9 +134,7 @@ def _waiting(
         "text": text,
     }
     if reason in _PULL_WAITING:
-        subcause = next(
-            (name for name, rx in PULL_SUBCAUSES if rx.search(f"{wait.reason} {message}")), None
-        )
+        subcause = pull_subcause(f"{wait.reason} {message}")
         yield Signal(kind=SignalKind.IMAGE_PULL, detail=subcause, key=f"{base}:pull", **common)
     elif reason == "crashloopbackoff":
         kind = SignalKind.INIT_FAILED if init else SignalKind.CRASHLOOP
