@@ -19,6 +19,7 @@ from diagnosis.evidence import Evidence
 from diagnosis.quantity import format_bytes, parse_quantity
 from diagnosis.report import EvidenceLine, MemoryFigures, MemorySample
 from diagnosis.runai.models import Resources
+from diagnosis.runs import run_of
 
 __all__ = ["USAGE", "MemoryEvidence", "memory_evidence"]
 
@@ -73,12 +74,16 @@ def killed_container(ev: Evidence, container: str | None) -> str | None:
     return container
 
 
-def _samples(ev: Evidence) -> tuple[list[int], list[MemorySample]]:
-    """Every usage value (the peak's candidates), and the dated ones as one series.
+def _samples(ev: Evidence) -> tuple[list[int], list[MemorySample], bool]:
+    """The run's usage values, the dated ones as a series, and whether others were left out.
 
+    The values are the peak's candidates. Only samples of the run diagnosed count
+    (`diagnosis.runs`): an earlier run's peak in the lookback says nothing about this failure.
     The series is oldest first with one sample per instant, the highest of the workload's
     series (its pods) at that instant: what the chart and the sparkline draw.
     """
+    run = run_of(ev)
+    other_run = False
     values: list[int] = []
     highest: dict[datetime, int] = {}
     for series in ev.metrics or ():
@@ -88,10 +93,14 @@ def _samples(ev: Evidence) -> tuple[list[int], list[MemorySample]]:
             parsed = parse_quantity(sample.value)
             if parsed is None:
                 continue
+            if not run.holds(sample.timestamp):
+                other_run = True
+                continue
             values.append(parsed)
             if sample.timestamp is not None:
                 highest[sample.timestamp] = max(parsed, highest.get(sample.timestamp, parsed))
-    return values, [MemorySample(at=t, usage_bytes=highest[t]) for t in sorted(highest)]
+    dated = [MemorySample(at=t, usage_bytes=highest[t]) for t in sorted(highest)]
+    return values, dated, other_run
 
 
 def _shown(request: int | None, limit: int | None) -> str:
@@ -154,10 +163,19 @@ def memory_evidence(
     """Memory figures of `container` (an init container when `init`), cited, with the gaps."""
     container = killed_container(ev, container)
     request, limit, lines, missing = _configured(ev, container, init=init)
-    values, samples = _samples(ev)
+    values, samples, other_run = _samples(ev)
     peak = max(values) if values else None
     if ev.metrics_requested and ev.metrics is None:
         missing.append("CPU-memory usage (metrics unavailable)")
+    elif ev.metrics_requested and peak is None and other_run:
+        lines.append(
+            EvidenceLine(
+                text="No CPU-memory samples were recorded in this run (those in the lookback "
+                "are an earlier run's; no peak observed)",
+                source=METRICS,
+            )
+        )
+        missing.append("peak CPU-memory usage (no samples from this run)")
     elif ev.metrics_requested and peak is None:
         lines.append(
             EvidenceLine(

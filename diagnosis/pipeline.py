@@ -46,7 +46,6 @@ from diagnosis.phase import (
     waits_on_scheduler,
 )
 from diagnosis.preemption import explain_preemption, for_asker
-from diagnosis.recurrence import current_run
 from diagnosis.redact import Redactor
 from diagnosis.report import Outcome, Report
 from diagnosis.request import DiagnosisRequest, Symptom
@@ -54,6 +53,7 @@ from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
 from diagnosis.rules import classify
 from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
+from diagnosis.runs import current_run
 from diagnosis.sharing import Share, SharedLookups, report_key, shared_report
 from diagnosis.signals import events_signals, status_signals
 from diagnosis.stages import StageObserver, Stopwatch

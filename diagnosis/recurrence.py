@@ -14,27 +14,19 @@ from the same pod's lifetime describe those same terminations and are not added 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from diagnosis.evidence import Evidence, Restarts, Signal
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Category, Recurrence
 from diagnosis.rules import classify
+from diagnosis.runs import FAILURE_PHASES, GRACE
 from diagnosis.signals import unique
 
-__all__ = ["ACTIVE_PHASES", "FAILURE_PHASES", "current_run", "recurrence"]
+__all__ = ["recurrence"]
 
-FAILURE_PHASES = frozenset({"failed", "crashed", "stopped"})
-#: A phase update into one of these starts (or resumes) a run of the workload.
-ACTIVE_PHASES = frozenset({"running", "pending", "creating", "initializing", "resuming"})
 #: The skill: one occurrence is one-off; two or more are recurring.
 RECURRING = 2
-#: Events describing a termination may be recorded shortly after its phase update.
-GRACE = timedelta(minutes=2)
-#: How long after a workload entered its failure phase a signal may still describe that
-#: failure (a node is marked NotReady up to a minute or so after it stopped answering, and a
-#: pod is evicted minutes after that); anything later is the failure's aftermath.
-AFTERMATH = timedelta(minutes=10)
 
 
 def _anchors(ev: Evidence) -> list[datetime]:
@@ -55,35 +47,6 @@ def _attributed(ev: Evidence, segment: list[Signal]) -> Category | None:
     if any(s.kind is SignalKind.PREEMPTED for s in segment):
         return None  # a preemption is not a failure occurrence
     return classify(ev.model_copy(update={"signals": tuple(segment)})).category
-
-
-def current_run(ev: Evidence) -> tuple[Signal, ...]:
-    """The signals of the run being diagnosed: none from before its start or after its failure.
-
-    An OOM three runs ago must not decide why the workload failed today, and a node that went
-    NotReady half an hour after the workload failed cannot have failed it; older signals still
-    count for recurrence. The run starts at its last start in history; a workload in a failure
-    phase ended `AFTERMATH` after entering it. Undated signals are kept; without history
-    nothing is dropped for being old, since runs cannot be told apart.
-    """
-    failed_at = ev.workload.phase_updated_at
-    if (ev.workload.phase or "").lower() not in FAILURE_PHASES:
-        failed_at = None
-    end = failed_at or ev.workload.phase_updated_at or ev.now
-    starts = [
-        r.at
-        for r in ev.history or ()
-        if r.spec.phase_update is not None
-        and r.spec.phase_update.phase.lower() in ACTIVE_PHASES
-        and r.at <= end
-    ]
-    start = max(starts) - GRACE if starts else None
-    after = failed_at + AFTERMATH if failed_at is not None else None
-    return tuple(
-        s
-        for s in ev.signals
-        if s.at is None or ((start is None or s.at >= start) and (after is None or s.at <= after))
-    )
 
 
 def _loop_terminations(ev: Evidence, category: Category, restarts: Restarts) -> tuple[int, bool]:

@@ -23,10 +23,11 @@ from diagnosis.kube.signals import (
     restarts_of,
 )
 from diagnosis.logs import failing_line
-from diagnosis.recurrence import current_run, recurrence
+from diagnosis.recurrence import recurrence
 from diagnosis.redact import Redactor
 from diagnosis.report import Category
 from diagnosis.rules import classify
+from diagnosis.runs import current_run
 from tests.factories import ago, evidence, iso, phase_update, unreachable_node, workload
 from tests.factories import pod as runai_pod
 

@@ -9,7 +9,7 @@ from diagnosis.memory import memory_evidence
 from diagnosis.report import MemoryFigures, MemorySample, Outcome, Report
 from diagnosis.resolve import workload_ref
 from diagnosis.runai.models import Measurement, MetricValue, Workload
-from tests.factories import evidence
+from tests.factories import ago, evidence, iso, phase_update, workload
 
 T0 = datetime(2025, 11, 4, 0, 0, tzinfo=UTC)
 T1 = datetime(2025, 11, 4, 0, 10, tzinfo=UTC)
@@ -77,3 +77,22 @@ def test_a_candidate_carries_its_submission_and_phase_update_times():
     ref = workload_ref(workload)
     assert ref.submitted_at == datetime(2025, 11, 4, 0, 17, 57, tzinfo=UTC)
     assert ref.phase_updated_at == datetime(2025, 11, 4, 8, 52, 1, tzinfo=UTC)
+
+
+def test_an_earlier_runs_samples_are_not_this_failures_peak():
+    """Resumed an hour ago and OOM-killed since: a run eight hours ago is not its peak."""
+    history = [phase_update("Running", 60), phase_update("Failed", 8, "OOMKilled")]
+    earlier = _series(("31000000000", ago(480)))
+    this_run = _series(("2000000000", ago(30)))
+    for metrics, peak in (([earlier, this_run], 2_000_000_000), ([earlier], None)):
+        ev = evidence(
+            workload(phase="Failed", phaseUpdatedAt=iso(ago(8))),
+            history=history,
+            metrics=metrics,
+            metrics_requested=True,
+        )
+        found = memory_evidence(ev)
+        assert found.figures.peak_bytes == peak
+        assert [s.usage_bytes for s in found.figures.samples] == ([peak] if peak else [])
+        if peak is None:
+            assert "peak CPU-memory usage (no samples from this run)" in found.missing

@@ -6,9 +6,10 @@ from datetime import timedelta
 
 import pytest
 
-from diagnosis.recurrence import current_run, recurrence
+from diagnosis.recurrence import recurrence
 from diagnosis.report import Category
 from diagnosis.rules import classify
+from diagnosis.runs import current_run
 from tests.factories import evidence, history_event, phase_update, workload
 
 
