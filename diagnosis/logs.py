@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FailingLine", "LogRead", "failing_line", "read_log_tail"]
 
+#: How much of a long line either side of the quote is redacted (`FailingLine.quote`).
+_MARGIN = 1024
+
 #: Prefixes launchers put before each line of a rank's output (`[rank3]:`, `[default0]:`).
 _RANK = r"(?:\[(?:rank|default)\d+\]:[ \t]*)?"
 
@@ -56,20 +59,22 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "nccl-timeout",
         re.compile(
-            r"Watchdog caught collective operation timeout|WorkNCCL\(SeqNum=\d+[^)]*Timeout\(ms\)"
+            r"Watchdog caught collective operation timeout|WorkNCCL\(SeqNum=\d+[^)]{0,400}Timeout\(ms\)"
         ),
     ),
     (
         "rendezvous",
         re.compile(
-            r"DistStoreError|\d+/\d+ clients joined|RendezvousTimeoutError"
+            r"DistStoreError|(?<!\d)\d+/\d+ clients joined|RendezvousTimeoutError"
             r"|failed to pass monitoredBarrier|client socket has timed out after"
         ),
     ),
     (
         "nccl",
         re.compile(
-            r"\bNCCL (error|WARN .*(?:failed|closed|error))|DistBackendError|ncclInternalError"
+            # the first `NCCL WARN`, taken once (`(?>…)`), with one of the words after it
+            r"\bNCCL error|^(?>.*?\b(?P<at>NCCL WARN)\b).*?(?:failed|closed|error)"
+            r"|DistBackendError|ncclInternalError"
             r"|ncclSystemError|Connection closed by remote peer|Got completion from peer"
             r"|ncclUnhandledCudaError|ncclRemoteError",
             re.IGNORECASE,
@@ -108,11 +113,26 @@ class FailingLine:
         """The line redacted, then cut to `limit` around what made it the failing line.
 
         Redaction comes first, so a cut can never leave half a secret unrecognised; the cut
-        falls on word boundaries and never inside a redaction marker.
+        falls on word boundaries and never inside a redaction marker. A line far longer than
+        the quote (a log line can be 64 KB, and the workload writes it) is first cut to
+        `_MARGIN` either side of the quote, so that redaction reads kilobytes, not the whole
+        line; a secret reaching into the quote from beyond is masked from the part inside.
         """
-        cleaned = " ".join(redactor.clean(self.text).split())
-        found = _BY_KIND[self.kind].search(cleaned)
-        return clip(cleaned, found.start() if found else 0, limit)
+        text = self.text
+        if len(text) > limit + 2 * _MARGIN:
+            at = _anchor(_BY_KIND[self.kind].search(text))
+            text = text[max(0, at - _MARGIN) : at + limit + _MARGIN]
+        cleaned = " ".join(redactor.clean(text).split())
+        return clip(cleaned, _anchor(_BY_KIND[self.kind].search(cleaned)), limit)
+
+
+def _anchor(found: re.Match[str] | None) -> int:
+    """Where what made the line the failing line starts (a pattern's `at` group if it has one)."""
+    if found is None:
+        return 0
+    if "at" in found.re.groupindex and found.start("at") >= 0:
+        return found.start("at")
+    return found.start()
 
 
 def failing_line(log: str) -> FailingLine | None:

@@ -64,6 +64,10 @@ class _Index:
 
 
 _RULES_INDEX = _Index.of(RULES)
+#: How many times one rule looks again inside a value it rejected, and inside the values
+#: found there: enough for any real nesting (`config=url?password=…`), and it keeps a line
+#: of `key=key=key=…` linear instead of scanning to its end from every `=`.
+_LOOKS_INSIDE = 16
 
 
 @dataclass
@@ -107,10 +111,16 @@ class Redactor:
     def _apply(self, rule: Rule, text: str) -> str:
         parts: list[str] = []
         done = pos = 0
+        rejected_to, inside = -1, 0  # how far the rejected matches reached; how many inside
         while (m := rule.pattern.search(text, pos)) is not None:
             start, end = secret_span(m)
             end = trailing_punctuation_end(text, start, end)
             if start == end or _masked(text, start, end) or (rule.accept and not rule.accept(m)):
+                inside = inside + 1 if m.start() < rejected_to else 0
+                rejected_to = max(rejected_to, m.end())
+                if inside >= _LOOKS_INSIDE:  # `key=key=key=…`: each look would scan to its end
+                    pos = max(rejected_to, m.start() + 1)
+                    continue
                 pos = start if start > m.start() else m.start() + 1  # look inside the value
                 continue
             parts += (text[done:start], f"[REDACTED:{rule.kind}]")

@@ -153,7 +153,9 @@ RULES: tuple[Rule, ...] = (
           r"|\bmysql\w*\b[^\n]{0,160}?[ \t]-p(?P<s4>[^\s\"'-][^\s\"']*+)"),
     _rule("basic-auth-flag", r"(?<![\w-])(?:-u|--user|--proxy-user|--http-user)(?:[ \t]+|=)?"
           r"[\"']?[^\s:\"']+:(?P<s>[^\s\"']+)", not_uid_gid),
-    _rule("auth-tuple", r"(?i:\b\w*(?:auth|credentials?|login|pass|pwd|secret|token)\w*"
+    # The lookahead finds the word's hint; the word is then taken whole, once (no backtracking
+    # over two runs of it: `authauth…` would be quadratic).
+    _rule("auth-tuple", r"(?i:\b(?=\w*?(?:auth|credentials?|login|pass|pwd|secret|token))\w++"
           r"[ \t]*=[ \t]*"
           r"|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\()"
           r"[ \t]*[(\[]?[ \t]*(?P<q>[\"'])[^\"'\n]*(?P=q)[ \t]*,[ \t]*"
