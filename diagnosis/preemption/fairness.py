@@ -2,8 +2,10 @@
 
 The quota position comes from the scheduler's own reclaim line (the victim queue's use and
 quota when it decided), else from the project's quota and allocation metrics sampled around
-the eviction; never from today's status. A protection that should have applied and did not
-(a non-preemptible victim, a guaranteed runtime not yet over) is flagged, not explained away.
+the eviction in the one node pool it ran in (quotas are per pool: metrics for no named pool
+would be a sum over pools, and judge nothing); never from today's status. A protection that
+should have applied and did not (a non-preemptible victim, a guaranteed runtime not yet over)
+is flagged, not explained away.
 """
 
 from __future__ import annotations
@@ -56,17 +58,17 @@ def over_quota(
             source = verdict.eviction.source if verdict.eviction else "get_workload_status"
             return line.uses > line.quota, EvidenceLine(text=text, source=source)
     at = ev.at
-    if at is None or not ev.metrics:
+    if at is None or not ev.metrics or ev.metrics_pool is None:
         return None, None
     series = {m.type: m for m in ev.metrics}
     quota = _sample(series.get("GPU_QUOTA"), at)
     used = _sample(series.get("GPU_ALLOCATION"), at)
     if quota is None or used is None:
         return None, None
-    pool = f" in node pool {ev.metrics_pool}" if ev.metrics_pool else ""
     text = (
-        f"Project {ev.workload.project_name}{pool}: allocation was {gpus(used[0])} GPUs vs quota "
-        f"{gpus(quota[0])} around {at:%H:%M}Z (samples at {used[1]:%H:%M}Z)"
+        f"Project {ev.workload.project_name} in node pool {ev.metrics_pool}: allocation was "
+        f"{gpus(used[0])} GPUs vs quota {gpus(quota[0])} around {at:%H:%M}Z "
+        f"(samples at {used[1]:%H:%M}Z)"
     )
     return used[0] > quota[0], EvidenceLine(text=text, source="get_project_metrics")
 
