@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from diagnosis.lexicon import SignalKind
-from diagnosis.pending.figures import NON_PREEMPTIBLE_PRIORITY, gpus
+from diagnosis.pending.figures import gpus
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.kinds import KindVerdict
 from diagnosis.preemption.texts import PreemptionKind
@@ -79,11 +79,9 @@ def protection(ev: PreemptionEvidence, kind: PreemptionKind) -> tuple[bool | Non
         return (None if kind is PreemptionKind.UNKNOWN else False), []
     w = ev.workload
     broken: list[str] = []
-    explicit = w.preemptible
-    by_priority = w.priority is not None and w.priority >= NON_PREEMPTIBLE_PRIORITY
-    if explicit is False or (explicit is None and by_priority):
-        why = "preemptible: false" if explicit is False else f"priority {w.priority} >= 100"
-        broken.append(f"it was non-preemptible ({why})")
+    movable = ev.victim_preemptibility
+    if movable.preemptible is False:
+        broken.append(f"it was non-preemptible ({movable.why})")
     ends = w.guaranteed_runtime_ends_at
     if ends is not None and ev.at is not None and ev.at < ends:
         caveat = (
@@ -94,8 +92,7 @@ def protection(ev: PreemptionEvidence, kind: PreemptionKind) -> tuple[bool | Non
         broken.append(f"its guaranteed runtime ran until {ends:%Y-%m-%d %H:%M}Z{caveat}")
     if broken:
         return True, broken
-    known = explicit is not None or w.priority is not None
-    return (False if known else None), []
+    return (None if movable.preemptible is None else False), []
 
 
 def count(ev: PreemptionEvidence) -> int | None:
