@@ -121,7 +121,8 @@ def test_a_recurring_preemption_gets_advice_for_it():
 
 
 def test_a_broken_protection_is_reported_first():
-    ev = b.preemption_evidence(b.victim(preemptible=False), by=b.preemptor())
+    # A reclaim (a non-preemptible victim of a priority preemption is a contradiction instead).
+    ev = b.preemption_evidence(b.victim(preemptible=False), events=[b.evict(b.RECLAIM)])
     report = compose_preemption(ev, decide_kind(ev))
     assert report.recommendations[0].startswith("Report it to a Run:ai administrator")
     assert report.preemption is not None
