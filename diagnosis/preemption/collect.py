@@ -1,9 +1,10 @@
 """Everything the preemption answer reads; every failed read is a stated gap.
 
 At once: history (recurrence, and the records it carries), the priority classes, the
-project's quota and allocation around the eviction (only when the scheduler's own reclaim
-line is not at hand), and (Tier 2) the victim PodGroup's events with their annotations. Then
-the preemptor a record names, and, only when none is named, the candidates.
+project's quota and allocation around the eviction in the one node pool it ran in (only when
+the scheduler's own reclaim line is not at hand; `pool` says which pool, else why none), and
+(Tier 2) the victim PodGroup's events with their annotations. Then the preemptor a record
+names, and, only when none is named, the candidates in that same pool.
 """
 
 from __future__ import annotations
@@ -21,25 +22,44 @@ from diagnosis.preemption.evidence import PreemptionEvidence, evictions_of, near
 from diagnosis.preemption.fairness import METRICS_WINDOW
 from diagnosis.preemption.kinds import decide_kind
 from diagnosis.preemption.party import candidates, find_preemptor
+from diagnosis.preemption.pool import VictimPool, needs_project, victim_pool
 from diagnosis.preemption.texts import PreemptionKind
 from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import Event, HistoryRecord, Measurement, Workload
 from diagnosis.runai.reader import RunaiReader
+from diagnosis.runai.scheduling_models import ProjectQuota
 
 __all__ = ["collect_preemption"]
 
 
-def _pool(workload: Workload) -> str | None:
-    pools = workload.current_node_pools or workload.requested_node_pools
-    return pools[0] if pools else None
+async def _project(runai: RunaiReader, workload: Workload) -> Fetched[ProjectQuota] | None:
+    """The project, read only when its default pools are all that can say where it ran."""
+    if not needs_project(workload) or not workload.project_id:
+        return None
+    return await gather_gap(
+        "get_project",
+        "the project's default node pools (to tell the pool it ran in)",
+        runai.get_project(workload.project_id),
+    )
 
 
 async def _metrics(
     runai: RunaiReader, workload: Workload, at: datetime | None, *, wanted: bool
-) -> tuple[Fetched[list[Measurement]] | None, str | None]:
-    pool = _pool(workload)
+) -> tuple[Fetched[list[Measurement]] | None, VictimPool, list[Gap]]:
+    """The pool it ran in, and the project's quota and allocation there (never all pools)."""
+    project = await _project(runai, workload)
+    gaps = [project.gap] if project is not None and project.gap is not None else []
+    where = victim_pool(
+        workload, project.value if project else None, project_read=project is not None
+    )
     if not wanted or at is None or not workload.project_id:
-        return None, pool
+        return None, where, gaps
+    if where.pool is None:
+        what = (
+            "the project's quota position at the eviction, in the node pool it ran in "
+            f"(which pool is not known: {where.unknown_why})"
+        )
+        return None, where, [*gaps, Gap(source="get_project_metrics", what=what)]
     read = await gather_gap(
         "get_project_metrics",
         "the project's GPU quota and allocation around the eviction",
@@ -48,10 +68,10 @@ async def _metrics(
             metric_types=("GPU_QUOTA", "GPU_ALLOCATION"),
             start=at - METRICS_WINDOW,
             end=at + METRICS_WINDOW,
-            node_pool=pool,
+            node_pool=where.pool,
         ),
     )
-    return read, pool
+    return read, where, gaps
 
 
 async def _tier2(
@@ -96,7 +116,12 @@ async def collect_preemption(
             return Fetched(list(history) if history is not None else None, history_gap)
         return await fetch_history(runai, workload.id, since)
 
-    read, priorities, (metrics, pool), (group_events, kube_gaps, cite) = await asyncio.gather(
+    (
+        read,
+        priorities,
+        (metrics, where, pool_gaps),
+        (group_events, kube_gaps, cite),
+    ) = await asyncio.gather(
         read_history(),
         gather_gap("get_workload_priorities", "priority classes", runai.list_workload_priorities()),
         _metrics(runai, workload, decisive.at, wanted=not reclaim_line),
@@ -105,6 +130,7 @@ async def collect_preemption(
     records = read.value or []
     evictions = evictions_of(events, records, group_events, cite)
     gaps = [g for g in (read.gap, priorities.gap) if g is not None]
+    gaps += pool_gaps
     gaps += [metrics.gap] if metrics is not None and metrics.gap else []
     gaps += kube_gaps
     ranked = tuple(priorities.value) if priorities.value is not None else None
@@ -125,7 +151,7 @@ async def collect_preemption(
         evictions=tuple(evictions),
         history=tuple(read.value) if read.value is not None else None,
         metrics=tuple(metrics.value) if metrics is not None and metrics.value is not None else None,
-        metrics_pool=pool,
+        metrics_pool=where.pool if metrics is not None else None,
         priorities=ranked,
         preemptor=preemptor,
         preemptor_workload=found,
@@ -134,7 +160,7 @@ async def collect_preemption(
     )
     if preemptor is None and decide_kind(evidence).kind is PreemptionKind.UNKNOWN:
         # Nothing names a preemptor: timing gives candidates, never a verdict.
-        listed, more = await candidates(runai, workload, _pool(workload), decisive.at, ranked)
+        listed, more = await candidates(runai, workload, where.pool, decisive.at, ranked)
         evidence = evidence.model_copy(
             update={"candidates": tuple(listed), "gaps": (*evidence.gaps, *more)}
         )

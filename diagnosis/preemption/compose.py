@@ -141,10 +141,10 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
     ]
     w = ev.workload
     mine = f"priority {w.priority}" if w.priority is not None else "priority unknown"
-    movable = {True: "preemptible", False: "non-preemptible", None: "preemptibility unknown"}
+    movable = ev.victim_preemptibility
     evidence.append(
         EvidenceLine(
-            text=f"Victim {w.name}: {mine}, {movable[w.preemptible]}, phase {w.phase or '?'}",
+            text=f"Victim {w.name}: {mine}, {movable.describe()}, phase {w.phase or '?'}",
             source="get_workload_status",
         )
     )
@@ -166,9 +166,14 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
             f"applied did not ({'; '.join(broken)}).",
         )
     if times is not None and times >= RECURRING:
+        # A non-preemptible victim is not told to become what it already is.
+        how = (
+            "or use another node pool"
+            if movable.preemptible is False
+            else "use a non-preemptible priority within quota, or another node pool"
+        )
         actions.append(
-            f"Preempted {times} times in {lookback}: checkpoint so a run can resume, use a "
-            "non-preemptible priority within quota, or another node pool."
+            f"Preempted {times} times in {lookback}: checkpoint so a run can resume, {how}."
         )
     elif verdict.kind is not K.CONSOLIDATION:
         actions.append("Checkpoint so a preempted run resumes instead of starting over.")

@@ -2,8 +2,10 @@
 
 The quota position comes from the scheduler's own reclaim line (the victim queue's use and
 quota when it decided), else from the project's quota and allocation metrics sampled around
-the eviction; never from today's status. A protection that should have applied and did not
-(a non-preemptible victim, a guaranteed runtime not yet over) is flagged, not explained away.
+the eviction in the one node pool it ran in (quotas are per pool: metrics for no named pool
+would be a sum over pools, and judge nothing); never from today's status. A protection that
+should have applied and did not (a non-preemptible victim, a guaranteed runtime not yet over)
+is flagged, not explained away.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from diagnosis.lexicon import SignalKind
-from diagnosis.pending.figures import NON_PREEMPTIBLE_PRIORITY, gpus
+from diagnosis.pending.figures import gpus
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.kinds import KindVerdict
 from diagnosis.preemption.texts import PreemptionKind
@@ -56,17 +58,17 @@ def over_quota(
             source = verdict.eviction.source if verdict.eviction else "get_workload_status"
             return line.uses > line.quota, EvidenceLine(text=text, source=source)
     at = ev.at
-    if at is None or not ev.metrics:
+    if at is None or not ev.metrics or ev.metrics_pool is None:
         return None, None
     series = {m.type: m for m in ev.metrics}
     quota = _sample(series.get("GPU_QUOTA"), at)
     used = _sample(series.get("GPU_ALLOCATION"), at)
     if quota is None or used is None:
         return None, None
-    pool = f" in node pool {ev.metrics_pool}" if ev.metrics_pool else ""
     text = (
-        f"Project {ev.workload.project_name}{pool}: allocation was {gpus(used[0])} GPUs vs quota "
-        f"{gpus(quota[0])} around {at:%H:%M}Z (samples at {used[1]:%H:%M}Z)"
+        f"Project {ev.workload.project_name} in node pool {ev.metrics_pool}: allocation was "
+        f"{gpus(used[0])} GPUs vs quota {gpus(quota[0])} around {at:%H:%M}Z "
+        f"(samples at {used[1]:%H:%M}Z)"
     )
     return used[0] > quota[0], EvidenceLine(text=text, source="get_project_metrics")
 
@@ -77,11 +79,9 @@ def protection(ev: PreemptionEvidence, kind: PreemptionKind) -> tuple[bool | Non
         return (None if kind is PreemptionKind.UNKNOWN else False), []
     w = ev.workload
     broken: list[str] = []
-    explicit = w.preemptible
-    by_priority = w.priority is not None and w.priority >= NON_PREEMPTIBLE_PRIORITY
-    if explicit is False or (explicit is None and by_priority):
-        why = "preemptible: false" if explicit is False else f"priority {w.priority} >= 100"
-        broken.append(f"it was non-preemptible ({why})")
+    movable = ev.victim_preemptibility
+    if movable.preemptible is False:
+        broken.append(f"it was non-preemptible ({movable.why})")
     ends = w.guaranteed_runtime_ends_at
     if ends is not None and ev.at is not None and ev.at < ends:
         caveat = (
@@ -92,8 +92,7 @@ def protection(ev: PreemptionEvidence, kind: PreemptionKind) -> tuple[bool | Non
         broken.append(f"its guaranteed runtime ran until {ends:%Y-%m-%d %H:%M}Z{caveat}")
     if broken:
         return True, broken
-    known = explicit is not None or w.priority is not None
-    return (False if known else None), []
+    return (None if movable.preemptible is None else False), []
 
 
 def count(ev: PreemptionEvidence) -> int | None:

@@ -2,9 +2,10 @@
 
 Each row reads the eviction records of the decisive eviction (annotations first, then texts).
 Consistency is checked, not assumed: a priority preemption names a preemptor in the same
-project with a strictly higher priority; a reclaim takes from another queue. A record that
-contradicts itself or those rules means the mapping is wrong, so the kind is UNKNOWN and the
-contradiction is stated. A policy stop or a node failure never gets here: the failure
+project with a strictly higher priority, and evicts only a preemptible victim (one whose
+preemptibility is not known is no mismatch); a reclaim takes from another queue. A record
+that contradicts itself or those rules means the mapping is wrong, so the kind is UNKNOWN and
+the contradiction is stated. A policy stop or a node failure never gets here: the failure
 diagnosis keeps them.
 """
 
@@ -51,7 +52,7 @@ def contradiction(_: PreemptionEvidence, records: list[Eviction]) -> KindVerdict
 
 
 def priority_preemption(ev: PreemptionEvidence, records: list[Eviction]) -> KindVerdict | None:
-    """A higher-priority workload of the same project took its place."""
+    """A higher-priority workload of the same project took a preemptible victim's place."""
     found = _said(records, K.PRIORITY_PREEMPTION)
     if found is None:
         return None
@@ -67,6 +68,12 @@ def priority_preemption(ev: PreemptionEvidence, records: list[Eviction]) -> Kind
     if theirs is not None and victim.priority is not None and theirs <= victim.priority:
         flags.append(
             f"the named preemptor's priority {theirs} is not above the victim's {victim.priority}"
+        )
+    movable = ev.victim_preemptibility
+    if movable.preemptible is False:
+        flags.append(
+            f"a priority preemption of a non-preemptible victim ({movable.why}): priority "
+            "preemption only evicts preemptible workloads"
         )
     return KindVerdict(K.UNKNOWN if flags else K.PRIORITY_PREEMPTION, found, tuple(flags))
 

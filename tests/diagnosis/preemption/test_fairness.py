@@ -50,6 +50,14 @@ def test_no_samples_bracketing_the_eviction_is_unknown_never_todays_status(metri
     assert over_quota(ev, decide_kind(ev)) == (None, None)
 
 
+def test_metrics_of_no_named_pool_judge_nothing():
+    """Quotas are per node pool: a series for no pool is a sum over pools, never a position."""
+    ev = b.preemption_evidence(metrics=b.quota_metrics(8, 12)).model_copy(
+        update={"metrics_pool": None}
+    )
+    assert over_quota(ev, decide_kind(ev)) == (None, None)
+
+
 def test_a_non_number_sample_is_skipped():
     bad = b.quota_metrics(8, 12)
     bad[1] = bad[1].model_copy(
@@ -113,7 +121,8 @@ def test_a_recurring_preemption_gets_advice_for_it():
 
 
 def test_a_broken_protection_is_reported_first():
-    ev = b.preemption_evidence(b.victim(preemptible=False), by=b.preemptor())
+    # A reclaim (a non-preemptible victim of a priority preemption is a contradiction instead).
+    ev = b.preemption_evidence(b.victim(preemptible=False), events=[b.evict(b.RECLAIM)])
     report = compose_preemption(ev, decide_kind(ev))
     assert report.recommendations[0].startswith("Report it to a Run:ai administrator")
     assert report.preemption is not None

@@ -101,6 +101,16 @@ CONTRADICTIONS: list[Any] = [
         "reclaim names a preemptor in the victim's own project",
         id="reclaim-inside-the-project",
     ),
+    pytest.param(
+        {"wl": b.victim(preemptible=False, priority=125), "by": b.preemptor(priority=150)},
+        "priority preemption of a non-preemptible victim (preemptible: false)",
+        id="priority-preemption-of-a-non-preemptible-victim",
+    ),
+    pytest.param(
+        {"wl": b.victim(preemptible=None, priority=125), "by": b.preemptor(priority=150)},
+        "non-preemptible victim (priority 125 >= 100, no preemptible flag)",
+        id="priority-preemption-of-a-victim-non-preemptible-by-priority",
+    ),
 ]  # fmt: skip
 
 
