@@ -48,6 +48,34 @@ def test_a_pool_prefix_attributes_the_statement_to_that_pool():
     assert [(v.reason, v.pool) for v in others] == [(R.NODE_POOL_FULL, "default")]
 
 
+TYPED_FOR_DEFAULT = {"nodePool": "default", "phaseReason": "OverLimit", "reason": "Over limit"}
+GANG_ONE = b.GANG.replace("found for 2 pods", "found for 1 pods")
+
+#: (the workload's typed messages, events, each requested pool's reason): a statement naming
+#: no pool is about the pools a statement of its kind names, never another requested pool.
+NO_POOL_NAMED: list[Any] = [
+    pytest.param(
+        [TYPED_FOR_DEFAULT],
+        [b.fit(b.OVER_LIMIT, "OverLimit")],
+        {"default": R.OVER_LIMIT, "h100": R.UNKNOWN},
+        id="typed-message-names-default",
+    ),
+    pytest.param(
+        [],
+        [b.fit(f"Node-Pool 'h100': {b.GANG}"), b.fit(GANG_ONE)],
+        {"h100": R.GANG_MIN_MEMBER_NOT_MET, "default": R.NODE_POOL_FULL},
+        id="prefix-names-h100",
+    ),
+]
+
+
+@pytest.mark.parametrize(("typed", "events", "reasons"), NO_POOL_NAMED)
+def test_a_statement_naming_no_pool_is_not_another_pools(typed, events, reasons):
+    wl = b.waiting(requestedNodePools=["default", "h100"], pendingSchedulingMessages=typed)
+    best, others = decide(b.pending_evidence(wl, events=events, free=0))
+    assert {v.pool: v.reason for v in (best, *others)} == reasons
+
+
 def test_no_pool_named_anywhere_is_unknown_naming_it():
     wl = b.waiting(requestedNodePools=[])
     quota = b.project().model_copy(update={"effective": None})
