@@ -7,7 +7,7 @@ from datetime import timedelta
 from diagnosis.lexicon import SignalKind
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpus
-from diagnosis.pending.table import row
+from diagnosis.pending.table import advice, row
 from diagnosis.pending.verdict import PendingReason, Verdict
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.report_facts import PendingFacts
@@ -137,7 +137,7 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
     ]
     phase = f"Workload phase {ev.workload.phase or 'unknown'}"
     evidence.append(EvidenceLine(text=phase, source="get_workload_status"))
-    actions = [table_row.waiting, *table_row.actions]
+    actions = advice(best)
     actions += [
         f"Node pool {v.pool} has {gpus(v.figures.free)} free GPUs: asking for it first may "
         "start it sooner."
