@@ -243,6 +243,18 @@ def test_only_the_projects_gpu_numbers_replace_the_projects_gpu_figures(
     assert "allocated 2 (0 non-preemptible)" in line
 
 
+def test_the_schedulers_numbers_are_never_cited_as_the_projects():
+    quota = b.project(deserved=4, limit=16, allocated=2, allocated_np=0)
+    ev = b.pending_evidence(events=[b.fit(b.OVER_LIMIT, "OverLimit")], quota=quota)
+    best, others = decide(ev)
+    assert "limit 8, allocated 6, requested 4" in best.headline
+    report = compose_pending(ev, best, others)
+    [line] = [e for e in report.evidence if e.text.startswith("Project nlp")]
+    assert line.source == "get_project"
+    assert line.text.startswith("Project nlp in node pool default: deserved 4 GPUs; 0 non-pre")
+    assert line.text.endswith("(limit, allocated: the scheduler's, above)")
+
+
 @pytest.mark.parametrize(
     ("limit", "unlimited"), [(None, True), (-1, True), (0, False), (16, False)]
 )
