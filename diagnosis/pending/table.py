@@ -150,7 +150,8 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         R.NODE_POOL_FULL,
         capacity.node_pool_full,
         "Nobody yet — the scheduler should reclaim; administrator if it lasts",
-        "Waiting should fix it: within quota, the scheduler reclaims over-quota GPUs from others.",
+        "Waiting should fix it: within quota, the scheduler reclaims GPUs others use over their "
+        "quota, and preempts the project's own lower-priority workloads where it must.",
         (
             "If it lasts, tell an administrator: the pool may be over-subscribed (deserved quotas "
             "add up to more than its GPUs), or no single node has room.",

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from diagnosis.pending.compose import compose_pending
 from diagnosis.pending.table import decide
 from diagnosis.pending.verdict import PendingReason
 from tests.diagnosis.pending import builders as b
@@ -118,12 +119,35 @@ def test_room_in_the_pool_without_a_constraint_text_is_unknown():
     assert "although node pool default has 16 free" in best.missing[0]
 
 
-def test_a_non_preemptible_in_quota_by_its_own_measure_waits_for_the_pool():
+#: (the project's allocated GPUs in all, words of the headline): a non-preemptible workload is
+#: within quota by its non-preemptible share, which is never called "allocated".
+NON_PREEMPTIBLE_FULL: list[Any] = [
+    pytest.param(
+        3,
+        "within the project's quota for such work (2 non-preemptible allocated + 4 requested "
+        "of 8 deserved): capacity is held by others.",
+        id="in-quota-all-told",
+    ),
+    pytest.param(
+        10,
+        "(2 non-preemptible allocated + 4 requested of 8 deserved): capacity is held by others "
+        "and by the project's own preemptible workloads (10 GPUs allocated in all).",
+        id="over-quota-all-told",
+    ),
+]
+
+
+@pytest.mark.parametrize(("allocated", "words"), NON_PREEMPTIBLE_FULL)
+def test_a_non_preemptible_in_quota_by_its_own_measure_waits_for_the_pool(allocated, words):
     wl = b.waiting(preemptible=False, priority=125)
-    quota = b.project(deserved=8, allocated=10, allocated_np=2)
-    best, _ = decide(b.pending_evidence(wl, events=[b.fit(b.SHORTAGE)], quota=quota, free=0))
+    quota = b.project(deserved=8, allocated=allocated, allocated_np=2)
+    ev = b.pending_evidence(wl, events=[b.fit(b.SHORTAGE)], quota=quota, free=0)
+    best, others = decide(ev)
     assert best.reason is R.NODE_POOL_FULL
-    assert "2 allocated + 4 requested of 8 deserved" in best.headline
+    assert words in best.headline
+    assert "2 allocated" not in best.headline
+    waiting = compose_pending(ev, best, others).recommendations[0]
+    assert "preempts the project's own lower-priority workloads" in waiting
 
 
 def test_unknown_preemptibility_without_non_preemptible_figures():
