@@ -1,9 +1,9 @@
 """`diagnose`: the runai-diagnose-failed-workload skill's Steps 1-5, read-only, deterministic.
 
 resolve → status → access check → cluster guard → events ∥ (spec, pods, history) →
-preemption routing → phase table → collect (then Kubernetes, metrics, nodes) → classify →
-compose. The only orchestrator; every step below it is either a client call or a pure
-function.
+preemption routing → phase table → collect (then Kubernetes, metrics, nodes) → phase table
+again, on the current run's signals → classify → compose. The only orchestrator; every step
+below it is either a client call or a pure function.
 
 Why three chain levels and not two: nothing about a workload is read before the asker's
 access to it is granted, and the access check needs the workload's project and kind, which
@@ -252,9 +252,8 @@ async def _examine(
             )
         return _with_gaps(report, *gaps)
 
-    if preempted is not None:
-        return await preemption(preempted)
-    if waiting and not events.gap:
+    async def pending() -> Report:
+        """The Pending answer (it reads what it needs itself)."""
         with watch.stage("collect"):
             report = await explain_pending(
                 request,
@@ -267,6 +266,11 @@ async def _examine(
                 kube=reader,
             )
         return _with_gaps(report, kube_gap)
+
+    if preempted is not None:
+        return await preemption(preempted)
+    if waiting and not events.gap:
+        return await pending()
     if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
         return stop(routed_out, workload, status_lines(workload, status), gaps)
 
@@ -293,9 +297,18 @@ async def _examine(
     if preempted is not None:
         return await preemption(preempted, ev)
     with watch.stage("classify"):
+        # The phase table again, on the run being diagnosed alone: neither lost events nor an
+        # earlier run's pull error or crash loop in the window make this run a failure.
         run = current_run(ev)
-        if routed_out is not None and phase_gate(workload.phase, run) is not None:
-            return unconfirmed(routed_out, ev, events.gap, status_lines(workload, list(run)))
+        routed = phase_gate(workload.phase, run)
+    if routed is not None and events.gap:
+        return unconfirmed(routed, ev, events.gap, status_lines(workload, list(run)))
+    if routed is Outcome.PENDING_SCHEDULING:
+        return await pending()
+    if routed is not None:
+        lines = status_lines(workload, list(run))
+        return stop(routed, workload, lines, tuple(g.what for g in ev.gaps))
+    with watch.stage("classify"):
         finding = classify(ev.model_copy(update={"signals": run}))
         report = compose(ev, finding)
     log.info(

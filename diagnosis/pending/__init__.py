@@ -1,7 +1,7 @@
 """The Pending answer: why a workload is not running yet, with one reason and its figures.
 
 `explain_pending` reads (`collect`), decides by the precedence table (`table`) and writes the
-report (`compose`); the rules are pure (`rules_typed`, `rules_capacity`).
+report (`compose`); the rules are pure (`rules_typed`, `rules_quota`, `rules_capacity`).
 """
 
 from __future__ import annotations

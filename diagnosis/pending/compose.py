@@ -7,7 +7,7 @@ from datetime import timedelta
 from diagnosis.lexicon import SignalKind
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpus
-from diagnosis.pending.table import row
+from diagnosis.pending.table import advice, row
 from diagnosis.pending.verdict import PendingReason, Verdict
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.report_facts import PendingFacts
@@ -21,6 +21,15 @@ TIER2_PENDING_MISSING = (
     "(Kubernetes Tier 2 access is not configured for this cluster)"
 )
 _SCHEDULER = ("get_workload_status", "get_workload_history")
+GET_PROJECT = "get_project"
+#: The project's figures in a pool, and how the evidence names each.
+_LABELS = {
+    "deserved": "deserved",
+    "limit": "limit",
+    "allocated": "allocated",
+    "allocated_np": "non-preemptible allocated",
+}
+_PROJECT_FIGURES = tuple(_LABELS)
 
 
 def waited(delta: timedelta) -> str:
@@ -46,21 +55,9 @@ def _figure_lines(ev: PendingEvidence, fig: PoolFigures) -> list[EvidenceLine]:
                 text=f"Requested: {gpus(fig.requested)} GPUs{each}", source=src["requested"]
             )
         )
-    project = [
-        n for n in ("deserved", "limit", "allocated", "allocated_np") if src.get(n) == "get_project"
-    ]
-    if fig.pool and (project or fig.unlimited):
-        name = ev.project.name if ev.project else "?"
-        limit = "unlimited" if fig.unlimited else gpus(fig.limit)
-        weight = f", over-quota weight {gpus(fig.weight)}" if fig.weight is not None else ""
-        text = (
-            f"Project {name} in node pool {fig.pool}: deserved {gpus(fig.deserved)} GPUs, limit "
-            f"{limit}{weight}; allocated {gpus(fig.allocated)} "
-            f"({gpus(fig.allocated_np)} non-preemptible)"
-        )
-        if fig.project_at:
-            text += f" as of {fig.project_at:%H:%M:%SZ}"
-        lines.append(EvidenceLine(text=text, source="get_project"))
+    project = _project_line(ev, fig)
+    if project is not None:
+        lines.append(project)
     if fig.pool and (fig.free is not None or fig.total is not None):
         at = f" at {fig.capacity_at:%H:%M:%SZ}" if fig.capacity_at else ""
         lines.append(
@@ -70,6 +67,38 @@ def _figure_lines(ev: PendingEvidence, fig: PoolFigures) -> list[EvidenceLine]:
             )
         )
     return lines
+
+
+def _project_line(ev: PendingEvidence, fig: PoolFigures) -> EvidenceLine | None:
+    """The project's quota and usage in the pool, as `get_project` gave them.
+
+    A figure the scheduler's own numbers replaced is not get_project's: it is named as the
+    scheduler's (quoted above), never printed under this citation.
+    """
+    read = [n for n in _PROJECT_FIGURES if fig.sources.get(n) == GET_PROJECT]
+    if not fig.pool or not (read or fig.unlimited):
+        return None
+    theirs = [n for n in _PROJECT_FIGURES if fig.sources.get(n) not in {None, GET_PROJECT}]
+    quota = []
+    if "deserved" not in theirs:
+        quota.append(f"deserved {gpus(fig.deserved)} GPUs")
+    if "limit" not in theirs:
+        quota.append("limit unlimited" if fig.unlimited else f"limit {gpus(fig.limit)}")
+    if fig.weight is not None:
+        quota.append(f"over-quota weight {gpus(fig.weight)}")
+    np = f"{gpus(fig.allocated_np)} non-preemptible"
+    usage = "" if "allocated_np" in theirs else f"{np} allocated"
+    if "allocated" not in theirs:
+        usage = f"allocated {gpus(fig.allocated)}" + (
+            "" if "allocated_np" in theirs else f" ({np})"
+        )
+    text = f"Project {ev.project.name if ev.project else '?'} in node pool {fig.pool}: "
+    text += "; ".join(part for part in (", ".join(quota), usage) if part)
+    if fig.project_at:
+        text += f" as of {fig.project_at:%H:%M:%SZ}"
+    if theirs:
+        text += f" ({', '.join(_LABELS[n] for n in theirs)}: the scheduler's, above)"
+    return EvidenceLine(text=text, source=GET_PROJECT)
 
 
 def _context(ev: PendingEvidence) -> list[EvidenceLine]:
@@ -137,7 +166,7 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
     ]
     phase = f"Workload phase {ev.workload.phase or 'unknown'}"
     evidence.append(EvidenceLine(text=phase, source="get_workload_status"))
-    actions = [table_row.waiting, *table_row.actions]
+    actions = advice(best)
     actions += [
         f"Node pool {v.pool} has {gpus(v.figures.free)} free GPUs: asking for it first may "
         "start it sooner."

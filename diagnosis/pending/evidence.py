@@ -99,13 +99,24 @@ class PendingEvidence(BaseModel):
         return list(dict.fromkeys(s.node_pool for s in self.said if s.node_pool))
 
     def saying(self, *kinds: Saying, pool: str | None = None) -> list[Said]:
-        """Current statements of these kinds about `pool` (or about no pool), newest first."""
+        """Current statements of these kinds about `pool` (see `about`), newest first."""
         found = [
-            s
-            for s in self.said
-            if s.saying in kinds and (pool is None or s.node_pool in {None, pool})
+            s for s in self.said if s.saying in kinds and (pool is None or self.about(s, pool))
         ]
         return sorted(found, key=lambda s: (s.at is not None, s.at or self.now), reverse=True)
+
+    def about(self, said: Said, pool: str) -> bool:
+        """Whether `said` is about `pool`: it names it, or names none and is no other pool's.
+
+        A statement that names no pool (the phase reason, most events) is the same wait seen
+        without its pool when a statement of its kind names one (a pending scheduling message,
+        a `Node-Pool` prefix, a PodGroup condition): it is about the pools those name, never
+        another requested pool. Only when none of its kind names a pool is it about every one.
+        """
+        if said.node_pool is not None:
+            return said.node_pool == pool
+        named = {s.node_pool for s in self.said if s.saying is said.saying and s.node_pool}
+        return not named or pool in named
 
 
 def pending_since(workload: Workload, history: Iterable[HistoryRecord] | None) -> datetime | None:

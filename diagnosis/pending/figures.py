@@ -8,6 +8,7 @@ the recomputed ones they cover, and say so.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -15,15 +16,38 @@ from diagnosis.kube.scheduling_models import quantity_number
 from diagnosis.pending.evidence import PendingEvidence, Said
 from diagnosis.runai.scheduling_models import is_unlimited
 
-__all__ = ["SNAPSHOT_SKEW", "PoolFigures", "gpus", "pool_figures", "preemptible"]
+__all__ = [
+    "DEPARTMENT",
+    "GPUS",
+    "PROJECT",
+    "SNAPSHOT_SKEW",
+    "Level",
+    "PoolFigures",
+    "gpus",
+    "pool_figures",
+    "preemptible",
+    "resource",
+]
 
 #: Two "now" snapshots (project status, pool telemetry) this far apart are not one moment.
 SNAPSHOT_SKEW = timedelta(minutes=5)
-PROJECT = "get_project"
+GET_PROJECT = "get_project"
 TELEMETRY = "get_node_telemetry"
 STATUS = "get_workload_status"
 #: Priority values at or above this are non-preemptible when preemptibility is not set.
 NON_PREEMPTIBLE_PRIORITY = 100
+#: Whose quota or limit a typed reason is about (its `orgType`; the project's unless it says).
+Level = Literal["project", "department"]
+PROJECT: Level = "project"
+DEPARTMENT: Level = "department"
+#: The resource a scheduler statement measures, unless its text names another.
+GPUS = "GPUs"
+_RESOURCES = {"gpus": GPUS, "cpu cores": "CPU cores", "memory": "memory"}
+
+
+def resource(said: Said) -> str:
+    """What a statement's numbers measure: `GPUs`, or the `CPU cores` or `memory` it names."""
+    return _RESOURCES.get(said.values.get("resource", "").lower(), GPUS)
 
 
 def gpus(value: float | None) -> str:
@@ -80,9 +104,18 @@ class PoolFigures(BaseModel):
             return True
         return abs(self.project_at - self.capacity_at) <= SNAPSHOT_SKEW
 
-    def with_said(self, said: Said) -> PoolFigures:
-        """These figures with the scheduler's own numbers from `said` in place."""
-        names = ("requested", "deserved", "allocated", "allocated_np", "limit")
+    def with_said(self, said: Said, level: Level = PROJECT) -> PoolFigures:
+        """These figures with the scheduler's own numbers from `said` in place where they fit.
+
+        These are the project's GPUs: numbers of another resource (CPU cores, memory) never
+        replace them, and of a department's numbers only the request (the workload's own)
+        does; the department's quota and usage are not the project's.
+        """
+        if resource(said) != GPUS:
+            return self
+        names: tuple[str, ...] = ("requested",)
+        if level == PROJECT:
+            names += ("deserved", "allocated", "allocated_np", "limit")
         found = {n: quantity_number(said.values[n]) for n in names if n in said.values}
         numbers = {n: v for n, v in found.items() if v is not None}
         if not numbers:
@@ -135,7 +168,7 @@ def pool_figures(ev: PendingEvidence, pool: str | None) -> PoolFigures:
                 capacity_at = capacity_at or telemetry.timestamp
     for name, value in values.items():
         if value is not None:
-            sources[name] = TELEMETRY if name in {"free", "total"} else PROJECT
+            sources[name] = TELEMETRY if name in {"free", "total"} else GET_PROJECT
     return PoolFigures(
         pool=pool,
         requested=requested,

@@ -85,19 +85,27 @@ def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     if contention(ev, fig)[0] is not R.NODE_POOL_FULL:
         return None
     said = ev.saying(Saying.PIPELINED, Saying.FIT, pool=fig.pool)[:1]
-    used = (
-        fig.allocated_np
-        if preemptible(ev) is False and fig.allocated_np is not None
-        else fig.allocated
-    )
+    asks = f"{gpus(fig.requested)} requested of {gpus(fig.deserved)} deserved"
+    within = f"the project is within its quota ({gpus(fig.allocated)} allocated + {asks})"
+    held = "capacity is held by others"
+    if preemptible(ev) is False and fig.allocated_np is not None:
+        # Measured by its non-preemptible share (P5's measure), never called "allocated".
+        within = (
+            "it is non-preemptible and within the project's quota for such work "
+            f"({gpus(fig.allocated_np)} non-preemptible allocated + {asks})"
+        )
+        # All three were read: `contention` decides only with them.
+        if (fig.allocated or 0.0) + (fig.requested or 0.0) > (fig.deserved or 0.0):
+            held += (
+                " and by the project's own preemptible workloads "
+                f"({gpus(fig.allocated)} GPUs allocated in all)"
+            )
     return Verdict(
         reason=R.NODE_POOL_FULL,
         pool=fig.pool,
         headline=(
             f"Node pool {fig.pool} is full: it asks for {gpus(fig.requested)} GPUs and only "
-            f"{gpus(fig.free)} of {gpus(fig.total)} are free, although the project is within its "
-            f"quota ({gpus(used)} allocated + {gpus(fig.requested)} requested of "
-            f"{gpus(fig.deserved)} deserved): capacity is held by others."
+            f"{gpus(fig.free)} of {gpus(fig.total)} are free, although {within}: {held}."
         ),
         lines=tuple(cite_said(s) for s in said),
         figures=fig,

@@ -1,4 +1,4 @@
-"""The Pending rows decided by what the scheduler says or the cluster shows (P1-P10, P13).
+"""The Pending rows decided by what the scheduler says or the cluster shows (P1-P3, P6-P10, P13).
 
 Each rule is pure: it reads `PendingEvidence` and one node pool's figures, and returns a
 `Verdict` or None. The order they are tried in is the precedence table (`table.py`), not here.
@@ -6,10 +6,10 @@ Each rule is pure: it reads `PendingEvidence` and one node pool's figures, and r
 
 from __future__ import annotations
 
-from diagnosis.pending.evidence import PendingEvidence, Said
-from diagnosis.pending.figures import PoolFigures, gpus, preemptible
+from diagnosis.pending.evidence import PendingEvidence
+from diagnosis.pending.figures import PoolFigures, gpus
 from diagnosis.pending.texts import FitPart, Saying
-from diagnosis.pending.verdict import PendingReason, Verdict, cite_said
+from diagnosis.pending.verdict import PendingReason, Verdict, in_pool, verdict
 from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Node
 
@@ -19,8 +19,6 @@ __all__ = [
     "held_not_ready",
     "node_constraint",
     "not_waiting",
-    "over_limit",
-    "over_quota_non_preemptible",
     "preemption_delayed",
     "pvc_unbound",
     "queue_missing",
@@ -44,30 +42,6 @@ _PLACEMENT = frozenset(
 )
 _BLOCKING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 _NO_CAPACITY_PHASES = frozenset({"empty", "unschedulable"})
-
-
-def _verdict(
-    reason: PendingReason,
-    fig: PoolFigures,
-    headline: str,
-    *said: Said,
-    lines: tuple[EvidenceLine, ...] = (),
-) -> Verdict:
-    """The verdict citing the scheduler statements `said`, then the other `lines`."""
-    cited = tuple(cite_said(s) for s in said)
-    return Verdict(
-        reason=reason, pool=fig.pool, headline=headline, lines=cited + lines, figures=fig
-    )
-
-
-def _in(fig: PoolFigures) -> str:
-    return f" in node pool {fig.pool}" if fig.pool else ""
-
-
-def _known(*figures: tuple[str, float | None]) -> str:
-    """`: limit 8, allocated 6, requested 4` with only the figures that were read."""
-    known = [f"{label} {gpus(value)}" for label, value in figures if value is not None]
-    return f": {', '.join(known)}" if known else ""
 
 
 def required_pods(ev: PendingEvidence) -> int:
@@ -95,7 +69,7 @@ def not_waiting(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         EvidenceLine(text=f"Pod {p.name} placed on node {p.node_name}", source="get_workload_pods")
         for p in placed[:3]
     )
-    return _verdict(R.NOT_WAITING_ON_SCHEDULER, fig, headline, lines=lines)
+    return verdict(R.NOT_WAITING_ON_SCHEDULER, fig, headline, lines=lines)
 
 
 def queue_missing(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
@@ -112,10 +86,10 @@ def queue_missing(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
                 else "the pod grouper could not build its PodGroup"
             )
         )
-        return _verdict(R.QUEUE_MISSING, fig, f"Never scheduled: {what}.", said[0])
+        return verdict(R.QUEUE_MISSING, fig, f"Never scheduled: {what}.", said[0])
     if ev.queue_missing:
         line = EvidenceLine(text=f"Queue {ev.queue_missing}: not found", source="kubectl get queue")
-        return _verdict(
+        return verdict(
             R.QUEUE_MISSING,
             fig,
             f"Never scheduled: its PodGroup names queue {ev.queue_missing}, which does not exist.",
@@ -133,7 +107,7 @@ def held_not_ready(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
             why = f"it needs {v['required']} pods, {v['exist']} exist and {v['gated']} are gated"
         else:
             why = "its pods are held by scheduling gates"
-        return _verdict(R.HELD_NOT_READY, fig, f"Held before scheduling: {why}.", said[0])
+        return verdict(R.HELD_NOT_READY, fig, f"Held before scheduling: {why}.", said[0])
     pods, required = ev.pods, required_pods(ev)
     tried = any(s.saying in _PLACEMENT for s in ev.said)
     if pods is None or tried or (ev.workload.running_pods or 0) > 0 or len(pods) >= required:
@@ -141,7 +115,7 @@ def held_not_ready(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     line = EvidenceLine(
         text=f"{len(pods)} pods returned, {required} required", source="get_workload_pods"
     )
-    return _verdict(
+    return verdict(
         R.HELD_NOT_READY,
         fig,
         f"Held before scheduling: it needs {required} pods and {len(pods)} exist; the scheduler "
@@ -150,43 +124,12 @@ def held_not_ready(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     )
 
 
-def over_limit(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
-    """P4: the project's (or department's) limit: allocated + requested would exceed it."""
-    said = ev.saying(Saying.OVER_LIMIT, pool=fig.pool)
-    if not said:
-        return None
-    f = fig.with_said(said[0])
-    level = "department" if (said[0].org_type or "").upper() == "DEPARTMENT" else "project"
-    unit = said[0].values.get("resource", "GPUs")
-    figures = _known(("limit", f.limit), ("allocated", f.allocated), ("requested", f.requested))
-    headline = f"Over the {level}'s {unit} limit{_in(f)}{figures}."
-    return _verdict(R.OVER_LIMIT, f, headline, said[0])
-
-
-def over_quota_non_preemptible(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
-    """P5: non-preemptible work runs only inside deserved quota, and this would exceed it."""
-    said = ev.saying(Saying.NON_PREEMPTIBLE_OVER_QUOTA, pool=fig.pool)
-    f = fig.with_said(said[0]) if said else fig
-    numbers = (f.requested, f.deserved, f.allocated_np)
-    over = None not in numbers and (f.allocated_np or 0) + (f.requested or 0) > (f.deserved or 0)
-    if not said and not (preemptible(ev) is False and over):
-        return None
-    level = "department" if said and (said[0].org_type or "").upper() == "DEPARTMENT" else "project"
-    figures = _known(
-        ("requested", f.requested),
-        ("non-preemptible allocated", f.allocated_np),
-        ("deserved", f.deserved),
-    )
-    headline = f"Non-preemptible and over the {level}'s GPU quota{_in(f)}{figures}."
-    return _verdict(R.NON_PREEMPTIBLE_OVER_QUOTA, f, headline, *said[:1])
-
-
 def pvc_unbound(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     """P6: a volume it needs cannot be bound to any node."""
     said = ev.saying(Saying.PVC, pool=fig.pool)
     if not said:
         return None
-    return _verdict(R.PVC_UNBOUND, fig, f"A volume it needs cannot be bound{_in(fig)}.", said[0])
+    return verdict(R.PVC_UNBOUND, fig, f"A volume it needs cannot be bound{in_pool(fig)}.", said[0])
 
 
 def _untolerated(nodes: tuple[Node, ...], ev: PendingEvidence) -> str | None:
@@ -212,17 +155,17 @@ def node_constraint(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     """P7: selector, affinity or taints rule out every node of the pool (waiting never helps)."""
     said = [s for s in ev.saying(Saying.FIT, pool=fig.pool) if s.fit == {FitPart.CONSTRAINT}]
     if said:
-        return _verdict(
+        return verdict(
             R.NODE_CONSTRAINT_MISMATCH,
             fig,
-            f"No node{_in(fig)} matches its node selector, affinity or tolerations.",
+            f"No node{in_pool(fig)} matches its node selector, affinity or tolerations.",
             said[0],
         )
     pool = next((p for p in ev.node_pools or () if p.name == fig.pool), None)
     if pool is not None and (pool.phase or "").lower() in _NO_CAPACITY_PHASES:
         text = f"Node pool {pool.name}: phase {pool.phase}"
         text += f" ({pool.phase_message})" if pool.phase_message else ""
-        return _verdict(
+        return verdict(
             R.NODE_CONSTRAINT_MISMATCH,
             fig,
             f"Node pool {pool.name} is {pool.phase}: no node there can take work.",
@@ -235,10 +178,10 @@ def node_constraint(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         text=f"Taint {taint} on every Ready node; pod tolerations do not cover it",
         source="list_nodes, get_workload_pods",
     )
-    return _verdict(
+    return verdict(
         R.NODE_CONSTRAINT_MISMATCH,
         fig,
-        f"Every Ready node{_in(fig)} has taint {taint}, which its pods do not tolerate.",
+        f"Every Ready node{in_pool(fig)} has taint {taint}, which its pods do not tolerate.",
         lines=(line,),
     )
 
@@ -249,10 +192,10 @@ def request_too_big(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     if said:
         largest = said[0].values.get("largest")
         size = f"the largest node has {largest} GPUs" if largest else "no node has GPUs"
-        return _verdict(
+        return verdict(
             R.REQUEST_EXCEEDS_LARGEST_NODE,
             fig,
-            f"One pod asks for {gpus(fig.per_pod)} GPUs, but {size}{_in(fig)}.",
+            f"One pod asks for {gpus(fig.per_pod)} GPUs, but {size}{in_pool(fig)}.",
             said[0],
         )
     nodes = [
@@ -265,13 +208,13 @@ def request_too_big(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     if fig.per_pod <= largest_count:
         return None
     line = EvidenceLine(
-        text=f"{len(nodes)} Ready nodes{_in(fig)}, largest {largest_count} GPUs",
+        text=f"{len(nodes)} Ready nodes{in_pool(fig)}, largest {largest_count} GPUs",
         source="list_nodes",
     )
-    return _verdict(
+    return verdict(
         R.REQUEST_EXCEEDS_LARGEST_NODE,
         fig,
-        f"One pod asks for {gpus(fig.per_pod)} GPUs, but the largest Ready node{_in(fig)} has "
+        f"One pod asks for {gpus(fig.per_pod)} GPUs, but the largest Ready node{in_pool(fig)} has "
         f"{largest_count}.",
         lines=(line,),
     )
@@ -282,10 +225,11 @@ def gpu_kind(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     said = ev.saying(Saying.GPU_KIND, pool=fig.pool)
     if not said:
         return None
-    return _verdict(
+    return verdict(
         R.GPU_TYPE_OR_FRACTION_UNAVAILABLE,
         fig,
-        f"No node{_in(fig)} offers the kind of GPU it asks for (type, MIG profile or fraction).",
+        f"No node{in_pool(fig)} offers the kind of GPU it asks for (type, MIG profile or "
+        "fraction).",
         said[0],
     )
 
@@ -296,10 +240,10 @@ def gang(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     if not said:
         return None
     v = said[0].values
-    return _verdict(
+    return verdict(
         R.GANG_MIN_MEMBER_NOT_MET,
         fig,
-        f"Gang minimum not met{_in(fig)}: room for {v.get('found', '?')} pods, "
+        f"Gang minimum not met{in_pool(fig)}: room for {v.get('found', '?')} pods, "
         f"{v.get('required', '?')} must start together.",
         said[0],
     )
@@ -311,7 +255,7 @@ def preemption_delayed(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     if not said:
         return None
     until = said[0].values.get("until", "?")
-    return _verdict(
+    return verdict(
         R.PREEMPTION_DELAYED,
         fig,
         f"Inside its preemption-delay window ({said[0].values.get('delay', '?')}): it may not "

@@ -15,12 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from diagnosis.pending import rules_capacity as capacity
+from diagnosis.pending import rules_quota as quota
 from diagnosis.pending import rules_typed as typed
 from diagnosis.pending.evidence import PendingEvidence
-from diagnosis.pending.figures import PoolFigures, pool_figures
+from diagnosis.pending.figures import GPUS, PoolFigures, pool_figures
 from diagnosis.pending.verdict import PendingReason, Verdict
 
-__all__ = ["PRECEDENCE", "PendingRow", "decide", "row"]
+__all__ = ["PRECEDENCE", "PendingRow", "advice", "decide", "row"]
 
 R = PendingReason
 Rule = Callable[[PendingEvidence, PoolFigures], Verdict | None]
@@ -67,24 +68,24 @@ PRECEDENCE: tuple[PendingRow, ...] = (
     ),
     PendingRow(
         R.OVER_LIMIT,
-        typed.over_limit,
+        quota.over_limit,
         "User; administrator — the limit",
-        "Waiting fixes it only when the project's own workloads in this pool release GPUs.",
+        "Waiting fixes it only when the {level}'s own workloads in this pool release {resource}.",
         (
-            "Lower the request, or wait for the project's own workloads to finish.",
-            'Or ask an administrator to raise the GPU limit ("Max GPU device allocation") for '
-            "this node pool.",
+            "Lower the request, or wait for the {level}'s own workloads to finish.",
+            "Or ask an administrator to raise the {level}'s {limit} for this node pool.",
         ),
     ),
     PendingRow(
         R.NON_PREEMPTIBLE_OVER_QUOTA,
-        typed.over_quota_non_preemptible,
+        quota.over_quota_non_preemptible,
         "User; administrator — the deserved quota",
-        "Waiting fixes it only when the project's own non-preemptible workloads finish.",
+        "Waiting fixes it only when the {level}'s own non-preemptible workloads finish.",
         (
             "Make it preemptible (a priority below 100, or preemptibility: preemptible) to use "
             "over-quota GPUs; it may then be preempted.",
-            "Or ask for more deserved quota: non-preemptible work runs only inside it.",
+            "Or ask for more deserved quota for the {level}: non-preemptible work runs only "
+            "inside it.",
         ),
     ),
     PendingRow(
@@ -149,7 +150,8 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         R.NODE_POOL_FULL,
         capacity.node_pool_full,
         "Nobody yet — the scheduler should reclaim; administrator if it lasts",
-        "Waiting should fix it: within quota, the scheduler reclaims over-quota GPUs from others.",
+        "Waiting should fix it: within quota, the scheduler reclaims GPUs others use over their "
+        "quota, and preempts the project's own lower-priority workloads where it must.",
         (
             "If it lasts, tell an administrator: the pool may be over-subscribed (deserved quotas "
             "add up to more than its GPUs), or no single node has room.",
@@ -164,11 +166,24 @@ PRECEDENCE: tuple[PendingRow, ...] = (
     ),
 )
 _BY_REASON = {r.reason: r for r in PRECEDENCE}
+#: What each resource's limit is called where an administrator sets it.
+_LIMITS = {GPUS: 'GPU limit ("Max GPU device allocation")', "CPU cores": "CPU limit"}
 
 
 def row(reason: PendingReason) -> PendingRow:
     """The table row of a reason."""
     return _BY_REASON[reason]
+
+
+def advice(verdict: Verdict) -> list[str]:
+    """The row's next actions, in the verdict's words: whose limit or quota, which resource."""
+    found = row(verdict.reason)
+    words = {
+        "level": verdict.level,
+        "resource": verdict.resource,
+        "limit": _LIMITS.get(verdict.resource, f"{verdict.resource} limit"),
+    }
+    return [text.format(**words) for text in (found.waiting, *found.actions)]
 
 
 def _first(ev: PendingEvidence, fig: PoolFigures) -> tuple[int, Verdict]:

@@ -71,7 +71,9 @@ TEXTS: tuple[tuple[Saying, re.Pattern[str]], ...] = (
         Saying.OVER_LIMIT,
         _rx(
             _NAME.format("queue") + r" quota has reached the allowable limit of "
-            r"(?P<resource>GPUs|CPU cores|memory)\. Limit is " + _num("limit") + r" \S{1,16}, "
+            r"(?P<resource>GPUs|CPU cores|memory)\. Limit is "
+            + _num("limit")
+            + r" (?P<unit>\S{1,16}), "
             r"currently "
             + _num("allocated")
             + r" \S{1,16} allocated and workload requested "

@@ -1,4 +1,4 @@
-"""The Pending reasons, what a rule returns (`Verdict`), and how a scheduler statement is cited."""
+"""The Pending reasons, what a rule returns (`Verdict`), and how its evidence is written."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from diagnosis.pending.evidence import Said
-from diagnosis.pending.figures import PoolFigures
+from diagnosis.pending.figures import GPUS, PROJECT, Level, PoolFigures, gpus
 from diagnosis.report import EvidenceLine
 
-__all__ = ["PendingReason", "Verdict", "cite_said"]
+__all__ = ["PendingReason", "Verdict", "cite_said", "in_pool", "known", "verdict"]
 
 
 class PendingReason(StrEnum):
@@ -42,6 +42,7 @@ class Verdict(BaseModel):
         lines: the decisive evidence, cited.
         figures: the pool's figures, the scheduler's numbers in place where it gave them.
         missing: what this verdict could not read (for UNKNOWN: what would decide).
+        level, resource: whose quota or limit it is about, and in what (the advice's words).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -52,6 +53,8 @@ class Verdict(BaseModel):
     lines: tuple[EvidenceLine, ...] = ()
     figures: PoolFigures | None = None
     missing: tuple[str, ...] = ()
+    level: Level = PROJECT
+    resource: str = GPUS
 
 
 def cite_said(said: Said) -> EvidenceLine:
@@ -59,3 +62,36 @@ def cite_said(said: Said) -> EvidenceLine:
     when = f" at {said.at:%Y-%m-%d %H:%M:%SZ}" if said.at else ""
     origin = said.origin[:1].upper() + said.origin[1:]
     return EvidenceLine(text=f"{origin}{when}: {said.text}", source=said.source)
+
+
+def verdict(
+    reason: PendingReason,
+    fig: PoolFigures,
+    headline: str,
+    *said: Said,
+    lines: tuple[EvidenceLine, ...] = (),
+    level: Level = PROJECT,
+    unit: str = GPUS,
+) -> Verdict:
+    """The verdict citing the scheduler statements `said`, then the other `lines`."""
+    cited = tuple(cite_said(s) for n, s in enumerate(said) if s not in said[:n])
+    return Verdict(
+        reason=reason,
+        pool=fig.pool,
+        headline=headline,
+        lines=cited + lines,
+        figures=fig,
+        level=level,
+        resource=unit,
+    )
+
+
+def in_pool(fig: PoolFigures) -> str:
+    """` in node pool default`, or nothing when no pool is named."""
+    return f" in node pool {fig.pool}" if fig.pool else ""
+
+
+def known(*figures: tuple[str, float | None]) -> str:
+    """`: limit 8, allocated 6, requested 4` with only the figures that were read."""
+    shown = [f"{label} {gpus(value)}" for label, value in figures if value is not None]
+    return f": {', '.join(shown)}" if shown else ""

@@ -7,6 +7,7 @@ own numbers win; figures are compared only for one pool at about one moment.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -165,6 +166,93 @@ def test_a_missing_figure_is_null_and_named_never_zero(missing, quota, free, nam
         "free": facts.pool_free_gpus,
     }
     assert values[missing] is None
+
+
+def _department(reason: str) -> dict[str, Any]:
+    return {"nodePool": "default", "phaseReason": reason, "reason": reason, "orgType": "DEPARTMENT"}
+
+
+CPU_LIMIT = (
+    "nlp quota has reached the allowable limit of CPU cores. Limit is 48 cores, currently 44 "
+    "cores allocated and workload requested 8 cores"
+)
+MEMORY_LIMIT = (
+    "nlp quota has reached the allowable limit of memory. Limit is 200 GB, currently 190 GB "
+    "allocated and workload requested 32 GB"
+)
+DEPARTMENT_LIMIT = b.OVER_LIMIT.replace("nlp quota", "research quota").replace("8 GPUs", "16 GPUs")
+DEPARTMENT_NP = (
+    "Non-preemptible workload is over quota. Workload requested 4 GPUs, but research quota is 16 "
+    "GPUs, while 15 GPUs are already allocated for non-preemptible pods. Use a preemptible "
+    "workload to go over quota."
+)
+
+#: (the workload's typed messages, the scheduler's event, words of the headline and advice):
+#: numbers for another resource or for the department never become the project's GPUs.
+FOREIGN_NUMBERS: list[Any] = [
+    pytest.param(
+        [],
+        b.fit(CPU_LIMIT, "OverLimit"),
+        ["project's CPU cores limit", "limit 48 cores, allocated 44 cores, requested 8 cores"],
+        ["release CPU cores", "raise the project's CPU limit"],
+        id="cpu-over-limit",
+    ),
+    pytest.param(
+        [],
+        b.fit(MEMORY_LIMIT, "OverLimit"),
+        ["project's memory limit", "limit 200 GB, allocated 190 GB, requested 32 GB"],
+        ["release memory", "raise the project's memory limit"],
+        id="memory-over-limit",
+    ),
+    pytest.param(
+        [_department("OverLimit")],
+        b.fit(DEPARTMENT_LIMIT, "OverLimit"),
+        ["department's GPUs limit", "limit 16 GPUs", "scheduler's figures for the department"],
+        ["the department's own workloads", "raise the department's GPU limit"],
+        id="department-over-limit",
+    ),
+    pytest.param(
+        [_department("NonPreemptibleOverQuota")],
+        b.fit(DEPARTMENT_NP, "NonPreemptibleOverQuota"),
+        ["department's GPU quota", "deserved 16 GPUs", "scheduler's figures for the department"],
+        ["department's own non-preemptible", "more deserved quota for the department"],
+        id="department-non-preemptible",
+    ),
+]
+
+
+@pytest.mark.parametrize(("typed", "said", "headline", "advice"), FOREIGN_NUMBERS)
+def test_only_the_projects_gpu_numbers_replace_the_projects_gpu_figures(
+    typed, said, headline, advice
+):
+    wl = b.waiting(preemptible=False, priority=125, pendingSchedulingMessages=typed)
+    quota = b.project(deserved=8, limit=16, allocated=2, allocated_np=0)
+    ev = b.pending_evidence(wl, events=[said], quota=quota)
+    best, others = decide(ev)
+    assert best.figures is not None
+    figures = best.figures.model_dump(include={"requested", "deserved", "limit", "allocated"})
+    assert figures == {"requested": 4, "deserved": 8, "limit": 16, "allocated": 2}, best.headline
+    assert best.figures.allocated_np == 0
+    report = compose_pending(ev, best, others)
+    for words in headline:
+        assert words in report.headline
+    for words in advice:
+        assert any(words in action for action in report.recommendations), report.recommendations
+    [line] = [e.text for e in report.evidence if e.text.startswith("Project nlp")]
+    assert "deserved 8 GPUs, limit 16" in line
+    assert "allocated 2 (0 non-preemptible)" in line
+
+
+def test_the_schedulers_numbers_are_never_cited_as_the_projects():
+    quota = b.project(deserved=4, limit=16, allocated=2, allocated_np=0)
+    ev = b.pending_evidence(events=[b.fit(b.OVER_LIMIT, "OverLimit")], quota=quota)
+    best, others = decide(ev)
+    assert "limit 8, allocated 6, requested 4" in best.headline
+    report = compose_pending(ev, best, others)
+    [line] = [e for e in report.evidence if e.text.startswith("Project nlp")]
+    assert line.source == "get_project"
+    assert line.text.startswith("Project nlp in node pool default: deserved 4 GPUs; 0 non-pre")
+    assert line.text.endswith("(limit, allocated: the scheduler's, above)")
 
 
 @pytest.mark.parametrize(

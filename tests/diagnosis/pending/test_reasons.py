@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from diagnosis.pending.compose import compose_pending
 from diagnosis.pending.table import decide
 from diagnosis.pending.verdict import PendingReason
 from tests.diagnosis.pending import builders as b
@@ -46,6 +47,34 @@ def test_a_pool_prefix_attributes_the_statement_to_that_pool():
     best, others = decide(ev)
     assert (best.reason, best.pool) == (R.GANG_MIN_MEMBER_NOT_MET, "h100")
     assert [(v.reason, v.pool) for v in others] == [(R.NODE_POOL_FULL, "default")]
+
+
+TYPED_FOR_DEFAULT = {"nodePool": "default", "phaseReason": "OverLimit", "reason": "Over limit"}
+GANG_ONE = b.GANG.replace("found for 2 pods", "found for 1 pods")
+
+#: (the workload's typed messages, events, each requested pool's reason): a statement naming
+#: no pool is about the pools a statement of its kind names, never another requested pool.
+NO_POOL_NAMED: list[Any] = [
+    pytest.param(
+        [TYPED_FOR_DEFAULT],
+        [b.fit(b.OVER_LIMIT, "OverLimit")],
+        {"default": R.OVER_LIMIT, "h100": R.UNKNOWN},
+        id="typed-message-names-default",
+    ),
+    pytest.param(
+        [],
+        [b.fit(f"Node-Pool 'h100': {b.GANG}"), b.fit(GANG_ONE)],
+        {"h100": R.GANG_MIN_MEMBER_NOT_MET, "default": R.NODE_POOL_FULL},
+        id="prefix-names-h100",
+    ),
+]
+
+
+@pytest.mark.parametrize(("typed", "events", "reasons"), NO_POOL_NAMED)
+def test_a_statement_naming_no_pool_is_not_another_pools(typed, events, reasons):
+    wl = b.waiting(requestedNodePools=["default", "h100"], pendingSchedulingMessages=typed)
+    best, others = decide(b.pending_evidence(wl, events=events, free=0))
+    assert {v.pool: v.reason for v in (best, *others)} == reasons
 
 
 def test_no_pool_named_anywhere_is_unknown_naming_it():
@@ -90,12 +119,35 @@ def test_room_in_the_pool_without_a_constraint_text_is_unknown():
     assert "although node pool default has 16 free" in best.missing[0]
 
 
-def test_a_non_preemptible_in_quota_by_its_own_measure_waits_for_the_pool():
+#: (the project's allocated GPUs in all, words of the headline): a non-preemptible workload is
+#: within quota by its non-preemptible share, which is never called "allocated".
+NON_PREEMPTIBLE_FULL: list[Any] = [
+    pytest.param(
+        3,
+        "within the project's quota for such work (2 non-preemptible allocated + 4 requested "
+        "of 8 deserved): capacity is held by others.",
+        id="in-quota-all-told",
+    ),
+    pytest.param(
+        10,
+        "(2 non-preemptible allocated + 4 requested of 8 deserved): capacity is held by others "
+        "and by the project's own preemptible workloads (10 GPUs allocated in all).",
+        id="over-quota-all-told",
+    ),
+]
+
+
+@pytest.mark.parametrize(("allocated", "words"), NON_PREEMPTIBLE_FULL)
+def test_a_non_preemptible_in_quota_by_its_own_measure_waits_for_the_pool(allocated, words):
     wl = b.waiting(preemptible=False, priority=125)
-    quota = b.project(deserved=8, allocated=10, allocated_np=2)
-    best, _ = decide(b.pending_evidence(wl, events=[b.fit(b.SHORTAGE)], quota=quota, free=0))
+    quota = b.project(deserved=8, allocated=allocated, allocated_np=2)
+    ev = b.pending_evidence(wl, events=[b.fit(b.SHORTAGE)], quota=quota, free=0)
+    best, others = decide(ev)
     assert best.reason is R.NODE_POOL_FULL
-    assert "2 allocated + 4 requested of 8 deserved" in best.headline
+    assert words in best.headline
+    assert "2 allocated" not in best.headline
+    waiting = compose_pending(ev, best, others).recommendations[0]
+    assert "preempts the project's own lower-priority workloads" in waiting
 
 
 def test_unknown_preemptibility_without_non_preemptible_figures():
