@@ -59,7 +59,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "nccl-timeout",
         re.compile(
-            r"Watchdog caught collective operation timeout|WorkNCCL\(SeqNum=\d+[^)]{0,400}Timeout\(ms\)"
+            r"Watchdog caught collective operation timeout"
+            r"|WorkNCCL\(SeqNum=\d+[^)]{0,400}Timeout\(ms\)"  # bounded: linear over repeats
         ),
     ),
     (
