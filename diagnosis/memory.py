@@ -30,6 +30,9 @@ PODS = "get_workload_pods"
 METRICS = "get_workload_metrics"
 
 
+_NO_LIMIT = "CPU-memory limit (none configured: the node's memory is the ceiling)"
+
+
 @dataclass(frozen=True)
 class MemoryEvidence:
     """The figures, the lines that cite them, and what could not be measured."""
@@ -37,6 +40,11 @@ class MemoryEvidence:
     figures: MemoryFigures
     lines: list[EvidenceLine] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+
+    @property
+    def limit_unset(self) -> bool:
+        """Whether the configuration was read and sets no CPU-memory limit (not: unread)."""
+        return self.figures.limit_bytes is None and _NO_LIMIT in self.missing
 
 
 def _pair(resources: Resources | None) -> tuple[int | None, int | None]:
@@ -153,7 +161,7 @@ def _configured(
             )
         )
     if limit is None:
-        missing.append("CPU-memory limit (none configured: the node's memory is the ceiling)")
+        missing.append(_NO_LIMIT)
     return request, limit, lines, missing
 
 

@@ -29,14 +29,19 @@ def oom_killed(ev: Evidence) -> Finding | None:
     memory = memory_evidence(ev, container, init=init)
     container = memory.figures.container
     limit = memory.figures.limit_bytes
-    shown = f" of {format_bytes(limit)}" if limit else ""
     kind = "Init container" if init else "Container"
     who = f"{kind} {container}" if container else "A container"
+    if limit is not None:
+        why = f"it exceeded its CPU-memory limit of {format_bytes(limit)}"
+    elif memory.limit_unset:
+        why = "no CPU-memory limit is set, so the node's memory was the ceiling"
+    else:
+        why = "it ran out of memory (its CPU-memory limit could not be read)"
     killed_at = latest(signals)
     return Finding(
         category=Category.OOM_KILLED,
         at=killed_at,
-        headline=f"{who} was OOM-killed: it exceeded its CPU-memory limit{shown}.",
+        headline=f"{who} was OOM-killed: {why}.",
         evidence=(*cite_all(signals), *memory.lines),
         details=Details(container=container, init_container=init),
         memory=memory.figures.model_copy(update={"killed_at": killed_at}),

@@ -172,3 +172,23 @@ def test_an_unexplained_exit_137_is_not_dated_as_an_oom_kill():
     assert report.category is Category.UNKNOWN
     assert report.memory is not None
     assert report.memory.killed_at is None
+
+
+@pytest.mark.parametrize(
+    ("limit", "read", "says"),
+    [
+        ("48Gi", True, "it exceeded its CPU-memory limit of 48 GiB"),
+        (None, True, "no CPU-memory limit is set, so the node's memory was the ceiling"),
+        (None, False, "it ran out of memory (its CPU-memory limit could not be read)"),
+    ],
+)
+def test_the_oom_headline_claims_only_the_limit_that_was_read(limit, read, says):
+    compute = {"cpuMemoryRequest": "32Gi", "cpuMemoryLimit": limit}
+    ev = evidence(
+        workload(phase="Failed"),
+        events=[event("OOMKilled", "Container trainer was OOMKilled", 5)],
+        spec_=spec(compute=compute) if read else None,
+    )
+    finding = classify(ev)
+    assert finding.category is Category.OOM_KILLED
+    assert finding.headline == f"Container trainer was OOM-killed: {says}."
