@@ -5,7 +5,8 @@ teammate's mention makes them the asker even when it is denied, and a teammate's
 may answer the asker's question. Whoever the answer was not computed for sees its evidence
 as a teammate (`diagnosis.for_viewer`) and may not post it. Channel C1 discusses another
 project, so every answer here is private. Scenario `t2-ddp-node-xid`: the blast radius
-names bert-eval (nlp) and sam-notebook (vision).
+names bert-eval (nlp) and sam-notebook (vision). Scenario `t2-oom-changed-since-good-run`,
+its good run made a Workspace: the comparison with it is for those who may read Workspaces.
 """
 
 from __future__ import annotations
@@ -25,15 +26,18 @@ from bot.conversation import (
     Question,
     ReportReply,
 )
-from diagnosis.viewer import BLAST_NOT_SHOWN
+from diagnosis.viewer import BLAST_NOT_SHOWN, CHANGES_NOT_SHOWN
+from runai_sim.scenario import Scenario
 from tests.bot.conversation.harness import Harness, Recorder, harness
 from tests.diagnosis.node_xid import NODE_XID, REQUEST
+from tests.diagnosis.test_changes import FAILED_ID, GOOD_ID, _with_good_run_as
 
 #: user -> project -> the resource types they may read there.
 GRANTS: dict[str, dict[str, frozenset[str]]] = {
     "UA": {"nlp": frozenset({ALL_KINDS}), "vision": frozenset({ALL_KINDS})},
     "UC": {"nlp": frozenset({ALL_KINDS}), "vision": frozenset({ALL_KINDS})},  # as UA
     "UB": {"nlp": frozenset({ALL_KINDS})},
+    "UT": {"nlp": frozenset({"trainings"})},
 }
 BY_ID = f"cluster=prod-a id={REQUEST.workload_id}"
 DENIED_MENTION = "<@UBOT> workload=foo project=vision"  # UB may not list vision
@@ -68,10 +72,10 @@ async def _identify(incoming: Incoming) -> Identity:
     return Identity("test", "T1", incoming.user, f"{incoming.user.lower()}@acme.ai")
 
 
-async def _thread() -> AsyncIterator[Harness]:
+async def _thread(scenario: Scenario = NODE_XID) -> AsyncIterator[Harness]:
     grants = cast("Authorizer", Grants())
     access = Access(grants, _identify, channel_projects={"C1": ("other",)})
-    async for chat in harness(NODE_XID, access=access):
+    async for chat in harness(scenario, access=access):
         yield chat
 
 
@@ -138,3 +142,18 @@ async def test_check_again_shows_a_teammate_the_answer_they_never_saw():
     assert isinstance(offer, Question)
     assert [c.value for c in offer.choices] == [PUBLISH], "theirs to post"
     assert "sam-notebook" in _said(shown), "the same answer, now theirs: counted for them"
+
+
+async def test_the_comparison_with_a_run_of_a_kind_a_teammate_may_not_read_is_left_out():
+    scenario = _with_good_run_as("workspaces", "Workspace")
+    cluster = scenario.clusters[0]["name"]
+    async for chat in _thread(scenario):
+        [answer, _] = (await chat.say(f"cluster={cluster} id={FAILED_ID}", user="UA")).replies()
+        trainings_only = _evidence(await chat.say(EVIDENCE, user="UT"))
+        every_kind = _evidence(await chat.say(EVIDENCE, user="UB"))
+    assert isinstance(answer, ReportReply)
+    assert answer.report.changes is not None
+    assert answer.report.changes.since_id == GOOD_ID
+    assert trainings_only.report.changes is None
+    assert CHANGES_NOT_SHOWN in trainings_only.report.missing
+    assert every_kind.report.changes == answer.report.changes
