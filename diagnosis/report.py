@@ -150,6 +150,9 @@ class Changes(_Model):
         items: the differences, in a fixed order (image, command, resources, ...); empty
             when the two specs agree on everything compared.
         source: where both specs were read.
+        since_cluster_id, since_project, since_kind: what an access check needs about the
+            earlier submission (its kind may differ from the failed one's), to show the
+            comparison to someone else (`diagnosis.for_viewer`); None when not known.
     """
 
     since_id: str
@@ -158,6 +161,9 @@ class Changes(_Model):
     since_phase: str | None = None
     items: tuple[Change, ...] = ()
     source: str = "get_workload_spec"
+    since_cluster_id: str | None = None
+    since_project: str | None = None
+    since_kind: str | None = None
 
     def summary(self) -> str:
         """`Changed since llm-ft on 2025-11-03 (Succeeded): image, CPU-memory limit`."""

@@ -122,6 +122,9 @@ async def _changes(
         since_at=good.phase_updated_at,
         since_phase=good.phase,
         items=tuple(compare(good_spec, good, failed_spec, workload)),
+        since_cluster_id=good.cluster_id,
+        since_project=good.project_name,
+        since_kind=good.type,
     )
     return changes, None
 

@@ -182,6 +182,10 @@ class ConversationState(BaseModel):
     question_ref: str | None = None  # the message that asked it, to replace its buttons
     question_private: bool = False  # it was shown only to the asker: no one else may answer it
     last_report: Report | None = None  # the last answer, for "show logs" and "what about 7d?"
+    # Whose access `last_report` was computed with (the user of the turn that diagnosed it;
+    # empty: no one's, e.g. a pushed answer or a state saved before this was kept). Anyone
+    # else, the thread's later `asker` included, sees it only through `diagnosis.for_viewer`.
+    report_for: str = ""
     last_lookback: str | None = None
     answer_private: bool = False  # the last answer was shown only to its asker (channel policy)
     queued: tuple[str, ...] = ()  # more workloads the same message named, answered after this one

@@ -95,8 +95,10 @@ async def reply_with_report(
     """Show a finished diagnosis: in place of "Diagnosing …", or privately; the new state.
 
     A question back (which workload?) keeps the thread waiting for the answer; the same
-    report as last time says only that nothing changed; a private answer offers to post
-    it to the thread. `public_in(channel, project)` is the channel policy.
+    report as last time says only that nothing changed (to someone who saw it); a private
+    answer offers to post it to the thread. The thread remembers whose access the report
+    was computed with (`report_for`): the person behind `incoming`, whoever the asker is.
+    `public_in(channel, project)` is the channel policy.
     """
     lookback = request.lookback_label()
     project = report.workload.project if report.workload else request.project
@@ -125,10 +127,12 @@ async def reply_with_report(
         asked = state.model_copy(update={"candidates": report.candidates})
         shown = replace(question, private=private)
         return asking(asked, shown, ref or "", Expecting.WORKLOAD)
-    if report == state.last_report and lookback == state.last_lookback:
+    # "Nothing changed" only to someone who saw the answer: a private one was its reader's.
+    seen = incoming.user == state.report_for or not state.answer_private
+    if report == state.last_report and lookback == state.last_lookback and seen:
         label = report.category.value if report.category else report.outcome.value
         await show(Notice(unchanged(label, lookback)))
-        return answered(state, candidates=())
+        return answered(state, candidates=(), report_for=incoming.user)  # theirs as well
     await show(ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label))
     done = answered(
         state,
@@ -136,9 +140,10 @@ async def reply_with_report(
         last_report=report,
         last_lookback=lookback,
         answer_private=private,
+        report_for=incoming.user,
     )
     if private and report.workload is not None:
-        question = Question(PUBLISH_QUESTION, (PUBLISH_CHOICE,), private=True, asker=state.asker)
+        question = Question(PUBLISH_QUESTION, (PUBLISH_CHOICE,), private=True, asker=incoming.user)
         await responder.post(question)
     if report.question:  # "Did you mean a past run?": the asker's reply answers it
         pending = {"expecting": Expecting.WORKLOAD, "question": report.question}

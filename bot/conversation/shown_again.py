@@ -1,12 +1,14 @@
 """A thread's answer shown again: all its evidence, diagnosed again, or posted to the thread.
 
 Anyone in the thread may ask for the evidence or a re-run (another lookback or symptom is a
-re-run too), and the asker may post a privately shown answer to the thread; each is shown
+re-run too), and its reader may post a privately shown answer to the thread; each is shown
 only to someone who may see that answer today. `ShownAgain.refusal` checks the same full target
 the answer was diagnosed with (cluster, project and kind), and a refusal names nothing of
-the answer. A refused re-run leaves the thread's answer as it was. The evidence shown to
-someone other than the asker names only the other workloads that person may read
-(`diagnosis.for_viewer`).
+the answer. A refused re-run leaves the thread's answer as it was. The answer was computed
+with one person's access (`ConversationState.report_for`), who is not always the thread's
+asker (a teammate's mention makes them the asker even when it is denied): its evidence shown
+to anyone else names only what that person may read (`diagnosis.for_viewer`), and only the
+person it was computed for may post it to the thread.
 """
 
 from __future__ import annotations
@@ -81,8 +83,9 @@ class ShownAgain:
         if gate is None:
             return
         report = state.last_report
-        if report.workload is not None and incoming.user != state.asker:
-            # Computed for the asker: what it names of other workloads is checked again.
+        if report.workload is not None and incoming.user != state.report_for:
+            # Computed with someone else's access: what it names beyond the workload is
+            # checked again with this person's.
             label = state.slots.cluster_label or report.workload.cluster_id
             report = await for_viewer(report, gate.authorize(report.workload.cluster_id, label))
         lookback = state.last_lookback or "24h"
@@ -105,15 +108,17 @@ class ShownAgain:
     async def publish(
         self, incoming: Incoming, state: ConversationState, responder: Responder
     ) -> ConversationState | None:
-        """The asker posts a privately shown answer (channel policy) to the thread on purpose.
+        """The person a private answer (channel policy) was for posts it to the thread.
 
-        Their access is checked again first: it may have changed since the answer.
+        Only they saw it, and it was computed with their access: not whoever asks in the
+        thread since. Their access is checked again first: it may have changed since.
         """
         if state.last_report is None or not state.answer_private:
             await responder.post(Notice(ALREADY_ANSWERED, private=True))
             return None
-        if state.asker and incoming.user != state.asker:
-            await responder.post(Notice(only_asker(self._mention(state.asker)), private=True))
+        if incoming.user != state.report_for:
+            owner = self._mention(state.report_for or state.asker)
+            await responder.post(Notice(only_asker(owner), private=True))
             return None
         if await self._allowed(incoming, state, responder) is None:
             return None

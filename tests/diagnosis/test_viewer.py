@@ -3,15 +3,21 @@
 Scenario `t2-ddp-node-xid`: a NODE_FAILURE whose blast radius names bert-eval (nlp) and
 sam-notebook (vision). The radius was counted for the asker; shown again to someone else,
 it is left out and said to be left out, never replaced by "no other workload ended".
+Scenario `t2-oom-changed-since-good-run`, with its good run made a Workspace: the comparison
+with it is shown again only to someone who may read that Workspace too.
 """
 
 from __future__ import annotations
 
 from bot.app.backends import simulated
-from diagnosis import diagnose, for_viewer
-from diagnosis.viewer import BLAST_NOT_SHOWN
+from bot.app.demo.scenarios import request_from_expectation
+from diagnosis import Report, WorkloadAccess, diagnose, for_viewer
+from diagnosis.viewer import BLAST_NOT_SHOWN, CHANGES_NOT_SHOWN
 from tests.diagnosis.doubles import Refusing
 from tests.diagnosis.node_xid import NODE_XID, REQUEST
+from tests.diagnosis.test_changes import GOOD_ID, _with_good_run_as
+
+WORKSPACE_GOOD_RUN = _with_good_run_as("workspaces", "Workspace")
 
 
 async def _report():
@@ -39,3 +45,40 @@ async def test_a_report_without_a_radius_is_shown_as_it_is():
         update={"evidence": tuple(e for e in report.evidence if "you can read" not in e.text)}
     )
     assert await for_viewer(without, Refusing()) is without
+
+
+async def _compared() -> Report:
+    """The OOM kill compared with its last good run, a Workspace the asker may read."""
+    scenario = WORKSPACE_GOOD_RUN
+    request = request_from_expectation(scenario, scenario.expect[0])
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
+    assert report.changes is not None
+    assert report.changes.since_id == GOOD_ID
+    return report
+
+
+async def test_the_comparison_is_shown_again_only_to_who_may_read_the_run_compared_with():
+    report = await _compared()
+    trainings_only = Refusing(("nlp", "Workspace"))
+
+    shown = await for_viewer(report, trainings_only)
+
+    cluster = WORKSPACE_GOOD_RUN.clusters[0]["uuid"]
+    assert WorkloadAccess(cluster, "nlp", "Workspace") in trainings_only.asked  # its own kind
+    assert shown.changes is None
+    assert shown.missing == (*report.missing, CHANGES_NOT_SHOWN)
+    assert GOOD_ID not in str(shown.to_json_dict("24h"))
+    assert shown.category is report.category
+    assert await for_viewer(report, Refusing()) is report, "who may read it sees it all"
+
+
+async def test_a_comparison_stored_without_the_run_s_kind_is_not_shown_again():
+    report = await _compared()
+    assert report.changes is not None
+    unknown = report.changes.model_copy(update={"since_kind": None})
+
+    shown = await for_viewer(report.model_copy(update={"changes": unknown}), Refusing())
+
+    assert shown.changes is None
+    assert CHANGES_NOT_SHOWN in shown.missing
