@@ -187,7 +187,12 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
             "limit (Guaranteed QoS): the kubelet evicts first the pods that use more than "
             "they requested when a node runs short of memory.",
         ]
-    restart = (ev.spec.spec.restart_policy if ev.spec and ev.spec.spec else None) or ""
+    restart = ev.spec.spec.restart_policy if ev.spec and ev.spec.spec else None
+    if restart is None:  # a policy not read is a gap, not "not OnFailure"
+        return [
+            "Resubmit the workload, or retry it if its restart policy is OnFailure (the policy "
+            "could not be read); ask SRE to check the node's health before it takes more work."
+        ]
     if restart.lower() == "onfailure":
         return [
             "Retry on a healthy node: the restart policy is OnFailure, so the "

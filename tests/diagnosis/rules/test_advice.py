@@ -223,3 +223,25 @@ def test_recovery_owner_follows_the_subcause(ev, owner):
     if report.subcause in {"network", "rate-limit", "not-found"}:
         assert "credentials" not in report.recovery_owner
     assert report.to_json_dict("24h")["recovery_owner"] == report.recovery_owner
+
+
+NODE_EVICTED = event("Evicted", "The node was low on resource: memory. Threshold quantity: 100Mi")
+
+
+@pytest.mark.parametrize(
+    ("submitted", "advice"),
+    [
+        (
+            spec(restartPolicy="OnFailure"),
+            "Retry on a healthy node: the restart policy is OnFailure",
+        ),
+        (spec(restartPolicy="Never"), "Resubmit the workload (restart policy is not OnFailure)"),
+        (spec(), "retry it if its restart policy is OnFailure (the policy could not be read)"),
+        (None, "retry it if its restart policy is OnFailure (the policy could not be read)"),
+    ],
+)
+def test_a_node_failures_advice_states_only_the_restart_policy_read(submitted, advice):
+    ev = evidence(events=[NODE_EVICTED], pods=[runai_pod()], spec_=submitted)
+    report = compose(ev, classify(ev))
+    assert report.category is Category.NODE_FAILURE
+    assert any(advice in r for r in report.recommendations)
