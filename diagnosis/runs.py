@@ -9,12 +9,24 @@ did not fail it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from diagnosis.evidence import Evidence, Signal
+from diagnosis.runai.models import Pod
 
-__all__ = ["ACTIVE_PHASES", "AFTERMATH", "FAILURE_PHASES", "GRACE", "Run", "current_run", "run_of"]
+__all__ = [
+    "ACTIVE_PHASES",
+    "AFTERMATH",
+    "FAILURE_PHASES",
+    "GRACE",
+    "RUN_SPREAD",
+    "Run",
+    "current_run",
+    "latest_run_first",
+    "run_of",
+]
 
 FAILURE_PHASES = frozenset({"failed", "crashed", "stopped"})
 #: A phase update into one of these starts (or resumes) a run of the workload.
@@ -25,6 +37,9 @@ GRACE = timedelta(minutes=2)
 #: failure (a node is marked NotReady up to a minute or so after it stopped answering, and a
 #: pod is evicted minutes after that); anything later is the failure's aftermath.
 AFTERMATH = timedelta(minutes=10)
+#: Pods created within this of the newest are taken for one run (a distributed job's pods
+#: are created together; a rerun's come after a failure and a new start).
+RUN_SPREAD = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -69,3 +84,31 @@ def current_run(ev: Evidence) -> tuple[Signal, ...]:
     """The signals of the run diagnosed (`run_of`); undated ones are kept."""
     run = run_of(ev)
     return tuple(s for s in ev.signals if run.holds(s.at))
+
+
+def latest_run_first(pods: Iterable[Pod], wanted: frozenset[str]) -> list[Pod]:
+    """`pods` in a phase of `wanted` first, and among each lot the latest run's first.
+
+    The pod list of a workload that ran several times holds every run's pods, in no useful
+    order. The latest run's are those created within `RUN_SPREAD` of the newest wanted one,
+    its first failure first (in a distributed job, the one that failed the others); earlier
+    runs' follow, newest first; undated pods keep their place in the list, last.
+    """
+    listed = list(pods)
+
+    def is_wanted(pod: Pod) -> bool:
+        return (pod.k8s_phase or "").lower() in wanted
+
+    newest = max((p.created_at for p in listed if is_wanted(p) and p.created_at), default=None)
+
+    def key(item: tuple[int, Pod]) -> tuple[bool, int, float, int]:
+        index, pod = item
+        moment = pod.k8s_phase_updated_at or pod.created_at
+        if moment is None:
+            return (not is_wanted(pod), 2, 0.0, index)
+        created = pod.created_at
+        if newest is not None and created is not None and created >= newest - RUN_SPREAD:
+            return (not is_wanted(pod), 0, moment.timestamp(), index)
+        return (not is_wanted(pod), 1, -moment.timestamp(), index)
+
+    return [pod for _, pod in sorted(enumerate(listed), key=key)]

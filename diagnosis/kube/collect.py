@@ -41,6 +41,7 @@ from diagnosis.redact import Redactor
 from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Pod as RunaiPod
 from diagnosis.runai.models import Workload
+from diagnosis.runs import latest_run_first
 
 __all__ = [
     "LOG_BYTES",
@@ -96,8 +97,8 @@ def namespace_for(workload: Workload) -> tuple[str | None, bool]:
 
 
 def _ranked(pods: tuple[RunaiPod, ...]) -> list[RunaiPod]:
-    ranked = sorted(pods, key=lambda p: (p.k8s_phase or "").lower() not in _FAILED_POD_PHASES)
-    return ranked[:MAX_PODS]
+    """The pods worth reading: failed or stuck ones of the latest run first (`diagnosis.runs`)."""
+    return latest_run_first(pods, _FAILED_POD_PHASES)[:MAX_PODS]
 
 
 def _pods_to_read(pods: tuple[RunaiPod, ...]) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from diagnosis.evidence import Evidence
 from diagnosis.lexicon import SignalKind
+from diagnosis.runs import latest_run_first
 
 __all__ = [
     "DESCRIBE",
@@ -40,12 +41,9 @@ def namespace(ev: Evidence) -> str:
 
 
 def failing_pod(ev: Evidence) -> str:
-    """The pod to look at: the first that failed, else the first listed."""
-    pods = ev.pods or ()
-    for pod in pods:
-        if (pod.k8s_phase or "").lower() in _FAILED:
-            return pod.name
-    return pods[0].name if pods else "<pod>"
+    """The pod to look at: the latest run's first to fail (`diagnosis.runs`), else the first."""
+    ranked = latest_run_first(ev.pods or (), _FAILED)
+    return ranked[0].name if ranked else "<pod>"
 
 
 def _container(ev: Evidence, container: str | None) -> str | None:
