@@ -77,13 +77,15 @@ def recurrence(ev: Evidence, category: Category, lookback: str) -> Recurrence:
     lower = ev.cutoff - GRACE
     anchors = _anchors(ev)
     attributed: list[datetime] = []
+    current = ev.workload.phase_updated_at
     for anchor in anchors:
         upper = anchor + GRACE
         segment = [s for s in dated if s.at is not None and lower < s.at <= upper]
         lower = upper
-        if _attributed(ev, segment) is category:
+        if current is not None and abs(anchor - current) <= GRACE:
+            attributed.append(anchor)  # the failure diagnosed: its category is the verdict's
+        elif _attributed(ev, segment) is category:
             attributed.append(anchor)
-    current = ev.workload.phase_updated_at
     covered = current is not None and any(abs(a - current) <= GRACE for a in anchors)
     within = current is None or current >= ev.cutoff
     uncovered = 1 if not covered and within else 0  # the failure diagnosed, not in history

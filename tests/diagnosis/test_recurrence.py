@@ -88,7 +88,8 @@ def test_preempted_occurrence_is_not_a_failure():
         *oom_run(10),
     ]
     ev = evidence(workload(phaseUpdatedAt=history[-1].at.isoformat()), history=history)
-    assert recurrence(ev, Category.UNKNOWN, "24h").count == 0
+    # Whatever the verdict on the failure diagnosed, it counts once; the preemption never.
+    assert recurrence(ev, Category.UNKNOWN, "24h").count == 1
     assert recurrence(ev, Category.OOM_KILLED, "24h").count == 1
 
 
@@ -135,3 +136,17 @@ def test_what_happens_after_a_failure_never_decides_it(phase, minutes_after, kep
     if phase == "Failed" and not kept:
         current = ev.model_copy(update={"signals": current_run(ev)})
         assert classify(current).category is Category.OOM_KILLED
+
+
+def test_the_failure_diagnosed_counts_for_its_verdict_whatever_its_segment_says():
+    """A node NotReady minutes after an OOM kill: if the verdict is the node's, so is the count.
+
+    The verdict reads the run up to `AFTERMATH` after the failure; recurrence cuts segments
+    `GRACE` after each failure. The failure diagnosed is never counted as "older than the
+    lookback" because its segment alone would have said OOM.
+    """
+    history = [*oom_run(60), history_event("NodeNotReady", "Node gpu-1 is NotReady", 55)]
+    ev = evidence(
+        workload(phase="Failed", phaseUpdatedAt=history[2].at.isoformat()), history=history
+    )
+    assert recurrence(ev, Category.NODE_FAILURE, "24h").count == 1
