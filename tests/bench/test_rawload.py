@@ -7,8 +7,10 @@ import json
 import time
 from urllib.parse import parse_qs
 
+import pytest
 from slack_sdk.signature import SignatureVerifier
 
+from bench import rawload
 from bench.driver import Ask, send_all
 from bench.rawload import run
 from tests.bot.slack.fake_slack import FakeSlack
@@ -36,6 +38,53 @@ async def test_every_request_is_sent_at_once_and_its_reply_timed():
     assert [r["body"] for r in results] == ["ok"] * 5
     assert all(isinstance(r["ack"], float) and r["ack"] >= 0 for r in results)
     assert all(before <= r["sent"] <= time.monotonic() for r in results)
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        pytest.param(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nok", None, id="cut short"),
+        pytest.param(b"HTTP/1.1 200 OK\r\nContent-Length: 9", None, id="head cut short"),
+        pytest.param(b"garbage\r\n\r\n", None, id="not HTTP"),
+        pytest.param(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\nok", (200, ""), id="body too big"
+        ),
+        pytest.param(b"HTTP/1.1 503 Busy\r\n\r\n", (503, ""), id="no length"),
+    ],
+)
+async def test_what_a_reply_that_is_not_whole_counts_as(
+    reply: bytes, expected: tuple[int, str] | None
+):
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(2)
+        writer.write(reply)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    async with server:
+        [result] = await run([("127.0.0.1", server.sockets[0].getsockname()[1], REQUEST)])
+    if expected is None:
+        assert (result["ack"], result["status"], result["body"]) == (None, None, None)
+    else:
+        assert (result["status"], result["body"]) == expected
+        assert result["ack"] >= 0
+
+
+async def test_a_reply_that_does_not_come_in_time_is_none(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(rawload, "_TIMEOUT_S", 0.2)
+    held: list[asyncio.StreamWriter] = []
+
+    async def never(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # kept open, never answered
+
+    server = await asyncio.start_server(never, "127.0.0.1", 0)
+    async with server:
+        [result] = await run([("127.0.0.1", server.sockets[0].getsockname()[1], REQUEST)])
+        for writer in held:
+            writer.close()
+    assert (result["ack"], result["status"], result["body"]) == (None, None, None)
 
 
 async def test_a_request_nobody_answers_has_no_time_status_or_body():
