@@ -58,6 +58,7 @@ _KEPT_VALUES = _words(
     "get post put head delete patch"  # Go's `failed to fetch token: Get "https://…"`
 )
 # Words that follow `password is` / `PASSWORD` in prose and messages: never the secret itself.
+_MIN_PROSE_PASSWORD = 6
 _PROSE_WORDS = _KEPT_VALUES | _words(
     "is was are be been being not now also still already too very the a an this that it its "
     "of for from in on at to by with without and or but if as must should cannot can could will "
@@ -263,6 +264,24 @@ def stated(m: re.Match[str]) -> bool:
     """`the password is <value>` / `PASSWORD <value>` where the value reads as a credential."""
     caps = m.group("caps")
     return (caps is None or sensitive_key(caps)) and _credential_word(_secret(m))
+
+
+def prose_password(m: re.Match[str]) -> bool:
+    """`… with password hunter2zz`: a word that reads as a password, not as prose.
+
+    Prose says `password reset`, `password authentication failed`: a value counts only with
+    a letter and a digit or symbol in it (or all digits), at least six long, and never a path
+    or a URL.
+    """
+    value = _secret(m)
+    mixed = any(c.isalpha() for c in value) and any(c.isdigit() or not c.isalnum() for c in value)
+    return (
+        len(value) >= _MIN_PROSE_PASSWORD
+        and (mixed or value.isdigit())
+        and "/" not in value
+        and not _placeholder(value)
+        and value.lower() not in _PROSE_WORDS
+    )
 
 
 def cli_token(m: re.Match[str]) -> bool:

@@ -26,6 +26,7 @@ from diagnosis.secret_checks import (
     netrc,
     ngc_legacy,
     not_uid_gid,
+    prose_password,
     stated,
 )
 
@@ -72,6 +73,7 @@ _HINTS = {
     "auth-tuple": "auth credential login pass pwd secret token",
     "cli-token": "login config", "stated-secret": "pass pwd secret token key credential",
     "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
+    "password-word": "pass pw",
     "bearer-token": "bearer", "cli-password": "login sshpass mysql", "env-secret": "value",
     "basic-auth-flag": "-u --user --proxy-user --http-user",
     "secret-value": _KEY_HINTS,
@@ -172,6 +174,8 @@ RULES: tuple[Rule, ...] = (
           r"|(?<![\w.$-])(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|PASS(?![A-Z])|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY"
           r"|CREDENTIALS?))(?P<caps>[A-Z][A-Z0-9_]*+)[ \t]+(?P<s2>[^\s\"'`=:][^\s\"'`]*+)",
           stated),
+    _rule("password-word", r"(?i:\b(?:password|passwd|pwd|pw))[ \t]+(?P<s>[^\s\"'`]++)",
+          prose_password),
     _rule("env-secret", r"(?i:\bname)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?P<name>[\w.-]++)"
           r"\\?[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\?[\"']?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*"
           + _VALUE, env_pair),

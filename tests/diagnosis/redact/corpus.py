@@ -241,6 +241,10 @@ LEAKS: tuple[Leak, ...] = (
     Leak("netrc-multiline", "machine github.com\n  login ci-bot\n  password Gh-pass-99\nmachine gitlab.acme.io", ("Gh-pass-99",), ("netrc-password",)),
     Leak("netrc-default", "default login anonymous password ftp-Pa55!x", ("ftp-Pa55!x",), ("netrc-password",)),
     Leak("netrc-password-first", "machine pypi.acme.io password Py-pa55-77 login deploy", ("Py-pa55-77",), ("netrc-password",)),
+    Leak("netrc-letters-only", "machine ftp.acme.io login bob password correcthorsebattery", ("correcthorsebattery",), ("netrc-password",)),
+    # ------------------------------------------------------------ a password in prose
+    Leak("prose-password", "Login failed for user 'sa' with password hunter2zz", ("hunter2zz",), ("password-word",)),
+    Leak("prose-pw", "connecting to db-7 as admin pw Zq9-tt-41 (retry 2)", ("Zq9-tt-41",), ("password-word",)),
     # ------------------------------------------------------------ vendor tokens in two parts
     Leak("sendgrid-prose", f"alerts: mailing with api key {SENDGRID} failed: 401", (SENDGRID_ID, SENDGRID_SECRET), ("vendor-token",)),
     Leak("sendgrid-env", f"SENDGRID_API_KEY={SENDGRID}", (SENDGRID_ID, SENDGRID_SECRET), ("vendor-token",)),
@@ -323,6 +327,8 @@ CLEAN: tuple[str, ...] = (
     "kaggle datasets download -d alice/squad --unzip (credentials from ~/.kaggle/kaggle.json)",
     "machine learning pipeline: login succeeded, password prompt skipped",
     "machine dgx-a100-07 is NotReady",
+    "password reset required for user bob; password authentication failed",
+    "pwd /home/alice/train and the password policy v2 applies",
     "SG.4 stage finished; hvs. prefix documented in the vault guide",
     "dp.st.prod environment selected",
     'failed to fetch anonymous token: Get "https://auth.docker.io/token?scope=repository%3Aacme%2Ftrainer%3Apull&service=registry.docker.io": dial tcp: lookup auth.docker.io: no such host',
