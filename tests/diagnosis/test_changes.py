@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 
 from bot.app.backends import simulated
-from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
+from bot.app.demo.scenarios import request_from_expectation
 from bot.render.plan import answer
 from diagnosis import WorkloadAccess, diagnose
 from diagnosis.changes import compare, earlier_good_runs
 from diagnosis.report import Change
 from diagnosis.runai.models import Workload, WorkloadSpec
-from runai_sim.scenario import Scenario
 from tests.diagnosis.doubles import Refusing
+from tests.diagnosis.good_runs import CHANGED, FAILED_ID, GOOD_ID, with_good_run_as
 from tests.factories import NOW, ago, iso, workload
 
 HF = "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"
@@ -121,21 +121,9 @@ def test_which_earlier_run_is_the_last_good_one():
 
 # ------------------------------------------------------------------ end to end, per asker
 
-CHANGED = bundled_scenario("t2-oom-changed-since-good-run")
-FAILED_ID = CHANGED.expect[0]["request"]["workload_id"]
-GOOD_ID = CHANGED.expect[1]["request"]["workload_id"]
-
-
-def _with_good_run_as(kind: str, type_: str) -> Scenario:
-    """The scenario with the good run of another kind (same name, same project)."""
-    data = CHANGED.model_dump(mode="json")
-    entry = next(w for w in data["workloads"] if w["workload"]["id"] == GOOD_ID)
-    entry["kind"], entry["workload"]["type"] = kind, type_
-    return Scenario.parse(data)
-
 
 async def test_the_last_good_run_is_compared_only_if_the_asker_may_read_it():
-    scenario = _with_good_run_as("workspaces", "Workspace")
+    scenario = with_good_run_as("workspaces", "Workspace")
     request = request_from_expectation(scenario, scenario.expect[0])
     refusing = Refusing(("nlp", "Workspace"))
     async with simulated(scenario, retries=0, transport="asgi") as up:

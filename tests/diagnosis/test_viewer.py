@@ -14,10 +14,10 @@ from bot.app.demo.scenarios import request_from_expectation
 from diagnosis import Report, WorkloadAccess, diagnose, for_viewer
 from diagnosis.viewer import BLAST_NOT_SHOWN, CHANGES_NOT_SHOWN
 from tests.diagnosis.doubles import Refusing
+from tests.diagnosis.good_runs import GOOD_ID, with_good_run_as
 from tests.diagnosis.node_xid import NODE_XID, REQUEST
-from tests.diagnosis.test_changes import GOOD_ID, _with_good_run_as
 
-WORKSPACE_GOOD_RUN = _with_good_run_as("workspaces", "Workspace")
+WORKSPACE_GOOD_RUN = with_good_run_as("workspaces", "Workspace")
 
 
 async def _report():

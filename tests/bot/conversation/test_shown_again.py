@@ -29,8 +29,8 @@ from bot.conversation import (
 from diagnosis.viewer import BLAST_NOT_SHOWN, CHANGES_NOT_SHOWN
 from runai_sim.scenario import Scenario
 from tests.bot.conversation.harness import Harness, Recorder, harness
+from tests.diagnosis.good_runs import FAILED_ID, GOOD_ID, with_good_run_as
 from tests.diagnosis.node_xid import NODE_XID, REQUEST
-from tests.diagnosis.test_changes import FAILED_ID, GOOD_ID, _with_good_run_as
 
 #: user -> project -> the resource types they may read there.
 GRANTS: dict[str, dict[str, frozenset[str]]] = {
@@ -145,7 +145,7 @@ async def test_check_again_shows_a_teammate_the_answer_they_never_saw():
 
 
 async def test_the_comparison_with_a_run_of_a_kind_a_teammate_may_not_read_is_left_out():
-    scenario = _with_good_run_as("workspaces", "Workspace")
+    scenario = with_good_run_as("workspaces", "Workspace")
     cluster = scenario.clusters[0]["name"]
     async for chat in _thread(scenario):
         [answer, _] = (await chat.say(f"cluster={cluster} id={FAILED_ID}", user="UA")).replies()
