@@ -78,15 +78,27 @@ class WorkQueue(Protocol):
         ...
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
-        """Up to `count` items idle for `min_idle_s` in other (dead) consumers' hands."""
+        """Up to `count` items a silent consumer (dead, or `consumer` itself) left idle.
+
+        An item is taken only once it was seen idle for `min_idle_s` by an earlier call, at
+        least `min_idle_s / 2` before, and has stayed idle since: a holder that could not
+        renew during an outage gets that long, once Redis is back, to renew first.
+        """
         ...
 
-    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> None:
-        """Reset the idle time of the entries `consumer` still holds (it is alive)."""
+    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:
+        """Reset the idle time of the entries `consumer` still holds (it is alive).
+
+        Returns those of `entry_ids` it no longer holds (another consumer took them over, or
+        they are finished): their attempts are stale.
+        """
         ...
 
     async def finish(self, delivery: Delivery) -> None:
-        """Answered: mark its journal answered, acknowledge and delete the entry, at once."""
+        """Answered: mark its journal answered, acknowledge and delete the entry, at once.
+
+        Whoever holds the entry now: the answer is out, so no attempt may give it again.
+        """
         ...
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
