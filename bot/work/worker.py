@@ -5,8 +5,9 @@ One loop per process: reclaim items that a silent consumer left idle, take new o
 task; another task keeps their claims alive and stops an attempt whose claim is lost
 (`bot.work.claims`), so one item never has two attempts under way. An item delivered more
 than `max_deliveries` times is dead-lettered and its asker told; one past its deadline is
-not started, its asker is told. Once an attempt has answered, removing the item is tried
-until it works. `stop` takes nothing more (a waiting take is abandoned at once), lets what runs
+not started, its asker is told (told first, then removed: a crash in between tells twice
+rather than never). Once an attempt has answered, removing the item is tried until it
+works. `stop` takes nothing more (a waiting take is abandoned at once), lets what runs
 finish within a grace period (its claims still renewed), and puts everything the consumer
 still holds back at the tail.
 """
@@ -268,10 +269,13 @@ class Worker:
         state: JournalState | None = None,
     ) -> None:
         self._log.error("work_dead_lettered", reason=reason)
-        await self.queue.dead_letter(delivery, reason)
-        DEAD_LETTERS.inc()
         if handler is not None and delivery.item is not None:
+            # Told first: stopped in between, the item is still there to tell them again.
             await handler.give_up(delivery.item, state or JournalState(), GAVE_UP)
+            await self._settle(self.queue.dead_letter, delivery, reason)
+        else:
+            await self.queue.dead_letter(delivery, reason)
+        DEAD_LETTERS.inc()
 
     async def _settle(
         self, step: Callable[..., Awaitable[None]], delivery: Delivery, *args: str

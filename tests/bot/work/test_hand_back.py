@@ -1,0 +1,49 @@
+"""What a stop leaves behind: an asker told before the item is dead-lettered."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.conversation.messages import GAVE_UP
+from bot.work import JournalState, Worker, WorkItem, WorkQueue
+from tests.bot.work.chat import Diagnoser, Slackish, until
+from tests.bot.work.items import item
+
+pytestmark = pytest.mark.e2e
+
+
+class _SlowToTell(Diagnoser):
+    """Fails every attempt; telling the asker it gave up waits for `release`."""
+
+    def __init__(self) -> None:
+        super().__init__(Slackish(), fail=True)
+        self.telling = asyncio.Event()
+
+    async def give_up(self, work: WorkItem, state: JournalState, text: str) -> None:
+        self.telling.set()
+        await self.release.wait()
+        await super().give_up(work, state, text)
+
+
+async def test_an_item_stopped_while_its_asker_is_told_is_not_dead_lettered_untold(
+    queue: WorkQueue,
+):
+    handler = _SlowToTell()
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    worker = Worker(
+        queue, {"test": handler}, concurrency=1, claim_idle_s=0.1, max_deliveries=1, recancel_s=0.05
+    )
+    worker.start()
+    await handler.telling.wait()  # delivered twice: giving up, and SIGTERM now
+    assert await worker.stop(0.05) == 1  # still there, handed back: its asker is told later
+    assert handler.gave_up == []
+    assert await queue.depth() == 1
+    last = Diagnoser(Slackish(), fail=True)
+    retry = Worker(queue, {"test": last}, concurrency=1, claim_idle_s=0.1, max_deliveries=1)
+    retry.start()
+    await until(lambda: last.gave_up)
+    await retry.stop(1)
+    assert [text for _, text, _ in last.gave_up] == [GAVE_UP]
+    assert await queue.depth() == 0
