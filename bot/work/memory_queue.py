@@ -26,6 +26,7 @@ class _Entry:
     owner: str | None = None
     delivered_at: float = 0.0
     times: int = 0
+    earlier: int = 0
 
 
 @dataclass
@@ -114,7 +115,9 @@ class MemoryWorkQueue:
     @staticmethod
     def _delivery(entry_id: str, entry: _Entry, *, reclaimed: bool) -> Delivery:
         item = _item(entry.raw)
-        return Delivery(entry_id, item, entry.times, reclaimed=reclaimed, raw=entry.raw)
+        return Delivery(
+            entry_id, item, entry.times, reclaimed=reclaimed, raw=entry.raw, earlier=entry.earlier
+        )
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
         """See `WorkQueue.reclaim`: what an earlier call saw idle, if still untouched."""
@@ -168,8 +171,10 @@ class MemoryWorkQueue:
         """See `WorkQueue.retire`."""
         held = [entry_id for entry_id, entry in self._entries.items() if entry.owner == consumer]
         for entry_id in held:
-            raw = self._entries.pop(entry_id).raw
-            self._entries[f"{next(self._ids)}-0"] = _Entry(raw)
+            entry = self._entries.pop(entry_id)
+            self._entries[f"{next(self._ids)}-0"] = _Entry(
+                entry.raw, earlier=entry.earlier + entry.times
+            )
         if held:
             self._arrived.set()
         return len(held)

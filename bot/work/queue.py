@@ -109,7 +109,8 @@ class WorkQueue(Protocol):
         """Put everything `consumer` still holds back at the tail, then forget `consumer`.
 
         Returns how many items it put back. For a consumer that stops; a put-back item is
-        delivered afresh (its earlier deliveries are not counted again).
+        delivered afresh (its earlier deliveries are not counted again, but carried in
+        `Delivery.earlier`, so its next attempt knows it is not the first).
         """
         ...
 

@@ -5,9 +5,10 @@ claim (`SET NX EX`) + bound check + `XADD`; reclaim = `XCLAIM` with a minimum id
 earlier call saw idle (`XPENDING ... IDLE`), then a new look; heartbeat = `XCLAIM JUSTID` of what
 the consumer still owns, and the rest reported lost; finish = journal "answered" + `XACK` + `XDEL`;
 dead letter = `XADD` to the dead stream + `XACK` + `XDEL`; retire = for each entry the consumer
-holds, `XADD` a copy + `XACK` + `XDEL`, then `XGROUP DELCONSUMER`. All keys share one hash tag, so
-the scripts also run on a Redis Cluster. Entries are deleted once acknowledged, so `XLEN` is the
-queue's depth and `XLEN - pending` what is still waiting.
+holds, `XADD` a copy (counting its deliveries in `earlier`) + `XACK` + `XDEL`, then `XGROUP
+DELCONSUMER`. All keys share one hash tag, so the scripts also run on a Redis Cluster. Entries
+are deleted once acknowledged, so `XLEN` is the queue's depth and `XLEN - pending` what is still
+waiting.
 """
 
 from __future__ import annotations
@@ -49,13 +50,13 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _parse(entry_id: str, raw: str, times: int, *, reclaimed: bool) -> Delivery:
+def _parse(entry_id: str, raw: str, times: int, earlier: Any, *, reclaimed: bool) -> Delivery:
     try:
         item: WorkItem | None = WorkItem.model_validate_json(raw)
     except ValidationError:
         structlog.get_logger(__name__).warning("work_item_unreadable", entry_id=entry_id)
         item = None
-    return Delivery(entry_id, item, times, reclaimed=reclaimed, raw=raw)
+    return Delivery(entry_id, item, times, reclaimed=reclaimed, raw=raw, earlier=int(earlier or 0))
 
 
 class RedisJournal:
@@ -166,9 +167,17 @@ class RedisWorkQueue:
                 return []
         deliveries = []
         for _, entries in answer or []:
-            for entry_id, fields in entries:
-                raw = _text((fields or {}).get("item", ""))
-                deliveries.append(_parse(_text(entry_id), raw, 1, reclaimed=False))
+            for entry_id, raw_fields in entries:
+                fields = {_text(k): _text(v) for k, v in (raw_fields or {}).items()}
+                deliveries.append(
+                    _parse(
+                        _text(entry_id),
+                        fields.get("item", ""),
+                        1,
+                        fields.get("earlier"),
+                        reclaimed=False,
+                    )
+                )
         return deliveries
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
@@ -204,8 +213,8 @@ class RedisWorkQueue:
             for entry_id, idle_ms in ((_text(e), i) for e, i in idle)
         }
         return [
-            _parse(_text(entry_id), _text(raw), int(times), reclaimed=True)
-            for entry_id, raw, times in claimed
+            _parse(_text(entry_id), _text(raw), int(times), earlier, reclaimed=True)
+            for entry_id, raw, times, earlier in claimed
         ]
 
     async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:

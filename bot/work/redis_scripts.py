@@ -2,7 +2,8 @@
 
 KEYS[1] is the stream and ARGV[1] the consumer group in each. `RECLAIM` claims (`XCLAIM` with
 a minimum idle time) the entries an earlier call saw idle, then lists those idle now; `HEARTBEAT`
-reports the entries the consumer no longer holds.
+reports the entries the consumer no longer holds; `RETIRE` counts the deliveries of each copy it
+puts back in its `earlier` field.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ for i = 5, #ARGV, 2 do
     local info = redis.call('XPENDING', KEYS[1], ARGV[1], entry[1], entry[1], 1)
     local times = 1
     if info[1] then times = info[1][4] end
-    local item = ''
+    local item, earlier = '', 0
     for j = 1, #entry[2], 2 do
       if entry[2][j] == 'item' then item = entry[2][j + 1] end
+      if entry[2][j] == 'earlier' then earlier = entry[2][j + 1] end
     end
-    claimed[#claimed + 1] = {entry[1], item, times}
+    claimed[#claimed + 1] = {entry[1], item, times, earlier}
   end
 end
 local seen = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[3], '-', '+', ARGV[4])
@@ -81,9 +83,18 @@ while true do
   local held = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', 100, ARGV[2])
   if #held == 0 then break end
   for _, info in ipairs(held) do
-    local entry = redis.call('XRANGE', KEYS[1], info[1], info[1])
-    if entry[1] then
-      redis.call('XADD', KEYS[1], '*', unpack(entry[1][2]))
+    local entry = redis.call('XRANGE', KEYS[1], info[1], info[1])[1]
+    if entry then
+      local fields, earlier = {}, info[4]
+      for i = 1, #entry[2], 2 do
+        if entry[2][i] == 'earlier' then
+          earlier = earlier + tonumber(entry[2][i + 1])
+        else
+          fields[#fields + 1] = entry[2][i]
+          fields[#fields + 1] = entry[2][i + 1]
+        end
+      end
+      redis.call('XADD', KEYS[1], '*', 'earlier', earlier, unpack(fields))
       moved = moved + 1
     end
     redis.call('XACK', KEYS[1], ARGV[1], info[1])

@@ -226,7 +226,7 @@ class Worker:
         try:
             journal = self.queue.journal(item.id)
             state = await journal.load()
-            if delivery.times > 1 or delivery.reclaimed:
+            if delivery.times > 1 or delivery.reclaimed or delivery.earlier:
                 state = replace(state, retried=True)
             if state.answered:  # answered, then the worker died before acknowledging
                 self._log.info("work_already_answered")
@@ -258,6 +258,8 @@ class Worker:
         if delivery.reclaimed:
             RECLAIMED.inc()
             self._log.info("work_reclaimed", times=delivery.times)
+        elif delivery.earlier:
+            self._log.info("work_handed_back_before", earlier=delivery.earlier)
         elif delivery.times == 1:
             observe_stage("queue_wait", max(0.0, time.time() - item.enqueued_at))
 

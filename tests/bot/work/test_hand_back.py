@@ -1,4 +1,4 @@
-"""What a stop leaves behind: an asker told before the item is dead-lettered."""
+"""What a stop or a crash leaves behind: told before dead-lettered, retries known."""
 
 from __future__ import annotations
 
@@ -47,3 +47,24 @@ async def test_an_item_stopped_while_its_asker_is_told_is_not_dead_lettered_unto
     await retry.stop(1)
     assert [text for _, text, _ in last.gave_up] == [GAVE_UP]
     assert await queue.depth() == 0
+
+
+async def test_an_item_handed_back_on_sigterm_is_retried_as_a_retry(queue: WorkQueue):
+    """Its next attempt looks for what the first one showed but did not record."""
+    chat = Slackish()
+    first = Diagnoser(chat)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    worker = Worker(queue, {"test": first}, concurrency=1, claim_idle_s=0.3, max_deliveries=3)
+    worker.start()
+    await first.started.wait()
+    assert await worker.stop(0.05) == 1
+    second = Diagnoser(chat)
+    second.release.set()
+    resumed = Worker(queue, {"test": second}, concurrency=1, claim_idle_s=0.3, max_deliveries=3)
+    resumed.start()
+    await until(lambda: second.ran and resumed.inflight == 0)
+    await resumed.stop(1)
+    [state] = second.states
+    assert state.retried
+    [(_, shown)] = chat.messages.items()
+    assert shown == ["Diagnosing…", "OOM_KILLED"]

@@ -71,10 +71,22 @@ async def test_retire_puts_unfinished_work_at_the_tail_with_its_journal(queue: W
     assert await queue.retire("a") == 1
     [again] = await queue.take("b", 1, 0)
     assert again.item == work
-    assert again.times == 1
+    assert (again.times, again.earlier) == (1, 1)  # counted afresh, known to be a retry
     shown = await queue.journal(work.id).load()
     assert shown.posts == (ShownPost("171.1", progress=True),)
     assert shown.thread == "171.1"
+
+
+async def test_a_hand_back_carries_every_earlier_delivery(queue: WorkQueue):
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    await queue.take("a", 1, 0)
+    await queue.reclaim("b", 0, 1)
+    await queue.reclaim("b", 0, 1)  # delivered twice, then handed back
+    assert await queue.retire("b") == 1
+    [again] = await queue.take("c", 1, 0)
+    assert await queue.retire("c") == 1  # and once more
+    [last] = await queue.take("d", 1, 0)
+    assert (again.times, again.earlier, last.times, last.earlier) == (1, 2, 1, 3)
 
 
 async def test_reclaim_takes_only_what_stayed_idle_since_it_was_seen(queue: WorkQueue):
