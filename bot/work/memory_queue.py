@@ -179,6 +179,11 @@ class MemoryWorkQueue:
             self._arrived.set()
         return len(held)
 
+    async def forget(self, idle_s: float) -> int:
+        """See `WorkQueue.forget`: in memory, a consumer is only a name on its entries."""
+        del idle_s
+        return 0
+
     async def depth(self) -> int:
         """See `WorkQueue.depth`."""
         return len(self._entries)

@@ -3,8 +3,9 @@
 A front end `enqueue`s an item, deduplicated and bounded in one atomic step; workers `take` new
 items (never more than they can run), `reclaim` those another consumer left idle, keep their own
 alive with `heartbeat`, then `finish` (answered) or `dead_letter` each one; a stopping worker
-`retire`s, which puts back whatever it still holds. A `Journal` per item remembers what was already
-shown, so a second attempt updates the messages of the first instead of posting new ones.
+`retire`s, which puts back whatever it still holds, and `forget` drops the consumers that died
+without retiring. A `Journal` per item remembers what was already shown, so a second attempt
+updates the messages of the first instead of posting new ones.
 """
 
 from __future__ import annotations
@@ -111,6 +112,14 @@ class WorkQueue(Protocol):
         Returns how many items it put back. For a consumer that stops; a put-back item is
         delivered afresh (its earlier deliveries are not counted again, but carried in
         `Delivery.earlier`, so its next attempt knows it is not the first).
+        """
+        ...
+
+    async def forget(self, idle_s: float) -> int:
+        """Drop the consumers that hold nothing and did nothing for `idle_s` (they died).
+
+        Returns how many it dropped. A consumer that holds an entry is never dropped; a
+        living one that is dropped (silent that long) is made again by its next take.
         """
         ...
 

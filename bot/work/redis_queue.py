@@ -6,7 +6,8 @@ earlier call saw idle (`XPENDING ... IDLE`), then a new look; heartbeat = `XCLAI
 the consumer still owns, and the rest reported lost; finish = journal "answered" + `XACK` + `XDEL`;
 dead letter = `XADD` to the dead stream + `XACK` + `XDEL`; retire = for each entry the consumer
 holds, `XADD` a copy (counting its deliveries in `earlier`) + `XACK` + `XDEL`, then `XGROUP
-DELCONSUMER`. All keys share one hash tag, so the scripts also run on a Redis Cluster. Entries
+DELCONSUMER`; forget = `XGROUP DELCONSUMER` of each consumer `XINFO CONSUMERS` shows idle and
+holding nothing. All keys share one hash tag, so the scripts also run on a Redis Cluster. Entries
 are deleted once acknowledged, so `XLEN` is the queue's depth and `XLEN - pending` what is still
 waiting.
 """
@@ -116,6 +117,7 @@ class RedisWorkQueue:
         self._finish = client.register_script(scripts.FINISH)
         self._dead_letter = client.register_script(scripts.DEAD_LETTER)
         self._retire = client.register_script(scripts.RETIRE)
+        self._forget = client.register_script(scripts.FORGET)
         #: Entries seen idle by `reclaim`: their idle time then, and when (monotonic).
         self._idle: dict[str, tuple[int, float]] = {}
 
@@ -242,6 +244,17 @@ class RedisWorkQueue:
         """See `WorkQueue.retire` (one script: a copy of each at the tail, then DELCONSUMER)."""
         async with _translated("retire"):
             return int(await self._retire(keys=[self.stream], args=[GROUP, consumer]))
+
+    async def forget(self, idle_s: float) -> int:
+        """See `WorkQueue.forget` (one script: `XINFO CONSUMERS`, `XGROUP DELCONSUMER`)."""
+        async with _translated("forget"):
+            try:
+                args: list[str | int] = [GROUP, int(idle_s * 1000)]
+                return int(await self._forget(keys=[self.stream], args=args))
+            except ResponseError as error:
+                if "no such key" not in str(error).lower() and "NOGROUP" not in str(error):
+                    raise
+                return 0
 
     async def depth(self) -> int:
         """See `WorkQueue.depth` (`XLEN`)."""

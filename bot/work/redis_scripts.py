@@ -8,7 +8,7 @@ puts back in its `earlier` field.
 
 from __future__ import annotations
 
-__all__ = ["DEAD_LETTER", "ENQUEUE", "FINISH", "HEARTBEAT", "RECLAIM", "RETIRE"]
+__all__ = ["DEAD_LETTER", "ENQUEUE", "FINISH", "FORGET", "HEARTBEAT", "RECLAIM", "RETIRE"]
 
 ENQUEUE = """
 if redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate', 0, 0} end
@@ -103,4 +103,17 @@ while true do
 end
 redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
 return moved
+"""
+
+FORGET = """
+local forgotten = 0
+for _, fields in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local consumer = {}
+  for i = 1, #fields, 2 do consumer[fields[i]] = fields[i + 1] end
+  if consumer['pending'] == 0 and consumer['idle'] >= tonumber(ARGV[2]) then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], consumer['name'])
+    forgotten = forgotten + 1
+  end
+end
+return forgotten
 """

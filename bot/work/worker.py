@@ -9,7 +9,7 @@ not started, its asker is told (told first, then removed: a crash in between tel
 rather than never). Once an attempt has answered, removing the item is tried until it
 works. `stop` takes nothing more (a waiting take is abandoned at once), lets what runs
 finish within a grace period (its claims still renewed), and puts everything the consumer
-still holds back at the tail.
+still holds back at the tail. Consumers that died without that are forgotten after a while.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ _BACKOFF_S = 1.0
 #: How long a cancelled item has to wind down before it is cancelled again: one Redis
 #: command's socket timeout (bot/durable/connect.py), so a cleanup under way is not cut short.
 RECANCEL_S = 5.0
+#: A consumer silent this long that holds nothing died without handing back: it is forgotten.
+FORGET_IDLE_S = 600.0
 
 
 class Handler(Protocol):
@@ -74,6 +76,7 @@ class Worker:
         max_deliveries: int,
         consumer: str | None = None,
         recancel_s: float = RECANCEL_S,
+        forget_idle_s: float = FORGET_IDLE_S,
     ) -> None:
         self.queue = queue
         self.consumer = consumer or consumer_name()
@@ -82,6 +85,7 @@ class Worker:
         self._claim_idle_s = claim_idle_s
         self._max_deliveries = max_deliveries
         self._recancel_s = recancel_s
+        self._forget_idle_s = forget_idle_s
         self._block_s = min(1.0, claim_idle_s / 3)
         self._claims = Claims(
             queue, self.consumer, claim_idle_s=claim_idle_s, recancel_s=recancel_s
@@ -129,6 +133,7 @@ class Worker:
                 if sent >= next_reclaim:
                     next_reclaim = sent + self._claim_idle_s / 2
                     taken = await self.queue.reclaim(self.consumer, self._claim_idle_s, free)
+                    await self.queue.forget(self._forget_idle_s)
                     QUEUE_DEPTH.set(await self.queue.depth())
                 if len(taken) < free:
                     taken += await self._take(free - len(taken))

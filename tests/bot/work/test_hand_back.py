@@ -1,13 +1,14 @@
-"""What a stop or a crash leaves behind: told before dead-lettered, retries known."""
+"""What a stop or a crash leaves behind: told before dead-lettered, retries known, no dead consumers."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+import redis.asyncio
 
 from bot.conversation.messages import GAVE_UP
-from bot.work import JournalState, Worker, WorkItem, WorkQueue
+from bot.work import JournalState, RedisWorkQueue, Worker, WorkItem, WorkQueue
 from tests.bot.work.chat import Diagnoser, Slackish, until
 from tests.bot.work.items import item
 
@@ -68,3 +69,35 @@ async def test_an_item_handed_back_on_sigterm_is_retried_as_a_retry(queue: WorkQ
     assert state.retried
     [(_, shown)] = chat.messages.items()
     assert shown == ["Diagnosing…", "OOM_KILLED"]
+
+
+async def test_a_worker_forgets_consumers_that_died_holding_nothing(
+    redis_client: redis.asyncio.Redis,
+):
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    await queue.take("killed", 1, 0)  # kill -9: no hand-back, no DELCONSUMER
+    handler = Diagnoser(Slackish())
+    worker = Worker(
+        queue,
+        {"test": handler},
+        concurrency=2,
+        claim_idle_s=0.2,
+        max_deliveries=3,
+        forget_idle_s=0.5,
+        consumer="survivor",
+    )
+    worker.start()
+    await handler.started.wait()  # its item taken over, and under way
+
+    async def consumers() -> list[str]:
+        return [c["name"] for c in await redis_client.xinfo_consumers(queue.stream, "workers")]
+
+    async with asyncio.timeout(10):
+        while "killed" in await consumers():  # noqa: ASYNC110 - nothing to wait on but Redis
+            await asyncio.sleep(0.05)
+    assert await consumers() == ["survivor"]  # it holds an item: never dropped
+    handler.release.set()
+    await until(lambda: worker.inflight == 0)
+    await worker.stop(1)
+    assert await consumers() == []

@@ -106,6 +106,28 @@ async def test_reclaim_takes_only_what_stayed_idle_since_it_was_seen(queue: Work
     assert await queue.heartbeat("a", [taken.entry_id]) == [taken.entry_id]
 
 
+async def test_forget_drops_only_consumers_idle_that_hold_nothing(
+    redis_client: redis.asyncio.Redis,
+):
+    queue = RedisWorkQueue(redis_client, max_items=30, journal_ttl_s=60)
+    for n in range(3):  # three consumers killed (-9) after their items were taken over
+        await queue.enqueue(item(f"U{n}"), dedupe=f"msg:{n}", dedupe_ttl_s=60)
+        await queue.take(f"killed-{n}", 1, 0)
+    await queue.reclaim("taker", 0, 5)
+    for back in await queue.reclaim("taker", 0, 5):
+        await queue.finish(back)
+    await queue.enqueue(item("U9"), dedupe="msg:9", dedupe_ttl_s=60)
+    await queue.take("holder", 1, 0)  # silent too, but holds an item
+    await asyncio.sleep(0.3)
+    await queue.enqueue(item("U8"), dedupe="msg:8", dedupe_ttl_s=60)
+    [done] = await queue.take("alive", 1, 0)  # alive: it has just taken and answered one
+    await queue.finish(done)
+    assert await queue.forget(0.2) == 4  # the killed ones, and the taker (silent since)
+    consumers = await redis_client.xinfo_consumers(queue.stream, "workers")
+    assert sorted(c["name"] for c in consumers) == ["alive", "holder"]
+    assert await queue.retire("holder") == 1  # what it holds is still there
+
+
 async def test_heartbeat_keeps_only_what_the_consumer_still_owns(queue: WorkQueue):
     await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
     [taken] = await queue.take("a", 1, 0)
