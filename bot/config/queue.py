@@ -39,7 +39,8 @@ class QueueSettings(Concern):
         validation_alias="queue_claim_idle_s",
         description=(
             "`QUEUE_CLAIM_IDLE_S`, how long a worker may go silent before its requests are "
-            "taken over by another (a living worker renews its claim)."
+            "taken over by another (a living worker renews its claim, also while it stops; "
+            "one that cannot renew it that long stops answering them)."
         ),
     )
     max_deliveries: int = Field(
@@ -59,7 +60,7 @@ class QueueSettings(Concern):
         validation_alias="shutdown_grace_s",
         description=(
             "`SHUTDOWN_GRACE_S`, how long a stopping process (SIGTERM) lets the requests it "
-            "is answering finish before it hands the rest back."
+            "is answering finish before it hands the rest back (it keeps them meanwhile)."
         ),
     )
     embedded_worker: bool = Field(

@@ -215,12 +215,21 @@ class RedisStore:
 
     @staticmethod
     async def _renew(lock: Lock, key: ThreadKey) -> bool:
-        """Keep `lock` for another full TTL; False once it cannot be (lost, or Redis failed)."""
+        """Keep `lock` for another full TTL; False once it is lost.
+
+        Redis failing once (a blip, a failover) is tried again at the next renewal: the lock
+        may still be held, and the turn holding it goes on. Once it has expired, `reacquire`
+        says so (`LockError`).
+        """
         try:
             await lock.reacquire()
-        except (LockError, redis.RedisError, OSError):
+        except LockError:
             structlog.get_logger(__name__).warning("thread_lock_not_renewed", key=key.thread)
             return False
+        except (redis.RedisError, OSError) as error:
+            structlog.get_logger(__name__).warning(
+                "thread_lock_renewal_failed", key=key.thread, error=type(error).__name__
+            )
         return True
 
     async def claim(self, token: str, ttl_s: int) -> bool:

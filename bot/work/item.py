@@ -96,3 +96,6 @@ class Delivery:
     """How many times it has been delivered, this one included."""
     reclaimed: bool = False
     raw: str = ""
+    earlier: int = 0
+    """Deliveries of the item before it was handed back (SIGTERM): an attempt may have shown
+    more than it recorded. They do not count towards `times`, which a hand-back restarts."""

@@ -26,6 +26,7 @@ class _Entry:
     owner: str | None = None
     delivered_at: float = 0.0
     times: int = 0
+    earlier: int = 0
 
 
 @dataclass
@@ -61,6 +62,8 @@ class MemoryWorkQueue:
         self._journals: dict[str, MemoryJournal] = {}
         self._ids = itertools.count(1)
         self._arrived = asyncio.Event()
+        #: Entries `reclaim` saw idle: when it saw them, and their delivery time then.
+        self._idle: dict[str, tuple[float, float]] = {}
         self.dead: list[tuple[str, str]] = []
 
     def journal(self, item_id: str) -> MemoryJournal:
@@ -102,30 +105,51 @@ class MemoryWorkQueue:
                 break
             if entry.owner is None:
                 self._own(entry, consumer)
-                taken.append(Delivery(entry_id, _item(entry.raw), entry.times, raw=entry.raw))
+                taken.append(self._delivery(entry_id, entry, reclaimed=False))
         return taken
 
     @staticmethod
     def _own(entry: _Entry, consumer: str) -> None:
         entry.owner, entry.delivered_at, entry.times = consumer, time.monotonic(), entry.times + 1
 
+    @staticmethod
+    def _delivery(entry_id: str, entry: _Entry, *, reclaimed: bool) -> Delivery:
+        item = _item(entry.raw)
+        return Delivery(
+            entry_id, item, entry.times, reclaimed=reclaimed, raw=entry.raw, earlier=entry.earlier
+        )
+
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
-        """See `WorkQueue.reclaim`."""
-        cutoff = time.monotonic() - min_idle_s
+        """See `WorkQueue.reclaim`: what an earlier call saw idle, if still untouched."""
+        now = time.monotonic()
         taken: list[Delivery] = []
+        for entry_id, (seen, delivered_at) in list(self._idle.items()):
+            entry = self._entries.get(entry_id)
+            if len(taken) < count and now - seen >= min_idle_s / 2 and entry is not None:
+                if entry.owner is not None and entry.delivered_at == delivered_at:
+                    self._own(entry, consumer)
+                    taken.append(self._delivery(entry_id, entry, reclaimed=True))
+                del self._idle[entry_id]
+        cutoff = now - min_idle_s
+        earlier, self._idle = self._idle, {}
         for entry_id, entry in self._entries.items():
-            if len(taken) < count and entry.owner is not None and entry.delivered_at <= cutoff:
-                self._own(entry, consumer)
-                item = _item(entry.raw)
-                taken.append(Delivery(entry_id, item, entry.times, reclaimed=True, raw=entry.raw))
+            if len(self._idle) < count and entry.owner is not None and entry.delivered_at <= cutoff:
+                sighting = earlier.get(entry_id)  # if still untouched, an earlier one proves more
+                if sighting is None or sighting[1] != entry.delivered_at:
+                    sighting = (now, entry.delivered_at)
+                self._idle[entry_id] = sighting
         return taken
 
-    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> None:
+    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:
         """See `WorkQueue.heartbeat`."""
+        lost = []
         for entry_id in entry_ids:
             entry = self._entries.get(entry_id)
             if entry is not None and entry.owner == consumer:
                 entry.delivered_at = time.monotonic()
+            else:
+                lost.append(entry_id)
+        return lost
 
     async def finish(self, delivery: Delivery) -> None:
         """See `WorkQueue.finish` (the journal is dropped: nothing can deliver it again)."""
@@ -147,11 +171,18 @@ class MemoryWorkQueue:
         """See `WorkQueue.retire`."""
         held = [entry_id for entry_id, entry in self._entries.items() if entry.owner == consumer]
         for entry_id in held:
-            raw = self._entries.pop(entry_id).raw
-            self._entries[f"{next(self._ids)}-0"] = _Entry(raw)
+            entry = self._entries.pop(entry_id)
+            self._entries[f"{next(self._ids)}-0"] = _Entry(
+                entry.raw, earlier=entry.earlier + entry.times
+            )
         if held:
             self._arrived.set()
         return len(held)
+
+    async def forget(self, idle_s: float) -> int:
+        """See `WorkQueue.forget`: in memory, a consumer is only a name on its entries."""
+        del idle_s
+        return 0
 
     async def depth(self) -> int:
         """See `WorkQueue.depth`."""

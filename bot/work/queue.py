@@ -3,8 +3,9 @@
 A front end `enqueue`s an item, deduplicated and bounded in one atomic step; workers `take` new
 items (never more than they can run), `reclaim` those another consumer left idle, keep their own
 alive with `heartbeat`, then `finish` (answered) or `dead_letter` each one; a stopping worker
-`retire`s, which puts back whatever it still holds. A `Journal` per item remembers what was already
-shown, so a second attempt updates the messages of the first instead of posting new ones.
+`retire`s, which puts back whatever it still holds, and `forget` drops the consumers that died
+without retiring. A `Journal` per item remembers what was already shown, so a second attempt
+updates the messages of the first instead of posting new ones.
 """
 
 from __future__ import annotations
@@ -78,15 +79,27 @@ class WorkQueue(Protocol):
         ...
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
-        """Up to `count` items idle for `min_idle_s` in other (dead) consumers' hands."""
+        """Up to `count` items a silent consumer (dead, or `consumer` itself) left idle.
+
+        An item is taken only once it was seen idle for `min_idle_s` by an earlier call, at
+        least `min_idle_s / 2` before, and has stayed idle since: a holder that could not
+        renew during an outage gets that long, once Redis is back, to renew first.
+        """
         ...
 
-    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> None:
-        """Reset the idle time of the entries `consumer` still holds (it is alive)."""
+    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:
+        """Reset the idle time of the entries `consumer` still holds (it is alive).
+
+        Returns those of `entry_ids` it no longer holds (another consumer took them over, or
+        they are finished): their attempts are stale.
+        """
         ...
 
     async def finish(self, delivery: Delivery) -> None:
-        """Answered: mark its journal answered, acknowledge and delete the entry, at once."""
+        """Answered: mark its journal answered, acknowledge and delete the entry, at once.
+
+        Whoever holds the entry now: the answer is out, so no attempt may give it again.
+        """
         ...
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
@@ -97,7 +110,16 @@ class WorkQueue(Protocol):
         """Put everything `consumer` still holds back at the tail, then forget `consumer`.
 
         Returns how many items it put back. For a consumer that stops; a put-back item is
-        delivered afresh (its earlier deliveries are not counted again).
+        delivered afresh (its earlier deliveries are not counted again, but carried in
+        `Delivery.earlier`, so its next attempt knows it is not the first).
+        """
+        ...
+
+    async def forget(self, idle_s: float) -> int:
+        """Drop the consumers that hold nothing and did nothing for `idle_s` (they died).
+
+        Returns how many it dropped. A consumer that holds an entry is never dropped; a
+        living one that is dropped (silent that long) is made again by its next take.
         """
         ...
 

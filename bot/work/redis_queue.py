@@ -1,15 +1,20 @@
 """The durable work queue on Redis Streams: one stream, one consumer group, Lua for each step.
 
 Every step that must not be split is one script (EVALSHA, Redis 7.0 commands only): enqueue = dedupe
-claim (`SET NX EX`) + bound check + `XADD`; finish = journal "answered" + `XACK` + `XDEL`; dead
-letter = `XADD` to the dead stream + `XACK` + `XDEL`; retire = for each entry the consumer holds,
-`XADD` a copy + `XACK` + `XDEL`, then `XGROUP DELCONSUMER`. All keys share one hash tag, so the
-scripts also run on a Redis Cluster. Entries are deleted once acknowledged, so `XLEN` is the queue's
-depth and `XLEN - pending` what is still waiting.
+claim (`SET NX EX`) + bound check + `XADD`; reclaim = `XCLAIM` with a minimum idle time of what an
+earlier call saw idle (`XPENDING ... IDLE`), then a new look; heartbeat = `XCLAIM JUSTID` of what
+the consumer still owns, and the rest reported lost; finish = journal "answered" + `XACK` + `XDEL`;
+dead letter = `XADD` to the dead stream + `XACK` + `XDEL`; retire = for each entry the consumer
+holds, `XADD` a copy (counting its deliveries in `earlier`) + `XACK` + `XDEL`, then `XGROUP
+DELCONSUMER`; forget = `XGROUP DELCONSUMER` of each consumer `XINFO CONSUMERS` shows idle and
+holding nothing. All keys share one hash tag, so the scripts also run on a Redis Cluster. Entries
+are deleted once acknowledged, so `XLEN` is the queue's depth and `XLEN - pending` what is still
+waiting.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, cast
@@ -20,6 +25,7 @@ from pydantic import ValidationError
 from redis.exceptions import ResponseError
 
 from bot.durable.coalesce import Coalesced
+from bot.work import redis_scripts as scripts
 from bot.work.item import Delivery, Enqueued, Intake, WorkItem
 from bot.work.queue import JournalState, QueueUnavailable, ShownPost
 
@@ -29,85 +35,8 @@ __all__ = ["PREFIX", "RedisJournal", "RedisWorkQueue"]
 PREFIX = "{runai-why-work}"
 GROUP = "workers"
 _DEAD_MAXLEN = 10_000
-
-_ENQUEUE = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate', 0, 0} end
-local depth = redis.call('XLEN', KEYS[1])
-if depth >= tonumber(ARGV[2]) then return {'full', 0, depth} end
-local pending = 0
-local ok, summary = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[1])
-if ok then pending = summary[1] end
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
-redis.call('XADD', KEYS[1], '*', 'item', ARGV[4])
-local ahead = depth - pending
-if ahead < 0 then ahead = 0 end
-return {'accepted', ahead, depth}
-"""
-
-_RECLAIM = """
-local claimed = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4],
-    'COUNT', ARGV[5])
-local out = {claimed[1]}
-for _, entry in ipairs(claimed[2]) do
-  local info = redis.call('XPENDING', KEYS[1], ARGV[1], entry[1], entry[1], 1)
-  local times = 1
-  if info[1] then times = info[1][4] end
-  local item = ''
-  for i = 1, #entry[2], 2 do
-    if entry[2][i] == 'item' then item = entry[2][i + 1] end
-  end
-  out[#out + 1] = {entry[1], item, times}
-end
-return out
-"""
-
-_HEARTBEAT = """
-local kept = 0
-for i = 3, #ARGV do
-  local info = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
-  if info[1] and info[1][2] == ARGV[2] then
-    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
-    kept = kept + 1
-  end
-end
-return kept
-"""
-
-_FINISH = """
-if KEYS[2] ~= KEYS[1] then
-  redis.call('HSET', KEYS[2], 'answered', '1')
-  redis.call('EXPIRE', KEYS[2], ARGV[3])
-end
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-redis.call('XDEL', KEYS[1], ARGV[2])
-return 1
-"""
-
-_DEAD_LETTER = """
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'item', ARGV[3], 'reason', ARGV[4])
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-redis.call('XDEL', KEYS[1], ARGV[2])
-return 1
-"""
-
-_RETIRE = """
-local moved = 0
-while true do
-  local held = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', 100, ARGV[2])
-  if #held == 0 then break end
-  for _, info in ipairs(held) do
-    local entry = redis.call('XRANGE', KEYS[1], info[1], info[1])
-    if entry[1] then
-      redis.call('XADD', KEYS[1], '*', unpack(entry[1][2]))
-      moved = moved + 1
-    end
-    redis.call('XACK', KEYS[1], ARGV[1], info[1])
-    redis.call('XDEL', KEYS[1], info[1])
-  end
-end
-redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
-return moved
-"""
+#: Slack in the idle time a reclaim requires: Redis counts idle time in whole milliseconds.
+_SLACK_MS = 5
 
 
 @asynccontextmanager
@@ -122,13 +51,13 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _parse(entry_id: str, raw: str, times: int, *, reclaimed: bool) -> Delivery:
+def _parse(entry_id: str, raw: str, times: int, earlier: Any, *, reclaimed: bool) -> Delivery:
     try:
         item: WorkItem | None = WorkItem.model_validate_json(raw)
     except ValidationError:
         structlog.get_logger(__name__).warning("work_item_unreadable", entry_id=entry_id)
         item = None
-    return Delivery(entry_id, item, times, reclaimed=reclaimed, raw=raw)
+    return Delivery(entry_id, item, times, reclaimed=reclaimed, raw=raw, earlier=int(earlier or 0))
 
 
 class RedisJournal:
@@ -182,13 +111,15 @@ class RedisWorkQueue:
         self.dead = f"{prefix}:dead"
         self._group_ready = False
         # Every acknowledgement enqueues: a burst's calls share a pipeline (`Coalesced`).
-        self._enqueue = Coalesced(client, client.register_script(_ENQUEUE))
-        self._reclaim = client.register_script(_RECLAIM)
-        self._heartbeat = client.register_script(_HEARTBEAT)
-        self._finish = client.register_script(_FINISH)
-        self._dead_letter = client.register_script(_DEAD_LETTER)
-        self._retire = client.register_script(_RETIRE)
-        self._cursor = "0-0"
+        self._enqueue = Coalesced(client, client.register_script(scripts.ENQUEUE))
+        self._reclaim = client.register_script(scripts.RECLAIM)
+        self._heartbeat = client.register_script(scripts.HEARTBEAT)
+        self._finish = client.register_script(scripts.FINISH)
+        self._dead_letter = client.register_script(scripts.DEAD_LETTER)
+        self._retire = client.register_script(scripts.RETIRE)
+        self._forget = client.register_script(scripts.FORGET)
+        #: Entries seen idle by `reclaim`: their idle time then, and when (monotonic).
+        self._idle: dict[str, tuple[int, float]] = {}
 
     async def aclose(self) -> None:
         """See `WorkQueue.aclose`: stop the enqueue pipelines under way."""
@@ -238,35 +169,63 @@ class RedisWorkQueue:
                 return []
         deliveries = []
         for _, entries in answer or []:
-            for entry_id, fields in entries:
-                raw = _text((fields or {}).get("item", ""))
-                deliveries.append(_parse(_text(entry_id), raw, 1, reclaimed=False))
+            for entry_id, raw_fields in entries:
+                fields = {_text(k): _text(v) for k, v in (raw_fields or {}).items()}
+                deliveries.append(
+                    _parse(
+                        _text(entry_id),
+                        fields.get("item", ""),
+                        1,
+                        fields.get("earlier"),
+                        reclaimed=False,
+                    )
+                )
         return deliveries
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
-        """See `WorkQueue.reclaim` (`XAUTOCLAIM` from a cursor kept between calls)."""
-        args: list[str | int] = [GROUP, consumer, int(min_idle_s * 1000), self._cursor, count]
+        """See `WorkQueue.reclaim`.
+
+        What an earlier call saw idle at least `min_idle_s / 2` ago is claimed (`XCLAIM`) only
+        if it is still idle: its minimum idle time is the idle time seen then plus the time
+        since. Then it looks again (`XPENDING ... IDLE`) for the next call.
+        """
+        sent = time.monotonic()
+        due = [
+            (entry_id, max(0, idle_ms + int((sent - seen) * 1000) - _SLACK_MS))
+            for entry_id, (idle_ms, seen) in self._idle.items()
+            if sent - seen >= min_idle_s / 2
+        ][:count]
+        args: list[str | int] = [GROUP, consumer, int(min_idle_s * 1000), count]
+        args += [arg for pair in due for arg in pair]
         async with _translated("reclaim"):
             try:
-                cursor, *entries = cast(
+                claimed, idle = cast(
                     "list[Any]", await self._reclaim(keys=[self.stream], args=args)
                 )
             except ResponseError as error:
                 if "NOGROUP" not in str(error):
                     raise
-                self._group_ready = False
+                self._group_ready, self._idle = False, {}
                 return []
-        self._cursor = _text(cursor)
+        seen, tried = time.monotonic(), {entry_id for entry_id, _ in due}
+        self._idle = {  # an earlier sighting of an entry still idle is kept: it proves more
+            entry_id: self._idle[entry_id]
+            if entry_id in self._idle and entry_id not in tried
+            else (int(idle_ms), seen)
+            for entry_id, idle_ms in ((_text(e), i) for e, i in idle)
+        }
         return [
-            _parse(_text(entry_id), _text(raw), int(times), reclaimed=True)
-            for entry_id, raw, times in entries
+            _parse(_text(entry_id), _text(raw), int(times), earlier, reclaimed=True)
+            for entry_id, raw, times, earlier in claimed
         ]
 
-    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> None:
+    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:
         """See `WorkQueue.heartbeat` (`XCLAIM ... JUSTID` of what it still owns)."""
-        if entry_ids:
-            async with _translated("heartbeat"):
-                await self._heartbeat(keys=[self.stream], args=[GROUP, consumer, *entry_ids])
+        if not entry_ids:
+            return []
+        async with _translated("heartbeat"):
+            lost = await self._heartbeat(keys=[self.stream], args=[GROUP, consumer, *entry_ids])
+        return [_text(entry_id) for entry_id in cast("list[Any]", lost)]
 
     async def finish(self, delivery: Delivery) -> None:
         """See `WorkQueue.finish`."""
@@ -285,6 +244,17 @@ class RedisWorkQueue:
         """See `WorkQueue.retire` (one script: a copy of each at the tail, then DELCONSUMER)."""
         async with _translated("retire"):
             return int(await self._retire(keys=[self.stream], args=[GROUP, consumer]))
+
+    async def forget(self, idle_s: float) -> int:
+        """See `WorkQueue.forget` (one script: `XINFO CONSUMERS`, `XGROUP DELCONSUMER`)."""
+        async with _translated("forget"):
+            try:
+                args: list[str | int] = [GROUP, int(idle_s * 1000)]
+                return int(await self._forget(keys=[self.stream], args=args))
+            except ResponseError as error:
+                if "no such key" not in str(error).lower() and "NOGROUP" not in str(error):
+                    raise
+                return 0
 
     async def depth(self) -> int:
         """See `WorkQueue.depth` (`XLEN`)."""

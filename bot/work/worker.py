@@ -1,12 +1,15 @@
 """The worker: takes only as many items as it can run, answers each, and hands back the rest.
 
-One loop per process: reclaim items that a dead consumer left idle (`XAUTOCLAIM`), take new
-ones (`XREADGROUP`) up to its free slots (`MAX_CONCURRENT_DIAGNOSES`), keep its own alive
-(`XCLAIM JUSTID`, so a long diagnosis is never taken from a living worker), and run each in
-its own task. An item delivered more than `max_deliveries` times is dead-lettered and its
-asker told; one past its deadline is not started, its asker is told. `stop` takes nothing
-more (a waiting take is abandoned at once), lets what runs finish within a grace period, and
-puts everything the consumer still holds back at the tail.
+One loop per process: reclaim items that a silent consumer left idle, take new ones
+(`XREADGROUP`) up to its free slots (`MAX_CONCURRENT_DIAGNOSES`), and run each in its own
+task; another task keeps their claims alive and stops an attempt whose claim is lost
+(`bot.work.claims`), so one item never has two attempts under way. An item delivered more
+than `max_deliveries` times is dead-lettered and its asker told; one past its deadline is
+not started, its asker is told (told first, then removed: a crash in between tells twice
+rather than never). Once an attempt has answered, removing the item is tried until it
+works. `stop` takes nothing more (a waiting take is abandoned at once), lets what runs
+finish within a grace period (its claims still renewed), and puts everything the consumer
+still holds back at the tail. Consumers that died without that are forgotten after a while.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Protocol
 
@@ -26,6 +29,7 @@ import structlog
 from bot.conversation.messages import GAVE_UP, expired
 from bot.ops.metrics import DEAD_LETTERS, QUEUE_DEPTH, RECLAIMED
 from bot.ops.observe import begin_request, observe_stage
+from bot.work.claims import Claims
 from bot.work.item import Delivery, WorkItem
 from bot.work.queue import Journal, JournalState, QueueUnavailable, WorkQueue
 
@@ -35,6 +39,8 @@ _BACKOFF_S = 1.0
 #: How long a cancelled item has to wind down before it is cancelled again: one Redis
 #: command's socket timeout (bot/durable/connect.py), so a cleanup under way is not cut short.
 RECANCEL_S = 5.0
+#: A consumer silent this long that holds nothing died without handing back: it is forgotten.
+FORGET_IDLE_S = 600.0
 
 
 class Handler(Protocol):
@@ -70,6 +76,7 @@ class Worker:
         max_deliveries: int,
         consumer: str | None = None,
         recancel_s: float = RECANCEL_S,
+        forget_idle_s: float = FORGET_IDLE_S,
     ) -> None:
         self.queue = queue
         self.consumer = consumer or consumer_name()
@@ -78,11 +85,14 @@ class Worker:
         self._claim_idle_s = claim_idle_s
         self._max_deliveries = max_deliveries
         self._recancel_s = recancel_s
-        self._beat_s = claim_idle_s / 3
-        self._block_s = min(1.0, self._beat_s)
-        self._inflight: dict[asyncio.Task[None], Delivery] = {}
+        self._forget_idle_s = forget_idle_s
+        self._block_s = min(1.0, claim_idle_s / 3)
+        self._claims = Claims(
+            queue, self.consumer, claim_idle_s=claim_idle_s, recancel_s=recancel_s
+        )
         self._stopping = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
+        self._beating: asyncio.Task[None] | None = None
         self._log = structlog.get_logger(__name__)
 
     @property
@@ -93,7 +103,7 @@ class Worker:
     @property
     def inflight(self) -> int:
         """Items this worker is running now."""
-        return len(self._inflight)
+        return len(self._claims)
 
     def start(self) -> asyncio.Task[None]:
         """Run the loop in a task of the current event loop."""
@@ -101,27 +111,29 @@ class Worker:
         return self._loop
 
     async def run(self) -> None:
-        """Take and run items until `stop`."""
-        next_reclaim = next_beat = 0.0
+        """Take and run items until `stop`; their claims are renewed until `stop` is done."""
+        self._beating = asyncio.create_task(self._claims.run(), name=f"claims {self.consumer}")
+        try:
+            await self._run()
+        finally:
+            if not self._stopping.is_set():  # died: no hand-back follows to renew claims for
+                await self._claims.stop(self._beating)
+
+    async def _run(self) -> None:
+        next_reclaim = 0.0
         self._log.info("worker_started", consumer=self.consumer, concurrency=self._concurrency)
         while not self._stopping.is_set():
             try:
-                now = time.monotonic()
-                if now >= next_beat:
-                    next_beat = now + self._beat_s
-                    await self.queue.heartbeat(
-                        self.consumer, [d.entry_id for d in self._inflight.values()]
-                    )
-                free = self._concurrency - len(self._inflight)
+                free = self._concurrency - len(self._claims)
                 if free <= 0:
-                    await asyncio.wait(
-                        self._inflight, timeout=self._beat_s, return_when=asyncio.FIRST_COMPLETED
-                    )
+                    await self._wait_for_a_slot()
                     continue
+                sent = time.monotonic()
                 taken: list[Delivery] = []
-                if now >= next_reclaim:
-                    next_reclaim = now + self._claim_idle_s / 2
+                if sent >= next_reclaim:
+                    next_reclaim = sent + self._claim_idle_s / 2
                     taken = await self.queue.reclaim(self.consumer, self._claim_idle_s, free)
+                    await self.queue.forget(self._forget_idle_s)
                     QUEUE_DEPTH.set(await self.queue.depth())
                 if len(taken) < free:
                     taken += await self._take(free - len(taken))
@@ -132,9 +144,18 @@ class Worker:
             if self._stopping.is_set():
                 break  # what it took stays with this consumer: `stop` hands it all back
             for delivery in taken:
-                task = asyncio.create_task(self._process(delivery))
-                self._inflight[task] = delivery
-                task.add_done_callback(self._inflight.pop)
+                if self._claims.holds(delivery.entry_id):  # its own, still winding down
+                    self._log.warning("work_reclaimed_while_running", entry_id=delivery.entry_id)
+                    continue
+                self._claims.hold(asyncio.create_task(self._process(delivery)), delivery, sent)
+
+    async def _wait_for_a_slot(self) -> None:
+        """Until an attempt ends or `stop` is called."""
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({stopping, *self._claims.tasks}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
 
     async def _pause(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
@@ -169,14 +190,17 @@ class Worker:
         if self._loop is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._loop
-        if self._inflight:
-            _, late = await asyncio.wait(set(self._inflight), timeout=grace_s)
+        if self._claims.tasks:  # their claims are still renewed (`Claims.run`)
+            _, late = await asyncio.wait(self._claims.tasks, timeout=grace_s)
             await self._cancel(late)
         handed = 0
         try:
             handed = await self.queue.retire(self.consumer)
         except QueueUnavailable as error:
             self._log.warning("worker_hand_back_failed", error=str(error))
+        finally:
+            if self._beating is not None:
+                await self._claims.stop(self._beating)
         self._log.info("worker_stopped", consumer=self.consumer, handed_back=handed)
         return handed
 
@@ -202,24 +226,16 @@ class Worker:
             except QueueUnavailable as error:  # still pending: dead-lettered on a later try
                 self._log.warning("work_not_acknowledged", error=str(error))
             return
-        # The request's own trace and ID, as bound when Slack handed it over: its logs and
-        # canonical log line are one request's, whichever worker answers it.
-        begin_request(item.request_id)
-        structlog.contextvars.bind_contextvars(work_id=item.id, platform=item.platform)
-        if delivery.reclaimed:
-            RECLAIMED.inc()
-            self._log.info("work_reclaimed", times=delivery.times)
-        elif delivery.times == 1:
-            observe_stage("queue_wait", max(0.0, time.time() - item.enqueued_at))
+        self._begin(delivery, item)
         handler = self._handlers.get(item.platform)
         try:
             journal = self.queue.journal(item.id)
             state = await journal.load()
-            if delivery.times > 1 or delivery.reclaimed:
+            if delivery.times > 1 or delivery.reclaimed or delivery.earlier:
                 state = replace(state, retried=True)
             if state.answered:  # answered, then the worker died before acknowledging
                 self._log.info("work_already_answered")
-                await self.queue.finish(delivery)
+                await self._settle(self.queue.finish, delivery)
                 return
             if handler is None:
                 await self._dead(delivery, None, f"no handler for platform {item.platform!r}")
@@ -230,14 +246,27 @@ class Worker:
             if item.expired():
                 self._log.warning("work_expired", waited_s=round(time.time() - item.enqueued_at, 1))
                 await handler.give_up(item, state, expired(item.deadline_at - item.enqueued_at))
-                await self.queue.finish(delivery)
+                await self._settle(self.queue.finish, delivery)
                 return
             await handler.run(item, journal, state)
-            await self.queue.finish(delivery)
+            await self._settle(self.queue.finish, delivery)
         except QueueUnavailable as error:
             self._log.warning("work_not_acknowledged", error=str(error))
         except Exception:  # noqa: BLE001 - left pending: another attempt after the idle time, up to the limit
             self._log.exception("work_failed", times=delivery.times)
+
+    def _begin(self, delivery: Delivery, item: WorkItem) -> None:
+        # The request's own trace and ID, as bound when Slack handed it over: its logs and
+        # canonical log line are one request's, whichever worker answers it.
+        begin_request(item.request_id)
+        structlog.contextvars.bind_contextvars(work_id=item.id, platform=item.platform)
+        if delivery.reclaimed:
+            RECLAIMED.inc()
+            self._log.info("work_reclaimed", times=delivery.times)
+        elif delivery.earlier:
+            self._log.info("work_handed_back_before", earlier=delivery.earlier)
+        elif delivery.times == 1:
+            observe_stage("queue_wait", max(0.0, time.time() - item.enqueued_at))
 
     async def _dead(
         self,
@@ -247,7 +276,27 @@ class Worker:
         state: JournalState | None = None,
     ) -> None:
         self._log.error("work_dead_lettered", reason=reason)
-        await self.queue.dead_letter(delivery, reason)
-        DEAD_LETTERS.inc()
         if handler is not None and delivery.item is not None:
+            # Told first: stopped in between, the item is still there to tell them again.
             await handler.give_up(delivery.item, state or JournalState(), GAVE_UP)
+            await self._settle(self.queue.dead_letter, delivery, reason)
+        else:
+            await self.queue.dead_letter(delivery, reason)
+        DEAD_LETTERS.inc()
+
+    async def _settle(
+        self, step: Callable[..., Awaitable[None]], delivery: Delivery, *args: str
+    ) -> None:
+        """Remove an item its asker has heard about, trying until Redis takes it.
+
+        Left pending, it would be tried again, and its asker answered or told again.
+        """
+        self._claims.finishing()
+        while True:
+            try:
+                await step(delivery, *args)
+            except QueueUnavailable as error:
+                self._log.warning("work_not_acknowledged", error=str(error), retry_s=self._block_s)
+                await asyncio.sleep(self._block_s)
+            else:
+                return

@@ -6,7 +6,9 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+import redis.exceptions
 import structlog.testing
+from redis.asyncio.lock import Lock
 
 from bot.conversation import (
     Choice,
@@ -116,6 +118,28 @@ async def test_a_thread_with_a_pending_question_and_an_answer_round_trips(store)
     )
     await store.save(KEY, state)
     assert await store.load(KEY) == state
+
+
+async def test_a_lock_whose_renewal_failed_once_is_renewed_again(redis_client, monkeypatch):
+    """A Redis blip does not end the renewing: the turn keeps its thread."""
+    reacquire = Lock.reacquire
+    failed: list[bool] = []
+
+    async def once_unreachable(self: Lock) -> bool:
+        if not failed:
+            failed.append(True)
+            raise redis.exceptions.ConnectionError("Connection reset by peer")
+        return await reacquire(self)
+
+    monkeypatch.setattr(Lock, "reacquire", once_unreachable)
+    renewing = RedisStore(redis_client, lock_timeout_s=5, lock_ttl_s=0.3)
+    waiter = RedisStore(redis_client, lock_timeout_s=0.1)
+    async with renewing.lock(KEY):
+        await asyncio.sleep(0.9)  # three times its TTL
+        assert failed
+        with pytest.raises(ThreadBusy):
+            async with waiter.lock(KEY):
+                pass
 
 
 async def test_a_renewed_lock_outlives_its_ttl_and_a_dead_holders_expires(redis_client):

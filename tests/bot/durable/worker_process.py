@@ -15,6 +15,10 @@ from runai_sim.faults import FaultRule
 
 __all__ = ["STALLED_EVIDENCE", "journaled", "worker_process"]
 
+#: The checkout these tests belong to: its code runs in the worker, not the installed copy
+#: (in a git worktree, the installed one is another checkout's).
+CODE_UNDER_TEST = str(Path(__file__).resolve().parents[3])
+
 #: The evidence a diagnosis reads once it has posted "Diagnosing…", held for a minute: a
 #: worker reading a control plane with this fault is still diagnosing when it is stopped.
 STALLED_EVIDENCE = FaultRule(
@@ -41,6 +45,7 @@ async def worker_process(
     """
     env = {
         "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": CODE_UNDER_TEST,
         **platform,
         "REDIS_URL": redis_url,
         "RUNAI_URL": runai_url,

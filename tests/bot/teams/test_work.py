@@ -130,6 +130,7 @@ async def test_given_up_items_replace_their_placeholder_and_tell_the_asker(
         assert first.item is not None
         # the first worker had posted its placeholder before it died
         await queue.journal(first.item.id).record_post(0, ShownPost("act-77", progress=True), None)
+        assert await queue.reclaim("dead-2", 0, 1) == []  # seen idle; taken on the next look
         assert len(await queue.reclaim("dead-2", 0, 1)) == 1
         if update_fails:
             web.teams.fail_next("update", 404)

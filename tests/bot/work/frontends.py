@@ -245,4 +245,5 @@ async def delivered_twice_before(client: redis.asyncio.Redis) -> None:
     """Two consumers took the item and died (the second one reclaimed it from the first)."""
     queue = RedisWorkQueue(client, max_items=10, journal_ttl_s=60)
     assert len(await queue.take("dead-1", 1, 0)) == 1
+    assert await queue.reclaim("dead-2", 0, 1) == []  # seen idle; taken on the next look
     assert len(await queue.reclaim("dead-2", 0, 1)) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 
 import pytest
@@ -22,6 +23,7 @@ async def test_a_duplicate_is_refused_while_the_first_is_unfinished_and_never_lo
     [taken] = await queue.take("a", 5, 0)  # consumer a takes it, then dies without acking
     again = await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
     assert again.intake is Intake.DUPLICATE
+    assert await queue.reclaim("b", 0, 5) == []  # seen idle: taken if still idle next time
     [reclaimed] = await queue.reclaim("b", 0, 5)  # the claimed item is still there for b
     assert (reclaimed.entry_id, reclaimed.times, reclaimed.reclaimed) == (taken.entry_id, 2, True)
     await queue.finish(reclaimed)
@@ -69,17 +71,70 @@ async def test_retire_puts_unfinished_work_at_the_tail_with_its_journal(queue: W
     assert await queue.retire("a") == 1
     [again] = await queue.take("b", 1, 0)
     assert again.item == work
-    assert again.times == 1
+    assert (again.times, again.earlier) == (1, 1)  # counted afresh, known to be a retry
     shown = await queue.journal(work.id).load()
     assert shown.posts == (ShownPost("171.1", progress=True),)
     assert shown.thread == "171.1"
 
 
+async def test_a_hand_back_carries_every_earlier_delivery(queue: WorkQueue):
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    await queue.take("a", 1, 0)
+    await queue.reclaim("b", 0, 1)
+    await queue.reclaim("b", 0, 1)  # delivered twice, then handed back
+    assert await queue.retire("b") == 1
+    [again] = await queue.take("c", 1, 0)
+    assert await queue.retire("c") == 1  # and once more
+    [last] = await queue.take("d", 1, 0)
+    assert (again.times, again.earlier, last.times, last.earlier) == (1, 2, 1, 3)
+
+
+async def test_reclaim_takes_only_what_stayed_idle_since_it_was_seen(queue: WorkQueue):
+    """A holder that renews first after an outage keeps its item; a silent one loses it."""
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    [taken] = await queue.take("a", 1, 0)
+    await asyncio.sleep(0.15)  # idle past 0.1 s (an outage: a could not renew)
+    assert await queue.reclaim("b", 0.1, 1) == []  # seen idle...
+    await asyncio.sleep(0.06)
+    assert await queue.heartbeat("a", [taken.entry_id]) == []  # ...a renews first...
+    assert await queue.reclaim("b", 0.1, 1) == []  # ...and keeps it
+    await asyncio.sleep(0.15)  # silent since
+    assert await queue.reclaim("b", 0.1, 1) == []
+    await asyncio.sleep(0.06)
+    [reclaimed] = await queue.reclaim("b", 0.1, 1)
+    assert (reclaimed.entry_id, reclaimed.times, reclaimed.reclaimed) == (taken.entry_id, 2, True)
+    assert await queue.heartbeat("a", [taken.entry_id]) == [taken.entry_id]
+
+
+async def test_forget_drops_only_consumers_idle_that_hold_nothing(
+    redis_client: redis.asyncio.Redis,
+):
+    queue = RedisWorkQueue(redis_client, max_items=30, journal_ttl_s=60)
+    for n in range(3):  # three consumers killed (-9) after their items were taken over
+        await queue.enqueue(item(f"U{n}"), dedupe=f"msg:{n}", dedupe_ttl_s=60)
+        await queue.take(f"killed-{n}", 1, 0)
+    await queue.reclaim("taker", 0, 5)
+    for back in await queue.reclaim("taker", 0, 5):
+        await queue.finish(back)
+    await queue.enqueue(item("U9"), dedupe="msg:9", dedupe_ttl_s=60)
+    await queue.take("holder", 1, 0)  # silent too, but holds an item
+    await asyncio.sleep(0.3)
+    await queue.enqueue(item("U8"), dedupe="msg:8", dedupe_ttl_s=60)
+    [done] = await queue.take("alive", 1, 0)  # alive: it has just taken and answered one
+    await queue.finish(done)
+    assert await queue.forget(0.2) == 4  # the killed ones, and the taker (silent since)
+    consumers = await redis_client.xinfo_consumers(queue.stream, "workers")
+    assert sorted(c["name"] for c in consumers) == ["alive", "holder"]
+    assert await queue.retire("holder") == 1  # what it holds is still there
+
+
 async def test_heartbeat_keeps_only_what_the_consumer_still_owns(queue: WorkQueue):
     await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
     [taken] = await queue.take("a", 1, 0)
+    await queue.reclaim("b", 0, 1)
     [stolen] = await queue.reclaim("b", 0, 1)
-    await queue.heartbeat("a", [taken.entry_id])  # a woke up: it must not take it back
+    # a woke up: it must not take it back, and learns it lost it
+    assert await queue.heartbeat("a", [taken.entry_id]) == [taken.entry_id]
     assert stolen.entry_id == taken.entry_id
     assert await queue.retire("a") == 0
     assert await queue.retire("b") == 1

@@ -3,84 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 
 import pytest
 
-from bot.conversation import Notice, Reply
 from bot.conversation.messages import GAVE_UP
-from bot.work import (
-    Journal,
-    JournaledResponder,
-    JournalState,
-    RedisWorkQueue,
-    Worker,
-    WorkItem,
-    WorkQueue,
-)
+from bot.work import Journal, JournalState, RedisWorkQueue, Worker, WorkItem, WorkQueue
+from tests.bot.work.chat import Diagnoser, Slackish, until
 from tests.bot.work.items import item
 
 pytestmark = pytest.mark.e2e
 
 
-def _text(reply: Reply) -> str:
-    assert isinstance(reply, Notice)
-    return reply.text
-
-
-class Slackish:
-    """A responder that records every message shown, as a chat platform would hold them."""
-
-    def __init__(self) -> None:
-        self.messages: dict[str, list[str]] = {}
-        self._ts = itertools.count(1)
-
-    def thread(self) -> str | None:
-        return None
-
-    async def post(self, reply: Reply) -> str:
-        ref = f"17.{next(self._ts)}"
-        self.messages[ref] = [_text(reply)]
-        return ref
-
-    async def update(self, ref: str, reply: Reply) -> None:
-        self.messages[ref].append(_text(reply))
-
-
-class Diagnoser:
-    """A handler that posts a placeholder, waits for `release`, then answers in place."""
-
-    def __init__(self, chat: Slackish, *, fail: bool = False) -> None:
-        self.chat = chat
-        self.fail = fail
-        self.release = asyncio.Event()
-        self.started = asyncio.Event()
-        self.ran: list[str] = []
-        self.gave_up: list[tuple[str, str, JournalState]] = []
-
-    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> None:
-        self.ran.append(work.id)
-        if self.fail:
-            raise RuntimeError("boom")
-        shown = JournaledResponder(self.chat, journal, state)
-        ref = await shown.post(Notice("Diagnosing…", progress=True))
-        self.started.set()
-        await self.release.wait()
-        await shown.update(ref, Notice("OOM_KILLED"))
-
-    async def give_up(self, work: WorkItem, state: JournalState, text: str) -> None:
-        self.gave_up.append((work.id, text, state))
-
-
 def _worker(queue: WorkQueue, handler: Diagnoser, **kwargs) -> Worker:
     options = {"concurrency": 2, "claim_idle_s": 0.3, "max_deliveries": 3} | kwargs
     return Worker(queue, {"test": handler}, **options)
-
-
-async def _until(condition) -> None:
-    async with asyncio.timeout(10):
-        while not condition():  # noqa: ASYNC110 - the queue has no event to wait on
-            await asyncio.sleep(0.01)
 
 
 async def test_a_dead_consumers_item_is_answered_once_in_its_placeholder(queue: WorkQueue):
@@ -91,15 +27,15 @@ async def test_a_dead_consumers_item_is_answered_once_in_its_placeholder(queue: 
     loop = first.start()
     await dying.started.wait()  # placeholder posted, diagnosis under way...
     loop.cancel()  # ...and the process dies: no ack, no hand-back
-    for task in list(first._inflight):
+    for task in first._claims.tasks:
         task.cancel()
     survivor = Diagnoser(chat)
     survivor.release.set()
     second = _worker(queue, survivor, consumer="survivor")
     second.start()
-    await _until(lambda: survivor.ran)
-    await _until(lambda: second.inflight == 0)
-    await _until(lambda: len(next(iter(chat.messages.values()))) == 2)
+    await until(lambda: survivor.ran)
+    await until(lambda: second.inflight == 0)
+    await until(lambda: len(next(iter(chat.messages.values()))) == 2)
     assert await second.stop(1) == 0
     [(_ref, shown)] = chat.messages.items()  # one message: the placeholder, updated
     assert shown == ["Diagnosing…", "OOM_KILLED"]
@@ -127,7 +63,7 @@ async def test_an_item_failing_every_time_is_dead_lettered_and_its_asker_told(qu
     handler = Diagnoser(Slackish(), fail=True)
     worker = _worker(queue, handler, claim_idle_s=0.05, max_deliveries=2)
     worker.start()
-    await _until(lambda: handler.gave_up)
+    await until(lambda: handler.gave_up)
     await worker.stop(1)
     assert handler.ran == [work.id, work.id]  # two attempts, then no more
     assert [(i, t) for i, t, _ in handler.gave_up] == [(work.id, GAVE_UP)]
@@ -140,7 +76,7 @@ async def test_an_item_past_its_deadline_is_not_started_and_its_asker_told(queue
     handler = Diagnoser(Slackish())
     worker = _worker(queue, handler)
     worker.start()
-    await _until(lambda: handler.gave_up)
+    await until(lambda: handler.gave_up)
     await worker.stop(1)
     assert handler.ran == []
     assert "too busy to start" in handler.gave_up[0][1]
@@ -153,12 +89,12 @@ async def test_a_worker_takes_only_as_many_items_as_it_can_run(queue: WorkQueue)
     handler = Diagnoser(Slackish())
     worker = _worker(queue, handler, concurrency=2)
     worker.start()
-    await _until(lambda: len(handler.ran) == 2)
+    await until(lambda: len(handler.ran) == 2)
     other = await queue.take("other", 5, 0)
     assert len(other) == 1  # the third was never taken by the busy worker
     await queue.finish(other[0])
     handler.release.set()
-    await _until(lambda: worker.inflight == 0)
+    await until(lambda: worker.inflight == 0)
     assert await worker.stop(1) == 0
 
 
@@ -285,8 +221,8 @@ async def test_stop_hands_back_what_the_consumer_holds_without_running_it(queue:
     handler = Diagnoser(Slackish(), fail=True)
     worker = _worker(queue, handler, consumer="w", claim_idle_s=60)
     worker.start()
-    await _until(lambda: handler.ran)  # failed once: left pending under "w" for a retry
-    await _until(lambda: worker.inflight == 0)
+    await until(lambda: handler.ran)  # failed once: left pending under "w" for a retry
+    await until(lambda: worker.inflight == 0)
     assert await worker.stop(1) == 2
     assert handler.ran == [failed.id]
     back = await queue.take("next", 5, 0)

@@ -1,0 +1,119 @@
+"""The Redis work queue's Lua scripts: one per step that must not be split (Redis 7.0 commands).
+
+KEYS[1] is the stream and ARGV[1] the consumer group in each. `RECLAIM` claims (`XCLAIM` with
+a minimum idle time) the entries an earlier call saw idle, then lists those idle now; `HEARTBEAT`
+reports the entries the consumer no longer holds; `RETIRE` counts the deliveries of each copy it
+puts back in its `earlier` field.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEAD_LETTER", "ENQUEUE", "FINISH", "FORGET", "HEARTBEAT", "RECLAIM", "RETIRE"]
+
+ENQUEUE = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate', 0, 0} end
+local depth = redis.call('XLEN', KEYS[1])
+if depth >= tonumber(ARGV[2]) then return {'full', 0, depth} end
+local pending = 0
+local ok, summary = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[1])
+if ok then pending = summary[1] end
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
+redis.call('XADD', KEYS[1], '*', 'item', ARGV[4])
+local ahead = depth - pending
+if ahead < 0 then ahead = 0 end
+return {'accepted', ahead, depth}
+"""
+
+RECLAIM = """
+local claimed, idle = {}, {}
+for i = 5, #ARGV, 2 do
+  local entry = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[i + 1], ARGV[i])[1]
+  if entry then
+    local info = redis.call('XPENDING', KEYS[1], ARGV[1], entry[1], entry[1], 1)
+    local times = 1
+    if info[1] then times = info[1][4] end
+    local item, earlier = '', 0
+    for j = 1, #entry[2], 2 do
+      if entry[2][j] == 'item' then item = entry[2][j + 1] end
+      if entry[2][j] == 'earlier' then earlier = entry[2][j + 1] end
+    end
+    claimed[#claimed + 1] = {entry[1], item, times, earlier}
+  end
+end
+local seen = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[3], '-', '+', ARGV[4])
+for _, info in ipairs(seen) do
+  idle[#idle + 1] = {info[1], info[3]}
+end
+return {claimed, idle}
+"""
+
+HEARTBEAT = """
+local lost = {}
+for i = 3, #ARGV do
+  local info = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+  if info[1] and info[1][2] == ARGV[2] then
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+  else
+    lost[#lost + 1] = ARGV[i]
+  end
+end
+return lost
+"""
+
+FINISH = """
+if KEYS[2] ~= KEYS[1] then
+  redis.call('HSET', KEYS[2], 'answered', '1')
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+return 1
+"""
+
+DEAD_LETTER = """
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'item', ARGV[3], 'reason', ARGV[4])
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+return 1
+"""
+
+RETIRE = """
+local moved = 0
+while true do
+  local held = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', 100, ARGV[2])
+  if #held == 0 then break end
+  for _, info in ipairs(held) do
+    local entry = redis.call('XRANGE', KEYS[1], info[1], info[1])[1]
+    if entry then
+      local fields, earlier = {}, info[4]
+      for i = 1, #entry[2], 2 do
+        if entry[2][i] == 'earlier' then
+          earlier = earlier + tonumber(entry[2][i + 1])
+        else
+          fields[#fields + 1] = entry[2][i]
+          fields[#fields + 1] = entry[2][i + 1]
+        end
+      end
+      redis.call('XADD', KEYS[1], '*', 'earlier', earlier, unpack(fields))
+      moved = moved + 1
+    end
+    redis.call('XACK', KEYS[1], ARGV[1], info[1])
+    redis.call('XDEL', KEYS[1], info[1])
+  end
+end
+redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
+return moved
+"""
+
+FORGET = """
+local forgotten = 0
+for _, fields in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local consumer = {}
+  for i = 1, #fields, 2 do consumer[fields[i]] = fields[i + 1] end
+  if consumer['pending'] == 0 and consumer['idle'] >= tonumber(ARGV[2]) then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], consumer['name'])
+    forgotten = forgotten + 1
+  end
+end
+return forgotten
+"""

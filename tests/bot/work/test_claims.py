@@ -1,0 +1,174 @@
+"""One attempt at a time: claims renewed through a stop's grace, given up once lost or stale."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from bot.work import Delivery, QueueUnavailable, Worker, WorkQueue
+from tests.bot.work.chat import Diagnoser, Slackish, until
+from tests.bot.work.items import item
+
+pytestmark = pytest.mark.e2e
+
+
+class _Unrenewable:
+    """A queue whose heartbeats fail (Redis out of this consumer's reach) while `down`."""
+
+    def __init__(self, queue: WorkQueue) -> None:
+        self._queue = queue
+        self.down = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._queue, name)
+
+    async def heartbeat(self, consumer: str, entry_ids: list[str]) -> list[str]:
+        if self.down:
+            raise QueueUnavailable("Redis is unavailable (heartbeat: ConnectionError)")
+        return await self._queue.heartbeat(consumer, entry_ids)
+
+
+class _Looks:
+    """A queue that counts the reclaims asked of it (each a look for idle items)."""
+
+    def __init__(self, queue: WorkQueue) -> None:
+        self._queue = queue
+        self.looks = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._queue, name)
+
+    async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
+        self.looks += 1
+        return await self._queue.reclaim(consumer, min_idle_s, count)
+
+
+def _worker(queue: Any, handler: Diagnoser, consumer: str, **kwargs: Any) -> Worker:
+    options = {"concurrency": 1, "claim_idle_s": 0.3, "max_deliveries": 5} | kwargs
+    return Worker(queue, {"test": handler}, consumer=consumer, **options)
+
+
+@pytest.mark.parametrize("others", [0, 1], ids=["alone", "beside another"])
+async def test_an_unrenewed_item_is_never_run_twice_at_once(queue: WorkQueue, others: int):
+    """Its claim not renewed (an outage), an attempt stops before another can take its item.
+
+    The next attempt (its own worker's reclaim, or another's) answers in the placeholder.
+    """
+    chat = Slackish()
+    handler = Diagnoser(chat)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    cut_off = _Unrenewable(queue)
+    workers = [_worker(cut_off, handler, "cut-off", claim_idle_s=0.5)]
+    if others:
+        workers.append(_worker(queue, handler, "other", claim_idle_s=0.5))
+    for worker in workers:
+        worker.start()
+    await until(lambda: len(handler.ran) == 2)  # a second attempt started...
+    handler.release.set()  # ...and answers
+    await until(lambda: chat.messages and len(next(iter(chat.messages.values()))) == 2)
+    await until(lambda: sum(w.inflight for w in workers) == 0)
+    assert await queue.depth() == 0
+    for worker in workers:
+        await worker.stop(1)
+    assert handler.most == 1  # never two attempts at once
+    [(_, shown)] = chat.messages.items()
+    assert shown == ["Diagnosing…", "OOM_KILLED"]  # answered once, in the first placeholder
+
+
+async def test_a_stopping_worker_keeps_what_it_finishes_in_its_grace(queue: WorkQueue):
+    """A grace period longer than the claim idle time: nobody takes the item meanwhile."""
+    chat = Slackish()
+    first, second = Diagnoser(chat), Diagnoser(chat)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    stopping_worker = _worker(queue, first, "stopping")
+    stopping_worker.start()
+    await first.started.wait()
+    looks = _Looks(queue)
+    other = _worker(looks, second, "other")
+    other.start()
+    stopping = asyncio.create_task(stopping_worker.stop(60))
+    await until(lambda: looks.looks >= 6)  # three claim idle times of looking
+    first.release.set()
+    assert await stopping == 0  # finished within its grace: nothing to hand back
+    await other.stop(1)
+    assert second.ran == []
+    [(_, shown)] = chat.messages.items()
+    assert shown == ["Diagnosing…", "OOM_KILLED"]
+    assert await queue.depth() == 0
+
+
+async def test_stop_starts_the_grace_at_once_when_every_slot_is_busy(queue: WorkQueue):
+    """At full concurrency the loop waits on what runs; `stop` wakes it."""
+    handler = Diagnoser(Slackish())
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    worker = _worker(queue, handler, "busy", claim_idle_s=60)  # it would wait 20 s
+    worker.start()
+    await handler.started.wait()
+    await asyncio.sleep(0)  # the loop is waiting for a free slot
+    stopping = asyncio.create_task(worker.stop(0.05))
+    try:  # a hang guard, half that wait (not a timeout: `stop` would swallow it)
+        done, _ = await asyncio.wait({stopping}, timeout=10)
+        assert done, "stop waited for the loop to wake by itself"
+    finally:
+        assert await stopping == 1
+
+
+class _Flaky:
+    """A queue that cannot `finish`, nor its journals mark an answer, while `down`."""
+
+    def __init__(self, queue: WorkQueue) -> None:
+        self._queue = queue
+        self.down = False
+        self.refused = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._queue, name)
+
+    def _check(self) -> None:
+        if self.down:
+            self.refused += 1
+            raise QueueUnavailable("Redis is unavailable (finish: ConnectionError)")
+
+    def journal(self, item_id: str) -> Any:
+        return _FlakyJournal(self, self._queue.journal(item_id))
+
+    async def finish(self, delivery: Delivery) -> None:
+        self._check()
+        await self._queue.finish(delivery)
+
+
+class _FlakyJournal:
+    def __init__(self, queue: _Flaky, journal: Any) -> None:
+        self._queue, self._journal = queue, journal
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._journal, name)
+
+    async def mark_answered(self) -> None:
+        self._queue._check()
+        await self._journal.mark_answered()
+
+
+async def test_an_answer_whose_finish_fails_is_finished_later_not_answered_again(
+    queue: WorkQueue,
+):
+    chat = Slackish()
+    handler = Diagnoser(chat)
+    flaky = _Flaky(queue)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    worker = _worker(flaky, handler, "w", claim_idle_s=0.3)
+    worker.start()
+    await handler.started.wait()
+    flaky.down = True  # Redis goes as the answer goes out
+    handler.release.set()
+    await until(lambda: flaky.refused >= 4)  # the journal and finish, then finish again
+    await asyncio.sleep(0.6)  # twice the claim idle time: the item is still this attempt's
+    flaky.down = False
+    await until(lambda: worker.inflight == 0)
+    assert await queue.depth() == 0
+    await worker.stop(1)
+    assert len(handler.ran) == 1
+    [(_, shown)] = chat.messages.items()
+    assert shown == ["Diagnosing…", "OOM_KILLED"]
