@@ -20,7 +20,7 @@ import pytest
 
 from bench.parsing import repeated
 
-__all__ = ["FLOOR_S", "assert_linear", "linear_scan", "ratio", "repeated"]
+__all__ = ["FLOOR_S", "assert_grows_linearly", "assert_linear", "linear_scan", "ratio", "repeated"]
 
 #: Fixed costs (a parse makes some thirty regex calls) dominate a short text's ratio.
 FLOOR_S = 0.002
@@ -78,4 +78,21 @@ def assert_linear(work: Work, text: str, allowed: float) -> None:
     pytest.fail(
         f"{len(text)} characters ({text[:60]!r}…) took {spent * 1000:.1f} ms of CPU, "
         f"{spent / scanned:.0f}x a linear scan's {scanned * 1000:.2f} ms (allowed {allowed:.0f}x)"
+    )
+
+
+def assert_grows_linearly(work: Work, text_of: Callable[[int], str], size: int) -> None:
+    """`work` on a text four times as long takes at most eight times as long (plus `FLOOR_S`).
+
+    For work that is linear but costly per character on some input (a Python check on every
+    candidate match), where a ratio to a plain scan says little: a quadratic cost grows 16x.
+    """
+    small, large = text_of(size), text_of(4 * size)
+    for runs in (3, 9):
+        before, after = _cpu_s(work, small, runs), _cpu_s(work, large, runs)
+        if after <= 8 * before + FLOOR_S:
+            return
+    pytest.fail(
+        f"{len(large)} characters ({large[:60]!r}…) took {after * 1000:.1f} ms of CPU, "
+        f"{after / before:.1f}x the {before * 1000:.1f} ms of a quarter as many (allowed 8x)"
     )

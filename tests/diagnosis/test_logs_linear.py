@@ -13,7 +13,7 @@ import pytest
 from diagnosis.kube.collect import LOG_BYTES
 from diagnosis.logs import failing_line
 from diagnosis.redact import Redactor
-from tests.linear_time import assert_linear, ratio, repeated
+from tests.linear_time import assert_grows_linearly, assert_linear, ratio, repeated
 
 #: How far past an ordinary log's time-to-scan ratio a hostile one may go. A hostile line
 #: costs more per character than an ordinary log (every pattern reads all of it, and the
@@ -59,12 +59,6 @@ def allowed() -> float:
     return MULTIPLE * ratio(_read, [repeated(log, LOG_BYTES) for log in ORDINARY])
 
 
-@pytest.fixture(scope="module")
-def allowed_redacting() -> float:
-    """The same for redaction alone, against ordinary text redacted."""
-    return MULTIPLE * ratio(Redactor().clean, [repeated(log, LOG_BYTES // 4) for log in ORDINARY])
-
-
 @pytest.mark.parametrize("piece", HOSTILE)
 @pytest.mark.parametrize(("before", "after"), [("ERROR ", "x"), ("", "!")])
 def test_one_hostile_line_of_the_whole_read_is_read_in_linear_time(piece, before, after, allowed):
@@ -73,10 +67,15 @@ def test_one_hostile_line_of_the_whole_read_is_read_in_linear_time(piece, before
 
 
 @pytest.mark.parametrize("piece", HOSTILE)
-def test_redaction_alone_is_linear(piece, allowed_redacting):
-    """The redactor reads other upstream text whole (a submitted command, an event)."""
-    text = "ERROR " + repeated(piece, LOG_BYTES // 4) + "x"
-    assert_linear(Redactor().clean, text, allowed_redacting)
+def test_redaction_alone_is_linear(piece):
+    """The redactor reads other upstream text whole (a submitted command, an event).
+
+    Some hostile texts make every repeat a candidate for a rule's second opinion (a Python
+    check): linear, but far dearer per character than a scan; so the bound here is growth.
+    """
+    assert_grows_linearly(
+        Redactor().clean, lambda size: "ERROR " + repeated(piece, size) + "x", LOG_BYTES // 8
+    )
 
 
 def test_a_long_line_is_quoted_around_its_error_and_redacted():
