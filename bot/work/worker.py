@@ -129,25 +129,34 @@ class Worker:
                     await self._wait_for_a_slot()
                     continue
                 sent = time.monotonic()
-                taken: list[Delivery] = []
                 if sent >= next_reclaim:
                     next_reclaim = sent + self._claim_idle_s / 2
-                    taken = await self.queue.reclaim(self.consumer, self._claim_idle_s, free)
+                    self._run_all(
+                        await self.queue.reclaim(self.consumer, self._claim_idle_s, free), sent
+                    )
+                    # After the reclaimed attempts started: a failure here costs none of them.
                     await self.queue.forget(self._forget_idle_s)
                     QUEUE_DEPTH.set(await self.queue.depth())
-                if len(taken) < free:
-                    taken += await self._take(free - len(taken))
+                    free = self._concurrency - len(self._claims)
+                if free > 0:
+                    sent = time.monotonic()
+                    self._run_all(await self._take(free), sent)
             except QueueUnavailable as error:
                 self._log.warning("worker_queue_unavailable", error=str(error))
                 await self._pause(_BACKOFF_S)
+
+    def _run_all(self, deliveries: list[Delivery], sent: float) -> None:
+        """An attempt for each delivery, claimed by a call sent at `sent`; none once stopping.
+
+        What a stopping worker was given stays with this consumer: `stop` hands it all back.
+        """
+        if self._stopping.is_set():
+            return
+        for delivery in deliveries:
+            if self._claims.holds(delivery.entry_id):  # its own, still winding down
+                self._log.warning("work_reclaimed_while_running", entry_id=delivery.entry_id)
                 continue
-            if self._stopping.is_set():
-                break  # what it took stays with this consumer: `stop` hands it all back
-            for delivery in taken:
-                if self._claims.holds(delivery.entry_id):  # its own, still winding down
-                    self._log.warning("work_reclaimed_while_running", entry_id=delivery.entry_id)
-                    continue
-                self._claims.hold(asyncio.create_task(self._process(delivery)), delivery, sent)
+            self._claims.hold(asyncio.create_task(self._process(delivery)), delivery, sent)
 
     async def _wait_for_a_slot(self) -> None:
         """Until an attempt ends or `stop` is called."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -172,3 +172,47 @@ async def test_an_answer_whose_finish_fails_is_finished_later_not_answered_again
     assert len(handler.ran) == 1
     [(_, shown)] = chat.messages.items()
     assert shown == ["Diagnosing…", "OOM_KILLED"]
+
+
+class _BlipAfterReclaim:
+    """A queue whose first housekeeping call after a reclaim that took something fails."""
+
+    def __init__(self, queue: WorkQueue) -> None:
+        self._queue = queue
+        self._took = False
+        self.failed = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._queue, name)
+
+    async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
+        taken = await self._queue.reclaim(consumer, min_idle_s, count)
+        self._took = self._took or bool(taken)
+        return taken
+
+    async def forget(self, idle_s: float) -> int:
+        if self._took and not self.failed:
+            self.failed = True
+            raise QueueUnavailable("Redis is unavailable (forget: TimeoutError)")
+        return await self._queue.forget(idle_s)
+
+
+async def test_a_reclaimed_item_runs_though_the_housekeeping_after_it_failed(queue: WorkQueue):
+    """Left pending without an attempt, it would be reclaimed again and given up as retried."""
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    await queue.take("killed", 1, 0)  # kill -9: left pending, delivered once
+    handler = Diagnoser(Slackish())
+    handler.release.set()
+    blip = _BlipAfterReclaim(queue)
+    worker = Worker(
+        cast("WorkQueue", blip),
+        {"test": handler},
+        concurrency=1,
+        claim_idle_s=0.2,
+        max_deliveries=2,
+    )
+    worker.start()
+    await until(lambda: handler.ran or handler.gave_up, timeout_s=10)
+    await worker.stop(1)
+    assert blip.failed
+    assert (len(handler.ran), handler.gave_up) == (1, [])
