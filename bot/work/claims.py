@@ -7,11 +7,13 @@ what it finishes within its grace period. Another consumer takes an entry over o
 saw it idle that long and still idle half of that later (`WorkQueue.reclaim`).
 
 An attempt whose claim is lost is stopped (cancelled, and again after `recancel_s` if it
-dropped that): when the heartbeat says another consumer holds its entry or it is gone, and
+dropped that): when the heartbeat says its attempt is stale (another consumer holds its entry,
+or it is finished; one that Redis lost with its data is not: it is the only attempt left), and
 when the claim could not be renewed for `QUEUE_CLAIM_IDLE_S` (Redis out of reach: another
 consumer may take the entry over from then on, so this one stops before it can). An attempt
-that is finishing (its answer or notice is out, `finish` under way) is never stopped: it
-marks the item answered, whoever holds the entry by then.
+whose `finish` (or dead-lettering) is under way is never stopped: its answer or notice is out,
+and it marks the item answered, whoever holds the entry by then. Before that, an attempt
+stopped after its answer was shown is run again, and its retry updates the same message.
 """
 
 from __future__ import annotations
@@ -129,9 +131,7 @@ class Claims:
         try:
             async with asyncio.timeout(min(self._beat_s, self._slack())):
                 lost = set(
-                    await self._queue.heartbeat(
-                        self._consumer, [c.delivery.entry_id for c in live.values()]
-                    )
+                    await self._queue.heartbeat(self._consumer, [c.delivery for c in live.values()])
                 )
         except Exception as error:  # noqa: BLE001 - Redis out of reach, or slow: tried again soon
             log = self._log.debug if self._failing else self._log.warning  # once per outage
@@ -145,7 +145,7 @@ class Claims:
             if claim.delivery.entry_id not in lost:
                 claim.renewed_at = max(claim.renewed_at, sent)
             elif not claim.finishing and not task.done():
-                self._drop(task, claim, "taken over")
+                self._drop(task, claim, "taken over or finished")
         return True
 
     def _drop(self, task: asyncio.Task[None], claim: _Claim, why: str) -> None:

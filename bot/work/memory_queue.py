@@ -140,16 +140,16 @@ class MemoryWorkQueue:
                 self._idle[entry_id] = sighting
         return taken
 
-    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:
-        """See `WorkQueue.heartbeat`."""
-        lost = []
-        for entry_id in entry_ids:
-            entry = self._entries.get(entry_id)
+    async def heartbeat(self, consumer: str, held: Sequence[Delivery]) -> list[str]:
+        """See `WorkQueue.heartbeat`: in memory nothing is lost, so an entry gone is finished."""
+        stale = []
+        for delivery in held:
+            entry = self._entries.get(delivery.entry_id)
             if entry is not None and entry.owner == consumer:
                 entry.delivered_at = time.monotonic()
             else:
-                lost.append(entry_id)
-        return lost
+                stale.append(delivery.entry_id)
+        return stale
 
     async def finish(self, delivery: Delivery) -> None:
         """See `WorkQueue.finish` (the journal is dropped: nothing can deliver it again)."""

@@ -87,11 +87,14 @@ class WorkQueue(Protocol):
         """
         ...
 
-    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:
+    async def heartbeat(self, consumer: str, held: Sequence[Delivery]) -> list[str]:
         """Reset the idle time of the entries `consumer` still holds (it is alive).
 
-        Returns those of `entry_ids` it no longer holds (another consumer took them over, or
-        they are finished): their attempts are stale.
+        Returns the entry IDs of those in `held` whose attempts are stale: another consumer
+        took them over, or they are finished (their journal says answered; a dead-lettered
+        item's asker has been told too). An entry gone with its journal not answered was lost
+        with Redis's data (a restart without persistence, a failover that lost the last
+        writes): no other attempt can exist, so it is not stale, and its attempt answers.
         """
         ...
 

@@ -219,13 +219,15 @@ class RedisWorkQueue:
             for entry_id, raw, times, earlier in claimed
         ]
 
-    async def heartbeat(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:
+    async def heartbeat(self, consumer: str, held: Sequence[Delivery]) -> list[str]:
         """See `WorkQueue.heartbeat` (`XCLAIM ... JUSTID` of what it still owns)."""
-        if not entry_ids:
+        if not held:
             return []
+        journals = [self._journal_key(d.item.id) if d.item else self.stream for d in held]
+        args = [GROUP, consumer, *(d.entry_id for d in held)]
         async with _translated("heartbeat"):
-            lost = await self._heartbeat(keys=[self.stream], args=[GROUP, consumer, *entry_ids])
-        return [_text(entry_id) for entry_id in cast("list[Any]", lost)]
+            stale = await self._heartbeat(keys=[self.stream, *journals], args=args)
+        return [_text(entry_id) for entry_id in cast("list[Any]", stale)]
 
     async def finish(self, delivery: Delivery) -> None:
         """See `WorkQueue.finish`."""
@@ -236,9 +238,17 @@ class RedisWorkQueue:
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
         """See `WorkQueue.dead_letter`."""
-        args: list[str | int] = [GROUP, delivery.entry_id, delivery.raw, reason, _DEAD_MAXLEN]
+        journal = self._journal_key(delivery.item.id) if delivery.item else self.stream
+        args: list[str | int] = [
+            GROUP,
+            delivery.entry_id,
+            delivery.raw,
+            reason,
+            _DEAD_MAXLEN,
+            self._journal_ttl_s,
+        ]
         async with _translated("dead_letter"):
-            await self._dead_letter(keys=[self.stream, self.dead], args=args)
+            await self._dead_letter(keys=[self.stream, self.dead, journal], args=args)
 
     async def retire(self, consumer: str) -> int:
         """See `WorkQueue.retire` (one script: a copy of each at the tail, then DELCONSUMER)."""

@@ -2,8 +2,11 @@
 
 KEYS[1] is the stream and ARGV[1] the consumer group in each. `RECLAIM` claims (`XCLAIM` with
 a minimum idle time) the entries an earlier call saw idle, then lists those idle now; `HEARTBEAT`
-reports the entries the consumer no longer holds; `RETIRE` counts the deliveries of each copy it
-puts back in its `earlier` field.
+reports the entries whose attempts are stale (another consumer holds them, or they are gone and
+their journal, KEYS[i + 1] for the i-th, says answered); `DEAD_LETTER` marks the journal
+answered too (the asker has been told); `RETIRE` counts the deliveries of each copy it puts back
+in its `earlier` field. `FINISH` and `DEAD_LETTER` acknowledge and delete whatever is left of the
+entry: after Redis lost the stream or the group there is nothing to acknowledge.
 """
 
 from __future__ import annotations
@@ -48,16 +51,20 @@ return {claimed, idle}
 """
 
 HEARTBEAT = """
-local lost = {}
+local stale = {}
 for i = 3, #ARGV do
-  local info = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
-  if info[1] and info[1][2] == ARGV[2] then
-    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
-  else
-    lost[#lost + 1] = ARGV[i]
+  local ok, info = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+  if ok and info[1] then
+    if info[1][2] == ARGV[2] then
+      redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+    else
+      stale[#stale + 1] = ARGV[i]
+    end
+  elseif KEYS[i - 1] == KEYS[1] or redis.call('HGET', KEYS[i - 1], 'answered') == '1' then
+    stale[#stale + 1] = ARGV[i]
   end
 end
-return lost
+return stale
 """
 
 FINISH = """
@@ -65,15 +72,19 @@ if KEYS[2] ~= KEYS[1] then
   redis.call('HSET', KEYS[2], 'answered', '1')
   redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-redis.call('XDEL', KEYS[1], ARGV[2])
+pcall(redis.call, 'XACK', KEYS[1], ARGV[1], ARGV[2])
+pcall(redis.call, 'XDEL', KEYS[1], ARGV[2])
 return 1
 """
 
 DEAD_LETTER = """
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'item', ARGV[3], 'reason', ARGV[4])
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-redis.call('XDEL', KEYS[1], ARGV[2])
+if KEYS[3] ~= KEYS[1] then
+  redis.call('HSET', KEYS[3], 'answered', '1')
+  redis.call('EXPIRE', KEYS[3], ARGV[6])
+end
+pcall(redis.call, 'XACK', KEYS[1], ARGV[1], ARGV[2])
+pcall(redis.call, 'XDEL', KEYS[1], ARGV[2])
 return 1
 """
 

@@ -6,8 +6,9 @@ import asyncio
 from typing import Any, cast
 
 import pytest
+import redis.asyncio
 
-from bot.work import Delivery, QueueUnavailable, Worker, WorkQueue
+from bot.work import Delivery, QueueUnavailable, RedisWorkQueue, Worker, WorkQueue
 from tests.bot.work.chat import Diagnoser, Slackish, until
 from tests.bot.work.items import item
 
@@ -24,10 +25,10 @@ class _Unrenewable:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._queue, name)
 
-    async def heartbeat(self, consumer: str, entry_ids: list[str]) -> list[str]:
+    async def heartbeat(self, consumer: str, held: list[Delivery]) -> list[str]:
         if self.down:
             raise QueueUnavailable("Redis is unavailable (heartbeat: ConnectionError)")
-        return await self._queue.heartbeat(consumer, entry_ids)
+        return await self._queue.heartbeat(consumer, held)
 
 
 class _Looks:
@@ -216,3 +217,58 @@ async def test_a_reclaimed_item_runs_though_the_housekeeping_after_it_failed(que
     await worker.stop(1)
     assert blip.failed
     assert (len(handler.ran), handler.gave_up) == (1, [])
+
+
+class _Beats:
+    """A queue that counts the heartbeats sent through it."""
+
+    def __init__(self, queue: WorkQueue) -> None:
+        self._queue = queue
+        self.beats = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._queue, name)
+
+    async def heartbeat(self, consumer: str, held: list[Delivery]) -> list[str]:
+        stale = await self._queue.heartbeat(consumer, held)
+        self.beats += 1
+        return stale
+
+
+@pytest.mark.parametrize("lost", ["FLUSHDB", "the entry only"])
+async def test_an_attempt_whose_entry_redis_lost_still_answers(
+    redis_client: redis.asyncio.Redis, lost: str
+):
+    """Redis back without the entry (restarted empty, a failover that lost the last writes).
+
+    No other attempt can exist, so this one is not stale: it answers, and its `finish` has
+    nothing left to acknowledge. Stopped, its asker would watch "Diagnosing…" for ever.
+    """
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    beating = _Beats(queue)
+    chat = Slackish()
+    handler = Diagnoser(chat)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    worker = Worker(
+        cast("WorkQueue", beating),
+        {"test": handler},
+        concurrency=1,
+        claim_idle_s=0.3,
+        max_deliveries=3,
+    )
+    worker.start()
+    await handler.started.wait()  # "Diagnosing…" is up, the diagnosis under way
+    if lost == "FLUSHDB":
+        await redis_client.flushdb()
+    else:
+        entries = await redis_client.xrange(queue.stream) or []
+        ids = [str(entry_id) for entry_id, _ in entries]  # decoded: the fixture's client
+        await redis_client.xack(queue.stream, "workers", *ids)
+        await redis_client.xdel(queue.stream, *ids)
+    seen = beating.beats
+    await until(lambda: beating.beats >= seen + 4)  # more than a claim idle time of them
+    handler.release.set()
+    await until(lambda: worker.inflight == 0)
+    await worker.stop(1)
+    [(_, shown)] = chat.messages.items()
+    assert shown == ["Diagnosing…", "OOM_KILLED"]

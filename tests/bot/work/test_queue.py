@@ -96,14 +96,14 @@ async def test_reclaim_takes_only_what_stayed_idle_since_it_was_seen(queue: Work
     await asyncio.sleep(0.15)  # idle past 0.1 s (an outage: a could not renew)
     assert await queue.reclaim("b", 0.1, 1) == []  # seen idle...
     await asyncio.sleep(0.06)
-    assert await queue.heartbeat("a", [taken.entry_id]) == []  # ...a renews first...
+    assert await queue.heartbeat("a", [taken]) == []  # ...a renews first...
     assert await queue.reclaim("b", 0.1, 1) == []  # ...and keeps it
     await asyncio.sleep(0.15)  # silent since
     assert await queue.reclaim("b", 0.1, 1) == []
     await asyncio.sleep(0.06)
     [reclaimed] = await queue.reclaim("b", 0.1, 1)
     assert (reclaimed.entry_id, reclaimed.times, reclaimed.reclaimed) == (taken.entry_id, 2, True)
-    assert await queue.heartbeat("a", [taken.entry_id]) == [taken.entry_id]
+    assert await queue.heartbeat("a", [taken]) == [taken.entry_id]
 
 
 async def test_forget_drops_only_consumers_idle_that_hold_nothing(
@@ -134,7 +134,7 @@ async def test_heartbeat_keeps_only_what_the_consumer_still_owns(queue: WorkQueu
     await queue.reclaim("b", 0, 1)
     [stolen] = await queue.reclaim("b", 0, 1)
     # a woke up: it must not take it back, and learns it lost it
-    assert await queue.heartbeat("a", [taken.entry_id]) == [taken.entry_id]
+    assert await queue.heartbeat("a", [taken]) == [taken.entry_id]
     assert stolen.entry_id == taken.entry_id
     assert await queue.retire("a") == 0
     assert await queue.retire("b") == 1
@@ -204,3 +204,27 @@ async def test_redis_down_raises_queue_unavailable(call):
             await call(RedisWorkQueue(client, max_items=3, journal_ttl_s=60))
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize(
+    ("ending", "stale"),
+    [
+        pytest.param("finished", True, id="finished by another attempt"),
+        pytest.param("dead-lettered", True, id="dead-lettered, its asker told"),
+        pytest.param("lost", False, id="lost with Redis's data: the only attempt left"),
+    ],
+)
+async def test_an_entry_gone_is_stale_only_if_its_journal_says_answered(
+    redis_client: redis.asyncio.Redis, ending: str, *, stale: bool
+):
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    [taken] = await queue.take("a", 1, 0)
+    if ending == "finished":
+        await queue.finish(taken)
+    elif ending == "dead-lettered":
+        await queue.dead_letter(taken, "delivered 4 times")
+    else:
+        await redis_client.delete(queue.stream)  # the group with it
+    assert await queue.heartbeat("a", [taken]) == ([taken.entry_id] if stale else [])
+    await queue.finish(taken)  # nothing left to acknowledge: no error
