@@ -78,15 +78,16 @@ def recurrence(ev: Evidence, category: Category, lookback: str) -> Recurrence:
     anchors = _anchors(ev)
     attributed: list[datetime] = []
     current = ev.workload.phase_updated_at
+    failed = (ev.workload.phase or "").lower() in FAILURE_PHASES
     for anchor in anchors:
         upper = anchor + GRACE
         segment = [s for s in dated if s.at is not None and lower < s.at <= upper]
         lower = upper
-        if current is not None and abs(anchor - current) <= GRACE:
+        if failed and current is not None and abs(anchor - current) <= GRACE:
             attributed.append(anchor)  # the failure diagnosed: its category is the verdict's
         elif _attributed(ev, segment) is category:
             attributed.append(anchor)
-    covered = current is not None and any(abs(a - current) <= GRACE for a in anchors)
+    covered = failed and current is not None and any(abs(a - current) <= GRACE for a in anchors)
     within = current is None or current >= ev.cutoff
     uncovered = 1 if not covered and within else 0  # the failure diagnosed, not in history
     loops = [(r, *_loop_terminations(ev, category, r)) for r in ev.restarts]

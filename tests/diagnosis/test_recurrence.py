@@ -69,7 +69,7 @@ def test_repeated_failed_phase_updates_are_one_occurrence():
 
 def test_current_failure_without_history_anchor_counts_once():
     ev = evidence(workload(phase="Running"), history=[])
-    assert recurrence(ev, Category.CRASH_APP_ERROR, "24h").count == 1
+    assert recurrence(ev, Category.OOM_KILLED, "24h").count == 1  # the crash loop under way
 
 
 def test_history_unavailable_means_not_measured():
@@ -150,3 +150,21 @@ def test_the_failure_diagnosed_counts_for_its_verdict_whatever_its_segment_says(
         workload(phase="Failed", phaseUpdatedAt=history[2].at.isoformat()), history=history
     )
     assert recurrence(ev, Category.NODE_FAILURE, "24h").count == 1
+
+
+def test_a_running_workloads_earlier_failure_is_not_the_failure_diagnosed():
+    """Resumed a minute after an app crash: the OOM loop under way counts once, the crash not.
+
+    Its `phase_updated_at` is the resume, within `GRACE` of the crash: only a workload in a
+    failure phase has its failure among the history's anchors.
+    """
+    history = [
+        phase_update("Running", 120),
+        phase_update("Failed", 61, "container trainer terminated with exit code 1"),
+        phase_update("Running", 60),  # within GRACE of the failure
+        history_event("OOMKilled", "Container trainer was OOMKilled", 5),
+    ]
+    ev = evidence(
+        workload(phase="Running", phaseUpdatedAt=history[2].at.isoformat()), history=history
+    )
+    assert recurrence(ev, Category.OOM_KILLED, "24h").count == 1  # the crash loop under way
