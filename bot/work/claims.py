@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import structlog
 
 from bot.work.item import Delivery
-from bot.work.queue import WorkQueue
+from bot.work.queue import Journal, JournalState, ShownPost, WorkQueue
 
 __all__ = ["Claims"]
 
@@ -83,6 +83,14 @@ class Claims:
         task = asyncio.current_task()
         if task in self._held:
             self._held[task].finishing = True
+
+    def answering(self, journal: Journal) -> Journal:
+        """`journal`, whose `mark_answered` first makes the attempt finishing.
+
+        Once its answer is out, an attempt is not stopped while it saves what follows (the
+        thread's state): after Redis lost its entry, nothing would run the item again.
+        """
+        return _Answering(journal, self)
 
     async def run(self) -> None:
         """Renew the claims, and stop the attempts that lost theirs, until `stop`."""
@@ -155,3 +163,23 @@ class Claims:
         )
         claim.dropped_at = time.monotonic()
         task.cancel()
+
+
+class _Answering:
+    """A journal that marks its attempt finishing as it marks the item answered."""
+
+    def __init__(self, journal: Journal, claims: Claims) -> None:
+        self._journal, self._claims = journal, claims
+
+    async def load(self) -> JournalState:
+        return await self._journal.load()
+
+    async def begin(self, entry_id: str) -> JournalState:
+        return await self._journal.begin(entry_id)
+
+    async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
+        await self._journal.record_post(index, post, thread)
+
+    async def mark_answered(self) -> None:
+        self._claims.finishing()
+        await self._journal.mark_answered()

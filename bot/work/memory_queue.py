@@ -36,11 +36,21 @@ class MemoryJournal:
     posts: dict[int, ShownPost] = field(default_factory=dict)
     thread: str | None = None
     answered: bool = False
+    entry: str | None = None
 
     async def load(self) -> JournalState:
         """See `Journal.load`."""
         ordered = tuple(itertools.takewhile(bool, (self.posts.get(i) for i in itertools.count())))
         return JournalState(ordered, self.thread, self.answered)  # type: ignore[arg-type]
+
+    async def begin(self, entry_id: str) -> JournalState:
+        """See `Journal.begin` (in memory nothing is lost: a gone entry is always stale)."""
+        self.entry = entry_id
+        return await self.load()
+
+    def runs_from(self, entry_id: str) -> bool:
+        """Not answered, and no attempt of the item began from another entry than `entry_id`."""
+        return not self.answered and self.entry in {None, entry_id}
 
     async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
         """See `Journal.record_post`."""
@@ -141,13 +151,15 @@ class MemoryWorkQueue:
         return taken
 
     async def heartbeat(self, consumer: str, held: Sequence[Delivery]) -> list[str]:
-        """See `WorkQueue.heartbeat`: in memory nothing is lost, so an entry gone is finished."""
+        """See `WorkQueue.heartbeat` (finishing drops the journal here: a gone one is stale)."""
         stale = []
         for delivery in held:
             entry = self._entries.get(delivery.entry_id)
             if entry is not None and entry.owner == consumer:
                 entry.delivered_at = time.monotonic()
-            else:
+                continue
+            journal = self._journals.get(delivery.item.id) if delivery.item else None
+            if entry is not None or journal is None or not journal.runs_from(delivery.entry_id):
                 stale.append(delivery.entry_id)
         return stale
 

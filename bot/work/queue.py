@@ -50,6 +50,14 @@ class Journal(Protocol):
         """Everything recorded so far."""
         ...
 
+    async def begin(self, entry_id: str) -> JournalState:
+        """An attempt starts from queue entry `entry_id`: record it, and load everything.
+
+        A handed-back item runs from a copy with a new entry ID; an earlier attempt that
+        finds its own entry gone and another one recorded here knows it is stale.
+        """
+        ...
+
     async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
         """The `index`-th public post of this item is `post`, in `thread`."""
         ...
@@ -91,10 +99,11 @@ class WorkQueue(Protocol):
         """Reset the idle time of the entries `consumer` still holds (it is alive).
 
         Returns the entry IDs of those in `held` whose attempts are stale: another consumer
-        took them over, or they are finished (their journal says answered; a dead-lettered
-        item's asker has been told too). An entry gone with its journal not answered was lost
-        with Redis's data (a restart without persistence, a failover that lost the last
-        writes): no other attempt can exist, so it is not stale, and its attempt answers.
+        took them over, or they are gone and their journal says answered (a dead-lettered
+        item's asker has been told too) or names another entry (the item was handed back and
+        runs from a copy). An entry gone with a journal that says neither was lost with
+        Redis's data (a restart without persistence, a failover that lost the last writes):
+        no other attempt runs it, so it is not stale, and its attempt answers.
         """
         ...
 

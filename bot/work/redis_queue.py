@@ -78,6 +78,11 @@ class RedisJournal:
             tuple(posts), thread=fields.get("thread") or None, answered="answered" in fields
         )
 
+    async def begin(self, entry_id: str) -> JournalState:
+        """See `Journal.begin` (the entry recorded as `entry`, then `load`)."""
+        await self._write({"entry": entry_id})
+        return await self.load()
+
     async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
         """See `Journal.record_post`."""
         kind = "progress" if post.progress else "post"

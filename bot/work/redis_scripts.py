@@ -3,10 +3,10 @@
 KEYS[1] is the stream and ARGV[1] the consumer group in each. `RECLAIM` claims (`XCLAIM` with
 a minimum idle time) the entries an earlier call saw idle, then lists those idle now; `HEARTBEAT`
 reports the entries whose attempts are stale (another consumer holds them, or they are gone and
-their journal, KEYS[i + 1] for the i-th, says answered); `DEAD_LETTER` marks the journal
-answered too (the asker has been told); `RETIRE` counts the deliveries of each copy it puts back
-in its `earlier` field. `FINISH` and `DEAD_LETTER` acknowledge and delete whatever is left of the
-entry: after Redis lost the stream or the group there is nothing to acknowledge.
+their journal, KEYS[i + 1] for the i-th, says answered or names another entry); `DEAD_LETTER`
+marks the journal answered too (the asker has been told); `RETIRE` counts the deliveries of each
+copy it puts back in its `earlier` field. (`XACK` and `XDEL` of a stream or group Redis lost
+answer 0, not an error: finishing an entry that is gone is no failure.)
 """
 
 from __future__ import annotations
@@ -60,8 +60,13 @@ for i = 3, #ARGV do
     else
       stale[#stale + 1] = ARGV[i]
     end
-  elseif KEYS[i - 1] == KEYS[1] or redis.call('HGET', KEYS[i - 1], 'answered') == '1' then
+  elseif KEYS[i - 1] == KEYS[1] then
     stale[#stale + 1] = ARGV[i]
+  else
+    local journal = redis.call('HMGET', KEYS[i - 1], 'answered', 'entry')
+    if journal[1] == '1' or (journal[2] and journal[2] ~= ARGV[i]) then
+      stale[#stale + 1] = ARGV[i]
+    end
   end
 end
 return stale
@@ -72,8 +77,8 @@ if KEYS[2] ~= KEYS[1] then
   redis.call('HSET', KEYS[2], 'answered', '1')
   redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
-pcall(redis.call, 'XACK', KEYS[1], ARGV[1], ARGV[2])
-pcall(redis.call, 'XDEL', KEYS[1], ARGV[2])
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
 return 1
 """
 
@@ -83,8 +88,8 @@ if KEYS[3] ~= KEYS[1] then
   redis.call('HSET', KEYS[3], 'answered', '1')
   redis.call('EXPIRE', KEYS[3], ARGV[6])
 end
-pcall(redis.call, 'XACK', KEYS[1], ARGV[1], ARGV[2])
-pcall(redis.call, 'XDEL', KEYS[1], ARGV[2])
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
 return 1
 """
 

@@ -238,8 +238,8 @@ class Worker:
         self._begin(delivery, item)
         handler = self._handlers.get(item.platform)
         try:
-            journal = self.queue.journal(item.id)
-            state = await journal.load()
+            journal = self._claims.answering(self.queue.journal(item.id))
+            state = await journal.begin(delivery.entry_id)
             if delivery.times > 1 or delivery.reclaimed or delivery.earlier:
                 state = replace(state, retried=True)
             if state.answered:  # answered, then the worker died before acknowledging

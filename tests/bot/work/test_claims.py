@@ -8,7 +8,16 @@ from typing import Any, cast
 import pytest
 import redis.asyncio
 
-from bot.work import Delivery, QueueUnavailable, RedisWorkQueue, Worker, WorkQueue
+from bot.work import (
+    Delivery,
+    Journal,
+    JournalState,
+    QueueUnavailable,
+    RedisWorkQueue,
+    Worker,
+    WorkItem,
+    WorkQueue,
+)
 from tests.bot.work.chat import Diagnoser, Slackish, until
 from tests.bot.work.items import item
 
@@ -272,3 +281,63 @@ async def test_an_attempt_whose_entry_redis_lost_still_answers(
     await worker.stop(1)
     [(_, shown)] = chat.messages.items()
     assert shown == ["Diagnosing…", "OOM_KILLED"]
+
+
+class _SavesAfterAnswering(Diagnoser):
+    """A handler that, its answer out, still saves the thread (until `saving` is released)."""
+
+    def __init__(self, chat: Slackish) -> None:
+        super().__init__(chat)
+        self.answered = asyncio.Event()
+        self.saving = asyncio.Event()
+        self.saved = False
+
+    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> None:
+        await super().run(work, journal, state)
+        self.answered.set()
+        await self.saving.wait()
+        self.saved = True
+
+
+async def test_an_attempt_whose_answer_is_out_is_not_stopped_while_it_saves(
+    redis_client: redis.asyncio.Redis,
+):
+    """Its entry lost after the answer went out: stopped now, nothing would save the thread."""
+    queue = RedisWorkQueue(redis_client, max_items=3, journal_ttl_s=60)
+    beating = _Beats(queue)
+    handler = _SavesAfterAnswering(Slackish())
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    worker = Worker(
+        cast("WorkQueue", beating),
+        {"test": handler},
+        concurrency=1,
+        claim_idle_s=0.3,
+        max_deliveries=3,
+    )
+    worker.start()
+    await handler.started.wait()
+    handler.release.set()
+    await handler.answered.wait()  # the journal says answered
+    entries = await redis_client.xrange(queue.stream) or []
+    await redis_client.xdel(queue.stream, *(str(entry_id) for entry_id, _ in entries))
+    seen = beating.beats
+    await until(lambda: beating.beats >= seen + 4)
+    handler.saving.set()
+    await until(lambda: worker.inflight == 0)
+    await worker.stop(1)
+    assert handler.saved
+
+
+async def test_a_holder_whose_item_was_handed_back_and_runs_from_a_copy_is_stale(
+    queue: WorkQueue,
+):
+    """The copy's attempt recorded its own entry: the old holder's gone entry is stale."""
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    [first] = await queue.take("a", 1, 0)
+    assert first.item is not None
+    await queue.journal(first.item.id).begin(first.entry_id)
+    assert await queue.retire("a") == 1  # handed back: a copy at the tail
+    [copy] = await queue.take("c", 1, 0)
+    assert await queue.heartbeat("a", [first]) == []  # ...not yet run: nothing else runs it
+    await queue.journal(first.item.id).begin(copy.entry_id)
+    assert await queue.heartbeat("a", [first]) == [first.entry_id]
