@@ -72,26 +72,26 @@ end
 return stale
 """
 
-FINISH = """
-if KEYS[2] ~= KEYS[1] then
-  redis.call('HSET', KEYS[2], 'answered', '1')
-  redis.call('EXPIRE', KEYS[2], ARGV[3])
+
+def _settled(journal: str, ttl: str) -> str:
+    """The end of an item: journal marked answered (unless it is the stream's key), entry gone."""
+    return f"""
+if {journal} ~= KEYS[1] then
+  redis.call('HSET', {journal}, 'answered', '1')
+  redis.call('EXPIRE', {journal}, {ttl})
 end
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[1], ARGV[2])
 return 1
 """
 
-DEAD_LETTER = """
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'item', ARGV[3], 'reason', ARGV[4])
-if KEYS[3] ~= KEYS[1] then
-  redis.call('HSET', KEYS[3], 'answered', '1')
-  redis.call('EXPIRE', KEYS[3], ARGV[6])
-end
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-redis.call('XDEL', KEYS[1], ARGV[2])
-return 1
-"""
+
+FINISH = _settled("KEYS[2]", "ARGV[3]")
+
+DEAD_LETTER = (
+    "redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'item', ARGV[3], 'reason', ARGV[4])"
+    + _settled("KEYS[3]", "ARGV[6]")
+)
 
 RETIRE = """
 local moved = 0

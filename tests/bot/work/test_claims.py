@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import Any
 
 import pytest
 import redis.asyncio
@@ -24,15 +24,22 @@ from tests.bot.work.items import item
 pytestmark = pytest.mark.e2e
 
 
-class _Unrenewable:
-    """A queue whose heartbeats fail (Redis out of this consumer's reach) while `down`."""
+class _Through:
+    """A queue that passes every call through to `queue`; subclasses change a few."""
 
     def __init__(self, queue: WorkQueue) -> None:
         self._queue = queue
-        self.down = True
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._queue, name)
+
+
+class _Unrenewable(_Through):
+    """A queue whose heartbeats fail (Redis out of this consumer's reach) while `down`."""
+
+    def __init__(self, queue: WorkQueue) -> None:
+        super().__init__(queue)
+        self.down = True
 
     async def heartbeat(self, consumer: str, held: list[Delivery]) -> list[str]:
         if self.down:
@@ -40,15 +47,12 @@ class _Unrenewable:
         return await self._queue.heartbeat(consumer, held)
 
 
-class _Looks:
+class _Looks(_Through):
     """A queue that counts the reclaims asked of it (each a look for idle items)."""
 
     def __init__(self, queue: WorkQueue) -> None:
-        self._queue = queue
+        super().__init__(queue)
         self.looks = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._queue, name)
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
         self.looks += 1
@@ -125,16 +129,13 @@ async def test_stop_starts_the_grace_at_once_when_every_slot_is_busy(queue: Work
         assert await stopping == 1
 
 
-class _Flaky:
+class _Flaky(_Through):
     """A queue that cannot `finish`, nor its journals mark an answer, while `down`."""
 
     def __init__(self, queue: WorkQueue) -> None:
-        self._queue = queue
+        super().__init__(queue)
         self.down = False
         self.refused = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._queue, name)
 
     def _check(self) -> None:
         if self.down:
@@ -184,16 +185,13 @@ async def test_an_answer_whose_finish_fails_is_finished_later_not_answered_again
     assert shown == ["Diagnosing…", "OOM_KILLED"]
 
 
-class _BlipAfterReclaim:
+class _BlipAfterReclaim(_Through):
     """A queue whose first housekeeping call after a reclaim that took something fails."""
 
     def __init__(self, queue: WorkQueue) -> None:
-        self._queue = queue
+        super().__init__(queue)
         self._took = False
         self.failed = False
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._queue, name)
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
         taken = await self._queue.reclaim(consumer, min_idle_s, count)
@@ -214,13 +212,7 @@ async def test_a_reclaimed_item_runs_though_the_housekeeping_after_it_failed(que
     handler = Diagnoser(Slackish())
     handler.release.set()
     blip = _BlipAfterReclaim(queue)
-    worker = Worker(
-        cast("WorkQueue", blip),
-        {"test": handler},
-        concurrency=1,
-        claim_idle_s=0.2,
-        max_deliveries=2,
-    )
+    worker = _worker(blip, handler, "w", max_deliveries=2, claim_idle_s=0.2)
     worker.start()
     await until(lambda: handler.ran or handler.gave_up, timeout_s=10)
     await worker.stop(1)
@@ -228,15 +220,12 @@ async def test_a_reclaimed_item_runs_though_the_housekeeping_after_it_failed(que
     assert (len(handler.ran), handler.gave_up) == (1, [])
 
 
-class _Beats:
+class _Beats(_Through):
     """A queue that counts the heartbeats sent through it."""
 
     def __init__(self, queue: WorkQueue) -> None:
-        self._queue = queue
+        super().__init__(queue)
         self.beats = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._queue, name)
 
     async def heartbeat(self, consumer: str, held: list[Delivery]) -> list[str]:
         stale = await self._queue.heartbeat(consumer, held)
@@ -258,13 +247,7 @@ async def test_an_attempt_whose_entry_redis_lost_still_answers(
     chat = Slackish()
     handler = Diagnoser(chat)
     await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
-    worker = Worker(
-        cast("WorkQueue", beating),
-        {"test": handler},
-        concurrency=1,
-        claim_idle_s=0.3,
-        max_deliveries=3,
-    )
+    worker = _worker(beating, handler, "w", max_deliveries=3)
     worker.start()
     await handler.started.wait()  # "Diagnosing…" is up, the diagnosis under way
     if lost == "FLUSHDB":
@@ -307,13 +290,7 @@ async def test_an_attempt_whose_answer_is_out_is_not_stopped_while_it_saves(
     beating = _Beats(queue)
     handler = _SavesAfterAnswering(Slackish())
     await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
-    worker = Worker(
-        cast("WorkQueue", beating),
-        {"test": handler},
-        concurrency=1,
-        claim_idle_s=0.3,
-        max_deliveries=3,
-    )
+    worker = _worker(beating, handler, "w", max_deliveries=3)
     worker.start()
     await handler.started.wait()
     handler.release.set()
