@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from diagnosis.kube.scheduling_models import quantity_number
 from diagnosis.pending.evidence import PendingEvidence, Said
+from diagnosis.preemptibility import preemptibility
 from diagnosis.runai.scheduling_models import is_unlimited
 
 __all__ = [
@@ -34,8 +35,6 @@ SNAPSHOT_SKEW = timedelta(minutes=5)
 GET_PROJECT = "get_project"
 TELEMETRY = "get_node_telemetry"
 STATUS = "get_workload_status"
-#: Priority values at or above this are non-preemptible when preemptibility is not set.
-NON_PREEMPTIBLE_PRIORITY = 100
 #: Whose quota or limit a typed reason is about (its `orgType`; the project's unless it says).
 Level = Literal["project", "department"]
 PROJECT: Level = "project"
@@ -58,14 +57,8 @@ def gpus(value: float | None) -> str:
 
 
 def preemptible(ev: PendingEvidence) -> bool | None:
-    """Whether the workload may be preempted (and so go over quota); None when unknown.
-
-    `preemptible` when the API gives it, else its priority (below 100 is preemptible).
-    """
-    w = ev.workload
-    if w.preemptible is not None:
-        return w.preemptible
-    return None if w.priority is None else w.priority < NON_PREEMPTIBLE_PRIORITY
+    """Whether the workload may be preempted (and so go over quota); None when unknown."""
+    return preemptibility(ev.workload).preemptible
 
 
 class PoolFigures(BaseModel):

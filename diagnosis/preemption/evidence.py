@@ -8,14 +8,13 @@ to be parsed whole (a reclaim text carries both queues' figures), and quoted red
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
 from diagnosis.evidence import Gap, Signal
 from diagnosis.kube.models import KubeEvent
-from diagnosis.pending.figures import NON_PREEMPTIBLE_PRIORITY
+from diagnosis.preemptibility import Preemptibility, preemptibility
 from diagnosis.preemption.texts import (
     ACTION_ANNOTATION,
     ACTIONS,
@@ -33,11 +32,9 @@ from diagnosis.runai.scheduling_models import WorkloadPriority
 __all__ = [
     "SAME_EVICTION",
     "Eviction",
-    "Preemptibility",
     "PreemptionEvidence",
     "evictions_of",
     "nearest",
-    "preemptibility",
 ]
 
 #: Records this close to each other describe one eviction.
@@ -70,39 +67,6 @@ class Eviction(BaseModel):
         if self.said is not None:
             return self.said.namespace, self.said.podgroup
         return None, None
-
-
-@dataclass(frozen=True)
-class Preemptibility:
-    """Whether the victim could be preempted (None: not known), and what says so."""
-
-    preemptible: bool | None
-    why: str
-
-    def describe(self) -> str:
-        """`preemptible`, `non-preemptible (priority 125 >= 100, no preemptible flag)`, ..."""
-        if self.preemptible is None:
-            return "preemptibility unknown"
-        said = "preemptible" if self.preemptible else "non-preemptible"
-        return said if self.why.startswith("preemptible:") else f"{said} ({self.why})"
-
-
-def preemptibility(workload: Workload) -> Preemptibility:
-    """`preemptible` when given, else its priority (100 and above is non-preemptible), else None.
-
-    The one judgement the table, the protections and the report all use (reference §5.4).
-    """
-    if workload.preemptible is not None:
-        flag = "true" if workload.preemptible else "false"
-        return Preemptibility(workload.preemptible, f"preemptible: {flag}")
-    p = workload.priority
-    if p is None:
-        return Preemptibility(None, "neither its preemptible flag nor its priority was read")
-    movable = p < NON_PREEMPTIBLE_PRIORITY
-    sign = "<" if movable else ">="
-    return Preemptibility(
-        movable, f"priority {p} {sign} {NON_PREEMPTIBLE_PRIORITY}, no preemptible flag"
-    )
 
 
 class PreemptionEvidence(BaseModel):

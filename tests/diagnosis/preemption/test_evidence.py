@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from diagnosis.preemption.evidence import preemptibility
+from diagnosis.preemptibility import preemptibility
 from tests.diagnosis.preemption import builders as b
 
 
