@@ -60,6 +60,18 @@ def _parse(entry_id: str, raw: str, times: int, earlier: Any, *, reclaimed: bool
     return Delivery(entry_id, item, times, reclaimed=reclaimed, raw=raw, earlier=int(earlier or 0))
 
 
+def _state(raw: Any) -> JournalState:
+    """A journal hash as read (`HGETALL`), as the state it records."""
+    fields = {_text(k): _text(v) for k, v in raw.items()}
+    posts: list[ShownPost] = []
+    while (shown := fields.get(f"post:{len(posts)}")) is not None:
+        kind, _, ref = shown.partition(":")
+        posts.append(ShownPost(ref, progress=kind == "progress"))
+    return JournalState(
+        tuple(posts), thread=fields.get("thread") or None, answered="answered" in fields
+    )
+
+
 class RedisJournal:
     """An item's journal: the hash `{runai-why-work}:job:<id>`, expiring with the dedupe keys."""
 
@@ -69,19 +81,16 @@ class RedisJournal:
     async def load(self) -> JournalState:
         """See `Journal.load`."""
         async with _translated("journal"):
-            fields = {_text(k): _text(v) for k, v in (await self._redis.hgetall(self._key)).items()}
-        posts: list[ShownPost] = []
-        while (shown := fields.get(f"post:{len(posts)}")) is not None:
-            kind, _, ref = shown.partition(":")
-            posts.append(ShownPost(ref, progress=kind == "progress"))
-        return JournalState(
-            tuple(posts), thread=fields.get("thread") or None, answered="answered" in fields
-        )
+            return _state(await self._redis.hgetall(self._key))
 
     async def begin(self, entry_id: str) -> JournalState:
-        """See `Journal.begin` (the entry recorded as `entry`, then `load`)."""
-        await self._write({"entry": entry_id})
-        return await self.load()
+        """See `Journal.begin` (the entry recorded as `entry` and the hash read, in one trip)."""
+        async with _translated("journal"), self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(self._key, "entry", entry_id)
+            pipe.expire(self._key, self._ttl_s)
+            pipe.hgetall(self._key)
+            *_, raw = await pipe.execute()
+        return _state(raw)
 
     async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
         """See `Journal.record_post`."""

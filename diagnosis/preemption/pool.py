@@ -25,10 +25,6 @@ class VictimPool:
     unknown_why: str | None = None
 
 
-def _several(pools: tuple[str, ...]) -> str:
-    return ", ".join(pools)
-
-
 def needs_project(workload: Workload) -> bool:
     """Whether only the project's default pools can say where the victim ran."""
     return not workload.current_node_pools and not workload.requested_node_pools
@@ -42,14 +38,14 @@ def victim_pool(
     if len(current) == 1:
         return VictimPool(current[0])
     if current:
-        return VictimPool(None, f"it runs in several node pools ({_several(current)})")
+        return VictimPool(None, f"it runs in several node pools ({', '.join(current)})")
     requested = tuple(dict.fromkeys(workload.requested_node_pools))
     if len(requested) == 1:
         return VictimPool(requested[0])
     if requested:
         return VictimPool(
             None,
-            f"it requested several node pools ({_several(requested)}) and names none it ran in",
+            f"it requested several node pools ({', '.join(requested)}) and names none it ran in",
         )
     if project is None:
         why = "its project could not be read" if project_read else "it names no project"
@@ -63,6 +59,6 @@ def victim_pool(
         return VictimPool(
             None,
             f"it names no node pool and its project has several default pools "
-            f"({_several(defaults)})",
+            f"({', '.join(defaults)})",
         )
     return VictimPool(None, "it names no node pool and its project lists no default pool")
