@@ -2,9 +2,11 @@
 
 Subscribing a channel shows everyone in it the project's failures, so only someone whose
 own Run:ai access reads every kind of workload in that project may do it (or undo it), and
-never for a project the channel's policy (`CHANNEL_PROJECTS`) keeps private there. The
-confirmation is public: it names who subscribed, and says that everyone in the channel
-will see the answers. Refusals are private.
+never for a project the channel's policy (`CHANNEL_PROJECTS`) keeps private there. As in a
+question, nothing names a cluster before the asker's access anywhere is known, and a cluster
+they may not read is answered as one that does not exist. The confirmation is public: it
+names who subscribed, and says that everyone in the channel will see the answers. Refusals
+are private.
 """
 
 from __future__ import annotations
@@ -49,32 +51,44 @@ class WatchCommands:
             text = f"I cannot post unasked answers on {target.platform} yet, so nothing changed."
             await out.post(Notice(text, private=True))
             return
+        reach = await gate.reach()
+        if not reach.allowed:  # a guest, another organisation, no access anywhere: no names
+            await out.post(await gate.deny(reach))
+            return
         try:
             cluster = await self._cluster(command.cluster)
         except UpstreamError as error:
             await out.post(Notice(describe_upstream(error, "find the cluster"), private=True))
             return
-        if cluster is None:
-            text = f"No cluster is named `{command.cluster}`; nothing changed."
+        if cluster is None or not reach.covers(cluster.uuid):
+            if cluster is not None:  # audited as the refusal it is, told as if it were absent
+                await gate.deny(await gate.may_see(self._probe(command, cluster), cluster.name))
+            text = (
+                f"I know no cluster named `{command.cluster}` that you may read; nothing changed."
+            )
             await out.post(Notice(text, private=True))
             return
-        where = _where(command.project, cluster.name)
-        if not access.public_in(target.channel, command.project):
-            text = f"This channel does not discuss {where} publicly, so it cannot watch it."
-            await out.post(Notice(text, private=True))
-            return
-        probe = WorkloadRef(
-            id="", name="", project=command.project, cluster_id=cluster.uuid, phase=None, kind=None
-        )
-        decision = await gate.may_see(probe, cluster.name)
+        decision = await gate.may_see(self._probe(command, cluster), cluster.name)
         if not decision.allowed:
             await out.post(await gate.deny(decision))
+            return
+        if not access.public_in(target.channel, command.project):
+            where = _where(command.project, cluster.name)
+            text = f"This channel does not discuss {where} publicly, so it cannot watch it."
+            await out.post(Notice(text, private=True))
             return
         who = gate.identity.email or gate.identity.user_id
         if command.action == "watch":
             await self._watch(command, target, cluster, who, out)
         else:
             await self._unwatch(command, target, cluster, who, out)
+
+    @staticmethod
+    def _probe(command: WatchCommand, cluster: Cluster) -> WorkloadRef:
+        """The project as a whole, every kind: what a subscription shows the channel."""
+        return WorkloadRef(
+            id="", name="", project=command.project, cluster_id=cluster.uuid, phase=None, kind=None
+        )
 
     async def _cluster(self, ref: str) -> Cluster | None:
         clusters = await self._runai.list_clusters()

@@ -102,7 +102,11 @@ async def test_unwatch(chat: Chat):
 @pytest.mark.parametrize(
     ("text", "kwargs", "says"),
     [
-        ("watch nlp on prod-z", {}, "(only you) No cluster is named `prod-z`; nothing changed."),
+        (
+            "watch nlp on prod-z",
+            {},
+            "(only you) I know no cluster named `prod-z` that you may read; nothing changed.",
+        ),
         (
             "watch nlp on prod-a",
             {"postable": ()},
@@ -143,3 +147,60 @@ async def test_anything_else_is_a_question_for_the_engine(chat: Chat):
     said = await chat.say("help")
     assert "(only you)" in said
     assert await chat.subscriptions.stored() == []
+
+
+PROD_A = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
+PROD_B = "6a0f3c1e-7d2b-4e8a-9c5f-1b2d3e4f5a6b"
+
+
+@pytest.fixture
+async def two_clusters() -> AsyncIterator[Chat]:
+    world = DEMO.model_copy(deep=True)
+    world.clusters.append({**world.clusters[0], "uuid": PROD_B, "name": "prod-b"})
+    async with simulated(world, transport="asgi") as up:
+        yield Chat(up.runai, Subscriptions(MemoryKv()), [])
+
+
+@pytest.mark.parametrize(
+    ("as_email", "text", "says"),
+    [
+        ("nobody@acme.ai", "watch nlp on prod-z", "You don't have read access to workloads on any"),
+        (
+            "nobody@acme.ai",
+            f"watch nlp on {PROD_A}",
+            "You don't have read access to workloads on any",
+        ),
+        (
+            "nobody@acme.ai",
+            f"unwatch nlp on {PROD_A}",
+            "You don't have read access to workloads on any",
+        ),
+        (
+            "alice@acme.ai",
+            "watch ml-team on prod-b",
+            "I know no cluster named `prod-b` that you may",
+        ),
+        ("alice@acme.ai", f"watch ml-team on {PROD_B}", f"I know no cluster named `{PROD_B}` that"),
+        (
+            "alice@acme.ai",
+            "watch ml-team on prod-z",
+            "I know no cluster named `prod-z` that you may",
+        ),
+    ],
+    ids=[
+        "no access: an unknown name",
+        "no access: a cluster's ID is not turned into its name",
+        "no access: unwatch",
+        "a cluster they may not read, by name: as if absent",
+        "a cluster they may not read, by ID: never named",
+        "an unknown name",
+    ],
+)
+async def test_nothing_names_a_cluster_the_asker_may_not_read(
+    two_clusters: Chat, as_email: str, text: str, says: str
+):
+    said = await two_clusters.say(text, as_email=as_email, channel_projects={"console": ["x"]})
+    assert said.startswith(f"runai-why> (only you) {says}")
+    assert "prod-a" not in said
+    assert ("prod-b" in said) is ("prod-b" in text)
+    assert await two_clusters.subscriptions.stored() == []
