@@ -25,19 +25,16 @@ from diagnosis.kube.reader import KubeConnector, KubeDirectory
 from diagnosis.literals import Prefilter
 from diagnosis.pipeline import DEFAULT_DEADLINE_S, diagnose
 from diagnosis.redact import Redactor
-from diagnosis.report import (
-    Category,
+from diagnosis.report import Category, EvidenceLine, Outcome, Report
+from diagnosis.report_facts import Party, PendingFacts, PreemptionFacts
+from diagnosis.report_parts import (
     Change,
     Changes,
-    EvidenceLine,
     MemoryFigures,
     MemorySample,
-    Outcome,
     Recurrence,
-    Report,
     WorkloadRef,
 )
-from diagnosis.report_facts import Party, PendingFacts, PreemptionFacts
 from diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, Symptom, parse_lookback
 
 # The access model (per-user authorization, bot/authz): read with RunaiClient's

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from diagnosis.quantity import parse_quantity
 from diagnosis.redact import quote
-from diagnosis.report import Change
+from diagnosis.report_parts import Change
 from diagnosis.runai.models import SpecSpec, Workload, WorkloadSpec
 
 __all__ = ["GOOD_PHASES", "compare", "earlier_good_runs"]

@@ -17,7 +17,8 @@ from datetime import datetime
 
 from diagnosis.evidence import Evidence
 from diagnosis.quantity import format_bytes, parse_quantity
-from diagnosis.report import EvidenceLine, MemoryFigures, MemorySample
+from diagnosis.report import EvidenceLine
+from diagnosis.report_parts import MemoryFigures, MemorySample
 from diagnosis.runai.models import Resources
 from diagnosis.runs import run_of
 

@@ -7,7 +7,7 @@ module only adds what is common to all of them.
 from __future__ import annotations
 
 from diagnosis.evidence import Evidence
-from diagnosis.report import Recurrence
+from diagnosis.report_parts import Recurrence
 from diagnosis.rules import Finding, row
 
 __all__ = ["recommendations"]

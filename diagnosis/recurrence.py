@@ -18,7 +18,8 @@ from datetime import datetime
 
 from diagnosis.evidence import Evidence, Restarts, Signal
 from diagnosis.lexicon import SignalKind
-from diagnosis.report import Category, Recurrence
+from diagnosis.report import Category
+from diagnosis.report_parts import Recurrence
 from diagnosis.rules import classify
 from diagnosis.runs import FAILURE_PHASES, GRACE
 from diagnosis.signals import unique

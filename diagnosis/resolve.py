@@ -18,7 +18,8 @@ from diagnosis.errors import InvalidRequest, NotFound, UpstreamError
 from diagnosis.fetch import Fetched, evidence_since, fetch_events, within_deadline
 from diagnosis.phase import confirms
 from diagnosis.redact import Redactor
-from diagnosis.report import Outcome, Report, WorkloadRef
+from diagnosis.report import Outcome, Report
+from diagnosis.report_parts import WorkloadRef
 from diagnosis.request import DiagnosisRequest, Symptom
 from diagnosis.runai.models import Event, Workload
 from diagnosis.runai.reader import RunaiReader

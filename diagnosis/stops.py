@@ -1,6 +1,7 @@
 """The reports of a diagnosis that stops before a verdict: a question, no failure, lost events.
 
-`diagnosis.pipeline` decides when to stop; these say why, in the answer's words.
+`diagnosis.pipeline` and `diagnosis.examine` decide when to stop; these say why, in the
+answer's words.
 """
 
 from __future__ import annotations

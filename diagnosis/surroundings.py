@@ -24,7 +24,8 @@ from diagnosis.changes import compare, earlier_good_runs
 from diagnosis.errors import UpstreamError
 from diagnosis.evidence import Gap
 from diagnosis.fetch import gap_for, within_deadline
-from diagnosis.report import Changes, EvidenceLine, Outcome, Report
+from diagnosis.report import EvidenceLine, Outcome, Report
+from diagnosis.report_parts import Changes
 from diagnosis.rules import row
 from diagnosis.runai.models import Pod, Workload, WorkloadSpec
 from diagnosis.runai.reader import RunaiReader

@@ -16,7 +16,8 @@ from __future__ import annotations
 from diagnosis.access import Authorize, WorkloadAccess
 from diagnosis.blast import BLAST_FACT
 from diagnosis.preemption import for_asker
-from diagnosis.report import Changes, Report
+from diagnosis.report import Report
+from diagnosis.report_parts import Changes
 
 __all__ = ["BLAST_NOT_SHOWN", "CHANGES_NOT_SHOWN", "for_viewer"]
 

@@ -145,6 +145,35 @@ def _unknown_advice(ev: PendingEvidence) -> list[str]:
     return advice
 
 
+def _pool_first(ev: PendingEvidence, verdict: Verdict) -> str | None:
+    """Ask for a listed pool with room first, when another pool comes before it.
+
+    The scheduler tries the node pools in the order listed, so this is said only of a pool
+    listed after another (never of the first), and only when its own verdict names nothing
+    that keeps the workload out of it (UNKNOWN): a pool it cannot use is never recommended.
+    """
+    fig, pool = verdict.figures, verdict.pool
+    order, whose = ev.pool_order()
+    if pool is None or pool not in order or verdict.reason is not PendingReason.UNKNOWN:
+        return None
+    if fig is None or fig.free is None or fig.requested is None or fig.free < fig.requested:
+        return None
+    before = ", ".join(order[: order.index(pool)])
+    if not before:
+        return None
+    room = f"Node pool {pool} has {gpus(fig.free)} free GPUs, but"
+    if whose == "workload":
+        return (
+            f"{room} the workload lists it after {before} and the scheduler tries its node "
+            f"pools in that order: listing {pool} first may start it sooner."
+        )
+    return (
+        f"{room} it comes after {before} in the project's default node pools, which the "
+        f"scheduler tries in that order (the workload names none): asking for {pool} first "
+        "may start it sooner."
+    )
+
+
 def _source(verdict: Verdict) -> str:
     if verdict.lines:
         return verdict.lines[0].source
@@ -167,15 +196,7 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
     phase = f"Workload phase {ev.workload.phase or 'unknown'}"
     evidence.append(EvidenceLine(text=phase, source="get_workload_status"))
     actions = advice(best)
-    actions += [
-        f"Node pool {v.pool} has {gpus(v.figures.free)} free GPUs: asking for it first may "
-        "start it sooner."
-        for v in others
-        if v.figures
-        and v.figures.free is not None
-        and v.figures.requested is not None
-        and v.figures.free >= v.figures.requested
-    ]
+    actions += [text for text in (_pool_first(ev, v) for v in others) if text]
     if best.reason is PendingReason.UNKNOWN:
         actions += _unknown_advice(ev)
     missing = [g.what for g in ev.gaps]

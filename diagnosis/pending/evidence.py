@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,11 +25,13 @@ from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import Event, HistoryRecord, Node, Pod, Workload
 from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry
 
-__all__ = ["PendingEvidence", "Said", "pending_since", "sayings"]
+__all__ = ["PendingEvidence", "PoolList", "Said", "pending_since", "sayings"]
 
 STATUS = "get_workload_status"
 HISTORY = "get_workload_history"
 _POOL_PREFIX = re.compile(r"^Node-Pool '(?P<pool>[^']+)':\s*")
+#: Whose node-pool list the scheduler follows: the workload's own, or its project's defaults.
+PoolList = Literal["workload", "project"]
 
 
 class Said(BaseModel):
@@ -87,16 +90,20 @@ class PendingEvidence(BaseModel):
 
     def pools(self) -> list[str]:
         """The node pools to explain: requested, else the project's defaults, else named ones."""
+        listed, _ = self.pool_order()
+        return listed or list(dict.fromkeys(s.node_pool for s in self.said if s.node_pool))
+
+    def pool_order(self) -> tuple[list[str], PoolList | None]:
+        """The node pools in the order the scheduler tries them, and whose list that is.
+
+        The workload's own list, else its project's defaults; ([], None) when neither names any.
+        """
         if self.workload.requested_node_pools:
-            return list(self.workload.requested_node_pools)
-        defaults = (
-            self.project.effective.default_node_pools
-            if self.project and self.project.effective
-            else ()
-        )
-        if defaults:
-            return list(defaults)
-        return list(dict.fromkeys(s.node_pool for s in self.said if s.node_pool))
+            return list(self.workload.requested_node_pools), "workload"
+        effective = self.project.effective if self.project else None
+        if effective and effective.default_node_pools:
+            return list(effective.default_node_pools), "project"
+        return [], None
 
     def saying(self, *kinds: Saying, pool: str | None = None) -> list[Said]:
         """Current statements of these kinds about `pool` (see `about`), newest first."""

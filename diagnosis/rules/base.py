@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict
 
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.facts import group
-from diagnosis.report import Category, EvidenceLine, MemoryFigures
+from diagnosis.report import Category, EvidenceLine
+from diagnosis.report_parts import MemoryFigures
 from diagnosis.signals import unique
 
 __all__ = [

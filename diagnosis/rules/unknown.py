@@ -6,7 +6,8 @@ from diagnosis.evidence import Evidence
 from diagnosis.exitcodes import SIGKILL_EXIT, SYSTEM_KILL_CODES, describe_exit_code
 from diagnosis.lexicon import SignalKind
 from diagnosis.memory import memory_evidence
-from diagnosis.report import Category, EvidenceLine, MemoryFigures
+from diagnosis.report import Category, EvidenceLine
+from diagnosis.report_parts import MemoryFigures
 from diagnosis.rules.advice import DESCRIBE, describe_pod, get_events, kubectl_logs, ran
 from diagnosis.rules.base import CategoryRow, Details, Finding, cite, cite_all, latest
 

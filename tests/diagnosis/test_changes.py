@@ -18,7 +18,7 @@ from bot.app.demo.scenarios import request_from_expectation
 from bot.render.plan import answer
 from diagnosis import WorkloadAccess, diagnose
 from diagnosis.changes import compare, earlier_good_runs
-from diagnosis.report import Change
+from diagnosis.report_parts import Change
 from diagnosis.runai.models import Workload, WorkloadSpec
 from tests.diagnosis.doubles import Refusing
 from tests.diagnosis.good_runs import CHANGED, FAILED_ID, GOOD_ID, with_good_run_as

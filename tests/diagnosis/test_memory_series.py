@@ -6,7 +6,8 @@ import json
 from datetime import UTC, datetime
 
 from diagnosis.memory import memory_evidence
-from diagnosis.report import MemoryFigures, MemorySample, Outcome, Report
+from diagnosis.report import Outcome, Report
+from diagnosis.report_parts import MemoryFigures, MemorySample
 from diagnosis.resolve import workload_ref
 from diagnosis.runai.models import Measurement, MetricValue, Workload
 from tests.factories import ago, evidence, iso, phase_update, workload

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from diagnosis.report import (
-    Category,
-    EvidenceLine,
-    Outcome,
-    Report,
-    WorkloadRef,
-    count_redactions,
-)
+from diagnosis.report import Category, EvidenceLine, Outcome, Report, count_redactions
+from diagnosis.report_parts import WorkloadRef
 
 MARK = "[REDACTED:secret-value]"
 REF = WorkloadRef(id="w", name="train", project="nlp", cluster_id="c", phase="Failed")

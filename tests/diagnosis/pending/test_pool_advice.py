@@ -1,0 +1,121 @@
+"""The Pending advice about another node pool with free GPUs, given where it stands in the list.
+
+The scheduler tries a workload's node pools in the order listed (its own list, else its
+project's defaults). Advice to try a pool with room first is given only for a pool listed
+after another one, says whose list it is, and never for a pool the workload cannot use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from diagnosis.kube.scheduling_models import PodGroup
+from diagnosis.pending.compose import compose_pending
+from diagnosis.pending.evidence import PendingEvidence
+from diagnosis.pending.table import decide
+from diagnosis.pending.verdict import PendingReason
+from diagnosis.runai.models import Event
+from diagnosis.runai.scheduling_models import NodePool
+from tests.diagnosis.pending import builders as b
+
+R = PendingReason
+
+#: Pool default is full (the project is within its quota there); h100 has room for the 4 GPUs.
+FREE: dict[str, float] = {"default": 0, "h100": 12}
+TOTAL: dict[str, float] = {"default": 32, "h100": 16}
+OVER_LIMIT_IN_DEFAULT = {"nodePool": "default", "phaseReason": "OverLimit", "reason": "Over limit"}
+
+
+def _evidence(
+    requested: list[str],
+    *,
+    defaults: tuple[str, ...] = ("default", "h100"),
+    events: tuple[Event, ...] = (b.fit(b.SHORTAGE),),
+    typed: tuple[dict[str, Any], ...] = (),
+    pools: list[NodePool] | None = None,
+    podgroup: PodGroup | None = None,
+) -> PendingEvidence:
+    wl = b.waiting(requestedNodePools=requested, pendingSchedulingMessages=list(typed))
+    quota = b.project()
+    effective = (
+        quota.effective.model_copy(update={"default_node_pools": defaults})
+        if defaults and quota.effective
+        else None
+    )
+    ev = b.pending_evidence(
+        wl,
+        events=list(events),
+        quota=quota.model_copy(update={"effective": effective}),
+        pools=pools,
+    )
+    return ev.model_copy(
+        update={"free": b.capacity("FREE_GPUS", FREE), "total": b.capacity("TOTAL_GPUS", TOTAL)}
+    )
+
+
+#: (the evidence, h100's verdict, words of the one piece of advice naming h100, or None: none).
+CASES: list[Any] = [
+    pytest.param(
+        _evidence(["default", "h100"]),
+        R.UNKNOWN,
+        ["Node pool h100 has 12 free GPUs", "the workload lists it after default", "h100 first"],
+        id="listed-second",
+    ),
+    pytest.param(
+        _evidence(["a100", "default", "h100"]),
+        R.UNKNOWN,
+        ["the workload lists it after a100, default", "h100 first"],
+        id="listed-third",
+    ),
+    pytest.param(_evidence(["h100", "default"]), R.UNKNOWN, None, id="listed-first"),
+    pytest.param(
+        _evidence(
+            ["default", "h100"],
+            events=(),
+            typed=(OVER_LIMIT_IN_DEFAULT,),
+            pools=[b.pool("default"), b.pool("h100", "Empty")],
+        ),
+        R.NODE_CONSTRAINT_MISMATCH,
+        None,
+        id="listed-second-but-unusable",
+    ),
+    pytest.param(
+        _evidence([]),
+        R.UNKNOWN,
+        ["comes after default in the project's default node pools", "h100 first"],
+        id="project-default-second",
+    ),
+    pytest.param(_evidence([], defaults=("h100", "default")), R.UNKNOWN, None, id="project-first"),
+    pytest.param(
+        _evidence(
+            [],
+            defaults=(),
+            events=(
+                b.fit(f"Node-Pool 'default': {b.SHORTAGE}"),
+                b.fit(f"Node-Pool 'h100': {b.MIXED}"),
+            ),
+        ),
+        R.UNKNOWN,
+        None,
+        id="order-not-read",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ev", "h100", "words"), CASES)
+def test_a_pool_with_room_is_advised_first_only_when_listed_later(
+    ev: PendingEvidence, h100: PendingReason, words: list[str] | None
+):
+    best, others = decide(ev)
+    assert (best.reason, best.pool) != (h100, "h100")
+    assert {v.pool: v.reason for v in others}["h100"] is h100
+    report = compose_pending(ev, best, others)
+    about = [a for a in report.recommendations if "h100" in a]
+    if words is None:
+        assert about == []
+        return
+    [advice] = about
+    for word in words:
+        assert word in advice, advice
