@@ -60,14 +60,14 @@ class AlertRouting:
         *,
         channels: Mapping[str, str],
         slack_team: Callable[[], Awaitable[str]] | None = None,
-        service_url: Callable[[str], Awaitable[str | None]] | None = None,
+        teams_target: Callable[[str], Awaitable[Target | None]] | None = None,
     ) -> None:
-        """`service_url` finds a Teams conversation's service URL (from one of its watches)."""
+        """`teams_target` finds a Teams conversation's tenant and address (from its watches)."""
         self._runai = runai
         self._kv = kv
         self._channels = dict(channels)
         self._slack_team = slack_team
-        self._service_url = service_url
+        self._teams_target = teams_target
         self._log = structlog.get_logger(__name__)
 
     def _unmapped(self, alert: AlertSpec, reason: str) -> None:
@@ -101,11 +101,11 @@ class AlertRouting:
         team = await self._slack_team() if self._slack_team is not None else ""
         target = channel_target(channel, team)
         if target.platform == "teams":
-            found = await self._service_url(channel) if self._service_url is not None else None
+            found = await self._teams_target(channel) if self._teams_target is not None else None
             if found is None:
                 self._unmapped(alert, "teams_without_watch")
                 return None
-            target = target.model_copy(update={"service_url": found})
+            target = found  # its tenant too: the answer's buttons find the thread by it
         return PushSpec(
             source="alert",
             target=target,

@@ -67,9 +67,12 @@ class PushRuntime:
 def declared_watches(settings: Settings) -> list[Declared]:
     """`WATCHES`, checked; `ConfigError` names the entry that is wrong."""
     declared = []
+    tenant = settings.teams.tenant_id or ""
     for index, raw in enumerate(settings.push.watches):
+        # A Teams entry is in the one tenant the bot serves unless it says otherwise.
+        entry = {"team": tenant, **raw} if raw.get("platform") == "teams" else raw
         try:
-            declared.append(Declared.model_validate(raw))
+            declared.append(Declared.model_validate(entry))
         except ValidationError as error:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
@@ -124,7 +127,7 @@ def build_push(
         kv,
         channels=settings.push.alert_channels,
         slack_team=slack_team,
-        service_url=subscriptions.service_url,
+        teams_target=subscriptions.teams_target,
     )
     work = PushWork(
         runai=runai,

@@ -181,21 +181,14 @@ class WatchPoller:
             if cluster is None:
                 self._log.warning("watch_cluster_unknown", cluster=declared.cluster)
                 continue
-            target = {
-                "platform": declared.platform,
-                "team": declared.team,
-                "service_url": declared.service_url,
-            }
-            subscription = Subscription.model_validate(
-                {
-                    "target": {**target, "channel": declared.channel},
-                    "cluster_id": cluster.uuid,
-                    "cluster_name": cluster.name,
-                    "project": declared.project,
-                    "preemptions": declared.preemptions,
-                    "subscribed_by": "WATCHES",
-                    "declared": True,
-                }
+            subscription = Subscription(
+                target=declared.target(),
+                cluster_id=cluster.uuid,
+                cluster_name=cluster.name,
+                project=declared.project,
+                preemptions=declared.preemptions,
+                subscribed_by="WATCHES",
+                declared=True,
             )
             # Declared ones start watching when a poller first sees them, once for all.
             since = subscription.since.isoformat()

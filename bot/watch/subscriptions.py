@@ -51,7 +51,8 @@ class Declared(BaseModel):
     """One entry of `WATCHES`: `{"channel": "C0123", "project": "nlp", "cluster": "prod-a"}`.
 
     `cluster` is a name or an ID; `platform` is `slack` (default), `teams` (with the
-    conversation's `service_url`, which Teams gives only with an activity) or `console`.
+    conversation's `service_url`, which Teams gives only with an activity, and its tenant ID
+    as `team`, which the settings fill in from `TEAMS_TENANT_ID`) or `console`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -68,7 +69,18 @@ class Declared(BaseModel):
     def _teams_has_an_address(self) -> Declared:
         if self.platform == "teams" and not self.service_url:
             raise ValueError("a Teams watch needs the conversation's service_url")
+        if self.platform == "teams" and not self.team:
+            raise ValueError("a Teams watch needs its tenant ID as team (or TEAMS_TENANT_ID set)")
         return self
+
+    def target(self) -> Target:
+        """The channel it posts in, keyed as its own conversations are (buttons find them)."""
+        return Target(
+            platform=self.platform,
+            team=self.team,
+            channel=self.channel,
+            service_url=self.service_url,
+        )
 
 
 class Subscriptions:
@@ -106,13 +118,18 @@ class Subscriptions:
         """The chat subscriptions of one channel."""
         return [s for s in await self.stored() if s.target.ident() == target.ident()]
 
-    async def service_url(self, channel: str) -> str | None:
-        """The service URL a Teams conversation's watch keeps, if it has one."""
-        for subscription in await self.stored():
-            target = subscription.target
-            if target.platform == "teams" and target.channel == channel and target.service_url:
-                return target.service_url
-        return None
+    async def teams_target(self, channel: str) -> Target | None:
+        """A Teams conversation as one of its watches keeps it: tenant and service URL.
+
+        Teams gives a conversation's address only with an activity, so an alert can be posted
+        only where a watch (made in chat, or in `WATCHES`) recorded it.
+        """
+        found = [s.target for s in await self.stored()]
+        found += [d.target() for d in self.declared]
+        return next(
+            (t for t in found if t.platform == "teams" and t.channel == channel and t.service_url),
+            None,
+        )
 
     def declared_in(self, target: Target) -> list[Declared]:
         """The `WATCHES` entries of one channel."""

@@ -13,6 +13,8 @@ from bot.app.pushing import build_push, declared_watches
 from bot.config import ConfigError, Settings
 from bot.conversation import MemoryStore
 from bot.ops.metrics import ALERTS_UNMAPPED
+from bot.push import MemoryKv
+from bot.watch.subscriptions import Subscriptions
 from bot.work import Enqueued, MemoryWorkQueue, QueueUnavailable, WorkItem
 from diagnosis import RunaiClient, RunaiConfig
 from tests.bot.push.alerts import TOKEN, alert, webhook
@@ -90,6 +92,36 @@ def test_a_bad_watches_entry_stops_the_start_naming_it():
     with pytest.raises(
         ConfigError, match=r"WATCHES\[0\] is not a watch \(cluster: Field required\)"
     ):
+        declared_watches(settings)
+
+
+ROOM = {"channel": "19:nlp@thread.tacv2", "project": "nlp", "cluster": "prod-a"}
+ROOM_AT = {**ROOM, "platform": "teams", "service_url": "https://smba.example/emea/"}
+
+
+@pytest.mark.parametrize(
+    ("tenant", "entry", "team"),
+    [
+        pytest.param("tenant-acme", ROOM_AT, "tenant-acme", id="the bot's tenant by default"),
+        pytest.param("tenant-acme", {**ROOM_AT, "team": "t2"}, "t2", id="as the entry says"),
+        pytest.param(None, {**ROOM_AT, "team": "t2"}, "t2", id="said, without a tenant set"),
+    ],
+)
+async def test_a_declared_teams_watch_is_keyed_by_its_tenant(
+    tenant: str | None, entry: dict[str, str], team: str
+):
+    settings = Settings(_env_file=None, watches=[entry], teams_tenant_id=tenant)
+    [declared] = declared_watches(settings)
+    assert declared.target().team == team
+    # an alert for that channel is posted where its conversations are kept, tenant included
+    subscriptions = Subscriptions(MemoryKv(), [declared])
+    assert await subscriptions.teams_target(ROOM["channel"]) == declared.target()
+    assert await subscriptions.teams_target("19:other@thread.tacv2") is None
+
+
+def test_a_declared_teams_watch_without_its_tenant_stops_the_start():
+    settings = Settings(_env_file=None, watches=[ROOM_AT])
+    with pytest.raises(ConfigError, match=r"WATCHES\[0\] is not a watch \(.*tenant ID as team"):
         declared_watches(settings)
 
 

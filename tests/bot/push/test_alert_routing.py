@@ -20,8 +20,16 @@ async def _team() -> str:
     return "T1"
 
 
-async def _service_url(channel: str) -> str | None:
-    return "https://smba.example/emea/" if channel == "19:nlp@thread.tacv2" else None
+NLP_ROOM = Target(
+    platform="teams",
+    team="tenant-acme",
+    channel="19:nlp@thread.tacv2",
+    service_url="https://smba.example/emea/",
+)
+
+
+async def _teams_target(channel: str) -> Target | None:
+    return NLP_ROOM if channel == NLP_ROOM.channel else None
 
 
 @pytest.fixture
@@ -33,7 +41,7 @@ async def routing() -> AsyncIterator[AlertRouting]:
             "prod-a/vision": "19:vision@thread.tacv2",
         }
         yield AlertRouting(
-            up.runai, MemoryKv(), channels=channels, slack_team=_team, service_url=_service_url
+            up.runai, MemoryKv(), channels=channels, slack_team=_team, teams_target=_teams_target
         )
 
 
@@ -90,14 +98,10 @@ async def test_an_alert_that_maps_to_nothing_is_counted_never_guessed(
     assert ALERTS_UNMAPPED.labels(reason=reason)._value.get() == before + 1
 
 
-async def test_a_teams_conversation_is_posted_to_at_the_address_its_watch_keeps(
-    routing: AlertRouting,
-):
+async def test_a_teams_conversation_is_posted_to_as_its_watch_keeps_it(routing: AlertRouting):
     spec = await routing.resolve(_alert(project="nlp", workload_name="bert-ft-squad"))
     assert spec is not None
-    assert spec.target == Target(
-        platform="teams", channel="19:nlp@thread.tacv2", service_url="https://smba.example/emea/"
-    )
+    assert spec.target == NLP_ROOM  # its tenant too: the thread's key, which buttons look up
 
 
 @pytest.mark.parametrize(

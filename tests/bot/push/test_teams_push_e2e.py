@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import SecretStr
 
+from tests.bot.push.alerts import TOKEN, alert, webhook
 from tests.bot.push.scenes import DEMO, OOM_ID, failing
 from tests.bot.teams.fake_teams import Call
-from tests.bot.teams.harness import CHANNEL, mention, running_teams
+from tests.bot.teams.harness import CHANNEL, click, mention, running_teams
 
 pytestmark = pytest.mark.e2e
 
@@ -45,3 +47,32 @@ async def test_a_teams_channel_watches_a_project_and_gets_its_failures_in_one_th
         assert again.conversation == f"{CHANNEL};messageid={first.activity_id}"
         assert again.body["replyToId"] == first.activity_id
         assert any("2nd time in 1 min" in t for t in again.texts)
+
+
+async def test_an_alert_in_a_channel_watched_only_through_watches_is_posted_with_working_buttons(
+    redis_url: str,
+):
+    """`WATCHES` alone gives the channel its address; the answer's thread is the tenant's."""
+    watch = {"channel": CHANNEL, "project": "ml-team", "cluster": "prod-a"}
+    async with running_teams(
+        redis_url,
+        teams_watches=[watch],
+        alertmanager_token=SecretStr(TOKEN),
+        alert_cluster="prod-a",
+        alert_channels={"prod-a/ml-team": CHANNEL},
+    ) as [bot]:
+        answer = await bot.http.post(
+            f"{bot.url}/alerts/alertmanager",
+            content=webhook(alert()),
+            headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+        )
+        assert answer.json()["queued"] == 1
+        [posted] = await bot.teams.wait_for("send", timeout_s=30)
+        assert _answer(posted)
+        assert posted.conversation == CHANNEL
+        pressed = click(
+            bot, "report:evidence", card=posted.activity_id, thread=posted.activity_id, user="29:u2"
+        )
+        assert (await bot.send(pressed)).status_code == 200
+        sends = await bot.teams.wait_for("send", count=2, timeout_s=30)
+        assert any(t.startswith("All evidence · OOM_KILLED") for t in sends[1].texts)

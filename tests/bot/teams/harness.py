@@ -8,7 +8,7 @@ activity to `/api/messages` with a freshly signed Bot Framework token.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -166,9 +166,14 @@ async def running_teams(
     scenario: Scenario = DEMO,
     replicas: int = 1,
     teams: FakeTeams | None = None,
+    teams_watches: Sequence[Mapping[str, Any]] = (),
     **settings: Any,
 ) -> AsyncIterator[list[TeamsBot]]:
-    """`replicas` bots configured for Teams only, on one simulator and one fake Teams."""
+    """`replicas` bots configured for Teams only, on one simulator and one fake Teams.
+
+    `teams_watches` are `WATCHES` entries of Teams channels: each gets the fake Bot
+    Connector's address as its `service_url`, known once it runs.
+    """
     fake = teams or FakeTeams()
     for user in USERS:
         fake.members.setdefault(
@@ -181,6 +186,9 @@ async def running_teams(
         http = await stack.enter_async_context(
             httpx.AsyncClient(timeout=10, transport=network_transport())
         )
+        if teams_watches:
+            address = {"platform": "teams", "service_url": fake.url + "/"}
+            settings["watches"] = [{**w, **address} for w in teams_watches]
         bots = []
         for _ in range(replicas):
             runtime = build_runtime(
