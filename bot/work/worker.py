@@ -240,7 +240,7 @@ class Worker:
         try:
             journal = self._claims.answering(self.queue.journal(item.id))
             state = await journal.begin(delivery.entry_id)
-            if delivery.times > 1 or delivery.reclaimed or delivery.earlier:
+            if state.attempts > 1 or delivery.times > 1 or delivery.reclaimed:
                 state = replace(state, retried=True)
             if state.answered:  # answered, then the worker died before acknowledging
                 self._log.info("work_already_answered")
