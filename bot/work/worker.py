@@ -4,12 +4,13 @@ One loop per process: reclaim items that a silent consumer left idle, take new o
 (`XREADGROUP`) up to its free slots (`MAX_CONCURRENT_DIAGNOSES`), and run each in its own
 task; another task keeps their claims alive and stops an attempt whose claim is lost
 (`bot.work.claims`), so one item never has two attempts under way. An item delivered more
-than `max_deliveries` times is dead-lettered and its asker told; one past its deadline is
-not started, its asker is told (told first, then removed: a crash in between tells twice
-rather than never). Once an attempt has answered, removing the item is tried until it
-works. `stop` takes nothing more (a waiting take is abandoned at once), lets what runs
-finish within a grace period (its claims still renewed), and puts everything the consumer
-still holds back at the tail. Consumers that died without that are forgotten after a while.
+than `max_deliveries` times (or begun more, counting the attempts a stop handed back) is
+dead-lettered and its asker told; one past its deadline is not started, its asker is told
+(told first, then removed: a crash in between tells twice rather than never). Once an
+attempt has answered, removing the item is tried until it works. `stop` takes nothing more
+(a waiting take is abandoned at once), lets what runs finish within a grace period (its
+claims still renewed), and puts everything the consumer still holds back at the tail.
+Consumers that died without that are forgotten after a while.
 """
 
 from __future__ import annotations
@@ -249,8 +250,8 @@ class Worker:
             if handler is None:
                 await self._dead(delivery, None, f"no handler for platform {item.platform!r}")
                 return
-            if delivery.times > self._max_deliveries:
-                await self._dead(delivery, handler, f"delivered {delivery.times} times", state)
+            if (tries := max(delivery.times, state.attempts)) > self._max_deliveries:
+                await self._dead(delivery, handler, f"delivered {tries} times", state)
                 return
             if item.expired():
                 self._log.warning("work_expired", waited_s=round(time.time() - item.enqueued_at, 1))
