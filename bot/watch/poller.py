@@ -146,10 +146,16 @@ class WatchPoller:
 
     async def hold(self) -> bool:
         """Whether this replica holds the lease now (renewed, or just taken)."""
-        return await self._renew() or await self._kv.claim(LEASE_KEY, self._token, self._lease_s)
+        lease = (LEASE_KEY, self._token, self._lease_s)
+        return await self._kv.renew(*lease) or await self._kv.claim(*lease)
 
     async def _renew(self) -> bool:
-        return await self._kv.renew(LEASE_KEY, self._token, self._lease_s)
+        """Keep the lease while polling; False once it is lost (a Redis blip: tried next time)."""
+        try:
+            return await self._kv.renew(LEASE_KEY, self._token, self._lease_s)
+        except KvUnavailable as error:
+            self._log.warning("watch_lease_renewal_failed", error=str(error))
+        return True
 
     async def poll_once(self) -> int:
         """Poll every subscription once; returns how many items were queued."""

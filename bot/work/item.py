@@ -97,5 +97,6 @@ class Delivery:
     reclaimed: bool = False
     raw: str = ""
     earlier: int = 0
-    """Deliveries of the item before it was handed back (SIGTERM): an attempt may have shown
-    more than it recorded. They do not count towards `times`, which a hand-back restarts."""
+    """Deliveries of the item before it was handed back (SIGTERM), begun or not. They do not
+    count towards `times`, which a hand-back restarts: the journal counts the attempts that
+    began (`JournalState.attempts`)."""

@@ -37,15 +37,21 @@ class MemoryJournal:
     thread: str | None = None
     answered: bool = False
     entry: str | None = None
+    attempts: int = 0
 
     async def load(self) -> JournalState:
         """See `Journal.load`."""
         ordered = tuple(itertools.takewhile(bool, (self.posts.get(i) for i in itertools.count())))
-        return JournalState(ordered, self.thread, self.answered)  # type: ignore[arg-type]
+        return JournalState(
+            ordered,  # type: ignore[arg-type]
+            self.thread,
+            self.answered,
+            self.attempts,
+        )
 
     async def begin(self, entry_id: str) -> JournalState:
         """See `Journal.begin` (in memory nothing is lost: a gone entry is always stale)."""
-        self.entry = entry_id
+        self.entry, self.attempts = entry_id, self.attempts + 1
         return await self.load()
 
     def runs_from(self, entry_id: str) -> bool:

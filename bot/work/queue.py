@@ -39,6 +39,9 @@ class JournalState:
     posts: tuple[ShownPost, ...] = ()
     thread: str | None = None
     answered: bool = False
+    attempts: int = 0
+    """Attempts at the item that began (`Journal.begin`), on any of its entries; a hand-back
+    of one that never began adds none."""
     retried: bool = False
     """An attempt before this one may have shown more than it recorded (it was cut short)."""
 
@@ -51,7 +54,7 @@ class Journal(Protocol):
         ...
 
     async def begin(self, entry_id: str) -> JournalState:
-        """An attempt starts from queue entry `entry_id`: record it, and load everything.
+        """An attempt starts from queue entry `entry_id`: record and count it, and load everything.
 
         A handed-back item runs from a copy with a new entry ID; an earlier attempt that
         finds its own entry gone and another one recorded here knows it is stale.
@@ -122,8 +125,8 @@ class WorkQueue(Protocol):
         """Put everything `consumer` still holds back at the tail, then forget `consumer`.
 
         Returns how many items it put back. For a consumer that stops; a put-back item is
-        delivered afresh (its earlier deliveries are not counted again, but carried in
-        `Delivery.earlier`, so its next attempt knows it is not the first).
+        delivered afresh (its deliveries so far are carried in `Delivery.earlier`, not in
+        `times`; the attempts that began are counted in its journal).
         """
         ...
 

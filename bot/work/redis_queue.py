@@ -68,7 +68,10 @@ def _state(raw: Any) -> JournalState:
         kind, _, ref = shown.partition(":")
         posts.append(ShownPost(ref, progress=kind == "progress"))
     return JournalState(
-        tuple(posts), thread=fields.get("thread") or None, answered="answered" in fields
+        tuple(posts),
+        thread=fields.get("thread") or None,
+        answered="answered" in fields,
+        attempts=int(fields.get("attempts") or 0),
     )
 
 
@@ -84,9 +87,10 @@ class RedisJournal:
             return _state(await self._redis.hgetall(self._key))
 
     async def begin(self, entry_id: str) -> JournalState:
-        """See `Journal.begin` (the entry recorded as `entry` and the hash read, in one trip)."""
+        """See `Journal.begin` (`entry` recorded, `attempts` counted, the hash read: one trip)."""
         async with _translated("journal"), self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(self._key, "entry", entry_id)
+            pipe.hincrby(self._key, "attempts", 1)
             pipe.expire(self._key, self._ttl_s)
             pipe.hgetall(self._key)
             *_, raw = await pipe.execute()

@@ -3,13 +3,11 @@
 One loop per process: reclaim items that a silent consumer left idle, take new ones
 (`XREADGROUP`) up to its free slots (`MAX_CONCURRENT_DIAGNOSES`), and run each in its own
 task; another task keeps their claims alive and stops an attempt whose claim is lost
-(`bot.work.claims`), so one item never has two attempts under way. An item delivered more
-than `max_deliveries` times is dead-lettered and its asker told; one past its deadline is
-not started, its asker is told (told first, then removed: a crash in between tells twice
-rather than never). Once an attempt has answered, removing the item is tried until it
-works. `stop` takes nothing more (a waiting take is abandoned at once), lets what runs
-finish within a grace period (its claims still renewed), and puts everything the consumer
-still holds back at the tail. Consumers that died without that are forgotten after a while.
+(`bot.work.claims`), so one item never has two attempts under way; what an attempt does is
+`bot.work.attempt`. `stop` takes nothing more (a waiting take is abandoned at once), lets
+what runs finish within a grace period (its claims still renewed), and puts everything the
+consumer still holds back at the tail. Consumers that died without that are forgotten after
+a while.
 """
 
 from __future__ import annotations
@@ -20,20 +18,17 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
-from typing import Protocol
+from collections.abc import Mapping
 
 import structlog
 
-from bot.conversation.messages import GAVE_UP, expired
-from bot.ops.metrics import DEAD_LETTERS, QUEUE_DEPTH, RECLAIMED
-from bot.ops.observe import begin_request, observe_stage
+from bot.ops.metrics import QUEUE_DEPTH
+from bot.work.attempt import Attempts, Handler
 from bot.work.claims import Claims
-from bot.work.item import Delivery, WorkItem
-from bot.work.queue import Journal, JournalState, QueueUnavailable, WorkQueue
+from bot.work.item import Delivery
+from bot.work.queue import QueueUnavailable, WorkQueue
 
-__all__ = ["Handler", "Worker", "consumer_name"]
+__all__ = ["Worker", "consumer_name"]
 
 _BACKOFF_S = 1.0
 #: How long a cancelled item has to wind down before it is cancelled again: one Redis
@@ -41,21 +36,6 @@ _BACKOFF_S = 1.0
 RECANCEL_S = 5.0
 #: A consumer silent this long that holds nothing died without handing back: it is forgotten.
 FORGET_IDLE_S = 600.0
-
-
-class Handler(Protocol):
-    """What a platform does with its items (rebuilds its responder from the item)."""
-
-    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
-        """Answer the item; `state` is what earlier attempts showed."""
-        ...
-
-    async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
-        """Tell the asker privately it will not be answered (and replace any placeholder).
-
-        Never raises.
-        """
-        ...
 
 
 def consumer_name() -> str:
@@ -80,15 +60,16 @@ class Worker:
     ) -> None:
         self.queue = queue
         self.consumer = consumer or consumer_name()
-        self._handlers = dict(handlers)
         self._concurrency = concurrency
         self._claim_idle_s = claim_idle_s
-        self._max_deliveries = max_deliveries
         self._recancel_s = recancel_s
         self._forget_idle_s = forget_idle_s
         self._block_s = min(1.0, claim_idle_s / 3)
         self._claims = Claims(
             queue, self.consumer, claim_idle_s=claim_idle_s, recancel_s=recancel_s
+        )
+        self._attempts = Attempts(
+            queue, handlers, self._claims, max_deliveries=max_deliveries, retry_s=self._block_s
         )
         self._stopping = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
@@ -156,7 +137,7 @@ class Worker:
             if self._claims.holds(delivery.entry_id):  # its own, still winding down
                 self._log.warning("work_reclaimed_while_running", entry_id=delivery.entry_id)
                 continue
-            self._claims.hold(asyncio.create_task(self._process(delivery)), delivery, sent)
+            self._claims.hold(asyncio.create_task(self._attempts.run(delivery)), delivery, sent)
 
     async def _wait_for_a_slot(self) -> None:
         """Until an attempt ends or `stop` is called."""
@@ -226,86 +207,3 @@ class Worker:
             _, tasks = await asyncio.wait(tasks, timeout=self._recancel_s)
             if tasks:
                 self._log.warning("worker_items_cancelled_again", count=len(tasks))
-
-    async def _process(self, delivery: Delivery) -> None:
-        item = delivery.item
-        if item is None:
-            try:
-                await self._dead(delivery, None, "unreadable item")
-            except QueueUnavailable as error:  # still pending: dead-lettered on a later try
-                self._log.warning("work_not_acknowledged", error=str(error))
-            return
-        self._begin(delivery, item)
-        handler = self._handlers.get(item.platform)
-        try:
-            journal = self._claims.answering(self.queue.journal(item.id))
-            state = await journal.begin(delivery.entry_id)
-            if delivery.times > 1 or delivery.reclaimed or delivery.earlier:
-                state = replace(state, retried=True)
-            if state.answered:  # answered, then the worker died before acknowledging
-                self._log.info("work_already_answered")
-                await self._settle(self.queue.finish, delivery)
-                return
-            if handler is None:
-                await self._dead(delivery, None, f"no handler for platform {item.platform!r}")
-                return
-            if delivery.times > self._max_deliveries:
-                await self._dead(delivery, handler, f"delivered {delivery.times} times", state)
-                return
-            if item.expired():
-                self._log.warning("work_expired", waited_s=round(time.time() - item.enqueued_at, 1))
-                await handler.give_up(item, state, expired(item.deadline_at - item.enqueued_at))
-                await self._settle(self.queue.finish, delivery)
-                return
-            await handler.run(item, journal, state)
-            await self._settle(self.queue.finish, delivery)
-        except QueueUnavailable as error:
-            self._log.warning("work_not_acknowledged", error=str(error))
-        except Exception:  # noqa: BLE001 - left pending: another attempt after the idle time, up to the limit
-            self._log.exception("work_failed", times=delivery.times)
-
-    def _begin(self, delivery: Delivery, item: WorkItem) -> None:
-        # The request's own trace and ID, as bound when Slack handed it over: its logs and
-        # canonical log line are one request's, whichever worker answers it.
-        begin_request(item.request_id)
-        structlog.contextvars.bind_contextvars(work_id=item.id, platform=item.platform)
-        if delivery.reclaimed:
-            RECLAIMED.inc()
-            self._log.info("work_reclaimed", times=delivery.times)
-        elif delivery.earlier:
-            self._log.info("work_handed_back_before", earlier=delivery.earlier)
-        elif delivery.times == 1:
-            observe_stage("queue_wait", max(0.0, time.time() - item.enqueued_at))
-
-    async def _dead(
-        self,
-        delivery: Delivery,
-        handler: Handler | None,
-        reason: str,
-        state: JournalState | None = None,
-    ) -> None:
-        self._log.error("work_dead_lettered", reason=reason)
-        if handler is not None and delivery.item is not None:
-            # Told first: stopped in between, the item is still there to tell them again.
-            await handler.give_up(delivery.item, state or JournalState(), GAVE_UP)
-            await self._settle(self.queue.dead_letter, delivery, reason)
-        else:
-            await self.queue.dead_letter(delivery, reason)
-        DEAD_LETTERS.inc()
-
-    async def _settle(
-        self, step: Callable[..., Awaitable[None]], delivery: Delivery, *args: str
-    ) -> None:
-        """Remove an item its asker has heard about, trying until Redis takes it.
-
-        Left pending, it would be tried again, and its asker answered or told again.
-        """
-        self._claims.finishing()
-        while True:
-            try:
-                await step(delivery, *args)
-            except QueueUnavailable as error:
-                self._log.warning("work_not_acknowledged", error=str(error), retry_s=self._block_s)
-                await asyncio.sleep(self._block_s)
-            else:
-                return

@@ -11,7 +11,7 @@ import pytest
 
 from bot.app.backends import simulated
 from bot.ops.metrics import WATCH_POLLS
-from bot.push import MemoryKv, PushSpec, Target
+from bot.push import KvUnavailable, MemoryKv, PushSpec, Target
 from bot.watch.poller import Changed, WatchPoller
 from bot.watch.subscriptions import Declared, Subscription, Subscriptions
 from bot.work import Enqueued, MemoryWorkQueue, QueueUnavailable, WorkItem
@@ -37,6 +37,20 @@ class CrashingQueue(MemoryWorkQueue):
             raise QueueUnavailable("down")
         self.ok -= 1
         return await super().enqueue(item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
+
+
+class BlippingKv(MemoryKv):
+    """Fails the next `blips` renewals (Redis out of reach for a moment)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blips = self.blipped = 0
+
+    async def renew(self, key: str, value: str, ttl_s: float) -> bool:
+        if self.blips > 0:
+            self.blips, self.blipped = self.blips - 1, self.blipped + 1
+            raise KvUnavailable("Redis is unavailable (renew: ConnectionError)")
+        return await super().renew(key, value, ttl_s)
 
 
 @dataclass
@@ -208,6 +222,35 @@ async def test_one_poller_holds_the_lease_until_it_stops(rig: Rig):
     assert await first.hold()  # renewed
     await first.stop()
     assert await second.hold()
+
+
+async def test_a_redis_blip_while_polling_does_not_end_the_lease(rig: Rig):
+    """One failed renewal is tried again at the next: the lease outlives a long poll."""
+    kv = BlippingKv()
+    subscriptions = Subscriptions(kv)
+    await subscriptions.add(_subscription())
+    polling, release = asyncio.Event(), asyncio.Event()
+
+    class Slow:
+        async def list_changed_workloads(
+            self, *, cluster_id: str, project: str, since: datetime
+        ) -> list[Changed]:
+            del cluster_id, project, since
+            polling.set()
+            await release.wait()
+            return []
+
+    args = (rig.poller._runai, kv, subscriptions, MemoryWorkQueue(max_items=1))
+    poller = WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5)
+    poller._lease_s = 0.6  # renewed every 0.2 s
+    poller.start()
+    await polling.wait()
+    kv.blips = 1
+    await asyncio.sleep(1.5)  # the lease's TTL more than twice over
+    assert kv.blipped == 1
+    assert not await WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5).hold()
+    release.set()
+    await poller.stop()
 
 
 async def test_the_loop_polls_every_interval_and_survives_a_crashing_poll(rig: Rig):

@@ -71,6 +71,51 @@ async def test_an_item_handed_back_on_sigterm_is_retried_as_a_retry(queue: WorkQ
     assert shown == ["Diagnosing…", "OOM_KILLED"]
 
 
+async def test_an_item_handed_back_before_any_attempt_began_is_a_first_attempt(
+    queue: WorkQueue,
+):
+    """Taken as its worker stopped, put back untouched (however often): nothing was shown.
+
+    Its attempt does not look for posts of an earlier one, nor count the hand-backs as tries.
+    """
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    for _ in range(3):
+        await queue.take("stopping", 1, 0)
+        assert await queue.retire("stopping") == 1
+    handler = Diagnoser(Slackish())
+    handler.release.set()
+    worker = Worker(queue, {"test": handler}, concurrency=1, claim_idle_s=0.3, max_deliveries=1)
+    worker.start()
+    await until(lambda: handler.ran and worker.inflight == 0)
+    await worker.stop(1)
+    [state] = handler.states
+    assert not state.retried
+    assert handler.gave_up == []
+    assert await queue.depth() == 0
+
+
+async def test_attempts_handed_back_on_every_stop_count_towards_the_delivery_limit(
+    queue: WorkQueue,
+):
+    """An item whose attempt outlasts every stop is not tried again and again: it is given up."""
+    chat = Slackish()
+    await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
+    for _ in range(2):
+        handler = Diagnoser(chat)
+        worker = Worker(queue, {"test": handler}, concurrency=1, claim_idle_s=0.3, max_deliveries=2)
+        worker.start()
+        await handler.started.wait()
+        assert await worker.stop(0.05) == 1
+    last = Diagnoser(chat)
+    worker = Worker(queue, {"test": last}, concurrency=1, claim_idle_s=0.3, max_deliveries=2)
+    worker.start()
+    await until(lambda: last.gave_up or last.ran)
+    await worker.stop(1)
+    assert last.ran == []
+    assert [text for _, text, _ in last.gave_up] == [GAVE_UP]
+    assert await queue.depth() == 0
+
+
 async def test_a_worker_forgets_consumers_that_died_holding_nothing(
     redis_client: redis.asyncio.Redis,
 ):
