@@ -151,11 +151,12 @@ async def _continues(engine: ConversationEngine, incoming: Incoming, told_once_s
 
 async def converse(
     engine: ConversationEngine, incoming: Incoming, asker: Asker, *, shown: Responder | None = None
-) -> None:
+) -> bool:
     """Run one turn; any failure is logged and told to the asker privately, once.
 
     `shown` is what the engine answers through (the worker's journaled wrapper of `asker`);
-    `asker` tells the asker about failures.
+    `asker` tells the asker about failures. Returns False when nothing was done and the
+    asker was told to ask again (`asks_again`).
     """
     log = structlog.get_logger(__name__).bind(platform=incoming.key.platform)
     try:
@@ -170,6 +171,16 @@ async def converse(
         notice = failure_notice(error, shown=asker.public)
         if notice is not None:
             await asker.tell(notice)
+        return not asks_again(error, shown=asker.public)
+    return True
+
+
+def asks_again(error: Exception, *, shown: bool) -> bool:
+    """Whether the turn that failed with `error` did nothing and its asker is told to ask again.
+
+    Their thread was busy, or the state store failed before anything was shown.
+    """
+    return isinstance(error, ThreadBusy) or (isinstance(error, StoreUnavailable) and not shown)
 
 
 def failure_notice(error: Exception, *, shown: bool) -> str | None:

@@ -120,8 +120,12 @@ class PushWork:
         )
         self._log = structlog.get_logger(__name__)
 
-    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
-        """See `Handler.run`."""
+    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> bool:
+        """See `Handler.run`: nobody asked, so nobody is ever told to ask again (True)."""
+        await self._push(item, journal, state)
+        return True
+
+    async def _push(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
         if item.kind == "alert":
             alert = AlertSpec.model_validate(item.responder)
             if self._alerts is None:

@@ -52,7 +52,7 @@ class SlackWork:
         spec = ResponderSpec.model_validate(item.responder)
         return await adopt(self._client, item, spec, journal, state)
 
-    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
+    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> bool:
         """See `Handler.run`."""
         state = await self._adopted(item, journal, state)
         responder = self._responder(item, state)
@@ -69,8 +69,8 @@ class SlackWork:
         if ruling.incoming is None:
             if ruling.notice is not None:
                 await responder.tell(ruling.notice, ours=ruling.mentions)
-            return
-        await converse(engine, ruling.incoming, responder, shown=shown)
+            return True
+        return await converse(engine, ruling.incoming, responder, shown=shown)
 
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
         """See `Handler.give_up`."""

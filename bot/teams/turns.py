@@ -50,11 +50,12 @@ class TeamsTurns:
 
     async def run(
         self, inbound: Inbound, responder: TeamsResponder, *, shown: Responder | None = None
-    ) -> None:
+    ) -> bool:
         """Answer the activity (taken once); failures go to the asker, privately.
 
         `shown` is what the engine answers through (the worker's journaled wrapper of
-        `responder`); `responder` tells the asker about failures.
+        `responder`); `responder` tells the asker about failures. False: nothing was done,
+        and the asker was told to ask again.
         """
         current_inbound.set(inbound)
         ruling = await admit(
@@ -67,8 +68,8 @@ class TeamsTurns:
         if ruling.incoming is None:
             if ruling.notice is not None:
                 await responder.tell(ruling.notice)
-            return
-        await converse(self._engine, ruling.incoming, responder, shown=shown)
+            return True
+        return await converse(self._engine, ruling.incoming, responder, shown=shown)
 
 
 def incoming_of(inbound: Inbound) -> Incoming:

@@ -69,7 +69,7 @@ class TeamsWork:
             return spec
         return TeamsSpec(inbound=thread, target=ReplyTarget.of(thread))
 
-    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
+    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> bool:
         """See `Handler.run`."""
         spec = await self._spec(item)
         responder = self._responder(spec)
@@ -78,7 +78,7 @@ class TeamsWork:
         # What an earlier attempt showed is in the conversation already: a failure now is
         # told as "not saved", never as "nothing processed".
         responder.public = bool(state.posts)
-        await self._turns.run(spec.inbound, responder, shown=shown)
+        return await self._turns.run(spec.inbound, responder, shown=shown)
 
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
         """See `Handler.give_up`: the placeholder replaced by `text`, and the asker told."""

@@ -17,6 +17,7 @@ async def admit(queue: WorkQueue, item: WorkItem, *, dedupe: str, dedupe_ttl_s: 
     Raises:
         QueueUnavailable: nothing was taken (Redis is down).
     """
+    item = item.model_copy(update={"dedupe": dedupe})
     result = await queue.enqueue(item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
     log = structlog.get_logger(__name__)
     if result.intake is Intake.DUPLICATE:

@@ -5,12 +5,14 @@ is a retry when an attempt began before it, or its entry was delivered before. A
 delivered more than `max_deliveries` times (or begun more, counting the attempts a stop
 handed back) is dead-lettered and its asker told; one past its deadline is not started, its
 asker is told (told first, then removed: a crash in between tells twice rather than never).
-Once an attempt has answered, removing the item is tried until it works.
+Once an attempt has answered, removing the item is tried until it works; when it only told
+its asker to ask again, its dedupe key goes with it, so asking again (the same click) counts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
@@ -31,8 +33,12 @@ __all__ = ["Attempts", "Handler"]
 class Handler(Protocol):
     """What a platform does with its items (rebuilds its responder from the item)."""
 
-    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
-        """Answer the item; `state` is what earlier attempts showed."""
+    async def run(self, item: WorkItem, journal: Journal, state: JournalState) -> bool:
+        """Answer the item; `state` is what earlier attempts showed.
+
+        Returns False when nothing was done and its asker was told to ask again (their
+        thread was busy, the state store down): the same request is then taken again.
+        """
         ...
 
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
@@ -93,8 +99,8 @@ class Attempts:
                 await handler.give_up(item, state, expired(item.deadline_at - item.enqueued_at))
                 await self._settle(self.queue.finish, delivery)
                 return
-            await handler.run(item, journal, state)
-            await self._settle(self.queue.finish, delivery)
+            done = await handler.run(item, journal, state)
+            await self._settle(functools.partial(self.queue.finish, release=not done), delivery)
         except QueueUnavailable as error:
             self._log.warning("work_not_acknowledged", error=str(error))
         except Exception:  # noqa: BLE001 - left pending: another attempt after the idle time, up to the limit

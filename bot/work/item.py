@@ -33,6 +33,8 @@ class WorkItem(BaseModel):
     incoming: Incoming
     responder: dict[str, JsonValue]
     request_id: str | None = None
+    dedupe: str | None = None
+    """The request's dedupe key (`admit` sets it): forgotten when its asker is told to ask again."""
     enqueued_at: float
     """Epoch seconds when it was accepted."""
     deadline_at: float

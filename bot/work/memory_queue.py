@@ -169,11 +169,13 @@ class MemoryWorkQueue:
                 stale.append(delivery.entry_id)
         return stale
 
-    async def finish(self, delivery: Delivery) -> None:
+    async def finish(self, delivery: Delivery, *, release: bool = False) -> None:
         """See `WorkQueue.finish` (the journal is dropped: nothing can deliver it again)."""
         self._entries.pop(delivery.entry_id, None)
         if delivery.item is not None:
             self._journals.pop(delivery.item.id, None)
+            if release and delivery.item.dedupe is not None:
+                self._seen.pop(delivery.item.dedupe, None)
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
         """See `WorkQueue.dead_letter` (kept in `dead`, newest 1,000)."""

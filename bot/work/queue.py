@@ -110,10 +110,12 @@ class WorkQueue(Protocol):
         """
         ...
 
-    async def finish(self, delivery: Delivery) -> None:
+    async def finish(self, delivery: Delivery, *, release: bool = False) -> None:
         """Answered: mark its journal answered, acknowledge and delete the entry, at once.
 
         Whoever holds the entry now: the answer is out, so no attempt may give it again.
+        `release`: its asker was told to ask again, nothing done, so the item's dedupe key is
+        forgotten in the same step and the same request (the same click) is taken again.
         """
         ...
 

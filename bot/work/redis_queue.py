@@ -161,7 +161,7 @@ class RedisWorkQueue:
 
     async def enqueue(self, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
         """See `WorkQueue.enqueue` (one script: claim, bound, XADD)."""
-        keys = [self.stream, f"{self._prefix}:seen:{dedupe}"]
+        keys = [self.stream, self._seen_key(dedupe)]
         args: list[str | int] = [GROUP, self._max_items, dedupe_ttl_s, item.model_dump_json()]
         async with _translated("enqueue"):
             intake, ahead, depth = cast("list[Any]", await self._enqueue(keys=keys, args=args))
@@ -247,12 +247,18 @@ class RedisWorkQueue:
             stale = await self._heartbeat(keys=[self.stream, *journals], args=args)
         return [_text(entry_id) for entry_id in cast("list[Any]", stale)]
 
-    async def finish(self, delivery: Delivery) -> None:
-        """See `WorkQueue.finish`."""
-        journal = self._journal_key(delivery.item.id) if delivery.item else self.stream
+    async def finish(self, delivery: Delivery, *, release: bool = False) -> None:
+        """See `WorkQueue.finish` (one script; with `release`, the dedupe key goes too)."""
+        item = delivery.item
+        keys = [self.stream, self._journal_key(item.id) if item else self.stream]
+        if release and item is not None and item.dedupe is not None:
+            keys.append(self._seen_key(item.dedupe))
         args: list[str | int] = [GROUP, delivery.entry_id, self._journal_ttl_s]
         async with _translated("finish"):
-            await self._finish(keys=[self.stream, journal], args=args)
+            await self._finish(keys=keys, args=args)
+
+    def _seen_key(self, dedupe: str) -> str:
+        return f"{self._prefix}:seen:{dedupe}"
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
         """See `WorkQueue.dead_letter`."""

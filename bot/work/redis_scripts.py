@@ -86,7 +86,8 @@ return 1
 """
 
 
-FINISH = _settled("KEYS[2]", "ARGV[3]")
+#: KEYS[3], when given, is the item's dedupe key: its asker was told to ask again.
+FINISH = "if KEYS[3] then redis.call('DEL', KEYS[3]) end" + _settled("KEYS[2]", "ARGV[3]")
 
 DEAD_LETTER = (
     "redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'item', ARGV[3], 'reason', ARGV[4])"

@@ -160,25 +160,27 @@ async def test_a_store_failure_after_a_public_post_is_told_as_not_saved(demo: Ha
     assert ruling == Ruling(notice=STATE_NOT_SAVED)
 
 
-#: (what the turn raised, whether anything was shown for it) -> what the asker is told
+#: (what the turn raised, whether anything was shown for it) -> what the asker is told, and
+#: whether the turn counts as done (False: nothing done, they are told to ask again, and the
+#: same request, the same click, is then taken again)
 FAILURES = [
-    (ThreadBusy("held"), False, BUSY),
-    (ThreadBusy("held"), True, BUSY),
-    (StoreBusy("pool"), False, STORE_BUSY),
-    (StoreBusy("pool"), True, STATE_NOT_SAVED),
-    (StoreUnavailable("down"), False, STORE_DOWN),
-    (StoreUnavailable("down"), True, STATE_NOT_SAVED),
-    (QueueUnavailable("down"), False, STORE_DOWN),
-    (UPSTREAM, False, describe_upstream(UPSTREAM, "answer")),
-    (NOT_FOUND, False, describe_upstream(NOT_FOUND, "answer")),
-    (UPSTREAM, True, None),  # the engine replaced its progress notice already
-    (RuntimeError("bug"), False, CRASHED),
-    (RuntimeError("bug"), True, None),
+    (ThreadBusy("held"), False, BUSY, False),
+    (ThreadBusy("held"), True, BUSY, False),
+    (StoreBusy("pool"), False, STORE_BUSY, False),
+    (StoreBusy("pool"), True, STATE_NOT_SAVED, True),
+    (StoreUnavailable("down"), False, STORE_DOWN, False),
+    (StoreUnavailable("down"), True, STATE_NOT_SAVED, True),
+    (QueueUnavailable("down"), False, STORE_DOWN, False),
+    (UPSTREAM, False, describe_upstream(UPSTREAM, "answer"), True),
+    (NOT_FOUND, False, describe_upstream(NOT_FOUND, "answer"), True),
+    (UPSTREAM, True, None, True),  # the engine replaced its progress notice already
+    (RuntimeError("bug"), False, CRASHED, True),
+    (RuntimeError("bug"), True, None, True),
 ]
 
 
-@pytest.mark.parametrize(("error", "shown", "expected"), FAILURES)
-def test_failure_notice(error, shown, expected):
+@pytest.mark.parametrize(("error", "shown", "expected", "done"), FAILURES)
+def test_failure_notice(error, shown, expected, done):
     assert failure_notice(error, shown=shown) == expected
 
 
@@ -214,11 +216,11 @@ class Failing:
         raise self.error
 
 
-@pytest.mark.parametrize(("error", "shown", "expected"), FAILURES)
-async def test_a_failed_turn_is_told_once_and_never_raised(error, shown, expected):
+@pytest.mark.parametrize(("error", "shown", "expected", "done"), FAILURES)
+async def test_a_failed_turn_is_told_once_and_never_raised(error, shown, expected, done):
     asker = Asker(public=shown)
     engine = cast("ConversationEngine", Failing(error))
-    await converse(engine, Incoming(KEY, "U1", text="hi"), asker)
+    assert await converse(engine, Incoming(KEY, "U1", text="hi"), asker) is done
     assert asker.told == ([] if expected is None else [expected])
     assert asker.shown == []
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import structlog
 from pydantic import SecretStr
 
+from bot.conversation import ThreadKey
+from bot.conversation.store import StoreUnavailable
 from bot.teams.auth import BotClaims
 from bot.teams.signing_keys import KeyTiming, SigningKeys
 from bot.web.body import MAX_JSON_DEPTH, nesting
@@ -354,6 +357,34 @@ async def test_a_double_click_and_a_click_without_a_thread(bot: TeamsBot):
     await bot.teams.wait_for("send", count=4)
     assert len(bot.teams.of("update")) == 2
     assert len(bot.teams.of("send")) == 4
+
+
+async def test_a_click_told_to_try_again_is_taken_when_clicked_again(
+    bot: TeamsBot, monkeypatch: pytest.MonkeyPatch
+):
+    """A Redis blip at the worker: told "try again", the same click is answered, not dropped."""
+    ask = mention(bot, "why did training-job-42 in ml-team fail?")
+    root = ask["id"]
+    await bot.send(ask)
+    [question] = await bot.teams.wait_for("send")
+    value = question.buttons[0]["data"]["value"]
+    store = bot.runtime.store
+    lock, blips = store.lock, [StoreUnavailable("a Redis blip")]
+
+    def once_unavailable(key: ThreadKey) -> AbstractAsyncContextManager[None]:
+        if blips and key.thread == root:
+            raise blips.pop()
+        return lock(key)
+
+    monkeypatch.setattr(store, "lock", once_unavailable)
+    await bot.send(click(bot, value, card=question.activity_id, thread=root))
+    [_, told] = await bot.teams.wait_for("send", count=2)
+    assert told.conversation == "a:personal-29:u1"
+    assert any("Please try again" in t for t in told.texts)
+
+    await bot.send(click(bot, value, card=question.activity_id, thread=root))  # as told
+    [picked, *_] = await bot.teams.wait_for("update")
+    assert picked.activity_id == question.activity_id  # the question, now answered
 
 
 async def test_an_action_execute_invoke_gets_an_invoke_response(bot: TeamsBot):

@@ -52,7 +52,7 @@ class Diagnoser:
         self.gave_up: list[tuple[str, str, JournalState]] = []
         self.running = self.most = 0
 
-    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> None:
+    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> bool:
         self.ran.append(work.id)
         self.states.append(state)
         if self.fail:
@@ -67,6 +67,7 @@ class Diagnoser:
             await shown.update(ref, Notice("OOM_KILLED"))
         finally:
             self.running -= 1
+        return True
 
     async def give_up(self, work: WorkItem, state: JournalState, text: str) -> None:
         self.gave_up.append((work.id, text, state))

@@ -145,9 +145,9 @@ class _Flaky(_Through):
     def journal(self, item_id: str) -> Any:
         return _FlakyJournal(self, self._queue.journal(item_id))
 
-    async def finish(self, delivery: Delivery) -> None:
+    async def finish(self, delivery: Delivery, *, release: bool = False) -> None:
         self._check()
-        await self._queue.finish(delivery)
+        await self._queue.finish(delivery, release=release)
 
 
 class _FlakyJournal:
@@ -275,11 +275,12 @@ class _SavesAfterAnswering(Diagnoser):
         self.saving = asyncio.Event()
         self.saved = False
 
-    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> None:
+    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> bool:
         await super().run(work, journal, state)
         self.answered.set()
         await self.saving.wait()
         self.saved = True
+        return True
 
 
 async def test_an_attempt_whose_answer_is_out_is_not_stopped_while_it_saves(

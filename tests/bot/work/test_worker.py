@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from bot.conversation.messages import GAVE_UP
-from bot.work import Journal, JournalState, RedisWorkQueue, Worker, WorkItem, WorkQueue
+from bot.work import Journal, JournalState, RedisWorkQueue, Worker, WorkItem, WorkQueue, admit
 from tests.bot.work.chat import Diagnoser, Slackish, until
 from tests.bot.work.items import item
 
@@ -126,13 +126,14 @@ async def test_sigterm_hands_back_what_does_not_finish_within_the_grace(queue: W
 class _LosingACancellation(Diagnoser):
     """Its first cancellation is dropped mid-call (as redis-py can on Python 3.11)."""
 
-    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> None:  # noqa: ARG002 - the Handler's signature
+    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> bool:  # noqa: ARG002 - the Handler's signature
         self.started.set()
         try:
             await self.release.wait()
         except asyncio.CancelledError:
             self.ran.append("dropped a cancellation")
         await self.release.wait()  # and it would go on for as long as its diagnosis takes
+        return True
 
 
 async def test_sigterm_stops_work_that_dropped_its_cancellation(queue: WorkQueue):
@@ -227,3 +228,37 @@ async def test_stop_hands_back_what_the_consumer_holds_without_running_it(queue:
     assert handler.ran == [failed.id]
     back = await queue.take("next", 5, 0)
     assert sorted(d.item.id for d in back if d.item) == sorted([served.id, failed.id])
+
+
+class _AsksAgain(Diagnoser):
+    """Does nothing and tells its asker to ask again (their thread busy), or answers."""
+
+    def __init__(self, *, done: bool) -> None:
+        super().__init__(Slackish())
+        self.done = done
+
+    async def run(self, work: WorkItem, journal: Journal, state: JournalState) -> bool:  # noqa: ARG002 - the Handler's signature
+        self.ran.append(work.id)
+        return self.done
+
+
+@pytest.mark.parametrize(
+    ("done", "again"), [(False, "accepted"), (True, "duplicate")], ids=["asks again", "answered"]
+)
+async def test_a_request_told_to_ask_again_is_taken_again(
+    queue: WorkQueue,
+    done: bool,  # noqa: FBT001 - a table column
+    again: str,
+):
+    """Told "ask again", the asker repeats the same action (the same click): it is not a duplicate."""
+    handler = _AsksAgain(done=done)
+    admitted = await admit(queue, item(), dedupe="click:C1:1.1:prod-a:U1", dedupe_ttl_s=60)
+    assert admitted.intake == "accepted"
+    worker = _worker(queue, handler)
+    worker.start()
+    await until(lambda: handler.ran)
+    await until(lambda: worker.inflight == 0)
+    assert await queue.depth() == 0
+    repeated = await admit(queue, item(), dedupe="click:C1:1.1:prod-a:U1", dedupe_ttl_s=60)
+    assert repeated.intake == again
+    await worker.stop(1)
