@@ -18,13 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from diagnosis.secret_checks import (
-    SCHEMES,
-    secret_span,
-    sensitive_key,
-    trailing_punctuation_end,
-)
+from diagnosis.secret_checks import SCHEMES, sensitive_key
 from diagnosis.secret_rules import RULES, Rule
+from diagnosis.secret_values import secret_span, trailing_punctuation_end
 
 __all__ = [
     "MARKER",
