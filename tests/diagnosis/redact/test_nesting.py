@@ -8,8 +8,13 @@ deeper never comes out visible, and redaction stays linear.
 
 from __future__ import annotations
 
-import pytest
+from unittest.mock import patch
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from diagnosis import redact
 from diagnosis.kube.collect import LOG_BYTES
 from diagnosis.redact import _LOOKS_INSIDE, MARKER, Redactor
 from tests.linear_time import assert_grows_linearly, repeated
@@ -62,6 +67,36 @@ def test_no_depth_leaves_the_secret_visible(shape):
     for depth in range(1, 3 * DEEP):
         out = Redactor().clean(shape(depth))
         assert "hunter2zz" not in visible(out), (depth, out)
+
+
+#: Pieces of text around values: keys, separators, quotes, prose.
+PIECES = [
+    "key=", "config=", "password=", "--api-key ", "key-", "password ", "token: ", "secret ",
+    "name=a value=", "machine h password ", "Authorization: ", "cookie: ", "https://u:", "@db/",
+    '"', "'", '\\"', " ", "\n", "&", "?", ",", ";", "(", ")", "[REDACTED:jwt]",
+]  # fmt: skip
+#: What nests when repeated, and what may then name a secret.
+NESTS = ["key=", "key-", "password ", "token: ", "name=a value=", "secret ", "key=[REDACTED:jwt]@"]
+KEYS = ["password=", "--api-key ", 'password="', "password ", "password-", "https://u:", "&token="]
+SECRET = "hunter2q9zz0123456789abcdefghijkl"
+around = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    around,
+    st.lists(st.sampled_from(NESTS), min_size=1, max_size=2).map("".join),
+    st.integers(1, 3 * DEEP),
+    st.sampled_from(KEYS),
+    around,
+)
+def test_what_unbounded_looks_would_mask_stays_masked(before, nest, depth, key, after):
+    """The bound costs no secret: whatever looking inside without one masks stays masked."""
+    text = before + nest * depth + key + SECRET + after
+    with patch.object(redact, "_LOOKS_INSIDE", len(text) + 1):
+        unbounded = visible(Redactor().clean(text))
+    if SECRET not in unbounded:
+        assert SECRET not in visible(Redactor().clean(text)), text
 
 
 def test_within_the_budget_only_the_secret_is_masked():
