@@ -6,6 +6,11 @@ redactor counts what it masked so the report can say so. Only the secret is repl
 key name, the URL host and the surrounding sentence stay readable. Cleaning is idempotent:
 markers are never re-redacted or counted again. The shapes are in `secret_rules`; `shorten`
 and `clip` cut long quoted text without cutting through a marker.
+
+A rule that rejects a value looks inside it again (`config=url?password=…`), and inside what
+it finds there, up to `_LOOKS_INSIDE` levels deep. Deeper than that it fails closed: the rest
+of the text is masked unread, so no secret a deeper look would find stays visible, and
+redaction stays linear.
 """
 
 from __future__ import annotations
@@ -13,13 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from diagnosis.secret_checks import (
-    SCHEMES,
-    secret_span,
-    sensitive_key,
-    trailing_punctuation_end,
-)
+from diagnosis.secret_checks import SCHEMES, sensitive_key
 from diagnosis.secret_rules import RULES, Rule
+from diagnosis.secret_values import secret_span, trailing_punctuation_end
 
 __all__ = [
     "MARKER",
@@ -65,8 +66,13 @@ class _Index:
 
 _RULES_INDEX = _Index.of(RULES)
 #: How many times one rule looks again inside a value it rejected, and inside the values
-#: found there: enough for any real nesting (`config=url?password=…`), and it keeps a line
-#: of `key=key=key=…` linear instead of scanning to its end from every `=`.
+#: found there: enough for any real nesting (`config=url?password=…`). Each look may read to
+#: the value's end, so looking inside every `=` of `key=key=key=…` is quadratic; bounded, a
+#: nest costs at most 17 reads of its length. A rule that would look deeper fails closed: it
+#: masks from that value to the end of the text, unread (skipping it instead left a secret
+#: nested 17 deep visible). Nothing narrower is both exact and linear: a nested value is only
+#: judged by reading it whole (a search stopped at a window's edge may take a shorter branch
+#: or miss a long key), and some rules' matches run on past the end of the line (`.netrc`).
 _LOOKS_INSIDE = 16
 
 
@@ -118,15 +124,30 @@ class Redactor:
             if start == end or _masked(text, start, end) or (rule.accept and not rule.accept(m)):
                 inside = inside + 1 if m.start() < rejected_to else 0
                 rejected_to = max(rejected_to, m.end())
-                if inside >= _LOOKS_INSIDE:  # `key=key=key=…`: each look would scan to its end
-                    pos = max(rejected_to, m.start() + 1)
-                    continue
+                if inside >= _LOOKS_INSIDE:  # `key=key=key=…`: too deep to read inside again
+                    return self._masked_from(rule, text, parts, done, start)
                 pos = start if start > m.start() else m.start() + 1  # look inside the value
                 continue
-            parts += (text[done:start], f"[REDACTED:{rule.kind}]")
-            self.counts[rule.kind] = self.counts.get(rule.kind, 0) + 1
+            parts += (text[done:start], self._marker(rule))
             done = pos = end
         return "".join((*parts, text[done:])) if parts else text
+
+    def _masked_from(self, rule: Rule, text: str, parts: list[str], done: int, at: int) -> str:
+        """Fail closed: `text` as masked so far (`parts` up to `done`), and masked from `at` on.
+
+        Trailing whitespace stays; so does a rest that is nothing but markers, so that cleaning
+        the result again changes nothing.
+        """
+        end = len(text.rstrip())
+        if MARKER.sub("", text[at:end]).strip():
+            parts = [*parts, text[done:at], self._marker(rule)]
+            done = end
+        return "".join((*parts, text[done:])) if parts else text
+
+    def _marker(self, rule: Rule) -> str:
+        """The marker for one more value of `rule`'s kind, counted."""
+        self.counts[rule.kind] = self.counts.get(rule.kind, 0) + 1
+        return f"[REDACTED:{rule.kind}]"
 
 
 def redact(text: str | None) -> str:

@@ -1,38 +1,28 @@
-"""What the redaction rules check beyond their patterns: key names, prose, entropy, shapes.
+"""What the redaction rules check around a value: key names, prose, the text beside it.
 
 Each rule's pattern finds a candidate; the check here says whether it is a secret (`cached`
-after `token:` is not, `hunter2` after `the password is` is). `secret_span` is the part a
-match masks; `trailing_punctuation_end` keeps a sentence's punctuation out of it.
+after `token:` is not, `hunter2` after `the password is` is). Checks on a value's form alone
+(entropy, encoding, token shape) are in `secret_values`.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
+
+from diagnosis.secret_values import secret_value, token_like
 
 __all__ = [
     "SCHEMES",
     "authorization",
-    "bare_aws_secret",
-    "bearer",
-    "cli_token",
     "credential_file",
-    "encoded",
     "env_pair",
     "header",
-    "high_entropy",
     "key_value",
     "netrc",
-    "ngc_legacy",
     "not_uid_gid",
-    "secret_span",
     "sensitive_key",
     "stated",
-    "trailing_punctuation_end",
 ]
-
-_SECRET_GROUPS = ("s", "s2", "s3", "s4")
 
 
 def _words(text: str) -> frozenset[str]:
@@ -72,17 +62,9 @@ _PLACEHOLDER = re.compile(
     r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
 )
 SCHEMES = _words("bearer basic token digest negotiate apikey")
-_ENCODED_HINTS = _words('"auths" "auth" password passwd secret token private_key -----begin apikey')
 _PROSE_VALUE = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _GOES_ON = re.compile(r" [A-Za-z]")
-_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_MIN_OPAQUE_TOKEN = 20  # a `bearer <word>` shorter than this, letters only, is prose
-_MIN_DISTINCT = 12  # distinct characters a blob needs to count as high-entropy
-_MIN_BLOB = 32  # shorter blobs next to a key word must also mix upper and lower case
 _MIN_WORD_SECRET = 4  # a word with fewer letters and digits after `password is` is prose
-_MIN_DISTINCT_AWS = 20
-_HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?")
-_NGC_DECODED = re.compile(r"[a-z0-9]{26}:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
 
 
 def sensitive_key(name: str, *, flag: bool = False) -> bool:
@@ -101,20 +83,6 @@ def sensitive_key(name: str, *, flag: bool = False) -> bool:
     )
 
 
-def secret_span(m: re.Match[str]) -> tuple[int, int]:
-    """What a match masks: its first participating secret group, else all of it."""
-    for name in _SECRET_GROUPS:
-        if name in m.re.groupindex and m.start(name) >= 0:
-            return m.span(name)
-    return m.span()
-
-
-def _secret(m: re.Match[str]) -> str:
-    """The value a rule would mask, without the sentence punctuation after it."""
-    start, end = secret_span(m)
-    return m.string[start : trailing_punctuation_end(m.string, start, end)]
-
-
 def _plain_value(m: re.Match[str]) -> bool:
     """A `key: value` whose value is data, not a credential (`KEY=value` always is a value).
 
@@ -123,7 +91,7 @@ def _plain_value(m: re.Match[str]) -> bool:
     containerd's `failed to fetch anonymous token: unexpected status: 401`, an unquoted key
     mid-line followed by a lowercase word, and the sentence goes on.
     """
-    value, text = _secret(m), m.string
+    value, text = secret_value(m), m.string
     if ":" not in m.group("sep"):
         return False
     if value.lower() in _KEPT_VALUES or (
@@ -147,7 +115,7 @@ def _placeholder(value: str) -> bool:
 def key_value(m: re.Match[str]) -> bool:
     """`KEY=value`, `key: value`, `--key value`: a credential key with a credential value."""
     key = m.group("key")
-    value = _secret(m)
+    value = secret_value(m)
     if _placeholder(value) or (
         m.group("s4") is not None and _QUOTED_PAIR.match(m.string, m.start("s4"))
     ):
@@ -155,7 +123,7 @@ def key_value(m: re.Match[str]) -> bool:
     if key.lstrip("-").lower() == "authorization":
         return False  # the `authorization` rule knows its schemes
     spaced = not m.group("sep").strip()
-    if spaced and (not key.startswith("-") or m.group("close") or _secret(m).startswith("-")):
+    if spaced and (not key.startswith("-") or m.group("close") or secret_value(m).startswith("-")):
         return False
     if m.group("sep") == ":" and not m.group("close") and "_" not in key:
         # `secret-model:2`, `auth-proxy:443` are images and hosts, not keys; names with an
@@ -183,12 +151,12 @@ def credential_file(m: re.Match[str]) -> bool:
     if opened < 0 or text.rfind("}", opened, m.start()) >= 0:
         return False  # not inside one object
     obj = text[opened : closed if closed >= 0 else m.end() + _OBJECT_REACH]
-    return _IDENTITY_MEMBER.search(obj) is not None and not _placeholder(_secret(m))
+    return _IDENTITY_MEMBER.search(obj) is not None and not _placeholder(secret_value(m))
 
 
 def netrc(m: re.Match[str]) -> bool:
     """A `.netrc` entry's password: a value, not a placeholder or a word of prose."""
-    value = _secret(m)
+    value = secret_value(m)
     return not _placeholder(value) and value.lower() not in _PROSE_WORDS
 
 
@@ -207,37 +175,6 @@ def header(m: re.Match[str]) -> bool:
     return not _plain_value(m)
 
 
-def bearer(m: re.Match[str]) -> bool:
-    """`bearer <token>` where the token is long or not a plain word."""
-    token = _secret(m)
-    return len(token) >= _MIN_OPAQUE_TOKEN or not token.isalpha()
-
-
-def encoded(m: re.Match[str]) -> bool:
-    """A base64 blob whose decoded text carries credentials (`.dockerconfigjson`, a Secret)."""
-    blob = _secret(m).rstrip("=").replace("-", "+").replace("_", "/")
-    try:
-        decoded = base64.b64decode(blob + "=" * (-len(blob) % 4)).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return False
-    return any(hint in decoded.lower() for hint in _ENCODED_HINTS)
-
-
-def high_entropy(m: re.Match[str]) -> bool:
-    """A random-looking blob next to a key word: letters, digits, many distinct characters."""
-    blob = _secret(m)
-    mixed = any(c.isupper() for c in blob) and any(c.islower() for c in blob)
-    weak = "weak" in m.re.groupindex and m.group("weak") is not None
-    return (
-        any(c.isdigit() for c in blob)
-        and any(c.isalpha() for c in blob)
-        and len(set(blob)) >= _MIN_DISTINCT
-        # after a bare `key` (a cache key, a commit), only a mixed-case blob is a secret
-        and ((len(blob) >= _MIN_BLOB and not weak) or mixed)
-        and not _UUID.fullmatch(blob)
-    )
-
-
 def _credential_word(value: str) -> bool:
     """Whether a lone word after `password is` / `PASSWORD` reads as a credential.
 
@@ -250,20 +187,10 @@ def _credential_word(value: str) -> bool:
     return value.lower() not in _PROSE_WORDS and not (value.isalpha() and value.isupper())
 
 
-def _token_like(value: str) -> bool:
-    """A machine-made credential: long, with letters and digits, many distinct characters."""
-    return (
-        len(value) >= _MIN_OPAQUE_TOKEN - 8
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-        and len(set(value)) >= _MIN_DISTINCT - 4
-    )
-
-
 def stated(m: re.Match[str]) -> bool:
     """`the password is <value>` / `PASSWORD <value>` where the value reads as a credential."""
     caps = m.group("caps")
-    return (caps is None or sensitive_key(caps)) and _credential_word(_secret(m))
+    return (caps is None or sensitive_key(caps)) and _credential_word(secret_value(m))
 
 
 def prose_password(m: re.Match[str]) -> bool:
@@ -273,7 +200,7 @@ def prose_password(m: re.Match[str]) -> bool:
     a letter and a digit or symbol in it (or all digits), at least six long, and never a path
     or a URL.
     """
-    value = _secret(m)
+    value = secret_value(m)
     mixed = any(c.isalpha() for c in value) and any(c.isdigit() or not c.isalnum() for c in value)
     return (
         len(value) >= _MIN_PROSE_PASSWORD
@@ -284,66 +211,9 @@ def prose_password(m: re.Match[str]) -> bool:
     )
 
 
-def cli_token(m: re.Match[str]) -> bool:
-    """`login <token>`: a token, not a registry host or a request id."""
-    token = _secret(m)
-    if _HOSTNAME.fullmatch(token) or _UUID.fullmatch(token):
-        return False  # `docker login registry.acme.io`, `failed login <request id>`
-    return any(c.isdigit() for c in token) and len(set(token)) >= _MIN_DISTINCT - 2
-
-
-def bare_aws_secret(m: re.Match[str]) -> bool:
-    """A bare 40-character AWS secret key: mixed case, digits, random; not a path."""
-    key = _secret(m)
-    return (
-        any(c.isupper() for c in key)
-        and any(c.islower() for c in key)
-        and any(c.isdigit() for c in key)
-        and len(set(key)) >= _MIN_DISTINCT_AWS
-        and key.count("/") <= 2  # noqa: PLR2004
-        and not key.startswith("/")
-        and "//" not in key
-    )
-
-
-def ngc_legacy(m: re.Match[str]) -> bool:
-    """Named after `ngc`, or base64 of the legacy key's own shape (`<26 chars>:<uuid>`)."""
-    if m.group("ngc"):
-        return True
-    blob = _secret(m)
-    try:
-        decoded = base64.b64decode(blob + "=" * (-len(blob) % 4)).decode("ascii")
-    except (binascii.Error, ValueError):
-        return False
-    return _NGC_DECODED.fullmatch(decoded) is not None
-
-
 def authorization(m: re.Match[str]) -> bool:
     """`Authorization: [<scheme>] <credential>`; an unknown scheme needs a token-like credential."""
     scheme = m.group("scheme")
     if scheme and scheme.lower() not in SCHEMES:
-        return _token_like(_secret(m))  # `Authorization: SSWS <token>`, `: Splunk <token>`
+        return token_like(secret_value(m))  # `Authorization: SSWS <token>`, `: Splunk <token>`
     return not _plain_value(m)
-
-
-_CLOSERS = {")": "(", "]": "[", "}": "{"}
-
-
-def trailing_punctuation_end(text: str, start: int, end: int) -> int:
-    """`end` moved back over sentence punctuation a bare value ends with (`token abc.`).
-
-    Only where the value ends a word (whitespace or the end follows); a closing bracket goes
-    only when the value did not open it.
-    """
-    if end < len(text) and not text[end].isspace():
-        return end
-    while end > start:
-        last = text[end - 1]
-        opener = _CLOSERS.get(last)
-        if last in ".,:;" or (
-            opener and text.count(opener, start, end) < text.count(last, start, end)
-        ):
-            end -= 1
-        else:
-            break
-    return end

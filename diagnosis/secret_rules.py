@@ -14,20 +14,22 @@ from dataclasses import dataclass
 
 from diagnosis.secret_checks import (
     authorization,
-    bare_aws_secret,
-    bearer,
-    cli_token,
     credential_file,
-    encoded,
     env_pair,
     header,
-    high_entropy,
     key_value,
     netrc,
-    ngc_legacy,
     not_uid_gid,
     prose_password,
     stated,
+)
+from diagnosis.secret_values import (
+    bare_aws_secret,
+    bearer,
+    cli_token,
+    encoded,
+    high_entropy,
+    ngc_legacy,
 )
 
 __all__ = ["RULES", "Rule"]
