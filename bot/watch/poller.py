@@ -110,6 +110,7 @@ class WatchPoller:
         self._lease_s = max(3 * interval_s, 3.0)
         self._token = uuid.uuid4().hex
         self._stop = asyncio.Event()
+        self._leased = True  # False once a renewal found the lease another replica's
         self._task: asyncio.Task[None] | None = None
         self._log = structlog.get_logger(__name__)
 
@@ -133,6 +134,7 @@ class WatchPoller:
             try:
                 held = await self.hold()
                 self._log.debug("watch_tick", held=held)
+                self._leased = held
                 if held:
                     async with renewing(self._renew, self._lease_s / 3, name="watch lease"):
                         await self.poll_once()
@@ -152,16 +154,19 @@ class WatchPoller:
     async def _renew(self) -> bool:
         """Keep the lease while polling; False once it is lost (a Redis blip: tried next time)."""
         try:
-            return await self._kv.renew(LEASE_KEY, self._token, self._lease_s)
+            self._leased = await self._kv.renew(LEASE_KEY, self._token, self._lease_s)
         except KvUnavailable as error:
             self._log.warning("watch_lease_renewal_failed", error=str(error))
-        return True
+            return True
+        if not self._leased:  # another replica polls now: this poll stops at its next watch
+            self._log.warning("watch_lease_lost")
+        return self._leased
 
     async def poll_once(self) -> int:
         """Poll every subscription once; returns how many items were queued."""
         queued = 0
         for subscription in await self._all():
-            if self._stop.is_set():
+            if self._stop.is_set() or not self._leased:
                 break
             try:
                 queued += await self._poll(subscription)

@@ -12,7 +12,7 @@ import pytest
 from bot.app.backends import simulated
 from bot.ops.metrics import WATCH_POLLS
 from bot.push import KvUnavailable, MemoryKv, PushSpec, Target
-from bot.watch.poller import Changed, WatchPoller
+from bot.watch.poller import LEASE_KEY, Changed, WatchPoller
 from bot.watch.subscriptions import Declared, Subscription, Subscriptions
 from bot.work import Enqueued, MemoryWorkQueue, QueueUnavailable, WorkItem
 from runai_sim.app import Simulator
@@ -285,3 +285,36 @@ async def test_the_loop_polls_every_interval_and_survives_a_crashing_poll(rig: R
             await asyncio.sleep(0.01)
     await poller.stop()
     assert calls >= 3
+
+
+async def test_a_poll_whose_lease_another_replica_took_stops_at_its_next_watch(rig: Rig):
+    """Two replicas polling the same watches at once could queue one failure twice."""
+    kv = MemoryKv()
+    subscriptions = Subscriptions(kv)
+    for project in ("ml-team", "nlp", "vision"):
+        await subscriptions.add(_subscription(project))
+    polled: list[str] = []
+    polling, release = asyncio.Event(), asyncio.Event()
+
+    class Slow:
+        async def list_changed_workloads(
+            self, *, cluster_id: str, project: str, since: datetime
+        ) -> list[Changed]:
+            del cluster_id, since
+            polled.append(project)
+            polling.set()
+            await release.wait()
+            return []
+
+    args = (rig.poller._runai, kv, subscriptions, MemoryWorkQueue(max_items=1))
+    poller = WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5)
+    poller._lease_s = 0.6  # renewed every 0.2 s
+    poller.start()
+    await polling.wait()
+    await kv.release(LEASE_KEY, poller._token)  # its lease expired (a long pause) ...
+    assert await WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5).hold()  # ... taken
+    await asyncio.sleep(0.5)  # a renewal finds it another's
+    release.set()
+    await asyncio.sleep(0.1)
+    await poller.stop()
+    assert len(polled) == 1
