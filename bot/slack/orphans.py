@@ -12,6 +12,7 @@ journaled posts.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 import structlog
@@ -94,4 +95,4 @@ async def adopt(
                 await journal.record_post(index, post, thread if spec.thread_ts is None else None)
     except StoreUnavailable as error:
         log.warning("work_journal_failed", step="adopt", error=str(error))
-    return JournalState((*state.posts, *posts), thread=thread, answered=state.answered)
+    return replace(state, posts=(*state.posts, *posts), thread=thread)

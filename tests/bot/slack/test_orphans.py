@@ -48,11 +48,11 @@ async def test_in_a_known_thread_only_the_posts_not_journaled_are_adopted(fake_s
     client = _client(fake_slack)
     root = await _post(client, None, "Which cluster?", tag(work.id, progress=False))
     placeholder = await _post(client, root, "Diagnosing …", tag(work.id, progress=True))
-    known = JournalState((ShownPost(root, progress=False),), thread=root, retried=True)
+    known = JournalState((ShownPost(root, progress=False),), thread=root, attempts=2, retried=True)
     spec = ResponderSpec(channel="C1", thread_ts=None, user="U1")
     state = await adopt(client, work, spec, None, known)
     assert state.posts == (ShownPost(root, progress=False), ShownPost(placeholder, progress=True))
-    assert state.thread == root
+    assert (state.thread, state.attempts, state.retried) == (root, 2, True)  # the rest kept
 
 
 async def test_nothing_found_or_slack_failing_leaves_the_state_as_it_was(fake_slack: FakeSlack):
