@@ -37,7 +37,8 @@ from diagnosis.http.transport import (
     network_transport,
 )
 from diagnosis.kube.config import BearerTokenAuth, TokenSource, TokenUnreadable, ssl_context
-from diagnosis.kube.models import KubeEvent, KubeNode, Pod, event_from_core, event_from_events_v1
+from diagnosis.kube.event_models import KubeEvent, event_from_core, event_from_events_v1
+from diagnosis.kube.models import KubeNode, Pod
 from diagnosis.kube.scheduling_client import SchedulerObjects
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_paths, request_from_expectation
 from diagnosis import DiagnosisRequest, UpstreamTimeout, diagnose
 from diagnosis.kube.collect import collect_tier2
-from diagnosis.kube.models import KubeEvent, KubeNode, Pod
+from diagnosis.kube.event_models import KubeEvent
+from diagnosis.kube.models import KubeNode, Pod
 from diagnosis.kube.scheduling_models import PodGroup, Queue
 from diagnosis.redact import Redactor
 from diagnosis.runai import client as runai_client
