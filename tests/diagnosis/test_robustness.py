@@ -21,7 +21,7 @@ from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import KubeNode, Pod
 from diagnosis.kube.scheduling_models import PodGroup, Queue
 from diagnosis.redact import Redactor
-from diagnosis.runai import client as runai_client
+from diagnosis.runai import history_client
 from diagnosis.runai.models import Pod as RunaiPod
 from runai_sim.scenario import Scenario
 from tests.factories import NOW, workload
@@ -171,8 +171,8 @@ async def test_kubernetes_calls_are_retried_as_in_production():
 
 @pytest.mark.parametrize(("newest_first", "missing"), [(True, "older than"), (False, "newer than")])
 async def test_history_past_the_cap_keeps_what_was_read(monkeypatch, newest_first, missing):
-    monkeypatch.setattr(runai_client, "HISTORY_PAGE_SIZE", 2)
-    monkeypatch.setattr(runai_client, "HISTORY_MAX_PAGES", 2)
+    monkeypatch.setattr(history_client, "HISTORY_PAGE_SIZE", 2)
+    monkeypatch.setattr(history_client, "HISTORY_MAX_PAGES", 2)
     scenario = _bundled("events-unavailable")
     if newest_first:
         entry = scenario.workloads[0]
