@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app.cli import _parser
+from bot.app.cli_parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -21,7 +21,7 @@ def _fenced_lines(text: str) -> list[str]:
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
 def test_no_code_block_runs_a_runai_why_a_newcomer_does_not_have(document: Path):
     """`runai-why` is on no PATH after a clone: blocks say `python3 dev.py run ...`."""
-    commands = "|".join([*_parser().subcommands, "--version", "--help"])
+    commands = "|".join([*build_parser().subcommands, "--version", "--help"])
     runs = re.compile(rf"^(\S*/bin/)?runai-why\s+({commands})\b")
     bare = [
         line for line in _fenced_lines(document.read_text(encoding="utf-8")) if runs.match(line)
@@ -31,7 +31,7 @@ def test_no_code_block_runs_a_runai_why_a_newcomer_does_not_have(document: Path)
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
 def test_every_dev_py_run_names_a_real_command(document: Path):
-    commands = set(_parser().subcommands) | {"--version", "--help"}
+    commands = set(build_parser().subcommands) | {"--version", "--help"}
     ran = re.findall(r"python3 dev\.py run\s+(\S+)", document.read_text(encoding="utf-8"))
     assert all(word.strip("`).,") in commands | {"ARGS"} for word in ran), ran
 

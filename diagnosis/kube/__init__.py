@@ -10,7 +10,8 @@ from __future__ import annotations
 from diagnosis.kube.access import KubeAccess
 from diagnosis.kube.client import KubeClient
 from diagnosis.kube.config import KubeAccessError, KubeTarget
-from diagnosis.kube.models import KubeEvent, KubeNode, Pod
+from diagnosis.kube.event_models import KubeEvent
+from diagnosis.kube.models import KubeNode, Pod
 
 __all__ = [
     "KubeAccess",

@@ -11,14 +11,12 @@ pods, from the node the Run:ai pod names, and used only if a pod then implicates
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from diagnosis.evidence import Gap, Restarts, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
-from diagnosis.kube.log_signals import line_facts, log_signal
-from diagnosis.kube.models import ContainerStatus, Pod
+from diagnosis.kube.models import Pod
 from diagnosis.kube.nodes import (
     NodeRead,
     describe_node,
@@ -27,6 +25,7 @@ from diagnosis.kube.nodes import (
     node_evidence,
     read_node,
 )
+from diagnosis.kube.pod_logs import log_target, read_log
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.signals import (
     container_signals,
@@ -36,7 +35,6 @@ from diagnosis.kube.signals import (
     source,
 )
 from diagnosis.lexicon import SignalKind
-from diagnosis.logs import failing_line, read_log_tail
 from diagnosis.redact import Redactor
 from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Pod as RunaiPod
@@ -44,8 +42,6 @@ from diagnosis.runai.models import Workload
 from diagnosis.runs import latest_run_first
 
 __all__ = [
-    "LOG_BYTES",
-    "LOG_LINES",
     "MAX_PODS",
     "Tier2",
     "collect_tier2",
@@ -55,10 +51,6 @@ __all__ = [
 ]
 
 MAX_PODS = 3
-LOG_LINES = 200
-"""`tailLines` of a log read: the end of the log, where the traceback is."""
-LOG_BYTES = 64_000
-"""`limitBytes` of a log read: what one read may return at most."""
 _FAILED_POD_PHASES = frozenset({"failed", "error", "oomkilled", "crashloopbackoff", "pending"})
 _NODE_KINDS = frozenset(
     {
@@ -115,38 +107,6 @@ def _hinted_nodes(pods: tuple[RunaiPod, ...], hints: list[Signal]) -> list[str]:
     return sorted({p.node_name for p in _ranked(pods) if p.node_name})
 
 
-def _log_target(pod: Pod) -> tuple[ContainerStatus, bool] | None:
-    """The container whose logs explain the failure, and whether to read `--previous`.
-
-    An OOM-killed container needs no log to explain it (the kernel killed it mid-line), and
-    one that never started (`StartError`) wrote none, so neither is read.
-    """
-    statuses = [
-        s
-        for s in (*pod.status.init_container_statuses, *pod.status.container_statuses)
-        if not _killed_or_never_started(s)
-    ]
-    for status in statuses:
-        last = status.last_state.terminated
-        if last is not None and last.exit_code != 0:
-            return status, True
-    for status in statuses:
-        now = status.state.terminated
-        if now is not None and now.exit_code != 0:
-            return status, False  # no restart: its current log is the one that failed
-    return None
-
-
-_NO_LOG_REASONS = frozenset({"oomkilled", "starterror", "containercannotrun"})
-
-
-def _killed_or_never_started(status: ContainerStatus) -> bool:
-    return any(
-        state.terminated is not None and (state.terminated.reason or "").lower() in _NO_LOG_REASONS
-        for state in (status.state, status.last_state)
-    )
-
-
 def _implicates_node(signals: list[Signal], pod: Pod) -> bool:
     """Pod evidence that only the node can explain: node signals, a kill, an eviction, 137/143."""
     return (pod.status.reason or "").lower() == "evicted" or any(
@@ -196,9 +156,9 @@ async def _one_pod(kube: KubeReader, namespace: str, name: str, *, redactor: Red
         if "memory" in res.requests or "memory" in res.limits:
             memory = (res.requests.get("memory"), res.limits.get("memory"), describe)
             part.memory.setdefault(container.name, memory)
-    target = _log_target(pod)
+    target = log_target(pod)
     if target is not None:
-        signals, lines = await _read_log(
+        signals, lines = await read_log(
             kube,
             namespace,
             pod.name,
@@ -225,62 +185,6 @@ def _merge(out: Tier2, parts: list[Tier2]) -> None:
         for container, memory in part.memory.items():
             out.memory.setdefault(container, memory)
         out.nodes_read |= part.nodes_read
-
-
-async def _read_log(
-    kube: KubeReader,
-    namespace: str,
-    name: str,
-    status: ContainerStatus,
-    previous: bool,  # noqa: FBT001
-    *,
-    gaps: list[Gap],
-    redactor: Redactor,
-    rank: int | None = None,
-) -> tuple[list[Signal], list[EvidenceLine]]:
-    """`kubectl logs [--previous]` of the failed container: its failing line, or what was read.
-
-    The read always holds the end of the log (`read_log_tail`); when even one line did not
-    fit the byte limit, the report says the end was not read instead of "no error line".
-    """
-    command = "kubectl logs --previous" if previous else "kubectl logs"
-    cite = source(command, namespace)
-
-    def read(lines: int) -> Awaitable[str]:
-        return kube.get_logs(
-            namespace, name, status.name, previous=previous, tail_lines=lines, limit_bytes=LOG_BYTES
-        )
-
-    log = await guarded_read(
-        read_log_tail(read, tail_lines=LOG_LINES, limit_bytes=LOG_BYTES),
-        f"logs of container {status.name} ({cite})",
-        gaps,
-        cite,
-    )
-    if log is None:
-        return [], []
-    line = failing_line(log.text)
-    signals: list[Signal] = []
-    if line is not None:
-        quoted = log_signal(
-            line, container=status.name, cite=cite, redactor=redactor, pod=name, rank=rank
-        )
-        signals = [quoted, *line_facts(quoted, line.text, log=log.text, redactor=redactor)]
-    which = "previous logs" if previous else "current logs (it never restarted)"
-    if log.cut:
-        text = (
-            f"The {which} of container {status.name} in pod {name} were cut before their end: "
-            f"{log.describe()}"
-        )
-        text += "; the part read shows no error line" if line is None else ""
-    elif line is None:
-        text = (
-            f"The {which} of container {status.name} in pod {name} show no error line "
-            f"({log.describe()})"
-        )
-    else:
-        return signals, []
-    return signals, [EvidenceLine(text=text, source=cite)]
 
 
 async def collect_tier2(

@@ -1,9 +1,9 @@
-"""Typed, tolerant models of the Kubernetes objects Tier 2 reads: pods, events and nodes.
+"""Typed, tolerant models of the Kubernetes objects Tier 2 reads: pods and nodes.
 
 Field names follow the core/v1 API (camelCase on the wire, snake_case here; acronyms such as
 `containerID` carry explicit aliases). Unknown fields are ignored and `null` lists read as
 empty, so a newer API server does not break the bot. Only the fields the diagnosis uses are
-declared. Events from core/v1 and events.k8s.io/v1 are normalised into one `KubeEvent`.
+declared. Events, normalised from core/v1 and events.k8s.io/v1, are in `event_models.py`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = [
     "Container",
     "ContainerState",
     "ContainerStatus",
-    "KubeEvent",
+    "KubeModel",
     "KubeNode",
     "NodeCondition",
     "ObjectMeta",
@@ -32,12 +32,10 @@ __all__ = [
     "Terminated",
     "Volume",
     "Waiting",
-    "event_from_core",
-    "event_from_events_v1",
 ]
 
 
-class _KubeModel(BaseModel):
+class KubeModel(BaseModel):
     """Base: camelCase on the wire, snake_case in Python, unknown fields ignored.
 
     An explicit `null` where the field has a non-null default (a list, an object, a flag)
@@ -57,7 +55,7 @@ class _KubeModel(BaseModel):
         return value
 
 
-class ObjectMeta(_KubeModel):
+class ObjectMeta(KubeModel):
     """`metadata` (only what the diagnosis reads)."""
 
     name: str = ""
@@ -74,7 +72,7 @@ class ObjectMeta(_KubeModel):
         return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else value
 
 
-class Resources(_KubeModel):
+class Resources(KubeModel):
     """A container's `resources`: quantities as written (``32Gi``, ``500m``), as strings."""
 
     requests: dict[str, str] = Field(default_factory=dict)
@@ -86,7 +84,7 @@ class Resources(_KubeModel):
         return {k: str(v) for k, v in value.items()} if isinstance(value, dict) else value
 
 
-class Container(_KubeModel):
+class Container(KubeModel):
     """A container of the pod spec: name, image and resource quantities as strings.
 
     `rank` is its `RANK` environment variable, which training operators and launchers set
@@ -111,19 +109,19 @@ class Container(_KubeModel):
         return {**data, "rank": int(ranks[0])} if ranks else data
 
 
-class _ClaimSource(_KubeModel):
+class _ClaimSource(KubeModel):
     claim_name: str
 
 
-class _SecretSource(_KubeModel):
+class _SecretSource(KubeModel):
     secret_name: str | None = None
 
 
-class _ConfigMapSource(_KubeModel):
+class _ConfigMapSource(KubeModel):
     name: str | None = None
 
 
-class Volume(_KubeModel):
+class Volume(KubeModel):
     """A pod volume; only the PVC, secret and config-map sources are read."""
 
     name: str
@@ -132,7 +130,7 @@ class Volume(_KubeModel):
     config_map: _ConfigMapSource | None = None
 
 
-class PodSpec(_KubeModel):
+class PodSpec(KubeModel):
     """`spec` of a pod."""
 
     node_name: str | None = None
@@ -143,20 +141,20 @@ class PodSpec(_KubeModel):
     volumes: tuple[Volume, ...] = ()
 
 
-class Waiting(_KubeModel):
+class Waiting(KubeModel):
     """`state.waiting`, e.g. reason ``ImagePullBackOff`` or ``CrashLoopBackOff``."""
 
     reason: str | None = None
     message: str | None = None
 
 
-class Running(_KubeModel):
+class Running(KubeModel):
     """`state.running`."""
 
     started_at: datetime | None = None
 
 
-class Terminated(_KubeModel):
+class Terminated(KubeModel):
     """`state.terminated`, e.g. reason ``OOMKilled`` with exit code 137."""
 
     exit_code: int
@@ -168,7 +166,7 @@ class Terminated(_KubeModel):
     container_id: str | None = Field(default=None, alias="containerID")
 
 
-class ContainerState(_KubeModel):
+class ContainerState(KubeModel):
     """At most one of `waiting`, `running` and `terminated` is set."""
 
     waiting: Waiting | None = None
@@ -176,7 +174,7 @@ class ContainerState(_KubeModel):
     terminated: Terminated | None = None
 
 
-class ContainerStatus(_KubeModel):
+class ContainerStatus(KubeModel):
     """A `containerStatuses[]` / `initContainerStatuses[]` item."""
 
     name: str
@@ -188,7 +186,7 @@ class ContainerStatus(_KubeModel):
     last_state: ContainerState = Field(default_factory=ContainerState)
 
 
-class PodCondition(_KubeModel):
+class PodCondition(KubeModel):
     """A pod condition (`PodScheduled`, `Initialized`, `ContainersReady`, `Ready`, ...)."""
 
     type: str
@@ -198,7 +196,7 @@ class PodCondition(_KubeModel):
     last_transition_time: datetime | None = None
 
 
-class PodStatus(_KubeModel):
+class PodStatus(KubeModel):
     """`status` of a pod; `reason`/`message` carry e.g. ``Evicted`` and the kubelet's why."""
 
     phase: str | None = None
@@ -211,7 +209,7 @@ class PodStatus(_KubeModel):
     init_container_statuses: tuple[ContainerStatus, ...] = ()
 
 
-class Pod(_KubeModel):
+class Pod(KubeModel):
     """A core/v1 Pod, as `kubectl describe pod` shows it."""
 
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
@@ -224,29 +222,7 @@ class Pod(_KubeModel):
         return self.metadata.name
 
 
-class KubeEvent(_KubeModel):
-    """One event about an object, from core/v1 or events.k8s.io/v1, normalised.
-
-    `count` is at least 1; `first_timestamp`/`last_timestamp` fall back to `eventTime`, then
-    to the event object's `creationTimestamp`; `source_component` is the reporting component
-    (``kubelet``, ``default-scheduler``) and `source_host` the node, when reported.
-    """
-
-    reason: str | None = None
-    message: str | None = None
-    type: str | None = None
-    count: int = 1
-    first_timestamp: datetime | None = None
-    last_timestamp: datetime | None = None
-    source_component: str | None = None
-    source_host: str | None = None
-    involved_kind: str | None = None
-    involved_name: str | None = None
-    involved_field_path: str | None = None
-    annotations: dict[str, str] = Field(default_factory=dict)
-
-
-class Taint(_KubeModel):
+class Taint(KubeModel):
     """A node taint, e.g. ``node.kubernetes.io/unreachable:NoExecute``."""
 
     key: str
@@ -255,7 +231,7 @@ class Taint(_KubeModel):
     time_added: datetime | None = None
 
 
-class NodeCondition(_KubeModel):
+class NodeCondition(KubeModel):
     """A node condition (`Ready`, `MemoryPressure`, `DiskPressure`, ...)."""
 
     type: str
@@ -266,7 +242,7 @@ class NodeCondition(_KubeModel):
     last_heartbeat_time: datetime | None = None
 
 
-class KubeNode(_KubeModel):
+class KubeNode(KubeModel):
     """A core/v1 Node, flattened to what `kubectl describe node` shows for diagnosis.
 
     Validates either the API object (`metadata.name`, `spec.taints`, `spec.unschedulable`,
@@ -294,99 +270,3 @@ class KubeNode(_KubeModel):
             "taints": spec.get("taints"),
             "conditions": status.get("conditions"),
         }
-
-
-# ------------------------------------------------------------------ raw events
-
-
-class _Reference(_KubeModel):
-    kind: str | None = None
-    name: str | None = None
-    field_path: str | None = None
-
-
-class _Series(_KubeModel):
-    count: int | None = None
-    last_observed_time: datetime | None = None
-
-
-class _Source(_KubeModel):
-    component: str | None = None
-    host: str | None = None
-
-
-class _RawEvent(_KubeModel):
-    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
-    reason: str | None = None
-    type: str | None = None
-    event_time: datetime | None = None
-    series: _Series = Field(default_factory=_Series)
-
-
-class _CoreEvent(_RawEvent):
-    """core/v1 Event: `involvedObject`, `message`, `count`, `first/lastTimestamp`, `source`."""
-
-    involved_object: _Reference = Field(default_factory=_Reference)
-    message: str | None = None
-    count: int | None = None
-    first_timestamp: datetime | None = None
-    last_timestamp: datetime | None = None
-    source: _Source = Field(default_factory=_Source)
-    reporting_component: str | None = None
-
-
-class _EventsV1Event(_RawEvent):
-    """events.k8s.io/v1 Event: `regarding`, `note`, `deprecated*`, `reportingController`."""
-
-    regarding: _Reference = Field(default_factory=_Reference)
-    note: str | None = None
-    deprecated_count: int | None = None
-    deprecated_first_timestamp: datetime | None = None
-    deprecated_last_timestamp: datetime | None = None
-    deprecated_source: _Source = Field(default_factory=_Source)
-    reporting_controller: str | None = None
-
-
-def event_from_core(raw: Any) -> KubeEvent:
-    """A core/v1 Event normalised (raises `pydantic.ValidationError` on a wrong shape)."""
-    event = _CoreEvent.model_validate(raw)
-    series, source = event.series, event.source
-    first = event.first_timestamp or event.event_time or event.metadata.creation_timestamp
-    return KubeEvent(
-        reason=event.reason,
-        message=event.message,
-        type=event.type,
-        count=max(1, event.count or 0, series.count or 0),
-        first_timestamp=first,
-        last_timestamp=event.last_timestamp or series.last_observed_time or first,
-        source_component=source.component or event.reporting_component or None,
-        source_host=source.host or None,
-        involved_kind=event.involved_object.kind,
-        involved_name=event.involved_object.name,
-        involved_field_path=event.involved_object.field_path,
-        annotations=event.metadata.annotations,
-    )
-
-
-def event_from_events_v1(raw: Any) -> KubeEvent:
-    """An events.k8s.io/v1 Event normalised: `note` → message, `deprecatedCount` → count."""
-    event = _EventsV1Event.model_validate(raw)
-    series, source = event.series, event.deprecated_source
-    first = (
-        event.deprecated_first_timestamp or event.event_time or event.metadata.creation_timestamp
-    )
-    last = event.deprecated_last_timestamp or series.last_observed_time or first
-    return KubeEvent(
-        reason=event.reason,
-        message=event.note,
-        type=event.type,
-        count=max(1, event.deprecated_count or 0, series.count or 0),
-        first_timestamp=first,
-        last_timestamp=last,
-        source_component=source.component or event.reporting_controller or None,
-        source_host=source.host or None,
-        involved_kind=event.regarding.kind,
-        involved_name=event.regarding.name,
-        involved_field_path=event.regarding.field_path,
-        annotations=event.metadata.annotations,
-    )

@@ -14,7 +14,8 @@ import httpx
 
 from diagnosis.kube.access import KubeAccess
 from diagnosis.kube.client import KubeClient
-from diagnosis.kube.models import KubeEvent, KubeNode, Pod
+from diagnosis.kube.event_models import KubeEvent
+from diagnosis.kube.models import KubeNode, Pod
 from diagnosis.kube.scheduling_models import PodGroup, Queue
 
 __all__ = ["KubeConnector", "KubeDirectory", "KubeReader"]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from diagnosis.evidence import Gap
 from diagnosis.fetch import gather_gap
-from diagnosis.kube.models import KubeEvent
+from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import Pod as KubePod
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.signals import source

@@ -15,7 +15,7 @@ from diagnosis.kube.scheduling_models import PodGroup, Queue
 if TYPE_CHECKING:
     import httpx
 
-    from diagnosis.kube.models import KubeEvent
+    from diagnosis.kube.event_models import KubeEvent
 
 __all__ = ["GET_PODGROUP", "GET_QUEUE", "PODGROUPS", "QUEUES", "SchedulerObjects"]
 

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from diagnosis.evidence import Restarts, Signal
-from diagnosis.kube.models import ContainerState, ContainerStatus, KubeEvent, KubeNode, Pod
+from diagnosis.kube.event_models import KubeEvent
+from diagnosis.kube.models import ContainerState, ContainerStatus, KubeNode, Pod
 from diagnosis.lexicon import SignalKind, extract_detail
 from diagnosis.redact import Redactor, shorten
 from diagnosis.signals import pull_subcause, start_cause, text_signals

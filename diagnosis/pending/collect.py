@@ -18,7 +18,7 @@ from diagnosis.errors import NotFound, UpstreamError
 from diagnosis.evidence import Gap, Signal
 from diagnosis.fetch import Fetched, fetch_history, gap_for, gather_gap, within_deadline
 from diagnosis.kube.collect import namespace_for
-from diagnosis.kube.models import KubeEvent
+from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import Pod as KubePod
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.scheduler_reads import podgroup_events, podgroup_name

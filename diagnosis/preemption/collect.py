@@ -15,7 +15,7 @@ from datetime import datetime
 from diagnosis.evidence import Gap, Signal
 from diagnosis.fetch import Fetched, fetch_history, gather_gap
 from diagnosis.kube.collect import namespace_for
-from diagnosis.kube.models import KubeEvent
+from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.reader import KubeReader
 from diagnosis.kube.scheduler_reads import podgroup_events, podgroup_name
 from diagnosis.preemption.evidence import PreemptionEvidence, evictions_of, nearest

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pydantic import BaseModel, ConfigDict
 
 from diagnosis.evidence import Gap, Signal
-from diagnosis.kube.models import KubeEvent
+from diagnosis.kube.event_models import KubeEvent
 from diagnosis.preemptibility import Preemptibility, preemptibility
 from diagnosis.preemption.texts import (
     ACTION_ANNOTATION,

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import contextlib
 from datetime import datetime
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
-from diagnosis.errors import InvalidRequest, NotFound, PartialHistory
+from diagnosis.errors import NotFound
 from diagnosis.http.client import CookielessClient
 from diagnosis.http.limit import NO_LIMIT, CallLimiter, LimitedTransport
 from diagnosis.http.paths import segment
@@ -23,18 +22,16 @@ from diagnosis.http.responses import (
 from diagnosis.http.transport import ReadOnlyTransport, RetryTransport, network_transport
 from diagnosis.runai.access_client import AccessReads
 from diagnosis.runai.auth import TOKEN_PATH, RunaiTokenAuth
+from diagnosis.runai.history_client import HistoryReads
 from diagnosis.runai.models import (
     Cluster,
-    Event,
-    HistoryRecord,
-    Measurement,
     Node,
     Pod,
     Workload,
     WorkloadSpec,
 )
 from diagnosis.runai.scheduling_client import SchedulingReads
-from diagnosis.runai.session import MAX_PAGES, PageCap, Paging, Params, aware, iso
+from diagnosis.runai.session import MAX_PAGES, PAGE_SIZE, WORKLOAD_ID, Paging, Params, iso
 from diagnosis.runai.session import get as _get
 
 if TYPE_CHECKING:
@@ -49,16 +46,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FALLBACK_SPEC_KINDS",
-    "HISTORY_MAX_PAGES",
-    "HISTORY_PAGE_SIZE",
     "MAX_PAGES",
     "NEAR_MATCH_LIMIT",
     "SPEC_KIND_PATHS",
     "RunaiClient",
 ]
-
-_WORKLOAD_ID = "a workload id"
-
 
 SPEC_KIND_PATHS: Mapping[str, str] = {
     "training": "trainings",
@@ -77,21 +69,17 @@ FALLBACK_SPEC_KINDS = ("trainings", "workspaces", "inferences", "distributed")
 _V2_KIND = "v2"
 #: A spec body names its workload or carries its `spec`; one with none of these is not a spec.
 _SPEC_MEMBERS = frozenset({"workloadId", "id", "name", "spec"})
-_PAGE_SIZE = 100
 NEAR_MATCH_LIMIT = 500
 """Workloads of a project read (newest first) to suggest near matches for a name."""
-HISTORY_PAGE_SIZE = 500
-"""The largest `limit` the API accepts (1..500): long histories take few round trips."""
-HISTORY_MAX_PAGES = 20
-"""History pages read at most (10,000 records); past it the read part is kept (`PartialHistory`)."""
 
 
-class RunaiClient(SchedulingReads, AccessReads, Paging):
+class RunaiClient(SchedulingReads, AccessReads, HistoryReads, Paging):
     """Reads workloads, events, specs, pods, history, metrics, clusters and nodes from Run:ai.
 
     The scheduling reads (project quotas, node pools, telemetry, priorities) come from
     `SchedulingReads`; the access-model reads (access rules, users, roles, projects,
-    departments), which per-user authorization asks, from `AccessReads`.
+    departments), which per-user authorization asks, from `AccessReads`; a workload's events,
+    history and metrics from `HistoryReads`.
 
     Satisfies `RunaiReader`. Requests flow AsyncClient → `RunaiTokenAuth` → `RetryTransport`
     → `ReadOnlyTransport` → `transport`, so nothing but GET (and the token POST) can leave.
@@ -163,7 +151,7 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
             "filterBy": f"name=={name},clusterId=={cluster_id},projectName=={project}",
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "desc",
-            "limit": _PAGE_SIZE,
+            "limit": PAGE_SIZE,
         }
         found = await self._collect(
             "list_workloads", "/api/v1/workloads", params, key="workloads", model=Workload
@@ -201,7 +189,7 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
             ),
             "sortBy": "phaseUpdatedAt",
             "sortOrder": "asc",
-            "limit": _PAGE_SIZE,
+            "limit": PAGE_SIZE,
         }
         found = await self._collect(
             "list_workloads", "/api/v1/workloads", params, key="workloads", model=Workload
@@ -210,28 +198,9 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
 
     async def get_workload(self, workload_id: str) -> Workload:
         """`get_workload_status`: `GET /api/v1/workloads/{id}`."""
-        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}"
+        path = f"/api/v1/workloads/{segment(workload_id, WORKLOAD_ID)}"
         body, url = await _get(self._http, path, operation="get_workload_status")
         return parse_model(Workload, body, operation="get_workload_status", url=url)
-
-    async def list_events(self, workload_id: str, *, since: datetime) -> list[Event] | None:
-        """`get_workload_events`: newest first down to `since`; None when `events` is null."""
-        since = aware(since)
-        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}/events"
-        params: Params = {"sortOrder": "desc", "limit": _PAGE_SIZE}
-        events: list[Event] = []
-        pages = self._pages("get_workload_events", path, params, key="events", model=Event)
-        async with contextlib.aclosing(pages):
-            async for page in pages:
-                if page is None:
-                    return events or None
-                times = [aware(e.created_at) for e in page if e.created_at is not None]
-                events.extend(
-                    e for e in page if e.created_at is None or aware(e.created_at) >= since
-                )
-                if any(t < since for t in times):
-                    break
-        return events
 
     async def get_workload_spec(self, workload: Workload) -> WorkloadSpec:
         """`get_workload_spec`: the kind-specific spec, `kind_path` set to the kind that served it.
@@ -240,7 +209,7 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
         `/api/v2/workloads/{id}` (kind ``"v2"``). An unrecognised type tries
         `FALLBACK_SPEC_KINDS` in turn; `NotFound` when none of them has the workload.
         """
-        workload_segment = segment(workload.id, _WORKLOAD_ID)
+        workload_segment = segment(workload.id, WORKLOAD_ID)
         if (workload.source_api or "").casefold() == "workloadsv2":
             return await self._spec(f"/api/v2/workloads/{workload_segment}", _V2_KIND)
         normalised = "".join(c for c in (workload.type or "").casefold() if c.isalnum())
@@ -259,8 +228,8 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
 
     async def list_pods(self, workload_id: str) -> list[Pod]:
         """`get_workload_pods`: every page of `GET /api/v1/workloads/{id}/pods`."""
-        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}/pods"
-        params: Params = {"limit": _PAGE_SIZE}
+        path = f"/api/v1/workloads/{segment(workload_id, WORKLOAD_ID)}/pods"
+        params: Params = {"limit": PAGE_SIZE}
         return await self._collect("get_workload_pods", path, params, key="pods", model=Pod)
 
     async def list_node_pods(
@@ -276,88 +245,12 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
             "filterBy": f"clusterId=={cluster_id},nodeName=={node},"
             f"completedAt>={iso(start)},completedAt<={iso(end)}",
             "verbosity": "full",
-            "limit": _PAGE_SIZE,
+            "limit": PAGE_SIZE,
         }
         pods = await self._collect(
             "get_workload_pods", "/api/v1/workloads/pods", params, key="pods", model=Pod
         )
         return [p for p in pods if p.node_name == node and p.cluster_id in {None, cluster_id}]
-
-    async def get_history(self, workload_id: str, *, cutoff: datetime) -> list[HistoryRecord]:
-        """`get_workload_history`: records at or after `cutoff`, oldest first.
-
-        Follows pages of `HISTORY_PAGE_SIZE` until `next` is null, or until a page in
-        descending time order reaches back past `cutoff` (ascending or unordered pages are all
-        followed). Past `HISTORY_MAX_PAGES` pages raises `PartialHistory` carrying the records
-        read so far (cutoff applied), so the caller keeps them and names the missing part.
-        """
-        cutoff = aware(cutoff)
-        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}/history"
-        params: Params = {"limit": HISTORY_PAGE_SIZE}
-        records: list[HistoryRecord] = []
-
-        def kept() -> list[HistoryRecord]:
-            return sorted((r for r in records if aware(r.at) >= cutoff), key=lambda r: aware(r.at))
-
-        pages = self._pages(
-            "get_workload_history",
-            path,
-            params,
-            key="records",
-            model=HistoryRecord,
-            max_pages=HISTORY_MAX_PAGES,
-        )
-        try:
-            async with contextlib.aclosing(pages):
-                async for page in pages:
-                    if page is None:  # `{"records": null}` is a failed read, not "no history"
-                        raise shape_error(
-                            "`records` is null", operation="get_workload_history", url=path
-                        )
-                    times = [aware(r.at) for r in page]
-                    records.extend(page)
-                    descending = len(times) > 1 and all(a >= b for a, b in pairwise(times))
-                    if descending and times[0] > times[-1] and times[-1] < cutoff:
-                        break
-        except PageCap as cap:
-            times = [aware(r.at) for r in records]
-            ascending = len(times) > 1 and times[0] < times[-1]
-            edge = max(times) if ascending else min(times)
-            missing = f"{'newer' if ascending else 'older'} than {edge:%Y-%m-%d %H:%M:%SZ}"
-            raise PartialHistory(
-                f"more than {len(records)} records, the read stopped at {HISTORY_MAX_PAGES} pages",
-                operation="get_workload_history",
-                url=cap.url,
-                records=kept(),
-                missing=missing,
-            ) from cap
-        return kept()
-
-    async def get_metrics(
-        self,
-        workload_id: str,
-        *,
-        metric_types: Sequence[str],
-        start: datetime,
-        end: datetime,
-        samples: int = 200,
-    ) -> list[Measurement]:
-        """`get_workload_metrics`: `metricType` comma-joined; 200 and 207 both accepted."""
-        if not metric_types:
-            raise InvalidRequest("metric_types must name at least one metric")
-        operation = "get_workload_metrics"
-        params: Params = {
-            "metricType": ",".join(metric_types),
-            "start": iso(start),
-            "end": iso(end),
-            "numberOfSamples": samples,
-        }
-        path = f"/api/v1/workloads/{segment(workload_id, _WORKLOAD_ID)}/metrics"
-        body, url = await _get(self._http, path, operation=operation, params=params, ok=(200, 207))
-        raw = json_member(body, "measurements", operation=operation, url=url)
-        if raw is None:  # null is a failed read; an empty list is "no samples"
-            raise shape_error("`measurements` is null", operation=operation, url=url)
-        return parse_models(Measurement, raw, operation=operation, url=url)
 
     async def list_clusters(self) -> list[Cluster]:
         """`GET /api/v1/clusters` (a bare JSON array)."""
@@ -372,7 +265,7 @@ class RunaiClient(SchedulingReads, AccessReads, Paging):
         filter_by = f"clusterUuid=={cluster_id}"
         if len(wanted) == 1:
             filter_by += f",name=={next(iter(wanted))}"
-        params: Params = {"filterBy": filter_by, "limit": _PAGE_SIZE}
+        params: Params = {"filterBy": filter_by, "limit": PAGE_SIZE}
         nodes = await self._collect("list_nodes", "/api/v1/nodes", params, key="nodes", model=Node)
         return [n for n in nodes if n.name in wanted and n.cluster_uuid in {None, cluster_id}]
 

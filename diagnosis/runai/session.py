@@ -17,13 +17,28 @@ if TYPE_CHECKING:
 
     import httpx
 
-__all__ = ["MAX_PAGES", "PageCap", "Paging", "Params", "Session", "aware", "get", "iso"]
+__all__ = [
+    "MAX_PAGES",
+    "PAGE_SIZE",
+    "WORKLOAD_ID",
+    "PageCap",
+    "Paging",
+    "Params",
+    "Session",
+    "aware",
+    "get",
+    "iso",
+]
 
 #: `get_json` for Run:ai: an httpx error while fetching the token reports operation `token`.
 get = functools.partial(get_json, token_path=TOKEN_PATH)
 
 MAX_PAGES = 50
 """Most pages one list call follows before deciding the server's pagination is broken."""
+PAGE_SIZE = 100
+"""The `limit` of a list call's pages, where no larger one is asked for."""
+WORKLOAD_ID = "a workload id"
+"""What a workload id is called when it cannot be a path segment."""
 
 _M = TypeVar("_M", bound=BaseModel)
 Params = dict[str, str | int]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagnosis.kube.collect import LOG_BYTES
+from diagnosis.kube.pod_logs import LOG_BYTES
 from diagnosis.logs import failing_line
 from diagnosis.redact import Redactor
 from tests.linear_time import assert_grows_linearly, assert_linear, ratio, repeated

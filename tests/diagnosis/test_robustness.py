@@ -17,10 +17,11 @@ from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_paths, request_from_expectation
 from diagnosis import DiagnosisRequest, UpstreamTimeout, diagnose
 from diagnosis.kube.collect import collect_tier2
-from diagnosis.kube.models import KubeEvent, KubeNode, Pod
+from diagnosis.kube.event_models import KubeEvent
+from diagnosis.kube.models import KubeNode, Pod
 from diagnosis.kube.scheduling_models import PodGroup, Queue
 from diagnosis.redact import Redactor
-from diagnosis.runai import client as runai_client
+from diagnosis.runai import history_client
 from diagnosis.runai.models import Pod as RunaiPod
 from runai_sim.scenario import Scenario
 from tests.factories import NOW, workload
@@ -170,8 +171,8 @@ async def test_kubernetes_calls_are_retried_as_in_production():
 
 @pytest.mark.parametrize(("newest_first", "missing"), [(True, "older than"), (False, "newer than")])
 async def test_history_past_the_cap_keeps_what_was_read(monkeypatch, newest_first, missing):
-    monkeypatch.setattr(runai_client, "HISTORY_PAGE_SIZE", 2)
-    monkeypatch.setattr(runai_client, "HISTORY_MAX_PAGES", 2)
+    monkeypatch.setattr(history_client, "HISTORY_PAGE_SIZE", 2)
+    monkeypatch.setattr(history_client, "HISTORY_MAX_PAGES", 2)
     scenario = _bundled("events-unavailable")
     if newest_first:
         entry = scenario.workloads[0]

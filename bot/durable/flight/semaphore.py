@@ -45,8 +45,8 @@ from contextlib import asynccontextmanager
 import redis.asyncio as redis
 import structlog
 
+from bot.durable.flight.held_slots import Held, HeldSlots
 from bot.durable.flight.slot_scripts import ACQUIRE, LEAVE, RENEW, line_keys
-from bot.durable.renewal import renew_until
 from bot.durable.tasks import stopped
 from bot.ops.metrics import FAIL_OPEN
 
@@ -58,14 +58,9 @@ SEMAPHORE_KEY = "runai-why:runai-calls"
 _PLACE_MS = 1000
 #: How long the slots of a process that stopped renewing them (it died) still count.
 SLOT_LEASE_S = 10.0
-#: Renewals per lease: a fifth of a lease apart, each given a fifth at most.
-_RENEWALS_PER_LEASE = 5
-
-_Held = tuple[str, float]
-"""A global slot this process holds: (token, loop time it was taken)."""
 
 
-class RedisSemaphore:
+class RedisSemaphore(HeldSlots):
     """A `diagnosis.CallLimiter`: at most `limit` slots held at once across every replica.
 
     Args:
@@ -112,9 +107,9 @@ class RedisSemaphore:
         self._in_line = False
         self._held: set[str] = set()
         """Every slot this process holds and Redis still counts: what the renewer extends."""
-        self._idle: list[_Held] = []
+        self._idle: list[Held] = []
         self._stale: list[str] = []
-        self._wanted: list[asyncio.Future[_Held | None]] = []
+        self._wanted: list[asyncio.Future[Held | None]] = []
         self._taker: asyncio.Task[None] | None = None
         self._giver: asyncio.Task[None] | None = None
         self._renewer: asyncio.Task[None] | None = None
@@ -165,13 +160,7 @@ class RedisSemaphore:
         await self.flush()
 
     # ------------------------------------------------------------------ taking
-    def _usable(self, held: _Held) -> bool:
-        """Whether a slot may go to another call: Redis still counts it, and it is young."""
-        token, taken_at = held
-        young = asyncio.get_running_loop().time() - taken_at < self._reuse_s
-        return young and token in self._held
-
-    async def _take(self) -> _Held | None:
+    async def _take(self) -> Held | None:
         if self._closed:  # as when Redis fails: nothing would renew or give back a slot now
             return None
         while self._idle:
@@ -179,7 +168,7 @@ class RedisSemaphore:
             if self._usable(held):
                 return held
             self._stale.append(held[0])
-        wanted: asyncio.Future[_Held | None] = asyncio.get_running_loop().create_future()
+        wanted: asyncio.Future[Held | None] = asyncio.get_running_loop().create_future()
         self._wanted.append(wanted)
         if self._taker is None or self._taker.done():
             self._taker = asyncio.ensure_future(self._take_for_waiters())
@@ -254,86 +243,6 @@ class RedisSemaphore:
         except (redis.RedisError, OSError) as error:  # the place lapses anyway
             self._log.warning("runai_slot_leave_failed", error=type(error).__name__)
         self._in_line = False
-
-    def _grant(self, future: asyncio.Future[_Held | None], held: _Held | None) -> None:
-        if future in self._wanted:
-            self._wanted.remove(future)
-        if not future.done():
-            future.set_result(held)
-        elif held is not None:  # its caller is gone
-            self._hand_on(held)
-
-    # ------------------------------------------------------------------ renewing
-    def _renew_while_held(self) -> None:
-        if not self._closed and (self._renewer is None or self._renewer.done()):
-            every_s = self._lease_s / _RENEWALS_PER_LEASE
-            self._renewer = asyncio.ensure_future(
-                renew_until(self._stop_renewing, self._renew, every_s)
-            )
-
-    async def _renew(self) -> bool:
-        """Extend the lease of every slot held; False (the renewer ends) once none is.
-
-        Renewals start a fifth of a lease apart and each gets a fifth at most (a busy pool
-        must not hold one up past the leases it renews), so one renewal may fail and the
-        next still comes in time.
-        """
-        if not self._held:
-            return False
-        try:
-            async with asyncio.timeout(self._lease_s / _RENEWALS_PER_LEASE):
-                args: list[int | str] = [self._lease_ms, *self._held]
-                lost = await self._renew_script(keys=[self._key], args=args)
-        except (redis.RedisError, OSError, TimeoutError) as error:
-            self._log.warning("runai_slot_renew_failed", error=type(error).__name__)
-        else:
-            if lost:
-                gone = {t.decode() if isinstance(t, bytes) else str(t) for t in lost}
-                self._held.difference_update(gone)
-                self._log.warning("runai_slot_lost", count=len(gone))
-        return bool(self._held)
-
-    # ------------------------------------------------------------------ giving back
-    def _hand_on(self, held: _Held) -> None:
-        """A slot a call is done with: to a call waiting for one, else kept a moment."""
-        if not self._usable(held):
-            self._give_back_soon([held[0]])
-        elif self._wanted:
-            self._grant(self._wanted[0], held)
-        else:
-            self._idle.append(held)
-            self._give_back_soon([])
-
-    def _give_back_soon(self, tokens: list[str]) -> None:
-        """Give `tokens`, and the slots kept unused, back a moment from now (at `flush`)."""
-        self._stale.extend(tokens)
-        if not self._closed and (self._giver is None or self._giver.done()):
-            self._giver = asyncio.ensure_future(self._give_back_later())
-
-    async def _give_back_later(self) -> None:
-        # A slot handed on while this task gives others back finds it still running, so it
-        # schedules nothing: it is kept its moment too, then given back, not left to its lease.
-        while self._idle or self._stale:
-            await asyncio.sleep(self._linger_s)
-            await self._give_back()
-            if self._closed:
-                return
-
-    async def _give_back(self) -> None:
-        """`ZREM` every unused slot at once; a failure is left to the leases."""
-        tokens = [*self._stale, *(token for token, _ in self._idle)]
-        self._stale.clear()
-        self._idle.clear()
-        if not tokens:
-            return
-        self._held.difference_update(tokens)  # no longer renewed, whatever the ZREM does
-        try:
-            await self._redis.zrem(self._key, *tokens)
-        except (redis.RedisError, OSError) as error:  # the lease ends it anyway
-            self._log.warning("runai_slot_release_failed", error=type(error).__name__)
-        except asyncio.CancelledError:  # `flush` stopped this one: it gives them back itself
-            self._stale.extend(tokens)
-            raise
 
 
 class LocalLimit:

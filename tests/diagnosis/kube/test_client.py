@@ -20,8 +20,9 @@ from diagnosis.errors import (
 )
 from diagnosis.http.responses import error_message
 from diagnosis.http.transport import ReadOnlyViolation
-from diagnosis.kube.client import MAX_PAGES, KubeClient
+from diagnosis.kube.client import KubeClient
 from diagnosis.kube.config import KubeTarget
+from diagnosis.kube.event_client import MAX_PAGES
 
 BASE = "https://10.96.0.1"
 TOKEN = "eyJhbGciOiJSUzI1NiIsImtpZCI6Ik5HZ3Y0In0.sa-token.sig"

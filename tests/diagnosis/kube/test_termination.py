@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from diagnosis.evidence import Signal
-from diagnosis.kube.models import KubeEvent, KubeNode, Pod, event_from_core
+from diagnosis.kube.event_models import KubeEvent, event_from_core
+from diagnosis.kube.models import KubeNode, Pod
 from diagnosis.kube.signals import (
     container_signals,
     event_signals,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from diagnosis.kube.models import KubeEvent
+from diagnosis.kube.event_models import KubeEvent
 from diagnosis.preemption.evidence import PreemptionEvidence, evictions_of
 from diagnosis.preemption.party import party
 from diagnosis.redact import Redactor

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnosis import redact
-from diagnosis.kube.collect import LOG_BYTES
+from diagnosis.kube.pod_logs import LOG_BYTES
 from diagnosis.redact import _LOOKS_INSIDE, MARKER, Redactor
 from tests.linear_time import assert_grows_linearly, repeated
 
