@@ -35,8 +35,9 @@ from diagnosis.http.transport import (
     network_transport,
 )
 from diagnosis.kube.config import BearerTokenAuth, TokenSource, TokenUnreadable, ssl_context
-from diagnosis.kube.event_client import NAMED, EventReads, kind_of, response_json, response_url
+from diagnosis.kube.event_client import EventReads
 from diagnosis.kube.models import KubeNode, Pod
+from diagnosis.kube.responses import NAMED, kind_of, response_json, response_url
 from diagnosis.kube.scheduling_client import SchedulerObjects
 
 if TYPE_CHECKING:

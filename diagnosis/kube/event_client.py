@@ -1,8 +1,7 @@
 """The event reads of `KubeClient`: a pod's or a node's events, every page, from either API.
 
 A mixin over the client's GET, so `client.py` stays about pods, nodes and logs. core/v1 is
-asked first, events.k8s.io/v1 when it answers 403 or 404. The response helpers both halves
-use (`response_json`, `response_url`, `kind_of`) are here too, where `client.py` imports them.
+asked first, events.k8s.io/v1 when it answers 403 or 404.
 """
 
 from __future__ import annotations
@@ -14,25 +13,16 @@ from pydantic import ValidationError
 
 from diagnosis.errors import AuthError, NotFound, UpstreamUnavailable
 from diagnosis.http.paths import nonempty, segment
-from diagnosis.http.responses import safe_url, shape_error
+from diagnosis.http.responses import shape_error
 from diagnosis.kube.event_models import KubeEvent, event_from_core, event_from_events_v1
+from diagnosis.kube.responses import NAMED, kind_of, response_json, response_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     import httpx
 
-__all__ = [
-    "GET_EVENTS",
-    "MAX_PAGES",
-    "NAMED",
-    "EventReads",
-    "kind_of",
-    "response_json",
-    "response_url",
-]
-
-NAMED = "a Kubernetes namespace, pod, container or node name"
+__all__ = ["GET_EVENTS", "MAX_PAGES", "EventReads"]
 
 GET_EVENTS = "kubectl get events"
 
@@ -152,34 +142,6 @@ class EventReads:
 def _selector_value(value: str) -> str:
     r"""`value` escaped for a field selector (``\\``, ``,`` and ``=`` are special)."""
     return value.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
-
-
-def response_url(response: httpx.Response) -> str:
-    """The URL `response` answered, as errors name it (`safe_url`)."""
-    return safe_url(response.request.url)
-
-
-def response_json(response: httpx.Response, operation: str) -> Any:
-    """The JSON body of a 200 `response`; a shape error when it is not JSON."""
-    try:
-        return response.json()
-    except ValueError as exc:
-        raise shape_error(
-            "the body is not JSON", operation=operation, url=response_url(response), status=200
-        ) from exc
-
-
-def kind_of(value: Any) -> str:
-    """How a wrong-shaped JSON value is named in an error (never its content)."""
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    return type(value).__name__
 
 
 def _when(event: KubeEvent) -> datetime:
