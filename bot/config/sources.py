@@ -15,12 +15,12 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
+    DotEnvSettingsSource,
     EnvSettingsSource,
     PydanticBaseSettingsSource,
-    SettingsError,
 )
 
-from bot.config.base import Concern
+from bot.config.base import Concern, ConfigError
 
 __all__ = ["FlatNames", "concern_fields", "route"]
 
@@ -62,11 +62,9 @@ class FlatNames(PydanticBaseSettingsSource):
             value, key, is_complex = self._source.get_field_value(field, name)
             try:
                 value = self._source.prepare_field_value(name, field, value, is_complex)
-            except ValueError as error:
-                source = type(self._source).__name__
-                raise SettingsError(
-                    f'error parsing value for field "{key}" from source "{source}"'
-                ) from error
+            except ValueError as error:  # JSON that does not parse: the position, not the text
+                where = " (in .env)" if isinstance(self._source, DotEnvSettingsSource) else ""
+                raise ConfigError(f"{key.upper()}{where} is not valid JSON: {error}") from None
             if value is not None:
                 found[key] = value
         return found

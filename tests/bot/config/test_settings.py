@@ -190,6 +190,23 @@ def test_every_value_out_of_range_is_named_at_once(monkeypatch: pytest.MonkeyPat
     assert "sometimes" not in message
 
 
+@pytest.mark.parametrize(
+    "variable", ["WATCHES", "CHANNEL_PROJECTS", "ALERT_CHANNELS", "CHANNEL_DEFAULT_CLUSTERS"]
+)
+def test_json_that_does_not_parse_is_named_by_its_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, variable: str
+):
+    monkeypatch.setenv(variable, '{"s3cret-value":')
+    with pytest.raises(ConfigError, match=rf"^{variable} is not valid JSON: .*line 1 column"):
+        Settings(_env_file=None)
+    monkeypatch.delenv(variable)
+    dotenv = tmp_path / ".env"
+    dotenv.write_text(f"{variable}=[1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"^{variable} \(in .env\) is not valid JSON") as raised:
+        Settings(_env_file=dotenv)
+    assert "s3cret" not in str(raised.value)
+
+
 def _order(variable: str) -> int:
     """Pydantic reports the concerns in their order, and each concern's fields in theirs."""
     return list(Settings.variables()).index(variable)
