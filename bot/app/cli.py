@@ -129,6 +129,12 @@ def _serve(args: argparse.Namespace) -> int:
         queue = settings.queue.model_copy(update={"embedded_worker": False})
         settings = settings.model_copy(update={"queue": queue})
     configure_logging(settings.log.level, settings.log.format)
+    if not settings.queue.embedded_worker and settings.redis.url is None:
+        raise ConfigError(
+            "set REDIS_URL to serve without a worker (--no-worker, EMBEDDED_WORKER=false): "
+            "without it the queue lives in this process, where no worker takes what it "
+            "acknowledges"
+        )
     count = args.web_processes or usable_cores()
     if count > 1:
         if args.socket_mode:

@@ -106,7 +106,10 @@ def test_a_process_count_is_a_positive_number_or_auto(
     ("argv", "said"),
     [
         (["worker", "--processes", "2"], "set REDIS_URL for `runai-why worker`"),
-        (["serve", "--no-worker", "--web-processes", "auto"], "set REDIS_URL for --web-processes"),
+        (["serve", "--web-processes", "auto"], "set REDIS_URL for --web-processes"),
+        # the Procfile's web line on one core: nothing would ever take what it acknowledges
+        (["serve", "--no-worker", "--web-processes", "auto"], "set REDIS_URL to serve without"),
+        (["serve", "--no-worker"], "set REDIS_URL to serve without a worker"),
     ],
 )
 def test_several_processes_need_redis_to_share_the_queue(
@@ -116,6 +119,15 @@ def test_several_processes_need_redis_to_share_the_queue(
     monkeypatch.setattr("bot.app.cli.usable_cores", lambda: 2)
     assert main(argv) == 2
     assert said in capsys.readouterr().err
+
+
+def test_serving_without_a_worker_by_setting_needs_redis_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("EMBEDDED_WORKER", "false")
+    assert main(["serve", "--web-processes", "1"]) == 2
+    assert "set REDIS_URL to serve without a worker" in capsys.readouterr().err
 
 
 def test_socket_mode_is_one_process(
