@@ -8,7 +8,15 @@ from pydantic import BaseModel, ConfigDict, SecretStr
 
 from bot.errors import BotError
 
-__all__ = ["DEDUPE_TTL_S", "Concern", "ConfigError", "Problem", "is_placeholder", "plain"]
+__all__ = [
+    "DEDUPE_TTL_S",
+    "Concern",
+    "ConfigError",
+    "Problem",
+    "is_placeholder",
+    "placeholder_token",
+    "plain",
+]
 
 #: Slack retries an event for up to ~6 minutes; what was taken is remembered for an hour, so
 #: a request's deadline in the queue must be shorter.
@@ -34,6 +42,18 @@ def plain(value: SecretStr | str | None) -> str:
     if isinstance(value, SecretStr):
         value = value.get_secret_value()
     return (value or "").strip()
+
+
+def placeholder_token(variable: str, value: SecretStr | None) -> list[Problem]:
+    """An optional token set to a placeholder (`change-me`): a problem, not a password.
+
+    Unset (or empty), it is simply off; a placeholder must not open anything to whoever has
+    read deploy/env.example.
+    """
+    text = plain(value)
+    if not text or not is_placeholder(text):
+        return []
+    return [Problem(variable, f"{variable} is a placeholder: set a real token, or unset it")]
 
 
 class ConfigError(BotError):

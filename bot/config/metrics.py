@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr
 
-from bot.config.base import Concern
+from bot.config.base import Concern, Problem, placeholder_token
 
 __all__ = ["MetricsSettings"]
 
@@ -30,3 +30,7 @@ class MetricsSettings(Concern):
             "with `Authorization: Bearer <token>`. Without it `PORT` has none."
         ),
     )
+
+    def problems(self) -> list[Problem]:
+        """`METRICS_TOKEN` left a placeholder: it would open `/metrics` on `PORT` to anyone."""
+        return placeholder_token("METRICS_TOKEN", self.token)

@@ -75,6 +75,9 @@ class RunaiSettings(Concern):
         if parsed.scheme not in {"https", "http"} or not parsed.host:
             shape = f"RUNAI_URL must look like https://acme.run.ai (got {url!r})"
             return [*unset, Problem("RUNAI_URL", shape)]
+        if "/api/" in f"{parsed.path.rstrip('/')}/":  # every call would read /api/v1/api/v1/…
+            shape = f"RUNAI_URL is the control plane's address, without /api/… (got {url!r})"
+            return [*unset, Problem("RUNAI_URL", shape)]
         return unset
 
     def config(self) -> RunaiConfig:

@@ -101,6 +101,8 @@ class Settings(BaseSettings):
             problems += self.slack.problems(socket_mode=socket_mode)
         if serve and self.teams.configured:
             problems += self.teams.problems()
+        if serve:
+            problems += [*self.metrics.problems(), *self.push.problems()]
         if runai:
             problems += self.runai.problems()
         if not problems:

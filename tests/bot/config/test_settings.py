@@ -255,6 +255,27 @@ def test_slack_teams_and_run_ai_problems_are_listed_together():
     )
 
 
+@pytest.mark.parametrize(
+    ("tokens", "said"),
+    [
+        ({}, None),
+        ({"metrics_token": "s3cret-scrape", "alertmanager_token": "s3cret-am"}, None),
+        ({"metrics_token": "change-me"}, "METRICS_TOKEN is a placeholder"),
+        ({"alertmanager_token": "replace-me"}, "ALERTMANAGER_TOKEN is a placeholder"),
+    ],
+    ids=["unset: off", "real tokens", "METRICS_TOKEN=change-me", "ALERTMANAGER_TOKEN placeholder"],
+)
+def test_an_optional_token_left_a_placeholder_stops_serve(tokens: dict[str, str], said: str | None):
+    """A known token would open /metrics to anyone; an alert route would be off, unsaid."""
+    settings = _settings(**GOOD, **tokens)
+    if said is None:
+        settings.check(serve=True)
+        return
+    with pytest.raises(ConfigError, match=said):
+        settings.check(serve=True)
+    settings.check(runai=True)  # `diagnose` serves neither
+
+
 def test_without_serve_only_run_ai_is_checked():
     settings = _settings(runai_url="ftp://acme", runai_client_id="runai-why")
     with pytest.raises(ConfigError) as raised:
@@ -264,6 +285,28 @@ def test_without_serve_only_run_ai_is_checked():
         "RUNAI_URL must look like https://acme.run.ai (got 'ftp://acme')"
     )
     settings.check(runai=False)  # nothing else is needed
+
+
+@pytest.mark.parametrize(
+    ("url", "refused"),
+    [
+        ("https://acme.run.ai", False),
+        ("https://acme.run.ai/", False),
+        ("http://127.0.0.1:8611", False),
+        ("https://runai.example.com/tenant-a", False),  # a control plane under a path
+        ("https://acme.run.ai/api/v1", True),
+        ("http://127.0.0.1:8611/api/v1/", True),
+        ("https://runai.example.com/tenant-a/api", True),
+    ],
+)
+def test_a_run_ai_url_naming_the_api_path_is_refused(url: str, refused: bool):  # noqa: FBT001
+    """The client adds /api/v1 itself: with it in RUNAI_URL every call went to /api/v1/api/v1."""
+    settings = _settings(runai_url=url, runai_client_id="runai-why", runai_client_secret="s3cret")
+    if not refused:
+        settings.check(runai=True)
+        return
+    with pytest.raises(ConfigError, match=r"RUNAI_URL is the control plane's address, without"):
+        settings.check(runai=True)
 
 
 def test_without_socket_mode_the_app_token_is_not_needed():
