@@ -210,10 +210,24 @@ def _credentials(netloc: str) -> tuple[str | None, str | None]:
     return unquote(user) or None, unquote(password) or None
 
 
+def _check_standalone(url: str, scheme: str) -> None:
+    """What redis-py would refuse later, or misread, said now by the variable's name."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # reading it checks it
+    except ValueError as error:  # its message names the part, never the password
+        raise ValueError(f"REDIS_URL is not a valid URL ({error})") from None
+    db = parts.path.strip("/") if scheme != "unix" else ""
+    if db and not db.isdigit():  # redis-py would quietly use database 0
+        raise ValueError(f"REDIS_URL database {db!r} is not a number (redis://host:6379/0)")
+    del port
+
+
 def parse_redis_url(url: str) -> RedisTarget:
     """The deployment `url` names; `ValueError` says what is wrong (never echoing a password)."""
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme in {"redis", "rediss", "unix"}:
+        _check_standalone(url, scheme)
         return RedisTarget("standalone", url=url)
     base, _, kind = scheme.partition("+")
     if base not in {"redis", "rediss"} or kind not in {"sentinel", "cluster"}:

@@ -79,6 +79,10 @@ def test_url_forms(url: str, target: RedisTarget):
         ("redis+cluster://n1/3", "Redis Cluster has only database 0"),
         ("redis+cluster://n1:port", "port 'port' is not a number"),
         ("redis+cluster://:pw@n1,,n2", "has an empty host"),
+        ("redis://:pw@[bad", "is not a valid URL (Invalid IPv6 URL)"),
+        ("redis://:pw@127.0.0.1:notaport/0", "is not a valid URL (Port could not be cast"),
+        ("redis://:pw@h/abc", "database 'abc' is not a number"),  # redis-py would use 0
+        ("rediss://:pw@h:6380/0x1", "database '0x1' is not a number"),
     ],
 )
 def test_bad_urls_say_what_is_wrong_without_the_password(url: str, says: str):
