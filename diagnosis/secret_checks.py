@@ -58,6 +58,12 @@ _PROSE_WORDS = _KEPT_VALUES | _words(
     "length policy check verification mismatch match matches accepted rejected generated created "
     "updated deleted removed expires expiring expire has been please enter entered specified"
 )
+#: Words a sentence goes on from after `token:` (`token: could not reach …`); never the first
+#: word of a passphrase (`password: correct horse battery staple` stays masked).
+_SENTENCE_VERBS = _words(
+    "is was are be been not could cannot can will would may might must should has have had "
+    "does did do also still already now"
+)
 _PLACEHOLDER = re.compile(
     r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
 )
@@ -102,9 +108,12 @@ def _plain_value(m: re.Match[str]) -> bool:
         return False
     key_at = m.start("key")
     line_start = text.rfind("\n", 0, key_at) + 1
+    goes_on = _GOES_ON.match(text, m.end()) is not None
     if not text[line_start:key_at].strip(" \t-#"):
-        return False  # YAML: the key starts its line
-    return _GOES_ON.match(text, m.end()) is not None
+        # YAML: the key starts its line, unless a word of prose starts a sentence that goes on
+        # (`token: could not reach the server`, a log line of ours or a client's)
+        return goes_on and value.lower() in _SENTENCE_VERBS
+    return goes_on
 
 
 def _placeholder(value: str) -> bool:

@@ -179,6 +179,8 @@ LEAKS: tuple[Leak, ...] = (
     Leak("kv-flag-space", f"{SUBMIT} -- python train.py --wandb-api-key 0a1b2c3d4e --epochs 3", ("0a1b2c3d4e",), ("secret-value",)),
     Leak("kv-flag-equals", "python eval.py --db-password=Tr0ub4dor&3 --split test", ("Tr0ub4dor&3",), ("secret-value",)),
     Leak("kv-json", '{"mlflow": {"tracking_password": "correct horse battery staple", "user": "ml"}}', ("correct horse battery staple",), ("secret-value",)),
+    # a YAML line whose value is a word: a secret, unless a sentence goes on from a verb
+    Leak("yaml-word", "db:\n  password: correct horse\n", ("correct",), ("secret-value",)),
     Leak("kv-yaml", "config:\n  redis:\n    password: Zx81-spectrum\n    host: redis-master", ("Zx81-spectrum",), ("secret-value",)),
     Leak("kv-yaml-quoted", "  client_secret: 'AbC d3f!gh'", ("AbC d3f!gh",), ("secret-value",)),
     Leak("kv-go-map", 'level=debug msg="loaded config" cfg=map[endpoint:https://minio.ml.svc password:miniopw123 user:admin]', ("miniopw123",), ("secret-value",)),
@@ -281,6 +283,9 @@ CLEAN: tuple[str, ...] = (
     'Failed to pull image "acme/secret-model:2": rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/acme/secret-model:2": not found',
     "python tokenize.py --input /data/raw --workers 32 --tokenizer meta-llama/Llama-2-7b-hf --max-new-tokens 512",
     "TOKENIZERS_PARALLELISM=false NCCL_DEBUG=INFO OMP_NUM_THREADS=8",
+    "token: could not reach the server (dial tcp 10.0.0.7:443: i/o timeout)",
+    "secret: not set in the project's environment",
+    "secret: must be set before the job starts",
     'Readiness probe failed: Get "http://10.233.64.12:8080/healthz": dial tcp 10.233.64.12:8080: connect: connection refused',
     "Node dgx-a100-07 status is now: NodeNotReady",
     "The node was low on resource: memory. Threshold quantity: 100Mi, available: 51200Ki. Container trainer was using 33554432Ki, request is 32Gi, has larger consumption of memory.",
