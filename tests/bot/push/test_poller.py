@@ -224,32 +224,39 @@ async def test_one_poller_holds_the_lease_until_it_stops(rig: Rig):
     assert await second.hold()
 
 
+class Slow:
+    """A control plane whose every list waits for `release`; `polled` names each project asked."""
+
+    def __init__(self) -> None:
+        self.polling, self.release = asyncio.Event(), asyncio.Event()
+        self.polled: list[str] = []
+
+    async def list_changed_workloads(
+        self, *, cluster_id: str, project: str, since: datetime
+    ) -> list[Changed]:
+        del cluster_id, since
+        self.polled.append(project)
+        self.polling.set()
+        await self.release.wait()
+        return []
+
+
 async def test_a_redis_blip_while_polling_does_not_end_the_lease(rig: Rig):
     """One failed renewal is tried again at the next: the lease outlives a long poll."""
     kv = BlippingKv()
     subscriptions = Subscriptions(kv)
     await subscriptions.add(_subscription())
-    polling, release = asyncio.Event(), asyncio.Event()
-
-    class Slow:
-        async def list_changed_workloads(
-            self, *, cluster_id: str, project: str, since: datetime
-        ) -> list[Changed]:
-            del cluster_id, project, since
-            polling.set()
-            await release.wait()
-            return []
-
+    slow = Slow()
     args = (rig.poller._runai, kv, subscriptions, MemoryWorkQueue(max_items=1))
-    poller = WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5)
+    poller = WatchPoller(slow, *args, interval_s=60, storm_threshold=5)
     poller._lease_s = 0.6  # renewed every 0.2 s
     poller.start()
-    await polling.wait()
+    await slow.polling.wait()
     kv.blips = 1
     await asyncio.sleep(1.5)  # the lease's TTL more than twice over
     assert kv.blipped == 1
     assert not await WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5).hold()
-    release.set()
+    slow.release.set()
     await poller.stop()
 
 
@@ -293,28 +300,16 @@ async def test_a_poll_whose_lease_another_replica_took_stops_at_its_next_watch(r
     subscriptions = Subscriptions(kv)
     for project in ("ml-team", "nlp", "vision"):
         await subscriptions.add(_subscription(project))
-    polled: list[str] = []
-    polling, release = asyncio.Event(), asyncio.Event()
-
-    class Slow:
-        async def list_changed_workloads(
-            self, *, cluster_id: str, project: str, since: datetime
-        ) -> list[Changed]:
-            del cluster_id, since
-            polled.append(project)
-            polling.set()
-            await release.wait()
-            return []
-
+    slow = Slow()
     args = (rig.poller._runai, kv, subscriptions, MemoryWorkQueue(max_items=1))
-    poller = WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5)
+    poller = WatchPoller(slow, *args, interval_s=60, storm_threshold=5)
     poller._lease_s = 0.6  # renewed every 0.2 s
     poller.start()
-    await polling.wait()
+    await slow.polling.wait()
     await kv.release(LEASE_KEY, poller._token)  # its lease expired (a long pause) ...
     assert await WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5).hold()  # ... taken
     await asyncio.sleep(0.5)  # a renewal finds it another's
-    release.set()
+    slow.release.set()
     await asyncio.sleep(0.1)
     await poller.stop()
-    assert len(polled) == 1
+    assert len(slow.polled) == 1
