@@ -26,6 +26,8 @@ class Found:
     context: str | None = None
     """A `kubectl --context` value: a cluster only if it is one of the known clusters."""
     project: str | None = None
+    guessed_project: str | None = None
+    """A project read only from the shape of `a/b-1` or `b-1 (a)`: never over a typed one."""
     namespace: str | None = None
     """A namespace that does not read as `runai-<project>`: the project must be asked."""
     workload_id: str | None = None

@@ -24,6 +24,7 @@ from bot.conversation.understand.found import (
 )
 from bot.conversation.understand.labels import read_labels
 from bot.conversation.understand.markup import Link
+from bot.conversation.understand.tables import read_tables
 from bot.conversation.understand.vocabulary import is_common
 
 __all__ = ["MAX_FOUND", "NAMESPACE_PREFIX", "Found", "extract"]
@@ -41,6 +42,7 @@ _ALERT_TITLE = re.compile(r"\[(?:FIRING|RESOLVED)(?::\d++)?\][^\n]*+", re.IGNORE
 _COMPACT = re.compile(rf"(?<![\w./:@-])({_NAME})/({_NAME})(?![\w/])")
 _PAREN = re.compile(rf"(?<![\w.-])({_NAME})[ \t]*+\([ \t]*+({_NAME})[ \t]*+\)")
 _POD_SHAPE = re.compile(r"-\d++-\d++$")
+_LETTER = re.compile(r"[a-z]")
 
 
 def _set(words: str) -> frozenset[str]:
@@ -61,16 +63,18 @@ def extract(
     projects: Collection[str] | None,
     clusters: Collection[str] | None = None,
 ) -> Found:
-    """Read links, label sets, `kubectl`/`runai` lines and compact forms out of `text`.
+    """Read links, `kubectl get` tables, label sets, `kubectl`/`runai` lines and compact forms.
 
     `projects` are the project names the asker can read (None: not known), which tell a
-    compact `nlp/train-bert` from any other `a/b`; `clusters` the known cluster names, kept
+    compact `nlp/train-bert` from any other `a/b` (unknown, a pair of names is only a
+    guess, `Found.guessed_project`); `clusters` the known cluster names, kept
     when they stand inside a pasted alert title or command line.
     """
     found = Found()
     known = {c.casefold() for c in clusters or ()}
     for link in links:
         _link(link, found)
+    text = read_tables(text, found)
     text = _ALERT_TITLE.sub(lambda m: _alert_title(m.group(0), found, known), text)
     text = _KUBECTL.sub(lambda m: _command(m.group(0), found, known, _kubectl), text)
     text = _RUNAI_CLI.sub(lambda m: _command(m.group(0), found, known, _runai), text)
@@ -182,14 +186,19 @@ def _runai(words: list[str], found: Found) -> None:
 
 def _compact(match: re.Match[str], found: Found, projects: Collection[str] | None) -> str:
     left, right = match.group(1).lower(), match.group(2).lower()
+    if not (_LETTER.search(left) and _LETTER.search(right)):
+        return match.group(0)  # `1/4` workers, `0/1` ready, `11/04`: a ratio or a date
     if left.startswith(NAMESPACE_PREFIX):  # `runai-nlp/bert-ft-0-0`: namespace/pod
         found.set_namespace(left)
         found.add_pod(right)
         return " "
-    known = projects is not None and left in projects
-    shaped = projects is None and not is_common(left) and not is_common(right)
-    if known or (shaped and any(c.isdigit() or c == "-" for c in right)):
+    if projects is not None and left in projects:
         found.project = found.project or left
+        found.add_name(right)
+        return " "
+    shaped = projects is None and not is_common(left) and not is_common(right)
+    if shaped and any(c.isdigit() or c == "-" for c in right):
+        found.guessed_project = found.guessed_project or left
         found.add_name(right)
         return " "
     return match.group(0)
@@ -197,10 +206,15 @@ def _compact(match: re.Match[str], found: Found, projects: Collection[str] | Non
 
 def _paren(match: re.Match[str], found: Found, projects: Collection[str] | None) -> str:
     name, inner = match.group(1).lower(), match.group(2).lower()
-    known = projects is not None and inner in projects
-    shaped = projects is None and not is_common(inner) and any(c in name for c in "-0123456789")
-    if (known or shaped) and not is_common(name):
+    if is_common(name) or not (_LETTER.search(name) and _LETTER.search(inner)):
+        return match.group(0)  # `eval-7 (2)`: a count, not a project
+    if projects is not None and inner in projects:
         found.project = found.project or inner
+        found.add_name(name)
+        return " "
+    shaped = projects is None and not is_common(inner) and any(c in name for c in "-0123456789")
+    if shaped:
+        found.guessed_project = found.guessed_project or inner
         found.add_name(name)
         return " "
     return match.group(0)

@@ -193,11 +193,11 @@ def _without(text: str, uuids: set[str]) -> str:
 
 
 def _merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
-    """What was read explicitly wins over what the free text suggested."""
+    """What was read explicitly wins over what the free text suggested (a guess never does)."""
     cluster = found.cluster or query.cluster
     if cluster is None and found.context and known.is_cluster(found.context):
         cluster = found.context
-    project = found.project or query.project
+    project = found.project or query.project or found.guessed_project
     workload_id = found.workload_id or query.workload_id
     names: list[str] = []
     free = [n for n in (query.workload_name, *query.others) if n is not None]

@@ -831,6 +831,29 @@ ROWS: list[Row] = [
         workload="train-bert",
         symptom=PULL,
     ),
+    # --- a pasted `kubectl get` table: rows are pods; READY and AGE are nothing ----------------
+    r(
+        "@bot why did `bert-ft-squad` fail? see [UI](https://acme.run.ai/workloads) and:\n"
+        "```NAME          READY   STATUS      RESTARTS   AGE\n"
+        "bert-ft-squad-0-0   0/1     OOMKilled   0          4m```",
+        "cluster",
+        workload="bert-ft-squad",
+    ),
+    r(
+        "@bot why did this die on prod-a?\n```$ kubectl get pods -n runai-ml-team\n"
+        "NAME                  READY   STATUS      RESTARTS   AGE\n"
+        "training-job-42-0-0   0/1     OOMKilled   0          5m```",
+        cluster="prod-a",
+        project="ml-team",
+        pods=("training-job-42-0-0",),
+    ),
+    r(
+        "@bot kubectl get pods -A\nNAMESPACE   NAME   READY   STATUS   RESTARTS   AGE\n"
+        "runai-nlp   bert-ft-0-0   0/1   CrashLoopBackOff   5 (42s ago)   2d\nthat's prod-b",
+        cluster="prod-b",
+        project="nlp",
+        pods=("bert-ft-0-0",),
+    ),
     # --- near misses and typos: asked about, never used ------------------------------------
     r(
         "@bot train-bert in nlpp on prod-a",
@@ -921,5 +944,56 @@ def test_each_message_reads_the_same_on_every_platform(row: Row, markup: Markup)
     )
     got = summary(understood)
     assert got == {**_NONE, **row.want}, text
+    if row.asks is not None:
+        assert next_question(got) == row.asks
+
+
+#: Read before the cluster, and so the asker's projects, is known (the engine's first read):
+#: a pair of names (`nlp/train-bert`) is then only a guess from its shape.
+BEFORE_PROJECTS = Known(clusters=KNOWN.clusters)
+GUESSES: list[Row] = [
+    r(
+        "@bot training-job-42 in ml-team: only 1/4 workers came up before it died",
+        "cluster",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot why did training-job-42 in ml-team fail on 11/04?",
+        "cluster",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot eval-7 (v2) in vision on prod-b",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+    ),
+    r(
+        "@bot why did bert-ft-3 in vision fail on prod-b? same as nlp/train-bert",
+        cluster="prod-b",
+        project="vision",
+        workload="train-bert",
+        others=("bert-ft-3",),
+    ),
+    r("@bot nlp/train-bert on prod-a", cluster="prod-a", project="nlp", workload="train-bert"),
+]
+
+
+@pytest.mark.parametrize("markup", PLATFORMS, ids=[m.value for m in PLATFORMS])
+@pytest.mark.parametrize("row", GUESSES, ids=[row.said[:60] for row in GUESSES])
+def test_a_pair_guessed_from_its_shape_never_beats_what_was_typed(row: Row, markup: Markup):
+    understood = understand(
+        render(row.said, markup),
+        markup=markup,
+        expecting=row.expecting,
+        known=BEFORE_PROJECTS,
+        bot_user_id=BOT_ID,
+        today=TODAY,
+        directed=row.directed,
+    )
+    got = summary(understood)
+    assert got == {**_NONE, **row.want}
     if row.asks is not None:
         assert next_question(got) == row.asks
