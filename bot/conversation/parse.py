@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import html
 import re
-from collections import deque
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from bot.conversation.intent import FollowUp, intent
 from bot.conversation.parse_bounds import bounded
 from bot.conversation.words import (
     CHATTER,
     FILLER,
     NOT_NAMES,
-    ORDINALS,
     PAST,
     SYMPTOMS,
     THANKS,
@@ -63,16 +62,6 @@ _HOST_RE = re.compile(
     rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?{_NAME}",
     re.IGNORECASE,
 )
-_PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
-_ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
-_SHOW_RE = re.compile(r"\b(?:show|see|post|give|send|print|paste|dump|get|any)\b", re.IGNORECASE)
-_SHOWN_RE = re.compile(r"\b(?:logs?|evidence|details|lines|more)\b", re.IGNORECASE)
-_EVIDENCE_RE = re.compile(
-    r"\b(?:all|full|more|the)\s++(?:the\s++)?(?:logs?|evidence|details)\b"
-    r"|^(?:logs?|evidence|details|more|tell me more|more please|full report)$",
-    re.IGNORECASE,
-)
-_RERUN_RE = re.compile(r"\b(?:re-?run|retry|re-?check|re-?diagnose|refresh|again)\b", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
 _HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage", "how does this work"})
 
@@ -83,13 +72,6 @@ class Expecting(StrEnum):
     CLUSTER = "cluster"
     PROJECT = "project"
     WORKLOAD = "workload"
-
-
-class FollowUp(StrEnum):
-    """What a reply after an answer asks of that answer (a new lookback is `lookback`)."""
-
-    EVIDENCE = "evidence"  # "show logs", "more", "all evidence"
-    RERUN = "rerun"  # "re-run", "check again"
 
 
 @dataclass(frozen=True)
@@ -184,45 +166,12 @@ def _key_values(text: str) -> tuple[str, Query]:
     )
 
 
-def _evidence_spans(text: str) -> list[tuple[int, int]]:
-    """Where `text` asks for the evidence (`show me the logs`, `all evidence`), left to right.
-
-    The spans the one regex `show.*logs|all logs|^more$` found, in linear time (`text` has
-    no line breaks). `show … logs` runs from the first verb to the last thing shown after
-    it; tried from every verb, the regex took quadratic time on `show show show …`. The
-    other parts contain no verb, so they match only before it.
-    """
-    verb = _SHOW_RE.search(text)
-    shown = deque(_SHOWN_RE.finditer(text, verb.end()) if verb else (), maxlen=1)
-    end = verb.start() if verb and shown else len(text)
-    spans = [m.span() for m in _EVIDENCE_RE.finditer(text) if m.start() < end]
-    return [*spans, (end, shown[0].end())] if shown else spans
-
-
-def _cut(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` with each of `spans` (in order, not overlapping) replaced by a space."""
-    kept, at = [], 0
-    for start, end in spans:
-        kept.append(text[at:start])
-        at = end
-    return " ".join([*kept, text[at:]])
-
-
 def _intent(text: str, query: Query) -> tuple[str, Query]:
-    """Follow-ups and a picked number, which are about the thread rather than new slots."""
-    words = _words(text)
-    pick = _PICK_RE.match(text.strip())
-    if pick:
-        return "", replace(query, pick=int(pick.group(1)))
-    ordinal = _ORDINAL_RE.match(" ".join(words))
-    if ordinal:
-        return "", replace(query, pick=ORDINALS[ordinal.group(1)])
-    evidence = _evidence_spans(text)
-    if evidence:
-        return _cut(text, evidence), replace(query, follow_up=FollowUp.EVIDENCE)
-    if _RERUN_RE.search(text):
-        return _RERUN_RE.sub(" ", text), replace(query, follow_up=FollowUp.RERUN)
-    return text, query
+    """Follow-ups and a picked number (`bot.conversation.intent`), with the text left."""
+    found = intent(text)
+    if found.pick is None and found.follow_up is None:
+        return text, query
+    return found.rest, replace(query, pick=found.pick, follow_up=found.follow_up)
 
 
 def _slot_words(text: str) -> list[str]:
