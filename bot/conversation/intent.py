@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.conversation.words import ORDINALS
+from bot.conversation.words import ORDINALS, clause_before, requested
 
 __all__ = ["FollowUp", "Intent", "intent"]
 
@@ -27,6 +27,18 @@ _EVIDENCE_RE = re.compile(
 )
 _RERUN_RE = re.compile(r"\b(?:re-?run|retry|re-?check|re-?diagnose|refresh|again)\b", re.IGNORECASE)
 _PUNCTUATION = ".,;:!?\"'()[]*_~<>"
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+#: The words that may come before `again` or `re-run` in a request to the bot.
+_ASKING = _set(
+    """please pls plz can could would will you u ok okay k so then now just hey maybe and
+    also kindly go ahead quick quickly try check look run diagnose do it that this the
+    diagnosis one more time once thanks thx ty cool great hmm well but yes yeah yep sure"""
+)
 
 
 class FollowUp(StrEnum):
@@ -57,9 +69,22 @@ def intent(text: str) -> Intent:
     evidence = _evidence_spans(text)
     if evidence:
         return Intent(_cut(text, evidence), follow_up=FollowUp.EVIDENCE)
-    if _RERUN_RE.search(text):
+    if _rerun_asked(text):
         return Intent(_RERUN_RE.sub(" ", text), follow_up=FollowUp.RERUN)
     return Intent(text)
+
+
+def _rerun_asked(text: str) -> bool:
+    """`check again`, `re-run?`, `can you try again please`: asked, as a request of the bot.
+
+    Never what the asker will do (`I'll rerun it with more memory`, `will try again after
+    lunch`), nor what happened (`it failed again`): only asking words may come before it.
+    """
+    for match in _RERUN_RE.finditer(text):
+        before = clause_before(text, match.start())
+        if requested(before) and _ASKING.issuperset(before):
+            return True
+    return False
 
 
 def _evidence_spans(text: str) -> list[tuple[int, int]]:

@@ -220,9 +220,9 @@ def _workload(text: str, query: Query, *, bare: bool) -> Query:
     return replace(query, workload_id=workload_id, workload_name=name, others=tuple(others))
 
 
-def _free_text(text: str, query: Query, expecting: Expecting | None) -> Query:
+def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: bool) -> Query:
     if query.lookback is None:
-        text, lookback = find_lookback(text)
+        text, lookback = find_lookback(text, asked=reply)
         query = replace(query, lookback=lookback)
     symptom = query.symptom
     if symptom is None and not PAST.search(text):
@@ -277,26 +277,34 @@ def _validated(query: Query) -> Query:
 
 
 def parse(
-    text: str, *, bot_user_id: str | None = None, expecting: Expecting | None = None
+    text: str,
+    *,
+    bot_user_id: str | None = None,
+    expecting: Expecting | None = None,
+    reply: bool = False,
 ) -> Query:
     """Parse a slash-command text, a mention or a thread reply into slots (pure, never raises).
 
     `expecting` is what the bot last asked for: a reply that is just one value fills it.
+    `reply`: a plain reply in a thread, where a time is a lookback only when asked for
+    (`what about the last 3 days?`, not `it ran fine last week`; `words.asked_for`).
     Only the first `MAX_PARSED_CHARS` characters are read (`parse_bounds`); how many
     more there were is `ignored_chars`.
     """
     capped = bounded(text)
-    query = _parse(capped.text, bot_user_id, expecting)
+    query = _parse(capped.text, bot_user_id, expecting, reply=reply)
     return replace(query, ignored_chars=capped.ignored) if capped.ignored else query
 
 
-def _parse(text: str, bot_user_id: str | None, expecting: Expecting | None) -> Query:
+def _parse(
+    text: str, bot_user_id: str | None, expecting: Expecting | None, *, reply: bool = False
+) -> Query:
     cleaned = _clean(text, bot_user_id)
     if cleaned.lower().strip(" !.") in _HELP_WORDS:
         return Query(help=True)
     rest, query = _key_values(cleaned)
     if query == Query() and _chatter(rest):
-        rest, lookback = find_lookback(rest)
+        rest, lookback = find_lookback(rest, asked=reply)
         rest, intent = _intent(rest, Query(lookback=lookback))
         if intent.follow_up is None and intent.lookback is None:
             return Query(chatter=True)  # "thanks! I think it's the node dgx-07": not for me
@@ -304,4 +312,4 @@ def _parse(text: str, bot_user_id: str | None, expecting: Expecting | None) -> Q
     rest, query = _intent(rest, query)
     if query.pick is not None:
         return _validated(query)  # `0 project=/`: a pick never carries an invalid slot
-    return _validated(_free_text(rest, query, expecting))
+    return _validated(_free_text(rest, query, expecting, reply=reply))

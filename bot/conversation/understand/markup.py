@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["OTHER_PERSON", "Link", "Markup", "Plain", "normalise"]
+__all__ = ["FENCE", "OTHER_PERSON", "Link", "Markup", "Plain", "normalise"]
 
 #: What stands in the text where a person other than the bot was mentioned.
 OTHER_PERSON = "@someone"
+#: The line that opens and closes a code block (pasted output) in the plain text.
+FENCE = "```"
 
 
 class Markup(StrEnum):
@@ -54,6 +56,7 @@ _HUGE_CHARREF = re.compile(r"&#[0-9]{8,}+;?")
 _TEAMS_AT = re.compile(r"<at\b[^<>]*+>([^<>]*+)</at>", re.IGNORECASE)
 _TEAMS_LINK = re.compile(r"<a\b([^<>]*+)>([^<>]*+)</a>", re.IGNORECASE)
 _HREF = re.compile(r"""href\s*+=\s*+["']([^"'<>]*+)["']""", re.IGNORECASE)
+_PRE_TAG = re.compile(r"</?pre\b[^<>]*+>", re.IGNORECASE)
 _BREAK_TAG = re.compile(
     r"</?(?:br|p|div|li|ul|ol|pre|tr|h[1-6]|blockquote)\b[^<>]*+>", re.IGNORECASE
 )
@@ -145,6 +148,7 @@ def _teams(text: str, bot_names: tuple[str, ...], links: list[Link]) -> tuple[st
 
     text = _TEAMS_AT.sub(at, text)
     text = _TEAMS_LINK.sub(anchor, text)
+    text = _PRE_TAG.sub(f"\n{FENCE}\n", text)  # a code block, as Slack and the console write it
     text = _ANY_TAG.sub(" ", _BREAK_TAG.sub("\n", text))
     return _unescape(text).replace("\u00a0", " "), other
 
@@ -192,9 +196,16 @@ def _unwrapped(url: str) -> str:
 
 
 def _unmarked(text: str) -> str:
-    """Lines of words without the markers around them (`*prod-a*` → `prod-a`)."""
+    """Lines of words without the markers around them (`*prod-a*` → `prod-a`).
+
+    A code block's lines stand between `FENCE` lines: what is pasted there is read for
+    names, never for time words (`AGE 5m` is no lookback).
+    """
     lines = []
-    for line in text.replace("```", "\n").splitlines():
-        words = (w.strip(_MARKERS) for w in line.replace("`", " ").split())
-        lines.append(" ".join(w for w in words if w))
+    for i, block in enumerate(text.split(FENCE)):
+        if i:
+            lines.append(FENCE)
+        for line in block.splitlines():
+            words = (w.strip(_MARKERS) for w in line.replace("`", " ").split())
+            lines.append(" ".join(w for w in words if w))
     return "\n".join(line for line in lines if line)

@@ -21,10 +21,10 @@ from functools import cached_property
 from bot.conversation.parse import Expecting, FollowUp, Query, parse
 from bot.conversation.parse_bounds import bounded
 from bot.conversation.understand.identifiers import Found, extract
-from bot.conversation.understand.markup import Markup, normalise
+from bot.conversation.understand.markup import FENCE, Markup, normalise
 from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common
 from bot.conversation.understand.when import stuck, weekday_lookback
-from bot.conversation.words import THANKS
+from bot.conversation.words import THANKS, without_times
 
 __all__ = ["BOT_NAMES", "Known", "Understood", "understand"]
 
@@ -134,16 +134,17 @@ def understand(
     if plain.addressed_other and not directed:
         return Understood(Query(chatter=True, ignored_chars=capped.ignored), talk=True)
     found = extract(plain.text, plain.links, known.folded[1], known.folded[0])
-    rest = _without(found.rest, found.ignored_uuids)
+    rest = _uncoded(_without(found.rest, found.ignored_uuids))
     rest, symptom = stuck(rest)
-    rest, lookback, unread = weekday_lookback(rest, today or datetime.now(UTC).date())
+    today = today or datetime.now(UTC).date()
+    rest, lookback, unread = weekday_lookback(rest, today, asked=not directed)
     fragment = _FRAGMENT.search(rest)
     if fragment is not None and is_common(fragment.group(1)):
         fragment = None  # `the first one`, `the same one`: never part of a name
     correction = bool(_CORRECTION.search(rest))
     if fragment is not None and correction:
         rest = rest[: fragment.start()] + " " + rest[fragment.end() :]
-    query = _whole_words(parse(rest, expecting=expecting), rest)
+    query = _whole_words(parse(rest, expecting=expecting, reply=not directed), rest)
     query = replace(query, ignored_chars=capped.ignored)
     if query.help or query.pick is not None:
         return Understood(query)
@@ -190,6 +191,14 @@ def _without(text: str, uuids: set[str]) -> str:
     if not uuids:
         return text
     return _UUID.sub(lambda m: " " if m.group(0).lower() in uuids else m.group(0), text)
+
+
+def _uncoded(text: str) -> str:
+    """`text` without its `FENCE` lines, its code blocks' time words cut (`AGE 5m`)."""
+    if FENCE not in text:
+        return text
+    blocks = text.split(FENCE)
+    return "\n".join(without_times(b) if i % 2 else b for i, b in enumerate(blocks))
 
 
 def _merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:

@@ -230,6 +230,57 @@ def test_what_people_type(text, expecting, expected):
     assert parse(text, bot_user_id="UBOT", expecting=expecting) == expected
 
 
+RERUN = Query(follow_up=FollowUp.RERUN)
+#: Plain replies in a thread: a time is a lookback only when asked for, and a re-run only
+#: when asked of the bot (never what the asker will do themselves).
+REPLIES: list[tuple[str, Expecting | None, Query]] = [
+    ("what about the last 3 days?", None, Query(lookback="3d")),
+    ("last 7d", None, Query(lookback="7d")),
+    ("check the last week", None, Query(lookback="7d")),
+    ("and over the past week?", None, Query(lookback="7d")),
+    ("since yesterday", None, Query(lookback="2d")),
+    ("thanks, what about the last 3 days?", None, Query(lookback="3d")),
+    ("prod-a, over the last 7 days", CLUSTER, Query(cluster="prod-a", lookback="7d")),
+    ("it ran fine last week though", None, Query()),
+    ("ugh, 3 days of training lost :sob:", None, Query()),
+    ("it worked yesterday", None, Query()),
+    ("I'll check the last 3 days", None, Query()),
+    ("it died after 5m", None, Query()),  # not a lookback, and `5m` is no name either
+    ("check again", None, RERUN),
+    ("re-run?", None, RERUN),
+    ("try again please", None, RERUN),
+    ("could you refresh it", None, RERUN),
+    ("will you check again?", None, RERUN),
+    (
+        "can you check again with the last 3 days",
+        None,
+        Query(lookback="3d", follow_up=FollowUp.RERUN),
+    ),
+    ("ok, I'll rerun it with more memory", None, Query()),
+    ("will try again after lunch", None, Query()),
+    ("we'll retry tomorrow", None, Query()),
+    ("gonna re-run with a bigger batch", None, Query()),
+    ("let me try again", None, Query()),
+    ("it failed again", None, Query()),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expecting", "expected"),
+    REPLIES,
+    ids=[f"{(e or 'reply').upper()[:5]}-{t[:40]}" for t, e, _ in REPLIES],
+)
+def test_what_a_plain_reply_asks(text, expecting, expected):
+    assert parse(text, bot_user_id="UBOT", expecting=expecting, reply=True) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["ok, I'll rerun it with more memory", "will try again after lunch", "it failed again"]
+)
+def test_a_re_run_the_asker_will_do_is_not_asked_of_the_bot_in_a_mention_either(text):
+    assert parse(text, bot_user_id="UBOT").follow_up is None
+
+
 @pytest.mark.parametrize("text", ["help", "HELP", " --help ", "?", "<@UBOT> help", "help!"])
 def test_help(text):
     assert parse(text, bot_user_id="UBOT").help

@@ -774,6 +774,28 @@ ROWS: list[Row] = [
         workload="train-bert",
         lookback="8d",
     ),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a?\n```RuntimeError: NCCL timeout after 30m\n"
+        "epoch 3 of the last 2 days```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),  # a pasted log's times are no lookback
+    r("what about the last 3 days?", directed=False, lookback="3d"),
+    r("check the last week", directed=False, lookback="7d"),
+    r("last 7d", directed=False, lookback="7d"),
+    r(
+        "prod-a, over the last 7 days",
+        expecting=CLUSTER,
+        directed=False,
+        cluster="prod-a",
+        lookback="7d",
+    ),
+    r("it ran fine last week though", directed=False),
+    r("ugh, 3 days of training lost", directed=False),
+    r("it was fine over the weekend", directed=False),
+    r("I'll check the last 3 days myself", directed=False),
+    r("it died after 5m", directed=False),
     # --- "stuck" questions are about the current run ---------------------------------------
     r(
         "@bot train-bert in nlp on prod-a hasn't started in 20 min",
@@ -921,6 +943,13 @@ ROWS: list[Row] = [
     r("the second one", expecting=CLUSTER, directed=False, pick=2),
     r("show logs", directed=False, follow_up=FollowUp.EVIDENCE),
     r("check again", directed=False, follow_up=FollowUp.RERUN),
+    r("re-run?", directed=False, follow_up=FollowUp.RERUN),
+    r("try again please", directed=False, follow_up=FollowUp.RERUN),
+    r("will you check again?", directed=False, follow_up=FollowUp.RERUN),
+    r("ok, I'll rerun it with more memory", directed=False),
+    r("will try again after lunch", directed=False),
+    r("gonna retry with a bigger batch", directed=False),
+    r("it failed again", directed=False),
 ]
 
 
