@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import replace
 
 from bot.conversation.intent import FollowUp, intent
 from bot.conversation.parse_bounds import bounded
+from bot.conversation.query import Expecting, Query
 from bot.conversation.words import (
     CHATTER,
     FILLER,
@@ -64,51 +64,6 @@ _HOST_RE = re.compile(
 )
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
 _HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage", "how does this work"})
-
-
-class Expecting(StrEnum):
-    """What the bot last asked for, so a bare reply like `prod-a` lands in the right slot."""
-
-    CLUSTER = "cluster"
-    PROJECT = "project"
-    WORKLOAD = "workload"
-
-
-@dataclass(frozen=True)
-class Query:
-    """What the user said, slot by slot. `cluster` may be a UUID or a cluster name.
-
-    `pick` is a bare number (the n-th button, from 1); `chatter` marks thanks and small
-    talk, which the bot does not answer; `follow_up` is a request about the last answer;
-    `ignored_chars` counts what was not read past the cap (`parse_bounds`); `others`
-    are further workload-like names after the first (`why did a-1 and b-2 fail`).
-    """
-
-    cluster: str | None = None
-    workload_id: str | None = None
-    workload_name: str | None = None
-    project: str | None = None
-    lookback: str | None = None
-    symptom: Symptom | None = None
-    help: bool = False
-    problems: tuple[str, ...] = field(default=())
-    pick: int | None = None
-    follow_up: FollowUp | None = None
-    chatter: bool = False
-    ignored_chars: int = 0
-    others: tuple[str, ...] = field(default=())
-
-    @property
-    def names_something(self) -> bool:
-        """Whether it names a workload, cluster or project (a new or corrected request)."""
-        return any((self.cluster, self.workload_id, self.workload_name, self.project))
-
-    @property
-    def is_empty(self) -> bool:
-        """Nothing the bot can use: no slot, no pick, no follow-up, no help."""
-        return not (
-            self.names_something or self.lookback or self.symptom or self.pick or self.follow_up
-        ) and not (self.help or self.problems)
 
 
 def _clean(text: str, bot_user_id: str | None) -> str:
