@@ -58,10 +58,20 @@ _PROJECT_RES = (
 _NAMED_WORKLOAD_RE = re.compile(
     rf"\b(?:workload|job)\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE
 )
-_HOST_RE = re.compile(
-    rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?{_NAME}",
+# A machine, never a cluster or a workload: `node dgx-07`, `the gpu-7 node`, `running on
+# dgx-07` (a known cluster's exact name there is linked back: `understand.linking`).
+_NODE_FIRST = re.compile(
+    rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?({_NAME})",
     re.IGNORECASE,
 )
+_NODE_AFTER = re.compile(rf"(?<![\w.-])[.-]*+{_NAME}\s++(?:nodes?|hosts?)\b", re.IGNORECASE)
+_RUNNING_ON = re.compile(
+    rf"\b(?:running|ran|runs|scheduled|placed|landed)\s++on\s++(?:the\s++)?(?:node\s++)?{_NAME}",
+    re.IGNORECASE,
+)
+_HOST_SHAPED = re.compile(r"[0-9-]")
+# `torch-2.3`, `cuda-12.4`: a version, never a name unless given as one (`job llama-3.1`).
+_VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
 _HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage", "how does this work"})
 
@@ -81,15 +91,25 @@ def _words(text: str) -> list[str]:
     return [w for w in (raw.strip(_PUNCTUATION) for raw in text.lower().split()) if w]
 
 
-def _could_be_name(word: str) -> bool:
-    """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long."""
-    return len(word) <= _MAX_NAME and word.lower() not in NOT_NAMES and not _TIME_RE.match(word)
+def _could_be_name(word: str, *, version: bool = False) -> bool:
+    """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long.
+
+    Nor a version (`torch-2.3`), unless `version`: the word was given as a name.
+    """
+    return (
+        len(word) <= _MAX_NAME
+        and word.lower() not in NOT_NAMES
+        and not _TIME_RE.match(word)
+        and (version or not _VERSION_RE.match(word))
+    )
 
 
-def _take(pattern: re.Pattern[str], text: str) -> tuple[str, re.Match[str] | None]:
+def _take(
+    pattern: re.Pattern[str], text: str, *, version: bool = False
+) -> tuple[str, re.Match[str] | None]:
     """The first match whose name could be a name, cut out of the text."""
     for match in pattern.finditer(text):
-        if _could_be_name(match.group(1)):
+        if _could_be_name(match.group(1), version=version):
             return text[: match.start()] + " " + text[match.end() :], match
     return text, None
 
@@ -129,15 +149,15 @@ def _intent(text: str, query: Query) -> tuple[str, Query]:
     return found.rest, replace(query, pick=found.pick, follow_up=found.follow_up)
 
 
-def _slot_words(text: str) -> list[str]:
+def _slot_words(text: str, *, version: bool) -> list[str]:
     """The words of a reply that could be a value, without `it's`, `please`, `I think`."""
-    return [w for w in _words(text) if _could_be_name(w)]
+    return [w for w in _words(text) if _could_be_name(w, version=version)]
 
 
 def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
     """A reply that is one value (`prod-a`, `it's prod-a`, `ML-Team please`) fills the slot."""
-    words = _slot_words(text)
-    if expecting is None or len(words) != 1 or not _could_be_name(words[0]):
+    words = _slot_words(text, version=expecting is Expecting.WORKLOAD)
+    if expecting is None or len(words) != 1:
         return text, query
     word = next(w.strip(_PUNCTUATION) for w in text.split() if _words(w) == words)
     if query.workload_name and expecting is not Expecting.WORKLOAD:
@@ -183,6 +203,7 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
     if symptom is None and not PAST.search(text):
         symptom = next((s for s, rx in SYMPTOMS if rx.search(text)), None)
     query = replace(query, symptom=symptom)
+    text = _hosts(text)
     if query.cluster is None:
         for pattern in _CLUSTER_RES:
             text, match = _take(pattern, text)
@@ -195,9 +216,8 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
             if match:
                 query = replace(query, project=match.group(1).lower())
                 break
-    text = _HOST_RE.sub(" ", text)  # "node dgx-07" names a machine, not a workload
     if query.workload_name is None:
-        rest, match = _take(_NAMED_WORKLOAD_RE, text)
+        rest, match = _take(_NAMED_WORKLOAD_RE, text, version=True)
         if match and not _UUID_RE.match(match.group(1)):
             text, query = rest, replace(query, workload_name=match.group(1).lower())
     text, query = _expected(text, expecting, query)
@@ -205,6 +225,12 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
     # given with its project (`train-bert in nlp`), by keyword or by ID changes it.
     bare = expecting not in {Expecting.CLUSTER, Expecting.PROJECT} or query.project is not None
     return _workload(text, query, bare=bare)
+
+
+def _hosts(text: str) -> str:
+    """`text` without the machines it names (`node dgx-07`, `gpu-7 node`, `running on dgx-07`)."""
+    text = _NODE_FIRST.sub(lambda m: " " if _HOST_SHAPED.search(m.group(1)) else m.group(0), text)
+    return _NODE_AFTER.sub(" ", _RUNNING_ON.sub(" ", text))
 
 
 def _chatter(text: str) -> bool:

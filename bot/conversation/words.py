@@ -80,7 +80,8 @@ _SYMPTOM_WORDS = _set(
 _HYPHENATED = _set(
     """crash-loop crash-looping crash-looped image-pull re-run re-check re-diagnose out-of-memory
     oom-killed follow-up set-up check-in e-mail real-time right-now read-only built-in up-to-date
-    non-zero init-container init-containers"""
+    non-zero init-container init-containers cross-post cross-posted cross-posting x-post
+    x-posted x-posting"""
 )
 
 #: Never a workload, project or cluster name, wherever it stands.

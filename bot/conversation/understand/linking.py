@@ -82,8 +82,12 @@ def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
     return merged, names[1:]
 
 
-def linked(query: Query, rest: str, known: Known) -> Query:
-    """Everyday words dropped unless known; a word exactly a known cluster or project used."""
+def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()) -> Query:
+    """Everyday words dropped unless known; a word exactly a known cluster or project used.
+
+    A linked Slack channel (`channels`) names the cluster only when none was typed and it
+    is exactly a known cluster's name; it is never a project or a workload.
+    """
     cluster, project, name = query.cluster, query.project, query.workload_name
     pieces = _contractions(rest)  # `doesn't` is never `doesn` and `t`
     if cluster and (is_common(cluster) or cluster.lower() in pieces):
@@ -103,11 +107,18 @@ def linked(query: Query, rest: str, known: Known) -> Query:
             cluster = folded
         elif project is None and folded != name and known.is_project(folded):
             project = folded
+    if cluster is None:
+        cluster = next((c.casefold() for c in channels if known.is_cluster(c)), None)
     return replace(query, cluster=cluster, project=project, workload_name=name)
 
 
-def unplaced(rest: str, query: Query, pods: tuple[str, ...]) -> tuple[str, ...]:
-    """Words no slot took that could still be a cluster or a project (none in a follow-up)."""
+def unplaced(
+    rest: str, query: Query, pods: tuple[str, ...], channels: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """Words no slot took that could still be a cluster or a project (none in a follow-up).
+
+    The names of linked channels count, as clusters to look up.
+    """
     if query.follow_up is not None:
         return ()
     placed = {query.cluster, query.project, query.workload_name, query.workload_id, *pods}
@@ -117,11 +128,12 @@ def unplaced(rest: str, query: Query, pods: tuple[str, ...]) -> tuple[str, ...]:
         if word in _MACHINE:
             linked = i + 1 < len(words) and words[i + 1] in _LINKING
             machine.add(i + 2 if linked else i + 1)
-    kept = (
+    kept = [
         w
         for i, w in enumerate(words)
         if w not in placed and i not in machine and not is_common(w) and not w.isdigit()
-    )
+    ]
+    kept += [c.casefold() for c in channels if c.casefold() not in placed]
     return tuple(dict.fromkeys(kept))
 
 

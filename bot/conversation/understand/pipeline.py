@@ -43,7 +43,6 @@ _FRAGMENT = re.compile(
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _LETTER = re.compile(r"[^\W_]")
-_EMOJI_CODE = re.compile(r":[a-z0-9_+-]++:")
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ def understand(
         return Understood(query)
     words = _WORD.findall(plain.text)
     talk = bool(CHATTER_PHRASE.match(" ".join(words)))
-    emoji = bool(plain.text.strip()) and not _LETTER.search(_EMOJI_CODE.sub(" ", plain.text))
+    emoji = (plain.emoji or bool(plain.text.strip())) and not _LETTER.search(plain.text)
     talk = talk or (emoji and not found.anything and not plain.links)  # `:eyes:`, 👀
     corrected_by_part = fragment is not None and correction
     if (query.chatter and not found.anything and not corrected_by_part) or talk:
@@ -133,7 +132,7 @@ def understand(
         follow_up=None if named and query.follow_up is FollowUp.RERUN else query.follow_up,
     )
     query, others = merged(query, found, known)
-    query = linked(query, rest, known)
+    query = linked(query, rest, known, plain.channels)
     if query.workload_id:
         others = []
     others = [n for n in others if n not in {query.workload_name, query.cluster, query.project}]
@@ -148,7 +147,7 @@ def understand(
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
-        unplaced=unplaced(rest, query, pods),
+        unplaced=unplaced(rest, query, pods, plain.channels),
     )
 
 

@@ -272,6 +272,50 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    # --- emoji, versions and machines are not names -------------------------------------
+    r(
+        "@bot :this-is-fine: train-bert in nlp on prod-a died again",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot :fire::fire: train-bert in nlp on prod-a :sob:",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a after I bumped torch-2.3 to cuda-12.4",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot job llama-3.1 in nlp on prod-a", cluster="prod-a", project="nlp", workload="llama-3.1"),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a? it was running on dgx-a100-07",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot is the gpu-7 node broken? train-bert in nlp on prod-b",
+        cluster="prod-b",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot eval-7 in vision died, it was scheduled on dgx-h100-3",
+        "cluster",
+        project="vision",
+        workload="eval-7",
+    ),
+    r(
+        "@bot eval-7 in vision died, it was running on prod-c",
+        cluster="prod-c",
+        project="vision",
+        workload="eval-7",
+    ),  # a known cluster's exact name is still that cluster
     # --- Run:ai links, the bot's own "Open in Run:ai" included ---------------------------
     r(f"@bot {UI}/workloads?clusterId={C}&workloadId={W}", cluster=C, id=W),
     r(f"@bot [train-bert]({UI}/workloads?clusterId={C}&workloadId={W})", cluster=C, id=W),
@@ -1018,6 +1062,49 @@ def test_a_pair_guessed_from_its_shape_never_beats_what_was_typed(row: Row, mark
         markup=markup,
         expecting=row.expecting,
         known=BEFORE_PROJECTS,
+        bot_user_id=BOT_ID,
+        today=TODAY,
+        directed=row.directed,
+    )
+    got = summary(understood)
+    assert got == {**_NONE, **row.want}
+    if row.asks is not None:
+        assert next_question(got) == row.asks
+
+
+#: Slack channel links, as Slack delivers them: a channel is at most a known cluster.
+CHANNELS: list[Row] = [
+    r(
+        "<@U0RUNAIWHY> why did train-bert fail in nlp on prod-a? cross-posting from "
+        "<#C05INC0001|ml-team-alerts>",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "<@U0RUNAIWHY> train-bert in nlp, see <#C05PRODB|prod-b>",
+        cluster="prod-b",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "<@U0RUNAIWHY> train-bert on prod-a, from <#C05|vision>",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r("one sec, asking in <#C05|ml-infra>", expecting=PROJECT, directed=False),
+    r("in <#C05|nlp>", expecting=PROJECT, directed=False, chatter=True),
+]
+
+
+@pytest.mark.parametrize("row", CHANNELS, ids=[row.said[:60] for row in CHANNELS])
+def test_a_slack_channel_names_at_most_a_known_cluster(row: Row):
+    understood = understand(
+        row.said,
+        markup=Markup.SLACK,
+        expecting=row.expecting,
+        known=KNOWN,
         bot_user_id=BOT_ID,
         today=TODAY,
         directed=row.directed,
