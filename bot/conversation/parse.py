@@ -13,12 +13,21 @@ import re
 from dataclasses import replace
 
 from bot.conversation.intent import FollowUp, intent
+from bot.conversation.names import (
+    CLUSTER_RES,
+    NAME_RE,
+    NAMED_WORKLOAD_RE,
+    PROJECT_RES,
+    UUID_RE,
+    could_be_name,
+    take,
+    without_hosts,
+)
 from bot.conversation.parse_bounds import bounded
 from bot.conversation.query import Expecting, Query
 from bot.conversation.words import (
     CHATTER,
     FILLER,
-    NOT_NAMES,
     PAST,
     SYMPTOMS,
     THANKS,
@@ -28,14 +37,8 @@ from diagnosis import InvalidRequest, Symptom, parse_lookback
 
 __all__ = ["Expecting", "FollowUp", "Query", "parse"]
 
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-# A name: letters and digits with `.` or `-` between them, read possessively (each character
-# once; see `parse_bounds`). It ends at its last letter or digit: `prod-a.` is `prod-a`.
-_NAME = r"[A-Za-z0-9]++(?:[.-]++[A-Za-z0-9]++)*+"
-_MAX_NAME = 253  # a Kubernetes name (DNS subdomain); a longer word is never a name
 _MAX_OTHERS = 8  # further names kept after the first; the engine answers only a few
-_UUID_RE = re.compile(rf"^{_UUID}$")
-_NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
+_PUNCTUATION = ".,;:!?\"'()[]*_~<>"
 # A mention's label stops at the next `<`, where another mention could start.
 _MENTION_RE = re.compile(r"<@[A-Z0-9]++(?:\|[^<>]*+)?>")
 # `&#` and more digits than the last code point has: U+FFFD, as html.unescape would say,
@@ -44,35 +47,6 @@ _HUGE_CHARREF = re.compile(r"&#[0-9]{8,}+;?")
 _KEY_VALUE_RE = re.compile(
     r"\b(cluster|workload|id|project|lookback|symptom)\s*+[=:]\s*+(\S++)", re.IGNORECASE
 )
-_CLUSTER_RES = (
-    re.compile(rf"\bcluster\s++(?:is\s++|called\s++|named\s++)?({_UUID}|{_NAME})", re.IGNORECASE),
-    re.compile(rf"\b(?:on|at)\s++(?:the\s++)?({_UUID}|{_NAME})(?:\s++cluster)?\b", re.IGNORECASE),
-)
-_PROJECT_RES = (
-    re.compile(rf"\bproject\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE),
-    re.compile(rf"\bin\s++(?:the\s++)?({_NAME})(?:\s++project)?\b", re.IGNORECASE),
-    # From the start of a word only (past a leading `-` or `.`): from every `-` inside
-    # `a-a-a-…`, the name before `project` was read again, 252 characters each time.
-    re.compile(rf"(?<![\w.-])[.-]*+({_NAME})\s++project\b", re.IGNORECASE),
-)
-_NAMED_WORKLOAD_RE = re.compile(
-    rf"\b(?:workload|job)\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE
-)
-# A machine, never a cluster or a workload: `node dgx-07`, `the gpu-7 node`, `running on
-# dgx-07` (a known cluster's exact name there is linked back: `understand.linking`).
-_NODE_FIRST = re.compile(
-    rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?({_NAME})",
-    re.IGNORECASE,
-)
-_NODE_AFTER = re.compile(rf"(?<![\w.-])[.-]*+{_NAME}\s++(?:nodes?|hosts?)\b", re.IGNORECASE)
-_RUNNING_ON = re.compile(
-    rf"\b(?:running|ran|runs|scheduled|placed|landed)\s++on\s++(?:the\s++)?(?:node\s++)?{_NAME}",
-    re.IGNORECASE,
-)
-_HOST_SHAPED = re.compile(r"[0-9-]")
-# `torch-2.3`, `cuda-12.4`: a version, never a name unless given as one (`job llama-3.1`).
-_VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
-_TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
 _HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage", "how does this work"})
 
 
@@ -84,34 +58,8 @@ def _clean(text: str, bot_user_id: str | None) -> str:
     return " ".join(text.split())
 
 
-_PUNCTUATION = ".,;:!?\"'()[]*_~<>"
-
-
 def _words(text: str) -> list[str]:
     return [w for w in (raw.strip(_PUNCTUATION) for raw in text.lower().split()) if w]
-
-
-def _could_be_name(word: str, *, version: bool = False) -> bool:
-    """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long.
-
-    Nor a version (`torch-2.3`), unless `version`: the word was given as a name.
-    """
-    return (
-        len(word) <= _MAX_NAME
-        and word.lower() not in NOT_NAMES
-        and not _TIME_RE.match(word)
-        and (version or not _VERSION_RE.match(word))
-    )
-
-
-def _take(
-    pattern: re.Pattern[str], text: str, *, version: bool = False
-) -> tuple[str, re.Match[str] | None]:
-    """The first match whose name could be a name, cut out of the text."""
-    for match in pattern.finditer(text):
-        if _could_be_name(match.group(1), version=version):
-            return text[: match.start()] + " " + text[match.end() :], match
-    return text, None
 
 
 def _key_values(text: str) -> tuple[str, Query]:
@@ -129,7 +77,7 @@ def _key_values(text: str) -> tuple[str, Query]:
         else:
             values["workload" if key == "id" else key] = value
     workload = values.get("workload")
-    is_id = bool(workload and _UUID_RE.match(workload))
+    is_id = bool(workload and UUID_RE.match(workload))
     return _KEY_VALUE_RE.sub(" ", text), Query(
         cluster=values.get("cluster"),
         workload_id=workload if is_id else None,
@@ -151,7 +99,7 @@ def _intent(text: str, query: Query) -> tuple[str, Query]:
 
 def _slot_words(text: str, *, version: bool) -> list[str]:
     """The words of a reply that could be a value, without `it's`, `please`, `I think`."""
-    return [w for w in _words(text) if _could_be_name(w, version=version)]
+    return [w for w in _words(text) if could_be_name(w, version=version)]
 
 
 def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
@@ -164,13 +112,13 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
         return text, query  # `job bert-2`: the reply names a workload, not the slot asked
     if expecting is Expecting.CLUSTER and query.cluster is None:
         return "", replace(query, cluster=word)
-    if expecting is Expecting.PROJECT and query.project is None and _NAME_RE.match(words[0]):
+    if expecting is Expecting.PROJECT and query.project is None and NAME_RE.match(words[0]):
         return "", replace(query, project=words[0])
     if (
         expecting is Expecting.WORKLOAD
         and query.workload_name is None
-        and not _UUID_RE.match(word)
-        and _NAME_RE.match(words[0])
+        and not UUID_RE.match(word)
+        and NAME_RE.match(words[0])
     ):
         return "", replace(query, workload_name=words[0])
     return text, query
@@ -180,12 +128,12 @@ def _workload(text: str, query: Query, *, bare: bool) -> Query:
     workload_id, name, others = query.workload_id, query.workload_name, list(query.others)
     for raw in text.split():
         token = raw.strip(_PUNCTUATION).lower()
-        if _UUID_RE.match(token):
+        if UUID_RE.match(token):
             workload_id = workload_id or token
         elif (
             bare
-            and _could_be_name(token)
-            and _NAME_RE.match(token)
+            and could_be_name(token)
+            and NAME_RE.match(token)
             and any(ch.isdigit() or ch == "-" for ch in token)
         ):
             if name is None:
@@ -203,34 +151,28 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
     if symptom is None and not PAST.search(text):
         symptom = next((s for s, rx in SYMPTOMS if rx.search(text)), None)
     query = replace(query, symptom=symptom)
-    text = _hosts(text)
+    text = without_hosts(text)
     if query.cluster is None:
-        for pattern in _CLUSTER_RES:
-            text, match = _take(pattern, text)
+        for pattern in CLUSTER_RES:
+            text, match = take(pattern, text)
             if match:
                 query = replace(query, cluster=match.group(1))
                 break
     if query.project is None:
-        for pattern in _PROJECT_RES:
-            text, match = _take(pattern, text)
+        for pattern in PROJECT_RES:
+            text, match = take(pattern, text)
             if match:
                 query = replace(query, project=match.group(1).lower())
                 break
     if query.workload_name is None:
-        rest, match = _take(_NAMED_WORKLOAD_RE, text, version=True)
-        if match and not _UUID_RE.match(match.group(1)):
+        rest, match = take(NAMED_WORKLOAD_RE, text, version=True)
+        if match and not UUID_RE.match(match.group(1)):
             text, query = rest, replace(query, workload_name=match.group(1).lower())
     text, query = _expected(text, expecting, query)
     # Asked for a cluster or a project, "prod-a or prod-b" is not a workload: only a workload
     # given with its project (`train-bert in nlp`), by keyword or by ID changes it.
     bare = expecting not in {Expecting.CLUSTER, Expecting.PROJECT} or query.project is not None
     return _workload(text, query, bare=bare)
-
-
-def _hosts(text: str) -> str:
-    """`text` without the machines it names (`node dgx-07`, `gpu-7 node`, `running on dgx-07`)."""
-    text = _NODE_FIRST.sub(lambda m: " " if _HOST_SHAPED.search(m.group(1)) else m.group(0), text)
-    return _NODE_AFTER.sub(" ", _RUNNING_ON.sub(" ", text))
 
 
 def _chatter(text: str) -> bool:
@@ -248,10 +190,10 @@ def _validated(query: Query) -> Query:
         except InvalidRequest as error:
             problems.append(str(error))
             query = replace(query, lookback=None)
-    if query.workload_name is not None and not _NAME_RE.match(query.workload_name):
+    if query.workload_name is not None and not NAME_RE.match(query.workload_name):
         problems.append(f"{query.workload_name!r} is not a valid workload name")
         query = replace(query, workload_name=None)
-    if query.project is not None and not _NAME_RE.match(query.project):
+    if query.project is not None and not NAME_RE.match(query.project):
         problems.append(f"{query.project!r} is not a valid project name")
         query = replace(query, project=None)
     return replace(query, problems=tuple(problems))

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bot.conversation.parse import _NAME_RE, Expecting, FollowUp, Query, parse
+from bot.conversation.names import NAME_RE
+from bot.conversation.parse import Expecting, FollowUp, Query, parse
 from bot.conversation.words import NOT_NAMES
 from diagnosis import Symptom
 
@@ -322,9 +323,9 @@ _WORDS = st.sampled_from(
 def test_parse_never_raises_and_every_name_is_a_valid_name(text, expecting):
     query = parse(text, bot_user_id="UBOT", expecting=expecting)
     if query.workload_name is not None:
-        assert _NAME_RE.match(query.workload_name)
+        assert NAME_RE.match(query.workload_name)
     if query.project is not None:
-        assert _NAME_RE.match(query.project)
+        assert NAME_RE.match(query.project)
     if "=" not in text:  # key=value is taken as written; free text never names a small word
         for name in (query.cluster, query.project, query.workload_name):
             assert name is None or name.lower() not in NOT_NAMES
