@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import re
 
+from bot.conversation.understand.vocabulary import is_common
 from bot.conversation.words import NOT_NAMES
 
 __all__ = [
+    "CLUSTER_OR",
     "CLUSTER_RES",
     "NAMED_WORKLOAD_RE",
     "NAME_RE",
+    "PROJECT_OR",
     "PROJECT_RES",
     "UUID_RE",
     "could_be_name",
+    "either",
+    "excluded",
     "take",
     "without_hosts",
 ]
@@ -55,6 +60,19 @@ _RUNNING_ON = re.compile(
     rf"\b(?:running|ran|runs|scheduled|placed|landed)\s++on\s++(?:the\s++)?(?:node\s++)?{_NAME}",
     re.IGNORECASE,
 )
+# `on prod-a or prod-b`, `in either nlp or vision`: both named, which one is asked.
+CLUSTER_OR = re.compile(
+    rf"\b(?:on|at)\s++(?:either\s++)?(?:the\s++)?({_NAME})\s++or\s++(?:on\s++|at\s++)?(?:the\s++)?"
+    rf"({_NAME})\b",
+    re.IGNORECASE,
+)
+PROJECT_OR = re.compile(
+    rf"\bin\s++(?:either\s++)?(?:the\s++)?({_NAME})\s++or\s++(?:in\s++)?(?:the\s++)?({_NAME})\b",
+    re.IGNORECASE,
+)
+# `not nlp`, `not on prod-b`, `eval-7, not train-bert`: a name said not to be meant.
+_NOT = re.compile(rf"\bnot\s++(?:on\s++|in\s++|at\s++)?(?:the\s++)?({_NAME})", re.IGNORECASE)
+_MAX_EXCLUDED = 8
 _HOST_SHAPED = re.compile(r"[0-9-]")
 # `torch-2.3`, `cuda-12.4`: a version, never a name unless given as one (`job llama-3.1`).
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
@@ -88,3 +106,26 @@ def without_hosts(text: str) -> str:
     """`text` without the machines it names (`node dgx-07`, `gpu-7 node`, `running on dgx-07`)."""
     text = _NODE_FIRST.sub(lambda m: " " if _HOST_SHAPED.search(m.group(1)) else m.group(0), text)
     return _NODE_AFTER.sub(" ", _RUNNING_ON.sub(" ", text))
+
+
+def either(pattern: re.Pattern[str], text: str) -> tuple[str, tuple[str, ...]]:
+    """The two names of the first `X or Y` (`CLUSTER_OR`, `PROJECT_OR`), cut out of the text."""
+    for match in pattern.finditer(text):
+        first, second = match.group(1), match.group(2)
+        if could_be_name(first) and could_be_name(second) and first.lower() != second.lower():
+            return text[: match.start()] + " " + text[match.end() :], (first, second)
+    return text, ()
+
+
+def excluded(text: str) -> tuple[str, tuple[str, ...]]:
+    """The names said not to be meant (`not nlp`), cut out of the text, in order."""
+    names: list[str] = []
+
+    def cut(match: re.Match[str]) -> str:
+        name = match.group(1).lower()
+        if not could_be_name(name) or is_common(name) or len(names) >= _MAX_EXCLUDED:
+            return match.group(0)  # `not sure`, `not yet`: no name
+        names.append(name)
+        return " "
+
+    return _NOT.sub(cut, text), tuple(dict.fromkeys(names))

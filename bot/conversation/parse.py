@@ -14,12 +14,16 @@ from dataclasses import replace
 
 from bot.conversation.intent import FollowUp, intent
 from bot.conversation.names import (
+    CLUSTER_OR,
     CLUSTER_RES,
     NAME_RE,
     NAMED_WORKLOAD_RE,
+    PROJECT_OR,
     PROJECT_RES,
     UUID_RE,
     could_be_name,
+    either,
+    excluded,
     take,
     without_hosts,
 )
@@ -39,6 +43,7 @@ __all__ = ["Expecting", "FollowUp", "Query", "parse"]
 
 _MAX_OTHERS = 8  # further names kept after the first; the engine answers only a few
 _PUNCTUATION = ".,;:!?\"'()[]*_~<>"
+_EITHER = 2  # `ml-team or nlp`: two names for one slot
 # A mention's label stops at the next `<`, where another mention could start.
 _MENTION_RE = re.compile(r"<@[A-Z0-9]++(?:\|[^<>]*+)?>")
 # `&#` and more digits than the last code point has: U+FFFD, as html.unescape would say,
@@ -105,6 +110,8 @@ def _slot_words(text: str, *, version: bool) -> list[str]:
 def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
     """A reply that is one value (`prod-a`, `it's prod-a`, `ML-Team please`) fills the slot."""
     words = _slot_words(text, version=expecting is Expecting.WORKLOAD)
+    if len(words) == _EITHER and {"or", "either"}.intersection(_words(text)):
+        return _either(text, expecting, query, (words[0], words[1]))
     if expecting is None or len(words) != 1:
         return text, query
     word = next(w.strip(_PUNCTUATION) for w in text.split() if _words(w) == words)
@@ -121,6 +128,19 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
         and NAME_RE.match(words[0])
     ):
         return "", replace(query, workload_name=words[0])
+    return text, query
+
+
+def _either(
+    text: str, expecting: Expecting | None, query: Query, options: tuple[str, str]
+) -> tuple[str, Query]:
+    """`ml-team or nlp` in reply to "Which project?": both named, so which one is asked."""
+    if query.workload_name or query.cluster_options or query.project_options:
+        return text, query
+    if expecting is Expecting.CLUSTER and query.cluster is None:
+        return "", replace(query, cluster_options=options)
+    if expecting is Expecting.PROJECT and query.project is None:
+        return "", replace(query, project_options=options)
     return text, query
 
 
@@ -151,19 +171,9 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
     if symptom is None and not PAST.search(text):
         symptom = next((s for s, rx in SYMPTOMS if rx.search(text)), None)
     query = replace(query, symptom=symptom)
-    text = without_hosts(text)
-    if query.cluster is None:
-        for pattern in CLUSTER_RES:
-            text, match = take(pattern, text)
-            if match:
-                query = replace(query, cluster=match.group(1))
-                break
-    if query.project is None:
-        for pattern in PROJECT_RES:
-            text, match = take(pattern, text)
-            if match:
-                query = replace(query, project=match.group(1).lower())
-                break
+    text, unmeant = excluded(without_hosts(text))
+    query = replace(query, excluded=unmeant)
+    text, query = _cluster_and_project(text, query)
     if query.workload_name is None:
         rest, match = take(NAMED_WORKLOAD_RE, text, version=True)
         if match and not UUID_RE.match(match.group(1)):
@@ -173,6 +183,32 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
     # given with its project (`train-bert in nlp`), by keyword or by ID changes it.
     bare = expecting not in {Expecting.CLUSTER, Expecting.PROJECT} or query.project is not None
     return _workload(text, query, bare=bare)
+
+
+def _cluster_and_project(text: str, query: Query) -> tuple[str, Query]:
+    """The cluster (`on prod-a`) and the project (`in nlp`), or two named for one (`X or Y`)."""
+    if query.cluster is None:
+        text, options = either(CLUSTER_OR, text)
+        if not options:
+            text, cluster = _first(CLUSTER_RES, text)
+            query = replace(query, cluster=cluster)
+        query = replace(query, cluster_options=options)
+    if query.project is None:
+        text, options = either(PROJECT_OR, text)
+        if not options:
+            text, project = _first(PROJECT_RES, text)
+            query = replace(query, project=project.lower() if project else None)
+        query = replace(query, project_options=options)
+    return text, query
+
+
+def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> tuple[str, str | None]:
+    """The name the first of `patterns` that finds one reads, cut out of the text."""
+    for pattern in patterns:
+        text, match = take(pattern, text)
+        if match:
+            return text, match.group(1)
+    return text, None
 
 
 def _chatter(text: str) -> bool:

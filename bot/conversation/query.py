@@ -27,6 +27,9 @@ class Query:
     talk, which the bot does not answer; `follow_up` is a request about the last answer;
     `ignored_chars` counts what was not read past the cap (`parse_bounds`); `others`
     are further workload-like names after the first (`why did a-1 and b-2 fail`).
+    `cluster_options`/`project_options` are the values named for a slot left empty
+    (`on prod-a or prod-b`): which one is asked, never picked; `excluded` are the names
+    said not to be meant (`not nlp`), never a value.
     """
 
     cluster: str | None = None
@@ -42,11 +45,15 @@ class Query:
     chatter: bool = False
     ignored_chars: int = 0
     others: tuple[str, ...] = field(default=())
+    cluster_options: tuple[str, ...] = field(default=())
+    project_options: tuple[str, ...] = field(default=())
+    excluded: tuple[str, ...] = field(default=())
 
     @property
     def names_something(self) -> bool:
         """Whether it names a workload, cluster or project (a new or corrected request)."""
-        return any((self.cluster, self.workload_id, self.workload_name, self.project))
+        named = (self.cluster, self.workload_id, self.workload_name, self.project)
+        return any(named) or bool(self.cluster_options or self.project_options)
 
     @property
     def is_empty(self) -> bool:

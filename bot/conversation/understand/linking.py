@@ -8,6 +8,7 @@ explicitly (`identifiers`) wins over what the free text suggested. Linear in the
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -18,6 +19,7 @@ from bot.conversation.understand.vocabulary import is_common
 __all__ = ["Known", "linked", "merged", "unplaced", "whole_words"]
 
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _APOSTROPHE = re.compile(r"(?<![\w'\u2019-])[\w-]*+['\u2019][\w'\u2019-]*+")
 _PUNCTUATION = ".,;:!?\"'()[]{}*_~<>`"
 _NAME_SHAPED = re.compile(r"[0-9-]")
@@ -85,15 +87,46 @@ def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
 def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()) -> Query:
     """Everyday words dropped unless known; a word exactly a known cluster or project used.
 
-    A linked Slack channel (`channels`) names the cluster only when none was typed and it
-    is exactly a known cluster's name; it is never a project or a workload.
+    Two known clusters (or projects) named, or a slot's `X or Y`, leave the slot empty with
+    those as its options: which one is asked, never picked. A name said not to be meant
+    (`not nlp`) is never a value. A linked Slack channel (`channels`) names the cluster
+    only when none was typed and it is exactly a known cluster's name.
     """
+    unmeant = set(query.excluded)
+    words = [w for w in _words(rest) if w not in unmeant]
+    cluster, project, name = _typed(query, rest, words, known)
+    cluster_options, project_options = _options(query, words, known, name)
+    if cluster_options or (cluster and cluster.casefold() in unmeant):
+        cluster = None
+    if project_options or (project and project in unmeant):
+        project = None
+    for folded in words:
+        if cluster is None and not cluster_options and known.is_cluster(folded):
+            cluster = folded
+        elif project is None and not project_options and known.is_project(folded):
+            project = folded if folded != name else None
+    if cluster is None and not cluster_options:
+        cluster = next((c.casefold() for c in channels if known.is_cluster(c)), None)
+    return replace(
+        query,
+        cluster=cluster,
+        project=project,
+        workload_name=name,
+        cluster_options=cluster_options,
+        project_options=project_options,
+    )
+
+
+def _typed(
+    query: Query, rest: str, words: list[str], known: Known
+) -> tuple[str | None, str | None, str | None]:
+    """The typed cluster, project and workload, each an everyday word only if known."""
     cluster, project, name = query.cluster, query.project, query.workload_name
     pieces = _contractions(rest)  # `doesn't` is never `doesn` and `t`
     if cluster and (is_common(cluster) or cluster.lower() in pieces):
         cluster = cluster if known.is_cluster(cluster) else None
     if cluster and known.clusters is not None and not known.is_cluster(cluster):
-        exact = next((w for w in _words(rest) if known.is_cluster(w)), None)
+        exact = next((w for w in words if known.is_cluster(w)), None)
         if exact is not None:  # `look at resnet-50 … on prod-a`: the known one, and the
             if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
                 name = cluster.lower()
@@ -102,14 +135,26 @@ def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()
         project = project if known.is_project(project) else None
     if name and (is_common(name) or name in pieces):
         name = None
-    for folded in _words(rest):
-        if cluster is None and known.is_cluster(folded):
-            cluster = folded
-        elif project is None and folded != name and known.is_project(folded):
-            project = folded
-    if cluster is None:
-        cluster = next((c.casefold() for c in channels if known.is_cluster(c)), None)
-    return replace(query, cluster=cluster, project=project, workload_name=name)
+    return cluster, project, name
+
+
+def _options(
+    query: Query, words: list[str], known: Known, name: str | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The clusters and the projects to ask between: two or more known ones, else `X or Y`.
+
+    A cluster's UUID is not counted: it may be the UUID of one named beside it.
+    """
+    clusters = _distinct(w for w in words if known.is_cluster(w) and not _UUID.match(w))
+    projects = _distinct(w for w in words if w != name and known.is_project(w))
+    return (
+        clusters if len(clusters) > 1 else query.cluster_options,
+        projects if len(projects) > 1 else query.project_options,
+    )
+
+
+def _distinct(words: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(words))
 
 
 def unplaced(

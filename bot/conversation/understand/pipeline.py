@@ -57,7 +57,8 @@ class Understood:
     namespace: str | None = None
     """A namespace that does not read as `runai-<project>`: which project is asked."""
     correction: bool = False
-    """"actually it's on prod-c", "wrong job, I mean …": it corrects the last request."""
+    """"actually it's on prod-c", "wrong job, I mean …", "not X, Y": it corrects the last
+    request."""
     fragment: str | None = None
     """"the v2 one": part of a workload name, resolved among the project's workloads."""
     unread_lookback: str | None = None
@@ -143,7 +144,7 @@ def understand(
         pods=pods,
         others=tuple(others),
         namespace=found.namespace if query.project is None else None,
-        correction=correction and names_something,
+        correction=(correction or bool(query.excluded)) and names_something,
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,

@@ -148,7 +148,7 @@ TABLE: list[tuple[str, Expecting | None, Query]] = [
     ("2", CLUSTER, Query(pick=2)),
     ("#1", CLUSTER, Query(pick=1)),
     ("the second one", CLUSTER, Query(pick=2)),
-    ("prod-a or prod-b", CLUSTER, Query()),
+    ("prod-a or prod-b", CLUSTER, Query(cluster_options=("prod-a", "prod-b"))),
     ("*prod-a*", CLUSTER, Query(cluster="prod-a")),
     ("[prod-a] pls", CLUSTER, Query(cluster="prod-a")),
     ("prod-a, project nlp", CLUSTER, Query(cluster="prod-a", project="nlp")),

@@ -172,6 +172,52 @@ async def test_someone_elses_correction_without_a_mention_is_not_taken(demo):
     assert len(demo.simulator.requests) == before
 
 
+# --- "X or Y" is asked, "not X" is never X ---------------------------------------------------
+
+
+async def test_two_clusters_named_are_asked_about_with_those_as_the_buttons():
+    scenario = bundled_scenario("name-several-matches")
+    ids = {c["name"]: c["uuid"] for c in scenario.clusters}
+    async for chat in harness(scenario):
+        text = "why did train-bert fail in nlp on prod-h100 or prod-a100? not sure which one"
+        [asked] = (await chat.say(text)).replies()
+        assert isinstance(asked, Question)
+        assert asked.text == "Which Run:ai cluster is it on: prod-h100 or prod-a100?"
+        assert {c.label for c in asked.choices} == {"prod-h100", "prod-a100"}
+        assert not [r for r in chat.simulator.requests if "/workloads" in r.path]
+        [report] = reports(await chat.click(f"cluster:{ids['prod-a100']}"))
+        assert report.cluster_name == "prod-a100"
+
+
+async def test_two_projects_in_a_reply_are_asked_about_with_buttons(demo):
+    await demo.say("why did training-job-42 fail on prod-a?")
+    [asked] = (await demo.say("I think it's ml-team or nlp", directed=False)).replies()
+    assert isinstance(asked, Question)
+    assert asked.text == "Which project is `training-job-42` in: ml-team or nlp?"
+    assert [c.value for c in asked.choices] == ["project:ml-team", "project:nlp"]
+    [report] = reports(await demo.click("project:ml-team"))
+    assert report.report.category is Category.OOM_KILLED
+
+
+async def test_not_a_project_never_fills_the_project(demo):
+    await demo.say("why did training-job-42 fail on prod-a?")
+    before = len(demo.simulator.requests)
+    [again] = (await demo.say("not nlp", directed=False)).replies()
+    assert isinstance(again, Question)
+    assert again.text.endswith("Which project is `training-job-42` in?")
+    assert not [r for r in demo.simulator.requests[before:] if "/workloads" in r.path]
+
+
+async def test_not_this_but_that_re_targets_only_that(demo):
+    await demo.say(EVERYTHING)
+    recorder = await demo.say("not training-job-42, eval-harness")
+    assert [r.report.workload.name for r in reports(recorder) if r.report.workload] == [
+        "eval-harness"
+    ]
+    assert reports(recorder)[0].notes[0] == "Corrected: workload training-job-42 → eval-harness."
+    assert not [r for r in recorder.replies() if isinstance(r, Notice) and not r.progress]
+
+
 # --- several workloads ------------------------------------------------------------------------
 
 

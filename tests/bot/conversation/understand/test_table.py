@@ -75,6 +75,8 @@ _NONE: dict[str, Any] = {
     "help": False,
     "pick": None,
     "follow_up": None,
+    "cluster_options": (),
+    "project_options": (),
 }
 
 
@@ -106,6 +108,8 @@ def summary(understood: Understood) -> dict[str, Any]:
         "help": q.help,
         "pick": q.pick,
         "follow_up": q.follow_up,
+        "cluster_options": q.cluster_options,
+        "project_options": q.project_options,
     }
 
 
@@ -113,6 +117,8 @@ def next_question(s: dict[str, Any]) -> str | None:
     """What the engine asks next for these slots (the order of `Turns.run`)."""
     if s["chatter"] or s["help"] or s["pick"] or s["follow_up"]:
         return None
+    if s["cluster_options"]:
+        return "cluster? " + " ".join(s["cluster_options"])
     if s["near_clusters"]:
         return "cluster? " + " ".join(s["near_clusters"])
     if s["near_projects"]:
@@ -121,6 +127,8 @@ def next_question(s: dict[str, Any]) -> str | None:
         return "cluster"
     if not (s["id"] or s["workload"] or s["pods"] or s["fragment"]):
         return "workload"
+    if (s["workload"] or s["pods"]) and s["project_options"]:
+        return "project? " + " ".join(s["project_options"])
     if (s["workload"] or s["pods"]) and not s["project"]:
         return "project"
     return None
@@ -697,6 +705,40 @@ ROWS: list[Row] = [
     r("wait, it's in speech-asr not nlp", directed=False, project="speech-asr", correction=True),
     r("actually no idea", directed=False),
     r("sorry, the large one", directed=False, correction=True, fragment="large"),
+    # --- "X or Y" is asked about, "not X" is never X -----------------------------------------
+    r(
+        "@bot why did train-bert fail in nlp on prod-a or prod-b? not sure which one",
+        "cluster? prod-a prod-b",
+        project="nlp",
+        workload="train-bert",
+        cluster_options=("prod-a", "prod-b"),
+    ),
+    r(
+        "@bot train-bert in nlp failed, either prod-b or prod-c",
+        "cluster? prod-b prod-c",
+        project="nlp",
+        workload="train-bert",
+        cluster_options=("prod-b", "prod-c"),
+    ),
+    r(
+        "@bot why did resnet-ddp fail in nlp or vision on prod-a?",
+        "project? nlp vision",
+        cluster="prod-a",
+        workload="resnet-ddp",
+        project_options=("nlp", "vision"),
+    ),
+    r(
+        "I think it's ml-team or nlp",
+        expecting=PROJECT,
+        directed=False,
+        project_options=("ml-team", "nlp"),
+    ),
+    r("prod-b or prod-c?", expecting=CLUSTER, directed=False, cluster_options=("prod-b", "prod-c")),
+    r("not nlp", expecting=PROJECT, directed=False),
+    r("not on prod-a", expecting=CLUSTER, directed=False),
+    r("@bot not train-bert, eval-7", workload="eval-7", correction=True),
+    r("I meant eval-7, not train-bert", directed=False, workload="eval-7", correction=True),
+    r("it's on prod-c, not prod-a", directed=False, cluster="prod-c", correction=True),
     # --- chatter: never a slot ------------------------------------------------------------
     r("brb", directed=False, chatter=True),
     r("checking now", directed=False, chatter=True),
