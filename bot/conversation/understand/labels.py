@@ -2,7 +2,11 @@
 
 A label set is read for the keys that name a cluster, project, namespace, pod or workload;
 every other `key=value` of a paste (alertname, uid, container, job…) is dropped with its
-value, except the ones `bot.conversation.parse` reads itself. Linear in the text.
+value, except the ones `bot.conversation.parse` reads itself. Where the scrape target's own
+labels stand beside the metric's, the target's are dropped: with `exported_pod` (a DCGM
+alert), `pod` and `namespace` are the exporter's; with `job_name` (KubeJobFailed) or a
+kube-state-metrics `pod`/`container`, `pod` is kube-state-metrics' own and the Job's name
+is the workload's to look for. Linear in the text.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ _CLUSTER_KEYS = {"cluster", "cluster_name", "clustername", "cluster_id", "cluste
 _PROJECT_KEYS = {"project", "projectname", "project_name", "label_project"}
 _NAMESPACE_KEYS = {"namespace", "exported_namespace", "ns"}
 _POD_KEYS = {"pod", "exported_pod", "pod_name", "podname"}
-_NAME_KEYS = {"workload", "workloadname", "workload_name", "label_workload_name"}
+_NAME_KEYS = {"workload", "workloadname", "workload_name", "label_workload_name", "job_name"}
 _ID_KEYS = {"id", "workloadid", "workload_id", "label_run_ai_top_owner_uid", "top-owner-uid"}
 _ID_KEYS |= {"run.ai/top-owner-uid", "uuid"}
 _KEYS = _CLUSTER_KEYS | _PROJECT_KEYS | _NAMESPACE_KEYS | _POD_KEYS | _NAME_KEYS | _ID_KEYS
@@ -33,14 +37,36 @@ _PAIR = re.compile(
 )
 
 
+_KUBE_STATE_METRICS = "kube-state-metrics"
+
+
 def read_labels(text: str, found: Found) -> str:
     """`text` without its label pairs, what they name put into `found`."""
-    return _PAIR.sub(lambda m: _pair(m, found), text)
+    ignored = _targets_own(text)
+    return _PAIR.sub(lambda m: _pair(m, found, ignored), text)
 
 
-def _pair(match: re.Match[str], found: Found) -> str:
+def _targets_own(text: str) -> frozenset[str]:
+    """The keys that hold the scrape target's own labels here, never the workload's."""
+    keys, theirs = set(), False
+    for match in _PAIR.finditer(text):
+        key = (match.group(1) or match.group(3)).lower()
+        keys.add(key)
+        value = match.group(5).lower()
+        theirs = theirs or (key in {"pod", "container"} and value.startswith(_KUBE_STATE_METRICS))
+    ignored = set()
+    if any(key.startswith("exported_") for key in keys):
+        ignored |= {"pod", "namespace"}  # the DCGM exporter's pod, in gpu-operator
+    if theirs or "job_name" in keys:
+        ignored.add("pod")  # kube-state-metrics' own pod, beside the Job it reports on
+    return frozenset(ignored)
+
+
+def _pair(match: re.Match[str], found: Found, ignored: frozenset[str]) -> str:
     key = (match.group(1) or match.group(3)).lower()
     value = match.group(5).rstrip(".:/-")
+    if key in ignored:
+        return " "
     if key in _PARSE_KEYS:
         return match.group(0)  # `lookback=7d`, `symptom=init`: bot.conversation.parse reads them
     if match.group(2) and is_common(value):

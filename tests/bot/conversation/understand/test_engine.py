@@ -102,6 +102,29 @@ async def test_a_pod_without_its_project_asks_for_the_project(demo):
     assert report.report.workload.name == "training-job-42"
 
 
+@pytest.mark.parametrize(
+    ("paste", "workload"),
+    [
+        (
+            "alertname=KubeJobFailed cluster=prod-a condition=true job=kube-state-metrics "
+            "job_name=training-job-42 namespace=runai-ml-team "
+            "pod=kube-state-metrics-7d9f6c5b8-x2x9q severity=warning",
+            "training-job-42",
+        ),
+        (
+            "alertname=GPUXidError cluster=prod-a exported_namespace=runai-vision "
+            "exported_pod=resnet-ddp-master-0 namespace=gpu-operator "
+            "pod=nvidia-dcgm-exporter-x7k2p gpu=3",
+            "resnet-ddp",
+        ),
+    ],
+)
+async def test_an_exporters_own_pod_in_an_alert_is_never_asked_about(demo, paste, workload):
+    recorder = await demo.say(paste)
+    assert [r.report.workload.name for r in reports(recorder) if r.report.workload] == [workload]
+    assert not [r for r in recorder.replies() if isinstance(r, Question)]
+
+
 # --- a project that is none of the asker's ------------------------------------------------
 
 

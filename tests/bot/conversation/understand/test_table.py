@@ -477,6 +477,41 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    r(
+        "@bot alertname=KubeJobFailed cluster=prod-a condition=true job=kube-state-metrics "
+        "job_name=train-bert namespace=runai-nlp pod=kube-state-metrics-7d9f6c5b8-x2x9q "
+        "severity=warning",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),  # `pod` is kube-state-metrics' own; `job_name` is the Job
+    r(
+        "@bot alertname=KubeJobNotCompleted namespace=runai-vision job_name=eval-7 cluster=prod-b",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+    ),
+    r(
+        "@bot alertname=KubePodNotReady container=kube-state-metrics namespace=runai-nlp "
+        "pod=kube-state-metrics-6c9d8-2x4qz cluster=prod-a",
+        "workload",
+        cluster="prod-a",
+        project="nlp",
+    ),
+    r(
+        "@bot alertname=GPUXidError cluster=prod-a exported_namespace=runai-vision "
+        "exported_pod=resnet-ddp-master-0 namespace=gpu-operator pod=nvidia-dcgm-exporter-x7k2p "
+        "gpu=3 Hostname=dgx-a100-07",
+        cluster="prod-a",
+        project="vision",
+        pods=("resnet-ddp-master-0",),
+    ),  # `pod` and `namespace` are the DCGM exporter's
+    r(
+        "@bot DCGM_FI_DEV_XID_ERRORS exported_pod=whisper-0-0 namespace=gpu-operator prod-c",
+        "project",
+        cluster="prod-c",
+        pods=("whisper-0-0",),
+    ),
     # --- kubectl and runai command lines -------------------------------------------------
     r(
         "@bot kubectl -n runai-nlp describe pod/bert-ft-0-0 on prod-a",
