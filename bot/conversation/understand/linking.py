@@ -162,11 +162,13 @@ def unplaced(
 ) -> tuple[str, ...]:
     """Words no slot took that could still be a cluster or a project (none in a follow-up).
 
-    The names of linked channels count, as clusters to look up.
+    The names of linked channels count, as clusters to look up; the parts of `it's` and a
+    name said not to be meant (`not nlp`) do not.
     """
     if query.follow_up is not None:
         return ()
     placed = {query.cluster, query.project, query.workload_name, query.workload_id, *pods}
+    placed |= {*query.excluded, *_contractions(rest)}
     words = [w.lower().rstrip(".-") for w in _WORD.findall(rest)]
     machine = set()  # `node dgx-07`, `the node is dgx-07`: a machine, not a cluster
     for i, word in enumerate(words):

@@ -37,6 +37,8 @@ _CORRECTION = re.compile(
     r"|\bi\s++mean[t]?\b|\bshould\s++(?:be|have\s++been)\b|\bnot\s++that\s++one\b",
     re.IGNORECASE,
 )
+#: `wrong cluster, it's prod-aa`: the slot a correction names.
+_WRONG = re.compile(r"\bwrong\s++(cluster|project|job|workload)\b", re.IGNORECASE)
 _FRAGMENT = re.compile(
     r"\bthe\s++([a-z0-9][a-z0-9.-]{0,30}+)\s++(?:one|version|run|job|variant)\b", re.IGNORECASE
 )
@@ -107,7 +109,8 @@ def understand(
     fragment = _FRAGMENT.search(rest)
     if fragment is not None and is_common(fragment.group(1)):
         fragment = None  # `the first one`, `the same one`: never part of a name
-    correction = bool(_CORRECTION.search(rest))
+    wrong = _WRONG.search(plain.text)  # before `cluster: prod-b` is read out of it
+    correction = bool(_CORRECTION.search(rest) or wrong)
     if fragment is not None and correction:
         rest = rest[: fragment.start()] + " " + rest[fragment.end() :]
     query = whole_words(parse(rest, expecting=expecting, reply=not directed), rest)
@@ -136,6 +139,9 @@ def understand(
     query = linked(query, rest, known, plain.channels)
     if query.workload_id:
         others = []
+    if wrong is not None:
+        spare = unplaced(rest, query, (), plain.channels)
+        query, others = _retargeted(query, others, wrong.group(1).lower(), spare)
     others = [n for n in others if n not in {query.workload_name, query.cluster, query.project}]
     pods = tuple(found.pods) if not (query.workload_name or query.workload_id) else ()
     names_something = query.names_something or bool(pods or fragment)
@@ -150,6 +156,33 @@ def understand(
         explicit=found.anything,
         unplaced=unplaced(rest, query, pods, plain.channels),
     )
+
+
+def _retargeted(
+    query: Query, others: list[str], slot: str, spare: tuple[str, ...]
+) -> tuple[Query, list[str]]:
+    """`wrong cluster, it's prod-aa`: the one name left over goes into the slot named.
+
+    Only an empty slot, and only when exactly one name is left (a workload name read from
+    the free text, or a word no slot took); an unknown name is then asked about as any is.
+    """
+    if slot in {"job", "workload"}:
+        if query.workload_name or query.workload_id or len(spare) != 1:
+            return query, others
+        return replace(query, workload_name=spare[0]), others
+    left = tuple(dict.fromkeys(n for n in (query.workload_name, *others, *spare) if n))
+    if len(left) != 1:
+        return query, others
+    name, was_workload = left[0], left[0] == query.workload_name
+    if slot == "cluster" and query.cluster is None and not query.cluster_options:
+        query = replace(query, cluster=name)
+    elif slot == "project" and query.project is None and not query.project_options:
+        query = replace(query, project=name)
+    else:
+        return query, others
+    if was_workload:
+        query = replace(query, workload_name=None)
+    return query, [n for n in others if n != name]
 
 
 def _without(text: str, uuids: set[str]) -> str:

@@ -170,6 +170,23 @@ async def test_a_corrected_cluster_is_checked_like_any_other(demo):
     assert "Did you mean prod-a?" in asked.text
 
 
+@pytest.mark.parametrize(
+    "text", ["wrong cluster, it's prod-aa", "wrong cluster: prod-aa", "oops, wrong cluster prod-aa"]
+)
+async def test_the_slot_a_correction_names_is_the_one_corrected(demo, text):
+    await demo.say(EVERYTHING)
+    [asked] = (await demo.say(text, directed=False)).replies()
+    assert isinstance(asked, Question)  # the cluster corrected, never the workload
+    assert asked.text == (
+        "I don't know a cluster called 'prod-aa'; I only match exact names or IDs. "
+        "Did you mean prod-a?"
+    )
+    assert [c.label for c in asked.choices] == ["prod-a"]
+    state = await demo.store.load(demo.key)
+    assert state is not None
+    assert state.slots.workload_name == "training-job-42"
+
+
 async def test_a_correction_by_part_of_a_name_finds_the_one_workload(demo):
     await demo.say("why did resnet-ddp in vision fail on prod-a")
     recorder = await demo.say("wrong job, I mean the coco one", directed=False)

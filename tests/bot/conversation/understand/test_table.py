@@ -739,6 +739,25 @@ ROWS: list[Row] = [
     r("my bad, it should be staging-west", directed=False, cluster="staging-west", correction=True),
     r("wait, it's in speech-asr not nlp", directed=False, project="speech-asr", correction=True),
     r("actually no idea", directed=False),
+    r(
+        "wrong cluster, it's prod-aa",
+        "cluster? prod-a prod-b prod-c",
+        directed=False,
+        cluster="prod-aa",
+        correction=True,
+        near_clusters=("prod-a", "prod-b", "prod-c"),
+    ),
+    r("wrong cluster: prod-b", directed=False, cluster="prod-b", correction=True),
+    r(
+        "wrong project, it's nlpp",
+        "project? nlp",
+        directed=False,
+        project="nlpp",
+        correction=True,
+        near_projects=("nlp",),
+    ),
+    r("wrong job, it's evalharness", directed=False, workload="evalharness", correction=True),
+    r("wrong cluster, it's prod-b not prod-a", directed=False, cluster="prod-b", correction=True),
     r("sorry, the large one", directed=False, correction=True, fragment="large"),
     # --- "X or Y" is asked about, "not X" is never X -----------------------------------------
     r(
