@@ -1,9 +1,4 @@
-"""What a reply asks of the thread rather than new slots: a picked button, the evidence, a re-run.
-
-`2`, `the second one` pick a button; `show logs`, `more`, `all evidence` ask for the last
-answer's evidence; `check again`, `re-run` ask for the diagnosis again. Every pattern runs
-in linear time (`bot.conversation.parse_bounds`).
-"""
+"""What a reply asks of the thread rather than new slots: a picked button, the evidence, a rerun."""
 
 from __future__ import annotations
 
@@ -58,7 +53,12 @@ class Intent:
 
 
 def intent(text: str) -> Intent:
-    """Follow-ups and a picked number, which are about the thread rather than new slots."""
+    """Follow-ups and a picked number, which are about the thread rather than new slots.
+
+    `2`, `the second one` pick a button; `show logs`, `more`, `all evidence` ask for the
+    last answer's evidence; `check again`, `re-run?` for the diagnosis again. Linear in the
+    text (`bot.conversation.parse_bounds`).
+    """
     words = [w for w in (raw.strip(_PUNCTUATION) for raw in text.lower().split()) if w]
     pick = _PICK_RE.match(text.strip())
     if pick:

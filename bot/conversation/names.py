@@ -1,10 +1,4 @@
-"""Where a name stands in free text, and what never is one: a time, a version, a machine.
-
-A cluster after `on`/`at`/`cluster`, a project after `in`/`project`, a workload after
-`job`/`workload`; `node dgx-07`, `the gpu-7 node`, `running on dgx-07` name machines, cut
-before any slot is read. Every pattern is possessive and runs in linear time
-(`bot.conversation.parse_bounds`).
-"""
+"""Where a name stands in free text, and what never is one: a time, a version, a machine."""
 
 from __future__ import annotations
 
@@ -28,6 +22,8 @@ __all__ = [
     "without_hosts",
 ]
 
+# A cluster after `on`/`at`/`cluster`, a project after `in`/`project`, a workload after
+# `job`/`workload`. Every pattern is possessive and linear (`bot.conversation.parse_bounds`).
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 # A name: letters and digits with `.` or `-` between them, read possessively (each character
 # once; see `parse_bounds`). It ends at its last letter or digit: `prod-a.` is `prod-a`.

@@ -1,13 +1,4 @@
-"""Pasted label sets (`namespace=runai-nlp pod=bert-ft-0-0`, `Namespace: runai-nlp`): their slots.
-
-A label set is read for the keys that name a cluster, project, namespace, pod or workload;
-every other `key=value` of a paste (alertname, uid, container, job…) is dropped with its
-value, except the ones `bot.conversation.parse` reads itself. Where the scrape target's own
-labels stand beside the metric's, the target's are dropped: with `exported_pod` (a DCGM
-alert), `pod` and `namespace` are the exporter's; with `job_name` (KubeJobFailed) or a
-kube-state-metrics `pod`/`container`, `pod` is kube-state-metrics' own and the Job's name
-is the workload's to look for. Linear in the text.
-"""
+"""Pasted label sets (`namespace=runai-nlp pod=bert-ft-0-0`, `Namespace: runai-nlp`) as slots."""
 
 from __future__ import annotations
 
@@ -41,13 +32,24 @@ _KUBE_STATE_METRICS = "kube-state-metrics"
 
 
 def read_labels(text: str, found: Found) -> str:
-    """`text` without its label pairs, what they name put into `found`."""
+    """`text` without its label pairs, what they name put into `found`. Linear in the text.
+
+    Read: the keys that name a cluster, project, namespace, pod or workload; every other
+    `key=value` (alertname, uid, container, job…) is dropped with its value, except those
+    `bot.conversation.parse` reads itself. Where the scrape target's own labels stand beside
+    the metric's, the target's are dropped (`_targets_own`).
+    """
     ignored = _targets_own(text)
     return _PAIR.sub(lambda m: _pair(m, found, ignored), text)
 
 
 def _targets_own(text: str) -> frozenset[str]:
-    """The keys that hold the scrape target's own labels here, never the workload's."""
+    """The keys that hold the scrape target's own labels here, never the workload's.
+
+    Beside `exported_pod` (a DCGM alert), `pod` and `namespace` are the exporter's; with
+    `job_name` (KubeJobFailed) or a kube-state-metrics `pod`/`container`, `pod` is
+    kube-state-metrics' own, and the Job's name is the workload's to look for.
+    """
     keys, theirs = set(), False
     for match in _PAIR.finditer(text):
         key = (match.group(1) or match.group(3)).lower()

@@ -1,9 +1,4 @@
-"""Linking: what the words of a message are, against the clusters and projects that are known.
-
-An everyday word becomes a cluster, project or workload only if one is called exactly that;
-a word exactly a known cluster or project is used wherever it stands; what was read
-explicitly (`identifiers`) wins over what the free text suggested. Linear in the message.
-"""
+"""Linking: the words of a message against the clusters and projects that are known."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""`kubectl get pods` output pasted as printed: each row names a pod, its other columns nothing.
-
-Below a `NAME READY STATUS …` header (`NAMESPACE NAME …` with `-A`), a row's READY (`0/1`)
-is no project/workload pair and its AGE (`5m`) no lookback: a row is read for its pod
-(and namespace), and the whole table is cut from the text. Linear in the text.
-"""
+"""`kubectl get pods` output pasted as printed: each row names a pod, its other columns nothing."""
 
 from __future__ import annotations
 
@@ -19,7 +14,11 @@ _AFTER_NAMESPACE = 2  # READY's column when NAMESPACE comes first
 
 
 def read_tables(text: str, found: Found) -> str:
-    """`text` without its `kubectl get` tables; their rows' pods (and namespaces) go to `found`."""
+    """`text` without its `kubectl get` tables; their rows' pods (and namespaces) go to `found`.
+
+    Below a `NAME READY STATUS …` header (`NAMESPACE NAME …` with `-A`), a row's READY
+    (`0/1`) is no project/workload pair and its AGE (`5m`) no lookback. Linear in the text.
+    """
     kept: list[str] = []
     ready = -1  # the READY column of the table being read; -1: not in a table
     for line in text.split("\n"):
