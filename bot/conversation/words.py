@@ -188,6 +188,7 @@ _WITHIN = re.compile(
 _CLAUSE = re.compile(r"[.,;!?]")
 _CLAUSE_CHARS = 60  # how far back a clause is read: a bounded amount of work per match
 _WORD_PUNCTUATION = ".,;:!?\"'()[]*_~<>`"
+_NAMED = re.compile(r"[\d.-]")
 
 
 def clause_before(text: str, start: int) -> list[str]:
@@ -227,9 +228,6 @@ def _loose(text: str) -> int:
     """How many words of `text` are neither padding (`_ASKING`) nor shaped like a name."""
     words = (w.strip(_WORD_PUNCTUATION).lower() for w in text.split())
     return sum(1 for w in words if w and w not in _ASKING and not _NAMED.search(w))
-
-
-_NAMED = re.compile(r"[\d.-]")
 
 
 #: Past tense: "why did it fail" asks about a finished run, not a current symptom.
