@@ -12,7 +12,12 @@ def merge(slots: Slots, query: Query) -> Slots:
     """The slots after a message: what it names replaces what the thread had."""
     changes: dict[str, object] = {}
     if query.cluster:
-        changes |= {"cluster_id": None, "cluster_label": query.cluster}
+        changes |= {"cluster_id": None, "cluster_label": query.cluster, "cluster_choices": ()}
+    elif query.cluster_options:
+        unset = {"cluster_id": None, "cluster_label": None}
+        changes |= unset | {"cluster_choices": query.cluster_options}
+    if query.project_options and not query.project:
+        changes |= {"project": None, "project_choices": query.project_options}
     if query.workload_id:
         changes |= {"workload_id": query.workload_id, "workload_name": None}
     if query.workload_name:
@@ -23,6 +28,8 @@ def merge(slots: Slots, query: Query) -> Slots:
         value = getattr(query, name)
         if value is not None:
             changes[name] = value
+    if query.project:
+        changes["project_choices"] = ()
     return slots.model_copy(update=changes)
 
 
@@ -53,8 +60,8 @@ def apply_choice(state: ConversationState, value: str) -> Slots:
     kind, _, ident = value.partition(":")
     if kind == "cluster":
         return slots.model_copy(update={"cluster_id": None, "cluster_label": ident})
-    if kind == "project":  # a suggested project, for a name the asker cannot read
-        return slots.model_copy(update={"project": ident})
+    if kind == "project":  # one of those named, or a near match the asker can read
+        return slots.model_copy(update={"project": ident, "project_choices": ()})
     if kind == "name":  # one of several workload names
         return slots.model_copy(update={"workload_name": ident, "workload_id": None})
     if kind == "workload":

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from bot.conversation.model import Question, Slots
+from bot.conversation.model import Choice, Question, Slots
 from bot.conversation.parse import Expecting
+from bot.conversation.understand.projects import PROJECT_CHOICE
 from diagnosis import DiagnosisRequest
 
 __all__ = ["missing_question"]
@@ -21,6 +22,11 @@ def missing_question(
         )
         return Question(text, asker=asker), Expecting.WORKLOAD
     if "project" in missing:
+        named = slots.project_choices
+        if named:  # `ml-team or nlp`: those, as buttons
+            text = f"Which project is `{slots.workload_name}` in: {' or '.join(named)}?"
+            choices = tuple(Choice(label=p, value=f"{PROJECT_CHOICE}:{p}") for p in named)
+            return Question(text, choices, asker=asker), Expecting.PROJECT
         text = f"Which project is `{slots.workload_name}` in?"
         return Question(text, asker=asker), Expecting.PROJECT
     return None

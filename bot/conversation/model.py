@@ -163,6 +163,10 @@ class Slots(BaseModel):
     lookback: str | None = None
     symptom: Symptom | None = None
     pod: str | None = None  # a pod named without its workload, resolved through its pods
+    # `on prod-a or prod-b`, `ml-team or nlp`: the values named for an empty slot, offered
+    # as the question's buttons (never one picked for the asker)
+    cluster_choices: tuple[str, ...] = ()
+    project_choices: tuple[str, ...] = ()
 
 
 class ConversationState(BaseModel):

@@ -10,16 +10,28 @@ from __future__ import annotations
 
 import html
 import re
-from collections import deque
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import replace
 
+from bot.conversation.intent import FollowUp, intent
+from bot.conversation.names import (
+    CLUSTER_OR,
+    CLUSTER_RES,
+    NAME_RE,
+    NAMED_WORKLOAD_RE,
+    PROJECT_OR,
+    PROJECT_RES,
+    UUID_RE,
+    could_be_name,
+    either,
+    excluded,
+    take,
+    without_hosts,
+)
 from bot.conversation.parse_bounds import bounded
+from bot.conversation.query import Expecting, Query
 from bot.conversation.words import (
     CHATTER,
     FILLER,
-    NOT_NAMES,
-    ORDINALS,
     PAST,
     SYMPTOMS,
     THANKS,
@@ -29,14 +41,9 @@ from diagnosis import InvalidRequest, Symptom, parse_lookback
 
 __all__ = ["Expecting", "FollowUp", "Query", "parse"]
 
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-# A name: letters and digits with `.` or `-` between them, read possessively (each character
-# once; see `parse_bounds`). It ends at its last letter or digit: `prod-a.` is `prod-a`.
-_NAME = r"[A-Za-z0-9]++(?:[.-]++[A-Za-z0-9]++)*+"
-_MAX_NAME = 253  # a Kubernetes name (DNS subdomain); a longer word is never a name
 _MAX_OTHERS = 8  # further names kept after the first; the engine answers only a few
-_UUID_RE = re.compile(rf"^{_UUID}$")
-_NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
+_PUNCTUATION = ".,;:!?\"'()[]*_~<>"
+_EITHER = 2  # `ml-team or nlp`: two names for one slot
 # A mention's label stops at the next `<`, where another mention could start.
 _MENTION_RE = re.compile(r"<@[A-Z0-9]++(?:\|[^<>]*+)?>")
 # `&#` and more digits than the last code point has: U+FFFD, as html.unescape would say,
@@ -45,88 +52,7 @@ _HUGE_CHARREF = re.compile(r"&#[0-9]{8,}+;?")
 _KEY_VALUE_RE = re.compile(
     r"\b(cluster|workload|id|project|lookback|symptom)\s*+[=:]\s*+(\S++)", re.IGNORECASE
 )
-_CLUSTER_RES = (
-    re.compile(rf"\bcluster\s++(?:is\s++|called\s++|named\s++)?({_UUID}|{_NAME})", re.IGNORECASE),
-    re.compile(rf"\b(?:on|at)\s++(?:the\s++)?({_UUID}|{_NAME})(?:\s++cluster)?\b", re.IGNORECASE),
-)
-_PROJECT_RES = (
-    re.compile(rf"\bproject\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE),
-    re.compile(rf"\bin\s++(?:the\s++)?({_NAME})(?:\s++project)?\b", re.IGNORECASE),
-    # From the start of a word only (past a leading `-` or `.`): from every `-` inside
-    # `a-a-a-…`, the name before `project` was read again, 252 characters each time.
-    re.compile(rf"(?<![\w.-])[.-]*+({_NAME})\s++project\b", re.IGNORECASE),
-)
-_NAMED_WORKLOAD_RE = re.compile(
-    rf"\b(?:workload|job)\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE
-)
-_HOST_RE = re.compile(
-    rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?{_NAME}",
-    re.IGNORECASE,
-)
-_PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
-_ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
-_SHOW_RE = re.compile(r"\b(?:show|see|post|give|send|print|paste|dump|get|any)\b", re.IGNORECASE)
-_SHOWN_RE = re.compile(r"\b(?:logs?|evidence|details|lines|more)\b", re.IGNORECASE)
-_EVIDENCE_RE = re.compile(
-    r"\b(?:all|full|more|the)\s++(?:the\s++)?(?:logs?|evidence|details)\b"
-    r"|^(?:logs?|evidence|details|more|tell me more|more please|full report)$",
-    re.IGNORECASE,
-)
-_RERUN_RE = re.compile(r"\b(?:re-?run|retry|re-?check|re-?diagnose|refresh|again)\b", re.IGNORECASE)
-_TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
 _HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage", "how does this work"})
-
-
-class Expecting(StrEnum):
-    """What the bot last asked for, so a bare reply like `prod-a` lands in the right slot."""
-
-    CLUSTER = "cluster"
-    PROJECT = "project"
-    WORKLOAD = "workload"
-
-
-class FollowUp(StrEnum):
-    """What a reply after an answer asks of that answer (a new lookback is `lookback`)."""
-
-    EVIDENCE = "evidence"  # "show logs", "more", "all evidence"
-    RERUN = "rerun"  # "re-run", "check again"
-
-
-@dataclass(frozen=True)
-class Query:
-    """What the user said, slot by slot. `cluster` may be a UUID or a cluster name.
-
-    `pick` is a bare number (the n-th button, from 1); `chatter` marks thanks and small
-    talk, which the bot does not answer; `follow_up` is a request about the last answer;
-    `ignored_chars` counts what was not read past the cap (`parse_bounds`); `others`
-    are further workload-like names after the first (`why did a-1 and b-2 fail`).
-    """
-
-    cluster: str | None = None
-    workload_id: str | None = None
-    workload_name: str | None = None
-    project: str | None = None
-    lookback: str | None = None
-    symptom: Symptom | None = None
-    help: bool = False
-    problems: tuple[str, ...] = field(default=())
-    pick: int | None = None
-    follow_up: FollowUp | None = None
-    chatter: bool = False
-    ignored_chars: int = 0
-    others: tuple[str, ...] = field(default=())
-
-    @property
-    def names_something(self) -> bool:
-        """Whether it names a workload, cluster or project (a new or corrected request)."""
-        return any((self.cluster, self.workload_id, self.workload_name, self.project))
-
-    @property
-    def is_empty(self) -> bool:
-        """Nothing the bot can use: no slot, no pick, no follow-up, no help."""
-        return not (
-            self.names_something or self.lookback or self.symptom or self.pick or self.follow_up
-        ) and not (self.help or self.problems)
 
 
 def _clean(text: str, bot_user_id: str | None) -> str:
@@ -137,24 +63,8 @@ def _clean(text: str, bot_user_id: str | None) -> str:
     return " ".join(text.split())
 
 
-_PUNCTUATION = ".,;:!?\"'()[]*_~<>"
-
-
 def _words(text: str) -> list[str]:
     return [w for w in (raw.strip(_PUNCTUATION) for raw in text.lower().split()) if w]
-
-
-def _could_be_name(word: str) -> bool:
-    """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long."""
-    return len(word) <= _MAX_NAME and word.lower() not in NOT_NAMES and not _TIME_RE.match(word)
-
-
-def _take(pattern: re.Pattern[str], text: str) -> tuple[str, re.Match[str] | None]:
-    """The first match whose name could be a name, cut out of the text."""
-    for match in pattern.finditer(text):
-        if _could_be_name(match.group(1)):
-            return text[: match.start()] + " " + text[match.end() :], match
-    return text, None
 
 
 def _key_values(text: str) -> tuple[str, Query]:
@@ -172,7 +82,7 @@ def _key_values(text: str) -> tuple[str, Query]:
         else:
             values["workload" if key == "id" else key] = value
     workload = values.get("workload")
-    is_id = bool(workload and _UUID_RE.match(workload))
+    is_id = bool(workload and UUID_RE.match(workload))
     return _KEY_VALUE_RE.sub(" ", text), Query(
         cluster=values.get("cluster"),
         workload_id=workload if is_id else None,
@@ -184,71 +94,53 @@ def _key_values(text: str) -> tuple[str, Query]:
     )
 
 
-def _evidence_spans(text: str) -> list[tuple[int, int]]:
-    """Where `text` asks for the evidence (`show me the logs`, `all evidence`), left to right.
-
-    The spans the one regex `show.*logs|all logs|^more$` found, in linear time (`text` has
-    no line breaks). `show … logs` runs from the first verb to the last thing shown after
-    it; tried from every verb, the regex took quadratic time on `show show show …`. The
-    other parts contain no verb, so they match only before it.
-    """
-    verb = _SHOW_RE.search(text)
-    shown = deque(_SHOWN_RE.finditer(text, verb.end()) if verb else (), maxlen=1)
-    end = verb.start() if verb and shown else len(text)
-    spans = [m.span() for m in _EVIDENCE_RE.finditer(text) if m.start() < end]
-    return [*spans, (end, shown[0].end())] if shown else spans
-
-
-def _cut(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` with each of `spans` (in order, not overlapping) replaced by a space."""
-    kept, at = [], 0
-    for start, end in spans:
-        kept.append(text[at:start])
-        at = end
-    return " ".join([*kept, text[at:]])
-
-
 def _intent(text: str, query: Query) -> tuple[str, Query]:
-    """Follow-ups and a picked number, which are about the thread rather than new slots."""
-    words = _words(text)
-    pick = _PICK_RE.match(text.strip())
-    if pick:
-        return "", replace(query, pick=int(pick.group(1)))
-    ordinal = _ORDINAL_RE.match(" ".join(words))
-    if ordinal:
-        return "", replace(query, pick=ORDINALS[ordinal.group(1)])
-    evidence = _evidence_spans(text)
-    if evidence:
-        return _cut(text, evidence), replace(query, follow_up=FollowUp.EVIDENCE)
-    if _RERUN_RE.search(text):
-        return _RERUN_RE.sub(" ", text), replace(query, follow_up=FollowUp.RERUN)
-    return text, query
+    """Follow-ups and a picked number (`bot.conversation.intent`), with the text left."""
+    found = intent(text)
+    if found.pick is None and found.follow_up is None:
+        return text, query
+    return found.rest, replace(query, pick=found.pick, follow_up=found.follow_up)
 
 
-def _slot_words(text: str) -> list[str]:
+def _slot_words(text: str, *, version: bool) -> list[str]:
     """The words of a reply that could be a value, without `it's`, `please`, `I think`."""
-    return [w for w in _words(text) if _could_be_name(w)]
+    return [w for w in _words(text) if could_be_name(w, version=version)]
 
 
 def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
     """A reply that is one value (`prod-a`, `it's prod-a`, `ML-Team please`) fills the slot."""
-    words = _slot_words(text)
-    if expecting is None or len(words) != 1 or not _could_be_name(words[0]):
+    words = _slot_words(text, version=expecting is Expecting.WORKLOAD)
+    if len(words) == _EITHER and {"or", "either"}.intersection(_words(text)):
+        return _either(text, expecting, query, (words[0], words[1]))
+    if expecting is None or len(words) != 1:
         return text, query
     word = next(w.strip(_PUNCTUATION) for w in text.split() if _words(w) == words)
     if query.workload_name and expecting is not Expecting.WORKLOAD:
         return text, query  # `job bert-2`: the reply names a workload, not the slot asked
     if expecting is Expecting.CLUSTER and query.cluster is None:
         return "", replace(query, cluster=word)
-    if expecting is Expecting.PROJECT and query.project is None and _NAME_RE.match(words[0]):
+    if expecting is Expecting.PROJECT and query.project is None and NAME_RE.match(words[0]):
         return "", replace(query, project=words[0])
     if (
         expecting is Expecting.WORKLOAD
         and query.workload_name is None
-        and not _UUID_RE.match(word)
-        and _NAME_RE.match(words[0])
+        and not UUID_RE.match(word)
+        and NAME_RE.match(words[0])
     ):
         return "", replace(query, workload_name=words[0])
+    return text, query
+
+
+def _either(
+    text: str, expecting: Expecting | None, query: Query, options: tuple[str, str]
+) -> tuple[str, Query]:
+    """`ml-team or nlp` in reply to "Which project?": both named, so which one is asked."""
+    if query.workload_name or query.cluster_options or query.project_options:
+        return text, query
+    if expecting is Expecting.CLUSTER and query.cluster is None:
+        return "", replace(query, cluster_options=options)
+    if expecting is Expecting.PROJECT and query.project is None:
+        return "", replace(query, project_options=options)
     return text, query
 
 
@@ -256,12 +148,12 @@ def _workload(text: str, query: Query, *, bare: bool) -> Query:
     workload_id, name, others = query.workload_id, query.workload_name, list(query.others)
     for raw in text.split():
         token = raw.strip(_PUNCTUATION).lower()
-        if _UUID_RE.match(token):
+        if UUID_RE.match(token):
             workload_id = workload_id or token
         elif (
             bare
-            and _could_be_name(token)
-            and _NAME_RE.match(token)
+            and could_be_name(token)
+            and NAME_RE.match(token)
             and any(ch.isdigit() or ch == "-" for ch in token)
         ):
             if name is None:
@@ -271,36 +163,52 @@ def _workload(text: str, query: Query, *, bare: bool) -> Query:
     return replace(query, workload_id=workload_id, workload_name=name, others=tuple(others))
 
 
-def _free_text(text: str, query: Query, expecting: Expecting | None) -> Query:
+def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: bool) -> Query:
     if query.lookback is None:
-        text, lookback = find_lookback(text)
+        text, lookback = find_lookback(text, asked=reply)
         query = replace(query, lookback=lookback)
     symptom = query.symptom
     if symptom is None and not PAST.search(text):
         symptom = next((s for s, rx in SYMPTOMS if rx.search(text)), None)
     query = replace(query, symptom=symptom)
-    if query.cluster is None:
-        for pattern in _CLUSTER_RES:
-            text, match = _take(pattern, text)
-            if match:
-                query = replace(query, cluster=match.group(1))
-                break
-    if query.project is None:
-        for pattern in _PROJECT_RES:
-            text, match = _take(pattern, text)
-            if match:
-                query = replace(query, project=match.group(1).lower())
-                break
-    text = _HOST_RE.sub(" ", text)  # "node dgx-07" names a machine, not a workload
+    text, unmeant = excluded(without_hosts(text))
+    query = replace(query, excluded=unmeant)
+    text, query = _cluster_and_project(text, query)
     if query.workload_name is None:
-        rest, match = _take(_NAMED_WORKLOAD_RE, text)
-        if match and not _UUID_RE.match(match.group(1)):
+        rest, match = take(NAMED_WORKLOAD_RE, text, version=True)
+        if match and not UUID_RE.match(match.group(1)):
             text, query = rest, replace(query, workload_name=match.group(1).lower())
     text, query = _expected(text, expecting, query)
     # Asked for a cluster or a project, "prod-a or prod-b" is not a workload: only a workload
     # given with its project (`train-bert in nlp`), by keyword or by ID changes it.
     bare = expecting not in {Expecting.CLUSTER, Expecting.PROJECT} or query.project is not None
     return _workload(text, query, bare=bare)
+
+
+def _cluster_and_project(text: str, query: Query) -> tuple[str, Query]:
+    """The cluster (`on prod-a`) and the project (`in nlp`), or two named for one (`X or Y`)."""
+    if query.cluster is None:
+        text, options = either(CLUSTER_OR, text)
+        if not options:
+            text, cluster = _first(CLUSTER_RES, text)
+            query = replace(query, cluster=cluster)
+        query = replace(query, cluster_options=options)
+    if query.project is None:
+        text, options = either(PROJECT_OR, text)
+        if not options:
+            text, project = _first(PROJECT_RES, text)
+            query = replace(query, project=project.lower() if project else None)
+        query = replace(query, project_options=options)
+    return text, query
+
+
+def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> tuple[str, str | None]:
+    """The name the first of `patterns` that finds one reads, cut out of the text."""
+    for pattern in patterns:
+        text, match = take(pattern, text)
+        if match:
+            return text, match.group(1)
+    return text, None
 
 
 def _chatter(text: str) -> bool:
@@ -318,36 +226,44 @@ def _validated(query: Query) -> Query:
         except InvalidRequest as error:
             problems.append(str(error))
             query = replace(query, lookback=None)
-    if query.workload_name is not None and not _NAME_RE.match(query.workload_name):
+    if query.workload_name is not None and not NAME_RE.match(query.workload_name):
         problems.append(f"{query.workload_name!r} is not a valid workload name")
         query = replace(query, workload_name=None)
-    if query.project is not None and not _NAME_RE.match(query.project):
+    if query.project is not None and not NAME_RE.match(query.project):
         problems.append(f"{query.project!r} is not a valid project name")
         query = replace(query, project=None)
     return replace(query, problems=tuple(problems))
 
 
 def parse(
-    text: str, *, bot_user_id: str | None = None, expecting: Expecting | None = None
+    text: str,
+    *,
+    bot_user_id: str | None = None,
+    expecting: Expecting | None = None,
+    reply: bool = False,
 ) -> Query:
     """Parse a slash-command text, a mention or a thread reply into slots (pure, never raises).
 
     `expecting` is what the bot last asked for: a reply that is just one value fills it.
+    `reply`: a plain reply in a thread, where a time is a lookback only when asked for
+    (`what about the last 3 days?`, not `it ran fine last week`; `words.asked_for`).
     Only the first `MAX_PARSED_CHARS` characters are read (`parse_bounds`); how many
     more there were is `ignored_chars`.
     """
     capped = bounded(text)
-    query = _parse(capped.text, bot_user_id, expecting)
+    query = _parse(capped.text, bot_user_id, expecting, reply=reply)
     return replace(query, ignored_chars=capped.ignored) if capped.ignored else query
 
 
-def _parse(text: str, bot_user_id: str | None, expecting: Expecting | None) -> Query:
+def _parse(
+    text: str, bot_user_id: str | None, expecting: Expecting | None, *, reply: bool = False
+) -> Query:
     cleaned = _clean(text, bot_user_id)
     if cleaned.lower().strip(" !.") in _HELP_WORDS:
         return Query(help=True)
     rest, query = _key_values(cleaned)
     if query == Query() and _chatter(rest):
-        rest, lookback = find_lookback(rest)
+        rest, lookback = find_lookback(rest, asked=reply)
         rest, intent = _intent(rest, Query(lookback=lookback))
         if intent.follow_up is None and intent.lookback is None:
             return Query(chatter=True)  # "thanks! I think it's the node dgx-07": not for me
@@ -355,4 +271,4 @@ def _parse(text: str, bot_user_id: str | None, expecting: Expecting | None) -> Q
     rest, query = _intent(rest, query)
     if query.pick is not None:
         return _validated(query)  # `0 project=/`: a pick never carries an invalid slot
-    return _validated(_free_text(rest, query, expecting))
+    return _validated(_free_text(rest, query, expecting, reply=reply))

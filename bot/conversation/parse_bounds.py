@@ -16,7 +16,7 @@ keeps both:
    a name is read from the start of its word, never from inside one; a match that may
    stop anywhere (`[^>]*`) stops at the next place another match could start (`[^<>]*+`);
    and a pattern with `.*` between two words is never retried from every start of the
-   first word (see `parse._evidence_spans`). Loops over words do a bounded amount of
+   first word (see `intent._evidence_spans`). Loops over words do a bounded amount of
    work per word. `tests/bot/conversation/test_parse_linear.py` and
    `tests/bot/conversation/understand/test_linear.py` hold the parser and the pipeline to
    this with adversarial inputs up to the cap, and `python3 dev.py bench --only parse`

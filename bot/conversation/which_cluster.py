@@ -74,6 +74,8 @@ class ClusterSlot:
             reach = await gate.reach()
             if not reach.allowed:
                 return await gate.deny(reach)
+            if slots.cluster_choices:  # `on prod-a or prod-b`: those, asked about
+                return await self._which(slots.cluster_choices, reach)
             typed = self._defaults.get(channel)
             if typed is None:
                 known = await self.directory.clusters()
@@ -81,9 +83,8 @@ class ClusterSlot:
             notes.append(f"Cluster {typed} is this channel's configured default.")
         match = await self.directory.match(typed)
         if match.cluster is not None:
-            return slots.model_copy(
-                update={"cluster_id": match.cluster.uuid, "cluster_label": match.cluster.name}
-            )
+            found = {"cluster_id": match.cluster.uuid, "cluster_label": match.cluster.name}
+            return slots.model_copy(update=found | {"cluster_choices": ()})
         reach = reach or await gate.reach()
         if not reach.allowed:
             return await gate.deny(reach)
@@ -93,3 +94,11 @@ class ClusterSlot:
         text = f"I don't know a cluster called {typed!r}; I only match exact names or IDs.{guess}"
         first = sorted(readable, key=lambda c: c.name not in near)  # near misses first
         return _cluster_question(text, first, reach)
+
+    async def _which(self, named: tuple[str, ...], reach: Reach) -> Question:
+        """Which of the clusters `named` it is on: those of them known, else all."""
+        known = await self.directory.clusters()
+        folded = {n.casefold() for n in named}
+        among = [c for c in known if c.name.casefold() in folded or c.uuid in folded]
+        text = f"{CLUSTER_QUESTION[:-1]}: {' or '.join(named)}?"
+        return _cluster_question(text, among or known, reach)

@@ -8,6 +8,7 @@ which phrases mean a lookback (`since yesterday`, `over the past week`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from diagnosis import Symptom
 
@@ -19,7 +20,11 @@ __all__ = [
     "PAST",
     "SYMPTOMS",
     "THANKS",
+    "asked_for",
+    "clause_before",
     "find_lookback",
+    "requested",
+    "without_times",
 ]
 
 
@@ -75,7 +80,8 @@ _SYMPTOM_WORDS = _set(
 _HYPHENATED = _set(
     """crash-loop crash-looping crash-looped image-pull re-run re-check re-diagnose out-of-memory
     oom-killed follow-up set-up check-in e-mail real-time right-now read-only built-in up-to-date
-    non-zero init-container init-containers"""
+    non-zero init-container init-containers cross-post cross-posted cross-posting x-post
+    x-posted x-posting"""
 )
 
 #: Never a workload, project or cluster name, wherever it stands.
@@ -117,19 +123,111 @@ def _number(word: str) -> int:
     return int(word) if word.isdigit() else _NUMBERS[word]
 
 
-def find_lookback(text: str) -> tuple[str, str | None]:
-    """Find a lookback (`last 7 days` is 7d, `since yesterday` 2d); returns the rest and it."""
-    for pattern, code in _PHRASES:
-        match = pattern.search(text)
-        if match:
-            return text[: match.start()] + " " + text[match.end() :], code
-    match = _AMOUNT_RE.search(text)
-    if match is None:
-        return text, None
+def _amount(match: re.Match[str]) -> str:
     unit = match.group(3).lower()
     code = "m" if unit.startswith("m") else unit[0]
-    amount = _number(match.group(1) or match.group(2))
-    return text[: match.start()] + " " + text[match.end() :], f"{amount}{code}"
+    return f"{_number(match.group(1) or match.group(2))}{code}"
+
+
+def _times(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Every time phrase of `text` with its lookback: each phrase in turn, then amounts."""
+    for pattern, code in _PHRASES:
+        for match in pattern.finditer(text):
+            yield match, code
+    for match in _AMOUNT_RE.finditer(text):
+        yield match, _amount(match)
+
+
+def find_lookback(text: str, *, asked: bool = False) -> tuple[str, str | None]:
+    """Find a lookback (`last 7 days` is 7d, `since yesterday` 2d); returns the rest and it.
+
+    `asked`: only a time asked for counts (`asked_for`; a plain reply in a thread), and
+    every time phrase is cut from the rest, so `5m` in `it died after 5m` is never a name.
+    """
+    if not asked:
+        match, code = next(_times(text), (None, None))
+        if match is None:
+            return text, None
+        return text[: match.start()] + " " + text[match.end() :], code
+    times = list(_times(text))
+    loose = _loose(text)
+    code = next((c for m, c in times if asked_for(text, m.start(), m.end(), loose=loose)), None)
+    return _without(text, [m.span() for m, _ in times]), code
+
+
+def without_times(text: str) -> str:
+    """`text` with every time phrase cut (pasted output: `AGE 5m` is no lookback)."""
+    return _without(text, [m.span() for m, _ in _times(text)])
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    kept, at = [], 0
+    for start, end in sorted(spans):
+        kept.append(text[at:start])
+        at = max(at, end)
+    return " ".join([*kept, text[at:]]) if spans else text
+
+
+#: What a reply that asks only for a time may say around it: `ok, what about 7d then?`
+_ASKING = _set(
+    """ok okay k kk so then and also what how about please pls plz thanks thank thx ty cool
+    great nice hmm hm um uh er maybe instead too again just the a an for me us you can could
+    would it's its that's on in at cluster project workload job use try check look show yes
+    yeah yep sure no nope hi hey well"""
+)
+#: Words just before a time that ask for it: `what about`, `check`, `try`, `re-run with`.
+_LEADS = _set(
+    """about check look at try show use rerun re-run recheck re-check retry again back
+    diagnose lookback redo"""
+)
+#: What the asker will do themselves (`I'll rerun it`, `will try again after lunch`).
+_SELF = _set("i'll ill we'll will gonna going let lemme let's lets wanna gotta shall")
+_WITHIN = re.compile(
+    r"(?:over|in|for|within|during)\s+(?:the\s+)?(?:last|past)\b|lookback\b", re.IGNORECASE
+)
+_CLAUSE = re.compile(r"[.,;!?]")
+_CLAUSE_CHARS = 60  # how far back a clause is read: a bounded amount of work per match
+_WORD_PUNCTUATION = ".,;:!?\"'()[]*_~<>`"
+_NAMED = re.compile(r"[\d.-]")
+
+
+def clause_before(text: str, start: int) -> list[str]:
+    """The words of `text` before `start` in the same clause (at most 60 characters back)."""
+    clause = _CLAUSE.split(text[max(0, start - _CLAUSE_CHARS) : start])[-1]
+    words = (w.strip(_WORD_PUNCTUATION).lower() for w in clause.replace("\u2019", "'").split())
+    return [w for w in words if w]
+
+
+def requested(words: list[str]) -> bool:
+    """Whether what follows `words` is asked of the bot, not what the asker will do.
+
+    `will you` asks; `I'll`, `will`, `gonna`, `let me` say what the asker will do.
+    """
+    return not any(
+        w in _SELF and not (w == "will" and words[i + 1 : i + 2] == ["you"])
+        for i, w in enumerate(words)
+    )
+
+
+def asked_for(text: str, start: int, end: int, *, loose: int | None = None) -> bool:
+    """Whether the time at `text[start:end]` is asked for, as a reply in a thread asks.
+
+    `what about the last 3 days?`, `check the last week`, `over the past week`, or a reply
+    that is only the time (`last 7d`, `prod-a, 3d please`); never `it ran fine last week`,
+    `3 days of training lost`, `I'll rerun it in 2h`. `loose`: the count `_loose(text)`.
+    """
+    before = clause_before(text, start)
+    if not requested(before):
+        return False
+    if _WITHIN.match(text, start, end) or _LEADS.intersection(before[-3:]):
+        return True
+    return (_loose(text) if loose is None else loose) == _loose(text[start:end])
+
+
+def _loose(text: str) -> int:
+    """How many words of `text` are neither padding (`_ASKING`) nor shaped like a name."""
+    words = (w.strip(_WORD_PUNCTUATION).lower() for w in text.split())
+    return sum(1 for w in words if w and w not in _ASKING and not _NAMED.search(w))
 
 
 #: Past tense: "why did it fail" asks about a finished run, not a current symptom.

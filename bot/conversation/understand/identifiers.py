@@ -12,45 +12,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
+from bot.conversation.understand.found import (
+    MAX_FOUND,
+    NAME_RE,
+    NAMESPACE_PREFIX,
+    UUID,
+    UUID_RE,
+    Found,
+)
+from bot.conversation.understand.labels import read_labels
 from bot.conversation.understand.markup import Link
+from bot.conversation.understand.tables import read_tables
 from bot.conversation.understand.vocabulary import is_common
 
 __all__ = ["MAX_FOUND", "NAMESPACE_PREFIX", "Found", "extract"]
 
-#: How many workload or pod names one message is read for (the engine answers a few).
-MAX_FOUND = 16
-#: The skill's default mapping: project `nlp` runs in namespace `runai-nlp`.
-NAMESPACE_PREFIX = "runai-"
-
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_UUID_RE = re.compile(rf"^{_UUID}$")
 _NAME = r"[A-Za-z0-9]++(?:[._-]++[A-Za-z0-9]++)*+"
-_NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
 _WORKLOAD_PATH = re.compile(
-    rf"/(?:workloads|trainings|workspaces|inferences|distributed(?:-inferences)?)/({_UUID})",
-    re.IGNORECASE,
-)
-
-_CLUSTER_KEYS = {"cluster", "cluster_name", "clustername", "cluster_id", "clusterid"}
-_PROJECT_KEYS = {"project", "projectname", "project_name", "label_project"}
-_NAMESPACE_KEYS = {"namespace", "exported_namespace", "ns"}
-_POD_KEYS = {"pod", "exported_pod", "pod_name", "podname"}
-_NAME_KEYS = {"workload", "workloadname", "workload_name", "label_workload_name"}
-_ID_KEYS = {"id", "workloadid", "workload_id", "label_run_ai_top_owner_uid", "top-owner-uid"}
-_ID_KEYS |= {"run.ai/top-owner-uid", "uuid"}
-#: Keys read here; every other `key=value` of a paste (alertname, uid, container, job…) is
-#: dropped with its value, except the ones `bot.conversation.parse` reads itself.
-_KEYS = _CLUSTER_KEYS | _PROJECT_KEYS | _NAMESPACE_KEYS | _POD_KEYS | _NAME_KEYS | _ID_KEYS
-_PARSE_KEYS = frozenset({"lookback", "symptom"})
-_COLON_KEYS = "|".join(re.escape(k) for k in sorted(_KEYS, key=len, reverse=True))
-# `key=value` for any key (a paste's other labels are dropped); `key: value` only for the
-# keys read here (`Namespace: runai-nlp`), since `note: prod-a is down` is prose.
-_PAIR = re.compile(
-    rf"(?<![\w./-])(?:({_COLON_KEYS})(:)|([A-Za-z][\w.]*+(?:/[\w.-]++)?)[ \t]*+(=)~?)"
-    r"[ \t]*+[\"']?+([A-Za-z0-9][\w.:/-]*+)[\"']?+",
+    rf"/(?:workloads|trainings|workspaces|inferences|distributed(?:-inferences)?)/({UUID})",
     re.IGNORECASE,
 )
 #: Where a typed command line ends and prose goes on (`runai describe x -p nlp on prod-a`).
@@ -61,6 +42,7 @@ _ALERT_TITLE = re.compile(r"\[(?:FIRING|RESOLVED)(?::\d++)?\][^\n]*+", re.IGNORE
 _COMPACT = re.compile(rf"(?<![\w./:@-])({_NAME})/({_NAME})(?![\w/])")
 _PAREN = re.compile(rf"(?<![\w.-])({_NAME})[ \t]*+\([ \t]*+({_NAME})[ \t]*+\)")
 _POD_SHAPE = re.compile(r"-\d++-\d++$")
+_LETTER = re.compile(r"[a-z]")
 
 
 def _set(words: str) -> frozenset[str]:
@@ -75,70 +57,28 @@ _CLI_WORDS = _set(
 _CLI_VERBS = _set("describe logs log get list delete bash exec attach suspend")
 
 
-@dataclass
-class Found:
-    """What was read explicitly, and the text that is left for the free-text parser."""
-
-    rest: str = ""
-    cluster: str | None = None
-    context: str | None = None
-    """A `kubectl --context` value: a cluster only if it is one of the known clusters."""
-    project: str | None = None
-    namespace: str | None = None
-    """A namespace that does not read as `runai-<project>`: the project must be asked."""
-    workload_id: str | None = None
-    names: list[str] = field(default_factory=list)
-    pods: list[str] = field(default_factory=list)
-    ignored_uuids: set[str] = field(default_factory=set)
-
-    @property
-    def anything(self) -> bool:
-        """Whether any identifier was read."""
-        return bool(
-            self.cluster or self.project or self.namespace or self.workload_id or self.names
-        ) or bool(self.pods)
-
-    def add_name(self, name: str) -> None:
-        """A workload name, once (at most `MAX_FOUND`)."""
-        folded = name.lower()
-        if len(self.names) < MAX_FOUND and _NAME_RE.match(folded) and folded not in self.names:
-            self.names.append(folded)
-
-    def add_pod(self, pod: str) -> None:
-        """A pod name, once (at most `MAX_FOUND`)."""
-        folded = pod.lower()
-        if len(self.pods) < MAX_FOUND and _NAME_RE.match(folded) and folded not in self.pods:
-            self.pods.append(folded)
-
-    def set_namespace(self, namespace: str) -> None:
-        """`runai-<project>` names the project; any other namespace is kept to ask about."""
-        folded = namespace.lower()
-        if folded.startswith(NAMESPACE_PREFIX) and len(folded) > len(NAMESPACE_PREFIX):
-            self.project = self.project or folded[len(NAMESPACE_PREFIX) :]
-        elif self.project is None:
-            self.namespace = self.namespace or folded
-
-
 def extract(
     text: str,
     links: tuple[Link, ...],
     projects: Collection[str] | None,
     clusters: Collection[str] | None = None,
 ) -> Found:
-    """Read links, label sets, `kubectl`/`runai` lines and compact forms out of `text`.
+    """Read links, `kubectl get` tables, label sets, `kubectl`/`runai` lines and compact forms.
 
     `projects` are the project names the asker can read (None: not known), which tell a
-    compact `nlp/train-bert` from any other `a/b`; `clusters` the known cluster names, kept
+    compact `nlp/train-bert` from any other `a/b` (unknown, a pair of names is only a
+    guess, `Found.guessed_project`); `clusters` the known cluster names, kept
     when they stand inside a pasted alert title or command line.
     """
     found = Found()
     known = {c.casefold() for c in clusters or ()}
     for link in links:
         _link(link, found)
+    text = read_tables(text, found)
     text = _ALERT_TITLE.sub(lambda m: _alert_title(m.group(0), found, known), text)
     text = _KUBECTL.sub(lambda m: _command(m.group(0), found, known, _kubectl), text)
     text = _RUNAI_CLI.sub(lambda m: _command(m.group(0), found, known, _runai), text)
-    text = _PAIR.sub(lambda m: _pair(m, found), text)
+    text = read_labels(text, found)
     text = _COMPACT.sub(lambda m: _compact(m, found, projects), text)
     text = _PAREN.sub(lambda m: _paren(m, found, projects), text)
     found.rest = text
@@ -153,38 +93,13 @@ def _link(link: Link, found: Found) -> None:
         return
     for key, value in query:
         folded = key.lower()
-        if folded in {"clusterid", "cluster_id"} and _UUID_RE.match(value):
+        if folded in {"clusterid", "cluster_id"} and UUID_RE.match(value):
             found.cluster = found.cluster or value.lower()
-        elif folded in {"workloadid", "workload_id"} and _UUID_RE.match(value):
+        elif folded in {"workloadid", "workload_id"} and UUID_RE.match(value):
             found.workload_id = found.workload_id or value.lower()
     path = _WORKLOAD_PATH.search(parts.path)
     if path and found.workload_id is None:
         found.workload_id = path.group(1).lower()
-
-
-def _pair(match: re.Match[str], found: Found) -> str:
-    key = (match.group(1) or match.group(3)).lower()
-    value = match.group(5).rstrip(".:/-")
-    if key in _PARSE_KEYS:
-        return match.group(0)  # `lookback=7d`, `symptom=init`: bot.conversation.parse reads them
-    if match.group(2) and is_common(value):
-        return match.group(0)  # `pod: checking`: prose after all
-    if key in _CLUSTER_KEYS:
-        found.cluster = found.cluster or value
-    elif key in _PROJECT_KEYS:
-        found.project = found.project or value.lower()
-    elif key in _NAMESPACE_KEYS:
-        found.set_namespace(value)
-    elif key in _POD_KEYS:
-        found.add_pod(value)
-    elif key in _NAME_KEYS or key in _ID_KEYS:
-        if _UUID_RE.match(value):
-            found.workload_id = found.workload_id or value.lower()
-        elif key in _NAME_KEYS:
-            found.add_name(value)
-    elif _UUID_RE.match(value):
-        found.ignored_uuids.add(value.lower())  # a pod `uid`: never the workload's ID
-    return " "
 
 
 def _alert_title(title: str, found: Found, clusters: set[str]) -> str:
@@ -194,9 +109,9 @@ def _alert_title(title: str, found: Found, clusters: set[str]) -> str:
             found.cluster = found.cluster or word
         elif word.lower().startswith(NAMESPACE_PREFIX):
             found.set_namespace(word)
-        elif _POD_SHAPE.search(word) and _NAME_RE.match(word.lower()):
+        elif _POD_SHAPE.search(word) and NAME_RE.match(word.lower()):
             found.add_pod(word)
-        elif _UUID_RE.match(word):
+        elif UUID_RE.match(word):
             found.ignored_uuids.add(word.lower())
     return " "
 
@@ -254,7 +169,7 @@ def _runai(words: list[str], found: Found) -> None:
     for project in _flag_values(words, {"-p", "--project"})[:1]:
         found.project = found.project or project.lower()
     for uuid in _flag_values(words, {"--uuid", "-u"}):
-        if _UUID_RE.match(uuid):
+        if UUID_RE.match(uuid):
             found.workload_id = found.workload_id or uuid.lower()
     skip = False
     for word in words[1:]:
@@ -271,14 +186,19 @@ def _runai(words: list[str], found: Found) -> None:
 
 def _compact(match: re.Match[str], found: Found, projects: Collection[str] | None) -> str:
     left, right = match.group(1).lower(), match.group(2).lower()
+    if not (_LETTER.search(left) and _LETTER.search(right)):
+        return match.group(0)  # `1/4` workers, `0/1` ready, `11/04`: a ratio or a date
     if left.startswith(NAMESPACE_PREFIX):  # `runai-nlp/bert-ft-0-0`: namespace/pod
         found.set_namespace(left)
         found.add_pod(right)
         return " "
-    known = projects is not None and left in projects
-    shaped = projects is None and not is_common(left) and not is_common(right)
-    if known or (shaped and any(c.isdigit() or c == "-" for c in right)):
+    if projects is not None and left in projects:
         found.project = found.project or left
+        found.add_name(right)
+        return " "
+    shaped = projects is None and not is_common(left) and not is_common(right)
+    if shaped and any(c.isdigit() or c == "-" for c in right):
+        found.guessed_project = found.guessed_project or left
         found.add_name(right)
         return " "
     return match.group(0)
@@ -286,10 +206,15 @@ def _compact(match: re.Match[str], found: Found, projects: Collection[str] | Non
 
 def _paren(match: re.Match[str], found: Found, projects: Collection[str] | None) -> str:
     name, inner = match.group(1).lower(), match.group(2).lower()
-    known = projects is not None and inner in projects
-    shaped = projects is None and not is_common(inner) and any(c in name for c in "-0123456789")
-    if (known or shaped) and not is_common(name):
+    if is_common(name) or not (_LETTER.search(name) and _LETTER.search(inner)):
+        return match.group(0)  # `eval-7 (2)`: a count, not a project
+    if projects is not None and inner in projects:
         found.project = found.project or inner
+        found.add_name(name)
+        return " "
+    shaped = projects is None and not is_common(inner) and any(c in name for c in "-0123456789")
+    if shaped:
+        found.guessed_project = found.guessed_project or inner
         found.add_name(name)
         return " "
     return match.group(0)

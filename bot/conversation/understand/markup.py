@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["OTHER_PERSON", "Link", "Markup", "Plain", "normalise"]
+__all__ = ["FENCE", "OTHER_PERSON", "Link", "Markup", "Plain", "normalise"]
 
 #: What stands in the text where a person other than the bot was mentioned.
 OTHER_PERSON = "@someone"
+#: The line that opens and closes a code block (pasted output) in the plain text.
+FENCE = "```"
 
 
 class Markup(StrEnum):
@@ -45,6 +47,11 @@ class Plain:
     links: tuple[Link, ...] = ()
     addressed_other: bool = False
     """It mentions a person who is not the bot (a question to a teammate, say)."""
+    channels: tuple[str, ...] = ()
+    """The names of the Slack channels it links (`<#C…|prod-a>`): never in `text`, since a
+    channel is at most a cluster called exactly that, never a project or a workload."""
+    emoji: bool = False
+    """It held emoji shortcodes (`:eyes:`), which are never words: they are not in `text`."""
 
 
 # Slack: everything between < and > is one reference; it never holds another `<` or `>`.
@@ -54,12 +61,15 @@ _HUGE_CHARREF = re.compile(r"&#[0-9]{8,}+;?")
 _TEAMS_AT = re.compile(r"<at\b[^<>]*+>([^<>]*+)</at>", re.IGNORECASE)
 _TEAMS_LINK = re.compile(r"<a\b([^<>]*+)>([^<>]*+)</a>", re.IGNORECASE)
 _HREF = re.compile(r"""href\s*+=\s*+["']([^"'<>]*+)["']""", re.IGNORECASE)
+_PRE_TAG = re.compile(r"</?pre\b[^<>]*+>", re.IGNORECASE)
 _BREAK_TAG = re.compile(
     r"</?(?:br|p|div|li|ul|ol|pre|tr|h[1-6]|blockquote)\b[^<>]*+>", re.IGNORECASE
 )
 _ANY_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*+\b[^<>]*+>")
 _BARE_URL = re.compile(r"(?<![\w/])https?://[^\s<>()\"'`]++")
 _MENTION_WORD = re.compile(r"(?<![\w@])@([A-Za-z][\w.-]*+)")
+# `:eyes:`, `:this-is-fine:`, `:+1:`; never inside a word or a time (`12:30:00`).
+_EMOJI_CODE = re.compile(r"(?<!\w):[\w+-]++:(?!\w)")
 # Markers around a word: *bold*, _italic_, ~strike~, `code`, > quote (never inside a name).
 _MARKERS = "*_~`>#"
 _URL_TRAIL = ".,;:!?)]}'\""
@@ -75,14 +85,16 @@ def normalise(
     means the bot by (`runai-why`), so that only other people count as someone else.
     """
     links: list[Link] = []
+    channels: list[str] = []
     other = False
     if markup is Markup.SLACK:
-        text, other = _slack(text, bot_user_id, links)
+        text, other = _slack(text, bot_user_id, links, channels)
     elif markup is Markup.TEAMS:
         text, other = _teams(text, bot_names, links)
     text, at_other = _plain_mentions(_slack_people(text, bot_user_id), bot_names)
     text = _bare_urls(text, links).replace(OTHER_PERSON, " ")  # a person is never a slot
-    return Plain(_unmarked(text), tuple(links), other or at_other)
+    plain, emoji = _unmarked(text)
+    return Plain(plain, tuple(links), other or at_other, tuple(channels), emoji)
 
 
 def _slack_people(text: str, bot_user_id: str | None) -> str:
@@ -98,7 +110,9 @@ def _unescape(text: str) -> str:
     return html.unescape(_HUGE_CHARREF.sub("\ufffd", text))
 
 
-def _slack(text: str, bot_user_id: str | None, links: list[Link]) -> tuple[str, bool]:
+def _slack(
+    text: str, bot_user_id: str | None, links: list[Link], channels: list[str]
+) -> tuple[str, bool]:
     other = False
 
     def reference(match: re.Match[str]) -> str:
@@ -110,7 +124,9 @@ def _slack(text: str, bot_user_id: str | None, links: list[Link]) -> tuple[str, 
                 return f" {OTHER_PERSON} "
             return " "
         if target.startswith("#"):  # a channel: its name may be a cluster's (#prod-a)
-            return f" {label or ''} "
+            if label:
+                channels.append(_unescape(label).strip().lstrip("#"))
+            return " "
         if target.startswith(("!", "mailto:")):
             return " "  # @here, a user group, an e-mail address: never a slot
         url = _unescape(target)
@@ -145,6 +161,7 @@ def _teams(text: str, bot_names: tuple[str, ...], links: list[Link]) -> tuple[st
 
     text = _TEAMS_AT.sub(at, text)
     text = _TEAMS_LINK.sub(anchor, text)
+    text = _PRE_TAG.sub(f"\n{FENCE}\n", text)  # a code block, as Slack and the console write it
     text = _ANY_TAG.sub(" ", _BREAK_TAG.sub("\n", text))
     return _unescape(text).replace("\u00a0", " "), other
 
@@ -191,10 +208,20 @@ def _unwrapped(url: str) -> str:
     return url
 
 
-def _unmarked(text: str) -> str:
-    """Lines of words without the markers around them (`*prod-a*` → `prod-a`)."""
-    lines = []
-    for line in text.replace("```", "\n").splitlines():
-        words = (w.strip(_MARKERS) for w in line.replace("`", " ").split())
-        lines.append(" ".join(w for w in words if w))
-    return "\n".join(line for line in lines if line)
+def _unmarked(text: str) -> tuple[str, bool]:
+    """Lines of words without the markers around them (`*prod-a*` → `prod-a`), and emoji.
+
+    A code block's lines stand between `FENCE` lines: what is pasted there is read for
+    names, never for time words (`AGE 5m` is no lookback). Emoji shortcodes (`:eyes:`,
+    `:this-is-fine:`) are cut; the second value says whether there were any.
+    """
+    lines, emoji = [], False
+    for i, block in enumerate(text.split(FENCE)):
+        if i:
+            lines.append(FENCE)
+        for typed in block.splitlines():
+            line, codes = _EMOJI_CODE.subn(" ", typed)
+            emoji = emoji or bool(codes)
+            words = (w.strip(_MARKERS) for w in line.replace("`", " ").split())
+            lines.append(" ".join(w for w in words if w))
+    return "\n".join(line for line in lines if line), emoji

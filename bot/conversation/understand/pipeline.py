@@ -5,7 +5,7 @@ The same steps for Slack, Teams and the console; only the markup differs (`Marku
 2. **extract** what the message carries explicitly: Run:ai links, label sets, `kubectl` and
    `runai` lines, compact forms (`identifiers`), and time words (`when`);
 3. **parse** the words that are left (`bot.conversation.parse`: the bot's own phrasing, key=value);
-4. **link** the values against what is known (`Known`): an everyday word becomes a cluster,
+4. **link** the values against what is known (`linking.Known`): an everyday word becomes a cluster,
    project or workload only if one is called exactly that; a value that is not known but
    close to one is a near miss, to ask about, never to use.
 Pure and linear in the message (`bot.conversation.parse_bounds`): the engine supplies what is known.
@@ -16,15 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
-from functools import cached_property
 
 from bot.conversation.parse import Expecting, FollowUp, Query, parse
 from bot.conversation.parse_bounds import bounded
-from bot.conversation.understand.identifiers import Found, extract
-from bot.conversation.understand.markup import Markup, normalise
+from bot.conversation.understand.identifiers import extract
+from bot.conversation.understand.linking import Known, linked, merged, unplaced, whole_words
+from bot.conversation.understand.markup import FENCE, Markup, normalise
 from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common
 from bot.conversation.understand.when import stuck, weekday_lookback
-from bot.conversation.words import THANKS
+from bot.conversation.words import THANKS, without_times
 
 __all__ = ["BOT_NAMES", "Known", "Understood", "understand"]
 
@@ -37,47 +37,14 @@ _CORRECTION = re.compile(
     r"|\bi\s++mean[t]?\b|\bshould\s++(?:be|have\s++been)\b|\bnot\s++that\s++one\b",
     re.IGNORECASE,
 )
+#: `wrong cluster, it's prod-aa`: the slot a correction names.
+_WRONG = re.compile(r"\bwrong\s++(cluster|project|job|workload)\b", re.IGNORECASE)
 _FRAGMENT = re.compile(
     r"\bthe\s++([a-z0-9][a-z0-9.-]{0,30}+)\s++(?:one|version|run|job|variant)\b", re.IGNORECASE
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_APOSTROPHE = re.compile(r"(?<![\w'\u2019-])[\w-]*+['\u2019][\w'\u2019-]*+")
-_PUNCTUATION = ".,;:!?\"'()[]{}*_~<>`"
 _LETTER = re.compile(r"[^\W_]")
-_EMOJI_CODE = re.compile(r":[a-z0-9_+-]++:")
-_NAME_SHAPED = re.compile(r"[0-9-]")
-_MACHINE = frozenset({"node", "nodes", "host", "machine", "server"})
-_LINKING = frozenset({"is", "was", "called", "named"})
-
-
-@dataclass(frozen=True)
-class Known:
-    """What the names in a message are linked against; None: not known (not linked)."""
-
-    clusters: tuple[str, ...] | None = None
-    """Cluster names (and IDs) the control plane lists."""
-    projects: tuple[str, ...] | None = None
-    """Projects the asker can read on the thread's cluster."""
-
-    @cached_property
-    def folded(self) -> tuple[frozenset[str] | None, frozenset[str] | None]:
-        """Both lists casefolded, for matching each word in constant time."""
-
-        def fold(names: tuple[str, ...] | None) -> frozenset[str] | None:
-            return None if names is None else frozenset(n.casefold() for n in names)
-
-        return fold(self.clusters), fold(self.projects)
-
-    def is_cluster(self, word: str) -> bool:
-        """Whether `word` is exactly a known cluster's name or ID (in any case)."""
-        clusters = self.folded[0]
-        return clusters is not None and word.casefold() in clusters
-
-    def is_project(self, word: str) -> bool:
-        """Whether `word` is exactly one of the asker's projects (in any case)."""
-        projects = self.folded[1]
-        return projects is not None and word.casefold() in projects
 
 
 @dataclass(frozen=True)
@@ -92,7 +59,8 @@ class Understood:
     namespace: str | None = None
     """A namespace that does not read as `runai-<project>`: which project is asked."""
     correction: bool = False
-    """"actually it's on prod-c", "wrong job, I mean …": it corrects the last request."""
+    """"actually it's on prod-c", "wrong job, I mean …", "not X, Y": it corrects the last
+    request."""
     fragment: str | None = None
     """"the v2 one": part of a workload name, resolved among the project's workloads."""
     unread_lookback: str | None = None
@@ -134,22 +102,24 @@ def understand(
     if plain.addressed_other and not directed:
         return Understood(Query(chatter=True, ignored_chars=capped.ignored), talk=True)
     found = extract(plain.text, plain.links, known.folded[1], known.folded[0])
-    rest = _without(found.rest, found.ignored_uuids)
+    rest = _uncoded(_without(found.rest, found.ignored_uuids))
     rest, symptom = stuck(rest)
-    rest, lookback, unread = weekday_lookback(rest, today or datetime.now(UTC).date())
+    today = today or datetime.now(UTC).date()
+    rest, lookback, unread = weekday_lookback(rest, today, asked=not directed)
     fragment = _FRAGMENT.search(rest)
     if fragment is not None and is_common(fragment.group(1)):
         fragment = None  # `the first one`, `the same one`: never part of a name
-    correction = bool(_CORRECTION.search(rest))
+    wrong = _WRONG.search(plain.text)  # before `cluster: prod-b` is read out of it
+    correction = bool(_CORRECTION.search(rest) or wrong)
     if fragment is not None and correction:
         rest = rest[: fragment.start()] + " " + rest[fragment.end() :]
-    query = _whole_words(parse(rest, expecting=expecting), rest)
+    query = whole_words(parse(rest, expecting=expecting, reply=not directed), rest)
     query = replace(query, ignored_chars=capped.ignored)
     if query.help or query.pick is not None:
         return Understood(query)
     words = _WORD.findall(plain.text)
     talk = bool(CHATTER_PHRASE.match(" ".join(words)))
-    emoji = bool(plain.text.strip()) and not _LETTER.search(_EMOJI_CODE.sub(" ", plain.text))
+    emoji = (plain.emoji or bool(plain.text.strip())) and not _LETTER.search(plain.text)
     talk = talk or (emoji and not found.anything and not plain.links)  # `:eyes:`, 👀
     corrected_by_part = fragment is not None and correction
     if (query.chatter and not found.anything and not corrected_by_part) or talk:
@@ -165,10 +135,13 @@ def understand(
         # `train-bert failed again`: a request about a workload, not "check again"
         follow_up=None if named and query.follow_up is FollowUp.RERUN else query.follow_up,
     )
-    query, others = _merged(query, found, known)
-    query = _linked(query, rest, known)
+    query, others = merged(query, found, known)
+    query = linked(query, rest, known, plain.channels)
     if query.workload_id:
         others = []
+    if wrong is not None:
+        spare = unplaced(rest, query, (), plain.channels)
+        query, others = _retargeted(query, others, wrong.group(1).lower(), spare)
     others = [n for n in others if n not in {query.workload_name, query.cluster, query.project}]
     pods = tuple(found.pods) if not (query.workload_name or query.workload_id) else ()
     names_something = query.names_something or bool(pods or fragment)
@@ -177,12 +150,39 @@ def understand(
         pods=pods,
         others=tuple(others),
         namespace=found.namespace if query.project is None else None,
-        correction=correction and names_something,
+        correction=(correction or bool(query.excluded)) and names_something,
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
-        unplaced=_unplaced(rest, query, pods),
+        unplaced=unplaced(rest, query, pods, plain.channels),
     )
+
+
+def _retargeted(
+    query: Query, others: list[str], slot: str, spare: tuple[str, ...]
+) -> tuple[Query, list[str]]:
+    """`wrong cluster, it's prod-aa`: the one name left over goes into the slot named.
+
+    Only an empty slot, and only when exactly one name is left (a workload name read from
+    the free text, or a word no slot took); an unknown name is then asked about as any is.
+    """
+    if slot in {"job", "workload"}:
+        if query.workload_name or query.workload_id or len(spare) != 1:
+            return query, others
+        return replace(query, workload_name=spare[0]), others
+    left = tuple(dict.fromkeys(n for n in (query.workload_name, *others, *spare) if n))
+    if len(left) != 1:
+        return query, others
+    name, was_workload = left[0], left[0] == query.workload_name
+    if slot == "cluster" and query.cluster is None and not query.cluster_options:
+        query = replace(query, cluster=name)
+    elif slot == "project" and query.project is None and not query.project_options:
+        query = replace(query, project=name)
+    else:
+        return query, others
+    if was_workload:
+        query = replace(query, workload_name=None)
+    return query, [n for n in others if n != name]
 
 
 def _without(text: str, uuids: set[str]) -> str:
@@ -192,100 +192,9 @@ def _without(text: str, uuids: set[str]) -> str:
     return _UUID.sub(lambda m: " " if m.group(0).lower() in uuids else m.group(0), text)
 
 
-def _merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
-    """What was read explicitly wins over what the free text suggested."""
-    cluster = found.cluster or query.cluster
-    if cluster is None and found.context and known.is_cluster(found.context):
-        cluster = found.context
-    project = found.project or query.project
-    workload_id = found.workload_id or query.workload_id
-    names: list[str] = []
-    free = [n for n in (query.workload_name, *query.others) if n is not None]
-    for name in [*found.names, *(n for n in free if not is_common(n))]:
-        if name in names or name in found.pods or name in {cluster, project}:
-            continue
-        if known.is_cluster(name) or known.is_project(name):
-            continue  # a known cluster or project is not a workload (linked below)
-        names.append(name)
-    if workload_id:
-        names = []
-    merged = replace(
-        query,
-        cluster=cluster,
-        project=project,
-        workload_id=workload_id,
-        workload_name=names[0] if names else None,
-        others=(),
-    )
-    return merged, names[1:]
-
-
-def _linked(query: Query, rest: str, known: Known) -> Query:
-    """Everyday words dropped unless known; a word exactly a known cluster or project used."""
-    cluster, project, name = query.cluster, query.project, query.workload_name
-    pieces = _contractions(rest)  # `doesn't` is never `doesn` and `t`
-    if cluster and (is_common(cluster) or cluster.lower() in pieces):
-        cluster = cluster if known.is_cluster(cluster) else None
-    if cluster and known.clusters is not None and not known.is_cluster(cluster):
-        exact = next((w for w in _words(rest) if known.is_cluster(w)), None)
-        if exact is not None:  # `look at resnet-50 … on prod-a`: the known one, and the
-            if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
-                name = cluster.lower()
-            cluster = exact
-    if project and (is_common(project) or project in pieces):
-        project = project if known.is_project(project) else None
-    if name and (is_common(name) or name in pieces):
-        name = None
-    for folded in _words(rest):
-        if cluster is None and known.is_cluster(folded):
-            cluster = folded
-        elif project is None and folded != name and known.is_project(folded):
-            project = folded
-    return replace(query, cluster=cluster, project=project, workload_name=name)
-
-
-def _unplaced(rest: str, query: Query, pods: tuple[str, ...]) -> tuple[str, ...]:
-    """Words no slot took that could still be a cluster or a project (none in a follow-up)."""
-    if query.follow_up is not None:
-        return ()
-    placed = {query.cluster, query.project, query.workload_name, query.workload_id, *pods}
-    words = [w.lower().rstrip(".-") for w in _WORD.findall(rest)]
-    machine = set()  # `node dgx-07`, `the node is dgx-07`: a machine, not a cluster
-    for i, word in enumerate(words):
-        if word in _MACHINE:
-            linked = i + 1 < len(words) and words[i + 1] in _LINKING
-            machine.add(i + 2 if linked else i + 1)
-    kept = (
-        w
-        for i, w in enumerate(words)
-        if w not in placed and i not in machine and not is_common(w) and not w.isdigit()
-    )
-    return tuple(dict.fromkeys(kept))
-
-
-def _whole_words(query: Query, rest: str) -> Query:
-    """Values that are whole words of the message (`in` inside `built-in` reads no `built-`)."""
-    words = {w.strip(_PUNCTUATION).lower() for w in rest.split()}
-
-    def whole(value: str | None) -> str | None:
-        return value if value is None or value.lower() in words else None
-
-    return replace(
-        query,
-        cluster=whole(query.cluster),
-        project=whole(query.project),
-        workload_name=whole(query.workload_name),
-        others=tuple(o for o in query.others if whole(o)),
-    )
-
-
-def _contractions(text: str) -> set[str]:
-    """The parts of every word with an apostrophe (`doesn't` → `doesn`, `t`)."""
-    parts: set[str] = set()
-    for word in _APOSTROPHE.findall(text):
-        parts.update(p.lower() for p in re.split(r"['\u2019]", word) if p)
-    return parts
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower().rstrip(".-") for w in _WORD.findall(text)]
+def _uncoded(text: str) -> str:
+    """`text` without its `FENCE` lines, its code blocks' time words cut (`AGE 5m`)."""
+    if FENCE not in text:
+        return text
+    blocks = text.split(FENCE)
+    return "\n".join(without_times(b) if i % 2 else b for i, b in enumerate(blocks))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from bot.conversation.words import asked_for
 from diagnosis import Symptom
 
 __all__ = ["stuck", "weekday_lookback"]
@@ -47,19 +48,26 @@ _STUCK = re.compile(
 )
 
 
-def weekday_lookback(text: str, today: date) -> tuple[str, str | None, str | None]:
+def weekday_lookback(
+    text: str, today: date, *, asked: bool = False
+) -> tuple[str, str | None, str | None]:
     """A lookback read from a weekday or the weekend, else the words of an unreadable time.
 
     Returns the text without what was read, the lookback (`"3d"`), and an unreadable
-    "since …" phrase as typed (None when there was none).
+    "since …" phrase as typed (None when there was none). `asked`: a weekday counts only
+    when asked for (`what about since tuesday?`, not `it was fine over the weekend`).
     """
     match = _SINCE_DAY.search(text) or _WEEKEND.search(text)
+    if match is not None and asked and not asked_for(text, match.start(), match.end()):
+        return text, None, None
     if match is not None:
         word = match.group(1).lower() if match.re is _SINCE_DAY else "weekend"
         day = _SHORT["sat"] if word == "weekend" else _SHORT[word[:3]]
         back = (today.weekday() - day) % 7 or (0 if word == "weekend" else 7)
         return _cut(text, match), f"{back + 1}d", None
     last_week = _LAST_WEEK.search(text)
+    if last_week is not None and asked and not asked_for(text, *last_week.span()):
+        return text, None, None
     if last_week is not None:
         return _cut(text, last_week), "14d", None
     event = _SINCE_EVENT.search(text)

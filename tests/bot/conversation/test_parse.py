@@ -10,7 +10,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bot.conversation.parse import _NAME_RE, Expecting, FollowUp, Query, parse
+from bot.conversation.names import NAME_RE
+from bot.conversation.parse import Expecting, FollowUp, Query, parse
 from bot.conversation.words import NOT_NAMES
 from diagnosis import Symptom
 
@@ -147,7 +148,7 @@ TABLE: list[tuple[str, Expecting | None, Query]] = [
     ("2", CLUSTER, Query(pick=2)),
     ("#1", CLUSTER, Query(pick=1)),
     ("the second one", CLUSTER, Query(pick=2)),
-    ("prod-a or prod-b", CLUSTER, Query()),
+    ("prod-a or prod-b", CLUSTER, Query(cluster_options=("prod-a", "prod-b"))),
     ("*prod-a*", CLUSTER, Query(cluster="prod-a")),
     ("[prod-a] pls", CLUSTER, Query(cluster="prod-a")),
     ("prod-a, project nlp", CLUSTER, Query(cluster="prod-a", project="nlp")),
@@ -230,6 +231,57 @@ def test_what_people_type(text, expecting, expected):
     assert parse(text, bot_user_id="UBOT", expecting=expecting) == expected
 
 
+RERUN = Query(follow_up=FollowUp.RERUN)
+#: Plain replies in a thread: a time is a lookback only when asked for, and a re-run only
+#: when asked of the bot (never what the asker will do themselves).
+REPLIES: list[tuple[str, Expecting | None, Query]] = [
+    ("what about the last 3 days?", None, Query(lookback="3d")),
+    ("last 7d", None, Query(lookback="7d")),
+    ("check the last week", None, Query(lookback="7d")),
+    ("and over the past week?", None, Query(lookback="7d")),
+    ("since yesterday", None, Query(lookback="2d")),
+    ("thanks, what about the last 3 days?", None, Query(lookback="3d")),
+    ("prod-a, over the last 7 days", CLUSTER, Query(cluster="prod-a", lookback="7d")),
+    ("it ran fine last week though", None, Query()),
+    ("ugh, 3 days of training lost :sob:", None, Query()),
+    ("it worked yesterday", None, Query()),
+    ("I'll check the last 3 days", None, Query()),
+    ("it died after 5m", None, Query()),  # not a lookback, and `5m` is no name either
+    ("check again", None, RERUN),
+    ("re-run?", None, RERUN),
+    ("try again please", None, RERUN),
+    ("could you refresh it", None, RERUN),
+    ("will you check again?", None, RERUN),
+    (
+        "can you check again with the last 3 days",
+        None,
+        Query(lookback="3d", follow_up=FollowUp.RERUN),
+    ),
+    ("ok, I'll rerun it with more memory", None, Query()),
+    ("will try again after lunch", None, Query()),
+    ("we'll retry tomorrow", None, Query()),
+    ("gonna re-run with a bigger batch", None, Query()),
+    ("let me try again", None, Query()),
+    ("it failed again", None, Query()),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expecting", "expected"),
+    REPLIES,
+    ids=[f"{(e or 'reply').upper()[:5]}-{t[:40]}" for t, e, _ in REPLIES],
+)
+def test_what_a_plain_reply_asks(text, expecting, expected):
+    assert parse(text, bot_user_id="UBOT", expecting=expecting, reply=True) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["ok, I'll rerun it with more memory", "will try again after lunch", "it failed again"]
+)
+def test_a_re_run_the_asker_will_do_is_not_asked_of_the_bot_in_a_mention_either(text):
+    assert parse(text, bot_user_id="UBOT").follow_up is None
+
+
 @pytest.mark.parametrize("text", ["help", "HELP", " --help ", "?", "<@UBOT> help", "help!"])
 def test_help(text):
     assert parse(text, bot_user_id="UBOT").help
@@ -271,9 +323,9 @@ _WORDS = st.sampled_from(
 def test_parse_never_raises_and_every_name_is_a_valid_name(text, expecting):
     query = parse(text, bot_user_id="UBOT", expecting=expecting)
     if query.workload_name is not None:
-        assert _NAME_RE.match(query.workload_name)
+        assert NAME_RE.match(query.workload_name)
     if query.project is not None:
-        assert _NAME_RE.match(query.project)
+        assert NAME_RE.match(query.project)
     if "=" not in text:  # key=value is taken as written; free text never names a small word
         for name in (query.cluster, query.project, query.workload_name):
             assert name is None or name.lower() not in NOT_NAMES

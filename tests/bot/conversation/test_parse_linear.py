@@ -68,3 +68,13 @@ def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
     """At 4x the cap, behind it: no pattern relies on the cap to stay linear."""
     text = repeated(pieces, 4 * CAP)
     assert_linear(lambda t: bot.conversation.parse._parse(t, "UBOT", None), text, allowed)
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    ["again ", "I'll retry ", "last 3 days ", "what about 5m ", "not a-1 ", "on a or b ", ", "],
+)
+def test_a_plain_reply_is_parsed_in_linear_time(pieces, allowed):
+    """In a reply, times and re-runs count only when asked for: judged in bounded work each."""
+    text = repeated(pieces, CAP)
+    assert_linear(lambda t: parse(t, bot_user_id="UBOT", reply=True), text, allowed)

@@ -264,7 +264,12 @@ async def test_chatter_after_an_answer_gets_nothing(demo, text):
 
 
 @pytest.mark.parametrize(
-    "text", ["the node is dgx-07", "can someone restart it", "eval-harness in ml-team"]
+    "text",
+    [
+        "the node is dgx-07",
+        "can someone restart it",
+        "eval-harness in ml-team",
+    ],
 )
 async def test_anything_else_after_an_answer_gets_a_one_line_private_hint(demo, text):
     await demo.say(EVERYTHING)
@@ -273,6 +278,26 @@ async def test_anything_else_after_an_answer_gets_a_one_line_private_hint(demo, 
     assert replies == [Notice(FOLLOW_UP_HINT, private=True)]
     assert "\n" not in FOLLOW_UP_HINT
     assert len(demo.simulator.requests) == before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it ran fine last week though",  # a time said, not asked for: no new lookback
+        "ugh, 3 days of training lost :sob:",
+        "it was fine over the weekend",
+        "ok, I'll rerun it with more memory",  # what the asker will do: no re-run
+        "will try again after lunch",
+        "it failed again",
+    ],
+)
+async def test_a_time_or_a_re_run_said_in_passing_checks_nothing_again(demo, text):
+    await demo.say(EVERYTHING)
+    before = len(demo.simulator.requests)
+    replies = (await demo.say(text, directed=False)).replies()
+    assert replies == [Notice(FOLLOW_UP_HINT, private=True)]  # no answer, no "Checked again"
+    read = [r.path for r in demo.simulator.requests[before:]]
+    assert not [p for p in read if "/workloads" in p], read  # names linked at most
 
 
 async def test_a_teammates_follow_up_is_theirs_to_mention(demo):

@@ -3,7 +3,8 @@
 Rows are written once in a small notation and rendered per platform, so the same row runs
 through each normaliser:
   `@bot` the bot's mention; `@alice` someone else's; `[label](url)` a labelled link;
-  `*x*` bold; `` `x` `` code; `#prod-a` a channel; `:eyes:` an emoji; newlines as typed.
+  `*x*` bold; `` `x` `` code; ```` ```x``` ```` a code block; `#prod-a` a channel; `:eyes:`
+  an emoji; newlines as typed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _BOT = re.compile(r"@bot\b")
 _CHANNEL = re.compile(r"(?<![\w&])#([a-z][\w-]*)")
 _BOLD = re.compile(r"\*([^*\s][^*]*)\*")
 _CODE = re.compile(r"`([^`]+)`")
+_BLOCK = re.compile(r"```(.*?)```", re.DOTALL)
 _EMOJI = {":eyes:": "\U0001f440", ":fire:": "\U0001f525", ":pray:": "\U0001f64f"}
 
 
@@ -70,6 +72,7 @@ def _teams(said: str) -> str:
     text = _PERSON.sub(lambda m: f"<at>{m.group(1).title()} Example</at>", text)
     text = _CHANNEL.sub(lambda m: m.group(1), text)
     text = _BOLD.sub(lambda m: f"<b>{m.group(1)}</b>", text)
+    text = _BLOCK.sub(lambda m: f"<pre>{m.group(1)}</pre>", text)
     text = _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", text)
     for code, emoji in _EMOJI.items():
         text = text.replace(code, emoji)

@@ -102,6 +102,29 @@ async def test_a_pod_without_its_project_asks_for_the_project(demo):
     assert report.report.workload.name == "training-job-42"
 
 
+@pytest.mark.parametrize(
+    ("paste", "workload"),
+    [
+        (
+            "alertname=KubeJobFailed cluster=prod-a condition=true job=kube-state-metrics "
+            "job_name=training-job-42 namespace=runai-ml-team "
+            "pod=kube-state-metrics-7d9f6c5b8-x2x9q severity=warning",
+            "training-job-42",
+        ),
+        (
+            "alertname=GPUXidError cluster=prod-a exported_namespace=runai-vision "
+            "exported_pod=resnet-ddp-master-0 namespace=gpu-operator "
+            "pod=nvidia-dcgm-exporter-x7k2p gpu=3",
+            "resnet-ddp",
+        ),
+    ],
+)
+async def test_an_exporters_own_pod_in_an_alert_is_never_asked_about(demo, paste, workload):
+    recorder = await demo.say(paste)
+    assert [r.report.workload.name for r in reports(recorder) if r.report.workload] == [workload]
+    assert not [r for r in recorder.replies() if isinstance(r, Question)]
+
+
 # --- a project that is none of the asker's ------------------------------------------------
 
 
@@ -147,6 +170,23 @@ async def test_a_corrected_cluster_is_checked_like_any_other(demo):
     assert "Did you mean prod-a?" in asked.text
 
 
+@pytest.mark.parametrize(
+    "text", ["wrong cluster, it's prod-aa", "wrong cluster: prod-aa", "oops, wrong cluster prod-aa"]
+)
+async def test_the_slot_a_correction_names_is_the_one_corrected(demo, text):
+    await demo.say(EVERYTHING)
+    [asked] = (await demo.say(text, directed=False)).replies()
+    assert isinstance(asked, Question)  # the cluster corrected, never the workload
+    assert asked.text == (
+        "I don't know a cluster called 'prod-aa'; I only match exact names or IDs. "
+        "Did you mean prod-a?"
+    )
+    assert [c.label for c in asked.choices] == ["prod-a"]
+    state = await demo.store.load(demo.key)
+    assert state is not None
+    assert state.slots.workload_name == "training-job-42"
+
+
 async def test_a_correction_by_part_of_a_name_finds_the_one_workload(demo):
     await demo.say("why did resnet-ddp in vision fail on prod-a")
     recorder = await demo.say("wrong job, I mean the coco one", directed=False)
@@ -170,6 +210,52 @@ async def test_someone_elses_correction_without_a_mention_is_not_taken(demo):
     recorder = await demo.say("actually it's eval-harness", user="U2", directed=False)
     assert recorder.log == []
     assert len(demo.simulator.requests) == before
+
+
+# --- "X or Y" is asked, "not X" is never X ---------------------------------------------------
+
+
+async def test_two_clusters_named_are_asked_about_with_those_as_the_buttons():
+    scenario = bundled_scenario("name-several-matches")
+    ids = {c["name"]: c["uuid"] for c in scenario.clusters}
+    async for chat in harness(scenario):
+        text = "why did train-bert fail in nlp on prod-h100 or prod-a100? not sure which one"
+        [asked] = (await chat.say(text)).replies()
+        assert isinstance(asked, Question)
+        assert asked.text == "Which Run:ai cluster is it on: prod-h100 or prod-a100?"
+        assert {c.label for c in asked.choices} == {"prod-h100", "prod-a100"}
+        assert not [r for r in chat.simulator.requests if "/workloads" in r.path]
+        [report] = reports(await chat.click(f"cluster:{ids['prod-a100']}"))
+        assert report.cluster_name == "prod-a100"
+
+
+async def test_two_projects_in_a_reply_are_asked_about_with_buttons(demo):
+    await demo.say("why did training-job-42 fail on prod-a?")
+    [asked] = (await demo.say("I think it's ml-team or nlp", directed=False)).replies()
+    assert isinstance(asked, Question)
+    assert asked.text == "Which project is `training-job-42` in: ml-team or nlp?"
+    assert [c.value for c in asked.choices] == ["project:ml-team", "project:nlp"]
+    [report] = reports(await demo.click("project:ml-team"))
+    assert report.report.category is Category.OOM_KILLED
+
+
+async def test_not_a_project_never_fills_the_project(demo):
+    await demo.say("why did training-job-42 fail on prod-a?")
+    before = len(demo.simulator.requests)
+    [again] = (await demo.say("not nlp", directed=False)).replies()
+    assert isinstance(again, Question)
+    assert again.text.endswith("Which project is `training-job-42` in?")
+    assert not [r for r in demo.simulator.requests[before:] if "/workloads" in r.path]
+
+
+async def test_not_this_but_that_re_targets_only_that(demo):
+    await demo.say(EVERYTHING)
+    recorder = await demo.say("not training-job-42, eval-harness")
+    assert [r.report.workload.name for r in reports(recorder) if r.report.workload] == [
+        "eval-harness"
+    ]
+    assert reports(recorder)[0].notes[0] == "Corrected: workload training-job-42 → eval-harness."
+    assert not [r for r in recorder.replies() if isinstance(r, Notice) and not r.progress]
 
 
 # --- several workloads ------------------------------------------------------------------------

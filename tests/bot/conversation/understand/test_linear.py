@@ -41,12 +41,17 @@ PIECES = [
     "actually ", "the v2 one ", "wrong job ", "@", "@alice ", ":", ":a:", "*", "`", "_", "~",
     "#", "> ", "\n", " ", "prod-1 ", "team-1 ", "a-", "a" * 300, "a-" * 130,
     "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11 ",
+    "```", "NAME READY STATUS AGE\n", "a-0-0 0/1 Error 0 5m\n", "1/4 ", "last 3 days ",
+    "what about ", "check again ", "I'll ", "will ", "again ", ", ", "not a-1 ", "not ",
+    "a-1 or b-2 ", "on a or b ", "in a or ", "either ", "<#C1|prod-1> ", ":a-b:", "torch-2.3 ",
+    "running on a-1 ", "a-1 node ", "node ", "wrong cluster ", "exported_pod=a ",
+    "job_name=a ", "pod=kube-state-metrics-a ",
 ]  # fmt: skip
 
 
-def _understand(markup: Markup) -> Callable[[str], object]:
+def _understand(markup: Markup, *, directed: bool = True) -> Callable[[str], object]:
     def work(text: str) -> object:
-        return understand(text, markup=markup, known=KNOWN, bot_user_id="UBOT")
+        return understand(text, markup=markup, known=KNOWN, bot_user_id="UBOT", directed=directed)
 
     return work
 
@@ -82,3 +87,9 @@ def test_understanding_is_linear_up_to_the_cap(text, markup, allowed):
 @pytest.mark.parametrize("pieces", PIECES)
 def test_every_piece_repeated_to_the_cap_is_linear(pieces, markup, allowed):
     assert_linear(_understand(markup), repeated(pieces, CAP), allowed)
+
+
+@pytest.mark.parametrize("pieces", PIECES)
+def test_a_plain_reply_is_linear_too(pieces, allowed):
+    """A reply reads times and re-runs only when asked for: that reading is linear as well."""
+    assert_linear(_understand(Markup.SLACK, directed=False), repeated(pieces, CAP), allowed)

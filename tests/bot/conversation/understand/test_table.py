@@ -75,6 +75,8 @@ _NONE: dict[str, Any] = {
     "help": False,
     "pick": None,
     "follow_up": None,
+    "cluster_options": (),
+    "project_options": (),
 }
 
 
@@ -106,6 +108,8 @@ def summary(understood: Understood) -> dict[str, Any]:
         "help": q.help,
         "pick": q.pick,
         "follow_up": q.follow_up,
+        "cluster_options": q.cluster_options,
+        "project_options": q.project_options,
     }
 
 
@@ -113,6 +117,8 @@ def next_question(s: dict[str, Any]) -> str | None:
     """What the engine asks next for these slots (the order of `Turns.run`)."""
     if s["chatter"] or s["help"] or s["pick"] or s["follow_up"]:
         return None
+    if s["cluster_options"]:
+        return "cluster? " + " ".join(s["cluster_options"])
     if s["near_clusters"]:
         return "cluster? " + " ".join(s["near_clusters"])
     if s["near_projects"]:
@@ -121,6 +127,8 @@ def next_question(s: dict[str, Any]) -> str | None:
         return "cluster"
     if not (s["id"] or s["workload"] or s["pods"] or s["fragment"]):
         return "workload"
+    if (s["workload"] or s["pods"]) and s["project_options"]:
+        return "project? " + " ".join(s["project_options"])
     if (s["workload"] or s["pods"]) and not s["project"]:
         return "project"
     return None
@@ -272,6 +280,50 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    # --- emoji, versions and machines are not names -------------------------------------
+    r(
+        "@bot :this-is-fine: train-bert in nlp on prod-a died again",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot :fire::fire: train-bert in nlp on prod-a :sob:",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a after I bumped torch-2.3 to cuda-12.4",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot job llama-3.1 in nlp on prod-a", cluster="prod-a", project="nlp", workload="llama-3.1"),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a? it was running on dgx-a100-07",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot is the gpu-7 node broken? train-bert in nlp on prod-b",
+        cluster="prod-b",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot eval-7 in vision died, it was scheduled on dgx-h100-3",
+        "cluster",
+        project="vision",
+        workload="eval-7",
+    ),
+    r(
+        "@bot eval-7 in vision died, it was running on prod-c",
+        cluster="prod-c",
+        project="vision",
+        workload="eval-7",
+    ),  # a known cluster's exact name is still that cluster
     # --- Run:ai links, the bot's own "Open in Run:ai" included ---------------------------
     r(f"@bot {UI}/workloads?clusterId={C}&workloadId={W}", cluster=C, id=W),
     r(f"@bot [train-bert]({UI}/workloads?clusterId={C}&workloadId={W})", cluster=C, id=W),
@@ -424,6 +476,41 @@ ROWS: list[Row] = [
         cluster="prod-a",
         project="nlp",
         workload="train-bert",
+    ),
+    r(
+        "@bot alertname=KubeJobFailed cluster=prod-a condition=true job=kube-state-metrics "
+        "job_name=train-bert namespace=runai-nlp pod=kube-state-metrics-7d9f6c5b8-x2x9q "
+        "severity=warning",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),  # `pod` is kube-state-metrics' own; `job_name` is the Job
+    r(
+        "@bot alertname=KubeJobNotCompleted namespace=runai-vision job_name=eval-7 cluster=prod-b",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+    ),
+    r(
+        "@bot alertname=KubePodNotReady container=kube-state-metrics namespace=runai-nlp "
+        "pod=kube-state-metrics-6c9d8-2x4qz cluster=prod-a",
+        "workload",
+        cluster="prod-a",
+        project="nlp",
+    ),
+    r(
+        "@bot alertname=GPUXidError cluster=prod-a exported_namespace=runai-vision "
+        "exported_pod=resnet-ddp-master-0 namespace=gpu-operator pod=nvidia-dcgm-exporter-x7k2p "
+        "gpu=3 Hostname=dgx-a100-07",
+        cluster="prod-a",
+        project="vision",
+        pods=("resnet-ddp-master-0",),
+    ),  # `pod` and `namespace` are the DCGM exporter's
+    r(
+        "@bot DCGM_FI_DEV_XID_ERRORS exported_pod=whisper-0-0 namespace=gpu-operator prod-c",
+        "project",
+        cluster="prod-c",
+        pods=("whisper-0-0",),
     ),
     # --- kubectl and runai command lines -------------------------------------------------
     r(
@@ -652,7 +739,60 @@ ROWS: list[Row] = [
     r("my bad, it should be staging-west", directed=False, cluster="staging-west", correction=True),
     r("wait, it's in speech-asr not nlp", directed=False, project="speech-asr", correction=True),
     r("actually no idea", directed=False),
+    r(
+        "wrong cluster, it's prod-aa",
+        "cluster? prod-a prod-b prod-c",
+        directed=False,
+        cluster="prod-aa",
+        correction=True,
+        near_clusters=("prod-a", "prod-b", "prod-c"),
+    ),
+    r("wrong cluster: prod-b", directed=False, cluster="prod-b", correction=True),
+    r(
+        "wrong project, it's nlpp",
+        "project? nlp",
+        directed=False,
+        project="nlpp",
+        correction=True,
+        near_projects=("nlp",),
+    ),
+    r("wrong job, it's evalharness", directed=False, workload="evalharness", correction=True),
+    r("wrong cluster, it's prod-b not prod-a", directed=False, cluster="prod-b", correction=True),
     r("sorry, the large one", directed=False, correction=True, fragment="large"),
+    # --- "X or Y" is asked about, "not X" is never X -----------------------------------------
+    r(
+        "@bot why did train-bert fail in nlp on prod-a or prod-b? not sure which one",
+        "cluster? prod-a prod-b",
+        project="nlp",
+        workload="train-bert",
+        cluster_options=("prod-a", "prod-b"),
+    ),
+    r(
+        "@bot train-bert in nlp failed, either prod-b or prod-c",
+        "cluster? prod-b prod-c",
+        project="nlp",
+        workload="train-bert",
+        cluster_options=("prod-b", "prod-c"),
+    ),
+    r(
+        "@bot why did resnet-ddp fail in nlp or vision on prod-a?",
+        "project? nlp vision",
+        cluster="prod-a",
+        workload="resnet-ddp",
+        project_options=("nlp", "vision"),
+    ),
+    r(
+        "I think it's ml-team or nlp",
+        expecting=PROJECT,
+        directed=False,
+        project_options=("ml-team", "nlp"),
+    ),
+    r("prod-b or prod-c?", expecting=CLUSTER, directed=False, cluster_options=("prod-b", "prod-c")),
+    r("not nlp", expecting=PROJECT, directed=False),
+    r("not on prod-a", expecting=CLUSTER, directed=False),
+    r("@bot not train-bert, eval-7", workload="eval-7", correction=True),
+    r("I meant eval-7, not train-bert", directed=False, workload="eval-7", correction=True),
+    r("it's on prod-c, not prod-a", directed=False, cluster="prod-c", correction=True),
     # --- chatter: never a slot ------------------------------------------------------------
     r("brb", directed=False, chatter=True),
     r("checking now", directed=False, chatter=True),
@@ -774,6 +914,28 @@ ROWS: list[Row] = [
         workload="train-bert",
         lookback="8d",
     ),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a?\n```RuntimeError: NCCL timeout after 30m\n"
+        "epoch 3 of the last 2 days```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),  # a pasted log's times are no lookback
+    r("what about the last 3 days?", directed=False, lookback="3d"),
+    r("check the last week", directed=False, lookback="7d"),
+    r("last 7d", directed=False, lookback="7d"),
+    r(
+        "prod-a, over the last 7 days",
+        expecting=CLUSTER,
+        directed=False,
+        cluster="prod-a",
+        lookback="7d",
+    ),
+    r("it ran fine last week though", directed=False),
+    r("ugh, 3 days of training lost", directed=False),
+    r("it was fine over the weekend", directed=False),
+    r("I'll check the last 3 days myself", directed=False),
+    r("it died after 5m", directed=False),
     # --- "stuck" questions are about the current run ---------------------------------------
     r(
         "@bot train-bert in nlp on prod-a hasn't started in 20 min",
@@ -830,6 +992,29 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
         symptom=PULL,
+    ),
+    # --- a pasted `kubectl get` table: rows are pods; READY and AGE are nothing ----------------
+    r(
+        "@bot why did `bert-ft-squad` fail? see [UI](https://acme.run.ai/workloads) and:\n"
+        "```NAME          READY   STATUS      RESTARTS   AGE\n"
+        "bert-ft-squad-0-0   0/1     OOMKilled   0          4m```",
+        "cluster",
+        workload="bert-ft-squad",
+    ),
+    r(
+        "@bot why did this die on prod-a?\n```$ kubectl get pods -n runai-ml-team\n"
+        "NAME                  READY   STATUS      RESTARTS   AGE\n"
+        "training-job-42-0-0   0/1     OOMKilled   0          5m```",
+        cluster="prod-a",
+        project="ml-team",
+        pods=("training-job-42-0-0",),
+    ),
+    r(
+        "@bot kubectl get pods -A\nNAMESPACE   NAME   READY   STATUS   RESTARTS   AGE\n"
+        "runai-nlp   bert-ft-0-0   0/1   CrashLoopBackOff   5 (42s ago)   2d\nthat's prod-b",
+        cluster="prod-b",
+        project="nlp",
+        pods=("bert-ft-0-0",),
     ),
     # --- near misses and typos: asked about, never used ------------------------------------
     r(
@@ -898,6 +1083,13 @@ ROWS: list[Row] = [
     r("the second one", expecting=CLUSTER, directed=False, pick=2),
     r("show logs", directed=False, follow_up=FollowUp.EVIDENCE),
     r("check again", directed=False, follow_up=FollowUp.RERUN),
+    r("re-run?", directed=False, follow_up=FollowUp.RERUN),
+    r("try again please", directed=False, follow_up=FollowUp.RERUN),
+    r("will you check again?", directed=False, follow_up=FollowUp.RERUN),
+    r("ok, I'll rerun it with more memory", directed=False),
+    r("will try again after lunch", directed=False),
+    r("gonna retry with a bigger batch", directed=False),
+    r("it failed again", directed=False),
 ]
 
 
@@ -921,5 +1113,99 @@ def test_each_message_reads_the_same_on_every_platform(row: Row, markup: Markup)
     )
     got = summary(understood)
     assert got == {**_NONE, **row.want}, text
+    if row.asks is not None:
+        assert next_question(got) == row.asks
+
+
+#: Read before the cluster, and so the asker's projects, is known (the engine's first read):
+#: a pair of names (`nlp/train-bert`) is then only a guess from its shape.
+BEFORE_PROJECTS = Known(clusters=KNOWN.clusters)
+GUESSES: list[Row] = [
+    r(
+        "@bot training-job-42 in ml-team: only 1/4 workers came up before it died",
+        "cluster",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot why did training-job-42 in ml-team fail on 11/04?",
+        "cluster",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot eval-7 (v2) in vision on prod-b",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+    ),
+    r(
+        "@bot why did bert-ft-3 in vision fail on prod-b? same as nlp/train-bert",
+        cluster="prod-b",
+        project="vision",
+        workload="train-bert",
+        others=("bert-ft-3",),
+    ),
+    r("@bot nlp/train-bert on prod-a", cluster="prod-a", project="nlp", workload="train-bert"),
+]
+
+
+@pytest.mark.parametrize("markup", PLATFORMS, ids=[m.value for m in PLATFORMS])
+@pytest.mark.parametrize("row", GUESSES, ids=[row.said[:60] for row in GUESSES])
+def test_a_pair_guessed_from_its_shape_never_beats_what_was_typed(row: Row, markup: Markup):
+    understood = understand(
+        render(row.said, markup),
+        markup=markup,
+        expecting=row.expecting,
+        known=BEFORE_PROJECTS,
+        bot_user_id=BOT_ID,
+        today=TODAY,
+        directed=row.directed,
+    )
+    got = summary(understood)
+    assert got == {**_NONE, **row.want}
+    if row.asks is not None:
+        assert next_question(got) == row.asks
+
+
+#: Slack channel links, as Slack delivers them: a channel is at most a known cluster.
+CHANNELS: list[Row] = [
+    r(
+        "<@U0RUNAIWHY> why did train-bert fail in nlp on prod-a? cross-posting from "
+        "<#C05INC0001|ml-team-alerts>",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "<@U0RUNAIWHY> train-bert in nlp, see <#C05PRODB|prod-b>",
+        cluster="prod-b",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "<@U0RUNAIWHY> train-bert on prod-a, from <#C05|vision>",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r("one sec, asking in <#C05|ml-infra>", expecting=PROJECT, directed=False),
+    r("in <#C05|nlp>", expecting=PROJECT, directed=False, chatter=True),
+]
+
+
+@pytest.mark.parametrize("row", CHANNELS, ids=[row.said[:60] for row in CHANNELS])
+def test_a_slack_channel_names_at_most_a_known_cluster(row: Row):
+    understood = understand(
+        row.said,
+        markup=Markup.SLACK,
+        expecting=row.expecting,
+        known=KNOWN,
+        bot_user_id=BOT_ID,
+        today=TODAY,
+        directed=row.directed,
+    )
+    got = summary(understood)
+    assert got == {**_NONE, **row.want}
     if row.asks is not None:
         assert next_question(got) == row.asks

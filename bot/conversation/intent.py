@@ -1,0 +1,111 @@
+"""What a reply asks of the thread rather than new slots: a picked button, the evidence, a rerun."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bot.conversation.words import ORDINALS, clause_before, requested
+
+__all__ = ["FollowUp", "Intent", "intent"]
+
+_PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
+_ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
+_SHOW_RE = re.compile(r"\b(?:show|see|post|give|send|print|paste|dump|get|any)\b", re.IGNORECASE)
+_SHOWN_RE = re.compile(r"\b(?:logs?|evidence|details|lines|more)\b", re.IGNORECASE)
+_EVIDENCE_RE = re.compile(
+    r"\b(?:all|full|more|the)\s++(?:the\s++)?(?:logs?|evidence|details)\b"
+    r"|^(?:logs?|evidence|details|more|tell me more|more please|full report)$",
+    re.IGNORECASE,
+)
+_RERUN_RE = re.compile(r"\b(?:re-?run|retry|re-?check|re-?diagnose|refresh|again)\b", re.IGNORECASE)
+_PUNCTUATION = ".,;:!?\"'()[]*_~<>"
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+#: The words that may come before `again` or `re-run` in a request to the bot.
+_ASKING = _set(
+    """please pls plz can could would will you u ok okay k so then now just hey maybe and
+    also kindly go ahead quick quickly try check look run diagnose do it that this the
+    diagnosis one more time once thanks thx ty cool great hmm well but yes yeah yep sure"""
+)
+
+
+class FollowUp(StrEnum):
+    """What a reply after an answer asks of that answer (a new lookback is `lookback`)."""
+
+    EVIDENCE = "evidence"  # "show logs", "more", "all evidence"
+    RERUN = "rerun"  # "re-run", "check again"
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A picked button (from 1) or a follow-up, and the text left for the slots."""
+
+    rest: str
+    pick: int | None = None
+    follow_up: FollowUp | None = None
+
+
+def intent(text: str) -> Intent:
+    """Follow-ups and a picked number, which are about the thread rather than new slots.
+
+    `2`, `the second one` pick a button; `show logs`, `more`, `all evidence` ask for the
+    last answer's evidence; `check again`, `re-run?` for the diagnosis again. Linear in the
+    text (`bot.conversation.parse_bounds`).
+    """
+    words = [w for w in (raw.strip(_PUNCTUATION) for raw in text.lower().split()) if w]
+    pick = _PICK_RE.match(text.strip())
+    if pick:
+        return Intent("", pick=int(pick.group(1)))
+    ordinal = _ORDINAL_RE.match(" ".join(words))
+    if ordinal:
+        return Intent("", pick=ORDINALS[ordinal.group(1)])
+    evidence = _evidence_spans(text)
+    if evidence:
+        return Intent(_cut(text, evidence), follow_up=FollowUp.EVIDENCE)
+    if _rerun_asked(text):
+        return Intent(_RERUN_RE.sub(" ", text), follow_up=FollowUp.RERUN)
+    return Intent(text)
+
+
+def _rerun_asked(text: str) -> bool:
+    """`check again`, `re-run?`, `can you try again please`: asked, as a request of the bot.
+
+    Never what the asker will do (`I'll rerun it with more memory`, `will try again after
+    lunch`), nor what happened (`it failed again`): only asking words may come before it.
+    """
+    for match in _RERUN_RE.finditer(text):
+        before = clause_before(text, match.start())
+        if requested(before) and _ASKING.issuperset(before):
+            return True
+    return False
+
+
+def _evidence_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` asks for the evidence (`show me the logs`, `all evidence`), left to right.
+
+    The spans the one regex `show.*logs|all logs|^more$` found, in linear time (`text` has
+    no line breaks). `show … logs` runs from the first verb to the last thing shown after
+    it; tried from every verb, the regex took quadratic time on `show show show …`. The
+    other parts contain no verb, so they match only before it.
+    """
+    verb = _SHOW_RE.search(text)
+    shown = deque(_SHOWN_RE.finditer(text, verb.end()) if verb else (), maxlen=1)
+    end = verb.start() if verb and shown else len(text)
+    spans = [m.span() for m in _EVIDENCE_RE.finditer(text) if m.start() < end]
+    return [*spans, (end, shown[0].end())] if shown else spans
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each of `spans` (in order, not overlapping) replaced by a space."""
+    kept, at = [], 0
+    for start, end in spans:
+        kept.append(text[at:start])
+        at = end
+    return " ".join([*kept, text[at:]])

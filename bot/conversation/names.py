@@ -1,0 +1,127 @@
+"""Where a name stands in free text, and what never is one: a time, a version, a machine."""
+
+from __future__ import annotations
+
+import re
+
+from bot.conversation.understand.vocabulary import is_common
+from bot.conversation.words import NOT_NAMES
+
+__all__ = [
+    "CLUSTER_OR",
+    "CLUSTER_RES",
+    "NAMED_WORKLOAD_RE",
+    "NAME_RE",
+    "PROJECT_OR",
+    "PROJECT_RES",
+    "UUID_RE",
+    "could_be_name",
+    "either",
+    "excluded",
+    "take",
+    "without_hosts",
+]
+
+# A cluster after `on`/`at`/`cluster`, a project after `in`/`project`, a workload after
+# `job`/`workload`. Every pattern is possessive and linear (`bot.conversation.parse_bounds`).
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# A name: letters and digits with `.` or `-` between them, read possessively (each character
+# once; see `parse_bounds`). It ends at its last letter or digit: `prod-a.` is `prod-a`.
+_NAME = r"[A-Za-z0-9]++(?:[.-]++[A-Za-z0-9]++)*+"
+_MAX_NAME = 253  # a Kubernetes name (DNS subdomain); a longer word is never a name
+UUID_RE = re.compile(rf"^{_UUID}$")
+NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
+CLUSTER_RES = (
+    re.compile(rf"\bcluster\s++(?:is\s++|called\s++|named\s++)?({_UUID}|{_NAME})", re.IGNORECASE),
+    re.compile(rf"\b(?:on|at)\s++(?:the\s++)?({_UUID}|{_NAME})(?:\s++cluster)?\b", re.IGNORECASE),
+)
+PROJECT_RES = (
+    re.compile(rf"\bproject\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE),
+    re.compile(rf"\bin\s++(?:the\s++)?({_NAME})(?:\s++project)?\b", re.IGNORECASE),
+    # From the start of a word only (past a leading `-` or `.`): from every `-` inside
+    # `a-a-a-…`, the name before `project` was read again, 252 characters each time.
+    re.compile(rf"(?<![\w.-])[.-]*+({_NAME})\s++project\b", re.IGNORECASE),
+)
+NAMED_WORKLOAD_RE = re.compile(
+    rf"\b(?:workload|job)\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE
+)
+# A machine, never a cluster or a workload: `node dgx-07`, `the gpu-7 node`, `running on
+# dgx-07` (a known cluster's exact name there is linked back: `understand.linking`).
+_NODE_FIRST = re.compile(
+    rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?({_NAME})",
+    re.IGNORECASE,
+)
+_NODE_AFTER = re.compile(rf"(?<![\w.-])[.-]*+{_NAME}\s++(?:nodes?|hosts?)\b", re.IGNORECASE)
+_RUNNING_ON = re.compile(
+    rf"\b(?:running|ran|runs|scheduled|placed|landed)\s++on\s++(?:the\s++)?(?:node\s++)?{_NAME}",
+    re.IGNORECASE,
+)
+# `on prod-a or prod-b`, `in either nlp or vision`: both named, which one is asked.
+CLUSTER_OR = re.compile(
+    rf"\b(?:on|at)\s++(?:either\s++)?(?:the\s++)?({_NAME})\s++or\s++(?:on\s++|at\s++)?(?:the\s++)?"
+    rf"({_NAME})\b",
+    re.IGNORECASE,
+)
+PROJECT_OR = re.compile(
+    rf"\bin\s++(?:either\s++)?(?:the\s++)?({_NAME})\s++or\s++(?:in\s++)?(?:the\s++)?({_NAME})\b",
+    re.IGNORECASE,
+)
+# `not nlp`, `not on prod-b`, `eval-7, not train-bert`: a name said not to be meant.
+_NOT = re.compile(rf"\bnot\s++(?:on\s++|in\s++|at\s++)?(?:the\s++)?({_NAME})", re.IGNORECASE)
+_MAX_EXCLUDED = 8
+_HOST_SHAPED = re.compile(r"[0-9-]")
+# `torch-2.3`, `cuda-12.4`: a version, never a name unless given as one (`job llama-3.1`).
+_VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
+_TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
+
+
+def could_be_name(word: str, *, version: bool = False) -> bool:
+    """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long.
+
+    Nor a version (`torch-2.3`), unless `version`: the word was given as a name.
+    """
+    return (
+        len(word) <= _MAX_NAME
+        and word.lower() not in NOT_NAMES
+        and not _TIME_RE.match(word)
+        and (version or not _VERSION_RE.match(word))
+    )
+
+
+def take(
+    pattern: re.Pattern[str], text: str, *, version: bool = False
+) -> tuple[str, re.Match[str] | None]:
+    """The first match whose name could be a name, cut out of the text."""
+    for match in pattern.finditer(text):
+        if could_be_name(match.group(1), version=version):
+            return text[: match.start()] + " " + text[match.end() :], match
+    return text, None
+
+
+def without_hosts(text: str) -> str:
+    """`text` without the machines it names (`node dgx-07`, `gpu-7 node`, `running on dgx-07`)."""
+    text = _NODE_FIRST.sub(lambda m: " " if _HOST_SHAPED.search(m.group(1)) else m.group(0), text)
+    return _NODE_AFTER.sub(" ", _RUNNING_ON.sub(" ", text))
+
+
+def either(pattern: re.Pattern[str], text: str) -> tuple[str, tuple[str, ...]]:
+    """The two names of the first `X or Y` (`CLUSTER_OR`, `PROJECT_OR`), cut out of the text."""
+    for match in pattern.finditer(text):
+        first, second = match.group(1), match.group(2)
+        if could_be_name(first) and could_be_name(second) and first.lower() != second.lower():
+            return text[: match.start()] + " " + text[match.end() :], (first, second)
+    return text, ()
+
+
+def excluded(text: str) -> tuple[str, tuple[str, ...]]:
+    """The names said not to be meant (`not nlp`), cut out of the text, in order."""
+    names: list[str] = []
+
+    def cut(match: re.Match[str]) -> str:
+        name = match.group(1).lower()
+        if not could_be_name(name) or is_common(name) or len(names) >= _MAX_EXCLUDED:
+            return match.group(0)  # `not sure`, `not yet`: no name
+        names.append(name)
+        return " "
+
+    return _NOT.sub(cut, text), tuple(dict.fromkeys(names))

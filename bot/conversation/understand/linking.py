@@ -1,0 +1,207 @@
+"""Linking: the words of a message against the clusters and projects that are known."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from bot.conversation.parse import Query
+from bot.conversation.understand.found import Found
+from bot.conversation.understand.vocabulary import is_common
+
+__all__ = ["Known", "linked", "merged", "unplaced", "whole_words"]
+
+_WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_APOSTROPHE = re.compile(r"(?<![\w'\u2019-])[\w-]*+['\u2019][\w'\u2019-]*+")
+_PUNCTUATION = ".,;:!?\"'()[]{}*_~<>`"
+_NAME_SHAPED = re.compile(r"[0-9-]")
+_MACHINE = frozenset({"node", "nodes", "host", "machine", "server"})
+_LINKING = frozenset({"is", "was", "called", "named"})
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the names in a message are linked against; None: not known (not linked)."""
+
+    clusters: tuple[str, ...] | None = None
+    """Cluster names (and IDs) the control plane lists."""
+    projects: tuple[str, ...] | None = None
+    """Projects the asker can read on the thread's cluster."""
+
+    @cached_property
+    def folded(self) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+        """Both lists casefolded, for matching each word in constant time."""
+
+        def fold(names: tuple[str, ...] | None) -> frozenset[str] | None:
+            return None if names is None else frozenset(n.casefold() for n in names)
+
+        return fold(self.clusters), fold(self.projects)
+
+    def is_cluster(self, word: str) -> bool:
+        """Whether `word` is exactly a known cluster's name or ID (in any case)."""
+        clusters = self.folded[0]
+        return clusters is not None and word.casefold() in clusters
+
+    def is_project(self, word: str) -> bool:
+        """Whether `word` is exactly one of the asker's projects (in any case)."""
+        projects = self.folded[1]
+        return projects is not None and word.casefold() in projects
+
+
+def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
+    """What was read explicitly wins over what the free text suggested (a guess never does)."""
+    cluster = found.cluster or query.cluster
+    if cluster is None and found.context and known.is_cluster(found.context):
+        cluster = found.context
+    project = found.project or query.project or found.guessed_project
+    workload_id = found.workload_id or query.workload_id
+    names: list[str] = []
+    free = [n for n in (query.workload_name, *query.others) if n is not None]
+    for name in [*found.names, *(n for n in free if not is_common(n))]:
+        if name in names or name in found.pods or name in {cluster, project}:
+            continue
+        if known.is_cluster(name) or known.is_project(name):
+            continue  # a known cluster or project is not a workload (linked below)
+        names.append(name)
+    if workload_id:
+        names = []
+    merged = replace(
+        query,
+        cluster=cluster,
+        project=project,
+        workload_id=workload_id,
+        workload_name=names[0] if names else None,
+        others=(),
+    )
+    return merged, names[1:]
+
+
+def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()) -> Query:
+    """Everyday words dropped unless known; a word exactly a known cluster or project used.
+
+    Two known clusters (or projects) named, or a slot's `X or Y`, leave the slot empty with
+    those as its options: which one is asked, never picked. A name said not to be meant
+    (`not nlp`) is never a value. A linked Slack channel (`channels`) names the cluster
+    only when none was typed and it is exactly a known cluster's name.
+    """
+    unmeant = set(query.excluded)
+    words = [w for w in _words(rest) if w not in unmeant]
+    cluster, project, name = _typed(query, rest, words, known)
+    cluster_options, project_options = _options(query, words, known, name)
+    if cluster_options or (cluster and cluster.casefold() in unmeant):
+        cluster = None
+    if project_options or (project and project in unmeant):
+        project = None
+    for folded in words:
+        if cluster is None and not cluster_options and known.is_cluster(folded):
+            cluster = folded
+        elif project is None and not project_options and known.is_project(folded):
+            project = folded if folded != name else None
+    if cluster is None and not cluster_options:
+        cluster = next((c.casefold() for c in channels if known.is_cluster(c)), None)
+    return replace(
+        query,
+        cluster=cluster,
+        project=project,
+        workload_name=name,
+        cluster_options=cluster_options,
+        project_options=project_options,
+    )
+
+
+def _typed(
+    query: Query, rest: str, words: list[str], known: Known
+) -> tuple[str | None, str | None, str | None]:
+    """The typed cluster, project and workload, each an everyday word only if known."""
+    cluster, project, name = query.cluster, query.project, query.workload_name
+    pieces = _contractions(rest)  # `doesn't` is never `doesn` and `t`
+    if cluster and (is_common(cluster) or cluster.lower() in pieces):
+        cluster = cluster if known.is_cluster(cluster) else None
+    if cluster and known.clusters is not None and not known.is_cluster(cluster):
+        exact = next((w for w in words if known.is_cluster(w)), None)
+        if exact is not None:  # `look at resnet-50 … on prod-a`: the known one, and the
+            if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
+                name = cluster.lower()
+            cluster = exact
+    if project and (is_common(project) or project in pieces):
+        project = project if known.is_project(project) else None
+    if name and (is_common(name) or name in pieces):
+        name = None
+    return cluster, project, name
+
+
+def _options(
+    query: Query, words: list[str], known: Known, name: str | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The clusters and the projects to ask between: two or more known ones, else `X or Y`.
+
+    A cluster's UUID is not counted: it may be the UUID of one named beside it.
+    """
+    clusters = _distinct(w for w in words if known.is_cluster(w) and not _UUID.match(w))
+    projects = _distinct(w for w in words if w != name and known.is_project(w))
+    return (
+        clusters if len(clusters) > 1 else query.cluster_options,
+        projects if len(projects) > 1 else query.project_options,
+    )
+
+
+def _distinct(words: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(words))
+
+
+def unplaced(
+    rest: str, query: Query, pods: tuple[str, ...], channels: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """Words no slot took that could still be a cluster or a project (none in a follow-up).
+
+    The names of linked channels count, as clusters to look up; the parts of `it's` and a
+    name said not to be meant (`not nlp`) do not.
+    """
+    if query.follow_up is not None:
+        return ()
+    placed = {query.cluster, query.project, query.workload_name, query.workload_id, *pods}
+    placed |= {*query.excluded, *_contractions(rest)}
+    words = [w.lower().rstrip(".-") for w in _WORD.findall(rest)]
+    machine = set()  # `node dgx-07`, `the node is dgx-07`: a machine, not a cluster
+    for i, word in enumerate(words):
+        if word in _MACHINE:
+            linked = i + 1 < len(words) and words[i + 1] in _LINKING
+            machine.add(i + 2 if linked else i + 1)
+    kept = [
+        w
+        for i, w in enumerate(words)
+        if w not in placed and i not in machine and not is_common(w) and not w.isdigit()
+    ]
+    kept += [c.casefold() for c in channels if c.casefold() not in placed]
+    return tuple(dict.fromkeys(kept))
+
+
+def whole_words(query: Query, rest: str) -> Query:
+    """Values that are whole words of the message (`in` inside `built-in` reads no `built-`)."""
+    words = {w.strip(_PUNCTUATION).lower() for w in rest.split()}
+
+    def whole(value: str | None) -> str | None:
+        return value if value is None or value.lower() in words else None
+
+    return replace(
+        query,
+        cluster=whole(query.cluster),
+        project=whole(query.project),
+        workload_name=whole(query.workload_name),
+        others=tuple(o for o in query.others if whole(o)),
+    )
+
+
+def _contractions(text: str) -> set[str]:
+    """The parts of every word with an apostrophe (`doesn't` → `doesn`, `t`)."""
+    parts: set[str] = set()
+    for word in _APOSTROPHE.findall(text):
+        parts.update(p.lower() for p in re.split(r"['\u2019]", word) if p)
+    return parts
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower().rstrip(".-") for w in _WORD.findall(text)]
