@@ -343,7 +343,6 @@ async def test_runai_why_serve_applies_them(connect: Connect, tmp_path: Path):
         "RUNAI_URL": "http://127.0.0.1:9",
         "RUNAI_CLIENT_ID": "limits-test",
         "RUNAI_CLIENT_SECRET": "limits-test",
-        "EMBEDDED_WORKER": "false",
         "HTTP_HEADER_TIMEOUT_S": "0.5",
         "HTTP_MAX_CONNECTIONS": "2",
         "SHUTDOWN_GRACE_S": "1",
