@@ -22,8 +22,10 @@ NAMESPACE_PREFIX = "runai-"
 _JOB_ALERTS = frozenset({"KubeJobFailed", "KubeJobNotCompleted"})
 _WORKLOAD_ID = ("label_run_ai_top_owner_uid", "label_run_ai_workload_id", "workload_id")
 _WORKLOAD_NAME = ("label_workload_name", "workloadName", "workload_name")
-_POD = ("pod", "exported_pod")
-_NAMESPACE = ("namespace", "exported_namespace")
+#: A scrape that does not honour the metric's own labels renames them `exported_*` and sets
+#: `pod` and `namespace` to the exporter's (DCGM's GPU alerts): the exported ones come first.
+_POD = ("exported_pod", "pod")
+_NAMESPACE = ("exported_namespace", "namespace")
 #: A container's waiting reason, as the symptom the diagnosis confirms.
 _SYMPTOMS = {
     "CrashLoopBackOff": "crashloop",

@@ -50,6 +50,18 @@ POD = {"alertname": "KubePodCrashLooping", "namespace": "runai-nlp", "pod": "ber
             "c",
             {"project": "cv", "pod": "yolo-0-0"},
         ),
+        # DCGM, scraped without honoured labels: `pod`/`namespace` are the exporter's own
+        (
+            {
+                "alertname": "GPUXidError",
+                "namespace": "gpu-operator",
+                "pod": "nvidia-dcgm-exporter-x7k2p",
+                "exported_namespace": "runai-cv",
+                "exported_pod": "resnet-ddp-master-0",
+            },
+            "c",
+            {"project": "cv", "pod": "resnet-ddp-master-0"},
+        ),
         (POD, None, "no_cluster"),
         ({"pod": "x-0-0"}, "c", "no_namespace"),
         (POD | {"namespace": "kube-system"}, "c", "not_a_project_namespace"),
