@@ -13,7 +13,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from bot.config import Settings
+from bot.config import ConfigError, Settings
 from tests.kustomize import KUBECTL, build, emulate, kubectl_build
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
@@ -340,6 +340,27 @@ def test_each_overlay_once_filled_in_starts_serve_for_its_platforms(overlay: Pat
     slack = settings.serve_secrets(socket_mode=False, runai=True)
     assert (slack is not None) is bool(PLATFORM_SECRETS[overlay.name] & SLACK)
     assert settings.teams.configured is bool(PLATFORM_SECRETS[overlay.name] & TEAMS)
+    if PLATFORM_SECRETS[overlay.name] & TEAMS:
+        assert settings.teams.public_url == "https://filled-in.example.com"
+
+
+@pytest.mark.parametrize("folder", [BASE, *OVERLAYS], ids=lambda p: p.name)
+def test_an_overlay_applied_unedited_refuses_to_start_naming_runai_url(folder: Path):
+    """A forgotten edit of config.yaml is a pod that will not start, not a "ready" bot.
+
+    RUNAI_URL ships as a placeholder that `serve` and `worker` refuse, as deploy/env.example's
+    does; every secret is taken as set, so RUNAI_URL is what stops them. TEAMS_PUBLIC_URL's
+    placeholder is read as unset (answers show the sparkline), never as a host to link to.
+    """
+    docs = built(folder)
+    env = {k.lower(): v for k, v in _named(docs, "ConfigMap", "runai-why")["data"].items()}
+    web = _named(docs, "Deployment", "runai-why")
+    env |= {key.lower(): f"xoxb-{key.lower()}" for key in _from_secret(web)}
+    settings = Settings(_env_file=None, **env)
+    assert [p.variable for p in settings.runai.problems()] == ["RUNAI_URL"]
+    with pytest.raises(ConfigError, match="RUNAI_URL"):  # serve's and worker's runtime alike
+        settings.serve_secrets(socket_mode=False, runai=True)
+    assert settings.teams.public_url is None
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
