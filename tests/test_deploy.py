@@ -6,6 +6,7 @@ import functools
 import re
 import shlex
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +54,59 @@ def test_slack_manifest_is_minimal_and_points_every_surface_at_one_url():
     assert settings["socket_mode_enabled"] is False
 
 
-def test_procfile_runs_web_processes_that_only_take_requests_and_workers_on_every_core():
-    procfile = (DEPLOY.parent / "Procfile").read_text().strip().splitlines()
-    assert procfile == [
-        "web: runai-why serve --host 0.0.0.0 --no-worker --web-processes auto",
-        "worker: runai-why worker --processes auto",
-    ]
+def _procfile() -> dict[str, str]:
+    lines = (DEPLOY.parent / "Procfile").read_text().strip().splitlines()
+    return dict(line.split(": ", 1) for line in lines)
+
+
+def _as_run(command: str, env: dict[str, str], tmp_path: Path) -> tuple[str, list[str]]:
+    """The METRICS_PORT and arguments `command` starts runai-why with, through a shell.
+
+    Procfile runners (honcho, foreman, Heroku) run each line with `sh -c`; here `runai-why`
+    is a stand-in on PATH that prints what it was started with.
+    """
+    stand_in = tmp_path / "runai-why"
+    stand_in.write_text('#!/bin/sh\necho "${METRICS_PORT-unset}"; echo "$*"\n')
+    stand_in.chmod(0o755)
+    path = f"{tmp_path}:/usr/bin:/bin"
+    done = subprocess.run(  # noqa: S603 - sh and a line of our Procfile
+        ["/bin/sh", "-c", command],
+        env={"PATH": path, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    port, args = done.stdout.splitlines()
+    return port, args.split()
+
+
+def test_procfile_runs_web_processes_that_only_take_requests_and_workers_on_every_core(tmp_path):
+    procfile = _procfile()
+    assert set(procfile) == {"web", "worker"}
+    _, web = _as_run(procfile["web"], {}, tmp_path)
+    _, worker = _as_run(procfile["worker"], {}, tmp_path)
+    everywhere = "0.0.0.0"  # noqa: S104 - Slack and Teams reach it from outside
+    assert web == ["serve", "--host", everywhere, "--no-worker", "--web-processes", "auto"]
+    assert worker == ["worker", "--processes", "auto"]
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"METRICS_PORT": "9000"}, {"METRICS_PORT": "9000", "WORKER_METRICS_PORT": "9001"}],
+    ids=str,
+)
+def test_procfile_web_and_worker_serve_metrics_on_ports_of_their_own(env, tmp_path):
+    """On one host, a second supervisor on the same METRICS_PORT exits "Address in use"."""
+    procfile = _procfile()
+    default = str(Settings.variables()["METRICS_PORT"].default)
+    web, _ = _as_run(procfile["web"], env, tmp_path)
+    worker, _ = _as_run(procfile["worker"], env, tmp_path)
+    assert web == env.get("METRICS_PORT", "unset")  # unset: the bot's default
+    assert worker == env.get("WORKER_METRICS_PORT", "9465")
+    assert worker not in {env.get("METRICS_PORT", default), "0"}
+    # and WORKER_METRICS_PORT=0 turns the worker's port off, as METRICS_PORT=0 does
+    assert _as_run(procfile["worker"], {"WORKER_METRICS_PORT": "0"}, tmp_path)[0] == "0"
 
 
 # ---------------------------------------------------------------- the kustomize manifests
