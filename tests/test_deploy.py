@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from bot.config import ConfigError, Settings
-from tests.kustomize import KUBECTL, build, emulate, kubectl_build
+from tests.kustomize import KUBECTL, build, config_map_hash, emulate, kubectl_build
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 
@@ -165,6 +165,17 @@ def _named(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
     return doc
 
 
+def _config(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The settings: the base's generated ConfigMap, `runai-why-<hash of its data>`."""
+    [config] = [
+        d
+        for d in _kind(docs, "ConfigMap")
+        if re.fullmatch(r"runai-why-[a-z0-9]{10}", d["metadata"]["name"])
+    ]
+    assert config["metadata"]["name"] == f"runai-why-{config_map_hash(config)}"
+    return config
+
+
 def _pod(deployment: dict[str, Any]) -> dict[str, Any]:
     spec: dict[str, Any] = deployment["spec"]["template"]["spec"]
     return spec
@@ -196,7 +207,22 @@ def test_every_file_a_kustomization_names_exists_and_parses(path):
         target = (path.parent / entry).resolve()
         assert target.exists(), f"{path}: {entry} does not exist"
         assert (target / "kustomization.yaml").exists() if target.is_dir() else _yaml(target)
+    for env_file in _env_files(path):
+        lines = env_file.read_text(encoding="utf-8").splitlines()
+        settings = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+        assert settings
+        assert all(re.fullmatch(r"[A-Z][A-Z0-9_]*=[^\"']*", line) for line in settings), settings
     assert not kustomization.get("secretGenerator"), "secrets are created by hand, never here"
+
+
+def _env_files(kustomization: Path) -> list[Path]:
+    """The env files a kustomization's configMapGenerator reads."""
+    spec = yaml.safe_load(kustomization.read_text(encoding="utf-8"))
+    return [
+        (kustomization.parent / entry).resolve()
+        for generator in spec.get("configMapGenerator", [])
+        for entry in generator.get("envs", [])
+    ]
 
 
 def test_no_manifest_is_left_out_of_a_kustomization():
@@ -209,7 +235,9 @@ def test_no_manifest_is_left_out_of_a_kustomization():
             *(p["path"] for p in kustomization.get("patches", [])),
         ]
     }
+    listed |= {env_file for path in kustomizations() for env_file in _env_files(path)}
     files = {p.resolve() for p in KUBE.glob("*/*/*.yaml")} | set(BASE.glob("*.yaml"))
+    files |= set(KUBE.glob("*/*/*.env")) | set(BASE.glob("*.env"))
     files = {p.resolve() for p in files} - {p.resolve() for p in kustomizations()}
     assert files <= listed
 
@@ -228,11 +256,11 @@ def test_every_resource_is_valid_against_the_kubernetes_schemas(doc):
 @pytest.mark.parametrize("folder", [BASE, *OVERLAYS], ids=lambda p: p.name)
 def test_the_emulated_kustomize_agrees_with_kubectls(folder: Path):
     """Where kubectl is missing, tests/kustomize.py stands in for it: it must agree."""
+    assert _keyed(emulate(folder)) == _keyed(kubectl_build(folder))
 
-    def keyed(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-        return {(d["kind"], d["metadata"]["name"]): d for d in docs}
 
-    assert keyed(emulate(folder)) == keyed(kubectl_build(folder))
+def _keyed(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(d["kind"], d["metadata"]["name"]): d for d in docs}
 
 
 def test_the_base_has_everything_a_production_install_needs():
@@ -272,7 +300,7 @@ def test_the_service_and_the_budget_select_the_web_pods_only():
 def test_the_web_pods_serve_probes_and_the_platforms_on_the_configured_ports():
     docs = built(BASE)
     web = _named(docs, "Deployment", "runai-why")
-    config = _named(docs, "ConfigMap", "runai-why")["data"]
+    config = _config(docs)["data"]
     [container] = _pod(web)["containers"]
     port, _ = container["ports"]
     assert container["args"][:2] == ["runai-why", "serve"]
@@ -293,7 +321,7 @@ def test_the_web_pods_serve_probes_and_the_platforms_on_the_configured_ports():
 def test_every_pod_that_diagnoses_serves_its_metrics_and_is_scraped():
     """Web pods and dedicated workers alike: /metrics on METRICS_PORT, annotated for scraping."""
     docs = built(KUBE / "overlays" / "split-worker")
-    config = _named(docs, "ConfigMap", "runai-why")["data"]
+    config = _config(docs)["data"]
     metrics_port = config.get("METRICS_PORT", str(Settings.variables()["METRICS_PORT"].default))
     deployments = _kind(docs, "Deployment")
     assert {d["metadata"]["name"] for d in deployments} == {"runai-why", "runai-why-worker"}
@@ -349,7 +377,7 @@ def _mebibytes(quantity: str) -> float:
 def test_every_environment_variable_the_pods_set_is_a_setting(overlay: Path):
     settings = set(Settings.variables())
     docs = built(overlay)
-    config = set(_named(docs, "ConfigMap", "runai-why")["data"])
+    config = set(_config(docs)["data"])
     env = {
         e["name"]
         for deployment in _kind(docs, "Deployment")
@@ -359,7 +387,41 @@ def test_every_environment_variable_the_pods_set_is_a_setting(overlay: Path):
     assert (config | env) - NOT_SETTINGS <= settings
     for deployment in _kind(docs, "Deployment"):
         [container] = _pod(deployment)["containers"]
-        assert container["envFrom"] == [{"configMapRef": {"name": "runai-why"}}]
+        assert container["envFrom"] == [
+            {"configMapRef": {"name": _config(docs)["metadata"]["name"]}}
+        ]
+
+
+def test_a_changed_setting_renames_the_config_map_so_apply_rolls_every_pod(tmp_path: Path):
+    """Settings are read at start-up: `kubectl apply -k` after an edit must restart the pods.
+
+    The ConfigMap is generated, named by a hash of its data, and every Deployment's envFrom
+    follows the name, so an edit of config.yaml changes each pod template (a rollout) and an
+    unchanged overlay renders the same name (no restart).
+    """
+    shutil.copytree(DEPLOY, tmp_path / "deploy")
+    overlay = tmp_path / "deploy" / "kubernetes" / "overlays" / "split-worker"
+
+    def rendered() -> tuple[str, dict[str, Any]]:
+        docs = build(overlay)
+        if KUBECTL:
+            assert _keyed(emulate(overlay)) == _keyed(docs)
+        templates = {
+            d["metadata"]["name"]: d["spec"]["template"] for d in _kind(docs, "Deployment")
+        }
+        return _config(docs)["metadata"]["name"], templates
+
+    before, templates = rendered()
+    assert rendered() == (before, templates)
+    config = overlay / "config.yaml"
+    config.write_text(config.read_text() + '  LOG_LEVEL: "DEBUG"\n')
+    after, changed = rendered()
+    assert after != before
+    assert changed.keys() == templates.keys() == {"runai-why", "runai-why-worker"}
+    for name, template in changed.items():
+        [container] = template["spec"]["containers"]
+        assert container["envFrom"] == [{"configMapRef": {"name": after}}]
+        assert template != templates[name]
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
@@ -369,7 +431,7 @@ def test_each_platform_reads_its_own_secrets_and_no_other(overlay: Path):
     platform = PLATFORM_SECRETS[overlay.name]
     for deployment in _kind(docs, "Deployment"):
         assert _from_secret(deployment) == COMMON_SECRETS | platform, deployment["metadata"]
-    config = set(_named(docs, "ConfigMap", "runai-why")["data"])
+    config = set(_config(docs)["data"])
     assert (config >= TEAMS_CONFIG) is bool(platform & TEAMS)
     assert not {k for k in config if k.startswith("SLACK_")}
 
@@ -379,8 +441,7 @@ def test_each_overlay_once_filled_in_starts_serve_for_its_platforms(overlay: Pat
     """What a pod of the overlay would see, placeholders filled in: serve's own check passes."""
     docs = built(overlay)
     env = {
-        key: value.replace("change-me", "filled-in")
-        for key, value in _named(docs, "ConfigMap", "runai-why")["data"].items()
+        key: value.replace("change-me", "filled-in") for key, value in _config(docs)["data"].items()
     }
     web = _named(docs, "Deployment", "runai-why")
     env |= {key: f"xoxb-{key.lower()}" for key in _from_secret(web)}
@@ -401,7 +462,7 @@ def test_an_overlay_applied_unedited_refuses_to_start_naming_runai_url(folder: P
     placeholder is read as unset (answers show the sparkline), never as a host to link to.
     """
     docs = built(folder)
-    env = {k.lower(): v for k, v in _named(docs, "ConfigMap", "runai-why")["data"].items()}
+    env = {k.lower(): v for k, v in _config(docs)["data"].items()}
     web = _named(docs, "Deployment", "runai-why")
     env |= {key.lower(): f"xoxb-{key.lower()}" for key in _from_secret(web)}
     settings = Settings(_env_file=None, **env)
