@@ -3,10 +3,11 @@
 `build(folder)` is what `kubectl kustomize` (and so `kubectl apply -k`) makes of a folder:
 with kubectl on PATH it runs it (no cluster is contacted); without it, `emulate` does the
 same in Python for what this repository's kustomizations use (resources, components,
-strategic-merge patches with or without a target, images, namespace, labels, and
-ConfigMaps generated from env files or literals, named with kustomize's hash of their data)
-and refuses anything else, so a kustomization cannot quietly outgrow it. Where kubectl is
-installed, tests/test_deploy.py checks that both agree on every overlay.
+strategic-merge patches with or without a target, `$patch: delete` of a whole resource,
+images, namespace, labels, and ConfigMaps generated from env files or literals, named with
+kustomize's hash of their data) and refuses anything else, so a kustomization cannot
+quietly outgrow it. Where kubectl is installed, tests/test_deploy.py checks that both agree
+on every overlay.
 """
 
 from __future__ import annotations
@@ -72,7 +73,15 @@ def _build(folder: Path) -> list[Doc]:
         assert _yaml(component / "kustomization.yaml")[0]["kind"] == "Component", component
         docs = _apply(component, docs)
     docs += _generate(folder, spec)  # kustomize runs the generators after the components
-    return _transform(folder, spec, _patch(folder, spec, docs))
+    return _unique(folder, _transform(folder, spec, _patch(folder, spec, docs)))
+
+
+def _unique(folder: Path, docs: list[Doc]) -> list[Doc]:
+    """Two resources of one kind, name and namespace: kustomize refuses them ("ID conflict")."""
+    ids = [(d["kind"], d["metadata"]["name"], d["metadata"].get("namespace")) for d in docs]
+    twice = sorted({i for i in ids if ids.count(i) > 1}, key=str)
+    assert not twice, f"{folder}: ID conflict: {twice}"
+    return docs
 
 
 def _apply(component: Path, docs: list[Doc]) -> list[Doc]:
@@ -174,8 +183,22 @@ def _patch(folder: Path, spec: Doc, docs: list[Doc]) -> list[Doc]:
         }
         hits = [d for d in docs if _selected(d, target)]
         assert hits, f"{folder}: patch {patch['path']} matches nothing"
+        if body.get("$patch") == "delete":  # a strategic-merge deletion of the whole resource
+            assert set(body) == {"$patch", "apiVersion", "kind", "metadata"}, body
+            docs = [d for d in docs if d not in hits]
+            continue
+        assert not _directives(body), f"{folder}: the emulation does not know {_directives(body)}"
         docs = [_merge(d, body, top=True) if d in hits else d for d in docs]
     return docs
+
+
+def _directives(value: Any) -> set[str]:
+    """The strategic-merge directives (`$patch`, `$setElementOrder/...`) anywhere in a patch."""
+    if isinstance(value, dict):
+        return {k for k in value if k.startswith("$")}.union(*map(_directives, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(_directives, value))
+    return set()
 
 
 def _selected(doc: Doc, target: Doc) -> bool:

@@ -7,6 +7,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,7 @@ PLATFORM_SECRETS = {
     "teams": TEAMS,
     "slack-and-teams": SLACK | TEAMS,
     "split-worker": SLACK,
+    "namespaced-rbac": SLACK,
 }
 PLATFORM_COMPONENTS = ("../../components/slack", "../../components/teams")
 
@@ -259,8 +261,13 @@ def test_the_emulated_kustomize_agrees_with_kubectls(folder: Path):
     assert _keyed(emulate(folder)) == _keyed(kubectl_build(folder))
 
 
-def _keyed(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(d["kind"], d["metadata"]["name"]): d for d in docs}
+def _keyed(docs: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Each resource by kind, name and namespace (namespaced RBAC repeats one Role name)."""
+    keyed = {
+        (d["kind"], d["metadata"]["name"], d["metadata"].get("namespace", "")): d for d in docs
+    }
+    assert len(keyed) == len(docs), "two resources with one identity"
+    return keyed
 
 
 def test_the_base_has_everything_a_production_install_needs():
@@ -475,7 +482,9 @@ def test_an_overlay_applied_unedited_refuses_to_start_naming_runai_url(folder: P
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
 def test_every_example_overlay_sets_the_image_and_merges_the_configuration(overlay: Path):
     kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
-    assert kustomization["resources"] == ["../../base"]  # in place: these paths stay right
+    base, *own = kustomization["resources"]
+    assert base == "../../base"  # in place: these paths stay right
+    assert all((overlay / name).is_file() for name in own), "anything else is the overlay's own"
     [image] = kustomization["images"]
     for deployment in _kind(built(overlay), "Deployment"):
         [container] = _pod(deployment)["containers"]
@@ -564,6 +573,83 @@ def test_the_readme_kubernetes_commands_work_from_a_copy(tmp_path: Path, example
     for pods in _kind(rendered, "Deployment"):
         assert _from_secret(pods) <= secret_keys, "the README's Secret lacks a key"
     assert secret_keys == COMMON_SECRETS | SLACK | TEAMS  # and it names nothing else
+
+
+def _namespaced_section() -> str:
+    readme = (KUBE / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Namespaced RBAC") :]
+    return section[: section.index("\n## ")]
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```\n", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def test_the_namespaced_rbac_commands_work_from_a_copy(tmp_path: Path):
+    """deploy/kubernetes/README.md's namespaced steps, run on a copy of deploy/ as written.
+
+    The overlay they make builds (valid), renders no cluster-wide reader of pods or logs, and
+    reads each named project's namespace; kubectl and the emulation agree on it.
+    """
+    shutil.copytree(DEPLOY, tmp_path / "deploy")
+    [block] = _blocks(_namespaced_section(), "sh")
+    rendered: list[dict[str, Any]] = []
+    ran = []
+    for line in block.splitlines():
+        match shlex.split(line, comments=True):
+            case []:
+                continue
+            case ["cp", "-r", source, copy]:
+                shutil.copytree(tmp_path / source, tmp_path / copy)
+            case ["python3", script, *arguments, ">", output]:
+                assert script == "deploy/kubernetes/namespaced/generate.py"
+                with (tmp_path / output).open("w", encoding="utf-8") as out:
+                    done = subprocess.run(  # noqa: S603 - this interpreter, our script
+                        [sys.executable, tmp_path / script, *arguments],
+                        stdout=out,
+                        check=False,
+                    )
+                assert done.returncode == 0
+            case ["$EDITOR", *files]:
+                assert all((tmp_path / f).is_file() for f in files)
+            case ["kubectl", "apply", "-k", folder]:
+                rendered = build(tmp_path / folder)
+                if KUBECTL:
+                    assert _keyed(emulate(tmp_path / folder)) == _keyed(rendered)
+                for doc in rendered:
+                    kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+            case ["kubectl", "delete", *objects, "--ignore-not-found"]:
+                assert sorted(objects) == [
+                    "clusterrole/runai-why-reader",
+                    "clusterrolebinding/runai-why-reader",
+                ]
+                assert not {f"{d['kind'].lower()}/{d['metadata']['name']}" for d in rendered} & set(
+                    objects
+                ), "it deletes what the overlay renders"
+            case words:
+                pytest.fail(f"the test does not know the README's command {words}")
+        ran.append(line.split()[0])
+    assert ran == ["cp", "python3", "$EDITOR", "kubectl", "kubectl"]
+    roles = [d for d in rendered if d["kind"] == "Role"]
+    assert sorted(d["metadata"]["namespace"] for d in roles) == [
+        "runai-ml-team",
+        "runai-nlp",
+        "runai-vision",
+    ]
+    assert [d["metadata"]["name"] for d in _kind(rendered, "ClusterRole")] == [
+        "runai-why-node-reader"
+    ]
+
+
+def test_the_namespaced_rbac_snippet_is_what_the_example_overlay_lists():
+    [snippet] = _blocks(_namespaced_section(), "yaml")
+    listed = yaml.safe_load(snippet)
+    example = yaml.safe_load(
+        (KUBE / "overlays" / "namespaced-rbac" / "kustomization.yaml").read_text()
+    )
+    assert listed["resources"] == example["resources"]
+    assert listed["components"] == example["components"]
+    assert "namespace" not in example
 
 
 def test_env_example_names_every_setting():
