@@ -6,6 +6,8 @@ import functools
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +15,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from bot.config import Settings
-from tests.kustomize import KUBECTL, build, emulate, kubectl_build
+from bot.config import ConfigError, Settings
+from tests.kustomize import KUBECTL, build, config_map_hash, emulate, kubectl_build
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 
@@ -53,12 +55,59 @@ def test_slack_manifest_is_minimal_and_points_every_surface_at_one_url():
     assert settings["socket_mode_enabled"] is False
 
 
-def test_procfile_runs_web_processes_that_only_take_requests_and_workers_on_every_core():
-    procfile = (DEPLOY.parent / "Procfile").read_text().strip().splitlines()
-    assert procfile == [
-        "web: runai-why serve --host 0.0.0.0 --no-worker --web-processes auto",
-        "worker: runai-why worker --processes auto",
-    ]
+def _procfile() -> dict[str, str]:
+    lines = (DEPLOY.parent / "Procfile").read_text().strip().splitlines()
+    return dict(line.split(": ", 1) for line in lines)
+
+
+def _as_run(command: str, env: dict[str, str], tmp_path: Path) -> tuple[str, list[str]]:
+    """The METRICS_PORT and arguments `command` starts runai-why with, through a shell.
+
+    Procfile runners (honcho, foreman, Heroku) run each line with `sh -c`; here `runai-why`
+    is a stand-in on PATH that prints what it was started with.
+    """
+    stand_in = tmp_path / "runai-why"
+    stand_in.write_text('#!/bin/sh\necho "${METRICS_PORT-unset}"; echo "$*"\n')
+    stand_in.chmod(0o755)
+    path = f"{tmp_path}:/usr/bin:/bin"
+    done = subprocess.run(  # noqa: S603 - sh and a line of our Procfile
+        ["/bin/sh", "-c", command],
+        env={"PATH": path, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    port, args = done.stdout.splitlines()
+    return port, args.split()
+
+
+def test_procfile_runs_web_processes_that_only_take_requests_and_workers_on_every_core(tmp_path):
+    procfile = _procfile()
+    assert set(procfile) == {"web", "worker"}
+    _, web = _as_run(procfile["web"], {}, tmp_path)
+    _, worker = _as_run(procfile["worker"], {}, tmp_path)
+    everywhere = "0.0.0.0"  # noqa: S104 - Slack and Teams reach it from outside
+    assert web == ["serve", "--host", everywhere, "--no-worker", "--web-processes", "auto"]
+    assert worker == ["worker", "--processes", "auto"]
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"METRICS_PORT": "9000"}, {"METRICS_PORT": "9000", "WORKER_METRICS_PORT": "9001"}],
+    ids=str,
+)
+def test_procfile_web_and_worker_serve_metrics_on_ports_of_their_own(env, tmp_path):
+    """On one host, a second supervisor on the same METRICS_PORT exits "Address in use"."""
+    procfile = _procfile()
+    default = str(Settings.variables()["METRICS_PORT"].default)
+    web, _ = _as_run(procfile["web"], env, tmp_path)
+    worker, _ = _as_run(procfile["worker"], env, tmp_path)
+    assert web == env.get("METRICS_PORT", "unset")  # unset: the bot's default
+    assert worker == env.get("WORKER_METRICS_PORT", "9465")
+    assert worker not in {env.get("METRICS_PORT", default), "0"}
+    # and WORKER_METRICS_PORT=0 turns the worker's port off, as METRICS_PORT=0 does
+    assert _as_run(procfile["worker"], {"WORKER_METRICS_PORT": "0"}, tmp_path)[0] == "0"
 
 
 # ---------------------------------------------------------------- the kustomize manifests
@@ -90,6 +139,7 @@ PLATFORM_SECRETS = {
     "teams": TEAMS,
     "slack-and-teams": SLACK | TEAMS,
     "split-worker": SLACK,
+    "namespaced-rbac": SLACK,
 }
 PLATFORM_COMPONENTS = ("../../components/slack", "../../components/teams")
 
@@ -115,6 +165,17 @@ def _kind(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 def _named(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
     [doc] = [d for d in _kind(docs, kind) if d["metadata"]["name"] == name]
     return doc
+
+
+def _config(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The settings: the base's generated ConfigMap, `runai-why-<hash of its data>`."""
+    [config] = [
+        d
+        for d in _kind(docs, "ConfigMap")
+        if re.fullmatch(r"runai-why-[a-z0-9]{10}", d["metadata"]["name"])
+    ]
+    assert config["metadata"]["name"] == f"runai-why-{config_map_hash(config)}"
+    return config
 
 
 def _pod(deployment: dict[str, Any]) -> dict[str, Any]:
@@ -148,7 +209,22 @@ def test_every_file_a_kustomization_names_exists_and_parses(path):
         target = (path.parent / entry).resolve()
         assert target.exists(), f"{path}: {entry} does not exist"
         assert (target / "kustomization.yaml").exists() if target.is_dir() else _yaml(target)
+    for env_file in _env_files(path):
+        lines = env_file.read_text(encoding="utf-8").splitlines()
+        settings = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+        assert settings
+        assert all(re.fullmatch(r"[A-Z][A-Z0-9_]*=[^\"']*", line) for line in settings), settings
     assert not kustomization.get("secretGenerator"), "secrets are created by hand, never here"
+
+
+def _env_files(kustomization: Path) -> list[Path]:
+    """The env files a kustomization's configMapGenerator reads."""
+    spec = yaml.safe_load(kustomization.read_text(encoding="utf-8"))
+    return [
+        (kustomization.parent / entry).resolve()
+        for generator in spec.get("configMapGenerator", [])
+        for entry in generator.get("envs", [])
+    ]
 
 
 def test_no_manifest_is_left_out_of_a_kustomization():
@@ -161,7 +237,9 @@ def test_no_manifest_is_left_out_of_a_kustomization():
             *(p["path"] for p in kustomization.get("patches", [])),
         ]
     }
+    listed |= {env_file for path in kustomizations() for env_file in _env_files(path)}
     files = {p.resolve() for p in KUBE.glob("*/*/*.yaml")} | set(BASE.glob("*.yaml"))
+    files |= set(KUBE.glob("*/*/*.env")) | set(BASE.glob("*.env"))
     files = {p.resolve() for p in files} - {p.resolve() for p in kustomizations()}
     assert files <= listed
 
@@ -180,11 +258,16 @@ def test_every_resource_is_valid_against_the_kubernetes_schemas(doc):
 @pytest.mark.parametrize("folder", [BASE, *OVERLAYS], ids=lambda p: p.name)
 def test_the_emulated_kustomize_agrees_with_kubectls(folder: Path):
     """Where kubectl is missing, tests/kustomize.py stands in for it: it must agree."""
+    assert _keyed(emulate(folder)) == _keyed(kubectl_build(folder))
 
-    def keyed(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-        return {(d["kind"], d["metadata"]["name"]): d for d in docs}
 
-    assert keyed(emulate(folder)) == keyed(kubectl_build(folder))
+def _keyed(docs: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Each resource by kind, name and namespace (namespaced RBAC repeats one Role name)."""
+    keyed = {
+        (d["kind"], d["metadata"]["name"], d["metadata"].get("namespace", "")): d for d in docs
+    }
+    assert len(keyed) == len(docs), "two resources with one identity"
+    return keyed
 
 
 def test_the_base_has_everything_a_production_install_needs():
@@ -224,7 +307,7 @@ def test_the_service_and_the_budget_select_the_web_pods_only():
 def test_the_web_pods_serve_probes_and_the_platforms_on_the_configured_ports():
     docs = built(BASE)
     web = _named(docs, "Deployment", "runai-why")
-    config = _named(docs, "ConfigMap", "runai-why")["data"]
+    config = _config(docs)["data"]
     [container] = _pod(web)["containers"]
     port, _ = container["ports"]
     assert container["args"][:2] == ["runai-why", "serve"]
@@ -245,7 +328,7 @@ def test_the_web_pods_serve_probes_and_the_platforms_on_the_configured_ports():
 def test_every_pod_that_diagnoses_serves_its_metrics_and_is_scraped():
     """Web pods and dedicated workers alike: /metrics on METRICS_PORT, annotated for scraping."""
     docs = built(KUBE / "overlays" / "split-worker")
-    config = _named(docs, "ConfigMap", "runai-why")["data"]
+    config = _config(docs)["data"]
     metrics_port = config.get("METRICS_PORT", str(Settings.variables()["METRICS_PORT"].default))
     deployments = _kind(docs, "Deployment")
     assert {d["metadata"]["name"] for d in deployments} == {"runai-why", "runai-why-worker"}
@@ -301,7 +384,7 @@ def _mebibytes(quantity: str) -> float:
 def test_every_environment_variable_the_pods_set_is_a_setting(overlay: Path):
     settings = set(Settings.variables())
     docs = built(overlay)
-    config = set(_named(docs, "ConfigMap", "runai-why")["data"])
+    config = set(_config(docs)["data"])
     env = {
         e["name"]
         for deployment in _kind(docs, "Deployment")
@@ -311,7 +394,41 @@ def test_every_environment_variable_the_pods_set_is_a_setting(overlay: Path):
     assert (config | env) - NOT_SETTINGS <= settings
     for deployment in _kind(docs, "Deployment"):
         [container] = _pod(deployment)["containers"]
-        assert container["envFrom"] == [{"configMapRef": {"name": "runai-why"}}]
+        assert container["envFrom"] == [
+            {"configMapRef": {"name": _config(docs)["metadata"]["name"]}}
+        ]
+
+
+def test_a_changed_setting_renames_the_config_map_so_apply_rolls_every_pod(tmp_path: Path):
+    """Settings are read at start-up: `kubectl apply -k` after an edit must restart the pods.
+
+    The ConfigMap is generated, named by a hash of its data, and every Deployment's envFrom
+    follows the name, so an edit of config.yaml changes each pod template (a rollout) and an
+    unchanged overlay renders the same name (no restart).
+    """
+    shutil.copytree(DEPLOY, tmp_path / "deploy")
+    overlay = tmp_path / "deploy" / "kubernetes" / "overlays" / "split-worker"
+
+    def rendered() -> tuple[str, dict[str, Any]]:
+        docs = build(overlay)
+        if KUBECTL:
+            assert _keyed(emulate(overlay)) == _keyed(docs)
+        templates = {
+            d["metadata"]["name"]: d["spec"]["template"] for d in _kind(docs, "Deployment")
+        }
+        return _config(docs)["metadata"]["name"], templates
+
+    before, templates = rendered()
+    assert rendered() == (before, templates)
+    config = overlay / "config.yaml"
+    config.write_text(config.read_text() + '  LOG_LEVEL: "DEBUG"\n')
+    after, changed = rendered()
+    assert after != before
+    assert changed.keys() == templates.keys() == {"runai-why", "runai-why-worker"}
+    for name, template in changed.items():
+        [container] = template["spec"]["containers"]
+        assert container["envFrom"] == [{"configMapRef": {"name": after}}]
+        assert template != templates[name]
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
@@ -321,7 +438,7 @@ def test_each_platform_reads_its_own_secrets_and_no_other(overlay: Path):
     platform = PLATFORM_SECRETS[overlay.name]
     for deployment in _kind(docs, "Deployment"):
         assert _from_secret(deployment) == COMMON_SECRETS | platform, deployment["metadata"]
-    config = set(_named(docs, "ConfigMap", "runai-why")["data"])
+    config = set(_config(docs)["data"])
     assert (config >= TEAMS_CONFIG) is bool(platform & TEAMS)
     assert not {k for k in config if k.startswith("SLACK_")}
 
@@ -331,8 +448,7 @@ def test_each_overlay_once_filled_in_starts_serve_for_its_platforms(overlay: Pat
     """What a pod of the overlay would see, placeholders filled in: serve's own check passes."""
     docs = built(overlay)
     env = {
-        key: value.replace("change-me", "filled-in")
-        for key, value in _named(docs, "ConfigMap", "runai-why")["data"].items()
+        key: value.replace("change-me", "filled-in") for key, value in _config(docs)["data"].items()
     }
     web = _named(docs, "Deployment", "runai-why")
     env |= {key: f"xoxb-{key.lower()}" for key in _from_secret(web)}
@@ -340,12 +456,35 @@ def test_each_overlay_once_filled_in_starts_serve_for_its_platforms(overlay: Pat
     slack = settings.serve_secrets(socket_mode=False, runai=True)
     assert (slack is not None) is bool(PLATFORM_SECRETS[overlay.name] & SLACK)
     assert settings.teams.configured is bool(PLATFORM_SECRETS[overlay.name] & TEAMS)
+    if PLATFORM_SECRETS[overlay.name] & TEAMS:
+        assert settings.teams.public_url == "https://filled-in.example.com"
+
+
+@pytest.mark.parametrize("folder", [BASE, *OVERLAYS], ids=lambda p: p.name)
+def test_an_overlay_applied_unedited_refuses_to_start_naming_runai_url(folder: Path):
+    """A forgotten edit of config.yaml is a pod that will not start, not a "ready" bot.
+
+    RUNAI_URL ships as a placeholder that `serve` and `worker` refuse, as deploy/env.example's
+    does; every secret is taken as set, so RUNAI_URL is what stops them. TEAMS_PUBLIC_URL's
+    placeholder is read as unset (answers show the sparkline), never as a host to link to.
+    """
+    docs = built(folder)
+    env = {k.lower(): v for k, v in _config(docs)["data"].items()}
+    web = _named(docs, "Deployment", "runai-why")
+    env |= {key.lower(): f"xoxb-{key.lower()}" for key in _from_secret(web)}
+    settings = Settings(_env_file=None, **env)
+    assert [p.variable for p in settings.runai.problems()] == ["RUNAI_URL"]
+    with pytest.raises(ConfigError, match="RUNAI_URL"):  # serve's and worker's runtime alike
+        settings.serve_secrets(socket_mode=False, runai=True)
+    assert settings.teams.public_url is None
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
 def test_every_example_overlay_sets_the_image_and_merges_the_configuration(overlay: Path):
     kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
-    assert kustomization["resources"] == ["../../base"]  # in place: these paths stay right
+    base, *own = kustomization["resources"]
+    assert base == "../../base"  # in place: these paths stay right
+    assert all((overlay / name).is_file() for name in own), "anything else is the overlay's own"
     [image] = kustomization["images"]
     for deployment in _kind(built(overlay), "Deployment"):
         [container] = _pod(deployment)["containers"]
@@ -434,6 +573,83 @@ def test_the_readme_kubernetes_commands_work_from_a_copy(tmp_path: Path, example
     for pods in _kind(rendered, "Deployment"):
         assert _from_secret(pods) <= secret_keys, "the README's Secret lacks a key"
     assert secret_keys == COMMON_SECRETS | SLACK | TEAMS  # and it names nothing else
+
+
+def _namespaced_section() -> str:
+    readme = (KUBE / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Namespaced RBAC") :]
+    return section[: section.index("\n## ")]
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```\n", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def test_the_namespaced_rbac_commands_work_from_a_copy(tmp_path: Path):
+    """deploy/kubernetes/README.md's namespaced steps, run on a copy of deploy/ as written.
+
+    The overlay they make builds (valid), renders no cluster-wide reader of pods or logs, and
+    reads each named project's namespace; kubectl and the emulation agree on it.
+    """
+    shutil.copytree(DEPLOY, tmp_path / "deploy")
+    [block] = _blocks(_namespaced_section(), "sh")
+    rendered: list[dict[str, Any]] = []
+    ran = []
+    for line in block.splitlines():
+        match shlex.split(line, comments=True):
+            case []:
+                continue
+            case ["cp", "-r", source, copy]:
+                shutil.copytree(tmp_path / source, tmp_path / copy)
+            case ["python3", script, *arguments, ">", output]:
+                assert script == "deploy/kubernetes/namespaced/generate.py"
+                with (tmp_path / output).open("w", encoding="utf-8") as out:
+                    done = subprocess.run(  # noqa: S603 - this interpreter, our script
+                        [sys.executable, tmp_path / script, *arguments],
+                        stdout=out,
+                        check=False,
+                    )
+                assert done.returncode == 0
+            case ["$EDITOR", *files]:
+                assert all((tmp_path / f).is_file() for f in files)
+            case ["kubectl", "apply", "-k", folder]:
+                rendered = build(tmp_path / folder)
+                if KUBECTL:
+                    assert _keyed(emulate(tmp_path / folder)) == _keyed(rendered)
+                for doc in rendered:
+                    kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+            case ["kubectl", "delete", *objects, "--ignore-not-found"]:
+                assert sorted(objects) == [
+                    "clusterrole/runai-why-reader",
+                    "clusterrolebinding/runai-why-reader",
+                ]
+                assert not {f"{d['kind'].lower()}/{d['metadata']['name']}" for d in rendered} & set(
+                    objects
+                ), "it deletes what the overlay renders"
+            case words:
+                pytest.fail(f"the test does not know the README's command {words}")
+        ran.append(line.split()[0])
+    assert ran == ["cp", "python3", "$EDITOR", "kubectl", "kubectl"]
+    roles = [d for d in rendered if d["kind"] == "Role"]
+    assert sorted(d["metadata"]["namespace"] for d in roles) == [
+        "runai-ml-team",
+        "runai-nlp",
+        "runai-vision",
+    ]
+    assert [d["metadata"]["name"] for d in _kind(rendered, "ClusterRole")] == [
+        "runai-why-node-reader"
+    ]
+
+
+def test_the_namespaced_rbac_snippet_is_what_the_example_overlay_lists():
+    [snippet] = _blocks(_namespaced_section(), "yaml")
+    listed = yaml.safe_load(snippet)
+    example = yaml.safe_load(
+        (KUBE / "overlays" / "namespaced-rbac" / "kustomization.yaml").read_text()
+    )
+    assert listed["resources"] == example["resources"]
+    assert listed["components"] == example["components"]
+    assert "namespace" not in example
 
 
 def test_env_example_names_every_setting():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -575,3 +576,120 @@ def test_the_readme_documents_the_trade_off():
     readme = (KUBE_DIR / "README.md").read_text(encoding="utf-8")
     for phrase in ("namespaced/generate.py", "cluster-wide", "RoleBinding", "environment"):
         assert phrase in readme, phrase
+
+
+# ---------------------------------------------------------------- namespaced, with kustomize
+# Where the bot runs, the namespaced variant is an overlay: ../../base with
+# components/namespaced-rbac (which deletes the base's cluster-wide reader) and the output of
+# `generate.py --overlay` listed next to the base (overlays/namespaced-rbac is the example).
+
+NAMESPACED_OVERLAY = KUBE_DIR / "overlays" / "namespaced-rbac"
+PROJECT_NAMESPACES = [f"runai-{project}" for project in EXAMPLE_PROJECTS]
+
+
+def test_the_example_overlay_lists_what_generate_overlay_prints():
+    kustomization = yaml.safe_load((NAMESPACED_OVERLAY / "kustomization.yaml").read_text())
+    assert kustomization["resources"] == ["../../base", "rbac-namespaced.yaml"]
+    assert "../../components/namespaced-rbac" in kustomization["components"]
+    assert "namespace" not in kustomization, "it would move the Roles out of the projects"
+    listed = (NAMESPACED_OVERLAY / "rbac-namespaced.yaml").read_text(encoding="utf-8")
+    assert listed == generator().manifests(EXAMPLE_PROJECTS, overlay=True)
+
+
+def test_the_overlay_output_is_the_whole_output_less_what_the_base_has():
+    """--overlay leaves out the Namespace and the ServiceAccount (the base's), nothing else."""
+    whole = namespaced_docs(EXAMPLE_PROJECTS)
+    overlay = list(yaml.safe_load_all(generator().manifests(EXAMPLE_PROJECTS, overlay=True)))
+    assert all(overlay)
+    assert overlay == [d for d in whole if d["kind"] not in {"Namespace", "ServiceAccount"}]
+    base = {(d["kind"], d["metadata"]["name"]) for d in rendered(KUBE_DIR / "base") if d}
+    assert {("Namespace", NAMESPACE), ("ServiceAccount", SERVICE_ACCOUNT)} <= base
+
+
+def test_the_namespaced_overlay_reads_no_pod_or_log_cluster_wide():
+    docs = [d for d in rendered(NAMESPACED_OVERLAY) if d]
+    assert manifest_problems(docs) == []
+    cluster_roles = [d for d in docs if d["kind"] == "ClusterRole"]
+    assert [d["metadata"]["name"] for d in cluster_roles] == [NODE_ROLE]  # the reader is gone
+    assert {r for _, r, _ in grants(cluster_roles)} == {"nodes", "queues"}
+    cluster_bindings = [d for d in docs if d["kind"] == "ClusterRoleBinding"]
+    assert [d["roleRef"]["name"] for d in cluster_bindings] == [NODE_ROLE]
+    roles = [d for d in docs if d["kind"] == "Role"]
+    bindings = [d for d in docs if d["kind"] == "RoleBinding"]
+    for namespaced in (roles, bindings):
+        assert sorted(d["metadata"]["namespace"] for d in namespaced) == sorted(PROJECT_NAMESPACES)
+    for binding in bindings:
+        assert binding["roleRef"] == {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": ROLE,
+        }
+        assert binding_problems("binding", binding) == []
+
+
+def test_the_namespaced_overlay_grants_exactly_the_verbs_and_resources_of_the_cluster_wide():
+    docs = [d for d in rendered(NAMESPACED_OVERLAY) if d]
+    cluster_wide = grants([d for d in all_docs() if d and d["kind"] == "ClusterRole"])
+    assert (
+        grants(docs)
+        == cluster_wide
+        == {(g, r, v) for r in RESOURCES for g in GROUPS[r] for v in VERBS}
+    )
+    assert grants(docs) >= NEEDED | NEEDED_EVENTS
+    # in each project namespace, everything the bot reads there; nothing cluster-scoped
+    for role in (d for d in docs if d["kind"] == "Role"):
+        assert {r for _, r, _ in grants([role])} == {"pods", "pods/log", "events", "podgroups"}
+
+
+def test_the_namespaced_overlay_runs_the_same_pods_as_the_same_account():
+    docs = [d for d in rendered(NAMESPACED_OVERLAY) if d]
+    [account] = [d for d in docs if d["kind"] == "ServiceAccount"]
+    assert (account["metadata"]["name"], account["metadata"]["namespace"]) == (
+        SERVICE_ACCOUNT,
+        NAMESPACE,
+    )
+    [namespace] = [d for d in docs if d["kind"] == "Namespace"]
+    assert namespace["metadata"]["name"] == NAMESPACE
+    for deployment in (d for d in docs if d["kind"] == "Deployment"):
+        assert _pod_spec(deployment)["serviceAccountName"] == SERVICE_ACCOUNT
+        assert deployment["metadata"]["namespace"] == NAMESPACE
+
+    def apart_from_rbac(docs: Iterable[Mapping[str, Any] | None]) -> set[tuple[str, str]]:
+        """Kinds and names, the ConfigMap's (named by its settings) as one."""
+        return {
+            (d["kind"], "" if d["kind"] == "ConfigMap" else d["metadata"]["name"])
+            for d in docs
+            if d and not d["apiVersion"].startswith("rbac.")
+        }
+
+    assert apart_from_rbac(docs) == apart_from_rbac(rendered(KUBE_DIR / "overlays" / "slack"))
+
+
+def test_a_namespace_field_in_the_overlay_would_move_the_roles_as_the_readme_warns(tmp_path):
+    """Why the README and the generated file say never to set `namespace:` in this overlay.
+
+    kustomize puts every namespaced resource in that namespace, the generated Roles too: one
+    project's Role silently leaves its project; several collide (one name) and the build fails.
+    """
+    shutil.copytree(KUBE_DIR, tmp_path / "kubernetes")
+    overlay = tmp_path / "kubernetes" / "overlays" / "namespaced-rbac"
+    kustomization = overlay / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + "namespace: runai-why\n")
+    with pytest.raises(AssertionError, match="ID conflict"):
+        build(overlay)
+    one = generator().manifests(["ml-team"], overlay=True)
+    (overlay / "rbac-namespaced.yaml").write_text(one, encoding="utf-8")
+    moved = [d for d in build(overlay) if d["kind"] in {"Role", "RoleBinding"}]
+    assert [d["metadata"]["namespace"] for d in moved] == [NAMESPACE, NAMESPACE]
+    readme = (KUBE_DIR / "README.md").read_text(encoding="utf-8")
+    assert "`namespace:`" in readme[readme.index("## Namespaced RBAC") :]
+
+
+def test_the_generator_takes_overlay_anywhere_and_refuses_other_options(capsys):
+    assert generator().main(["nlp", "--overlay"]) == 0
+    out = capsys.readouterr().out
+    assert "namespace: runai-nlp" in out
+    assert "\nkind: ServiceAccount" not in out
+    assert "\nkind: Namespace" not in out
+    assert generator().main(["--namespaced", "nlp"]) == 2
+    assert "unknown option '--namespaced'" in capsys.readouterr().err
