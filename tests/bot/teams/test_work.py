@@ -139,7 +139,9 @@ async def test_given_up_items_replace_their_placeholder_and_tell_the_asker(
             runai_url,
             redis_url,
             embedded_worker=True,
-            queue_claim_idle_s=0.3,
+            # long enough that a busy machine never lets its own claim lapse mid give-up (a
+            # second give-up would replace the placeholder twice)
+            queue_claim_idle_s=1.0,
             queue_max_deliveries=2,
         )
         async with serve_asgi(create_asgi_app(build_runtime(settings)), lifespan="on"):
