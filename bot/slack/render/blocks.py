@@ -153,11 +153,12 @@ def _more(section_: Section[str], later: int, left_out: int) -> Block:
 
 
 def _context_block(report: Report, notes: Sequence[str]) -> Block | None:
-    texts = [safe(n, _NOTE_MAX, single_line=True) for n in notes]
-    texts = [t for t in texts if t]
+    shown = [(n, t) for n in notes if (t := safe(n, _NOTE_MAX, single_line=True))]
+    texts = [t for _, t in shown]
     room = _CONTEXT_MAX - (1 if report.redactions else 0)
-    if len(texts) > room:
-        texts = [*texts[: room - 1], safe(" · ".join(texts[room - 1 :]), _NOTE_MAX)]
+    if len(texts) > room:  # the rest share one element: their raw text, made safe once
+        rest = " · ".join(n for n, _ in shown[room - 1 :])
+        texts = [*texts[: room - 1], safe(rest, _NOTE_MAX, single_line=True)]
     if report.redactions:
         noun = "value" if report.redactions == 1 else "values"
         texts.append(f"{report.redactions} sensitive {noun} redacted")
