@@ -25,17 +25,22 @@ _USER_ID = re.compile(r"^[UW][A-Z0-9]{1,20}$")
 _LABEL_MAX = 150
 
 
+def _plain_label(label: str) -> str:
+    """An upstream label for plain text: cleaned, one line, within Slack's UTF-16 limit."""
+    return safe(label, _LABEL_MAX, single_line=True, plain=True) or "?"
+
+
 def picked_blocks(blocks: list[dict[str, Any]], user: str, label: str) -> list[dict[str, Any]]:
     """A question's blocks with its buttons replaced by who picked what.
 
     Only a real Slack user ID becomes a mention, and the label is plain text, so nothing in
-    it can format or mention.
+    it can format or mention; invisible and control characters are dropped from it.
     """
     who = f"<@{user}> picked" if _USER_ID.match(user) else "Picked"
     picked = ContextBlock(
         elements=[
             MarkdownTextObject(text=who),
-            PlainTextObject(text=(label or "?")[:_LABEL_MAX], emoji=False),
+            PlainTextObject(text=_plain_label(label), emoji=False),
         ]
     ).to_dict()
     kept: list[dict[str, Any]] = []
