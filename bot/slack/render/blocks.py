@@ -211,7 +211,7 @@ def render_report(
     is the uploaded memory chart; without it a memory series is shown as a sparkline.
     """
     label = first_line_label(report)
-    header = title(report, label, _HEADER_MAX)
+    header = title(report, label, _HEADER_MAX, plain=True)
     head: list[Block] = [HeaderBlock(text=PlainTextObject(text=header)).to_dict()]
     head += _fields(report, cluster_name)
     headline = safe(report.headline, _HEADLINE_MAX)
@@ -236,8 +236,9 @@ def render_report(
         sections, pack, room=room, others=whole, page_room=PAGE_ROOM, limit=max_replies
     )
     main = arrange(_placed(paged, sections, head, recurrence, closing))
-    fallback = safe(report.headline, _FALLBACK_MAX - len(header) - 1)
-    messages = [SlackMessage(text=f"{header}\n{fallback}".rstrip(), blocks=main)]
+    named = title(report, label, _HEADER_MAX)  # the notification `text` is mrkdwn
+    fallback = safe(report.headline, _FALLBACK_MAX - len(named) - 1)
+    messages = [SlackMessage(text=f"{named}\n{fallback}".rstrip(), blocks=main)]
     for page in paged.pages:
         first = f"{title(report, f'(continued) {label}', 300)} — {page.ranges}"
         messages.append(SlackMessage(text=first, blocks=[section(first), *page.body]))
