@@ -15,7 +15,7 @@ from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject, PlainTextO
 from bot.conversation import Choice, EvidenceReply, Notice, Question, Reply, ReportReply
 from bot.slack.render import blocks
 from bot.slack.render.blocks import ChartImage, SlackMessage
-from bot.slack.render.evidence import render_evidence
+from bot.slack.render.evidence import MAX_EVIDENCE_MESSAGES, render_evidence
 from bot.slack.render.mrkdwn import safe
 
 __all__ = ["CHOICE_ACTION", "picked_blocks", "to_slack"]
@@ -55,9 +55,17 @@ def picked_blocks(blocks: list[dict[str, Any]], user: str, label: str) -> list[d
 
 
 def to_slack(
-    reply: Reply, *, chart: ChartImage | None = None, runai_url: str | None = None
+    reply: Reply,
+    *,
+    chart: ChartImage | None = None,
+    runai_url: str | None = None,
+    max_messages: int | None = None,
 ) -> list[SlackMessage]:
-    """Render an engine reply as one or more Slack messages (the first is the main one)."""
+    """Render an engine reply as one or more Slack messages (the first is the main one).
+
+    At most `max_messages` when given (at least one): an answer then counts what it leaves
+    out, and says how to see it, as it does past its usual number of thread replies.
+    """
     match reply:
         case ReportReply():
             return blocks.render_report(
@@ -67,6 +75,7 @@ def to_slack(
                 lookback=reply.lookback,
                 runai_url=runai_url,
                 chart=chart,
+                max_replies=blocks.MAX_REPLIES if max_messages is None else max_messages - 1,
             )
         case Question(picked=Choice() as picked):
             question = blocks.render_question(reply.text, [], block_id_prefix=CHOICE_ACTION)
@@ -82,4 +91,5 @@ def to_slack(
         case Notice():
             return [blocks.render_notice(reply.text)]
         case EvidenceReply():
-            return render_evidence(reply.report, lookback=reply.lookback)
+            most = MAX_EVIDENCE_MESSAGES if max_messages is None else max_messages
+            return render_evidence(reply.report, lookback=reply.lookback, max_messages=most)

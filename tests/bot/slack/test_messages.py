@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.conversation import Choice, Question
+from bot.conversation import Choice, Question, ReportReply
 from bot.render.clean import utf16_len
 from bot.slack.messages import picked_blocks, to_slack
+from tests.bot.render.reports import report
 
 _EMOJI = "\U0001f600"
 
@@ -40,3 +41,11 @@ def test_the_answered_question_shows_the_cleaned_label():
     text = context["elements"][1]["text"]
     assert text.startswith("train-gpj.exe[2J")
     assert utf16_len(text) <= 150
+
+
+@pytest.mark.parametrize(("most", "replies"), [(None, 3), (4, 3), (2, 1), (1, 0)])
+def test_an_answer_fits_the_messages_it_is_given(most, replies):
+    long = report(recommendations=tuple(f"rec {i} " + "y" * 900 for i in range(40)))
+    messages = to_slack(ReportReply(long, "24h"), max_messages=most)
+    assert len(messages) == 1 + replies
+    assert ("left out to keep the thread short" in str(messages[-1].blocks)) is (replies < 3)
