@@ -14,6 +14,7 @@ BotError                        anything bot/ raises on purpose
 │   └── KvUnavailable           the push state could not be read or changed (`bot.push`)
 ├── AlertStillFiring            a resolution whose firing alert is still answered (`bot.push`)
 ├── RetryLater                  a Slack event not taken: Slack sends it again (`bot.slack`)
+├── ResponseUrlRefused          Slack did not take a post to a `response_url` (`bot.slack`)
 └── (Teams, `bot.teams`)
     ├── NotForUs                an activity the bot does not act on
     ├── TokenRejected           an inbound token is missing or not valid

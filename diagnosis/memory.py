@@ -45,7 +45,7 @@ class MemoryEvidence:
     @property
     def limit_unset(self) -> bool:
         """Whether the configuration was read and sets no CPU-memory limit (not: unread)."""
-        return self.figures.limit_bytes is None and _NO_LIMIT in self.missing
+        return self.figures.configured_read and self.figures.limit_bytes is None
 
 
 def _pair(resources: Resources | None) -> tuple[int | None, int | None]:
@@ -118,7 +118,8 @@ def _shown(request: int | None, limit: int | None) -> str:
 
 def _configured(
     ev: Evidence, container: str | None, *, init: bool
-) -> tuple[int | None, int | None, list[EvidenceLine], list[str]]:
+) -> tuple[int | None, int | None, bool, list[EvidenceLine], list[str]]:
+    """Request, limit, whether they were read (None is then "not set"), their lines, gaps."""
     lines: list[EvidenceLine] = []
     missing: list[str] = []
     r_request, r_limit, r_source = (None, None, None) if init else _runai(ev)
@@ -148,14 +149,14 @@ def _configured(
             f"CPU-memory request and limit of {who} (Kubernetes pod spec not read; the Run:ai "
             "spec's figures are the main container's)"
         )
-        return request, limit, lines, missing
+        return request, limit, False, lines, missing
     else:
         request, limit = r_request, r_limit
         if r_source is None:
             missing.append(
                 "CPU-memory request and limit (not in the spec, pods or workload record)"
             )
-            return request, limit, lines, missing
+            return request, limit, False, lines, missing
         lines.append(
             EvidenceLine(
                 text=f"CPU-memory request/limit: {_shown(request, limit)}", source=r_source
@@ -163,7 +164,7 @@ def _configured(
         )
     if limit is None:
         missing.append(_NO_LIMIT)
-    return request, limit, lines, missing
+    return request, limit, True, lines, missing
 
 
 def memory_evidence(
@@ -171,7 +172,7 @@ def memory_evidence(
 ) -> MemoryEvidence:
     """Memory figures of `container` (an init container when `init`), cited, with the gaps."""
     container = killed_container(ev, container)
-    request, limit, lines, missing = _configured(ev, container, init=init)
+    request, limit, read, lines, missing = _configured(ev, container, init=init)
     values, samples, other_run = _samples(ev)
     peak = max(values) if values else None
     if ev.metrics_requested and ev.metrics is None:
@@ -205,5 +206,6 @@ def memory_evidence(
         peak_bytes=peak,
         container=container,
         samples=tuple(samples),
+        configured_read=read,
     )
     return MemoryEvidence(figures=figures, lines=lines, missing=missing)

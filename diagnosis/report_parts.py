@@ -64,11 +64,14 @@ class MemorySample(_Model):
 class MemoryFigures(_Model):
     """CPU-memory figures in bytes of one container; None means not available, never a guess.
 
-    `container` names the container they belong to (the one that was killed) when known;
-    `samples` is the measured usage series over the evidence window, oldest first (empty
-    when none was measured), from which `peak_bytes` is taken. `killed_at` is when the
-    container was OOM-killed, as the newest dated OOMKilled signal says (None when no OOM kill
-    was reported with a time).
+    `configured_read` says whether the container's configured request and limit were read
+    (from the pod spec, the Run:ai spec, its pods or the workload record): only then is a
+    None `request_bytes` or `limit_bytes` "not set"; otherwise it was not read, and what it
+    is stays unknown. `container` names the container they belong to (the one that was
+    killed) when known; `samples` is the measured usage series over the evidence window,
+    oldest first (empty when none was measured), from which `peak_bytes` is taken.
+    `killed_at` is when the container was OOM-killed, as the newest dated OOMKilled signal
+    says (None when no OOM kill was reported with a time).
     """
 
     request_bytes: int | None
@@ -77,6 +80,7 @@ class MemoryFigures(_Model):
     container: str | None = None
     samples: tuple[MemorySample, ...] = ()
     killed_at: datetime | None = None
+    configured_read: bool = False
 
 
 class Change(_Model):

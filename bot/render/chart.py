@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from bot.render.chart_scale import time_label, time_ticks, value_label, value_ticks
 from bot.render.clean import clean, one_line
 from bot.render.gaps import runs
-from bot.render.sparkline import gib
+from bot.render.sparkline import configured, gib
 from bot.render.wording import when
 from diagnosis import MemoryFigures, MemorySample
 
@@ -153,7 +153,7 @@ def _describe(memory: MemoryFigures, name: str, parts: list[tuple[MemorySample, 
     peak = max(s.usage_bytes for s in memory.samples)
     text = (
         f"CPU memory of {name} from {when(first)} to {when(last)}: peak {gib(peak)}, "
-        f"limit {gib(memory.limit_bytes)}, request {gib(memory.request_bytes)}"
+        f"{configured(memory)}"
     )
     holes = [(a[-1].at, b[0].at) for a, b in itertools.pairwise(parts)]
     if holes:

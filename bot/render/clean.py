@@ -16,7 +16,15 @@ import sys
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["ELLIPSIS", "LONGEST_ENTITY", "clean", "one_line", "truncate", "utf16_len"]
+__all__ = [
+    "ELLIPSIS",
+    "LONGEST_ENTITY",
+    "clean",
+    "middle_cut",
+    "one_line",
+    "truncate",
+    "utf16_len",
+]
 
 ELLIPSIS = "…"
 # Categories removed outright: control (Cc), format (Cf: zero-width, bidi overrides,
@@ -105,6 +113,20 @@ def truncate(text: str, limit: int) -> str:
     if amp != -1 and ";" not in head[amp:]:
         head = head[:amp]
     return head + ELLIPSIS
+
+
+def middle_cut(text: str, limit: int) -> str:
+    """`text`, or its start and end around "…", within `limit` UTF-16 units (at least 2 kept).
+
+    For a name whose end tells it from others as much as its start. Never splits a
+    surrogate pair: a half that would not fit whole is left out.
+    """
+    if len(text) <= limit and utf16_len(text) <= limit:
+        return text
+    keep = max(limit - len(ELLIPSIS), 2)
+    head = text[: _fitting(text, (keep + 1) // 2)]
+    tail_size = _fitting(text[len(head) :][::-1], keep // 2)
+    return f"{head}{ELLIPSIS}{text[len(text) - tail_size :]}"
 
 
 def _fitting(text: str, room: int) -> int:

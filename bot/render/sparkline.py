@@ -15,20 +15,22 @@ from bot.render.gaps import runs
 from bot.render.wording import when
 from diagnosis import MemoryFigures
 
-__all__ = ["BARS", "MAX_WIDTH", "gib", "memory_sparkline", "sparkline"]
+__all__ = ["BARS", "MAX_WIDTH", "configured", "gib", "memory_sparkline", "sparkline"]
 
 BARS = "▁▂▃▄▅▆▇█"
 MAX_WIDTH = 40
 _GIB = 1024**3
 
 
-def gib(value: int | None) -> str:
-    """Bytes as GiB: `31.6 GiB`, `32 GiB`, two figures below one (`0.25 GiB`), or `not set`.
+def gib(value: int | None, *, read: bool = False) -> str:
+    """Bytes as GiB: `31.6 GiB`, `32 GiB`, two figures below one (`0.25 GiB`).
 
-    Halves round up (0.25 → `0.25`, 1.25 → `1.3`): a limit is never shown smaller than it is.
+    None is `not set` when the figure was `read` (a configuration that sets none), else
+    `not read`: a figure nobody read is a gap, never a fact. Halves round up (0.25 → `0.25`,
+    1.25 → `1.3`): a limit is never shown smaller than it is.
     """
     if value is None:
-        return "not set"
+        return "not set" if read else "not read"
     exact = Decimal(value) / _GIB
     if 0 < exact < 1:
         places = max(2, 2 - exact.adjusted() - 1)  # two significant figures
@@ -54,6 +56,13 @@ def sparkline(values: Sequence[int], top: int, width: int = MAX_WIDTH) -> str:
     return "".join(BARS[min(last, max(0, round(v / top * last)))] for v in _buckets(values, width))
 
 
+def configured(memory: MemoryFigures) -> str:
+    """`limit 32 GiB, request not set` (`not read` for a figure not read)."""
+    read = memory.configured_read
+    limit, request = gib(memory.limit_bytes, read=read), gib(memory.request_bytes, read=read)
+    return f"limit {limit}, request {request}"
+
+
 def memory_sparkline(memory: MemoryFigures | None) -> str | None:
     """`CPU memory <from> to <to>: ▁▂▃▅▇█ peak 31.6 GiB, limit 32 GiB, request 32 GiB`."""
     if memory is None or not memory.samples:
@@ -70,6 +79,5 @@ def memory_sparkline(memory: MemoryFigures | None) -> str | None:
         for part in parts
     )
     return (
-        f"CPU memory {when(first)} to {when(last)}: {line} peak {gib(peak)}, "
-        f"limit {gib(memory.limit_bytes)}, request {gib(memory.request_bytes)}"
+        f"CPU memory {when(first)} to {when(last)}: {line} peak {gib(peak)}, {configured(memory)}"
     )

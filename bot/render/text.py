@@ -4,7 +4,10 @@ The lists and their order are the plan's (`bot.render.plan`); the terminal shows
 with the memory sparkline after the evidence, and counts what only "Show all evidence" has.
 Upstream text is untrusted: control characters (terminal escape sequences), zero-width,
 bidirectional and other invisible format characters are removed, so a log line cannot
-rewrite the screen or hide text from the reader.
+rewrite the screen or hide text from the reader. Nor can it print lines of its own that
+look like the report's: a name or an ID is joined onto one line (`_one`), and a line of
+evidence, a recommendation or the headline keeps its lines only indented under its first
+(`_indented`).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.render import plan
-from bot.render.clean import clean
+from bot.render.clean import clean, one_line
 from bot.render.plan import PlanLine, sources_text
 from bot.render.plan.sections import asked_back, evidence_layout, report_layout
 from bot.render.sparkline import memory_sparkline
@@ -38,6 +41,21 @@ def sanitize(text: str) -> str:
     return clean(text)
 
 
+#: Where the continuation lines of a multi-line upstream text start.
+_CONTINUATION = "\n  "
+
+
+def _one(text: str) -> str:
+    """Untrusted text that belongs on one line (a name, an ID, a source), on one line."""
+    return one_line(clean(text))
+
+
+def _indented(text: str) -> str:
+    """Untrusted text that may span lines: every line after the first indented, none blank."""
+    first, *rest = clean(text).strip("\n").split("\n")
+    return _CONTINUATION.join([first, *(line.rstrip() for line in rest if line.strip())])
+
+
 def _first_line(report: Report) -> str:
     if report.category is not None:
         return f"Category: {report.category.value}"
@@ -55,16 +73,16 @@ def _head(report: Report, cluster_name: str | None) -> list[str]:
         w = report.workload
         cluster = f"{cluster_name} ({w.cluster_id})" if cluster_name else w.cluster_id
         lines.append(
-            f"Workload: {w.name} | Phase: {w.phase or 'unknown'} | "
-            f"Project: {w.project or 'unknown'} | Cluster: {cluster}"
+            f"Workload: {_one(w.name)} | Phase: {_one(w.phase or 'unknown')} | "
+            f"Project: {_one(w.project or 'unknown')} | Cluster: {_one(cluster)}"
         )
-        lines.append(f"Workload ID: {w.id}")
+        lines.append(f"Workload ID: {_one(w.id)}")
     if report.headline:
-        lines.append(report.headline)
+        lines.append(_indented(report.headline))
     if question := asked_back(report):
-        lines.append(f"{QUESTION_LABEL}: {question}")
+        lines.append(f"{QUESTION_LABEL}: {_indented(question)}")
     if report.recovery_owner:
-        lines.append(f"{OWNER_LABEL}: {report.recovery_owner}")
+        lines.append(f"{OWNER_LABEL}: {_one(report.recovery_owner)}")
     return lines
 
 
@@ -73,8 +91,8 @@ def plan_lines(lines: Sequence[PlanLine]) -> list[str]:
     out = []
     for line in lines:
         noun = "sources" if len(line.sources) > 1 else "source"
-        cited = f" ({noun}: {sources_text(line)})" if line.sources else ""
-        out.append(f"- {line.text}{cited}")
+        cited = f" ({noun}: {_one(sources_text(line))})" if line.sources else ""
+        out.append(f"- {_indented(line.text)}{cited}")
     return out
 
 
@@ -104,14 +122,15 @@ def render_text(
         lines += ["", sparkline]
     recurrence = recurrence_sentence(report)
     if recurrence:
-        lines += ["", recurrence]
+        lines += ["", _one(recurrence)]
     if layout.recommendations.items:
         lines += ["", "Recommendation:"]
-        lines += [f"- {r}" for r in layout.recommendations.items]
+        lines += [f"- {_indented(r)}" for r in layout.recommendations.items]
     if layout.candidates.items:
         lines += ["", "Candidates (diagnose one with --workload-id ID):"]
         lines += [
-            f"- {c.name} ({c.project or '?'}) {candidate_facts(c)}: workload ID {c.id}"
+            f"- {_one(c.name)} ({_one(c.project or '?')}) {_one(candidate_facts(c))}: "
+            f"workload ID {_one(c.id)}"
             for c in layout.candidates.items
         ]
     if gaps.items:

@@ -11,6 +11,7 @@ import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from bot.render.clean import middle_cut, utf16_len
 from diagnosis import Outcome, Report, WorkloadRef
 
 __all__ = [
@@ -117,7 +118,8 @@ def candidate_facts(candidate: WorkloadRef) -> str:
     )
 
 
-#: A Slack button's text holds 75 characters; labels are made to fit it whole.
+#: A Slack button's text holds 75 characters, counted (as Teams does) in UTF-16 units;
+#: labels are made to fit it whole.
 LABEL_MAX = 75
 _SHORT_ID = 8  # characters of a workload ID shown where the rest of a label is the same
 
@@ -127,7 +129,8 @@ def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
 
     Each names its workload, then what tells it apart: its phase and when it was submitted
     (UTC), and its ID's first characters where two labels would otherwise read the same
-    (as many as make them differ). A long name is shortened in its middle, never the facts.
+    (as many as make them differ). A long name is shortened in its middle, never the facts,
+    so that the whole label fits `LABEL_MAX` UTF-16 units.
     """
 
     def short(moment: datetime | None) -> str:
@@ -139,8 +142,8 @@ def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
     for candidate, fact, key in zip(candidates, facts, plain, strict=True):
         twins = [c.id for c, k in zip(candidates, plain, strict=True) if k == key]
         told = fact + (f" · ID {_distinct_prefix(candidate.id, twins)}" if len(twins) > 1 else "")
-        room = LABEL_MAX - len(told) - len(" · ")
-        labels.append(f"{_middle(candidate.name, room)} · {told}")
+        room = LABEL_MAX - utf16_len(told) - len(" · ")
+        labels.append(f"{middle_cut(candidate.name, room)} · {told}")
     return labels
 
 
@@ -151,14 +154,6 @@ def _distinct_prefix(own: str, ids: Sequence[str]) -> str:
     while size < len(own) and any(o.startswith(own[:size]) for o in others):
         size += 1
     return own[:size]
-
-
-def _middle(name: str, room: int) -> str:
-    """`name`, or its start and end around `…` when longer than `room` characters."""
-    if len(name) <= room:
-        return name
-    keep = max(room - 1, 2)
-    return f"{name[: (keep + 1) // 2]}…{name[len(name) - keep // 2 :]}"
 
 
 def cli_command(report: Report, lookback: str | None) -> str | None:

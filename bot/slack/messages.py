@@ -15,7 +15,7 @@ from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject, PlainTextO
 from bot.conversation import Choice, EvidenceReply, Notice, Question, Reply, ReportReply
 from bot.slack.render import blocks
 from bot.slack.render.blocks import ChartImage, SlackMessage
-from bot.slack.render.evidence import render_evidence
+from bot.slack.render.evidence import MAX_EVIDENCE_MESSAGES, render_evidence
 from bot.slack.render.mrkdwn import safe
 
 __all__ = ["CHOICE_ACTION", "picked_blocks", "to_slack"]
@@ -25,17 +25,22 @@ _USER_ID = re.compile(r"^[UW][A-Z0-9]{1,20}$")
 _LABEL_MAX = 150
 
 
+def _plain_label(label: str) -> str:
+    """An upstream label for plain text: cleaned, one line, within Slack's UTF-16 limit."""
+    return safe(label, _LABEL_MAX, single_line=True, plain=True) or "?"
+
+
 def picked_blocks(blocks: list[dict[str, Any]], user: str, label: str) -> list[dict[str, Any]]:
     """A question's blocks with its buttons replaced by who picked what.
 
     Only a real Slack user ID becomes a mention, and the label is plain text, so nothing in
-    it can format or mention.
+    it can format or mention; invisible and control characters are dropped from it.
     """
     who = f"<@{user}> picked" if _USER_ID.match(user) else "Picked"
     picked = ContextBlock(
         elements=[
             MarkdownTextObject(text=who),
-            PlainTextObject(text=(label or "?")[:_LABEL_MAX], emoji=False),
+            PlainTextObject(text=_plain_label(label), emoji=False),
         ]
     ).to_dict()
     kept: list[dict[str, Any]] = []
@@ -50,9 +55,17 @@ def picked_blocks(blocks: list[dict[str, Any]], user: str, label: str) -> list[d
 
 
 def to_slack(
-    reply: Reply, *, chart: ChartImage | None = None, runai_url: str | None = None
+    reply: Reply,
+    *,
+    chart: ChartImage | None = None,
+    runai_url: str | None = None,
+    max_messages: int | None = None,
 ) -> list[SlackMessage]:
-    """Render an engine reply as one or more Slack messages (the first is the main one)."""
+    """Render an engine reply as one or more Slack messages (the first is the main one).
+
+    At most `max_messages` when given (at least one): an answer then counts what it leaves
+    out, and says how to see it, as it does past its usual number of thread replies.
+    """
     match reply:
         case ReportReply():
             return blocks.render_report(
@@ -62,6 +75,7 @@ def to_slack(
                 lookback=reply.lookback,
                 runai_url=runai_url,
                 chart=chart,
+                max_replies=blocks.MAX_REPLIES if max_messages is None else max_messages - 1,
             )
         case Question(picked=Choice() as picked):
             question = blocks.render_question(reply.text, [], block_id_prefix=CHOICE_ACTION)
@@ -77,4 +91,5 @@ def to_slack(
         case Notice():
             return [blocks.render_notice(reply.text)]
         case EvidenceReply():
-            return render_evidence(reply.report, lookback=reply.lookback)
+            most = MAX_EVIDENCE_MESSAGES if max_messages is None else max_messages
+            return render_evidence(reply.report, lookback=reply.lookback, max_messages=most)

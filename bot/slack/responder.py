@@ -6,7 +6,9 @@ Content that does not fit one message goes into thread replies. Private replies 
 hints, errors about the asker's input) are shown only to the asker: through the request's
 `response_url` as an ephemeral message when there is one, else `chat.postEphemeral`. When
 the bot is not in the channel, the reply goes through `response_url` with a note on how to
-invite the bot.
+invite the bot. Slack takes five posts to a `response_url` (`bot.slack.webhook`): a reply
+sent there is rendered into the posts left, the note joined onto its last message when it
+fits, and a post Slack refuses is logged and raised, never taken as shown.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import structlog
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
-from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.conversation import Notice, Reply, ReportReply
 from bot.ops.observe import ReplyClock
@@ -30,6 +31,7 @@ from bot.slack.orphans import tag
 from bot.slack.render import blocks
 from bot.slack.render.blocks import SlackMessage
 from bot.slack.render.progress import CLEAR, ThreadStatus, thread_status
+from bot.slack.webhook import ResponseUrl, ResponseUrlRefused, fold
 
 __all__ = ["CHOICE_ACTION", "SlackResponder", "picked_blocks", "to_slack"]
 
@@ -64,7 +66,7 @@ class SlackResponder:
         self._channel = channel
         self._thread_ts = thread_ts
         self._user = user
-        self._response_url = response_url or None
+        self._response_url = ResponseUrl(response_url, client) if response_url else None
         self._threaded = threaded
         self._runai_url = runai_url
         self._status: asyncio.Future[bool] | None = None
@@ -130,7 +132,7 @@ class SlackResponder:
     async def _post(self, reply: Reply, clock: ReplyClock | None) -> str:
         if reply.private:
             with self._rendering(clock):
-                messages = to_slack(reply)
+                messages = to_slack(reply, max_messages=self._private_room())
             await self._private(*messages)
             return ""
         with self._rendering(clock):
@@ -147,7 +149,7 @@ class SlackResponder:
             )
         except SlackApiError as error:
             if error.response.get("error") in _NOT_MEMBER and self._response_url:
-                await self._via_response_url([main, *overflow])
+                await self._via_response_url(reply, clock)
                 return ""
             raise
         ts = str(response["ts"])
@@ -182,11 +184,11 @@ class SlackResponder:
             )
 
     async def _update(self, ref: str, reply: Reply, clock: ReplyClock | None) -> None:
+        if not ref:  # posted through response_url: nothing to update, post the result there
+            await self._via_response_url(reply, clock)
+            return
         with self._rendering(clock):
             main, *overflow = to_slack(reply, runai_url=self._runai_url)
-        if not ref:  # posted through response_url: nothing to update, post the result there
-            await self._via_response_url([main, *overflow])
-            return
         update = self._client.chat_update(
             channel=self._channel, ts=ref, text=main.text, blocks=main.blocks
         )
@@ -219,19 +221,27 @@ class SlackResponder:
             return False
         return True
 
-    def _webhook(self, url: str) -> AsyncWebhookClient:
-        """A `response_url` client on the Web API client's session (its kept-alive connections)."""
-        return AsyncWebhookClient(url, session=self._client.session)
+    def _private_room(self) -> int | None:
+        """How many messages a private reply may take: the posts `response_url` has left.
+
+        None (no limit) when it has none left, or there is none: chat.postEphemeral then.
+        """
+        url = self._response_url
+        return url.left if url is not None and url.left > 0 else None
 
     async def _private(self, *messages: SlackMessage) -> None:
-        """Ephemeral to the asker: through `response_url` if there is one, else postEphemeral."""
-        if self._response_url is not None:
-            webhook = self._webhook(self._response_url)
-            for message in messages:
-                await webhook.send(
-                    text=message.text, blocks=message.blocks, response_type="ephemeral"
-                )
-            return
+        """Ephemeral to the asker: through `response_url` while it takes them, else postEphemeral.
+
+        A `response_url` Slack refused, or whose posts are used up, is not tried again.
+        """
+        url = self._response_url
+        if url is not None and 0 < len(messages) <= url.left:
+            try:
+                await url.send(messages)
+            except ResponseUrlRefused:
+                pass  # logged; chat.postEphemeral may still reach the asker
+            else:
+                return
         for message in messages:
             await self._client.chat_postEphemeral(
                 channel=self._channel,
@@ -252,13 +262,30 @@ class SlackResponder:
                 unfurl_media=False,
             )
 
-    async def _via_response_url(self, messages: Sequence[SlackMessage]) -> None:
-        if self._response_url is None:
+    async def _via_response_url(self, reply: Reply, clock: ReplyClock | None) -> None:
+        """`reply` to the asker through `response_url`, in the posts it has left.
+
+        The first time, with the note on how to invite the bot: joined onto the last
+        message when it fits there, else a message of its own.
+
+        Raises:
+            ResponseUrlRefused: no post is left, or Slack refused one (logged).
+        """
+        url = self._response_url
+        if url is None:
             return
-        webhook = self._webhook(self._response_url)
-        if not self._hinted:
-            messages = [*messages, blocks.render_notice(INVITE_HINT)]
-            self._hinted = True
-        for message in messages:
-            await webhook.send(text=message.text, blocks=message.blocks, response_type="ephemeral")
-        self._log.info("slack_replied_via_response_url", channel=self._channel)
+        room = max(url.left, 1)  # none left: `send` logs and raises
+        hinted = self._hinted
+        with self._rendering(clock):
+            messages = to_slack(reply, runai_url=self._runai_url, max_messages=room)
+            if not hinted:
+                hint = blocks.render_notice(INVITE_HINT)
+                joined = fold(messages, hint)
+                if joined is not None:
+                    messages, hinted = joined, True
+                elif room > 1:
+                    shorter = to_slack(reply, runai_url=self._runai_url, max_messages=room - 1)
+                    messages, hinted = [*shorter, hint], True
+        await url.send(messages)
+        self._hinted = hinted
+        self._log.info("slack_replied_via_response_url", channel=self._channel, posts=len(messages))

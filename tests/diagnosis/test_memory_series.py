@@ -51,6 +51,7 @@ def test_the_json_contract_carries_the_series_it_was_measured_from():
         peak_bytes=2,
         container="trainer",
         samples=(MemorySample(at=T0, usage_bytes=2),),
+        configured_read=True,
     )
     body = Report(outcome=Outcome.DIAGNOSED, memory=memory).to_json_dict("24h")
     assert body["memory"] == {
@@ -60,6 +61,7 @@ def test_the_json_contract_carries_the_series_it_was_measured_from():
         "container": "trainer",
         "samples": [{"at": "2025-11-04T00:00:00Z", "usage_bytes": 2}],
         "killed_at": None,
+        "configured_read": True,
     }
     json.dumps(body)
 

@@ -153,11 +153,12 @@ def _more(section_: Section[str], later: int, left_out: int) -> Block:
 
 
 def _context_block(report: Report, notes: Sequence[str]) -> Block | None:
-    texts = [safe(n, _NOTE_MAX, single_line=True) for n in notes]
-    texts = [t for t in texts if t]
+    shown = [(n, t) for n in notes if (t := safe(n, _NOTE_MAX, single_line=True))]
+    texts = [t for _, t in shown]
     room = _CONTEXT_MAX - (1 if report.redactions else 0)
-    if len(texts) > room:
-        texts = [*texts[: room - 1], safe(" · ".join(texts[room - 1 :]), _NOTE_MAX)]
+    if len(texts) > room:  # the rest share one element: their raw text, made safe once
+        rest = " · ".join(n for n, _ in shown[room - 1 :])
+        texts = [*texts[: room - 1], safe(rest, _NOTE_MAX, single_line=True)]
     if report.redactions:
         noun = "value" if report.redactions == 1 else "values"
         texts.append(f"{report.redactions} sensitive {noun} redacted")
@@ -210,7 +211,7 @@ def render_report(
     is the uploaded memory chart; without it a memory series is shown as a sparkline.
     """
     label = first_line_label(report)
-    header = title(report, label, _HEADER_MAX)
+    header = title(report, label, _HEADER_MAX, plain=True)
     head: list[Block] = [HeaderBlock(text=PlainTextObject(text=header)).to_dict()]
     head += _fields(report, cluster_name)
     headline = safe(report.headline, _HEADLINE_MAX)
@@ -235,8 +236,9 @@ def render_report(
         sections, pack, room=room, others=whole, page_room=PAGE_ROOM, limit=max_replies
     )
     main = arrange(_placed(paged, sections, head, recurrence, closing))
-    fallback = safe(report.headline, _FALLBACK_MAX - len(header) - 1)
-    messages = [SlackMessage(text=f"{header}\n{fallback}".rstrip(), blocks=main)]
+    named = title(report, label, _HEADER_MAX)  # the notification `text` is mrkdwn
+    fallback = safe(report.headline, _FALLBACK_MAX - len(named) - 1)
+    messages = [SlackMessage(text=f"{named}\n{fallback}".rstrip(), blocks=main)]
     for page in paged.pages:
         first = f"{title(report, f'(continued) {label}', 300)} — {page.ranges}"
         messages.append(SlackMessage(text=first, blocks=[section(first), *page.body]))

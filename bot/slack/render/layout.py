@@ -36,12 +36,18 @@ class SlackMessage:
     blocks: list[Block]
 
 
-def title(report: Report, label: str, limit: int) -> str:
-    """`label · workload`, one line, within `limit`; the label itself is never cut."""
+def title(report: Report, label: str, limit: int, *, plain: bool = False) -> str:
+    """`label · workload`, one line, within `limit`; the label itself is never cut.
+
+    For mrkdwn (a section, a message's notification `text`) the workload name's formatting
+    marks are neutralised; `plain` is for a plain_text object (the header), where they
+    cannot format and are shown as written.
+    """
     if report.workload is None:
         return label
     prefix = f"{label} · "
-    return prefix + safe(report.workload.name, limit - len(prefix), single_line=True, plain=True)
+    name = safe(report.workload.name, limit - len(prefix), single_line=True, plain=plain)
+    return prefix + name
 
 
 def left_out_line(report: Report, left: int, lookback: str | None, *, button: bool) -> Block:

@@ -22,6 +22,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from bot.render import code_spans
 from bot.render.clean import ELLIPSIS, LONGEST_ENTITY, clean, one_line, truncate
 from bot.render.clean import utf16_len as slack_len
 
@@ -82,15 +83,19 @@ def _escaped(text: str) -> str:
 def neutralise(text: str, *, keep_code: bool = False) -> str:
     """Keep mrkdwn's marks in (unescaped) `text` literal, with look-alike characters.
 
-    Emphasis marks that could format, every backtick (unless `keep_code`: the engine's own
-    code spans in recommendations), and a `>` that would start a quote.
+    Emphasis marks that could format, every backtick, and a `>` that would start a quote.
+    With `keep_code` (the engine's own code spans in recommendations), backtick pairs stay,
+    and inside them the marks that can open nothing (`bot.render.code_spans`).
     """
+    original = text
     for mark, pattern, new in _MARKS:
         if mark in text:
             text = pattern.sub(new, text)
     if ">" in text:
         text = _QUOTE_AT_LINE_START.sub("\\1\u203a", text)
-    return text if keep_code else text.replace("`", _BACKTICK_STAND_IN)
+    if keep_code:
+        return code_spans.restore(original, text, _BACKTICK_STAND_IN)
+    return text.replace("`", _BACKTICK_STAND_IN)
 
 
 def safe(
@@ -112,22 +117,24 @@ def safe(
         escaped = _escaped(marked).strip()
         return one_line(escaped) if single_line else escaped
 
-    return _cut(render, text, limit)
+    return _cut(render, text, limit, code_spans.PAIR_MAX + 2 if keep_code and not plain else 0)
 
 
-def _cut(render: Callable[[str], str], text: str, limit: int) -> str:
+def _cut(render: Callable[[str], str], text: str, limit: int, ahead: int = 0) -> str:
     """`truncate(render(text), limit)`, rendering only as much of a long `text` as that shows.
 
     The work is bounded by `limit`, not by the size of untrusted input (a multi-megabyte log
     line costs what a short one does). Sound for every `render` here: each character's output
-    depends on it and its neighbours, and cutting the input only strips or changes the output
-    at the cut, in at most the expansion of its last character (`LONGEST_ENTITY`). So when
-    the head of the input renders to more than `limit + LONGEST_ENTITY` characters, the whole
-    input renders to the same first `limit` units, and `truncate` reads nothing past those.
+    depends on it, its neighbours and at most `ahead` characters after it (whether a backtick
+    pair closes, `code_spans`), so cutting the input only strips or changes the output in its
+    last `ahead + 1` characters, each expanding to at most `LONGEST_ENTITY`. So when the head
+    of the input renders to more than `limit` characters plus that much, the whole input
+    renders to the same first `limit` units, and `truncate` reads nothing past those.
     """
-    if len(text) > (head := 2 * max(limit, 0) + _HEAD_SLACK):
+    reserve = LONGEST_ENTITY * ahead
+    if len(text) > (head := 2 * max(limit, 0) + _HEAD_SLACK + reserve):
         rendered = render(text[:head])
-        if len(rendered) > limit + LONGEST_ENTITY:
+        if len(rendered) > limit + LONGEST_ENTITY + reserve:
             return truncate(rendered, limit)
     return truncate(render(text), limit)
 

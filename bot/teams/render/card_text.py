@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from bot.render import code_spans
 from bot.render.clean import clean, one_line, truncate
 from diagnosis import Prefilter
 
@@ -85,14 +86,20 @@ _BACKTICK_STAND_IN = "\u02cb"  # modifier letter grave accent
 def neutralise(text: str, *, keep_code: bool = False) -> str:
     """Cleaned `text` with every markdown, tag and link mark replaced by its look-alike.
 
-    Backticks too, unless `keep_code` (the bot's own code spans in help and recommendations).
+    Backticks too, unless `keep_code` (the bot's own code spans in help and recommendations):
+    then backtick pairs stay, and inside them each `_` that can open nothing
+    (`bot.render.code_spans`; every rule replaces characters one for one). Teams shows a
+    code span as plain text, so `*` and `~` stay look-alikes even there.
     Each rule of `MARKDOWN_STAND_INS` in turn, skipping those that cannot match (`_RULES`).
     """
+    original = text
     line_marks = text[:1] in _LINE_MARK_FIRST or _LINE_MARK_AFTER_NEWLINE.search(text) is not None
     for (new, at_line_start), pattern in _RULES.candidates(text):
         if line_marks or not at_line_start:
             text = pattern.sub(new, text)
-    return text if keep_code else text.replace("`", _BACKTICK_STAND_IN)
+    if keep_code:
+        return code_spans.restore(original, text, _BACKTICK_STAND_IN, marks="_")
+    return text.replace("`", _BACKTICK_STAND_IN)
 
 
 def safe(text: str, limit: int, *, single_line: bool = False, keep_code: bool = False) -> str:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from bot.render import plan
 from bot.render.actions import report_buttons
+from bot.render.clean import truncate, utf16_len
 from bot.render.plan import LineKind, PlanLine, sources_text
 from bot.render.plan.overflow import MAX_EVIDENCE_MESSAGES, MAX_REPLIES, Room, pages, paginate
 from bot.render.plan.sections import (
@@ -74,6 +75,7 @@ __all__ = [
 _VALUE_MAX = 300  # a fact's value.
 _HEADLINE_MAX = 1_500
 _NOTES_MAX = 1_000
+_JOIN = " · "
 _MORE_RESERVE = 400  # bytes kept per list for its "N more … in the next messages" line.
 _LEFT_OUT_RESERVE = 1_600  # bytes kept for the "left out" line and its command.
 _CONTINUED_RESERVE = 1_200  # bytes kept in a further activity for its first line.
@@ -144,12 +146,14 @@ def _memory(report: Report, chart_url: str | None) -> list[Element]:
 
 
 def _notes(report: Report, notes: Sequence[str]) -> list[Element]:
-    texts = [safe(n, 200, single_line=True) for n in notes]
-    if report.redactions:
-        noun = "value" if report.redactions == 1 else "values"
-        texts.append(f"{report.redactions} sensitive {noun} redacted")
-    shown = " · ".join(t for t in texts if t)
-    return [small(shown[:_NOTES_MAX])] if shown else []
+    """The notes on one line, cut to leave room for the redaction count, which is never cut."""
+    noun = "value" if report.redactions == 1 else "values"
+    redacted = [f"{report.redactions} sensitive {noun} redacted"] if report.redactions else []
+    room = _NOTES_MAX - sum(utf16_len(f"{_JOIN}{r}") for r in redacted)
+    texts = [t for n in notes if (t := safe(n, 200, single_line=True))]
+    joined = [truncate(_JOIN.join(texts), room)] if texts else []
+    shown = _JOIN.join([*joined, *redacted])
+    return [small(shown)] if shown else []
 
 
 def _pack(section: Section[Element], start: int, room: Room) -> tuple[int, list[Element], Room]:

@@ -109,6 +109,7 @@ def test_diagnose_json_contract(capsys):
     assert data["workload"]["kind"] == "Training"
     assert set(data["recurrence"]) == {"count", "lookback", "recurring"}
     memory = {"request_bytes", "limit_bytes", "peak_bytes", "container", "samples", "killed_at"}
+    memory.add("configured_read")
     assert set(data["memory"]) == memory
     assert data["memory"]["killed_at"] is not None  # the chart's kill marker, as JSON shows it
     assert out.count("\n") == 1

@@ -55,6 +55,7 @@ def figures(values_gib, *, limit=None, request=None, step_min=10, killed_min=Non
         limit_bytes=None if limit is None else int(limit * GIB),
         peak_bytes=max(s.usage_bytes for s in series) if series else None,
         samples=tuple(series),
+        configured_read=limit is not None or request is not None,
         killed_at=None if killed_min is None else START + timedelta(minutes=killed_min),
     )
 
@@ -282,6 +283,20 @@ def test_the_alt_text_says_what_the_picture_shows():
         "limit 32 GiB, request not set; no samples from 2025-11-04 00:30Z to 2025-11-04 12:40Z; "
         "OOM-killed at 2025-11-04 14:00Z"
     )
+
+
+@pytest.mark.parametrize(
+    ("read", "shown"),
+    [
+        (False, "limit not read, request not read"),  # a gap, as "Not measured" says
+        (True, "limit not set, request not set"),  # read: the spec sets none
+    ],
+)
+def test_the_alt_text_says_not_set_only_of_a_figure_read(read, shown):
+    memory = figures([4, 8, 16]).model_copy(update={"configured_read": read})
+    chart = memory_chart(memory, workload="train")
+    assert chart is not None
+    assert chart.alt_text.endswith(f"peak 16 GiB, {shown}")
 
 
 def test_many_gaps_are_counted_in_the_alt_text():

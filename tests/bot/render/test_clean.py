@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.render.clean import clean
+from bot.render.clean import clean, middle_cut, utf16_len
 
 DROPPED = {"Cc", "Cf", "Cs"}
 
@@ -58,3 +58,29 @@ def test_clean_keeps_or_drops_every_code_point_as_defined() -> None:
 )
 def test_clean_table(text: str, expected: str) -> None:
     assert clean(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("short", 5, "short"),
+        ("abcdefgh", 7, "abc…fgh"),
+        ("abcdefgh", 6, "abc…gh"),
+        ("🚀🚀🚀🚀", 8, "🚀🚀🚀🚀"),
+        ("🚀🚀🚀🚀", 7, "🚀…🚀"),  # an odd unit on each side is left unused
+        ("🚀🚀🚀🚀", 6, "🚀…🚀"),
+        ("a🚀🚀🚀b", 6, "a🚀…b"),
+        ("🚀🚀🚀🚀", 4, "🚀…"),  # the tail's one unit cannot hold a pair: it stays empty
+    ],
+)
+def test_middle_cut_keeps_both_ends_within_utf16_units(text, limit, expected) -> None:
+    assert middle_cut(text, limit) == expected
+
+
+@given(st.text(), st.integers(3, 80))
+def test_middle_cut_fits_and_keeps_the_ends(text: str, limit: int) -> None:
+    cut = middle_cut(text, limit)
+    assert utf16_len(cut) <= limit
+    if cut != text:  # a start of the text, "…", an end of it
+        splits = [i for i, c in enumerate(cut) if c == "…"]
+        assert any(text.startswith(cut[:i]) and text.endswith(cut[i + 1 :]) for i in splits)

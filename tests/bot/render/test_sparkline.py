@@ -39,7 +39,7 @@ def test_long_series_keep_every_spike():
 @pytest.mark.parametrize(
     ("value", "shown"),
     [
-        (None, "not set"),
+        (None, "not read"),  # a figure nobody read is a gap, never "not set"
         (32 * GIB, "32 GiB"),
         (int(31.6 * GIB), "31.6 GiB"),
         (GIB // 2, "0.5 GiB"),
@@ -51,6 +51,29 @@ def test_long_series_keep_every_spike():
 )
 def test_gib(value, shown):
     assert gib(value) == shown
+    assert gib(value, read=True) == ("not set" if value is None else shown)
+
+
+@pytest.mark.parametrize(
+    ("limit", "requested", "read", "shown"),
+    [
+        (None, None, False, "limit not read, request not read"),
+        (None, None, True, "limit not set, request not set"),
+        (32 * GIB, None, True, "limit 32 GiB, request not set"),
+        (32 * GIB, 16 * GIB, True, "limit 32 GiB, request 16 GiB"),
+    ],
+)
+def test_the_sparkline_says_not_set_only_of_a_figure_read(limit, requested, read, shown):
+    memory = MemoryFigures(
+        request_bytes=requested,
+        limit_bytes=limit,
+        peak_bytes=8 * GIB,
+        samples=(MemorySample(at=START, usage_bytes=8 * GIB),),
+        configured_read=read,
+    )
+    line = memory_sparkline(memory)
+    assert line is not None
+    assert line.endswith(f"peak 8 GiB, {shown}")
 
 
 def test_memory_sparkline_names_the_window_and_the_figures():

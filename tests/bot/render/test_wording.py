@@ -6,12 +6,16 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.render.clean import utf16_len
 from bot.render.wording import LABEL_MAX, candidate_labels, left_out_words, more_words
 from diagnosis import WorkloadRef
 
 ID_A = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
 ID_B = "8497f5be-4265-49e2-9cbe-d13faeece9c5"
 ID_A2 = "3f1c2a9e-5b00-4c1e-9a2f-8d6b0e4c7a11"  # shares ID_A's first 12 characters
+_ROCKETS = "\U0001f680" * 3  # two UTF-16 units each, as Slack and Teams count them
+_CJK = "\U00020000"  # CJK extension B: two units too
+_WIDE = f"{_ROCKETS}-llm-finetune-{_CJK * 30}"
 
 
 def _ref(name: str, wid: str, *, phase: str = "Failed", minute: int = 19) -> WorkloadRef:
@@ -64,11 +68,29 @@ def _ref(name: str, wid: str, *, phase: str = "Failed", minute: int = 19) -> Wor
             ["xxxxxxxxxxxxxxxxxxxx…yyyyyyyyyyyyyyyyyyy · Running · submitted 11-01 07:19Z"],
             id="a long name is cut in its middle, never the facts",
         ),
+        pytest.param(
+            [
+                _ref(_WIDE, ID_A),
+                _ref(_WIDE, ID_B, minute=20),
+                _ref(_WIDE, ID_A2, phase="Running", minute=20),
+            ],
+            [
+                f"{_ROCKETS}-llm-finetune-…{_CJK * 10} · Failed · submitted 11-01 07:19Z",
+                f"{_ROCKETS}-llm-finetune-…{_CJK * 10} · Failed · submitted 11-01 07:20Z",
+                f"{_ROCKETS}-llm-finetune-…{_CJK * 9} · Running · submitted 11-01 07:20Z",
+            ],
+            id="a name beyond the BMP is measured in UTF-16 units: the facts still fit",
+        ),
+        pytest.param(
+            [_ref(_CJK * 40, ID_A, phase="Running")],
+            [f"{_CJK * 10}…{_CJK * 9} · Running · submitted 11-01 07:19Z"],
+            id="a surrogate pair is never split: an odd unit is left unused",
+        ),
     ],
 )
 def test_candidate_labels(candidates: list[WorkloadRef], labels: list[str]):
     assert candidate_labels(candidates) == labels
-    assert all(len(label) <= LABEL_MAX for label in labels)
+    assert all(utf16_len(label) <= LABEL_MAX for label in labels)
 
 
 def test_a_label_without_times_says_so():

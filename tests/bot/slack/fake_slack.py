@@ -37,7 +37,7 @@ import socket
 import sys
 import threading
 import time
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -56,6 +56,7 @@ __all__ = [
     "BOT_NAME",
     "BOT_USER_ID",
     "RESPONSE_URL",
+    "RESPONSE_URL_USES",
     "TEAM_ID",
     "UPLOAD",
     "Call",
@@ -72,6 +73,8 @@ TEAM_ID = "T1"
 APP_ID = "A1"
 RESPONSE_URL = "response_url"
 """Pseudo method name under which POSTs to `response_url(key)` are recorded."""
+RESPONSE_URL_USES = 5
+"""Posts Slack takes to one `response_url`; it answers the next ones 404 `used_url`."""
 UPLOAD = "file_upload"
 """Pseudo method name under which POSTs of file bytes to an upload URL are recorded."""
 _UPLOAD_PATH = "/upload/"
@@ -347,6 +350,7 @@ class FakeSlack:
         self.violations: list[Violation] = []
         self.channels: dict[str, dict[str, Any]] = {}
         self.users: dict[str, dict[str, Any]] = {}
+        self._response_url_uses: Counter[str] = Counter()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -477,11 +481,12 @@ class FakeSlack:
         return sorted(found, key=lambda m: float(m["ts"]))
 
     def clear(self) -> None:
-        """Forget calls, violations, scripted failures and stored messages."""
+        """Forget calls, violations, scripted failures, stored messages, response_url posts."""
         with self._lock:
             self._calls.clear()
             self._scripts.clear()
             self._messages.clear()
+            self._response_url_uses.clear()
             self.violations.clear()
             self._file_store().clear()
 
@@ -567,6 +572,8 @@ class FakeSlack:
         )
         with self._changed:
             answer = self._answer(method, key, headers, body)
+            if key is not None and answer.status == HTTPStatus.OK:
+                self._response_url_uses[key] += 1
             self._calls.append(
                 Call(
                     method=method,
@@ -593,6 +600,8 @@ class FakeSlack:
         if method == RESPONSE_URL:
             if not key:
                 return _Answer(HTTPStatus.NOT_FOUND, "invalid_url")
+            if self._response_url_uses[key] >= RESPONSE_URL_USES:
+                return _Answer(HTTPStatus.NOT_FOUND, "used_url")
         elif not method.startswith("/"):
             auth = headers.get("authorization", "")
             if not auth:

@@ -605,3 +605,11 @@ async def test_bolt_accepts_events_and_actions(fake_slack: FakeSlack) -> None:
     challenge = await _dispatch(app, url_verification_body("c-123"))
     assert (challenge.status, json.loads(challenge.body)) == (200, {"challenge": "c-123"})
     assert (await _dispatch(app, ssl_check_body())).status == 200
+
+
+async def test_a_response_url_takes_five_posts(fake_slack: FakeSlack) -> None:
+    url = fake_slack.response_url("five")
+    answers = [await AsyncWebhookClient(url).send(text=f"post {i}") for i in range(6)]
+    assert [(a.status_code, a.body) for a in answers] == [(200, "ok")] * 5 + [(404, "used_url")]
+    other = await AsyncWebhookClient(fake_slack.response_url("other")).send(text="first")
+    assert other.status_code == 200  # counted per response_url

@@ -192,3 +192,7 @@ def test_the_oom_headline_claims_only_the_limit_that_was_read(limit, read, says)
     finding = classify(ev)
     assert finding.category is Category.OOM_KILLED
     assert finding.headline == f"Container trainer was OOM-killed: {says}."
+    assert finding.memory is not None
+    assert finding.memory.configured_read is read  # a None limit is "not set" only when read
+    report = compose(ev, finding).to_json_dict("24h")
+    assert report["memory"]["configured_read"] is read

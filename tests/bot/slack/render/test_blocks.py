@@ -183,6 +183,22 @@ def test_redaction_count_and_notes_fit_one_context_block():
     assert elements[-2] == " · ".join(f"note {i}" for i in range(8, 15))
 
 
+@pytest.mark.parametrize(
+    ("overflowing", "shown"),
+    [
+        (["cluster R&D <prod>", "team A&B"], "cluster R&amp;D &lt;prod&gt; · team A&amp;B"),
+        (["&amp; stays literal", "x"], "&amp;amp; stays literal · x"),
+        (["*bold*", "two\nlines"], "\u2217bold\u2217 · two lines"),
+    ],
+)
+def test_notes_sharing_the_last_element_are_escaped_once(overflowing, shown):
+    notes = [f"note {i}" for i in range(9)] + overflowing
+    (message,) = render_report(report(redactions=0), notes=notes)
+    elements = [e["text"] for e in message.blocks[-1]["elements"]]
+    assert len(elements) == 10
+    assert elements[-1] == shown
+
+
 # ------------------------------------------------------------------ safety
 
 

@@ -7,9 +7,10 @@ from collections.abc import Callable
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from bot.render import code_spans
 from bot.render.clean import truncate
 from bot.slack.render import mrkdwn as slack_text
 from bot.slack.render.mrkdwn import code, pre, safe
@@ -44,6 +45,29 @@ def test_a_long_text_renders_as_if_rendered_whole(render, text, limit):
     with mock.patch.object(slack_text, "_HEAD_SLACK", 10**9):
         whole = render(text, limit)
     assert shortcut == whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts.map(lambda t: t.replace("a", "`")), limit=st.integers(0, 40))
+@example(text="\u200b`&&`zzz", limit=2)  # the head ends before the pair closes
+@example(text="\u200b\u200ba`&&`zzz", limit=3)
+def test_a_long_text_with_code_spans_renders_as_if_rendered_whole(text, limit):
+    """Whether a backtick opens a pair depends on what follows it, up to PAIR_MAX + 1 later."""
+    short_pairs = re.compile(r"`[^`\n]{1,3}`")
+    with (
+        mock.patch.object(code_spans, "PAIR_MAX", 3),
+        mock.patch.object(code_spans, "_PAIR", short_pairs),
+    ):
+        with mock.patch.object(slack_text, "_HEAD_SLACK", 0):
+            shortcut = safe(text, limit, keep_code=True)
+        with mock.patch.object(slack_text, "_HEAD_SLACK", 10**9):
+            whole = safe(text, limit, keep_code=True)
+    assert shortcut == whole
+
+
+@pytest.mark.parametrize("line", ["`a_b` " * 200_000, "x `" + "a_" * 500_000])
+def test_a_megabyte_line_with_code_spans_is_cut_from_its_head(line):
+    assert_linear(lambda t: safe(t, 300, keep_code=True), line, 1.0)
 
 
 def test_a_megabyte_line_is_cut_from_its_head():
@@ -102,9 +126,12 @@ MARK_PIECES = [*"*_~`> \n\taZ9\u00e9\u02cd\u2217\u223c\u00a0", "__", "*_*", "_~"
 def neutralise_by_definition(text: str, *, keep_code: bool = False) -> str:
     """Every mark that is not between letters or digits at once, then quotes and backticks."""
     marks = r"(?<![^\W_])[*_~]|[*_~](?![^\W_])"
+    original = text
     text = re.sub(marks, lambda m: MARK_STAND_INS[m.group()], text)
     text = re.sub(r"^(\s*)>", lambda m: f"{m.group(1)}\u203a", text, flags=re.MULTILINE)
-    return text if keep_code else text.replace("`", "\u02cb")
+    return (
+        code_spans.restore(original, text, "\u02cb") if keep_code else text.replace("`", "\u02cb")
+    )
 
 
 def test_neutralise_is_its_definition_on_every_three_pieces():
@@ -132,3 +159,18 @@ def test_blank_lines_before_a_quote_mark_are_read_once(pieces):
     render = lambda text: safe(text, 3000)  # noqa: E731
     allowed = 8 * ratio(render, [repeated("a log line -> with a mark\n", 8_000)])
     assert_linear(render, repeated(pieces, 8_000) + "a>", allowed)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "Check (`docker manifest inspect nvcr.io/acme/llama__ft:v2_`) *now*",
+            "Check (`docker manifest inspect nvcr.io/acme/llama__ft:v2_`) \u2217now\u2217",
+        ),
+        ("run `a_b~ c*.` & `x<y`", "run `a_b~ c*.` &amp; `x&lt;y`"),
+        ("`*bold*` and a lone ` tick", "`\u2217bold*` and a lone \u02cb tick"),
+    ],
+)
+def test_kept_code_spans_are_shown_as_written(text, shown):
+    assert safe(text, 3000, keep_code=True) == shown

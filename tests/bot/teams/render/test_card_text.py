@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.render import code_spans
 from bot.teams.render.card_text import MARKDOWN_STAND_INS, json_bytes, neutralise, plain, safe
 
 #: (case, upstream text, what a TextBlock is given)
@@ -64,9 +65,12 @@ PIECES = [
 
 
 def _rule_by_rule(text: str, *, keep_code: bool) -> str:
+    original = text
     for pattern, new in MARKDOWN_STAND_INS:
         text = re.sub(pattern, new, text)
-    return text if keep_code else text.replace("`", "\u02cb")
+    if keep_code:
+        return code_spans.restore(original, text, "\u02cb", marks="_")
+    return text.replace("`", "\u02cb")
 
 
 def test_neutralise_is_every_rule_in_turn_on_every_pair_of_pieces():
@@ -84,6 +88,24 @@ def test_neutralise_is_every_rule_in_turn(pieces, keep_code):
 
 def test_the_bots_own_code_spans_may_be_kept():
     assert neutralise("run `runai-why help`", keep_code=True) == "run `runai-why help`"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "Check (`docker manifest inspect nvcr.io/acme/llama__ft:v2_`) *now*",
+            "Check (`docker manifest inspect nvcr.io/acme/llama__ft:v2_`) \u2217now\u2217",
+        ),
+        ("run `a_b c_.` `<at>x</at>`", "run `a_b c_.` `\u2039at\u203ax\u2039/at\u203a`"),
+        ("`0*` `0~` `ls *.txt`", "`0\u2217` `0\u223c` `ls \u2217.txt`"),  # no bold, no strike
+        ("`see https://e.x`", "`see https:\u2215\u2215e.x`"),  # links stay inert inside
+        ("`*bold*` and a lone ` tick", "`\u2217bold\u2217` and a lone \u02cb tick"),
+        ("`_x_`", "`\u02cdx_`"),
+    ],
+)
+def test_kept_code_spans_keep_their_marks_but_nothing_links_or_tags(text, shown):
+    assert safe(text, 3000, keep_code=True) == shown
 
 
 def test_safe_cleans_cuts_and_makes_lines_paragraphs():
