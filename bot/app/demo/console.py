@@ -21,6 +21,7 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.ops.observe import begin_request
+from bot.render.clean import one_line
 from bot.render.text import render_evidence_text, render_text, sanitize
 
 __all__ = ["ConsoleResponder", "ConsoleSession", "render_reply"]
@@ -35,17 +36,18 @@ SHOW_ALL_HINT = "Reply `show logs` to see them all."
 def render_reply(reply: Reply) -> str:
     """A reply as console text (the report exactly as `runai-why diagnose` prints it)."""
     if isinstance(reply, ReportReply):
-        notes = "".join(f"\n({sanitize(n)})" for n in reply.notes)
+        notes = "".join(f"\n({one_line(sanitize(n))})" for n in reply.notes)
         answer = render_text(reply.report, cluster_name=reply.cluster_name, more=SHOW_ALL_HINT)
         return answer + notes
     if isinstance(reply, EvidenceReply):
         return render_evidence_text(reply.report)
     if isinstance(reply, Question) and reply.picked is not None:
         who = f" (picked by {sanitize(reply.asker)})" if reply.asker else ""
-        return f"{sanitize(reply.text)}\n→ {sanitize(reply.picked.label)}{who}".strip()
+        label = one_line(sanitize(reply.picked.label))
+        return f"{sanitize(reply.text)}\n→ {label}{who}".strip()
     if isinstance(reply, Question):
         buttons = "".join(
-            f"\n  [{i}] {sanitize(c.label)}" for i, c in enumerate(reply.choices, start=1)
+            f"\n  [{i}] {one_line(sanitize(c.label))}" for i, c in enumerate(reply.choices, start=1)
         )
         hint = "\n  (type a number to pick)" if reply.choices else ""
         return sanitize(reply.text) + buttons + hint
