@@ -1,6 +1,6 @@
 """`python3 dev.py bench`: speed, scale and failover, measured in one run, printed as one table.
 
-    python3 dev.py bench                       # everything (about five minutes)
+    python3 dev.py bench                       # everything (two to three minutes)
     python3 dev.py bench --only one,storm      # some: one acks storm distinct failover queued
     python3 dev.py bench --only acks           # 200 acks at once, timed by a raw-socket client
     python3 dev.py bench --only parse          # the parser's worst case alone (seconds, no world)
