@@ -15,12 +15,11 @@ from diagnosis.errors import AuthError, NotFound, UpstreamUnavailable
 from diagnosis.http.paths import nonempty, segment
 from diagnosis.http.responses import shape_error
 from diagnosis.kube.event_models import KubeEvent, event_from_core, event_from_events_v1
-from diagnosis.kube.responses import NAMED, kind_of, response_json, response_url
+from diagnosis.kube.responses import NAMED, KubeGet, kind_of, response_json, response_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    import httpx
 
 __all__ = ["GET_EVENTS", "MAX_PAGES", "EventReads"]
 
@@ -33,19 +32,8 @@ _PAGE_SIZE = 500
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class EventReads:
+class EventReads(KubeGet):
     """`list_pod_events` and `list_node_events` (see the module docstring)."""
-
-    if TYPE_CHECKING:  # `KubeClient`'s GET
-
-        async def _get(
-            self,
-            path: str,
-            *,
-            operation: str,
-            params: dict[str, str | int] | None = None,
-            accept: str = "application/json",
-        ) -> httpx.Response: ...
 
     async def list_pod_events(self, namespace: str, pod_name: str) -> list[KubeEvent]:
         """`kubectl get events --field-selector involvedObject.name=<pod>`, oldest first.

@@ -1,14 +1,30 @@
-"""How the Kubernetes client reads a response body, and names what it could not read."""
+"""What the Kubernetes client's reads share: its GET, and reading and naming a response body."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from diagnosis.http.responses import safe_url, shape_error
 
-__all__ = ["NAMED", "kind_of", "response_json", "response_url"]
+__all__ = ["NAMED", "KubeGet", "kind_of", "response_json", "response_url"]
+
+
+class KubeGet(Protocol):
+    """What the client's mixins (events, scheduler objects) need of `KubeClient`: its GET."""
+
+    async def _get(
+        self,
+        path: str,
+        *,
+        operation: str,
+        params: dict[str, str | int] | None = None,
+        accept: str = "application/json",
+    ) -> httpx.Response:
+        """GET `path` (appended to the base URL); a 200 response or the matching error."""
+        ...
+
 
 NAMED = "a Kubernetes namespace, pod, container or node name"
 

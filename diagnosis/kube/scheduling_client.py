@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from diagnosis.http.paths import nonempty, segment
 from diagnosis.http.responses import parse_model, safe_url, shape_error
+from diagnosis.kube.responses import KubeGet
 from diagnosis.kube.scheduling_models import PodGroup, Queue
 
 if TYPE_CHECKING:
@@ -27,17 +28,8 @@ PODGROUPS = "/apis/scheduling.run.ai/v2alpha2"
 QUEUES = "/apis/scheduling.run.ai/v2"
 
 
-class _Client(Protocol):
-    """What the mixin needs of `KubeClient`."""
-
-    async def _get(
-        self,
-        path: str,
-        *,
-        operation: str,
-        params: dict[str, str | int] | None = None,
-        accept: str = "application/json",
-    ) -> httpx.Response: ...
+class _Client(KubeGet, Protocol):
+    """What the mixin needs of `KubeClient`: its GET and its event paging."""
 
     async def _object_events(
         self, paths: tuple[str, str], match: dict[str, str]
