@@ -87,11 +87,13 @@ class Ruling:
 
     `mentions`: the notice was written by the bot alone and names a person in the
     platform's own mention syntax (from the caller's `mention`), to be shown as a mention.
+    `done`: False when nothing was done and the notice tells its sender to ask again.
     """
 
     incoming: Incoming | None = None
     notice: str | None = None
     mentions: bool = False
+    done: bool = True
 
 
 async def admit(
@@ -114,7 +116,8 @@ async def admit(
         if not incoming.directed:
             return await _continues(engine, incoming, told_once_s)
     except StoreUnavailable as error:
-        return Ruling(notice=failure_notice(error, shown=shown))
+        notice = failure_notice(error, shown=shown)
+        return Ruling(notice=notice, done=not asks_again(error, shown=shown))
     return Ruling(incoming)
 
 
@@ -178,9 +181,9 @@ async def converse(
 def asks_again(error: Exception, *, shown: bool) -> bool:
     """Whether the turn that failed with `error` did nothing and its asker is told to ask again.
 
-    Their thread was busy, or the state store failed before anything was shown.
+    Their thread was busy, or the state store failed, before anything was shown for it.
     """
-    return isinstance(error, ThreadBusy) or (isinstance(error, StoreUnavailable) and not shown)
+    return not shown and isinstance(error, (ThreadBusy, StoreUnavailable))
 
 
 def failure_notice(error: Exception, *, shown: bool) -> str | None:

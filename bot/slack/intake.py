@@ -20,6 +20,7 @@ from bot.conversation import Incoming
 from bot.durable.tasks import stopped
 from bot.errors import BotError
 from bot.slack.responder import SlackResponder
+from bot.slack.webhook import LISTENER_POSTS
 from bot.work import Enqueued, WorkQueue, admit, new_item
 
 __all__ = ["PLATFORM", "Notices", "ResponderSpec", "RetryLater", "submit", "trigger_key"]
@@ -44,9 +45,18 @@ class ResponderSpec(BaseModel):
     threaded: bool = True
 
     def responder(
-        self, client: AsyncWebClient, *, runai_url: str | None, thread: str | None = None
+        self,
+        client: AsyncWebClient,
+        *,
+        runai_url: str | None,
+        thread: str | None = None,
+        queued: bool = False,
     ) -> SlackResponder:
-        """The responder; `thread` is the thread an earlier attempt's first post created."""
+        """The responder; `thread` is the thread an earlier attempt's first post created.
+
+        `queued`: a worker's, answering after the listener, which may have told the asker
+        their place in the queue through the same `response_url` (one of its five posts).
+        """
         return SlackResponder(
             client,
             channel=self.channel,
@@ -55,6 +65,7 @@ class ResponderSpec(BaseModel):
             response_url=self.response_url,
             threaded=self.threaded,
             runai_url=runai_url,
+            response_url_spent=LISTENER_POSTS if queued else 0,
         )
 
 
@@ -67,12 +78,14 @@ async def submit(
     dedupe: str,
     dedupe_ttl_s: int,
     deadline_s: float,
+    repeatable: bool = False,
 ) -> Enqueued:
     """Enqueue one request; counts duplicates and refusals.
 
     `dedupe` names the user's action, so that every copy of it is one request: Slack's
     retries and double deliveries of an event, a double click, and a replayed slash command
-    or shortcut (`trigger_key`), which Slack itself never sends twice.
+    or shortcut (`trigger_key`), which Slack itself never sends twice. `repeatable`: see
+    `bot.work.admit` (a click on a question's button).
 
     Raises:
         QueueUnavailable: nothing was taken (Redis is down).
@@ -84,7 +97,7 @@ async def submit(
         responder=spec.model_dump(mode="json"),
         deadline_s=deadline_s,
     )
-    return await admit(queue, item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
+    return await admit(queue, item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s, repeatable=repeatable)
 
 
 def trigger_key(team: str, trigger_id: str) -> str:

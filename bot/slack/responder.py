@@ -55,18 +55,22 @@ class SlackResponder:
         response_url: str | None = None,
         threaded: bool = True,
         runai_url: str | None = None,
+        response_url_spent: int = 0,
     ) -> None:
         """Answer in `channel`/`thread_ts`; private replies go to `user` only.
 
         `threaded=False` keeps a direct message's answers in the conversation itself
         instead of starting a thread. `runai_url` is the configured control plane, for the
-        report's "Open in Run:ai" link (never a URL from upstream).
+        report's "Open in Run:ai" link (never a URL from upstream). `response_url_spent`:
+        posts to `response_url` made before this responder (`bot.slack.webhook`).
         """
         self._client = client
         self._channel = channel
         self._thread_ts = thread_ts
         self._user = user
-        self._response_url = ResponseUrl(response_url, client) if response_url else None
+        self._response_url = (
+            ResponseUrl(response_url, client, spent=response_url_spent) if response_url else None
+        )
         self._threaded = threaded
         self._runai_url = runai_url
         self._status: asyncio.Future[bool] | None = None

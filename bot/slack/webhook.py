@@ -22,10 +22,13 @@ from bot.errors import BotError
 from bot.slack.render.layout import BUDGET, MAX_BLOCKS, SlackMessage
 from bot.slack.render.mrkdwn import block_chars
 
-__all__ = ["RESPONSE_URL_USES", "ResponseUrl", "ResponseUrlRefused", "fold"]
+__all__ = ["LISTENER_POSTS", "RESPONSE_URL_USES", "ResponseUrl", "ResponseUrlRefused", "fold"]
 
 #: How many posts Slack takes to one `response_url`.
 RESPONSE_URL_USES = 5
+#: Posts the listener may make to a request's `response_url` before a worker answers it: the
+#: asker's place in the queue, told beside the acknowledgement.
+LISTENER_POSTS = 1
 #: The part of Slack's answer to a refused post that is logged (`used_url`, `expired_url`).
 _ANSWER_SHOWN = 100
 
@@ -37,10 +40,11 @@ class ResponseUrlRefused(BotError):
 class ResponseUrl:
     """One request's `response_url`, posted to on the Web API client's session."""
 
-    def __init__(self, url: str, client: AsyncWebClient) -> None:
+    def __init__(self, url: str, client: AsyncWebClient, *, spent: int = 0) -> None:
+        """`spent`: posts others may have made to `url` already (they count against its five)."""
         self._url = url
         self._client = client
-        self._used = 0
+        self._used = spent
         self._log = structlog.get_logger(__name__)
 
     @property

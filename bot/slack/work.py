@@ -38,7 +38,7 @@ class SlackWork:
     def _responder(self, item: WorkItem, state: JournalState) -> SlackResponder:
         spec = ResponderSpec.model_validate(item.responder)
         responder = spec.responder(
-            self._client, runai_url=self._deps.runai_url, thread=state.thread
+            self._client, runai_url=self._deps.runai_url, thread=state.thread, queued=True
         )
         responder.item_id = item.id
         return responder
@@ -56,6 +56,9 @@ class SlackWork:
         """See `Handler.run`."""
         state = await self._adopted(item, journal, state)
         responder = self._responder(item, state)
+        # What an earlier attempt showed is in the channel already: a failure now is told as
+        # "not saved", never as "nothing processed" (and the request is not taken again).
+        responder.public = bool(state.posts)
         shown = JournaledResponder(responder, journal, state)
         responder.on_posted = shown.posted
         engine = self._deps.engine
@@ -69,7 +72,7 @@ class SlackWork:
         if ruling.incoming is None:
             if ruling.notice is not None:
                 await responder.tell(ruling.notice, ours=ruling.mentions)
-            return True
+            return ruling.done
         return await converse(engine, ruling.incoming, responder, shown=shown)
 
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:

@@ -34,11 +34,22 @@ class TeamsSpec(BaseModel):
 
 def dedupe_key(inbound: Inbound) -> str:
     """The key under which the queue takes this activity once (for `DEDUPE_TTL_S`)."""
-    # The answer's buttons may be pressed again later, by anyone: only a retry is one.
-    if inbound.choice is not None and inbound.choice not in REPORT_ACTIONS and inbound.card_id:
+    if _a_pick(inbound):
         key = thread_key(inbound).redis_key("q")
         return f"teams:click:{key}:{inbound.card_id}:{inbound.choice}:{inbound.user_id}"
     return f"teams:activity:{inbound.tenant_id}:{inbound.channel}:{inbound.activity_id}"
+
+
+def _a_pick(inbound: Inbound) -> bool:
+    """A click answering a question: one per card, choice and clicker (a double click is one).
+
+    The answer's buttons may be pressed again later, by anyone: only a retry is one of those.
+    """
+    return (
+        inbound.choice is not None
+        and inbound.choice not in REPORT_ACTIONS
+        and bool(inbound.card_id)
+    )
 
 
 def incoming_of(inbound: Inbound) -> Incoming:
@@ -70,4 +81,10 @@ async def submit(
         responder=spec.model_dump(mode="json"),
         deadline_s=deadline_s,
     )
-    return await admit(queue, item, dedupe=dedupe_key(inbound), dedupe_ttl_s=dedupe_ttl_s)
+    return await admit(
+        queue,
+        item,
+        dedupe=dedupe_key(inbound),
+        dedupe_ttl_s=dedupe_ttl_s,
+        repeatable=_a_pick(inbound),
+    )

@@ -68,7 +68,7 @@ class TeamsTurns:
         if ruling.incoming is None:
             if ruling.notice is not None:
                 await responder.tell(ruling.notice)
-            return True
+            return ruling.done
         return await converse(self._engine, ruling.incoming, responder, shown=shown)
 
 

@@ -11,13 +11,20 @@ from bot.work.queue import WorkQueue
 __all__ = ["admit"]
 
 
-async def admit(queue: WorkQueue, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
+async def admit(
+    queue: WorkQueue, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int, repeatable: bool = False
+) -> Enqueued:
     """Enqueue `item` under `dedupe` (one atomic step), then record it in metrics and logs.
+
+    `repeatable`: its asker can send this very request again (a button click, under the same
+    key), so when a worker tells them to ask again the key is forgotten with the item. A
+    message's key is never forgotten: the platform's own redelivery of it would run again.
 
     Raises:
         QueueUnavailable: nothing was taken (Redis is down).
     """
-    item = item.model_copy(update={"dedupe": dedupe})
+    if repeatable:
+        item = item.model_copy(update={"dedupe": dedupe})
     result = await queue.enqueue(item, dedupe=dedupe, dedupe_ttl_s=dedupe_ttl_s)
     log = structlog.get_logger(__name__)
     if result.intake is Intake.DUPLICATE:

@@ -34,7 +34,7 @@ class WorkItem(BaseModel):
     responder: dict[str, JsonValue]
     request_id: str | None = None
     dedupe: str | None = None
-    """The request's dedupe key (`admit` sets it): forgotten when its asker is told to ask again."""
+    """A repeatable request's key (`admit`): forgotten when its asker is told to ask again."""
     enqueued_at: float
     """Epoch seconds when it was accepted."""
     deadline_at: float

@@ -85,6 +85,7 @@ async def take_choice(deps: SlackDeps, request: SlackRequest) -> Ack:
         incoming=Incoming(click.key, click.user, choice=value, message_ref=ref),
         spec=click.spec,
         dedupe=f"act:{click.key.channel}:{message.get('ts')}:{value}:{click.user}",
+        repeatable=True,
     )
     return Ack()
 

@@ -28,8 +28,11 @@ async def take(
     dedupe: str,
     retry: bool = False,
     first_delivery: bool = True,
+    repeatable: bool = False,
 ) -> None:
     """Enqueue the request; a full queue or a Redis failure is told to the asker at once.
+
+    `repeatable`: a click its asker may send again under the same key (`bot.work.admit`).
 
     Raises:
         RetryLater: `retry` is set and Redis is down (Slack will deliver the event again).
@@ -44,6 +47,7 @@ async def take(
             dedupe=dedupe,
             dedupe_ttl_s=deps.dedupe_ttl_s,
             deadline_s=deps.queue_deadline_s,
+            repeatable=repeatable,
         )
     except QueueUnavailable as error:
         if not retry:

@@ -141,6 +141,8 @@ async def test_admission(demo: Harness, row):
     else:
         assert (ruling.incoming, ruling.notice) == (None, expected)
         assert ruling.mentions is expected.startswith("Only")
+        # told to ask again (a store failure, a busy thread): the same click is taken again
+        assert ruling.done is (failure is None)
 
 
 async def test_a_lost_thread_is_told_to_each_replier_once(demo: Harness):
@@ -165,7 +167,7 @@ async def test_a_store_failure_after_a_public_post_is_told_as_not_saved(demo: Ha
 #: same request, the same click, is then taken again)
 FAILURES = [
     (ThreadBusy("held"), False, BUSY, False),
-    (ThreadBusy("held"), True, BUSY, False),
+    (ThreadBusy("held"), True, BUSY, True),  # an earlier attempt showed something
     (StoreBusy("pool"), False, STORE_BUSY, False),
     (StoreBusy("pool"), True, STATE_NOT_SAVED, True),
     (StoreUnavailable("down"), False, STORE_DOWN, False),

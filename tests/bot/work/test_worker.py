@@ -243,22 +243,29 @@ class _AsksAgain(Diagnoser):
 
 
 @pytest.mark.parametrize(
-    ("done", "again"), [(False, "accepted"), (True, "duplicate")], ids=["asks again", "answered"]
+    ("done", "repeatable", "again"),
+    [(False, True, "accepted"), (True, True, "duplicate"), (False, False, "duplicate")],
+    ids=["a click, told to ask again", "a click, answered", "a message, told to ask again"],
 )
-async def test_a_request_told_to_ask_again_is_taken_again(
+async def test_a_click_told_to_ask_again_is_taken_again(
     queue: WorkQueue,
     done: bool,  # noqa: FBT001 - a table column
+    repeatable: bool,  # noqa: FBT001 - a table column
     again: str,
 ):
-    """Told "ask again", the asker repeats the same action (the same click): it is not a duplicate."""
+    """Told "ask again", the asker repeats the same click: it is not a duplicate.
+
+    A message's key is kept: the platform's own redelivery of it would otherwise run again.
+    """
     handler = _AsksAgain(done=done)
-    admitted = await admit(queue, item(), dedupe="click:C1:1.1:prod-a:U1", dedupe_ttl_s=60)
+    key, ttl = "click:C1:1.1:prod-a:U1", 60
+    admitted = await admit(queue, item(), dedupe=key, dedupe_ttl_s=ttl, repeatable=repeatable)
     assert admitted.intake == "accepted"
     worker = _worker(queue, handler)
     worker.start()
     await until(lambda: handler.ran)
     await until(lambda: worker.inflight == 0)
     assert await queue.depth() == 0
-    repeated = await admit(queue, item(), dedupe="click:C1:1.1:prod-a:U1", dedupe_ttl_s=60)
+    repeated = await admit(queue, item(), dedupe=key, dedupe_ttl_s=ttl, repeatable=repeatable)
     assert repeated.intake == again
     await worker.stop(1)

@@ -1,0 +1,133 @@
+"""The Slack handler of queued items: what a retry after a public post tells, and keeps."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import redis.asyncio
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.conversation import (
+    ConversationEngine,
+    Incoming,
+    Notice,
+    ReportReply,
+    Responder,
+    StateStore,
+    StoreUnavailable,
+    ThreadKey,
+)
+from bot.conversation.messages import STATE_NOT_SAVED
+from bot.slack.deps import SlackDeps
+from bot.slack.intake import ResponderSpec, submit
+from bot.slack.orphans import tag
+from bot.slack.work import SlackWork
+from bot.work import Intake, RedisWorkQueue, ShownPost, Worker
+from diagnosis import Report
+from tests.bot.render.reports import report
+from tests.bot.slack.fake_slack import RESPONSE_URL, FakeSlack
+from tests.bot.work.chat import until
+
+CLICK = "act:C1:1.1:prod-a:U1"  # the key a click on a question's button is taken under
+
+
+class _StoreDown:
+    """The engine's surface the handler uses; its state store fails at the thread's lock."""
+
+    store = None
+
+    async def asker(self, key: ThreadKey) -> str:
+        del key
+        return "U1"
+
+    async def handle(self, incoming: Incoming, responder: object) -> None:
+        del incoming, responder
+        raise StoreUnavailable("Redis is unavailable (lock: ConnectionError)")
+
+
+async def test_a_retry_after_a_public_post_is_not_told_nothing_was_done(
+    fake_slack: FakeSlack, redis_client: redis.asyncio.Redis
+):
+    """The first attempt posted "Diagnosing …" and died; the second meets a Redis failure.
+
+    Something is in the channel, so the asker is told it may not be remembered, never "I did
+    not process this request", and the click stays taken: clicked again, it is a duplicate.
+    """
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.base_url)
+    queue = RedisWorkQueue(redis_client, max_items=10, journal_ttl_s=60)
+    spec = ResponderSpec(channel="C1", thread_ts="1.1", user="U1")
+    click = Incoming(ThreadKey("slack", "T1", "C1", "1.1"), "U1", choice="prod-a", message_ref="2")
+
+    async def ask() -> Intake:
+        taken = await submit(
+            queue,
+            kind="click",
+            incoming=click,
+            spec=spec,
+            dedupe=CLICK,
+            dedupe_ttl_s=600,
+            deadline_s=300,
+            repeatable=True,
+        )
+        return taken.intake
+
+    assert await ask() is Intake.ACCEPTED
+    [delivery] = await queue.take("died", 1, 0)
+    assert delivery.item is not None
+    journal = queue.journal(delivery.item.id)
+    await journal.begin(delivery.entry_id)
+    posted = await client.chat_postMessage(
+        channel="C1",
+        thread_ts="1.1",
+        text="Diagnosing …",
+        metadata=tag(delivery.item.id, progress=True),
+    )
+    await journal.record_post(0, ShownPost(str(posted["ts"]), progress=True), None)
+
+    engine = cast("ConversationEngine", _StoreDown())
+    deps = SlackDeps(engine=engine, store=cast("StateStore", None), queue=queue)
+    worker = Worker(
+        queue, {"slack": SlackWork(deps, client)}, concurrency=1, claim_idle_s=0.3, max_deliveries=3
+    )
+    worker.start()
+    await until(lambda: fake_slack.calls("chat.postEphemeral"))
+    await until(lambda: worker.inflight == 0)
+    await worker.stop(1)
+    told = [call.body.get("text") for call in fake_slack.calls("chat.postEphemeral")]
+    assert told == [STATE_NOT_SAVED]
+    assert await ask() is Intake.DUPLICATE
+
+
+class _Answers:
+    """The engine's turn as it shows an answer: "Diagnosing …", then the report in its place."""
+
+    def __init__(self, answer: Report) -> None:
+        self._answer = answer
+
+    async def handle(self, incoming: Incoming, responder: Responder) -> None:
+        del incoming
+        ref = await responder.post(Notice("Diagnosing …", progress=True))
+        await responder.update(ref, ReportReply(self._answer, "24h"))
+
+
+async def test_a_queued_answer_through_a_response_url_leaves_the_listener_its_post(
+    fake_slack: FakeSlack,
+):
+    """Not in the channel, the bot answers through the request's `response_url` (five posts).
+
+    The listener told the asker their place in the queue there first, so the worker's answer
+    fits the four posts left, and its last page (what it left out) reaches the asker.
+    """
+    fake_slack.fail_next("chat.postMessage", error="not_in_channel", count=50)
+    fake_slack.fail_next("chat.postEphemeral", error="not_in_channel", count=50)
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.base_url)
+    url = fake_slack.response_url("r")
+    spec = ResponderSpec(channel="C1", thread_ts="1.1", user="U1", response_url=url)
+    await spec.responder(client, runai_url=None).tell("I am busy: 1 request is ahead of yours.")
+    long = report(recommendations=tuple(f"rec {i} " + "y" * 900 for i in range(40)))
+    worker = spec.responder(client, runai_url=None, queued=True)
+    await _Answers(long).handle(Incoming(ThreadKey("slack", "T1", "C1", "1.1"), "U1"), worker)
+    posts = fake_slack.calls(RESPONSE_URL)
+    assert [call.status for call in posts] == [200] * 5
+    assert "left out" in str(posts[-1].body.get("blocks"))
+    fake_slack.violations.clear()  # the not_in_channel failures asked for above
