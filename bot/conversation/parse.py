@@ -186,19 +186,21 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
 
 
 def _cluster_and_project(text: str, query: Query) -> tuple[str, Query]:
-    """The cluster (`on prod-a`) and the project (`in nlp`), or two named for one (`X or Y`)."""
+    """The cluster (`on prod-a`) and the project (`in nlp`), and two named for one (`X or Y`).
+
+    Both are kept: `in vision … either in the dataloader or the model` names the project
+    and an or-phrase that may be no names at all; linking keeps the options only if they
+    are known (`understand.linking`), and never over a value named on its own.
+    """
     if query.cluster is None:
         text, options = either(CLUSTER_OR, text)
-        if not options:
-            text, cluster = _first(CLUSTER_RES, text)
-            query = replace(query, cluster=cluster)
-        query = replace(query, cluster_options=options)
+        text, cluster = _first(CLUSTER_RES, text)
+        query = replace(query, cluster=cluster, cluster_options=options)
     if query.project is None:
         text, options = either(PROJECT_OR, text)
-        if not options:
-            text, project = _first(PROJECT_RES, text)
-            query = replace(query, project=project.lower() if project else None)
-        query = replace(query, project_options=options)
+        text, project = _first(PROJECT_RES, text)
+        project = project.lower() if project else None
+        query = replace(query, project=project, project_options=options)
     return text, query
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -11,7 +11,7 @@ from bot.conversation.parse import Query
 from bot.conversation.understand.found import Found
 from bot.conversation.understand.vocabulary import is_common
 
-__all__ = ["Known", "linked", "merged", "unplaced", "whole_words"]
+__all__ = ["Known", "linked", "merged", "not_known", "unplaced", "whole_words"]
 
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -82,19 +82,29 @@ def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
 def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()) -> Query:
     """Everyday words dropped unless known; a word exactly a known cluster or project used.
 
-    Two known clusters (or projects) named, or a slot's `X or Y`, leave the slot empty with
-    those as its options: which one is asked, never picked. A name said not to be meant
-    (`not nlp`) is never a value. A linked Slack channel (`channels`) names the cluster
-    only when none was typed and it is exactly a known cluster's name.
+    A value named on its own (`on prod-a`, `in ml-team`) wins over an `X or Y` and over
+    other names (`the same job on prod-b is fine`). Without one, two known clusters (or
+    projects) named, or a slot's `X or Y`, leave the slot empty with those as its options:
+    which one is asked, never picked. Once the names are known, an `X or Y` keeps only
+    known ones (`either in the dataloader or the model` names no project); one left is
+    used. A name said not to be meant (`not nlp`) is never a value. A linked Slack channel
+    (`channels`) names the cluster only when none was typed and it is exactly a known one.
     """
     unmeant = set(query.excluded)
     words = [w for w in _words(rest) if w not in unmeant]
     cluster, project, name = _typed(query, rest, words, known)
-    cluster_options, project_options = _options(query, words, known, name)
-    if cluster_options or (cluster and cluster.casefold() in unmeant):
+    if cluster and cluster.casefold() in unmeant:
         cluster = None
-    if project_options or (project and project in unmeant):
+    if project and project in unmeant:
         project = None
+    named = _distinct(w for w in words if known.is_cluster(w) and not _UUID.match(w))
+    cluster, cluster_options = _choice(
+        cluster, query.cluster_options, named, known.clusters, known.is_cluster
+    )
+    named = _distinct(w for w in words if w != name and known.is_project(w))
+    project, project_options = _choice(
+        project, query.project_options, named, known.projects, known.is_project
+    )
     for folded in words:
         if cluster is None and not cluster_options and known.is_cluster(folded):
             cluster = folded
@@ -110,6 +120,50 @@ def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()
         cluster_options=cluster_options,
         project_options=project_options,
     )
+
+
+def not_known(said: Query, used: Query, known: Known) -> tuple[str, ...]:
+    """Of an `X or Y`, the names not known when the other was used, as notes to the answer."""
+    dropped: list[str] = []
+    for slot, listed, options, value in (
+        ("cluster", known.clusters, said.cluster_options, used.cluster),
+        ("project", known.projects, said.project_options, used.project),
+    ):
+        names = {o.casefold() for o in options}
+        if listed is None or value is None or value.casefold() not in names:
+            continue
+        dropped += [
+            f"I see no {slot} named {o}, so I used {value}."
+            for o in options
+            if o.casefold() != value.casefold()
+        ]
+    return tuple(dropped)
+
+
+def _choice(
+    typed: str | None,
+    options: tuple[str, ...],
+    named: tuple[str, ...],
+    listed: tuple[str, ...] | None,
+    is_known: Callable[[str], bool],
+) -> tuple[str | None, tuple[str, ...]]:
+    """One slot's value and the options to ask between (`linked`).
+
+    `typed`: the value named on its own; `options`: an `X or Y`; `named`: the known names
+    of the message (a cluster's UUID is not counted: it may be the UUID of one beside it).
+    """
+    if listed is None:  # nothing to link against: a value named on its own wins
+        return (typed, ()) if typed else (None, options)
+    if typed and is_known(typed):
+        return typed, ()
+    options = _distinct(o.casefold() for o in options if is_known(o))
+    if len(options) == 1:
+        return options[0], ()
+    if options:
+        return None, options
+    if typed:
+        return typed, ()  # not known: asked about as a near miss
+    return None, named if len(named) > 1 else ()
 
 
 def _typed(
@@ -131,21 +185,6 @@ def _typed(
     if name and (is_common(name) or name in pieces):
         name = None
     return cluster, project, name
-
-
-def _options(
-    query: Query, words: list[str], known: Known, name: str | None
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The clusters and the projects to ask between: two or more known ones, else `X or Y`.
-
-    A cluster's UUID is not counted: it may be the UUID of one named beside it.
-    """
-    clusters = _distinct(w for w in words if known.is_cluster(w) and not _UUID.match(w))
-    projects = _distinct(w for w in words if w != name and known.is_project(w))
-    return (
-        clusters if len(clusters) > 1 else query.cluster_options,
-        projects if len(projects) > 1 else query.project_options,
-    )
 
 
 def _distinct(words: Iterable[str]) -> tuple[str, ...]:

@@ -20,7 +20,14 @@ from datetime import UTC, date, datetime
 from bot.conversation.parse import Expecting, FollowUp, Query, parse
 from bot.conversation.parse_bounds import bounded
 from bot.conversation.understand.identifiers import extract
-from bot.conversation.understand.linking import Known, linked, merged, unplaced, whole_words
+from bot.conversation.understand.linking import (
+    Known,
+    linked,
+    merged,
+    not_known,
+    unplaced,
+    whole_words,
+)
 from bot.conversation.understand.markup import FENCE, Markup, normalise
 from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common
 from bot.conversation.understand.when import stuck, weekday_lookback
@@ -74,6 +81,8 @@ class Understood:
     """Something was pasted or linked (a label set, a command line, a Run:ai link)."""
     unplaced: tuple[str, ...] = ()
     """Name-like words no slot took: worth linking against the known clusters and projects."""
+    not_known: tuple[str, ...] = ()
+    """Of an `X or Y`, the names not known when the other was used: a note each."""
 
     @property
     def names_something(self) -> bool:
@@ -136,7 +145,7 @@ def understand(
         follow_up=None if named and query.follow_up is FollowUp.RERUN else query.follow_up,
     )
     query, others = merged(query, found, known)
-    query = linked(query, rest, known, plain.channels)
+    said, query = query, linked(query, rest, known, plain.channels)
     if query.workload_id:
         others = []
     if wrong is not None:
@@ -155,6 +164,7 @@ def understand(
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
         unplaced=unplaced(rest, query, pods, plain.channels),
+        not_known=not_known(said, query, known),
     )
 
 

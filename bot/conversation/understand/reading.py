@@ -109,6 +109,7 @@ def absorbed(state: ConversationState, understood: Understood) -> ConversationSt
             f"I could not read “{understood.unread_lookback}” as a time, so the lookback is "
             f"{used}; say e.g. `last 3 days` to change it."
         )
+    notes += understood.not_known  # `prod-a or prod-z`: prod-z is not known
     if understood.namespace:
         notes.append(
             f"Namespace {understood.namespace} is not named runai-<project>, so it does not "

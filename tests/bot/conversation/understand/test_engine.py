@@ -239,6 +239,41 @@ async def test_two_projects_in_a_reply_are_asked_about_with_buttons(demo):
     assert report.report.category is Category.OOM_KILLED
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "resnet-ddp in vision on prod-a crashed, either in the dataloader or the model, why?",
+        "resnet-ddp in vision crashes in forward or backward pass on prod-a",
+    ],
+)
+async def test_an_or_phrase_of_no_names_never_replaces_the_project_named(demo, text):
+    [report] = reports(await demo.say(text))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "resnet-ddp"
+
+
+async def test_an_or_phrase_after_the_cluster_named_never_replaces_it(demo):
+    text = "training-job-42 in ml-team on prod-a died at epoch-3 or epoch-4, why?"
+    [report] = reports(await demo.say(text))
+    assert report.report.category is Category.OOM_KILLED
+
+
+async def test_of_x_or_y_the_one_known_is_used_and_the_other_named_unknown(demo):
+    text = "why did training-job-42 fail in ml-team on prod-a or prod-z?"
+    [report] = reports(await demo.say(text))
+    assert report.cluster_name == "prod-a"
+    assert "I see no cluster named prod-z, so I used prod-a." in report.notes
+
+
+async def test_a_reply_of_x_or_y_with_one_known_is_never_a_one_button_question(demo):
+    await demo.say("why did training-job-42 fail?")
+    asked = (await demo.say("prod-a or prod-b?", directed=False)).last()
+    assert isinstance(asked, Question)
+    assert asked.text == "Which project is `training-job-42` in?"
+    [report] = reports(await demo.say("ml-team", directed=False))
+    assert "I see no cluster named prod-b, so I used prod-a." in report.notes
+
+
 async def test_not_a_project_never_fills_the_project(demo):
     await demo.say("why did training-job-42 fail on prod-a?")
     before = len(demo.simulator.requests)

@@ -793,6 +793,59 @@ ROWS: list[Row] = [
     r("@bot not train-bert, eval-7", workload="eval-7", correction=True),
     r("I meant eval-7, not train-bert", directed=False, workload="eval-7", correction=True),
     r("it's on prod-c, not prod-a", directed=False, cluster="prod-c", correction=True),
+    # an or-phrase of things that are not names never replaces a value named on its own
+    r(
+        "@bot resnet-ddp in vision on prod-a crashed, either in the dataloader or the model, why?",
+        cluster="prod-a",
+        project="vision",
+        workload="resnet-ddp",
+    ),
+    r(
+        "@bot resnet-ddp in vision crashes in forward or backward pass on prod-a",
+        cluster="prod-a",
+        project="vision",
+        workload="resnet-ddp",
+    ),
+    r(
+        "@bot training-job-42 in ml-team on prod-a died at epoch-3 or epoch-4",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    # one of `X or Y` known: that one (the engine notes the other is not known)
+    r(
+        "@bot why did train-bert fail in nlp on prod-a or prod-z?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("prod-a or prod-z?", expecting=CLUSTER, directed=False, cluster="prod-a"),
+    r(
+        "@bot why did train-bert fail in nlp or dataloader on prod-a?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # two clusters or projects: the one after on/in is the workload's
+    r(
+        "@bot training-job-42 on prod-a failed, the same job on prod-b is fine",
+        "project",
+        cluster="prod-a",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot why did training-job-42 fail on prod-a? worked on prod-b yesterday",
+        "project",
+        cluster="prod-a",
+        workload="training-job-42",
+        lookback="2d",
+    ),
+    r(
+        "@bot I copied the config from nlp, training-job-42 in ml-team now fails",
+        "cluster",
+        project="ml-team",
+        workload="training-job-42",
+    ),
     # --- chatter: never a slot ------------------------------------------------------------
     r("brb", directed=False, chatter=True),
     r("checking now", directed=False, chatter=True),
