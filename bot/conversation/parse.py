@@ -270,6 +270,9 @@ def _parse(
         if intent.follow_up is None and intent.lookback is None:
             return Query(chatter=True)  # "thanks! I think it's the node dgx-07": not for me
         return _validated(intent)
+    if query.lookback is None:  # before `rerun` is cut: `rerun with 48h` asks for the time
+        rest, lookback = find_lookback(rest, asked=reply)
+        query = replace(query, lookback=lookback)
     rest, query = _intent(rest, query)
     if query.pick is not None:
         return _validated(query)  # `0 project=/`: a pick never carries an invalid slot

@@ -257,6 +257,12 @@ REPLIES: list[tuple[str, Expecting | None, Query]] = [
         None,
         Query(lookback="3d", follow_up=FollowUp.RERUN),
     ),
+    # a re-run with a time: both asked for, the time read before the re-run word is cut
+    ("rerun with 48h", None, Query(lookback="48h", follow_up=FollowUp.RERUN)),
+    ("please recheck with 3d", None, Query(lookback="3d", follow_up=FollowUp.RERUN)),
+    ("retry with 3d", None, Query(lookback="3d", follow_up=FollowUp.RERUN)),
+    ("again with 7d please", None, Query(lookback="7d", follow_up=FollowUp.RERUN)),
+    ("again but 3 days", None, Query(lookback="3d", follow_up=FollowUp.RERUN)),
     ("ok, I'll rerun it with more memory", None, Query()),
     ("will try again after lunch", None, Query()),
     ("we'll retry tomorrow", None, Query()),

@@ -319,6 +319,24 @@ async def test_the_same_report_is_never_posted_twice_unchanged(demo, how):
     assert not any(isinstance(r, ReportReply) for r in recorder.replies())
 
 
+@pytest.mark.parametrize(
+    ("text", "lookback"),
+    [
+        ("rerun with 48h", "2d"),
+        ("please recheck with 3d", "3d"),
+        ("retry with 3d", "3d"),
+        ("again with 7d please", "7d"),
+        ("again but 3 days", "3d"),
+    ],
+)
+async def test_a_re_run_with_a_time_answers_over_that_time(demo, text, lookback):
+    await demo.say(EVERYTHING)
+    [report] = [
+        r for r in (await demo.say(text, directed=False)).replies() if isinstance(r, ReportReply)
+    ]
+    assert report.lookback == lookback
+
+
 async def test_show_all_evidence_button_works_for_anyone(demo):
     answer = (await demo.say(EVERYTHING)).last()
     assert isinstance(answer, ReportReply)
