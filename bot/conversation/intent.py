@@ -28,12 +28,20 @@ def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-#: The words that may come before `again` or `re-run` in a request to the bot.
-_ASKING = _set(
-    """please pls plz can could would will you u ok okay k so then now just hey maybe and
-    also kindly go ahead quick quickly try check look run diagnose do it that this the
-    diagnosis one more time once thanks thx ty cool great hmm well but yes yeah yep sure"""
+#: What happened to the workload, just before `again`: `it failed again`, `oom again?`.
+_HAPPENED = _set(
+    """fail fails failing crash crashes crashing die dies dying oom ooms oomkilled broke
+    broken break breaks breaking down stuck pending restart restarts restarting error errors
+    erroring hang hangs hanging hung evicted preempted killed ran went happen happens
+    happening"""
 )
+_LAST_WORDS = 4  # how many words before `again` are read: a bounded amount of work
+_PAST = re.compile(r"^[a-z]{2,}ed$")  # `fixed`, `restarted`; never `ed` or `red` alone
+
+
+def _happened(words: list[str]) -> bool:
+    """`it failed again`, `it's crashing again`: a past tense or the workload's state."""
+    return any(w in _HAPPENED or _PAST.match(w) for w in words)
 
 
 class FollowUp(StrEnum):
@@ -75,14 +83,15 @@ def intent(text: str) -> Intent:
 
 
 def _rerun_asked(text: str) -> bool:
-    """`check again`, `re-run?`, `can you try again please`: asked, as a request of the bot.
+    """`check again`, `can you look at it again`, `I bumped the limit so check again pls`.
 
     Never what the asker will do (`I'll rerun it with more memory`, `will try again after
-    lunch`), nor what happened (`it failed again`): only asking words may come before it.
+    lunch`), nor what happened (`it failed again`, `I restarted it again`): the clause
+    before it (`so`, ` - `, `—` end one too) is read, its last few words for what happened.
     """
     for match in _RERUN_RE.finditer(text):
         before = clause_before(text, match.start())
-        if requested(before) and _ASKING.issuperset(before):
+        if requested(before) and not _happened(before[-_LAST_WORDS:]):
             return True
     return False
 

@@ -185,7 +185,7 @@ _SELF = _set("i'll ill we'll will gonna going let lemme let's lets wanna gotta s
 _WITHIN = re.compile(
     r"(?:over|in|for|within|during)\s+(?:the\s+)?(?:last|past)\b|lookback\b", re.IGNORECASE
 )
-_CLAUSE = re.compile(r"[.,;!?]")
+_CLAUSE = re.compile(r"[.,;!?\u2013\u2014]|\s-+\s|\bso\b", re.IGNORECASE)
 _CLAUSE_CHARS = 60  # how far back a clause is read: a bounded amount of work per match
 _WORD_PUNCTUATION = ".,;:!?\"'()[]*_~<>`"
 _NAMED = re.compile(r"[\d.-]")

@@ -136,13 +136,15 @@ def understand(
         chatter = Query(chatter=True, ignored_chars=capped.ignored)
         return Understood(chatter, talk=talk, thanks=thanks)
     named = bool(found.anything or query.workload_name or query.workload_id)
+    rerun = query.follow_up is FollowUp.RERUN and not named
     query = replace(
         query,
         chatter=False,
-        symptom=query.symptom or symptom,
+        # `fixed the pvc — check again?`: the same question again, not one about mounts
+        symptom=None if rerun else query.symptom or symptom,
         lookback=query.lookback or lookback,
         # `train-bert failed again`: a request about a workload, not "check again"
-        follow_up=None if named and query.follow_up is FollowUp.RERUN else query.follow_up,
+        follow_up=query.follow_up if rerun or query.follow_up is not FollowUp.RERUN else None,
     )
     query, others = merged(query, found, known)
     said, query = query, linked(query, rest, known, plain.channels)

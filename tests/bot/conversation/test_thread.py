@@ -215,6 +215,28 @@ async def test_natural_answers_to_what_is_missing(demo, first, reply):
 
 
 @pytest.mark.parametrize(
+    ("text", "directed"),
+    [
+        ("can you look at it again", False),
+        ("I bumped the memory limit so check again pls", False),
+        ("pushed a new image - can you check again?", False),
+        ("fixed the pvc \u2014 check again?", False),
+        ("mind checking again?", False),
+        ("same thing again?", False),
+        ("it's back up so try again", False),
+        ("ok trying again", False),
+        ("<@UBOT> I redeployed it so please check again", True),
+    ],
+)
+async def test_a_re_run_asked_after_other_words_checks_again(demo, text, directed):
+    await demo.say(EVERYTHING)
+    final = (await demo.say(text, directed=directed)).last()
+    assert final == Notice(
+        "Checked again: nothing changed since the answer above (OOM_KILLED, lookback 24h)."
+    )
+
+
+@pytest.mark.parametrize(
     ("text", "lookback"),
     [
         ("what about the last 7 days?", "7d"),

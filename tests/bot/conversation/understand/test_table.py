@@ -1143,6 +1143,11 @@ ROWS: list[Row] = [
     r("will try again after lunch", directed=False),
     r("gonna retry with a bigger batch", directed=False),
     r("it failed again", directed=False),
+    r("I bumped the memory limit so check again pls", directed=False, follow_up=FollowUp.RERUN),
+    r("pushed a new image - can you check again?", directed=False, follow_up=FollowUp.RERUN),
+    r("fixed the pvc \u2014 check again?", directed=False, follow_up=FollowUp.RERUN),
+    r("@bot I redeployed it so please check again", follow_up=FollowUp.RERUN),
+    r("I restarted it again", directed=False),
 ]
 
 
