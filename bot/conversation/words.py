@@ -178,8 +178,13 @@ _ASKING = _set(
 #: Words just before a time that ask for it: `what about`, `check`, `try`, `re-run with`.
 _LEADS = _set(
     """about check look at try show use rerun re-run recheck re-check retry again back
-    diagnose lookback redo"""
+    diagnose lookback redo extend widen expand further farther"""
 )
+_LEAD_WORDS = 3  # how many words before a time may ask for it
+#: A time that says it is the lookback: `a 3 day lookback`, `a 48h window`.
+_NAMED_AS = re.compile(r"\s*+(?:lookback|window)\b", re.IGNORECASE)
+#: Where the words that lead a time stop: a sentence, not a comma (`go back further, like 3d`).
+_SENTENCE = re.compile(r"[.;!?]")
 #: What the asker will do themselves (`I'll rerun it`, `will try again after lunch`).
 _SELF = _set("i'll ill we'll will gonna going let lemme let's lets wanna gotta shall")
 _WITHIN = re.compile(
@@ -212,14 +217,19 @@ def requested(words: list[str]) -> bool:
 def asked_for(text: str, start: int, end: int, *, loose: int | None = None) -> bool:
     """Whether the time at `text[start:end]` is asked for, as a reply in a thread asks.
 
-    `what about the last 3 days?`, `check the last week`, `over the past week`, or a reply
-    that is only the time (`last 7d`, `prod-a, 3d please`); never `it ran fine last week`,
+    `what about the last 3 days?`, `check the last week`, `extend it to 3 days`, `go back
+    further, like 3d`, `a 3 day lookback`, or a reply that is only the time (`last 7d`,
+    `prod-a, 3d please`); never `it ran fine last week`,
     `3 days of training lost`, `I'll rerun it in 2h`. `loose`: the count `_loose(text)`.
     """
     before = clause_before(text, start)
     if not requested(before):
         return False
-    if _WITHIN.match(text, start, end) or _LEADS.intersection(before[-3:]):
+    if _WITHIN.match(text, start, end) or _NAMED_AS.match(text, end):
+        return True
+    sentence = _SENTENCE.split(text[max(0, start - _CLAUSE_CHARS) : start])[-1]
+    leading = [w.strip(_WORD_PUNCTUATION).lower() for w in sentence.split()]
+    if _LEADS.intersection(leading[-_LEAD_WORDS:]):
         return True
     return (_loose(text) if loose is None else loose) == _loose(text[start:end])
 

@@ -242,6 +242,13 @@ REPLIES: list[tuple[str, Expecting | None, Query]] = [
     ("since yesterday", None, Query(lookback="2d")),
     ("thanks, what about the last 3 days?", None, Query(lookback="3d")),
     ("prod-a, over the last 7 days", CLUSTER, Query(cluster="prod-a", lookback="7d")),
+    # asked for in other words: extend, widen, further back, a lookback named as one
+    ("extend it to 3 days", None, Query(lookback="3d")),
+    ("can you go back further, like 3 days?", None, Query(lookback="3d")),
+    ("widen to 48h please", None, Query(lookback="48h")),
+    ("look further back, 3d", None, Query(lookback="3d")),
+    ("redo it with a 3 day lookback", None, Query(lookback="3d")),
+    ("ugh, back to square one, 3 days of training lost", None, Query()),
     ("it ran fine last week though", None, Query()),
     ("ugh, 3 days of training lost :sob:", None, Query()),
     ("it worked yesterday", None, Query()),

@@ -349,9 +349,14 @@ async def test_the_same_report_is_never_posted_twice_unchanged(demo, how):
         ("retry with 3d", "3d"),
         ("again with 7d please", "7d"),
         ("again but 3 days", "3d"),
+        ("extend it to 3 days", "3d"),
+        ("can you go back further, like 3 days?", "3d"),
+        ("widen to 48h please", "2d"),
+        ("look further back, 3d", "3d"),
+        ("redo it with a 3 day lookback", "3d"),
     ],
 )
-async def test_a_re_run_with_a_time_answers_over_that_time(demo, text, lookback):
+async def test_a_re_run_or_a_time_asked_for_answers_over_that_time(demo, text, lookback):
     await demo.say(EVERYTHING)
     [report] = [
         r for r in (await demo.say(text, directed=False)).replies() if isinstance(r, ReportReply)
