@@ -48,10 +48,17 @@ NAMED_WORKLOAD_RE = re.compile(
 # A machine, never a cluster or a workload: `node dgx-07`, `the gpu-7 node`, `running on
 # dgx-07` (a known cluster's exact name there is linked back: `understand.linking`).
 _NODE_FIRST = re.compile(
-    rf"\b(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?({_NAME})",
+    rf"(?<![\w.-])(?:nodes?|host|machine|server)\s++(?:is\s++|was\s++|called\s++|named\s++)?"
+    rf"({_NAME})",
     re.IGNORECASE,
 )
-_NODE_AFTER = re.compile(rf"(?<![\w.-])[.-]*+{_NAME}\s++(?:nodes?|hosts?)\b", re.IGNORECASE)
+# `the gpu-7 node`, `2 a100 nodes`; a plural only after `the` or a number (`resnet-ddp nodes
+# went NotReady` names the workload). The machine word is whole: `node-exporter-test` is
+# a name, not `node`.
+_NODE_AFTER = re.compile(
+    rf"(?<![\w.-])((?:the|\d++)\s++)?[.-]*+({_NAME})\s++(nodes?|hosts?)(?![\w.-])",
+    re.IGNORECASE,
+)
 _RUNNING_ON = re.compile(
     rf"\b(?:running|ran|runs|scheduled|placed|landed)\s++on\s++(?:the\s++)?(?:node\s++)?{_NAME}",
     re.IGNORECASE,
@@ -70,6 +77,10 @@ PROJECT_OR = re.compile(
 _NOT = re.compile(rf"\bnot\s++(?:on\s++|in\s++|at\s++)?(?:the\s++)?({_NAME})", re.IGNORECASE)
 _MAX_EXCLUDED = 8
 _HOST_SHAPED = re.compile(r"[0-9-]")
+# A word shaped like a workload's name (a digit or a `-` inside), for `without_hosts`.
+_CANDIDATE = re.compile(
+    r"(?<![\w.-])(?:[a-z0-9]++(?:-[a-z0-9]++)++|[a-z]++[0-9][a-z0-9]*+)", re.IGNORECASE
+)
 # `torch-2.3`, `cuda-12.4`: a version, never a name unless given as one (`job llama-3.1`).
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
@@ -101,7 +112,16 @@ def take(
 def without_hosts(text: str) -> str:
     """`text` without the machines it names (`node dgx-07`, `gpu-7 node`, `running on dgx-07`)."""
     text = _NODE_FIRST.sub(lambda m: " " if _HOST_SHAPED.search(m.group(1)) else m.group(0), text)
-    return _NODE_AFTER.sub(" ", _RUNNING_ON.sub(" ", text))
+    names = {n.lower() for n in _CANDIDATE.findall(text) if could_be_name(n)}
+
+    def cut(match: re.Match[str]) -> str:
+        if match.group(1):  # `the gpu-7 node`, `2 a100 nodes`
+            return " "
+        plural = match.group(3).lower().endswith("s")
+        only = names == {match.group(2).lower()}  # never the one workload named
+        return match.group(0) if plural or only else " "
+
+    return _NODE_AFTER.sub(cut, _RUNNING_ON.sub(" ", text))
 
 
 def either(pattern: re.Pattern[str], text: str) -> tuple[str, tuple[str, ...]]:

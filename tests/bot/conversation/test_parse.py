@@ -135,6 +135,11 @@ TABLE: list[tuple[str, Expecting | None, Query]] = [
     ("I am on it", None, Query()),
     ("the node is dgx-07", None, Query()),
     ("pods on node dgx-a100-07 keep dying", None, Query()),
+    ("2 a100 nodes went down", None, Query()),
+    ("why did node-exporter-test fail", None, Query(workload_name="node-exporter-test")),
+    ("why did host-agent-2 fail", None, Query(workload_name="host-agent-2")),
+    ("resnet-ddp nodes went NotReady", None, Query(workload_name="resnet-ddp")),
+    ("resnet-ddp node went NotReady", None, Query(workload_name="resnet-ddp")),
     # --- answers to "Which Run:ai cluster is it on?" -------------------------------------
     ("prod-a", CLUSTER, Query(cluster="prod-a")),
     ("PROD-A", CLUSTER, Query(cluster="PROD-A")),

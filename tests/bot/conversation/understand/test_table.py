@@ -324,6 +324,33 @@ ROWS: list[Row] = [
         project="vision",
         workload="eval-7",
     ),  # a known cluster's exact name is still that cluster
+    # a machine word inside a name, or after the one workload named, is no machine
+    r("@bot why did node-exporter-test fail?", "cluster", workload="node-exporter-test"),
+    r(
+        "@bot why did host-agent-2 fail on prod-a in nlp?",
+        cluster="prod-a",
+        project="nlp",
+        workload="host-agent-2",
+    ),
+    r(
+        "@bot why did nodes-healthcheck fail on prod-a in nlp?",
+        cluster="prod-a",
+        project="nlp",
+        workload="nodes-healthcheck",
+    ),
+    r(
+        "@bot resnet-ddp nodes went NotReady in vision on prod-a",
+        cluster="prod-a",
+        project="vision",
+        workload="resnet-ddp",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a died, the dgx-07 node had xid 79",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot why did it die? the gpu-7 node had xid 79", "cluster"),
     # --- Run:ai links, the bot's own "Open in Run:ai" included ---------------------------
     r(f"@bot {UI}/workloads?clusterId={C}&workloadId={W}", cluster=C, id=W),
     r(f"@bot [train-bert]({UI}/workloads?clusterId={C}&workloadId={W})", cluster=C, id=W),
