@@ -112,8 +112,8 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
     words = _slot_words(text, version=expecting is Expecting.WORKLOAD)
     if len(words) == _EITHER and {"or", "either"}.intersection(_words(text)):
         return _either(text, expecting, query, (words[0], words[1]))
-    if expecting is None or len(words) != 1:
-        return text, query
+    if expecting is None or len(words) != 1 or query.excluded:
+        return text, query  # `vision not ml-team`: which slot `vision` is, linking says
     word = next(w.strip(_PUNCTUATION) for w in text.split() if _words(w) == words)
     if query.workload_name and expecting is not Expecting.WORKLOAD:
         return text, query  # `job bert-2`: the reply names a workload, not the slot asked

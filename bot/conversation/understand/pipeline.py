@@ -52,6 +52,7 @@ _FRAGMENT = re.compile(
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _LETTER = re.compile(r"[^\W_]")
+_SHAPED = re.compile(r"[0-9-]")  # a workload's name has a digit or a `-`; `finishing` none
 
 
 @dataclass(frozen=True)
@@ -161,13 +162,18 @@ def understand(
         pods=pods,
         others=tuple(others),
         namespace=found.namespace if query.project is None else None,
-        correction=(correction or bool(query.excluded)) and names_something,
+        correction=(correction or _unmeant(query.excluded, known)) and names_something,
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
         unplaced=unplaced(rest, query, pods, plain.channels),
         not_known=not_known(said, query, known),
     )
+
+
+def _unmeant(excluded: tuple[str, ...], known: Known) -> bool:
+    """Whether `not X` names something (`not nlp`, `not train-bert`), not `is not finishing`."""
+    return any(known.is_cluster(n) or known.is_project(n) or _SHAPED.search(n) for n in excluded)
 
 
 def _retargeted(

@@ -293,6 +293,9 @@ REPLIES: list[tuple[str, Expecting | None, Query]] = [
     ("I restarted it again", None, Query()),
     ("hmm is this the oom again?", None, Query()),
     ("going to try again later", None, Query()),
+    # a name said not to be meant: the one word left is not put in the slot asked for
+    ("oops, it's vision not ml-team", WORKLOAD, Query(excluded=("ml-team",))),
+    ("not ml-team, vision", WORKLOAD, Query(excluded=("ml-team",))),
     ("ok, I'll rerun it with more memory", None, Query()),
     ("will try again after lunch", None, Query()),
     ("we'll retry tomorrow", None, Query()),

@@ -283,6 +283,20 @@ async def test_not_a_project_never_fills_the_project(demo):
     assert not [r for r in demo.simulator.requests[before:] if "/workloads" in r.path]
 
 
+@pytest.mark.parametrize("text", ["oops, it's vision not ml-team", "not ml-team, vision"])
+async def test_not_this_project_but_that_one_is_never_taken_for_a_workload(demo, text):
+    await demo.say("why did resnet-ddp fail in ml-team on prod-a?")  # asks which workload
+    [report] = reports(await demo.say(text, directed=False))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "resnet-ddp"
+
+
+async def test_a_new_question_with_not_in_it_is_no_correction(demo):
+    await demo.say(EVERYTHING)
+    [report] = reports(await demo.say("also eval-harness is not finishing, why?"))
+    assert not [n for n in report.notes if n.startswith("Corrected")]
+
+
 async def test_not_this_but_that_re_targets_only_that(demo):
     await demo.say(EVERYTHING)
     recorder = await demo.say("not training-job-42, eval-harness")

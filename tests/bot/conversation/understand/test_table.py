@@ -820,6 +820,14 @@ ROWS: list[Row] = [
     r("@bot not train-bert, eval-7", workload="eval-7", correction=True),
     r("I meant eval-7, not train-bert", directed=False, workload="eval-7", correction=True),
     r("it's on prod-c, not prod-a", directed=False, cluster="prod-c", correction=True),
+    r(
+        "oops, it's vision not ml-team",
+        expecting=WORKLOAD,
+        directed=False,
+        project="vision",
+        correction=True,
+    ),
+    r("@bot also eval-harness is not finishing, why?", "cluster", workload="eval-harness"),
     # an or-phrase of things that are not names never replaces a value named on its own
     r(
         "@bot resnet-ddp in vision on prod-a crashed, either in the dataloader or the model, why?",
