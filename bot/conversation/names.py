@@ -82,6 +82,9 @@ _CANDIDATE = re.compile(
     r"(?<![\w.-])(?:[a-z0-9]++(?:-[a-z0-9]++)++|[a-z]++[0-9][a-z0-9]*+)", re.IGNORECASE
 )
 # `torch-2.3`, `cuda-12.4`: a version, never a name unless given as one (`job llama-3.1`).
+# Not because a workload cannot be called that: the Run:ai API's `WorkloadName` is only
+# `minLength: 1, pattern: .*` (shared/reference runai-openapi-2.24-subset.json), so a
+# bare `qwen-2.5` is not read (the workload is asked for); `job qwen-2.5` still reads.
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
 
