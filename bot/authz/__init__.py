@@ -5,7 +5,7 @@ The engine resolves the asker (its front end's `identify`: `bot.slack.identity.S
 `Authorizer.check(identity, Target(..., kind=...))` before showing anything about a workload
 (its cluster, project and kind), and `Authorizer.reach(identity)` before naming any cluster.
 A denial is `Decision.message()` (or `Reach.message()`), sent only to the asker, and audited
-with `bot.ops.audit.authz_denial_event`.
+with `bot.ops.audit_events.authz_denial_event`.
 """
 
 from bot.authz.authorizer import DECISION_CACHE_PREFIX, AccessReader, Authorizer, AuthzMode

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from bot.authz import ANY_KIND, Authorizer, Decision, Identity, Reach, Target, channel_allows
 from bot.conversation.model import Incoming, Notice
-from bot.ops.audit import AuditSink, authz_denial_event
+from bot.ops.audit import AuditSink
+from bot.ops.audit_events import authz_denial_event
 from bot.ops.metrics import AUTHZ_DENIALS
 from diagnosis import Authorize, WorkloadAccess, WorkloadRef
 

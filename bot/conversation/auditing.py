@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.conversation.model import Incoming, Slots
-from bot.ops.audit import UPSTREAM_ERROR_OUTCOME, AuditEvent
+from bot.ops.audit_events import UPSTREAM_ERROR_OUTCOME, AuditEvent
 from diagnosis import Report
 
 __all__ = ["audit_event"]

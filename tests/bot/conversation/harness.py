@@ -18,7 +18,7 @@ from bot.conversation import (
     ThreadKey,
     console_identity,
 )
-from bot.ops.audit import AuditEvent
+from bot.ops.audit_events import AuditEvent
 from runai_sim.app import Simulator
 from runai_sim.scenario import Scenario
 

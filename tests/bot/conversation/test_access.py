@@ -22,7 +22,7 @@ from bot.conversation import (
     console_identity,
 )
 from bot.conversation.messages import PRIVATE_QUESTION
-from bot.ops.audit import AUTHZ_DENIED_OUTCOME
+from bot.ops.audit_events import AUTHZ_DENIED_OUTCOME
 from tests.bot.authz.people import people_scenario
 from tests.bot.conversation.harness import Harness, Sink
 

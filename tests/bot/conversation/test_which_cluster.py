@@ -16,7 +16,7 @@ import pytest
 from bot.app.backends import simulated
 from bot.authz import Authorizer, Identity
 from bot.conversation import Access, ConversationEngine, MemoryStore, Notice, Question
-from bot.ops.audit import AUTHZ_DENIED_OUTCOME
+from bot.ops.audit_events import AUTHZ_DENIED_OUTCOME
 from tests.bot.authz.model import ALICE, NAMES, Rule, scenario
 from tests.bot.authz.people import NOWHERE
 from tests.bot.conversation.harness import Harness, Sink

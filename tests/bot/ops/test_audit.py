@@ -17,15 +17,13 @@ from bot.ops.audit import (
     AUDIT_EVENT,
     AUDIT_STREAM,
     AUTHZ_DENIAL_EVENT,
-    AUTHZ_DENIED_OUTCOME,
-    AuditEvent,
     FanoutAuditSink,
     LogAuditSink,
     RedisStreamAuditSink,
-    authz_denial_event,
     build_audit_sink,
     read_audit,
 )
+from bot.ops.audit_events import AUTHZ_DENIED_OUTCOME, AuditEvent, authz_denial_event
 from bot.ops.logging import mask_secrets
 from tests.ports import free_port
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from bot.conversation import PUBLISH
-from bot.ops.audit import AUTHZ_DENIED_OUTCOME, read_audit
+from bot.ops.audit import read_audit
+from bot.ops.audit_events import AUTHZ_DENIED_OUTCOME
 from bot.ops.metrics import REGISTRY
 from bot.slack.responder import CHOICE_ACTION
 from runai_sim.app import Simulator
