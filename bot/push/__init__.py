@@ -1,6 +1,7 @@
 """Answers nobody asked for: what a watch or an alert found, diagnosed and posted once."""
 
-from bot.push.handler import AlertResolver, PushWork
+from bot.push.alert_answers import AlertResolver
+from bot.push.handler import PushWork
 from bot.push.item import (
     PENDING,
     PLATFORM,

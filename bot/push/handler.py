@@ -11,11 +11,9 @@ does, so its buttons (all evidence, check again) work for whoever may read the w
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Protocol
 
 import structlog
 
@@ -29,11 +27,11 @@ from bot.conversation import (
 )
 from bot.conversation.auditing import audit_event
 from bot.durable.flight import Flights
-from bot.errors import BotError
 from bot.ops.audit import AuditSink, LogAuditSink
 from bot.ops.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
 from bot.ops.observe import observe_stage, record_diagnosis
-from bot.push.item import BOT_USER, PENDING, AlertSpec, Pending, PushSpec, Target
+from bot.push.alert_answers import RESOLVED_GRACE_S, AlertResolver, ResolvedAlerts
+from bot.push.item import BOT_USER, AlertSpec, PushSpec
 from bot.push.plan import Plan, Planner
 from bot.push.posters import Posters
 from bot.push.posts import JournaledPosts
@@ -52,44 +50,12 @@ from diagnosis import (
     parse_lookback,
 )
 
-__all__ = ["AlertResolver", "PushWork"]
+__all__ = ["PushWork"]
 
 LOOKBACK = "24h"
-#: A resolution that arrives while its firing alert is answered waits this long past the
-#: diagnosis deadline for the answer's thread, looking every `RESOLVED_POLL_S`.
-RESOLVED_GRACE_S = 5.0
-RESOLVED_POLL_S = 0.2
 
 
-class AlertStillFiring(BotError):
-    """A resolution whose firing alert is still being answered: try it again later."""
-
-
-class AlertResolver(Protocol):
-    """Finds an alert's workload and channel, and remembers where its answer went."""
-
-    async def resolve(self, alert: AlertSpec) -> PushSpec | None:
-        """The push it maps to; None when it maps to nothing (counted and logged there)."""
-        ...
-
-    async def started(self, alert_key: str) -> None:
-        """A firing alert is being answered: its resolution waits for the answer's thread."""
-        ...
-
-    async def dropped(self, alert_key: str) -> None:
-        """A firing alert will not be answered (it maps to nothing): nothing to wait for."""
-        ...
-
-    async def thread_of(self, alert: AlertSpec) -> tuple[Target, str] | Pending | None:
-        """Where `alert`'s answer went; `PENDING` while it is answered; None if it never was."""
-        ...
-
-    async def posted(self, alert_key: str, target: Target, thread: str) -> None:
-        """The answer to the alert `alert_key` went to `thread` of `target`."""
-        ...
-
-
-class PushWork:
+class PushWork(ResolvedAlerts):
     """The `Handler` for items whose platform is "push"."""
 
     def __init__(
@@ -156,26 +122,6 @@ class PushWork:
             await self._storm(item, spec, reports, posts)
         else:
             await self._single(item, spec, reports[0], posts)
-
-    async def _resolved(self, alert: AlertSpec, journal: Journal, state: JournalState) -> None:
-        """A note in the thread of the alert's answer; nothing when none was posted."""
-        assert self._alerts is not None  # noqa: S101 - only alert items come here
-        where = await self._alerts.thread_of(alert)
-        waited_until = time.monotonic() + self._resolution_wait_s
-        while where == PENDING and time.monotonic() < waited_until:
-            await asyncio.sleep(RESOLVED_POLL_S)  # its firing is being answered right now
-            where = await self._alerts.thread_of(alert)
-        if where == PENDING:
-            raise AlertStillFiring(alert.key)  # left in the queue: another attempt, later
-        poster = self._posters.get(where[0].platform) if isinstance(where, tuple) else None
-        if not isinstance(where, tuple) or poster is None:
-            self._log.info("push_alert_resolved_unposted", fingerprint=alert.fingerprint)
-            return
-        target, thread = where
-        ended = f" at {alert.ends_at}" if alert.ends_at else ""
-        text = f"Resolved: Alertmanager says {alert.alertname or 'the alert'} ended{ended}."
-        await JournaledPosts(poster, target, journal, state).post(Notice(text), thread=thread)
-        PUSH_POSTS.labels(source="alert", mode="resolved").inc()
 
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
         """See `Handler.give_up`: nobody asked, so nobody is told; it is logged."""

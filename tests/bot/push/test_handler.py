@@ -16,7 +16,7 @@ import pytest
 from bot.app.backends import simulated
 from bot.conversation import MemoryStore, Notice, ReportReply
 from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
-from bot.push.handler import AlertStillFiring
+from bot.push.alert_answers import AlertStillFiring
 from bot.push.item import PENDING, AlertSpec, Pending, alert_item
 from bot.work import JournalState, MemoryWorkQueue, WorkItem
 from tests.bot.push.recording import CrashedError, RecordingPoster
