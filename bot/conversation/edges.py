@@ -183,7 +183,7 @@ def asks_again(error: Exception, *, shown: bool) -> bool:
 
     Their thread was busy, or the state store failed, before anything was shown for it.
     """
-    return not shown and isinstance(error, (ThreadBusy, StoreUnavailable))
+    return not shown and isinstance(error, StoreUnavailable)  # `ThreadBusy` is one
 
 
 def failure_notice(error: Exception, *, shown: bool) -> str | None:

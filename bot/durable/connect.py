@@ -214,13 +214,12 @@ def _check_standalone(url: str, scheme: str) -> None:
     """What redis-py would refuse later, or misread, said now by the variable's name."""
     try:
         parts = urlsplit(url)
-        port = parts.port  # reading it checks it
+        _ = parts.port  # reading it checks it
     except ValueError as error:  # its message names the part, never the password
         raise ValueError(f"REDIS_URL is not a valid URL ({error})") from None
     db = parts.path.strip("/") if scheme != "unix" else ""
     if db and not db.isdigit():  # redis-py would quietly use database 0
         raise ValueError(f"REDIS_URL database {db!r} is not a number (redis://host:6379/0)")
-    del port
 
 
 def parse_redis_url(url: str) -> RedisTarget:
