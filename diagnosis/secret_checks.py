@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from diagnosis.secret_values import secret_value, token_like
+from diagnosis.secret_values import secret_value, token_like, trailing_punctuation_end
 
 __all__ = [
     "SCHEMES",
@@ -70,6 +70,7 @@ _PLACEHOLDER = re.compile(
 SCHEMES = _words("bearer basic token digest negotiate apikey")
 _PROSE_VALUE = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _GOES_ON = re.compile(r" [A-Za-z]")
+_BLANK = re.compile(r"[ \t]")
 _MIN_WORD_SECRET = 4  # a word with fewer letters and digits after `password is` is prose
 
 
@@ -89,26 +90,41 @@ def sensitive_key(name: str, *, flag: bool = False) -> bool:
     )
 
 
-def _plain_value(m: re.Match[str]) -> bool:
+def _first_word(m: re.Match[str]) -> tuple[str, int]:
+    """The word a bare value starts with, and where it ends; a quoted value is one word.
+
+    A bare value after `key: ` runs on to the end of its line (a passphrase); whether it is
+    prose is read from its first word (`token: could not reach the server`).
+    """
+    if "s4" not in m.re.groupindex or m.start("s4") < 0:
+        return secret_value(m), m.end()
+    start, end = m.span("s4")
+    space = _BLANK.search(m.string, start, end)
+    end = space.start() if space else end
+    return m.string[start : trailing_punctuation_end(m.string, start, end)], end
+
+
+def _plain_value(m: re.Match[str], value: str, value_end: int) -> bool:
     """A `key: value` whose value is data, not a credential (`KEY=value` always is a value).
 
     The colon form is where prose lives: `refused the credentials: Unauthorized`, an auth
     scheme (`Authorization: Basic <credential>`: the credential has its own rule), or
     containerd's `failed to fetch anonymous token: unexpected status: 401`, an unquoted key
-    mid-line followed by a lowercase word, and the sentence goes on.
+    mid-line followed by a lowercase word, and the sentence goes on. `value` is the word
+    judged, ending at `value_end`.
     """
-    value, text = secret_value(m), m.string
+    text = m.string
     if ":" not in m.group("sep"):
         return False
     if value.lower() in _KEPT_VALUES or (
-        value.lower() in SCHEMES and text[m.end() : m.end() + 1].isspace()
+        value.lower() in SCHEMES and text[value_end : value_end + 1].isspace()
     ):
         return True
     if m.group("close") or not _PROSE_VALUE.fullmatch(value):
         return False
     key_at = m.start("key")
     line_start = text.rfind("\n", 0, key_at) + 1
-    goes_on = _GOES_ON.match(text, m.end()) is not None
+    goes_on = _GOES_ON.match(text, value_end) is not None
     if not text[line_start:key_at].strip(" \t-#"):
         # YAML: the key starts its line, unless a word of prose starts a sentence that goes on
         # (`token: could not reach the server`, a log line of ours or a client's)
@@ -124,7 +140,7 @@ def _placeholder(value: str) -> bool:
 def key_value(m: re.Match[str]) -> bool:
     """`KEY=value`, `key: value`, `--key value`: a credential key with a credential value."""
     key = m.group("key")
-    value = secret_value(m)
+    value, value_end = _first_word(m)
     if _placeholder(value) or (
         m.group("s4") is not None and _QUOTED_PAIR.match(m.string, m.start("s4"))
     ):
@@ -138,7 +154,7 @@ def key_value(m: re.Match[str]) -> bool:
         # `secret-model:2`, `auth-proxy:443` are images and hosts, not keys; names with an
         # underscore (`WANDB_API_KEY:…`, `api_key:…`) never are.
         key = "".join(_CAMEL.findall(key)[-1:])
-    return sensitive_key(key, flag=spaced) and not _plain_value(m)
+    return sensitive_key(key, flag=spaced) and not _plain_value(m, value, value_end)
 
 
 #: A member that says whose credential a JSON object is (`kaggle.json`: username + key).
@@ -181,7 +197,7 @@ def env_pair(m: re.Match[str]) -> bool:
 
 def header(m: re.Match[str]) -> bool:
     """A `Cookie:` header with a value, not prose."""
-    return not _plain_value(m)
+    return not _plain_value(m, secret_value(m), m.end())
 
 
 def _credential_word(value: str) -> bool:
@@ -225,4 +241,4 @@ def authorization(m: re.Match[str]) -> bool:
     scheme = m.group("scheme")
     if scheme and scheme.lower() not in SCHEMES:
         return token_like(secret_value(m))  # `Authorization: SSWS <token>`, `: Splunk <token>`
-    return not _plain_value(m)
+    return not _plain_value(m, secret_value(m), m.end())

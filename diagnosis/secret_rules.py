@@ -35,17 +35,27 @@ from diagnosis.secret_values import (
 __all__ = ["RULES", "Rule"]
 
 # A value as it follows `key=` / `key:` / `--key `: escaped-quoted, quoted, or bare. A bare
-# value stops at whitespace, and at quotes/commas/brackets only when they end the value.
+# word stops at whitespace, and at quotes/commas/brackets only when they end the value.
 _SOFT = r"\"'`,;)}\]"
+_WORD = rf"(?:[^\s{_SOFT}]|(?![;,][\w .-]+=)[{_SOFT}]++(?=[^\s{_SOFT}]))*+"
+# After `key=` or `key: ` (group `eq`) a bare value is the rest of the line: a passphrase
+# (`password: correct horse battery staple`) is many words. It stops where something else
+# begins: a word after `.`/`:` (`token: abc. cached`), a comma, semicolon or quote, a `#`
+# comment, a flag (`-e`, `--epochs`), the next `key=`/`key:`, or any word that does not start
+# with a letter or digit (`(from secret …)`, `&&`, `|`). A `--key value` flag takes one word.
+_NOT_A_KEY = r"(?![\w.-]++\\?[\"']?[ \t]*[:=])"
+_MORE_WORDS = rf"(?(eq)(?:(?<![.:])[ \t]++{_NOT_A_KEY}[^\W_]{_WORD})*+)"
 _VALUE = (
     r"(?:\\\"(?P<s>(?:[^\"\\\n]|\\[^\"\n])*+)\\\""
     r"|\"(?P<s2>(?:[^\"\\\n]|\\.)*+)\"(?=[\s,;:)}\]\\]|$)"
     r"|'(?P<s3>[^'\n]*+)'(?=[\s,;:)}\]\\]|$)"
-    rf"|(?P<s4>\S(?:[^\s{_SOFT}]|(?![;,][\w .-]+=)[{_SOFT}]++(?=[^\s{_SOFT}]))*+))"
+    rf"|(?P<s4>\S{_WORD}{_MORE_WORDS}))"
 )
 _KEY_HINTS = "pass pwd pw secret token key auth session cookie credential jwt bearer"
 _KEY_HINT = rf"(?i:{'|'.join(_KEY_HINTS.split())})"
-_SEP = r"(?P<close>\\?[\"']?)(?P<sep>[ \t]*[:=][ \t]*|[ \t]+)"
+# `eq`: a separator after which a bare value may be words (`=`, or `:` and a space: YAML);
+# `key:value` glued is a Go map's or an image's, `--key value` a flag's: one word.
+_SEP = r"(?P<close>\\?[\"']?)(?P<sep>(?P<eq>[ \t]*=[ \t]*|[ \t]*:[ \t]+)|[ \t]*:|[ \t]+)"
 
 
 @dataclass(frozen=True)
@@ -179,8 +189,8 @@ RULES: tuple[Rule, ...] = (
     _rule("password-word", r"(?i:\b(?:password|passwd|pwd|pw))[ \t]+(?P<s>[^\s\"'`]++)",
           prose_password),
     _rule("env-secret", r"(?i:\bname)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?P<name>[\w.-]++)"
-          r"\\?[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\?[\"']?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*"
-          + _VALUE, env_pair),
+          r"\\?[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\?[\"']?(?i:value)\\?[\"']?"
+          r"(?P<eq>[ \t]*[:=][ \t]*)" + _VALUE, env_pair),
     _rule("secret-value",
           rf"(?<![\w./-])(?=-|[\w.-]++\\?[\"']?[ \t]*[:=])(?P<key>(?=[\w.-]*?{_KEY_HINT})[\w.-]++)"
           rf"{_SEP}{_VALUE}", key_value),

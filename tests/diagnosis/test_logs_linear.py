@@ -44,6 +44,10 @@ HOSTILE = [
     "Authorization: ",
     "a-",
     "Error: ",
+    # a bare value after `key: ` / `key=` runs on over words (a passphrase)
+    "password: a ",
+    "PASSWORD=a b ",
+    "token=*** x(",
 ]
 
 

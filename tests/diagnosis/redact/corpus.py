@@ -179,8 +179,14 @@ LEAKS: tuple[Leak, ...] = (
     Leak("kv-flag-space", f"{SUBMIT} -- python train.py --wandb-api-key 0a1b2c3d4e --epochs 3", ("0a1b2c3d4e",), ("secret-value",)),
     Leak("kv-flag-equals", "python eval.py --db-password=Tr0ub4dor&3 --split test", ("Tr0ub4dor&3",), ("secret-value",)),
     Leak("kv-json", '{"mlflow": {"tracking_password": "correct horse battery staple", "user": "ml"}}', ("correct horse battery staple",), ("secret-value",)),
-    # a YAML line whose value is a word: a secret, unless a sentence goes on from a verb
-    Leak("yaml-word", "db:\n  password: correct horse\n", ("correct",), ("secret-value",)),
+    # a YAML line whose value is words: a secret (a passphrase, all of it), unless a sentence
+    # goes on from a verb
+    Leak("yaml-word", "db:\n  password: correct horse\n", ("correct", "horse"), ("secret-value",)),
+    Leak("yaml-passphrase", "db:\n  password: correct horse battery staple\n  host: pg.ml.svc", ("correct", "horse", "battery", "staple"), ("secret-value",)),
+    Leak("yaml-passphrase-comment", "  passphrase: violet orbit lantern quartz  # rotated monthly", ("violet", "orbit", "lantern", "quartz"), ("secret-value",)),
+    Leak("kv-env-passphrase", "+ export PASSWORD=tango velvet && python train.py", ("tango", "velvet"), ("secret-value",)),
+    Leak("kv-logfmt-passphrase", 'level=debug msg="loaded config" db_password=purple monkey dishwasher', ("purple", "monkey", "dishwasher"), ("secret-value",)),
+    Leak("env-yaml-passphrase", "env:\n- name: DB_PASSWORD\n  value: amber falcon ridge\n- name: EPOCHS\n  value: '3'", ("amber", "falcon", "ridge"), ("env-secret",)),
     Leak("kv-yaml", "config:\n  redis:\n    password: Zx81-spectrum\n    host: redis-master", ("Zx81-spectrum",), ("secret-value",)),
     Leak("kv-yaml-quoted", "  client_secret: 'AbC d3f!gh'", ("AbC d3f!gh",), ("secret-value",)),
     Leak("kv-go-map", 'level=debug msg="loaded config" cfg=map[endpoint:https://minio.ml.svc password:miniopw123 user:admin]', ("miniopw123",), ("secret-value",)),
@@ -333,6 +339,11 @@ CLEAN: tuple[str, ...] = (
     "machine learning pipeline: login succeeded, password prompt skipped",
     "machine dgx-a100-07 is NotReady",
     "password reset required for user bob; password authentication failed",
+    "password reset requested for user bob",
+    "login failed: invalid password for user bob",
+    "token: expired at 2024-06-05T13:37:42Z, refreshing",
+    "secret: could not be read from /var/run/secrets/db (permission denied)",
+    "  # password: set by the operator, never in this file",
     "pwd /home/alice/train and the password policy v2 applies",
     "SG.4 stage finished; hvs. prefix documented in the vault guide",
     "dp.st.prod environment selected",

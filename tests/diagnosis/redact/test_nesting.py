@@ -35,6 +35,7 @@ PAST_THE_BUDGET = [
     pytest.param("password " * (DEEP + 1) + "hunter2zz1", "hunter2zz1", id="password-word-chain"),
     pytest.param("key=" * DEEP + "[REDACTED:jwt]@password=hunter2zz", "hunter2zz", id="marker-then-secret"),
     pytest.param("key-" * DEEP + "password-abcdefghij0123456789klmnopqrstuv", "abcdefghij", id="blob-chain"),
+    pytest.param("token=*** x(" * DEEP + "token=correct horse battery", "horse", id="passphrase-after-placeholders"),
 ]  # fmt: skip
 
 

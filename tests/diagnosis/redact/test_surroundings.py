@@ -127,6 +127,92 @@ CASES = [
         "--authkey=[REDACTED:vendor-token] --hostname=trainer-0",
         id="tailscale-keeps-the-next-flag",
     ),
+    # A bare value after `key: ` / `key=` is the rest of the line (a passphrase is words) up to
+    # what begins something else; a `--key value` flag and a glued `key:value` take one word.
+    pytest.param(
+        "password: correct horse battery staple",
+        "password: [REDACTED:secret-value]",
+        id="passphrase-yaml",
+    ),
+    pytest.param(
+        "passphrase = my very secret words",
+        "passphrase = [REDACTED:secret-value]",
+        id="passphrase-spaced-equals",
+    ),
+    pytest.param("secret: two words", "secret: [REDACTED:secret-value]", id="two-words"),
+    pytest.param("api_key: abc def", "api_key: [REDACTED:secret-value]", id="api-key-two-words"),
+    pytest.param(
+        "db:\n  password: correct horse battery staple  # comment\n  host: pg",
+        "db:\n  password: [REDACTED:secret-value]  # comment\n  host: pg",
+        id="passphrase-keeps-the-yaml-comment-and-the-next-line",
+    ),
+    pytest.param("PASSWORD=correct horse", "PASSWORD=[REDACTED:secret-value]", id="env-two-words"),
+    pytest.param(
+        '{"password": "correct horse battery", "user": "ml"}',
+        '{"password": "[REDACTED:secret-value]", "user": "ml"}',
+        id="json-quoted-passphrase",
+    ),
+    pytest.param(
+        "password: correct horse, user: bob",
+        "password: [REDACTED:secret-value], user: bob",
+        id="passphrase-ends-at-a-comma",
+    ),
+    pytest.param(
+        "password=correct horse; retrying",
+        "password=[REDACTED:secret-value]; retrying",
+        id="passphrase-ends-at-a-semicolon",
+    ),
+    pytest.param(
+        "password: correct horse. Retrying in 5s",
+        "password: [REDACTED:secret-value]. Retrying in 5s",
+        id="passphrase-ends-with-the-sentence",
+    ),
+    pytest.param(
+        "PASSWORD=correct horse EPOCHS=3 user: bob",
+        "PASSWORD=[REDACTED:secret-value] EPOCHS=3 user: bob",
+        id="passphrase-ends-at-the-next-key",
+    ),
+    pytest.param(
+        "-e DB_PASSWORD=correct horse -e EPOCHS=3 -- python train.py",
+        "-e DB_PASSWORD=[REDACTED:secret-value] -e EPOCHS=3 -- python train.py",
+        id="passphrase-ends-at-a-flag",
+    ),
+    pytest.param(
+        "DB_PASSWORD=correct horse (from secret db-creds) && python train.py",
+        "DB_PASSWORD=[REDACTED:secret-value] (from secret db-creds) && python train.py",
+        id="passphrase-ends-at-a-word-of-punctuation",
+    ),
+    pytest.param(
+        "env:\n- name: DB_PASSWORD\n  value: correct horse battery\n- name: EPOCHS",
+        "env:\n- name: DB_PASSWORD\n  value: [REDACTED:env-secret]\n- name: EPOCHS",
+        id="env-entry-passphrase",
+    ),
+    pytest.param(
+        "python serve.py --api-key Zq81xY configs/serve.yaml",
+        "python serve.py --api-key [REDACTED:secret-value] configs/serve.yaml",
+        id="flag-value-is-one-word",
+    ),
+    pytest.param(
+        "WANDB_API_KEY:0a1b2c3d4e set by init script",
+        "WANDB_API_KEY:[REDACTED:secret-value] set by init script",
+        id="glued-colon-value-is-one-word",
+    ),
+    # ... and a sentence after the key stays readable: its first word says so
+    pytest.param(
+        "token: could not reach the server (dial tcp 10.0.0.7:443: i/o timeout)",
+        "token: could not reach the server (dial tcp 10.0.0.7:443: i/o timeout)",
+        id="sentence-after-the-key",
+    ),
+    pytest.param(
+        "token: expired at 13:37, refreshing",
+        "token: expired at 13:37, refreshing",
+        id="state-word-then-more",
+    ),
+    pytest.param(
+        "password reset requested for user bob; invalid password",
+        "password reset requested for user bob; invalid password",
+        id="password-mentioned-in-prose",
+    ),
 ]
 
 
@@ -164,6 +250,10 @@ values = with_digit(text_of(ALNUM + "-_", 8, 30))
 passwords = with_digit(text_of(ALNUM + "-_.~!$*+%", 6, 24)).filter(lambda v: v[-1] not in ".,:;")
 
 
+#: What ends a bare `KEY=value` (which may be words, a passphrase) before other text follows.
+VALUE_ENDS = st.sampled_from(["\n", ",", ";", " # from .env", " --epochs 3", " EPOCHS=3", " (env)"])
+
+
 def planted(prefix: str, secret: str, suffix: str = "") -> tuple[str, str, str]:
     return prefix, secret, suffix
 
@@ -173,9 +263,10 @@ SECRETS = st.one_of(
     st.builds(lambda s: planted("", "hf_" + s), text_of(string.ascii_letters, 34, 34)),
     st.builds(lambda s: planted("", "AKIA" + s), text_of(string.ascii_uppercase + string.digits, 16, 16)),
     st.builds(
-        lambda k, v: planted(f"{k}=", v),
+        lambda k, v, end: planted(f"{k}=", v, end),
         st.sampled_from(["PASSWORD", "DB_PASSWORD", "HF_TOKEN", "api_key", "client_secret", "--password"]),
         values,
+        VALUE_ENDS,
     ),
     st.builds(
         lambda scheme, user, pw, host: planted(f"{scheme}://{user}:", pw, f"@{host}/runs"),
@@ -208,3 +299,38 @@ def test_text_around_a_planted_secret_survives_byte_for_byte(before, sep1, secre
     assert out.endswith(tail), (out, tail)
     middle = out[len(head) : len(out) - len(tail)]
     assert re.fullmatch(MARKER.pattern, middle), middle
+
+
+# ------------------------------------------------------------------ property: a passphrase
+
+PASSPHRASE_WORDS = st.lists(
+    st.sampled_from(
+        ["correct", "horse", "battery", "staple", "purple", "monkey", "dishwasher", "tango",
+         "orbit", "lantern", "velvet", "quartz", "7", "42x", "Zebra", "ok!"]
+    ),
+    min_size=1,
+    max_size=6,
+).map(" ".join)  # fmt: skip
+#: A key and its separator where a value may be words: at a line's start (YAML, a config
+#: dump, an env listing), or anywhere with `=`.
+KEYS = st.sampled_from(
+    ["password: ", "  passphrase: ", "db:\n  password:\t", "secret: ", "- api_key: ",
+     "PASSWORD=", "DB_PASSWORD = ", "level=error msg=connect db_password=", "cfg HF_TOKEN=", "--password="]
+)  # fmt: skip
+#: What ends the value, and the text after it: all of it survives.
+ENDS = st.sampled_from(
+    ["", "\n", "\nhost: pg", "  # rotated monthly", ", user: bob", "; retrying", ". Retrying",
+     " EPOCHS=3", " user: bob", " --epochs 3", " -- python train.py", " (from secret db)",
+     " && python train.py", " | tee log"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(KEYS, PASSPHRASE_WORDS, ENDS)
+def test_a_passphrase_is_masked_whole_and_what_ends_it_survives(key, words, end):
+    """`password: correct horse battery staple`: every word masked, in one marker."""
+    redactor = Redactor()
+    out = redactor.clean(key + words + end)
+    assert out == key + "[REDACTED:secret-value]" + end
+    assert redactor.counts == {"secret-value": 1}
+    assert Redactor().clean(out) == out
