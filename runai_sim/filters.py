@@ -14,9 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "METRIC_TYPES",
-    "NODE_FIELDS",
     "OPERATORS",
-    "WORKLOAD_FIELDS",
     "FieldSpec",
     "Filter",
     "MetricsQuery",
@@ -72,56 +70,6 @@ class FieldSpec:
 
     kind: Literal["str", "num", "date"]
     get: Callable[[Mapping[str, Any]], Any]
-
-
-def _key(name: str) -> Callable[[Mapping[str, Any]], Any]:
-    return lambda item: item.get(name)
-
-
-def _nested(outer: str, inner: str) -> Callable[[Mapping[str, Any]], Any]:
-    def get(item: Mapping[str, Any]) -> Any:
-        value = item.get(outer)
-        return value.get(inner) if isinstance(value, Mapping) else None
-
-    return get
-
-
-def _nodepools(item: Mapping[str, Any]) -> list[Any]:
-    pools = [*(item.get("currentNodePools") or []), *(item.get("requestedNodePools") or [])]
-    return list(dict.fromkeys(pools))
-
-
-_STR_FIELDS = (
-    "type name clusterId projectId projectName departmentId departmentName submittedBy phase "
-    "distributedFramework category priorityClassName aiApplicationId aiApplicationName"
-)
-_NUM_FIELDS = "idleGpus idleAllocatedGpus priority totalPendingTimeSeconds totalRunningTimeSeconds"
-_DATE_FIELDS = "createdAt deletedAt completedAt phaseUpdatedAt guaranteedRuntimeEndsAt"
-
-#: The documented `filterBy`/`sortBy` fields of `GET /api/v1/workloads` and where they live.
-WORKLOAD_FIELDS: dict[str, FieldSpec] = {
-    **{name: FieldSpec("str", _key(name)) for name in _STR_FIELDS.split()},
-    **{name: FieldSpec("num", _key(name)) for name in _NUM_FIELDS.split()},
-    **{name: FieldSpec("date", _key(name)) for name in _DATE_FIELDS.split()},
-    "nodepool": FieldSpec("str", _nodepools),
-    "allocatedGPU": FieldSpec("num", _nested("allocatedResources", "gpu")),
-}
-
-#: The documented `filterBy`/`sortBy` fields of `GET /api/v1/nodes`.
-NODE_FIELDS: dict[str, FieldSpec] = {
-    **{
-        name: FieldSpec("str", _key(name))
-        for name in (
-            "name",
-            "status",
-            "nodePool",
-            "nvLinkDomainUid",
-            "nvLinkCliqueId",
-            "clusterUuid",
-        )
-    },
-    "gpuType": FieldSpec("str", _nested("gpuInfo", "gpuType")),
-}
 
 
 def _number(value: Any) -> float | None:

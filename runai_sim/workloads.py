@@ -10,11 +10,62 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from runai_sim import filters
+from runai_sim.filters import FieldSpec
 from runai_sim.scenario import Kind, Scenario, WorkloadEntry
 
-__all__ = ["WorkloadEndpoints"]
+__all__ = ["NODE_FIELDS", "WORKLOAD_FIELDS", "WorkloadEndpoints"]
 
 _Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _key(name: str) -> Callable[[Mapping[str, Any]], Any]:
+    return lambda item: item.get(name)
+
+
+def _nested(outer: str, inner: str) -> Callable[[Mapping[str, Any]], Any]:
+    def get(item: Mapping[str, Any]) -> Any:
+        value = item.get(outer)
+        return value.get(inner) if isinstance(value, Mapping) else None
+
+    return get
+
+
+def _nodepools(item: Mapping[str, Any]) -> list[Any]:
+    pools = [*(item.get("currentNodePools") or []), *(item.get("requestedNodePools") or [])]
+    return list(dict.fromkeys(pools))
+
+
+_STR_FIELDS = (
+    "type name clusterId projectId projectName departmentId departmentName submittedBy phase "
+    "distributedFramework category priorityClassName aiApplicationId aiApplicationName"
+)
+_NUM_FIELDS = "idleGpus idleAllocatedGpus priority totalPendingTimeSeconds totalRunningTimeSeconds"
+_DATE_FIELDS = "createdAt deletedAt completedAt phaseUpdatedAt guaranteedRuntimeEndsAt"
+
+#: The documented `filterBy`/`sortBy` fields of `GET /api/v1/workloads` and where they live.
+WORKLOAD_FIELDS: dict[str, FieldSpec] = {
+    **{name: FieldSpec("str", _key(name)) for name in _STR_FIELDS.split()},
+    **{name: FieldSpec("num", _key(name)) for name in _NUM_FIELDS.split()},
+    **{name: FieldSpec("date", _key(name)) for name in _DATE_FIELDS.split()},
+    "nodepool": FieldSpec("str", _nodepools),
+    "allocatedGPU": FieldSpec("num", _nested("allocatedResources", "gpu")),
+}
+
+#: The documented `filterBy`/`sortBy` fields of `GET /api/v1/nodes`.
+NODE_FIELDS: dict[str, FieldSpec] = {
+    **{
+        name: FieldSpec("str", _key(name))
+        for name in (
+            "name",
+            "status",
+            "nodePool",
+            "nvLinkDomainUid",
+            "nvLinkCliqueId",
+            "clusterUuid",
+        )
+    },
+    "gpuType": FieldSpec("str", _nested("gpuInfo", "gpuType")),
+}
 
 
 def _paged(key: str, items: list[Any], offset: int, limit: int) -> JSONResponse:
@@ -49,7 +100,7 @@ class WorkloadEndpoints:
     def _selected_workloads(self, request: Request) -> list[dict[str, Any]]:
         params = request.query_params
         deleted = filters.parse_bool(params, "deleted")
-        terms = filters.parse_filters(params.getlist("filterBy"), filters.WORKLOAD_FIELDS)
+        terms = filters.parse_filters(params.getlist("filterBy"), WORKLOAD_FIELDS)
         search = (params.get("search") or "").lower()
         items = [
             entry.workload
@@ -61,7 +112,7 @@ class WorkloadEndpoints:
         return [_list_item(item) for item in filters.apply_filters(items, terms)]
 
     async def _list_workloads(self, request: Request) -> Response:
-        spec, descending = filters.parse_sort(request.query_params, filters.WORKLOAD_FIELDS)
+        spec, descending = filters.parse_sort(request.query_params, WORKLOAD_FIELDS)
         offset, limit = filters.parse_page(request.query_params)
         items = filters.sort_items(self._selected_workloads(request), spec, descending=descending)
         return _paged("workloads", items, offset, limit)
@@ -120,8 +171,8 @@ class WorkloadEndpoints:
 
     async def _nodes(self, request: Request) -> Response:
         params = request.query_params
-        terms = filters.parse_filters(params.getlist("filterBy"), filters.NODE_FIELDS)
-        spec, descending = filters.parse_sort(params, filters.NODE_FIELDS)
+        terms = filters.parse_filters(params.getlist("filterBy"), NODE_FIELDS)
+        spec, descending = filters.parse_sort(params, NODE_FIELDS)
         offset, limit = filters.parse_page(params)
         items = filters.sort_items(
             filters.apply_filters(self.scenario.nodes, terms), spec, descending=descending
