@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse, Response
 
 from runai_sim import filters
 from runai_sim.filters import FieldSpec
+from runai_sim.metrics_query import parse_metrics_query, select_measurements
 from runai_sim.scenario import Kind, Scenario, WorkloadEntry
 
 __all__ = ["NODE_FIELDS", "WORKLOAD_FIELDS", "WorkloadEndpoints"]
@@ -155,8 +156,8 @@ class WorkloadEndpoints:
 
     async def _metrics(self, request: Request) -> Response:
         entry = self._entry(request)
-        query = filters.parse_metrics_query(request.query_params)
-        return JSONResponse({"measurements": filters.select_measurements(entry.metrics, query)})
+        query = parse_metrics_query(request.query_params)
+        return JSONResponse({"measurements": select_measurements(entry.metrics, query)})
 
     # ------------------------------------------------------------------ clusters and nodes
     async def _clusters(self, _request: Request) -> Response:
