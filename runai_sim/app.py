@@ -22,7 +22,8 @@ from runai_sim.control import CONTROL_PREFIX, WorkloadControl
 from runai_sim.faults import FaultRule, FaultSet, delay, error_body, fault_response
 from runai_sim.kube import KUBE_PREFIX, KubeAPI, is_kube_path, kube_fault_response
 from runai_sim.pods import list_all_pods
-from runai_sim.scenario import Kind, Scenario
+from runai_sim.scenario import Scenario
+from runai_sim.scenario_parts import Kind
 from runai_sim.scheduling import SchedulingAPI
 from runai_sim.tokens import TokenIssuer
 from runai_sim.workloads import WorkloadEndpoints

@@ -12,7 +12,8 @@ from starlette.responses import JSONResponse, Response
 from runai_sim import filters
 from runai_sim.filters import FieldSpec
 from runai_sim.metrics_query import parse_metrics_query, select_measurements
-from runai_sim.scenario import Kind, Scenario, WorkloadEntry
+from runai_sim.scenario import Scenario
+from runai_sim.scenario_parts import Kind, WorkloadEntry
 
 __all__ = ["NODE_FIELDS", "WORKLOAD_FIELDS", "WorkloadEndpoints"]
 
