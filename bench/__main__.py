@@ -30,6 +30,7 @@ from pathlib import Path
 from bench import parsing, scenarios
 from bench.acks import acks
 from bench.distinct import distinct
+from bench.failover import failover
 from bench.profile import profile
 from bench.stats import Figure, loadavg, machine, render_table
 from bench.workloads import generate
@@ -52,7 +53,7 @@ async def _run(
         "acks": lambda: acks(world),
         "storm": lambda: scenarios.storm(world, reference),
         "distinct": lambda: distinct(world, reference),
-        "failover": lambda: scenarios.failover(world),
+        "failover": lambda: failover(world),
         "queued": lambda: scenarios.queued(world, WORKLOADS),
     }
     for name in chosen:

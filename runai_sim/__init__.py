@@ -2,12 +2,11 @@
 
 from runai_sim.app import RecordedRequest, Simulator
 from runai_sim.faults import FaultRule
-from runai_sim.scenario import (
+from runai_sim.scenario import Scenario, ScenarioError
+from runai_sim.scenario_parts import (
     DEFAULT_CLIENT_ID,
     DEFAULT_CLIENT_SECRET,
     Credentials,
-    Scenario,
-    ScenarioError,
     WorkloadEntry,
 )
 from runai_sim.server import run, serve, serve_in_thread

@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from runai_sim.faults import error_body
-from runai_sim.scenario import WorkloadEntry
+from runai_sim.scenario_parts import WorkloadEntry
 
 if TYPE_CHECKING:
     from starlette.requests import Request

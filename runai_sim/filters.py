@@ -1,4 +1,4 @@
-"""Run:ai list semantics: filterBy, sortBy/sortOrder, offset/limit/next and the metrics query."""
+"""Run:ai list semantics: filterBy, sortBy/sortOrder and offset/limit/next."""
 
 from __future__ import annotations
 
@@ -13,13 +13,9 @@ if TYPE_CHECKING:
     from starlette.datastructures import QueryParams
 
 __all__ = [
-    "METRIC_TYPES",
-    "NODE_FIELDS",
     "OPERATORS",
-    "WORKLOAD_FIELDS",
     "FieldSpec",
     "Filter",
-    "MetricsQuery",
     "QueryError",
     "apply_filters",
     "page",
@@ -27,10 +23,8 @@ __all__ = [
     "parse_datetime",
     "parse_descending",
     "parse_filters",
-    "parse_metrics_query",
     "parse_page",
     "parse_sort",
-    "select_measurements",
     "sort_items",
 ]
 
@@ -39,16 +33,6 @@ _DATE_OPERATORS = frozenset({"==", "!=", "<=", ">="})
 _NEGATED = {"!=": "==", "!@": "=@"}
 _OP_RE = "|".join(re.escape(op) for op in OPERATORS)
 _TERM_START = re.compile(rf"^[A-Za-z][A-Za-z0-9_]*({_OP_RE})")
-
-METRIC_TYPES = frozenset(
-    "GPU_UTILIZATION GPU_MEMORY_USAGE_BYTES GPU_MEMORY_REQUEST_BYTES CPU_USAGE_CORES "  # noqa: SIM905 - a word list reads better.
-    "CPU_REQUEST_CORES CPU_LIMIT_CORES CPU_MEMORY_USAGE_BYTES CPU_MEMORY_REQUEST_BYTES "
-    "CPU_MEMORY_LIMIT_BYTES POD_COUNT RUNNING_POD_COUNT GPU_ALLOCATION NIM_NUM_REQUESTS_RUNNING "
-    "NIM_NUM_REQUESTS_WAITING NIM_NUM_REQUEST_MAX NIM_REQUEST_SUCCESS_TOTAL "
-    "NIM_REQUEST_FAILURE_TOTAL NIM_GPU_CACHE_USAGE_PERC NIM_TIME_TO_FIRST_TOKEN_SECONDS "
-    "NIM_E2E_REQUEST_LATENCY_SECONDS NIM_TIME_TO_FIRST_TOKEN_SECONDS_PERCENTILES "
-    "NIM_E2E_REQUEST_LATENCY_SECONDS_PERCENTILES NVLINK_BANDWIDTH_TOTAL".split()
-)
 
 
 class QueryError(ValueError):
@@ -72,56 +56,6 @@ class FieldSpec:
 
     kind: Literal["str", "num", "date"]
     get: Callable[[Mapping[str, Any]], Any]
-
-
-def _key(name: str) -> Callable[[Mapping[str, Any]], Any]:
-    return lambda item: item.get(name)
-
-
-def _nested(outer: str, inner: str) -> Callable[[Mapping[str, Any]], Any]:
-    def get(item: Mapping[str, Any]) -> Any:
-        value = item.get(outer)
-        return value.get(inner) if isinstance(value, Mapping) else None
-
-    return get
-
-
-def _nodepools(item: Mapping[str, Any]) -> list[Any]:
-    pools = [*(item.get("currentNodePools") or []), *(item.get("requestedNodePools") or [])]
-    return list(dict.fromkeys(pools))
-
-
-_STR_FIELDS = (
-    "type name clusterId projectId projectName departmentId departmentName submittedBy phase "
-    "distributedFramework category priorityClassName aiApplicationId aiApplicationName"
-)
-_NUM_FIELDS = "idleGpus idleAllocatedGpus priority totalPendingTimeSeconds totalRunningTimeSeconds"
-_DATE_FIELDS = "createdAt deletedAt completedAt phaseUpdatedAt guaranteedRuntimeEndsAt"
-
-#: The documented `filterBy`/`sortBy` fields of `GET /api/v1/workloads` and where they live.
-WORKLOAD_FIELDS: dict[str, FieldSpec] = {
-    **{name: FieldSpec("str", _key(name)) for name in _STR_FIELDS.split()},
-    **{name: FieldSpec("num", _key(name)) for name in _NUM_FIELDS.split()},
-    **{name: FieldSpec("date", _key(name)) for name in _DATE_FIELDS.split()},
-    "nodepool": FieldSpec("str", _nodepools),
-    "allocatedGPU": FieldSpec("num", _nested("allocatedResources", "gpu")),
-}
-
-#: The documented `filterBy`/`sortBy` fields of `GET /api/v1/nodes`.
-NODE_FIELDS: dict[str, FieldSpec] = {
-    **{
-        name: FieldSpec("str", _key(name))
-        for name in (
-            "name",
-            "status",
-            "nodePool",
-            "nvLinkDomainUid",
-            "nvLinkCliqueId",
-            "clusterUuid",
-        )
-    },
-    "gpuType": FieldSpec("str", _nested("gpuInfo", "gpuType")),
-}
 
 
 def _number(value: Any) -> float | None:
@@ -324,60 +258,3 @@ def parse_bool(params: QueryParams, name: str) -> bool:
     if raw.lower() == "true":
         return True
     raise QueryError(f"{name} must be true or false, got {raw!r}")
-
-
-@dataclass(frozen=True)
-class MetricsQuery:
-    """The validated query of `GET /api/v1/workloads/{id}/metrics`."""
-
-    types: list[str]
-    start: datetime
-    end: datetime
-    samples: int
-
-
-def _required_time(params: QueryParams, name: str) -> datetime:
-    raw = params.get(name)
-    if not raw:
-        raise QueryError(f"Missing required parameter {name}", "Required parameter is missing")
-    try:
-        return parse_datetime(raw)
-    except ValueError:
-        raise QueryError(f"{name} must be an ISO-8601 date-time, got {raw!r}") from None
-
-
-def parse_metrics_query(
-    params: QueryParams, allowed: frozenset[str] = METRIC_TYPES
-) -> MetricsQuery:
-    """Validate `metricType` (each in `allowed`), `start`, `end` and `numberOfSamples`."""
-    types = [t.strip() for raw in params.getlist("metricType") for t in raw.split(",") if t.strip()]
-    if not types:
-        raise QueryError("Missing required parameter metricType", "Required parameter is missing")
-    unknown = [t for t in types if t not in allowed]
-    if unknown:
-        raise QueryError(f"Invalid metricType {', '.join(unknown)}")
-    start, end = _required_time(params, "start"), _required_time(params, "end")
-    if start > end:
-        raise QueryError("start must not be after end")
-    samples = _int_param(params, "numberOfSamples", 20, 0, 1000)
-    return MetricsQuery(list(dict.fromkeys(types)), start, end, samples)
-
-
-def select_measurements(
-    series: Sequence[Mapping[str, Any]], query: MetricsQuery
-) -> list[dict[str, Any]]:
-    """The requested series (in request order) with only the values inside [start, end]."""
-    out: list[dict[str, Any]] = []
-    for metric_type in query.types:
-        matching = [s for s in series if s.get("type") == metric_type]
-        if not matching:
-            out.append({"type": metric_type, "labels": None, "values": []})
-        for item in matching:
-            values = [
-                value
-                for value in item.get("values") or []
-                if (when := _item_datetime(value.get("timestamp"))) is not None
-                and query.start <= when <= query.end
-            ]
-            out.append({**item, "values": values})
-    return out

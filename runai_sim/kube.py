@@ -22,7 +22,7 @@ from starlette.routing import Route
 from runai_sim.faults import FaultRule, fault_response
 from runai_sim.kube_crds import SchedulerObjects
 from runai_sim.kube_select import Fields, Indexed, KubeError, selected, status_body
-from runai_sim.scenario import KubernetesView
+from runai_sim.scenario_parts import KubernetesView
 
 __all__ = [
     "KUBE_PREFIX",

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from runai_sim.scenario import KubernetesView
+    from runai_sim.scenario_parts import KubernetesView
 
 __all__ = ["PODGROUP_API", "QUEUE_API", "SchedulerObjects"]
 

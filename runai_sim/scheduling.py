@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from runai_sim import filters
 from runai_sim.filters import FieldSpec, QueryError
+from runai_sim.metrics_query import parse_metrics_query, select_measurements
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -116,7 +117,7 @@ class SchedulingAPI:
 
     async def _project_metrics(self, request: Request) -> Response:
         project = self._find_project(request)
-        query = filters.parse_metrics_query(request.query_params, ORG_UNIT_METRIC_TYPES)
+        query = parse_metrics_query(request.query_params, ORG_UNIT_METRIC_TYPES)
         pool = request.query_params.get("nodepoolName")
         series = [
             measurement
@@ -125,7 +126,7 @@ class SchedulingAPI:
             and (pool is None or entry.get("nodePool") in {None, pool})
             for measurement in entry.get("measurements") or []
         ]
-        return JSONResponse({"measurements": filters.select_measurements(series, query)})
+        return JSONResponse({"measurements": select_measurements(series, query)})
 
     def _pools(self) -> list[dict[str, Any]]:
         return self._scenario.node_pools or []

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from runai_sim.faults import error_body
-from runai_sim.scenario import Credentials
+from runai_sim.scenario_parts import Credentials
 
 __all__ = ["TokenIssuer"]
 

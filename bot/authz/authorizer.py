@@ -23,20 +23,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Literal
 
 import redis.asyncio as redis
 import structlog
 
 from bot.authz.cache import DECISION_CACHE_PREFIX, DecisionCache, Entry
-from bot.authz.decision import ALL_KINDS, ANY_KIND, Decision, Reach, Reason, Target
-from bot.authz.policy import Grant, cluster_wide
-from bot.authz.reads import AccessReader, grants_of, reach_of, readable, readable_names
+from bot.authz.decision import ANY_KIND, Decision, Reach, Reason, Target
+from bot.authz.lookups import Lookups
+from bot.authz.policy import Grant
+from bot.authz.reads import AccessReader, readable_names
 from bot.authz.sharing import Sharing
-from bot.durable.flight import LOOKUP_REUSE_S, Flights
+from bot.durable.flight import Flights
 from bot.durable.tasks import stopped
-from diagnosis import DiagnosisError, UpstreamError
+from diagnosis import DiagnosisError
 
 if TYPE_CHECKING:
     from bot.authz.identity import Identity
@@ -53,7 +54,7 @@ _REACH_FIELD: Final = "clusters"
 _PROJECTS_FIELD: Final = "projects:"
 
 
-class Authorizer:
+class Authorizer(Lookups):
     """Decides, per person and project, whether anything about its workloads may be shown.
 
     Args:
@@ -248,59 +249,3 @@ class Authorizer:
     async def forget(self, email: str) -> None:
         """Drop every cached decision about `email` (e.g. after its access changed)."""
         await self._cache.forget(email.casefold())
-
-    # ------------------------------------------------------------------ the lookups
-    def _failed(self, error: DiagnosisError) -> str:
-        call = error.operation if isinstance(error, UpstreamError) else "authorization"
-        self._log.warning("authz_unchecked", failed_call=call, error=type(error).__name__)
-        return call
-
-    async def _decided(
-        self, email: str, field: str, lookup: Callable[[], Awaitable[Entry]]
-    ) -> Entry:
-        """The cached answer about `field` for `email`, else `lookup`'s, shared and then cached.
-
-        `lookup` asks Run:ai about `email` as given; the cache and the flight use it casefolded.
-        """
-        person = email.casefold()
-        entry = await self._cache.get(person, field)
-        if entry is None:
-            entry = await self._sharing.entry(f"{person}|{field}", lookup)
-            await self._cache.put(person, field, entry)
-        return entry
-
-    def _grants_of(self, email: str, *, prefetch: bool = False) -> asyncio.Task[list[Grant]]:
-        """The person's grants: the read `prefetch` started (used once), or a new read.
-
-        A prefetched read is used by the first check after it, within `LOOKUP_REUSE_S`
-        and unless it failed; every other check reads afresh, as without it.
-        """
-        now = self._clock()
-        self._prefetched = {
-            k: v for k, v in self._prefetched.items() if now - v[0] < LOOKUP_REUSE_S
-        }
-        started = self._prefetched.pop(email, (0.0, None))[1] if not prefetch else None
-        if started is not None and not (started.done() and started.exception() is not None):
-            return started
-        if prefetch and email in self._prefetched:
-            return self._prefetched[email][1]
-        task = asyncio.ensure_future(
-            self._sharing.grants(email, lambda: grants_of(self._runai, email))
-        )
-        if prefetch:
-            self._prefetched[email] = (now, task)
-        return task
-
-    async def _readable(self, email: str, target: Target) -> frozenset[str]:
-        held = self._prefetched.get(email)
-        grants_read = self._grants_of(email)
-        # Prefetched (next to the status), about a workload: wait for it, as a rule over the whole
-        # cluster reading every kind decides without the project's lookup (never race it).
-        if held is not None and grants_read is held[1] and target.kind is not ANY_KIND:
-            wide = cluster_wide(await grants_read, target.cluster_id)
-            if ALL_KINDS in wide:
-                return wide
-        return await readable(self._runai, grants_read, target)
-
-    async def _reach(self, email: str) -> tuple[bool, frozenset[str]]:
-        return await reach_of(self._runai, await self._grants_of(email))

@@ -16,8 +16,8 @@ from diagnosis.evidence import Gap, Signal
 from diagnosis.fetch import gap_for, within_deadline
 from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import KubeNode
+from diagnosis.kube.node_signals import DESCRIBE_NODE, node_event_signals, node_signals
 from diagnosis.kube.reader import KubeReader
-from diagnosis.kube.signals import DESCRIBE_NODE, node_event_signals, node_signals
 from diagnosis.redact import Redactor
 
 __all__ = [

@@ -17,7 +17,8 @@ from diagnosis.evidence import Signal
 from diagnosis.exitcodes import describe_exit_code
 from diagnosis.kube.event_models import event_from_core
 from diagnosis.kube.models import Pod
-from diagnosis.kube.signals import container_signals, event_signals, node_signals
+from diagnosis.kube.node_signals import node_signals
+from diagnosis.kube.signals import container_signals, event_signals
 from diagnosis.lexicon import SignalKind
 from diagnosis.redact import Redactor
 from diagnosis.report import Category

@@ -16,9 +16,9 @@ import pytest
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.kube.log_signals import line_facts, log_signal
 from diagnosis.kube.models import Pod
+from diagnosis.kube.node_signals import node_signals
 from diagnosis.kube.signals import (
     container_signals,
-    node_signals,
     pod_rank,
     restarts_of,
 )

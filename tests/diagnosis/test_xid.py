@@ -13,7 +13,7 @@ import pytest
 from diagnosis.compose import compose
 from diagnosis.kube.log_signals import line_facts, log_signal
 from diagnosis.kube.models import KubeNode
-from diagnosis.kube.signals import node_signals
+from diagnosis.kube.node_signals import node_signals
 from diagnosis.logs import failing_line
 from diagnosis.redact import Redactor
 from diagnosis.report import Category

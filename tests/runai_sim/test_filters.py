@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from runai_sim import filters
+from runai_sim.workloads import WORKLOAD_FIELDS
 
-FIELDS = filters.WORKLOAD_FIELDS
+FIELDS = WORKLOAD_FIELDS
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from bot.app.backends import ASGI_BASE_URL
 from diagnosis.http.transport import network_transport
 from runai_sim import Scenario, ScenarioError, Simulator, serve_in_thread
 from runai_sim.kube import kube_base_url
-from runai_sim.scenario import DEFAULT_KUBE_TOKEN
+from runai_sim.scenario_parts import DEFAULT_KUBE_TOKEN
 from tests.runai_sim.sim_helpers import BASIC, CLUSTER, DATA, asgi_client, fetch_token
 
 KUBE = DATA / "kube.json"

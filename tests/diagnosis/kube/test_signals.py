@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from diagnosis.kube.models import Pod
-from diagnosis.kube.signals import container_signals, node_signals
+from diagnosis.kube.node_signals import node_signals
+from diagnosis.kube.signals import container_signals
 from diagnosis.lexicon import SignalKind
 from diagnosis.redact import Redactor
 from tests.factories import unreachable_node

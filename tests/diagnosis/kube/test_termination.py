@@ -14,12 +14,8 @@ import pytest
 from diagnosis.evidence import Signal
 from diagnosis.kube.event_models import KubeEvent, event_from_core
 from diagnosis.kube.models import KubeNode, Pod
-from diagnosis.kube.signals import (
-    container_signals,
-    event_signals,
-    node_event_signals,
-    node_signals,
-)
+from diagnosis.kube.node_signals import node_event_signals, node_signals
+from diagnosis.kube.signals import container_signals, event_signals
 from diagnosis.lexicon import SignalKind
 from diagnosis.redact import Redactor
 from diagnosis.report import Category
