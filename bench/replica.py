@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["Replica"]
+__all__ = ["Replica", "process_cpu_seconds", "wait_ready"]
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _STARTUP_S = 30.0
@@ -64,7 +64,7 @@ class Replica:
 
     def cpu_seconds(self) -> float:
         """User + system CPU time so far over its processes (`/proc/<pid>/stat`, 14 and 15)."""
-        return sum(_cpu_seconds(pid) for pid in self.pids())
+        return sum(process_cpu_seconds(pid) for pid in self.pids())
 
     def diagnosing_processes(self) -> int:
         """How many of its processes run diagnoses: each `worker` copy, or an embedded `serve`."""
@@ -107,7 +107,7 @@ def _memory_mb(pid: int, key: str) -> float:
     return float("nan")
 
 
-def _cpu_seconds(pid: int) -> float:
+def process_cpu_seconds(pid: int) -> float:
     """User + system CPU time so far of one process (`/proc/<pid>/stat`, 14 and 15); 0 if gone."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
@@ -117,7 +117,7 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
 
 
-async def _ready(http: httpx.AsyncClient, replica: Replica) -> None:
+async def wait_ready(http: httpx.AsyncClient, replica: Replica) -> None:
     """Until /readyz answers and every worker process has started (none is still importing)."""
     deadline = time.monotonic() + _STARTUP_S
     web_ready = False

@@ -26,7 +26,7 @@ import redis
 
 from bench import cores as affinity
 from bench.driver import Ask, send_all
-from bench.replica import Replica, _cpu_seconds, _ready
+from bench.replica import Replica, process_cpu_seconds, wait_ready
 from bench.stats import Timed
 from bench.workloads import ASKER_EMAIL, BenchScenario
 from tests.bot.slack.fake_slack import FakeSlack
@@ -114,7 +114,7 @@ class World:
         finally:
             client.close()
         return {
-            "simulator": _cpu_seconds(self._sim.pid) if self._sim is not None else 0.0,
+            "simulator": process_cpu_seconds(self._sim.pid) if self._sim is not None else 0.0,
             "driver and fake Slack": time.process_time() + self._sender_cpu,
             "Redis": float(info["used_cpu_user"]) + float(info["used_cpu_sys"]),
         }
@@ -229,7 +229,7 @@ class World:
             started.append(replica)
         async with httpx.AsyncClient(timeout=2) as http:
             for replica in started:
-                await _ready(http, replica)
+                await wait_ready(http, replica)
         return started
 
     def _start(

@@ -18,6 +18,8 @@ __all__ = [
     "Filter",
     "QueryError",
     "apply_filters",
+    "int_param",
+    "item_datetime",
     "page",
     "parse_bool",
     "parse_datetime",
@@ -67,7 +69,8 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def _item_datetime(value: Any) -> datetime | None:
+def item_datetime(value: Any) -> datetime | None:
+    """A stored item's timestamp as a datetime; None when it is missing or malformed."""
     if not isinstance(value, str):
         return None
     try:
@@ -120,7 +123,7 @@ class Filter:
         if value is None:
             return False
         if self.spec.kind == "date":
-            when = _item_datetime(value)
+            when = item_datetime(value)
             return when is not None and _compare(when, op, parse_datetime(self.value))
         if self.spec.kind == "num" and op in _DATE_OPERATORS:
             number = _number(value)
@@ -157,7 +160,7 @@ def parse_filters(raw: Sequence[str], fields: Mapping[str, FieldSpec]) -> list[F
         if spec.kind == "date":
             if op not in _DATE_OPERATORS:
                 raise QueryError(f"Operator {op} cannot be used with date field {name}")
-            if _item_datetime(value) is None:
+            if item_datetime(value) is None:
                 raise QueryError(f"Invalid date {value!r} in filterBy term {term!r}")
         if spec.kind == "num" and op in _DATE_OPERATORS and _number(value) is None:
             raise QueryError(f"Invalid number {value!r} in filterBy term {term!r}")
@@ -184,7 +187,7 @@ def _sort_key(spec: FieldSpec, item: Mapping[str, Any]) -> Any:
     if value is None:
         return None
     if spec.kind == "date":
-        return _item_datetime(value)
+        return item_datetime(value)
     if spec.kind == "num":
         return _number(value)
     return str(value)
@@ -223,7 +226,8 @@ def parse_descending(params: QueryParams, *, default_desc: bool = False) -> bool
     return default_desc if order is None else order == "desc"
 
 
-def _int_param(params: QueryParams, name: str, default: int, low: int, high: int) -> int:
+def int_param(params: QueryParams, name: str, default: int, low: int, high: int) -> int:
+    """Query parameter `name` as an integer in [low, high]; `default` when absent."""
     raw = params.get(name)
     if raw is None:
         return default
@@ -239,8 +243,8 @@ def _int_param(params: QueryParams, name: str, default: int, low: int, high: int
 def parse_page(params: QueryParams) -> tuple[int, int]:
     """`offset` (default 0) and `limit` (default 50, 1..500)."""
     return (
-        _int_param(params, "offset", 0, 0, 2**31 - 1),
-        _int_param(params, "limit", 50, 1, 500),
+        int_param(params, "offset", 0, 0, 2**31 - 1),
+        int_param(params, "limit", 50, 1, 500),
     )
 
 

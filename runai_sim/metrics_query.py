@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from runai_sim.filters import QueryError, _int_param, _item_datetime, parse_datetime
+from runai_sim.filters import QueryError, int_param, item_datetime, parse_datetime
 
 if TYPE_CHECKING:
     from starlette.datastructures import QueryParams
@@ -58,7 +58,7 @@ def parse_metrics_query(
     start, end = _required_time(params, "start"), _required_time(params, "end")
     if start > end:
         raise QueryError("start must not be after end")
-    samples = _int_param(params, "numberOfSamples", 20, 0, 1000)
+    samples = int_param(params, "numberOfSamples", 20, 0, 1000)
     return MetricsQuery(list(dict.fromkeys(types)), start, end, samples)
 
 
@@ -75,7 +75,7 @@ def select_measurements(
             values = [
                 value
                 for value in item.get("values") or []
-                if (when := _item_datetime(value.get("timestamp"))) is not None
+                if (when := item_datetime(value.get("timestamp"))) is not None
                 and query.start <= when <= query.end
             ]
             out.append({**item, "values": values})

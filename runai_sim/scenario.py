@@ -20,7 +20,7 @@ from pydantic import (
 
 from runai_sim.access import ACCESS_KEYS, check_items
 from runai_sim.faults import FaultRule
-from runai_sim.scenario_parts import Credentials, KubernetesView, WorkloadEntry, _drop_comments
+from runai_sim.scenario_parts import Credentials, KubernetesView, WorkloadEntry, drop_comments
 
 __all__ = [
     "REQUIRED_FIELDS",
@@ -92,7 +92,7 @@ class Scenario(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _ignore_comments(cls, data: Any) -> Any:
-        return _drop_comments(data)
+        return drop_comments(data)
 
     @field_validator(*ACCESS_KEYS)
     @classmethod

@@ -18,6 +18,7 @@ __all__ = [
     "Kind",
     "KubernetesView",
     "WorkloadEntry",
+    "drop_comments",
 ]
 
 DEFAULT_CLIENT_ID = "runai-why-demo"
@@ -35,7 +36,7 @@ _KIND_BY_TYPE: dict[str, Kind] = {
 }
 
 
-def _drop_comments(data: Any) -> Any:
+def drop_comments(data: Any) -> Any:
     """Keys starting with `_` are comments in a scenario object and are ignored."""
     if isinstance(data, Mapping):
         return {k: v for k, v in data.items() if not str(k).startswith("_")}
@@ -78,7 +79,7 @@ class WorkloadEntry(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _ignore_comments(cls, data: Any) -> Any:
-        return _drop_comments(data)
+        return drop_comments(data)
 
     @field_validator("workload")
     @classmethod
@@ -150,7 +151,7 @@ class KubernetesView(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _ignore_comments(cls, data: Any) -> Any:
-        return _drop_comments(data)
+        return drop_comments(data)
 
     @field_validator("pods", "events", "nodes", "podgroups", "queues")
     @classmethod

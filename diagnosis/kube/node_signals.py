@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from diagnosis.evidence import Signal
+from diagnosis.kube.client import DESCRIBE_NODE
 from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import KubeNode
 from diagnosis.lexicon import SignalKind
@@ -13,13 +14,11 @@ from diagnosis.redact import Redactor, shorten
 from diagnosis.signals import text_signals
 
 __all__ = [
-    "DESCRIBE_NODE",
     "cordon_signal",
     "node_event_signals",
     "node_signals",
 ]
 
-DESCRIBE_NODE = "kubectl describe node"
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 

@@ -14,9 +14,10 @@ from typing import TypeVar
 from diagnosis.errors import NotFound, UpstreamError
 from diagnosis.evidence import Gap, Signal
 from diagnosis.fetch import gap_for, within_deadline
+from diagnosis.kube.client import DESCRIBE_NODE
 from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import KubeNode
-from diagnosis.kube.node_signals import DESCRIBE_NODE, node_event_signals, node_signals
+from diagnosis.kube.node_signals import node_event_signals, node_signals
 from diagnosis.kube.reader import KubeReader
 from diagnosis.redact import Redactor
 
