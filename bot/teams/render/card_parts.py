@@ -112,15 +112,18 @@ def rich_text(runs: Sequence[Run], **style: Any) -> Element:
     return {"type": "RichTextBlock", "inlines": shown, **style}
 
 
-def text_with_code(text: str, limit: int, *, lead: str = "", **style: Any) -> Element:
+def text_with_code(
+    text: str, limit: int, *, lead: str = "", empty: str = "", **style: Any
+) -> Element:
     """Untrusted `text` after `lead`, within `limit`: a TextBlock, or a RichTextBlock.
 
     With the bot's code spans in it, the RichTextBlock that shows their commands as written
-    (`card_text.code_runs`); `lead` is the bot's own (a bullet).
+    (`card_text.code_runs`); `lead` is the bot's own (a bullet), `empty` what an empty
+    text shows.
     """
     runs = code_runs(text, limit)
     if not runs:
-        return text_block(f"{lead}{safe(text, limit)}", **style)
+        return text_block(f"{lead}{safe(text, limit) or empty}", **style)
     return rich_text([(lead, False), *runs], **style)
 
 
@@ -146,7 +149,7 @@ def render_question_card(
 
     At most `MAX_CHOICES` buttons, within the size limit; the rest are counted.
     """
-    body = [text_with_code(text, _QUESTION_MAX)]
+    body = [text_with_code(text, _QUESTION_MAX, empty="?")]
     summary = plain(text, SUMMARY_MAX) or "?"
     if picked is not None:
         label = safe(picked, 150, single_line=True) or "?"
