@@ -31,7 +31,8 @@ PODS = "get_workload_pods"
 METRICS = "get_workload_metrics"
 
 
-_NO_LIMIT = "CPU-memory limit (none configured: the node's memory is the ceiling)"
+#: What a configuration that was read and sets no limit says: a fact, cited, never a gap.
+_NO_LIMIT = " (the node's memory is the ceiling)"
 
 
 @dataclass(frozen=True)
@@ -48,30 +49,29 @@ class MemoryEvidence:
         return self.figures.configured_read and self.figures.limit_bytes is None
 
 
-def _pair(resources: Resources | None) -> tuple[int | None, int | None]:
+#: A quantity as upstream gave it: None when it gave none.
+_Raw = str | float | None
+
+
+def _pair(resources: Resources | None) -> tuple[_Raw, _Raw]:
     if resources is None or resources.cpu_memory is None:
         return None, None
-    mem = resources.cpu_memory
-    return parse_quantity(mem.request), parse_quantity(mem.limit)
+    return resources.cpu_memory.request, resources.cpu_memory.limit
 
 
-def _runai(ev: Evidence) -> tuple[int | None, int | None, str | None]:
-    """Request and limit as Run:ai knows them: submitted spec, else pods, else the workload."""
+def _runai(ev: Evidence) -> tuple[_Raw, _Raw, str | None]:
+    """Request and limit as Run:ai gives them: submitted spec, else pods, else the workload."""
     compute = ev.spec.spec.compute if ev.spec and ev.spec.spec else None
     if compute and (compute.cpu_memory_request or compute.cpu_memory_limit):
-        return (
-            parse_quantity(compute.cpu_memory_request),
-            parse_quantity(compute.cpu_memory_limit),
-            SPEC,
-        )
+        return compute.cpu_memory_request, compute.cpu_memory_limit, SPEC
     for pod in ev.pods or ():
         request, limit = _pair(pod.requested_resources)
-        if request is not None or limit is not None:
+        if parse_quantity(request) is not None or parse_quantity(limit) is not None:
             return request, limit, PODS
     request, limit = _pair(
         ev.workload.pods_requested_resources or ev.workload.workload_requested_resources
     )
-    if request is not None or limit is not None:
+    if parse_quantity(request) is not None or parse_quantity(limit) is not None:
         return request, limit, "get_workload_status"
     return None, None, None
 
@@ -112,59 +112,76 @@ def _samples(ev: Evidence) -> tuple[list[int], list[MemorySample], bool]:
     return values, dated, other_run
 
 
-def _shown(request: int | None, limit: int | None) -> str:
-    return " / ".join(format_bytes(v) if v is not None else "not set" for v in (request, limit))
+def _given(raw: _Raw) -> bool:
+    """Whether upstream gave a value at all (one that is no quantity was given)."""
+    return raw is not None and raw != ""
+
+
+def _shown(request: _Raw, limit: _Raw) -> str:
+    """`32 GiB / not set`: each figure, "not set" when none is given, "unreadable" when bad."""
+    return " / ".join(
+        format_bytes(value)
+        if (value := parse_quantity(raw)) is not None
+        else ("unreadable" if _given(raw) else "not set")
+        for raw in (request, limit)
+    )
+
+
+def _read(
+    what: str, raw: tuple[_Raw, _Raw], source: str
+) -> tuple[int | None, int | None, bool, EvidenceLine, list[str]]:
+    """Request and limit as read from `source`: figures, whether both were read, line, gaps.
+
+    A limit the configuration does not set is a fact, said on the line; a value that is no
+    quantity is not read (a gap), so that None still means "not set" only when it was read.
+    """
+    request, limit = (parse_quantity(r) for r in raw)
+    names = ("request", "limit")
+    bad = [
+        n for n, r, v in zip(names, raw, (request, limit), strict=True) if _given(r) and v is None
+    ]
+    said = _NO_LIMIT if not _given(raw[1]) else ""
+    line = EvidenceLine(text=f"{what}: {_shown(*raw)}{said}", source=source)
+    missing = [f"CPU-memory {' and '.join(bad)} ({source} gave no quantity)"] if bad else []
+    return request, limit, not bad, line, missing
 
 
 def _configured(
     ev: Evidence, container: str | None, *, init: bool
 ) -> tuple[int | None, int | None, bool, list[EvidenceLine], list[str]]:
     """Request, limit, whether they were read (None is then "not set"), their lines, gaps."""
-    lines: list[EvidenceLine] = []
-    missing: list[str] = []
     r_request, r_limit, r_source = (None, None, None) if init else _runai(ev)
     if container is not None and container in ev.container_memory:
         raw_request, raw_limit, cited = ev.container_memory[container]
-        request, limit = parse_quantity(raw_request), parse_quantity(raw_limit)
         kind = "init container" if init else "container"
-        lines.append(
-            EvidenceLine(
-                text=f"CPU-memory request/limit of {kind} {container}: {_shown(request, limit)}",
-                source=cited,
-            )
-        )
-        if r_source is not None and (r_request, r_limit) != (request, limit):
+        what = f"CPU-memory request/limit of {kind} {container}"
+        request, limit, read, line, missing = _read(what, (raw_request, raw_limit), cited)
+        lines = [line]
+        runai = (parse_quantity(r_request), parse_quantity(r_limit))
+        if r_source is not None and runai != (request, limit):
             lines.append(
                 EvidenceLine(
                     text=f"The Run:ai spec says {_shown(r_request, r_limit)}, but the Kubernetes "
-                    f"pod spec ({_shown(request, limit)}) is what was enforced, so its figures "
-                    "are used",
+                    f"pod spec ({_shown(raw_request, raw_limit)}) is what was enforced, so its "
+                    "figures are used",
                     source=r_source,
                 )
             )
-    elif init:
-        request = limit = None
+        return request, limit, read, lines, missing
+    if init:
         who = f"init container {container}" if container else "the init container"
-        missing.append(
+        gap = (
             f"CPU-memory request and limit of {who} (Kubernetes pod spec not read; the Run:ai "
             "spec's figures are the main container's)"
         )
-        return request, limit, False, lines, missing
-    else:
-        request, limit = r_request, r_limit
-        if r_source is None:
-            missing.append(
-                "CPU-memory request and limit (not in the spec, pods or workload record)"
-            )
-            return request, limit, False, lines, missing
-        lines.append(
-            EvidenceLine(
-                text=f"CPU-memory request/limit: {_shown(request, limit)}", source=r_source
-            )
-        )
-    if limit is None:
-        missing.append(_NO_LIMIT)
-    return request, limit, True, lines, missing
+        return None, None, False, [], [gap]
+    if r_source is None:
+        gap = "CPU-memory request and limit (not in the spec, pods or workload record)"
+        return None, None, False, [], [gap]
+    request, limit, read, line, missing = _read(
+        "CPU-memory request/limit", (r_request, r_limit), r_source
+    )
+    return request, limit, read, [line], missing
 
 
 def memory_evidence(

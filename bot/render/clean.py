@@ -4,7 +4,8 @@ One list of what is unsafe, for every front end and the console: control charact
 escape sequences), zero-width, bidirectional and other invisible format characters are
 removed, so a log line cannot rewrite a screen or hide text from its reader. Lengths are
 counted in UTF-16 code units, as Slack and Teams count them, and `truncate` cuts within
-such a length without splitting a surrogate pair or an entity such as `&amp;`.
+such a length without splitting a surrogate pair or an entity such as `&amp;`. Text sized
+before Slack escapes it is measured as sent (`escaped_len`), entities included.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "ELLIPSIS",
     "LONGEST_ENTITY",
     "clean",
+    "escaped_len",
     "middle_cut",
     "one_line",
     "truncate",
@@ -40,6 +42,20 @@ _BMP_MAX = 0xFFFF
 def utf16_len(text: str) -> int:
     """Length in UTF-16 code units (characters outside the BMP count twice)."""
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def escaped_len(text: str) -> int:
+    """`utf16_len` of `text` once `&`, `<` and `>` are sent as `&amp;`, `&lt;` and `&gt;`.
+
+    What a Slack limit counts of text that is escaped after it is sized: a name sized for a
+    button by its own length would lose its end to the entities (`bot.slack.render.mrkdwn`).
+    """
+    entities = 4 * text.count("&") + 3 * (text.count("<") + text.count(">"))
+    return utf16_len(text) + entities
+
+
+#: The most units one character can take in `escaped_len` (`&` as `&amp;`), and in UTF-16.
+_WIDEST_ESCAPED, _WIDEST = LONGEST_ENTITY, 2
 
 
 def _class(spans: Sequence[tuple[int, int]]) -> re.Pattern[str]:
@@ -115,26 +131,32 @@ def truncate(text: str, limit: int) -> str:
     return head + ELLIPSIS
 
 
-def middle_cut(text: str, limit: int) -> str:
+def middle_cut(text: str, limit: int, *, escaped: bool = False) -> str:
     """`text`, or its start and end around "…", within `limit` UTF-16 units (at least 2 kept).
 
     For a name whose end tells it from others as much as its start. Never splits a
-    surrogate pair: a half that would not fit whole is left out.
+    surrogate pair: a half that would not fit whole is left out. With `escaped`, units are
+    counted as Slack is sent the text (`escaped_len`), so that it fits once escaped.
     """
-    if len(text) <= limit and utf16_len(text) <= limit:
+    measure = escaped_len if escaped else utf16_len
+    if len(text) <= limit and measure(text) <= limit:
         return text
     keep = max(limit - len(ELLIPSIS), 2)
-    head = text[: _fitting(text, (keep + 1) // 2)]
-    tail_size = _fitting(text[len(head) :][::-1], keep // 2)
+    head = text[: _fitting(text, (keep + 1) // 2, escaped=escaped)]
+    tail_size = _fitting(text[len(head) :][::-1], keep // 2, escaped=escaped)
     return f"{head}{ELLIPSIS}{text[len(text) - tail_size :]}"
 
 
-def _fitting(text: str, room: int) -> int:
-    """How many leading characters of `text` take at most `room` units (slices, at C speed)."""
+def _fitting(text: str, room: int, *, escaped: bool = False) -> int:
+    """How many leading characters of `text` take at most `room` units (slices, at C speed).
+
+    Units as `utf16_len` counts them, or `escaped_len` when `escaped`.
+    """
+    measure, widest = (escaped_len, _WIDEST_ESCAPED) if escaped else (utf16_len, _WIDEST)
     cut = 0
-    while room > 1 and cut < len(text):  # the next room // 2 characters fit, whatever they are
-        part = text[cut : cut + room // 2]
-        cut, room = cut + len(part), room - utf16_len(part)
-    if room == 1 and cut < len(text) and ord(text[cut]) <= _BMP_MAX:
-        cut += 1
+    while room >= widest and cut < len(text):  # the next room // widest characters fit
+        part = text[cut : cut + room // widest]
+        cut, room = cut + len(part), room - measure(part)
+    while cut < len(text) and (cost := measure(text[cut])) <= room:  # fewer than `widest` left
+        cut, room = cut + 1, room - cost
     return cut

@@ -6,9 +6,10 @@ underscores names no image. Each front end first neutralises the whole text (eve
 replacement one character for one, so positions still match); `restore` then puts back,
 inside each backtick pair, the emphasis marks it is given that cannot open emphasis, and
 replaces every backtick that is in no pair by `backtick`, so no code span can form but
-those kept. Slack shows code spans as code and is given `*`, `_` and `~`; Teams' TextBlock
-shows them as plain text, so it keeps `*` and `~` look-alikes everywhere (no bold, no
-strikethrough can ever form) and is given `_` alone: `llama__ft:v2_` survives there too.
+those kept. Slack, and Teams' text messages, show code spans as code and are given `*`,
+`_` and `~`. A Teams card's TextBlock shows a code span as plain text, so a card never puts
+one there: it shows each pair (`pairs`) as a monospace TextRun, which Teams reads as no
+markdown at all, so the command in it is shown, and copied, exactly as written.
 
 Safe whatever the text holds, upstream backticks included: a mark is kept only where it can
 open nothing, by CommonMark's rules (which Teams' TextBlock follows, and which shows code
@@ -26,8 +27,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
-__all__ = ["MARKS", "PAIR_MAX", "restore"]
+__all__ = ["MARKS", "PAIR_MAX", "pairs", "restore"]
 
 #: The longest code span kept, in characters between its backticks: longer than any command
 #: the engine writes (a `kubectl` line with a 253-character pod name, a 240-character image).
@@ -38,6 +40,11 @@ _RUN = re.compile(r"([*_~])\1*")
 #: Every emphasis mark `restore` can keep.
 MARKS = "*_~"
 _ALNUM = re.compile(r"[^\W_]")
+
+
+def pairs(text: str) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each backtick pair in `text`, backticks included, leftmost first."""
+    return (pair.span() for pair in _PAIR.finditer(text))
 
 
 def _punctuation(char: str) -> bool:
@@ -79,8 +86,7 @@ def restore(original: str, neutralised: str, backtick: str, marks: str = MARKS) 
         raise ValueError("neutralised text must replace characters one for one")
     pieces: list[str] = []
     done = 0
-    for pair in _PAIR.finditer(original):
-        start, end = pair.span()
+    for start, end in pairs(original):
         pieces.append(neutralised[done:start].replace("`", backtick))
         kept = start
         for run in _RUN.finditer(original, start + 1, end - 1):

@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from bot.render.clean import middle_cut, utf16_len
+from bot.render.clean import escaped_len, middle_cut
 from diagnosis import Outcome, Report, WorkloadRef
 
 __all__ = [
@@ -118,8 +118,8 @@ def candidate_facts(candidate: WorkloadRef) -> str:
     )
 
 
-#: A Slack button's text holds 75 characters, counted (as Teams does) in UTF-16 units;
-#: labels are made to fit it whole.
+#: A Slack button's text holds 75 characters, counted (as Teams does) in UTF-16 units of
+#: the text as sent, where `&`, `<` and `>` are entities: labels are made to fit it whole.
 LABEL_MAX = 75
 _SHORT_ID = 8  # characters of a workload ID shown where the rest of a label is the same
 
@@ -130,7 +130,8 @@ def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
     Each names its workload, then what tells it apart: its phase and when it was submitted
     (UTC), and its ID's first characters where two labels would otherwise read the same
     (as many as make them differ). A long name is shortened in its middle, never the facts,
-    so that the whole label fits `LABEL_MAX` UTF-16 units.
+    so that the whole label fits `LABEL_MAX` UTF-16 units once Slack escapes it (`&` sent as
+    `&amp;`, `escaped_len`): sized by its own length, Slack would cut off the facts instead.
     """
 
     def short(moment: datetime | None) -> str:
@@ -142,8 +143,8 @@ def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
     for candidate, fact, key in zip(candidates, facts, plain, strict=True):
         twins = [c.id for c, k in zip(candidates, plain, strict=True) if k == key]
         told = fact + (f" · ID {_distinct_prefix(candidate.id, twins)}" if len(twins) > 1 else "")
-        room = LABEL_MAX - utf16_len(told) - len(" · ")
-        labels.append(f"{middle_cut(candidate.name, room)} · {told}")
+        room = LABEL_MAX - escaped_len(told) - len(" · ")
+        labels.append(f"{middle_cut(candidate.name, room, escaped=True)} · {told}")
     return labels
 
 

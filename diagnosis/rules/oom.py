@@ -63,7 +63,7 @@ def _advise(_: Evidence, finding: Finding) -> list[str]:
         ]
     of = f" of container {container}" if container else ""
     actions = [f"Profile memory and raise {limit}{of} with sufficient headroom before rerunning."]
-    if limit_bytes is None and memory is not None and memory.request_bytes is not None:
+    if memory is not None and memory.configured_read and limit_bytes is None:  # read: none set
         actions[0] = (
             "No CPU-memory limit is set, so the node's memory was the ceiling: set a limit "
             "with headroom over the measured use, and a request to match."

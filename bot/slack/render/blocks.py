@@ -70,6 +70,7 @@ from bot.slack.render.mrkdwn import (
     pack_lines,
     safe,
     section,
+    slack_len,
 )
 from bot.slack.render.questions import Choice, render_notice, render_question
 from diagnosis import Report, WorkloadRef
@@ -237,7 +238,7 @@ def render_report(
     )
     main = arrange(_placed(paged, sections, head, recurrence, closing))
     named = title(report, label, _HEADER_MAX)  # the notification `text` is mrkdwn
-    fallback = safe(report.headline, _FALLBACK_MAX - len(named) - 1)
+    fallback = safe(report.headline, _FALLBACK_MAX - slack_len(named) - 1)
     messages = [SlackMessage(text=f"{named}\n{fallback}".rstrip(), blocks=main)]
     for page in paged.pages:
         first = f"{title(report, f'(continued) {label}', 300)} — {page.ranges}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.render.wording import cli_command, left_out_words
-from bot.slack.render.mrkdwn import Block, code, context, safe
+from bot.slack.render.mrkdwn import Block, code, context, safe, slack_len
 from diagnosis import Report
 
 __all__ = [
@@ -46,7 +46,7 @@ def title(report: Report, label: str, limit: int, *, plain: bool = False) -> str
     if report.workload is None:
         return label
     prefix = f"{label} · "
-    name = safe(report.workload.name, limit - len(prefix), single_line=True, plain=plain)
+    name = safe(report.workload.name, limit - slack_len(prefix), single_line=True, plain=plain)
     return prefix + name
 
 

@@ -1,8 +1,10 @@
 """The parts every Teams card is made of, and the two short ones: a question and a notice.
 
 The card and its activity, the Action.Submit data the Teams front end reads back, a
-TextBlock, and what an element costs against `ACTIVITY_MAX_BYTES`. Upstream text goes
-through `bot.teams.render.card_text`; the report's cards are `bot.teams.render.cards`.
+TextBlock, a text with the bot's code spans (a RichTextBlock whose commands are monospace
+runs shown as written), and what an element costs against `ACTIVITY_MAX_BYTES`. Upstream
+text goes through `bot.teams.render.card_text`; the report's cards are
+`bot.teams.render.cards`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes, plain, safe
+from bot.render.code_spans import MARKS
+from bot.teams.render.card_text import (
+    ACTIVITY_MAX_BYTES,
+    Run,
+    code_runs,
+    json_bytes,
+    plain,
+    safe,
+    verbatim,
+)
 
 __all__ = [
     "CARD_CONTENT_TYPE",
@@ -23,11 +34,14 @@ __all__ = [
     "Element",
     "activity",
     "choice_data",
+    "command_block",
     "cost",
     "render_notice",
     "render_question_card",
+    "rich_text",
     "small",
     "text_block",
+    "text_with_code",
 ]
 
 Element = dict[str, Any]
@@ -84,6 +98,40 @@ def text_block(text: str, **style: Any) -> Element:
     return {"type": "TextBlock", "text": text or "…", "wrap": True, **style}
 
 
+def rich_text(runs: Sequence[Run], **style: Any) -> Element:
+    """A RichTextBlock of already-safe `runs`: each a TextRun, a code span's in monospace.
+
+    Teams reads no markdown in a TextRun, so each is shown, and copied, as written.
+    """
+    inlines = [
+        {"type": "TextRun", "text": text, **({"fontType": "Monospace"} if code else {})}
+        for text, code in runs
+        if text
+    ]
+    shown = inlines or [{"type": "TextRun", "text": "…"}]
+    return {"type": "RichTextBlock", "inlines": shown, **style}
+
+
+def text_with_code(
+    text: str, limit: int, *, lead: str = "", empty: str = "", **style: Any
+) -> Element:
+    """Untrusted `text` after `lead`, within `limit`: a TextBlock, or a RichTextBlock.
+
+    With the bot's code spans in it, the RichTextBlock that shows their commands as written
+    (`card_text.code_runs`); `lead` is the bot's own (a bullet), `empty` what an empty
+    text shows.
+    """
+    runs = code_runs(text, limit)
+    if not runs:
+        return text_block(f"{lead}{safe(text, limit) or empty}", **style)
+    return rich_text([(lead, False), *runs], **style)
+
+
+def command_block(command: str, limit: int, **style: Any) -> Element:
+    """The bot's own command (`runai-why diagnose …`) on one monospace run, as written."""
+    return rich_text([(verbatim(command, limit), True)], **style)
+
+
 def small(text: str) -> Element:
     """A small, subtle TextBlock: notes, sources, counts."""
     return text_block(text, size="Small", isSubtle=True, spacing="Small")
@@ -101,8 +149,7 @@ def render_question_card(
 
     At most `MAX_CHOICES` buttons, within the size limit; the rest are counted.
     """
-    question = safe(text, _QUESTION_MAX, keep_code=True) or "?"
-    body = [text_block(question)]
+    body = [text_with_code(text, _QUESTION_MAX, empty="?")]
     summary = plain(text, SUMMARY_MAX) or "?"
     if picked is not None:
         label = safe(picked, 150, single_line=True) or "?"
@@ -125,6 +172,10 @@ def render_question_card(
 
 
 def render_notice(text: str) -> dict[str, Any]:
-    """A short notice as a plain message activity (markdown; the bot's code spans kept)."""
-    body = safe(text, _NOTICE_MAX, keep_code=True) or "(no details)"
+    """A short notice as a plain message activity (markdown; the bot's code spans kept).
+
+    A text message shows a code span as code, as Slack does: inside one, each `*`, `_` and
+    `~` that can open nothing is kept (`bot.render.code_spans`).
+    """
+    body = safe(text, _NOTICE_MAX, keep_code=True, marks=MARKS) or "(no details)"
     return {"type": "message", "text": body, "textFormat": "markdown"}

@@ -7,6 +7,10 @@ every character that could format, link or tag is replaced by a look-alike, one 
 them (`MARKDOWN_STAND_INS`), the way Slack's renderer neutralises mrkdwn. A `<` can then
 never open an `<at>` mention, a tag or an autolink, `[x](y)` never links, and `scheme://`
 never autolinks. Invisible and control characters go first (`bot.render.clean`, shared).
+The bot's own code spans are the exception: a TextBlock would show `*` and `~` in a command as
+look-alikes that do not run once copied, so `code_runs` cuts a text into runs for a
+RichTextBlock, whose TextRuns Teams reads as no markdown ("Markdown is not supported", the
+Adaptive Cards schema): each code span's run is shown as written, in monospace.
 
 Size: reference/slack-and-teams.md §10.3 gives Teams' bot message limit as ~100 KB of
 UTF-16 (≤80 KB recommended; older copies of the page said 40 KB) and ~28 KB on connector-
@@ -22,16 +26,19 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.render import code_spans
-from bot.render.clean import clean, one_line, truncate
+from bot.render.clean import ELLIPSIS, clean, one_line, truncate, utf16_len
 from diagnosis import Prefilter
 
 __all__ = [
     "ACTIVITY_MAX_BYTES",
     "MARKDOWN_STAND_INS",
+    "Run",
+    "code_runs",
     "json_bytes",
     "neutralise",
     "plain",
     "safe",
+    "verbatim",
 ]
 
 ACTIVITY_MAX_BYTES = 28_000
@@ -83,13 +90,13 @@ _LINE_MARK_AFTER_NEWLINE = re.compile("\n[" + re.escape("".join(sorted(_LINE_MAR
 _BACKTICK_STAND_IN = "\u02cb"  # modifier letter grave accent
 
 
-def neutralise(text: str, *, keep_code: bool = False) -> str:
+def neutralise(text: str, *, keep_code: bool = False, marks: str = "_") -> str:
     """Cleaned `text` with every markdown, tag and link mark replaced by its look-alike.
 
-    Backticks too, unless `keep_code` (the bot's own code spans in help and recommendations):
-    then backtick pairs stay, and inside them each `_` that can open nothing
-    (`bot.render.code_spans`; every rule replaces characters one for one). Teams shows a
-    code span as plain text, so `*` and `~` stay look-alikes even there.
+    Backticks too, unless `keep_code` (the bot's own code spans in a text message): then
+    backtick pairs stay, and inside them each of `marks` that can open nothing
+    (`bot.render.code_spans`; every rule replaces characters one for one). A TextBlock shows
+    a code span as plain text, where `*` and `~` could format: only `_` is given by default.
     Each rule of `MARKDOWN_STAND_INS` in turn, skipping those that cannot match (`_RULES`).
     """
     original = text
@@ -98,20 +105,77 @@ def neutralise(text: str, *, keep_code: bool = False) -> str:
         if line_marks or not at_line_start:
             text = pattern.sub(new, text)
     if keep_code:
-        return code_spans.restore(original, text, _BACKTICK_STAND_IN, marks="_")
+        return code_spans.restore(original, text, _BACKTICK_STAND_IN, marks=marks)
     return text.replace("`", _BACKTICK_STAND_IN)
 
 
-def safe(text: str, limit: int, *, single_line: bool = False, keep_code: bool = False) -> str:
+def safe(
+    text: str,
+    limit: int,
+    *,
+    single_line: bool = False,
+    keep_code: bool = False,
+    marks: str = "_",
+) -> str:
     """Untrusted text made inert for a TextBlock or Fact, stripped, within `limit` characters.
 
     Lines become paragraphs (a blank line between them), since Teams joins single newlines;
-    `limit` counts the text as written, before that doubling.
+    `limit` counts the text as written, before that doubling. `keep_code` and `marks` are
+    `neutralise`'s.
     """
     cleaned = clean(text).strip()
     joined = one_line(cleaned) if single_line else cleaned
-    cut = truncate(neutralise(joined, keep_code=keep_code), limit)
+    cut = truncate(neutralise(joined, keep_code=keep_code, marks=marks), limit)
     return cut.replace("\n", "\n\n")
+
+
+#: A run of a RichTextBlock: its text and whether it is one of the bot's code spans.
+Run = tuple[str, bool]
+
+
+def code_runs(text: str, limit: int) -> list[Run]:
+    """Untrusted text cut at its code spans into runs within `limit` units; [] without any.
+
+    Each code span (`code_spans.pairs`) is a run of its content as written, cleaned: TextRuns
+    read no markdown, so a command copies exactly. The text around the spans is neutralised
+    as in a TextBlock (backticks in no pair included), in case a client reads markdown there.
+    """
+    cleaned = clean(text).strip()
+    spans = list(code_spans.pairs(cleaned))
+    if not spans:
+        return []
+    neutral = neutralise(cleaned)  # one for one: positions match `cleaned`
+    runs: list[Run] = []
+    done = 0
+    for start, end in spans:
+        runs += [(neutral[done:start], False), (cleaned[start + 1 : end - 1], True)]
+        done = end
+    runs.append((neutral[done:], False))
+    return _within([r for r in runs if r[0]], limit)
+
+
+def _within(runs: list[Run], limit: int) -> list[Run]:
+    """`runs` within `limit` units together: when cut, the run cut (or the next) ends in "…"."""
+    flat = "".join(text for text, _ in runs)
+    if utf16_len(flat) <= limit:
+        return runs
+    head = truncate(flat, limit).removesuffix(ELLIPSIS)  # a start of `flat`
+    kept: list[Run] = []
+    done = 0
+    for text, code in runs:
+        if done + len(text) > len(head):
+            return [*kept, (head[done:] + ELLIPSIS, code)]
+        kept.append((text, code))
+        done += len(text)
+    return kept  # pragma: no cover - `head` is shorter than `flat`
+
+
+def verbatim(text: str, limit: int) -> str:
+    """The bot's own command for a TextRun: cleaned, on one line, within `limit` units.
+
+    A TextRun reads no markdown, so nothing else is replaced: it copies as written.
+    """
+    return truncate(one_line(clean(text)), limit)
 
 
 def plain(text: str, limit: int) -> str:

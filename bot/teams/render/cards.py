@@ -49,11 +49,13 @@ from bot.teams.render.card_parts import (
     Element,
     activity,
     choice_data,
+    command_block,
     cost,
     render_notice,
     render_question_card,
     small,
     text_block,
+    text_with_code,
 )
 from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes, plain, safe
 from diagnosis import Report, WorkloadRef
@@ -94,7 +96,7 @@ def _line(line: PlanLine) -> Element:
 
 
 def _recommendation(text: str) -> Element:
-    return text_block(f"• {safe(text, LINE_MAX, keep_code=True)}", spacing="Small")
+    return text_with_code(text, LINE_MAX, lead="• ", spacing="Small")
 
 
 def _candidate(c: WorkloadRef) -> Element:
@@ -183,7 +185,7 @@ def _left_out(report: Report, left: int, lookback: str | None, *, button: bool) 
         return [small(f"_{words}_")]
     return [
         small(f"_{words}_ To see them all, {how}:"),
-        text_block(safe(command, 600, single_line=True), fontType="Monospace", spacing="Small"),
+        command_block(command, 600, spacing="Small"),
     ]
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.render.clean import clean, middle_cut, utf16_len
+from bot.render.clean import clean, escaped_len, middle_cut, utf16_len
 
 DROPPED = {"Cc", "Cf", "Cs"}
 
@@ -84,3 +84,32 @@ def test_middle_cut_fits_and_keeps_the_ends(text: str, limit: int) -> None:
     if cut != text:  # a start of the text, "…", an end of it
         splits = [i for i, c in enumerate(cut) if c == "…"]
         assert any(text.startswith(cut[:i]) and text.endswith(cut[i + 1 :]) for i in splits)
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("r&d-team", 12, "r&d-team"),  # `r&amp;d-team`: 12 units as sent
+        ("r&d-team", 11, "r…-team"),  # `&amp;` (5) does not fit the 4 units left of "…"
+        ("<<<<>>>>", 10, "<…>"),  # each angle is 4 units as sent (`&lt;`)
+        ("a&&&&&&b", 8, "a…b"),  # no room for a whole `&amp;` on either side
+    ],
+)
+def test_middle_cut_counts_what_slack_is_sent_when_escaped(text, limit, expected) -> None:
+    assert middle_cut(text, limit, escaped=True) == expected
+    assert escaped_len(expected) <= limit
+
+
+@given(st.text(alphabet=st.sampled_from("ab&<>🚀")), st.integers(3, 80))
+def test_an_escaped_middle_cut_fits_once_escaped_and_wastes_less_than_an_entity(
+    text: str, limit: int
+) -> None:
+    cut = middle_cut(text, limit, escaped=True)
+    sent = cut.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert utf16_len(sent) == escaped_len(cut) <= limit
+    if cut != text:
+        head, tail = cut.split("…")
+        assert text.startswith(head)
+        assert text.endswith(tail)
+        room = limit - 1
+        assert escaped_len(head + tail) > room - 2 * 5  # each side misses < one widest char

@@ -20,9 +20,12 @@ from bot.slack.render.blocks import render_evidence, render_report
 from bot.teams.render.card_parts import Card, activity
 from bot.teams.render.cards import render_evidence_cards, render_report_cards
 from diagnosis import Change, Changes, EvidenceLine, Report, WorkloadRef
+from diagnosis.compose import compose
+from diagnosis.rules import classify
 from tests.bot.render.reports import report
 from tests.bot.slack.render.checks import all_text, left_out
 from tests.bot.teams.adaptive import texts
+from tests.factories import event, evidence, spec, usage, workload
 
 WORKLOAD = WorkloadRef(
     id="3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11",
@@ -181,3 +184,31 @@ def test_json_keeps_every_line_and_the_sources_of_each_fact():
     assert data["missing_deciding"] == ["GAP-A the one that matters"]
     assert data["changes"]["since_name"] == "bert-ft"
     assert [c["what"] for c in data["changes"]["items"]] == ["image", "CPU-memory limit"]
+
+
+def test_a_limit_read_and_not_set_is_evidence_everywhere_never_not_measured():
+    """The configuration was read and sets no limit: a fact every front end shows as one."""
+    ev = evidence(
+        workload(phase="Failed"),
+        events=[event("OOMKilled", "Container trainer was OOMKilled", 5)],
+        spec_=spec(compute={"cpuMemoryRequest": "32Gi", "cpuMemoryLimit": None}),
+        metrics=[usage(2**30)],
+        metrics_requested=True,
+    )
+    oom = compose(ev, classify(ev))
+    fact = "32 GiB / not set (the node's memory is the ceiling)"
+    assert any(fact in line.text for line in plan.answer(oom).evidence)
+    assert not any("CPU-memory" in line.text for line in plan.everything(oom) if not line.sources)
+    [slack] = render_report(oom, lookback="24h")
+    [teams] = render_report_cards(oom, lookback="24h")
+    console = render_reply(ReportReply(oom, "24h"))
+    for name, text in {
+        "slack": all_text(slack),
+        "teams": card_text(teams),
+        "console": console,
+    }.items():
+        flat = _without_other_text(text)
+        assert fact in flat, name
+        assert "none configured" not in flat, name
+        gaps = flat.split("Not measured", 1)[1] if "Not measured" in flat else ""
+        assert "CPU-memory" not in gaps, name

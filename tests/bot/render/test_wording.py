@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.render.clean import utf16_len
+from bot.render.clean import escaped_len, utf16_len
 from bot.render.wording import LABEL_MAX, candidate_labels, left_out_words, more_words
 from diagnosis import WorkloadRef
 
@@ -91,6 +91,32 @@ def _ref(name: str, wid: str, *, phase: str = "Failed", minute: int = 19) -> Wor
 def test_candidate_labels(candidates: list[WorkloadRef], labels: list[str]):
     assert candidate_labels(candidates) == labels
     assert all(utf16_len(label) <= LABEL_MAX for label in labels)
+
+
+_AMP = "r&d<ml>&co-" * 8  # 88 characters, 208 UTF-16 units once Slack escapes them
+
+
+@pytest.mark.parametrize(
+    ("candidates", "labels"),
+    [
+        pytest.param(
+            [_ref(_AMP, ID_A), _ref(_AMP, ID_B, phase="Running")],
+            [
+                "r&d<ml>…d<ml>&co- · Failed · submitted 11-01 07:19Z",
+                "r&d<ml>…d<ml>&co- · Running · submitted 11-01 07:19Z",
+            ],
+            id="a name with &, < and > is sized as Slack is sent it: the facts still fit",
+        ),
+        pytest.param(
+            [_ref("q&a", ID_A)],
+            ["q&a · Failed · submitted 11-01 07:19Z"],
+            id="a name that fits once escaped is kept whole",
+        ),
+    ],
+)
+def test_candidate_labels_fit_once_escaped(candidates: list[WorkloadRef], labels: list[str]):
+    assert candidate_labels(candidates) == labels
+    assert all(escaped_len(label) <= LABEL_MAX for label in labels)
 
 
 def test_a_label_without_times_says_so():

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["check_activity", "elements", "texts"]
+__all__ = ["check_activity", "elements", "runs", "texts"]
 
 SIZES = {"Small", "Default", "Medium", "Large", "ExtraLarge"}
 WEIGHTS = {"Lighter", "Default", "Bolder"}
@@ -28,7 +28,10 @@ ELEMENTS: dict[str, tuple[set[str], set[str]]] = {
     "Image": ({"url"}, {"url", "altText", "size"}),
     "Container": ({"items"}, {"items"}),
     "ActionSet": ({"actions"}, {"actions"}),
+    "RichTextBlock": ({"inlines"}, {"inlines"}),
 }
+#: A RichTextBlock's inline: (required, allowed); Teams reads no markdown in its text.
+TEXT_RUN: tuple[set[str], set[str]] = ({"type", "text"}, {"type", "text", "fontType"})
 #: action type -> (required, allowed).
 ACTIONS: dict[str, tuple[set[str], set[str]]] = {
     "Action.Submit": ({"title", "data"}, {"type", "title", "data"}),
@@ -71,12 +74,35 @@ def _check_element(element: dict[str, Any], where: str) -> list[str]:
                 isinstance(v, str) for v in fact.values()
             ):
                 errors.append(f"{where}: a fact is {{title, value}} strings")
-    if kind == "Container":
-        for i, item in enumerate(element["items"]):
-            errors += _check_element(item, f"{where}.items[{i}]")
-    if kind == "ActionSet":
+    return errors + _check_children(element, where)
+
+
+def _check_children(element: dict[str, Any], where: str) -> list[str]:
+    """A Container's items, an ActionSet's actions, a RichTextBlock's inlines."""
+    errors: list[str] = []
+    for i, item in enumerate(element.get("items", [])):
+        errors += _check_element(item, f"{where}.items[{i}]")
+    if element["type"] == "ActionSet":
         for i, action in enumerate(element["actions"]):
             errors += _check_action(action, f"{where}.actions[{i}]")
+    if element["type"] == "RichTextBlock":
+        if not element["inlines"]:
+            errors.append(f"{where}: a RichTextBlock needs inlines")
+        for i, run in enumerate(element["inlines"]):
+            errors += _check_run(run, f"{where}.inlines[{i}]")
+    return errors
+
+
+def _check_run(run: dict[str, Any], where: str) -> list[str]:
+    required, allowed = TEXT_RUN
+    if run.get("type") != "TextRun":
+        return [f"{where}: an inline must be a TextRun"]
+    errors = [f"{where}: TextRun lacks {p}" for p in sorted(required - run.keys())]
+    errors += [f"{where}: TextRun has {p}" for p in sorted(run.keys() - allowed)]
+    if not isinstance(run.get("text"), str) or not run["text"]:
+        errors.append(f"{where}: a TextRun needs text")
+    if "fontType" in run and run["fontType"] not in FONT_TYPES:
+        errors.append(f"{where}: fontType={run['fontType']!r}")
     return errors
 
 
@@ -116,8 +142,12 @@ def elements(activity: dict[str, Any]) -> Iterator[dict[str, Any]]:
         stack.extend(reversed(element.get("items", [])))
 
 
-def texts(activity: dict[str, Any]) -> Iterator[str]:
-    """Every string Teams reads as markdown or shows: text, facts, titles, alt text, summary."""
+def texts(activity: dict[str, Any], *, markdown: bool = False) -> Iterator[str]:
+    """Every string Teams shows: text, facts, titles, alt text, summary, a RichTextBlock's runs.
+
+    A RichTextBlock comes as its runs joined, unless `markdown`: then only what Teams reads
+    as markdown comes (a TextRun reads none; `runs` has those).
+    """
     for key in ("text", "summary"):
         if key in activity:
             yield activity[key]
@@ -127,6 +157,8 @@ def texts(activity: dict[str, Any]) -> Iterator[str]:
     for element in elements(activity):
         if "text" in element:
             yield element["text"]
+        if "inlines" in element and not markdown:
+            yield "".join(run["text"] for run in element["inlines"])
         if "altText" in element:
             yield element["altText"]
         for fact in element.get("facts", []):
@@ -136,3 +168,11 @@ def texts(activity: dict[str, Any]) -> Iterator[str]:
             yield action["title"]
     for action in card.get("actions", []):
         yield action["title"]
+
+
+def runs(activity: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every TextRun of the card's RichTextBlocks: shown as written, never read as markdown."""
+    if "attachments" not in activity:
+        return
+    for element in elements(activity):
+        yield from element.get("inlines", [])

@@ -8,7 +8,7 @@ from typing import Any
 from bot.render.actions import runai_workload_url
 from bot.teams.render.card_text import ACTIVITY_MAX_BYTES, json_bytes
 from diagnosis import WorkloadRef
-from tests.bot.teams.adaptive import check_activity, elements, texts
+from tests.bot.teams.adaptive import check_activity, elements, runs, texts
 from tests.unicode_classes import category_class
 
 RUNAI = "https://acme.run.ai"
@@ -43,12 +43,16 @@ def assert_inert(
     for activity in activities:
         assert check_activity(activity) == [], check_activity(activity)[:5]
         assert json_bytes(activity) <= ACTIVITY_MAX_BYTES
-        for text in texts(activity):
+        for text in texts(activity, markdown=True):
             assert not LIVE.search(text), LIVE.search(text)
             assert "*" not in OUR_BOLD.sub("", text), text[:300]  # only our own bold
             assert not unsafe(text), unsafe(text)
             for line in text.split("\n"):
                 assert not LINE_START.match(line), line[:100]
+        for run in runs(activity):  # no markdown is read: a command shows as written
+            assert not unsafe(run["text"]), unsafe(run["text"])
+            if run.get("fontType") != "Monospace":  # the text around a command: inert
+                assert not LIVE.search(run["text"]), LIVE.search(run["text"])
         if "attachments" not in activity:
             continue
         card = activity["attachments"][0]["content"]

@@ -196,3 +196,53 @@ def test_the_oom_headline_claims_only_the_limit_that_was_read(limit, read, says)
     assert finding.memory.configured_read is read  # a None limit is "not set" only when read
     report = compose(ev, finding).to_json_dict("24h")
     assert report["memory"]["configured_read"] is read
+
+
+@pytest.mark.parametrize(
+    ("compute", "read", "line", "gap"),
+    [
+        pytest.param(
+            {"cpuMemoryRequest": "32Gi", "cpuMemoryLimit": None},
+            True,
+            "CPU-memory request/limit: 32 GiB / not set (the node's memory is the ceiling)",
+            None,
+            id="read-and-not-set-is-a-fact",
+        ),
+        pytest.param(
+            {"cpuMemoryRequest": "32Gi", "cpuMemoryLimit": "lots"},
+            False,
+            "CPU-memory request/limit: 32 GiB / unreadable",
+            "CPU-memory limit (get_workload_spec gave no quantity)",
+            id="a-value-that-is-no-quantity-is-a-gap",
+        ),
+        pytest.param(
+            None,
+            False,
+            None,
+            "CPU-memory request and limit (not in the spec, pods or workload record)",
+            id="not-read-is-a-gap",
+        ),
+    ],
+)
+def test_a_limit_read_and_not_set_is_a_fact_and_one_not_read_a_gap(compute, read, line, gap):
+    """A configuration read that sets no limit is a cited fact, never a "Not measured" gap.
+
+    A figure not read (absent, or a value that is no quantity) is a gap and stays null.
+    """
+    ev = evidence(
+        workload(phase="Failed"),
+        events=[event("OOMKilled", "Container trainer was OOMKilled", 5)],
+        spec_=spec(compute=compute) if compute is not None else None,
+        metrics=[usage(2**30)],
+        metrics_requested=True,
+    )
+    report = compose(ev, classify(ev))
+    assert report.memory is not None
+    assert report.memory.configured_read is read
+    assert report.memory.limit_bytes is None  # not set, or not read: never a guess
+    memory_gaps = [m for m in report.missing if m.startswith("CPU-memory")]
+    assert memory_gaps == ([gap] if gap else [])
+    texts = [e.text for e in report.evidence if e.text.startswith("CPU-memory request/limit")]
+    assert texts == ([line] if line else [])
+    advice = " ".join(report.recommendations)
+    assert ("No CPU-memory limit is set" in advice) is read

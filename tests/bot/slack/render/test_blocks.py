@@ -34,6 +34,24 @@ from tests.bot.slack.render.checks import (
     text_objects,
 )
 
+# ------------------------------------------------------------------ sized as sent
+
+
+@pytest.mark.parametrize("name", ["\U0001f680" * 200, "r&d<ml>" * 60, "a&b" * 100])
+def test_the_header_and_the_notification_text_are_sized_as_sent(name: str):
+    """Each limit holds for the text Slack is sent: entities and UTF-16 units counted."""
+    long = report(workload=WORKLOAD.model_copy(update={"name": name}), headline="H" * 5_000)
+    [main, *_] = render_report(long)
+    assert_within_limits(main)
+    header = main.blocks[0]["text"]["text"]
+    assert slack_len(header) <= 150
+    assert slack_len(main.text) <= 1_500
+    assert main.text.split("\n")[1].startswith("HHH")  # the headline still has its room
+    for text in (header, main.text):
+        amp = text.rfind("&", 0, text.index("…"))
+        assert amp == -1 or text[amp:].split(";")[0] in {"&amp", "&lt", "&gt"}
+
+
 # ------------------------------------------------------------------ first line
 
 

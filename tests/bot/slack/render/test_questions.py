@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.render.clean import utf16_len
+from bot.render.wording import candidate_labels
 from bot.slack.render.blocks import Choice, SlackMessage, render_notice, render_question
+from diagnosis import WorkloadRef
 from tests.bot.render.reports import maybe_long, untrusted
 from tests.bot.slack.render.checks import assert_within_limits
 
@@ -27,6 +32,39 @@ def test_question_buttons_come_25_to_an_actions_block():
     assert first["text"]["text"].startswith("&lt;!here&gt; workload 0")
     assert first["text"]["text"].endswith("…")
     assert (first["value"], first["action_id"]) == ("id-0", "pick_0")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["r&d<ml>&co-" * 8, "&" * 90, "a<b>" * 30, "q&a"],
+    ids=["mixed", "ampersands", "angles", "short"],
+)
+def test_candidate_buttons_keep_their_facts_once_escaped(name: str):
+    """Labels are sized as Slack is sent them, entities included.
+
+    A name with `&`, `<`, `>`: the facts that tell the candidates apart survive, within
+    Slack's 75 units, and no entity is split.
+    """
+    when = datetime(2025, 11, 4, 0, 17, tzinfo=UTC)
+    candidates = [
+        WorkloadRef(
+            id=f"id-{i}", name=name, project="p", cluster_id="c", phase=phase, submitted_at=when
+        )
+        for i, phase in enumerate(("Failed", "Running"))
+    ]
+    labels = candidate_labels(candidates)
+    choices = [Choice(label, f"workload:{i}", f"pick_{i}") for i, label in enumerate(labels)]
+    message = render_question("Which workload?", choices, block_id_prefix="q")
+    assert_within_limits(message)
+    buttons = [
+        e["text"]["text"] for b in message.blocks if b["type"] == "actions" for e in b["elements"]
+    ]
+    for shown, phase in zip(buttons, ("Failed", "Running"), strict=True):
+        assert utf16_len(shown) <= 75
+        assert shown.endswith(f" · {phase} · submitted 11-04 00:17Z"), shown
+        amp = shown.rfind("&", 0, shown.index(" · "))
+        assert amp == -1 or shown[amp:].split(";")[0] in {"&amp", "&lt", "&gt"}
+    assert len(set(buttons)) == 2
 
 
 def test_too_many_choices_are_cut_and_say_so():

@@ -9,7 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.render import code_spans
-from bot.teams.render.card_text import MARKDOWN_STAND_INS, json_bytes, neutralise, plain, safe
+from bot.render.clean import utf16_len
+from bot.teams.render.card_text import (
+    MARKDOWN_STAND_INS,
+    code_runs,
+    json_bytes,
+    neutralise,
+    plain,
+    safe,
+    verbatim,
+)
 
 #: (case, upstream text, what a TextBlock is given)
 CASES = [
@@ -106,6 +115,59 @@ def test_the_bots_own_code_spans_may_be_kept():
 )
 def test_kept_code_spans_keep_their_marks_but_nothing_links_or_tags(text, shown):
     assert safe(text, 3000, keep_code=True) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        pytest.param(
+            "Check `kubectl get pods -l 'app in (x*)'` and `ls ~/.cache/*.bin` *now*",
+            [
+                ("Check ", False),
+                ("kubectl get pods -l 'app in (x*)'", True),
+                (" and ", False),
+                ("ls ~/.cache/*.bin", True),
+                (" \u2217now\u2217", False),
+            ],
+            id="a command keeps its * and ~, the text around it stays inert",
+        ),
+        pytest.param(
+            "`docker manifest inspect nvcr.io/acme/llama__ft:v2_`",
+            [("docker manifest inspect nvcr.io/acme/llama__ft:v2_", True)],
+            id="a command alone",
+        ),
+        pytest.param(
+            "<at>x</at> `a\u200b*b` [x](https://e.x) and a lone ` tick",
+            [
+                ("\u2039at\u203ax\u2039/at\u203a ", False),
+                ("a*b", True),  # cleaned of invisible characters, nothing else
+                (" [x\uff3d(https:\u2215\u2215e.x) and a lone \u02cb tick", False),
+            ],
+            id="no tag, link or unpaired backtick outside a span",
+        ),
+        pytest.param("no code at all", [], id="no span: a TextBlock will do"),
+    ],
+)
+def test_code_runs_show_commands_as_written(text, runs):
+    assert code_runs(text, 3000) == runs
+
+
+@given(st.text(alphabet=st.sampled_from("ab*~_` <>\U0001f680")), st.integers(1, 40))
+def test_code_runs_fit_their_limit_and_keep_every_span_in_order(text: str, limit: int):
+    runs = code_runs(text, limit)
+    assert utf16_len("".join(t for t, _ in runs)) <= limit
+    assert all(t for t, _ in runs)
+    whole = code_runs(text, 10_000)
+    spans = [t for t, code in whole if code]
+    shown = [t.removesuffix("\u2026") for t, code in runs if code]
+    assert all(spans[i].startswith(s) for i, s in enumerate(shown))
+
+
+def test_a_command_is_verbatim_on_one_line():
+    assert verbatim("runai-why diagnose --workload-id 'a*b~c'\n", 600) == (
+        "runai-why diagnose --workload-id 'a*b~c'"
+    )
+    assert verbatim("x" * 50, 10) == "x" * 9 + "\u2026"
 
 
 def test_safe_cleans_cuts_and_makes_lines_paragraphs():
