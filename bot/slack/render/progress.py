@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.render.clean import clean, one_line
+from bot.render.clean import clean, one_line, truncate
 
 __all__ = [
     "CLEAR",
@@ -40,7 +40,7 @@ class ThreadStatus:
 
 def thread_status(notice: str) -> ThreadStatus:
     """The status to show for a progress notice: the steps, then the notice itself."""
-    own = one_line(clean(notice))[:_STATUS_MAX]
+    own = truncate(one_line(clean(notice)), _STATUS_MAX)
     messages = (*LOADING_MESSAGES, own) if own else LOADING_MESSAGES
     return ThreadStatus(STATUS, messages[:_LOADING_MAX])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.render.clean import utf16_len
 from bot.slack.render.progress import CLEAR, LOADING_MESSAGES, thread_status
 
 
@@ -14,3 +15,11 @@ def test_the_status_lists_the_steps_then_the_notice_within_slacks_limits():
     assert all(len(m) <= 100 for m in status.loading_messages)
     assert "\u202e" not in status.loading_messages[-1]
     assert CLEAR.status == ""
+
+
+def test_a_notice_beyond_the_bmp_is_cut_in_utf16_units():
+    """Slack counts UTF-16 units: 100 rockets are 200 of them, so the notice is cut to fit."""
+    own = thread_status("Diagnosing " + "\U0001f680" * 100).loading_messages[-1]
+    assert utf16_len(own) <= 100
+    assert own.endswith("…")
+    assert own.startswith("Diagnosing \U0001f680")
