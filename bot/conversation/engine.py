@@ -116,6 +116,16 @@ class ConversationEngine(Routes):
         async with self._store.lock(key):
             return await self._store.load(key)
 
+    async def _root_saved(self, key: ThreadKey) -> ConversationState | None:
+        """A click in a thread without state: its root may be being posted right now.
+
+        A pushed answer is in the channel (its buttons too) before its poster knows the
+        thread it started; the poster saves that thread's state before it lets go of the
+        channel's `new_root` lock, so this waits for that lock and looks again.
+        """
+        async with self._store.lock(key.new_root()):
+            return await self._store.load(key)
+
     async def asker(self, key: ThreadKey) -> str | None:
         """Who asked the question the bot is working on in this thread (None: no thread)."""
         state = await self.settled(key)
@@ -138,6 +148,8 @@ class ConversationEngine(Routes):
         async with AsyncExitStack() as locks:
             await locks.enter_async_context(self._store.lock(incoming.key))
             state = await self._store.load(incoming.key)
+            if state is None and incoming.choice is not None:
+                state = await self._root_saved(incoming.key)
             if state is not None and not state.asker:
                 state = state.model_copy(update={"asker": state.started_by})
             locking = LockingResponder(responder, incoming.key, self._store, locks)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -32,6 +32,8 @@ SHOW_EVIDENCE = "report:evidence"
 RERUN = "report:rerun"
 #: The value of the button that posts a privately shown answer (channel policy) to the thread.
 PUBLISH = "report:publish"
+#: The `thread` of `ThreadKey.new_root`; no platform names a thread so.
+NEW_ROOT = "+new-root"
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,15 @@ class ThreadKey:
     def redis_key(self, kind: str) -> str:
         """A namespaced key for this thread, e.g. `runai-why:conv:slack:T1:C1:1700.1`."""
         return f"runai-why:{kind}:{self.platform}:{self.team}:{self.channel}:{self.thread}"
+
+    def new_root(self) -> ThreadKey:
+        """The channel's key for its lock while a thread is started with buttons on its root.
+
+        A new thread's key is its root's ID, known only once posted: whoever posts one
+        unasked (a pushed answer) holds this lock from before the post until the new
+        thread's state is saved, and a click that finds no state waits for it.
+        """
+        return replace(self, thread=NEW_ROOT)
 
 
 @dataclass(frozen=True)

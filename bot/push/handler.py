@@ -6,7 +6,8 @@ workload of another cluster, project or kind is never shown there (`authorize`).
 `Planner` says where the answer goes (a new message, the thread of the same failure with its
 running count, a storm's summary thread, or the hour's overflow thread) and `JournaledPosts`
 posts it, once across attempts. The thread keeps the report as an asked answer's thread
-does, so its buttons (all evidence, check again) work for whoever may read the workload.
+does, so its buttons (all evidence, check again) work for whoever may read the workload,
+saved under the lock a click on them waits for (`_answer`).
 """
 
 from __future__ import annotations
@@ -205,10 +206,9 @@ class PushWork(ResolvedAlerts):
                 PUSH_SUPPRESSED.labels(reason="grouped").inc()
             elif plan.mode == "overflow":
                 thread = await self._overflow(spec, plan, posts)
-            _, thread = await posts.post(self._reply(spec, report, *notes), thread=thread)
+            thread = await self._answer(spec, self._reply(spec, report, *notes), posts, thread)
             if plan.mode != "overflow":
                 await self._planner.joined(spec.target, group, thread, item.id, plan)
-        await self._remember(spec, report, thread)
         if spec.alert_key and self._alerts is not None:
             await self._alerts.posted(spec.alert_key, spec.target, thread)
         self._posted(spec, report, plan.mode, posts)
@@ -233,14 +233,37 @@ class PushWork(ResolvedAlerts):
         if plan.mode == "overflow":
             thread = await self._overflow(spec, plan, posts)
         summary = Notice(storm_summary(spec.project, spec.window, reports))
-        _, thread = await posts.post(summary, thread=thread)
-        for report in reports:
-            await posts.post(self._reply(spec, report), thread=thread)
-            self._posted(spec, report, "storm", posts)
-        await self._remember(spec, reports[-1], thread)
+        _, thread = await posts.post(summary, thread=thread)  # no buttons: nothing to click
+        async with self._store.lock(spec.target.key(thread)):  # see `_answer`
+            for report in reports:
+                await posts.post(self._reply(spec, report), thread=thread)
+                self._posted(spec, report, "storm", posts)
+            await self._remember(spec, reports[-1], thread)
+
+    async def _answer(
+        self, spec: PushSpec, reply: ReportReply, posts: JournaledPosts, thread: str | None
+    ) -> str:
+        """Post `reply` in `thread` (None: a new thread) and save it as that thread's state.
+
+        Both under the lock a click on its buttons waits for: the thread's, or, when the
+        post starts a thread (its ID is known only once posted), the channel's `new_root`,
+        which a click that finds no state waits for. So a click the moment the post shows
+        acts on this answer, never on none or the previous one; and the state is saved
+        only after the post, so a crash in between leaves none claiming it (the retry
+        updates the journaled post, then saves).
+        """
+        target = spec.target
+        key = target.key(thread) if thread else target.key("").new_root()
+        async with self._store.lock(key):
+            _, thread = await posts.post(reply, thread=thread)
+            await self._remember(spec, reply.report, thread)
+        return thread
 
     async def _remember(self, spec: PushSpec, report: Report, thread: str) -> None:
-        """Keep the thread's answer, as an asked one's, so its buttons and follow-ups work."""
+        """Keep the thread's answer, as an asked one's, so its buttons and follow-ups work.
+
+        Under the lock a click waits for (`_answer`); it saves only what was posted.
+        """
         workload_id = report.workload.id if report.workload else spec.workload_ids[0]
         state = ConversationState(
             slots=self._slots(spec, workload_id),

@@ -51,11 +51,15 @@ class ResponderSpec(BaseModel):
         runai_url: str | None,
         thread: str | None = None,
         queued: bool = False,
+        spent: int = 0,
+        invite_shown: bool = False,
     ) -> SlackResponder:
         """The responder; `thread` is the thread an earlier attempt's first post created.
 
         `queued`: a worker's, answering after the listener, which may have told the asker
         their place in the queue through the same `response_url` (one of its five posts).
+        `spent`: the posts earlier attempts made there; `invite_shown`: one of them carried
+        the note on inviting the bot (`SlackResponder`).
         """
         return SlackResponder(
             client,
@@ -65,7 +69,8 @@ class ResponderSpec(BaseModel):
             response_url=self.response_url,
             threaded=self.threaded,
             runai_url=runai_url,
-            response_url_spent=LISTENER_POSTS if queued else 0,
+            response_url_spent=(LISTENER_POSTS if queued else 0) + spent,
+            invite_shown=invite_shown,
         )
 
 

@@ -31,7 +31,7 @@ from bot.slack.orphans import tag
 from bot.slack.render import blocks
 from bot.slack.render.blocks import SlackMessage
 from bot.slack.render.progress import CLEAR, ThreadStatus, thread_status
-from bot.slack.webhook import ResponseUrl, ResponseUrlRefused, fold
+from bot.slack.webhook import ResponseUrl, ResponseUrlRefused, Spend, fold
 
 __all__ = ["CHOICE_ACTION", "SlackResponder", "picked_blocks", "to_slack"]
 
@@ -56,32 +56,43 @@ class SlackResponder:
         threaded: bool = True,
         runai_url: str | None = None,
         response_url_spent: int = 0,
+        invite_shown: bool = False,
     ) -> None:
         """Answer in `channel`/`thread_ts`; private replies go to `user` only.
 
         `threaded=False` keeps a direct message's answers in the conversation itself
         instead of starting a thread. `runai_url` is the configured control plane, for the
         report's "Open in Run:ai" link (never a URL from upstream). `response_url_spent`:
-        posts to `response_url` made before this responder (`bot.slack.webhook`).
+        posts to `response_url` made before this responder (`bot.slack.webhook`);
+        `invite_shown`: a reply sent there before it carried the note on inviting the bot.
         """
         self._client = client
         self._channel = channel
         self._thread_ts = thread_ts
         self._user = user
         self._response_url = (
-            ResponseUrl(response_url, client, spent=response_url_spent) if response_url else None
+            ResponseUrl(response_url, client, spent=response_url_spent, on_spend=self._spend)
+            if response_url
+            else None
         )
         self._threaded = threaded
         self._runai_url = runai_url
         self._status: asyncio.Future[bool] | None = None
-        self._hinted = False
+        self._hinted = invite_shown
         self._log = structlog.get_logger(__name__)
         self.public = False
         """Whether anything was shown in the channel for this request (posted or updated)."""
         self.on_posted: Callable[[str], Awaitable[None]] | None = None
+        """Called with a public post's ts as soon as Slack has it (the work item's journal)."""
+        self.on_spent: Spend | None = None
+        """Told of posts to `response_url` before they are made (the work item's journal),
+        and whether they are the public post under way, made there instead."""
         self.item_id: str | None = None
         """The queued item answered: its public posts carry it (`bot.slack.orphans`)."""
-        """Called with a public post's ts as soon as Slack has it (the work item's journal)."""
+
+    async def _spend(self, uses: int, *, posting: bool) -> None:
+        if self.on_spent is not None:
+            await self.on_spent(uses, posting=posting)
 
     def thread(self) -> str | None:
         """The thread the conversation lives in (a slash command's root once posted)."""
@@ -153,7 +164,7 @@ class SlackResponder:
             )
         except SlackApiError as error:
             if error.response.get("error") in _NOT_MEMBER and self._response_url:
-                await self._via_response_url(reply, clock)
+                await self._via_response_url(reply, clock, posting=True)
                 return ""
             raise
         ts = str(response["ts"])
@@ -266,11 +277,14 @@ class SlackResponder:
                 unfurl_media=False,
             )
 
-    async def _via_response_url(self, reply: Reply, clock: ReplyClock | None) -> None:
+    async def _via_response_url(
+        self, reply: Reply, clock: ReplyClock | None, *, posting: bool = False
+    ) -> None:
         """`reply` to the asker through `response_url`, in the posts it has left.
 
         The first time, with the note on how to invite the bot: joined onto the last
-        message when it fits there, else a message of its own.
+        message when it fits there, else a message of its own. `posting`: it is a public
+        post's, made there instead (`on_spent` is told so).
 
         Raises:
             ResponseUrlRefused: no post is left, or Slack refused one (logged).
@@ -290,6 +304,6 @@ class SlackResponder:
                 elif room > 1:
                     shorter = to_slack(reply, runai_url=self._runai_url, max_messages=room - 1)
                     messages, hinted = [*shorter, hint], True
-        await url.send(messages)
+        await url.send(messages, posting=posting)
         self._hinted = hinted
         self._log.info("slack_replied_via_response_url", channel=self._channel, posts=len(messages))

@@ -36,9 +36,19 @@ class SlackWork:
         self._log = structlog.get_logger(__name__)
 
     def _responder(self, item: WorkItem, state: JournalState) -> SlackResponder:
+        """The item's responder, knowing what earlier attempts spent of its `response_url`.
+
+        A public post they made there instead (the bot is not in the channel) is journaled
+        with no ref, and carried the note on inviting the bot.
+        """
         spec = ResponderSpec.model_validate(item.responder)
         responder = spec.responder(
-            self._client, runai_url=self._deps.runai_url, thread=state.thread, queued=True
+            self._client,
+            runai_url=self._deps.runai_url,
+            thread=state.thread,
+            queued=True,
+            spent=state.spent,
+            invite_shown=any(not post.ref for post in state.posts),
         )
         responder.item_id = item.id
         return responder
@@ -61,6 +71,7 @@ class SlackWork:
         responder.public = bool(state.posts)
         shown = JournaledResponder(responder, journal, state)
         responder.on_posted = shown.posted
+        responder.on_spent = shown.spent
         engine = self._deps.engine
         ruling = await admit(
             engine,
@@ -81,7 +92,9 @@ class SlackWork:
             state = await self._adopted(item, None, state)
             responder = self._responder(item, state)
             for post in state.posts:
-                if post.progress:  # never leave "Diagnosing …" spinning
+                # Never leave "Diagnosing …" spinning; one sent through the response_url
+                # (no ref) cannot be replaced, and the asker is told below.
+                if post.progress and post.ref:
                     await responder.update(post.ref, Notice(text))
             await responder.tell(text)
         except Exception:  # noqa: BLE001 - the item is already gone; say so in the logs

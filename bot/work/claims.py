@@ -180,6 +180,9 @@ class _Answering:
     async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
         await self._journal.record_post(index, post, thread)
 
+    async def record_spent(self, uses: int, post: tuple[int, ShownPost] | None = None) -> None:
+        await self._journal.record_spent(uses, post)
+
     async def mark_answered(self) -> None:
         self._claims.finishing()
         await self._journal.mark_answered()

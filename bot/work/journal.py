@@ -4,7 +4,10 @@ Each public post of an item is numbered. The first attempt records the message e
 became (and the thread a slash command's first post created); a later attempt (a reclaim
 after a crash) that reaches the same number updates that message instead of posting a new
 one, and leaves a progress placeholder standing as it is. Private replies are not recorded:
-only the asker sees them, and a second attempt may repeat one.
+only the asker sees them, and a second attempt may repeat one. Posts to the request's
+`response_url` (Slack takes five) are counted before they are made, a public reply posted
+there instead (the bot is not in the channel) with them, so a later attempt fits what is
+left and does not post that reply's placeholder again.
 """
 
 from __future__ import annotations
@@ -50,6 +53,24 @@ class JournaledResponder:
             await self._journal.record_post(index, post, self._inner.thread())
         except StoreUnavailable as error:
             self._log.warning("work_journal_failed", step="post", error=str(error))
+
+    async def spent(self, uses: int, *, posting: bool) -> None:
+        """Record `uses` posts to the request's `response_url`, before the front end makes them.
+
+        `posting`: they are the public post under way, made there instead: it is journaled
+        with them, with no ref (nothing to update), so a later attempt neither posts it
+        again (its placeholder) nor counts it as unspent.
+        """
+        post = None
+        if posting and self._posting is not None:
+            (index, progress), self._posting = self._posting, None
+            post = (index, ShownPost("", progress=progress))
+            if progress:
+                self._placeholders.add("")
+        try:
+            await self._journal.record_spent(uses, post)
+        except StoreUnavailable as error:
+            self._log.warning("work_journal_failed", step="spent", error=str(error))
 
     def thread(self) -> str | None:
         """See `Responder.thread`."""

@@ -38,6 +38,7 @@ class MemoryJournal:
     answered: bool = False
     entry: str | None = None
     attempts: int = 0
+    spent: int = 0
 
     async def load(self) -> JournalState:
         """See `Journal.load`."""
@@ -47,6 +48,7 @@ class MemoryJournal:
             self.thread,
             self.answered,
             self.attempts,
+            spent=self.spent,
         )
 
     async def begin(self, entry_id: str) -> JournalState:
@@ -62,6 +64,12 @@ class MemoryJournal:
         """See `Journal.record_post`."""
         self.posts[index] = post
         self.thread = thread or self.thread
+
+    async def record_spent(self, uses: int, post: tuple[int, ShownPost] | None = None) -> None:
+        """See `Journal.record_spent`."""
+        self.spent += uses
+        if post is not None:
+            self.posts[post[0]] = post[1]
 
     async def mark_answered(self) -> None:
         """See `Journal.mark_answered`."""

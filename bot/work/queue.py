@@ -5,7 +5,8 @@ items (never more than they can run), `reclaim` those another consumer left idle
 alive with `heartbeat`, then `finish` (answered) or `dead_letter` each one; a stopping worker
 `retire`s, which puts back whatever it still holds, and `forget` drops the consumers that died
 without retiring. A `Journal` per item remembers what was already shown, so a second attempt
-updates the messages of the first instead of posting new ones.
+updates the messages of the first instead of posting new ones, and how many posts its
+attempts spent on the request's `response_url` (Slack takes five).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class JournalState:
     of one that never began adds none."""
     retried: bool = False
     """An attempt before this one may have shown more than it recorded (it was cut short)."""
+    spent: int = 0
+    """Posts the attempts made (or began) to the request's `response_url`, which takes five."""
 
 
 class Journal(Protocol):
@@ -63,6 +66,14 @@ class Journal(Protocol):
 
     async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
         """The `index`-th public post of this item is `post`, in `thread`."""
+        ...
+
+    async def record_spent(self, uses: int, post: tuple[int, ShownPost] | None = None) -> None:
+        """`uses` more posts to the request's `response_url`, recorded before they are made.
+
+        `post`: the index-th public post is among them (the bot is not in the channel),
+        with no ref to update: a later attempt does not post it again.
+        """
         ...
 
     async def mark_answered(self) -> None:

@@ -72,7 +72,14 @@ def _state(raw: Any) -> JournalState:
         thread=fields.get("thread") or None,
         answered="answered" in fields,
         attempts=int(fields.get("attempts") or 0),
+        spent=int(fields.get("spent") or 0),
     )
+
+
+def _shown(index: int, post: ShownPost) -> dict[str | bytes, str | bytes]:
+    """The journal's field of the `index`-th post (no ref: sent where it cannot be updated)."""
+    kind = "progress" if post.progress else "post"
+    return {f"post:{index}": f"{kind}:{post.ref}"}
 
 
 class RedisJournal:
@@ -98,15 +105,21 @@ class RedisJournal:
 
     async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
         """See `Journal.record_post`."""
-        kind = "progress" if post.progress else "post"
-        mapping: dict[str | bytes, str | bytes] = {f"post:{index}": f"{kind}:{post.ref}"}
+        mapping = _shown(index, post)
         if thread:
             mapping["thread"] = thread
         await self._write(mapping)
 
-    async def _write(self, mapping: dict[str | bytes, str | bytes]) -> None:
+    async def record_spent(self, uses: int, post: tuple[int, ShownPost] | None = None) -> None:
+        """See `Journal.record_spent` (`HINCRBY`: attempts' counts add up, never overwrite)."""
+        await self._write(_shown(*post) if post else {}, spent=uses)
+
+    async def _write(self, mapping: dict[str | bytes, str | bytes], *, spent: int = 0) -> None:
         async with _translated("journal"), self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self._key, mapping=mapping)  # type: ignore[arg-type]
+            if mapping:
+                pipe.hset(self._key, mapping=mapping)  # type: ignore[arg-type]
+            if spent:
+                pipe.hincrby(self._key, "spent", spent)
             pipe.expire(self._key, self._ttl_s)
             await pipe.execute()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import cast
 
 import redis.asyncio
@@ -130,4 +131,69 @@ async def test_a_queued_answer_through_a_response_url_leaves_the_listener_its_po
     posts = fake_slack.calls(RESPONSE_URL)
     assert [call.status for call in posts] == [200] * 5
     assert "left out" in str(posts[-1].body.get("blocks"))
+    fake_slack.violations.clear()  # the not_in_channel failures asked for above
+
+
+class _Hangs:
+    """The engine's turn as a worker killed mid-answer leaves it: "Diagnosing …", then nothing."""
+
+    async def handle(self, incoming: Incoming, responder: Responder) -> None:
+        del incoming
+        await responder.post(Notice("Diagnosing …", progress=True))
+        await asyncio.Event().wait()
+
+
+async def test_a_retried_answer_through_a_response_url_knows_the_posts_spent_before(
+    fake_slack: FakeSlack, redis_client: redis.asyncio.Redis
+):
+    """An attempt posted "Diagnosing …" through the `response_url` and its worker died.
+
+    The next attempt takes the journal's count of the posts spent there (the listener's
+    notice and the placeholder), shows no second "Diagnosing …", and fits the answer into
+    the three posts left, its last page included, without the note on inviting the bot
+    again. It used to count from the listener's one post: a second placeholder, and a
+    sixth post Slack refused.
+    """
+    fake_slack.fail_next("chat.postMessage", error="not_in_channel", count=50)
+    fake_slack.fail_next("chat.postEphemeral", error="not_in_channel", count=50)
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.base_url)
+    queue = RedisWorkQueue(redis_client, max_items=10, journal_ttl_s=60)
+    spec = ResponderSpec(
+        channel="C1", thread_ts="1.1", user="U1", response_url=fake_slack.response_url("r")
+    )
+    ask = Incoming(ThreadKey("slack", "T1", "C1", "1.1"), "U1", text="why did it fail")
+    taken = await submit(
+        queue, kind="turn", incoming=ask, spec=spec, dedupe="m1", dedupe_ttl_s=600, deadline_s=300
+    )
+    assert taken.intake is Intake.ACCEPTED
+    await spec.responder(client, runai_url=None).tell("I am busy: 1 request is ahead of yours.")
+
+    def work(engine: object) -> SlackWork:
+        deps = SlackDeps(
+            engine=cast("ConversationEngine", engine), store=cast("StateStore", None), queue=queue
+        )
+        return SlackWork(deps, client)
+
+    [delivery] = await queue.take("died", 1, 0)
+    assert delivery.item is not None
+    journal = queue.journal(delivery.item.id)
+    first = asyncio.create_task(
+        work(_Hangs()).run(delivery.item, journal, await journal.begin(delivery.entry_id))
+    )
+    await until(lambda: len(fake_slack.calls(RESPONSE_URL)) == 2)
+    first.cancel()  # killed with its placeholder shown
+
+    long = report(recommendations=tuple(f"rec {i} " + "y" * 900 for i in range(40)))
+    worker = Worker(
+        queue, {"slack": work(_Answers(long))}, concurrency=1, claim_idle_s=0.3, max_deliveries=3
+    )
+    worker.start()
+    try:
+        await until(lambda: "left out" in str(fake_slack.calls(RESPONSE_URL)[-1].body))
+    finally:
+        await worker.stop(1)
+    posts = fake_slack.calls(RESPONSE_URL)
+    assert [call.status for call in posts] == [200] * 5
+    assert ["Diagnosing" in str(call.body) for call in posts] == [False, True, False, False, False]
+    assert ["/invite" in str(call.body) for call in posts] == [False, True, False, False, False]
     fake_slack.violations.clear()  # the not_in_channel failures asked for above

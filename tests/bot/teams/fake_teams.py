@@ -9,7 +9,8 @@ One Starlette app on 127.0.0.1 plays both parts the bot talks to:
   endpoint), fail (`fail_next`) or roll over (`rotate`);
 - the Bot Connector at `serviceUrl` (`/v3/conversations/...`): it records every activity
   posted, every update (PUT), member lookup and 1:1 conversation creation, and answers as
-  the connector does (an activity ID, the member record from `members`).
+  the connector does (an activity ID, the member record from `members`). A send can be held
+  too: recorded (in the conversation) at once, answered to the bot only when released.
 
 Tests wait for calls with `wait_for` (a condition, never a sleep).
 """
@@ -217,9 +218,13 @@ class FakeTeams:
     async def _received(self, kind: str, request: Request) -> Response | None:
         """Record an identity call, wait while it is held, then its scripted answer, if any."""
         await self._record(Call(kind, _raw_path(request), "", {}, ""))
+        await self._unheld(kind)
+        return self._scripted(kind)
+
+    async def _unheld(self, kind: str) -> None:
+        """Wait while calls of `kind` are held (`hold`)."""
         if (gate := self.held.get(kind)) is not None:
             await gate.wait()
-        return self._scripted(kind)
 
     async def _openid(self, request: Request) -> Response:
         if (scripted := await self._received("openid", request)) is not None:
@@ -264,6 +269,7 @@ class FakeTeams:
         await self._record(
             Call("send", _raw_path(request), conversation, body, auth, activity_id=activity_id)
         )
+        await self._unheld("send")  # shown in the conversation already, answered later
         if (scripted := self._scripted("send")) is not None:
             return scripted
         return JSONResponse({"id": activity_id})

@@ -77,6 +77,17 @@ async def test_retire_puts_unfinished_work_at_the_tail_with_its_journal(queue: W
     assert shown.thread == "171.1"
 
 
+async def test_the_journal_adds_up_the_response_url_posts_of_every_attempt(queue: WorkQueue):
+    """Each attempt adds what it spends; a reply made there is journaled with no ref."""
+    work = item()
+    first = queue.journal(work.id)
+    await first.record_spent(1, (0, ShownPost("", progress=True)))  # "Diagnosing …"
+    await first.record_spent(1)  # a private notice
+    await queue.journal(work.id).record_spent(3)  # another attempt's answer
+    shown = await queue.journal(work.id).load()
+    assert (shown.spent, shown.posts) == (5, (ShownPost("", progress=True),))
+
+
 async def test_a_hand_back_carries_every_earlier_delivery(queue: WorkQueue):
     await queue.enqueue(item(), dedupe="msg:1", dedupe_ttl_s=60)
     await queue.take("a", 1, 0)
