@@ -26,7 +26,6 @@ __all__ = [
     "REQUIRED_FIELDS",
     "Scenario",
     "ScenarioError",
-    "WorkloadEntry",  # tests/bot/push/scenes.py imports it from here
 ]
 
 #: Required members of each served body, per the 2.24 OpenAPI schemas (see `schema_problems`).

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from bot.app.demo.scenarios import bundled_scenario
-from runai_sim.scenario import WorkloadEntry
+from runai_sim.scenario_parts import WorkloadEntry
 
 __all__ = ["DEMO", "failing", "put_workload"]
 
