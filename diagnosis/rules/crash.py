@@ -94,7 +94,7 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
             f"configuration it indicates.{exited} {rerun}"
         ]
     return [
-        "Find the failing line in its previous log, "
+        "Find the failing line in its log, "
         f"{kubectl_logs(ev, finding.details.container)}, and fix the code or configuration "
         f"it shows.{exited} {rerun}"
     ]

@@ -33,6 +33,7 @@ NO_ERROR_LINE = EvidenceLine(
     text="The previous logs of container trainer in pod bert-ft-0-0 show no error line",
     source=LOGS,
 )
+LOOPING = event("BackOff", "Back-off restarting failed container trainer in pod bert-ft-0-0")
 EVICTED = (
     "The node was low on resource: memory. Threshold quantity: 100Mi, available: 52Mi. "
     "Container trainer was using 30Gi, which exceeds its request of 16Gi. "
@@ -41,10 +42,67 @@ EVICTED = (
 CASES = [
     # evidence, advice must contain (all), advice must not contain (any)
     pytest.param(
-        evidence(CRASH, pods=PODS),
+        evidence(CRASH, pods=PODS, events=[LOOPING]),
         ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`"],
         ["failing log line above", "<pod>", "<namespace>"],
         id="crash-no-tier2-names-the-real-pod",
+    ),
+    # `--previous` only for a container that restarted: kubectl finds no previous one otherwise
+    pytest.param(
+        evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="Never")),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp`"],
+        ["--previous"],
+        id="crash-restart-policy-never-current-log",
+    ),
+    pytest.param(
+        evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="OnFailure")),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp` (add `--previous` if it restarted)"],
+        ["-n runai-nlp --previous`"],
+        id="crash-restart-not-known-current-log-first",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="OnFailure")),
+            pod([container("trainer", exit_code=1)]),
+            gaps=(Gap(source=LOGS, what="log of container trainer unavailable (HTTP 403)"),),
+        ),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp`"],
+        ["--previous"],
+        id="crash-tier2-no-restart-current-log",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="OnFailure")),
+            pod([container("trainer", exit_code=1, restarts=3, previous_exit=1)]),
+            gaps=(Gap(source=LOGS, what="log of container trainer unavailable (HTTP 403)"),),
+        ),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`"],
+        ["if it restarted"],
+        id="crash-tier2-restarted-previous-log",
+    ),
+    pytest.param(
+        evidence(
+            pods=PODS,
+            events=[event("Error", "container trainer exit code 137")],
+            spec_=spec(restartPolicy="Never"),
+        ),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp` and"],
+        ["--previous"],
+        id="unknown-restart-policy-never-current-log",
+    ),
+    pytest.param(
+        evidence(
+            pods=PODS,
+            events=[
+                event("Failed", 'init container "fetch-data" failed: exit code 3'),
+                event(
+                    "BackOff", "Back-off restarting failed container fetch-data in pod bert-ft-0-0"
+                ),
+            ],
+        ),
+        ["`kubectl logs bert-ft-0-0 -c fetch-data -n runai-nlp --previous`"],
+        [],
+        id="init-crash-looping-previous-log",
     ),
     pytest.param(
         with_tier2(
@@ -67,9 +125,9 @@ CASES = [
         id="crash-log-read-without-an-error-line",
     ),
     pytest.param(
-        evidence(pods=PODS, events=INIT),
-        ["`kubectl logs bert-ft-0-0 -c fetch-data -n runai-nlp`"],
-        ["failing log line above", "<pod>"],
+        evidence(pods=PODS, events=INIT, spec_=spec(restartPolicy="Never")),
+        ["`kubectl logs bert-ft-0-0 -c fetch-data -n runai-nlp`."],
+        ["failing log line above", "<pod>", "--previous"],
         id="init-no-tier2-names-the-init-container",
     ),
     pytest.param(
@@ -109,7 +167,7 @@ CASES = [
         id="pull-unspecified-after-tier2",
     ),
     pytest.param(
-        evidence(pods=PODS, events=[event("Error", "container trainer exit code 137")]),
+        evidence(pods=PODS, events=[event("Error", "container trainer exit code 137"), LOOPING]),
         [
             "`kubectl describe pod bert-ft-0-0 -n runai-nlp`",
             "`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`",
