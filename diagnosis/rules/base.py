@@ -68,7 +68,10 @@ class Details(BaseModel):
         init_container: whether `container` is an init container.
         exit_code: its exit code, when one was reported.
         subcause: IMAGE_PULL_FAILED: why the pull failed.
-        image: IMAGE_PULL_FAILED: the submitted image reference (redacted).
+        image: IMAGE_PULL_FAILED: the image that failed (redacted): the one the registry
+            error names, else the submitted one.
+        image_named: IMAGE_PULL_FAILED: `image` is the one the registry error names (False:
+            the error names none, so it is the submitted image).
         policy: SCHEDULING_POLICY_TERMINATED: which policy stopped it.
         deadline: SCHEDULING_POLICY_TERMINATED: the configured limit, when the spec has it.
         node: NODE_FAILURE: the node's name.
@@ -89,6 +92,7 @@ class Details(BaseModel):
     exit_code: int | None = None
     subcause: PullSubcause | None = None
     image: str | None = None
+    image_named: bool = False
     policy: Policy | None = None
     deadline: str | None = None
     node: str | None = None

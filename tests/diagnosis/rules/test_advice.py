@@ -151,6 +151,28 @@ CASES = [
         ["<image>", "credentials"],
         id="pull-not-found-names-the-image",
     ),
+    # the image the registry error names, not the submitted one (a pod pulls several)
+    pytest.param(
+        evidence(
+            events=[event("Failed", PULL_NOT_FOUND)],
+            spec_=spec(image="nvcr.io/nvidia/pytorch:24.05-py3"),
+        ),
+        ["`docker manifest inspect nvcr.io/acme/train:v9`, the image the registry error names"],
+        ["pytorch"],
+        id="pull-not-found-names-the-image-the-error-names",
+    ),
+    pytest.param(
+        evidence(
+            events=[event("ErrImagePull", "rpc error: code = NotFound desc = manifest unknown")],
+            spec_=spec(image="nvcr.io/nvidia/pytorch:24.05-py3"),
+        ),
+        [
+            "`docker manifest inspect nvcr.io/nvidia/pytorch:24.05-py3`, the submitted image; "
+            "the registry error names none"
+        ],
+        [],
+        id="pull-not-found-error-names-no-image-submitted-one",
+    ),
     pytest.param(
         evidence(pods=PODS, events=[event("BackOff", 'Back-off pulling image "x:1"')]),
         ["`kubectl describe pod bert-ft-0-0 -n runai-nlp`", "do not assume credentials"],
@@ -303,3 +325,39 @@ def test_a_node_failures_advice_states_only_the_restart_policy_read(submitted, a
     report = compose(ev, classify(ev))
     assert report.category is Category.NODE_FAILURE
     assert any(advice in r for r in report.recommendations)
+
+
+NAMED_IMAGES = [
+    # event (reason, message), the image the finding names, whether the error named it
+    pytest.param(("Failed", PULL_NOT_FOUND), "nvcr.io/acme/train:v9", True, id="failed-to-pull"),
+    pytest.param(
+        ("BackOff", 'Back-off pulling image "nvcr.io/acme/init:2"'),
+        "nvcr.io/acme/init:2",
+        True,
+        id="back-off",
+    ),
+    pytest.param(
+        (
+            "InvalidImageName",
+            'Failed to apply default image tag "nvcr.io/Acme/train:v9": couldn\'t parse image '
+            'reference "nvcr.io/Acme/train:v9": invalid reference format',
+        ),
+        "nvcr.io/Acme/train:v9",
+        True,
+        id="invalid-name",
+    ),
+    pytest.param(("ErrImagePull", "manifest unknown"), "submitted:1", False, id="names-none"),
+]
+
+
+@pytest.mark.parametrize(("said", "image", "named"), NAMED_IMAGES)
+def test_the_image_is_the_one_the_registry_error_names(said, image, named):
+    ev = evidence(events=[event(*said)], spec_=spec(image="submitted:1"))
+    report = compose(ev, classify(ev))
+    assert report.category is Category.IMAGE_PULL_FAILED
+    assert report.details["image"] == image
+    assert report.details.get("image_named", False) is named
+    lines = [e.text for e in report.evidence]
+    assert (
+        "Submitted image: submitted:1 (the registry error names no image)" in lines
+    ) is not named
