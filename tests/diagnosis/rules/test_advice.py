@@ -224,9 +224,28 @@ CASES = [
     ),
     pytest.param(
         evidence(pods=PODS, events=[event("Evicted", EVICTED)]),
-        ["raise the CPU-memory request of container trainer", "request = limit"],
-        ["Resubmit"],
+        [
+            "raise the CPU-memory request of container trainer",
+            "request = limit",
+            "Resubmit the workload, or retry it if its restart policy is OnFailure",
+        ],
+        [],
         id="eviction-over-request",
+    ),
+    # the request fix comes first, the skill's retry or resubmission still follows
+    pytest.param(
+        evidence(
+            pods=PODS, events=[event("Evicted", EVICTED)], spec_=spec(restartPolicy="OnFailure")
+        ),
+        ["raise the CPU-memory request of container trainer", "Retry on a healthy node"],
+        ["Resubmit"],
+        id="eviction-over-request-on-failure-retries",
+    ),
+    pytest.param(
+        evidence(pods=PODS, events=[event("Evicted", EVICTED)], spec_=spec(restartPolicy="Never")),
+        ["raise the CPU-memory request of container trainer", "Resubmit the workload"],
+        ["Retry on a healthy node"],
+        id="eviction-over-request-never-resubmits",
     ),
     pytest.param(
         evidence(
