@@ -147,7 +147,9 @@ class CategoryRow:
         rule: the pure rule that recognises it (None only for UNKNOWN, the fallback).
         owner: who normally fixes it (the skill's recovery owner column).
         advise: the next actions, fitted to the finding and to what was collected.
-        owner_for: a finer owner when the finding's details change who fixes it.
+        owner_for: a finer owner when the finding's details change who fixes it: a
+            refinement of the skill's column, or a documented exception to it whose text says
+            it is one (a crash whose failing line is a GPU hardware fault, `rules.crash`).
         container_evidence: its answer rests on container-level evidence (the failing log
             line, an exit code's cause), so without Kubernetes that is the gap that matters.
         blast_radius: its finding names a node whose other terminations are worth counting

@@ -13,7 +13,8 @@ import pytest
 from diagnosis.compose import compose
 from diagnosis.evidence import Gap
 from diagnosis.report import Category, EvidenceLine
-from diagnosis.rules import classify
+from diagnosis.rules import classify, row
+from diagnosis.rules.crash import GPU_HARDWARE_OWNER
 from tests.diagnosis.rules.cases import (
     PULL_AUTH,
     PULL_DENIED,
@@ -380,3 +381,32 @@ def test_the_image_is_the_one_the_registry_error_names(said, image, named):
     assert (
         "Submitted image: submitted:1 (the registry error names no image)" in lines
     ) is not named
+
+
+ECC_LOG = (
+    "[rank2]:     loss.backward()\n"
+    "[rank2]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+)
+
+
+def test_a_gpu_hardware_crash_names_its_owner_as_the_documented_exception():
+    """Category, headline, owner and advice agree: the crash is the GPU's, which is SRE's.
+
+    The category stays CRASH_APP_ERROR (a non-zero exit, no node signal, and a log line never
+    decides a category); the owner departs from the row's usual one and says so.
+    """
+    ev = with_tier2(
+        evidence(CRASH, pods=PODS),
+        pod([container("trainer", exit_code=1, reason="Error")]),
+        log=("trainer", ECC_LOG),
+    )
+    finding = classify(ev)
+    report = compose(ev, finding)
+    assert report.category is Category.CRASH_APP_ERROR
+    assert report.details["log_kind"] == "gpu-hardware"
+    assert report.recovery_owner == GPU_HARDWARE_OWNER != row(Category.CRASH_APP_ERROR).owner
+    assert report.recovery_owner.startswith("Infrastructure/SRE")
+    assert "an exception" in report.recovery_owner
+    assert "GPU hardware fault" in report.headline
+    assert "general application error" not in report.headline
+    assert "the code is not at fault" in " ".join(report.recommendations)
