@@ -15,6 +15,7 @@ from diagnosis.evidence import Restarts, Signal
 from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import ContainerState, ContainerStatus, KubeNode, Pod
 from diagnosis.lexicon import SignalKind, extract_detail
+from diagnosis.moments import utc_text
 from diagnosis.redact import Redactor, shorten
 from diagnosis.signals import pull_subcause, start_cause, text_signals
 
@@ -240,7 +241,7 @@ def cordon_signal(node: KubeNode, redactor: Redactor) -> Signal | None:
         return None
     marks = ["spec.unschedulable=true"] if node.unschedulable else []
     if taint is not None:
-        added = f" added at {taint.time_added:%Y-%m-%d %H:%M:%SZ}" if taint.time_added else ""
+        added = f" added at {utc_text(taint.time_added)}" if taint.time_added else ""
         marks.append(f"taint {taint.key}:{taint.effect or 'NoSchedule'}{added}")
     return Signal(
         kind=SignalKind.NODE_CORDONED,

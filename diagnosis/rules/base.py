@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.facts import group
+from diagnosis.moments import utc_text
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.report_parts import MemoryFigures
 from diagnosis.signals import unique
@@ -172,7 +173,7 @@ class CategoryRow:
 
 def cite(signal: Signal) -> EvidenceLine:
     """One evidence line for a signal: what was said, where, and when."""
-    when = f" at {signal.at:%Y-%m-%d %H:%M:%SZ}" if signal.at else ""
+    when = f" at {utc_text(signal.at)}" if signal.at else ""
     origin = signal.origin[:1].upper() + signal.origin[1:]
     return EvidenceLine(text=f"{origin}{when}: {signal.text}", source=signal.source)
 

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.lexicon import SignalKind
+from diagnosis.moments import utc_text
 from diagnosis.redact import quote
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules.base import CategoryRow, Details, Finding, NodeCause, cite_all, latest
@@ -100,7 +101,7 @@ _WHAT = {
 
 
 def _at(moment: datetime | None) -> str:
-    return f" at {moment:%Y-%m-%d %H:%M:%SZ}" if moment else ""
+    return f" at {utc_text(moment)}" if moment else ""
 
 
 def _taint_eviction(signal: Signal) -> bool:
