@@ -23,6 +23,7 @@ from diagnosis.http.transport import network_transport
 from diagnosis.kube import KubeAccess, KubeAccessError, KubeTarget
 from diagnosis.kube.reader import KubeConnector, KubeDirectory
 from diagnosis.literals import Prefilter
+from diagnosis.moments import in_utc, utc_text
 from diagnosis.pipeline import DEFAULT_DEADLINE_S, diagnose
 from diagnosis.redact import Redactor
 from diagnosis.report import Category, EvidenceLine, Outcome, Report
@@ -114,3 +115,5 @@ __all__ += [
 __all__ += ["Party", "PendingFacts", "PreemptionFacts"]
 # A report shown again to someone other than its asker (`ShownAgain.evidence`).
 __all__ += ["for_viewer"]
+# Times as every answer prints them: converted to UTC first (`diagnosis.moments`).
+__all__ += ["in_utc", "utc_text"]

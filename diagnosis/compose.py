@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from diagnosis.evidence import Evidence
+from diagnosis.moments import utc_text
 from diagnosis.recommend import recommendations
 from diagnosis.recurrence import recurrence
 from diagnosis.redact import quote
@@ -22,7 +23,7 @@ def _context(ev: Evidence, cited: set[str]) -> list[EvidenceLine]:
     """Quantified context the rules did not already cite: phase, pods, submitted spec."""
     lines: list[EvidenceLine] = []
     w = ev.workload
-    when = f" since {w.phase_updated_at:%Y-%m-%d %H:%M:%SZ}" if w.phase_updated_at else ""
+    when = f" since {utc_text(w.phase_updated_at)}" if w.phase_updated_at else ""
     phase = f"Workload phase {w.phase or 'unknown'}{when}"
     if w.phase_message and not any(w.phase_message[:40] in c for c in cited):
         phase += f"; message: {quote(w.phase_message, 160)}"

@@ -79,6 +79,8 @@ class Restarts(BaseModel):
     Attributes:
         pod, container: which container.
         restart_count: `restartCount`; every restart followed one termination.
+        last_terminated: it has a `lastState.terminated`: an earlier run whose log is
+            `kubectl logs --previous`.
         waiting_or_terminated: the container is not running now, so its latest termination
             (`lastState`, or `state` when it never restarted) has no restart after it yet.
         final: the container is terminated for good (not waiting to restart): its latest
@@ -95,6 +97,7 @@ class Restarts(BaseModel):
     container: str
     restart_count: int
     waiting_or_terminated: bool
+    last_terminated: bool = False
     last_finished_at: datetime | None
     pod_started_at: datetime | None
     key: str

@@ -232,7 +232,9 @@ _DETAIL_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
     "node": _rx(r"\bnode[ /:]+\"?([a-z0-9]+(?:[.-][a-z0-9]+)+)\"?"),
     "container": _rx(r"\bcontainer \"?([a-z0-9][a-z0-9-]*)\"?", r"\binit container \"?([\w-]+)"),
-    "image": _rx(r"\bimage \"([^\"]+)\"", r"pulling image \"?([^\"\s]+)"),
+    # the kubelet's pull errors name the image: `Failed to pull image "x"`, `Back-off pulling
+    # image "x"`, InvalidImageName's `Failed to apply default image tag "x"`
+    "image": _rx(r"\bimage (?:tag )?\"([^\"\s]+)\"", r"pulling image \"?([^\"\s]+)"),
     # what the runtime says after its own prefixes: `exec: "x": executable file not found in $PATH`
     "start": _rx(
         r"(?:unable to start container process|starting container process caused"

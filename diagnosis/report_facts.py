@@ -13,11 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from diagnosis.moments import ISO, utc_text
+
 __all__ = ["Party", "PendingFacts", "PreemptionFacts"]
 
 
 def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
+    return utc_text(moment, ISO) if moment is not None else None
 
 
 class _Facts(BaseModel):

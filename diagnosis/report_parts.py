@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from diagnosis.moments import utc_text
+
 __all__ = [
     "Change",
     "Changes",
@@ -131,7 +133,7 @@ class Changes(_Model):
 
     def summary(self) -> str:
         """`Changed since llm-ft on 2025-11-03 (Succeeded): image, CPU-memory limit`."""
-        when = f" on {self.since_at:%Y-%m-%d}" if self.since_at else ""
+        when = f" on {utc_text(self.since_at, '%Y-%m-%d')}" if self.since_at else ""
         how = f" ({self.since_phase})" if self.since_phase else ""
         what = ", ".join(dict.fromkeys(c.what for c in self.items)) or "nothing compared differs"
         return f"Changed since {self.since_name}{when}{how}: {what}"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from bot.render.chart_scale import time_label, time_ticks, value_label, value_ticks
@@ -26,7 +26,7 @@ from bot.render.clean import clean, one_line
 from bot.render.gaps import runs
 from bot.render.sparkline import configured, gib
 from bot.render.wording import when
-from diagnosis import MemoryFigures, MemorySample
+from diagnosis import MemoryFigures, MemorySample, in_utc
 
 if TYPE_CHECKING:
     from bot.render.canvas import Canvas
@@ -103,17 +103,12 @@ def y_top(memory: MemoryFigures) -> float:
     return max(highest / _GIB, 1 / 1024) * HEADROOM
 
 
-def _utc(moment: datetime) -> datetime:
-    """`moment`, read as UTC when upstream gave no zone (never an error while drawing)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def _span(memory: MemoryFigures) -> tuple[datetime, datetime]:
     """The x axis: the samples and the kill time; two minutes around a single instant."""
     times = [memory.samples[0].at, memory.samples[-1].at]
     if memory.killed_at is not None:
         times.append(memory.killed_at)
-    start, end = min(map(_utc, times)), max(map(_utc, times))
+    start, end = min(map(in_utc, times)), max(map(in_utc, times))
     if start == end:
         return start - timedelta(minutes=1), end + timedelta(minutes=1)
     return start, end
@@ -129,7 +124,7 @@ def data_column(at: datetime, memory: MemoryFigures) -> float:
     """The pixel column where the moment `at` is drawn (the first and last inset a little)."""
     left, _, right, _ = PLOT_BOX
     start, end = _span(memory)
-    return left + _INSET + (right - left - 2 * _INSET) * ((_utc(at) - start) / (end - start))
+    return left + _INSET + (right - left - 2 * _INSET) * ((in_utc(at) - start) / (end - start))
 
 
 def legend(memory: MemoryFigures, *, gaps: bool) -> list[LegendEntry]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
+from diagnosis import in_utc, utc_text
+
 __all__ = ["MAX_TICKS", "time_label", "time_ticks", "value_label", "value_ticks"]
 
 MAX_TICKS = 7
@@ -57,7 +59,7 @@ def time_ticks(start: datetime, end: datetime) -> tuple[list[datetime], int]:
 
 def time_label(at: datetime, step: int) -> str:
     """The label of a tick `step` seconds from the next one (UTC)."""
-    at = at.astimezone(UTC)
+    at = in_utc(at)
     if step >= _DAY or (at.hour, at.minute, at.second) == (0, 0, 0):
-        return at.strftime("%m-%d")
-    return at.strftime("%H:%M:%S" if step < _MINUTE else "%H:%M")
+        return utc_text(at, "%m-%d")
+    return utc_text(at, "%H:%M:%S" if step < _MINUTE else "%H:%M")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from bot.render.clean import escaped_len, middle_cut
-from diagnosis import Outcome, Report, WorkloadRef
+from diagnosis import Outcome, Report, WorkloadRef, utc_text
 
 __all__ = [
     "LABEL_MAX",
@@ -105,9 +105,7 @@ def when(moment: datetime | None) -> str:
     """A moment as people read it in an incident: `2025-11-04 08:52Z` (UTC), or `?`."""
     if moment is None:
         return "?"
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%d %H:%MZ")
+    return utc_text(moment, "%Y-%m-%d %H:%MZ")
 
 
 def candidate_facts(candidate: WorkloadRef) -> str:

@@ -16,6 +16,7 @@ from diagnosis.http.paths import nonempty, segment
 from diagnosis.http.responses import shape_error
 from diagnosis.kube.event_models import KubeEvent, event_from_core, event_from_events_v1
 from diagnosis.kube.responses import NAMED, KubeGet, kind_of, response_json, response_url
+from diagnosis.moments import in_utc
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -134,4 +135,4 @@ def _selector_value(value: str) -> str:
 
 def _when(event: KubeEvent) -> datetime:
     moment = event.last_timestamp or event.first_timestamp or _EPOCH
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return in_utc(moment)

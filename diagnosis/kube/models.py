@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from diagnosis.moments import utc_field
+
 __all__ = [
     "Container",
     "ContainerState",
@@ -39,12 +41,13 @@ class KubeModel(BaseModel):
     """Base: camelCase on the wire, snake_case in Python, unknown fields ignored.
 
     An explicit `null` where the field has a non-null default (a list, an object, a flag)
-    reads as that default.
+    reads as that default; a time is in UTC (`diagnosis.moments`).
     """
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
     )
+    _in_utc = field_validator("*", mode="after")(utc_field)
 
     @field_validator("*", mode="before")
     @classmethod

@@ -10,6 +10,7 @@ from diagnosis.kube.client import DESCRIBE_NODE
 from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import KubeNode
 from diagnosis.lexicon import SignalKind
+from diagnosis.moments import utc_text
 from diagnosis.redact import Redactor, shorten
 from diagnosis.signals import text_signals
 
@@ -29,7 +30,7 @@ def cordon_signal(node: KubeNode, redactor: Redactor) -> Signal | None:
         return None
     marks = ["spec.unschedulable=true"] if node.unschedulable else []
     if taint is not None:
-        added = f" added at {taint.time_added:%Y-%m-%d %H:%M:%SZ}" if taint.time_added else ""
+        added = f" added at {utc_text(taint.time_added)}" if taint.time_added else ""
         marks.append(f"taint {taint.key}:{taint.effect or 'NoSchedule'}{added}")
     return Signal(
         kind=SignalKind.NODE_CORDONED,
@@ -75,7 +76,8 @@ def node_signals(node: KubeNode, *, since: datetime, redactor: Redactor) -> Iter
             continue
         taints = ", ".join(f"{t.key}:{t.effect}" for t in node.taints)
         why = f"{cond.reason or 'no reason'}: {cond.message or ''}"
-        text = f"Node {node.name} Ready={cond.status} since {changed} ({why})"
+        began = utc_text(changed) if changed is not None else "an unknown time"
+        text = f"Node {node.name} Ready={cond.status} since {began} ({why})"
         text += f"; taints: {taints}" if taints else ""
         yield Signal(
             kind=SignalKind.NODE_NOT_READY,

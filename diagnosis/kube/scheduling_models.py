@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from diagnosis.kube.models import ObjectMeta
+from diagnosis.moments import utc_field
 
 __all__ = [
     "PodGroup",
@@ -29,6 +30,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
     )
+    _in_utc = field_validator("*", mode="after")(utc_field)
 
 
 def _empty(value: Any) -> Any:

@@ -236,6 +236,7 @@ def restarts_of(pod: Pod, cite: str) -> Iterator[Restarts]:
             pod=pod.name,
             container=status.name,
             restart_count=status.restart_count,
+            last_terminated=status.last_state.terminated is not None,
             waiting_or_terminated=status.state.running is None,
             last_finished_at=(status.state.terminated or latest).finished_at,
             pod_started_at=pod.status.start_time,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from diagnosis.lexicon import SignalKind
+from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpus
 from diagnosis.pending.table import advice, row
@@ -59,7 +60,7 @@ def _figure_lines(ev: PendingEvidence, fig: PoolFigures) -> list[EvidenceLine]:
     if project is not None:
         lines.append(project)
     if fig.pool and (fig.free is not None or fig.total is not None):
-        at = f" at {fig.capacity_at:%H:%M:%SZ}" if fig.capacity_at else ""
+        at = f" at {utc_text(fig.capacity_at, '%H:%M:%SZ')}" if fig.capacity_at else ""
         lines.append(
             EvidenceLine(
                 text=f"Node pool {fig.pool}: {gpus(fig.free)} of {gpus(fig.total)} GPUs free{at}",
@@ -95,7 +96,7 @@ def _project_line(ev: PendingEvidence, fig: PoolFigures) -> EvidenceLine | None:
     text = f"Project {ev.project.name if ev.project else '?'} in node pool {fig.pool}: "
     text += "; ".join(part for part in (", ".join(quota), usage) if part)
     if fig.project_at:
-        text += f" as of {fig.project_at:%H:%M:%SZ}"
+        text += f" as of {utc_text(fig.project_at, '%H:%M:%SZ')}"
     if theirs:
         text += f" ({', '.join(_LABELS[n] for n in theirs)}: the scheduler's, above)"
     return EvidenceLine(text=text, source=GET_PROJECT)
@@ -105,7 +106,7 @@ def _context(ev: PendingEvidence) -> list[EvidenceLine]:
     lines: list[EvidenceLine] = []
     w = ev.workload
     if ev.since is not None:
-        text = f"Pending since {ev.since:%Y-%m-%d %H:%M:%SZ} ({waited(ev.now - ev.since)})"
+        text = f"Pending since {utc_text(ev.since)} ({waited(ev.now - ev.since)})"
         if w.total_pending_time_seconds is not None:
             text += f"; {waited(timedelta(seconds=w.total_pending_time_seconds))} Pending in all"
         source = "get_workload_history" if ev.history else "get_workload_status"
@@ -117,7 +118,7 @@ def _context(ev: PendingEvidence) -> list[EvidenceLine]:
         newest = max(ev.stale, key=lambda s: s.at.timestamp() if s.at else 0.0)
         older = ev.since is not None and newest.at is not None and newest.at < ev.since
         why = (
-            f"written before it last became Pending ({ev.since:%H:%M:%SZ})"
+            f"written before it last became Pending ({utc_text(ev.since, '%H:%M:%SZ')})"
             if older and ev.since
             else "a PodGroup condition while some of its pods hold resources"
         )

@@ -8,6 +8,9 @@ would decide. Fair share is never computed: the API does not expose it.
 
 from __future__ import annotations
 
+from datetime import datetime
+
+from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpus, preemptible
 from diagnosis.pending.texts import Saying
@@ -19,8 +22,8 @@ R = PendingReason
 
 
 def _when(fig: PoolFigures) -> str:
-    def at(moment: object) -> str:
-        return f"{moment:%H:%M:%SZ}" if moment is not None else "?"
+    def at(moment: datetime | None) -> str:
+        return utc_text(moment, "%H:%M:%SZ") if moment is not None else "?"
 
     return f"project status at {at(fig.project_at)}, pool telemetry at {at(fig.capacity_at)}"
 

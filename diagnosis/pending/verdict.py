@@ -6,6 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import Said
 from diagnosis.pending.figures import GPUS, PROJECT, Level, PoolFigures, gpus
 from diagnosis.report import EvidenceLine
@@ -59,7 +60,7 @@ class Verdict(BaseModel):
 
 def cite_said(said: Said) -> EvidenceLine:
     """The evidence line quoting one scheduler statement, with when and where."""
-    when = f" at {said.at:%Y-%m-%d %H:%M:%SZ}" if said.at else ""
+    when = f" at {utc_text(said.at)}" if said.at else ""
     origin = said.origin[:1].upper() + said.origin[1:]
     return EvidenceLine(text=f"{origin}{when}: {said.text}", source=said.source)
 

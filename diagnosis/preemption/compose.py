@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from diagnosis.lexicon import SignalKind
+from diagnosis.moments import utc_text
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.fairness import count, over_quota, protection
 from diagnosis.preemption.kinds import KindVerdict
@@ -58,7 +59,7 @@ def _when(ev: PreemptionEvidence, verdict: KindVerdict) -> datetime | None:
 
 def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, over: bool | None) -> str:
     moment = _when(ev, verdict)
-    at = f" at {moment:%Y-%m-%d %H:%M}Z" if moment else ""
+    at = f" at {utc_text(moment, '%Y-%m-%d %H:%MZ')}" if moment else ""
     by = ev.preemptor
     if verdict.kind is K.PRIORITY_PREEMPTION:
         mine = ev.workload.priority
@@ -121,7 +122,7 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
     evidence: list[EvidenceLine] = []
     if verdict.eviction is not None:
         e = verdict.eviction
-        when = f" at {e.at:%Y-%m-%d %H:%M:%SZ}" if e.at else ""
+        when = f" at {utc_text(e.at)}" if e.at else ""
         text = f"{e.origin[:1].upper()}{e.origin[1:]}{when}: {quote(e.text, 600)}"
         evidence.append(EvidenceLine(text=text, source=e.source))
     else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from diagnosis.lexicon import SignalKind
+from diagnosis.moments import utc_text
 from diagnosis.pending.figures import gpus
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.kinds import KindVerdict
@@ -67,8 +68,8 @@ def over_quota(
         return None, None
     text = (
         f"Project {ev.workload.project_name} in node pool {ev.metrics_pool}: allocation was "
-        f"{gpus(used[0])} GPUs vs quota {gpus(quota[0])} around {at:%H:%M}Z "
-        f"(samples at {used[1]:%H:%M}Z)"
+        f"{gpus(used[0])} GPUs vs quota {gpus(quota[0])} around {utc_text(at, '%H:%MZ')} "
+        f"(samples at {utc_text(used[1], '%H:%MZ')})"
     )
     return used[0] > quota[0], EvidenceLine(text=text, source="get_project_metrics")
 
@@ -89,7 +90,9 @@ def protection(ev: PreemptionEvidence, kind: PreemptionKind) -> tuple[bool | Non
             if kind is PreemptionKind.RECLAIM_FAIR_SHARE
             else ""
         )
-        broken.append(f"its guaranteed runtime ran until {ends:%Y-%m-%d %H:%M}Z{caveat}")
+        broken.append(
+            f"its guaranteed runtime ran until {utc_text(ends, '%Y-%m-%d %H:%MZ')}{caveat}"
+        )
     if broken:
         return True, broken
     return (None if movable.preemptible is None else False), []

@@ -8,8 +8,10 @@ container and namespace, never `<pod>` placeholders when the names are known.
 
 from __future__ import annotations
 
-from diagnosis.evidence import Evidence
-from diagnosis.lexicon import SignalKind
+import re
+
+from diagnosis.evidence import Evidence, Signal
+from diagnosis.lexicon import SignalKind, extract_detail
 from diagnosis.runs import latest_run_first
 
 __all__ = [
@@ -24,12 +26,14 @@ __all__ = [
     "logs_read",
     "namespace",
     "ran",
+    "restarted",
 ]
 
 DESCRIBE = "kubectl describe pod"
 EVENTS = "kubectl get events"
 LOGS = "kubectl logs"
 _FAILED = frozenset({"failed", "error", "oomkilled", "crashloopbackoff", "init:error"})
+_LOOPING = re.compile(r"CrashLoopBackOff|back-off restarting failed container", re.IGNORECASE)
 
 
 def namespace(ev: Evidence) -> str:
@@ -77,12 +81,54 @@ def log_lines(ev: Evidence, container: str | None = None) -> list[str]:
     return [s.key for s in signals if s.key.startswith(f"log:{container}:")]
 
 
-def kubectl_logs(ev: Evidence, container: str | None, *, previous: bool = True) -> str:
-    """`kubectl logs` for the real pod, container and namespace."""
+def _looping(signal: Signal, container: str | None) -> bool:
+    """A CrashLoopBackOff of `container`: the kubelet restarted it.
+
+    A main container's loop may name no container (a pod's phase); an init container's must
+    name it, or a pod's `Init:CrashLoopBackOff` would count as the main container's restart.
+    """
+    named = signal.detail or extract_detail("container", signal.text)
+    if signal.kind is SignalKind.CRASHLOOP:
+        return named in {None, container}
+    return named == container and bool(_LOOPING.search(f"{signal.reason or ''} {signal.text}"))
+
+
+def restarted(ev: Evidence, container: str | None) -> bool | None:
+    """Whether the failed container restarted, so that its failed run's log is `--previous`.
+
+    True on a restart count above 0 or a last terminated state (`kubectl describe pod`), or a
+    CrashLoopBackOff (the kubelet restarting it); False when the pod's description shows
+    neither, or when the restart policy is Never; None when nothing says (a gap, not a no).
+    """
+    name = _container(ev, container)
+    pod = failing_pod(ev)
+    described = [r for r in ev.restarts if r.pod == pod and r.container == name]
+    if any(r.restart_count > 0 or r.last_terminated for r in described):
+        return True
+    if any(_looping(s, name) for s in ev.of(SignalKind.CRASHLOOP, SignalKind.INIT_FAILED)):
+        return True
+    if described:
+        return False
+    policy = ev.spec.spec.restart_policy if ev.spec and ev.spec.spec else None
+    return False if (policy or "").lower() == "never" else None
+
+
+def kubectl_logs(ev: Evidence, container: str | None) -> str:
+    """`kubectl logs` for the real pod, container and namespace; `--previous` only after a restart.
+
+    `kubectl logs --previous` of a container that never restarted fails ("previous terminated
+    container not found"): its current log is the failed run's. When nothing says whether it
+    restarted, the current log is given and `--previous` named as the alternative.
+    """
     name = _container(ev, container)
     part = f" -c {name}" if name else ""
-    prev = " --previous" if previous else ""
-    return f"`kubectl logs {failing_pod(ev)}{part} -n {namespace(ev)}{prev}`"
+    command = f"kubectl logs {failing_pod(ev)}{part} -n {namespace(ev)}"
+    again = restarted(ev, container)
+    if again:
+        return f"`{command} --previous`"
+    if again is None:
+        return f"`{command}` (add `--previous` if it restarted)"
+    return f"`{command}`"
 
 
 def describe_pod(ev: Evidence) -> str:

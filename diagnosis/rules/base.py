@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.facts import group
+from diagnosis.moments import utc_text
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.report_parts import MemoryFigures
 from diagnosis.signals import unique
@@ -68,7 +69,10 @@ class Details(BaseModel):
         init_container: whether `container` is an init container.
         exit_code: its exit code, when one was reported.
         subcause: IMAGE_PULL_FAILED: why the pull failed.
-        image: IMAGE_PULL_FAILED: the submitted image reference (redacted).
+        image: IMAGE_PULL_FAILED: the image that failed (redacted): the one the registry
+            error names, else the submitted one.
+        image_named: IMAGE_PULL_FAILED: `image` is the one the registry error names (False:
+            the error names none, so it is the submitted image).
         policy: SCHEDULING_POLICY_TERMINATED: which policy stopped it.
         deadline: SCHEDULING_POLICY_TERMINATED: the configured limit, when the spec has it.
         node: NODE_FAILURE: the node's name.
@@ -89,6 +93,7 @@ class Details(BaseModel):
     exit_code: int | None = None
     subcause: PullSubcause | None = None
     image: str | None = None
+    image_named: bool = False
     policy: Policy | None = None
     deadline: str | None = None
     node: str | None = None
@@ -143,7 +148,9 @@ class CategoryRow:
         rule: the pure rule that recognises it (None only for UNKNOWN, the fallback).
         owner: who normally fixes it (the skill's recovery owner column).
         advise: the next actions, fitted to the finding and to what was collected.
-        owner_for: a finer owner when the finding's details change who fixes it.
+        owner_for: a finer owner when the finding's details change who fixes it: a
+            refinement of the skill's column, or a documented exception to it whose text says
+            it is one (a crash whose failing line is a GPU hardware fault, `rules.crash`).
         container_evidence: its answer rests on container-level evidence (the failing log
             line, an exit code's cause), so without Kubernetes that is the gap that matters.
         blast_radius: its finding names a node whose other terminations are worth counting
@@ -166,7 +173,7 @@ class CategoryRow:
 
 def cite(signal: Signal) -> EvidenceLine:
     """One evidence line for a signal: what was said, where, and when."""
-    when = f" at {signal.at:%Y-%m-%d %H:%M:%SZ}" if signal.at else ""
+    when = f" at {utc_text(signal.at)}" if signal.at else ""
     origin = signal.origin[:1].upper() + signal.origin[1:]
     return EvidenceLine(text=f"{origin}{when}: {signal.text}", source=signal.source)
 

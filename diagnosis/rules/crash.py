@@ -1,4 +1,11 @@
-"""CRASH_APP_ERROR: the main container exited non-zero with no system kill behind it."""
+"""CRASH_APP_ERROR: the main container exited non-zero with no system kill behind it.
+
+One documented exception to the skill's recovery owner (the user): when the failing log line
+is a GPU hardware fault (a node-class Xid, an uncorrectable ECC error, a GPU fallen off the
+bus), SRE owns it. The category stays: the skill's trigger holds (a non-zero exit, no kill
+from outside), NODE_FAILURE needs a node signal (NotReady, drain, eviction) and a log line,
+the workload's own words, never decides a category. Headline, owner and advice all say so.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from diagnosis.report import Category
 from diagnosis.rules.advice import kubectl_logs, log_lines, logs_read
 from diagnosis.rules.base import CategoryRow, Details, Finding, cite_all, latest
 
-__all__ = ["ROW", "crash_app_error"]
+__all__ = ["GPU_HARDWARE_OWNER", "ROW", "crash_app_error"]
 
 
 def crash_app_error(ev: Evidence) -> Finding | None:
@@ -44,6 +51,11 @@ def crash_app_error(ev: Evidence) -> Finding | None:
         )
     elif logs:
         log_kind = logs[-1].detail or "error"
+    if log_kind == "gpu-hardware":
+        headline = (
+            f"{who} exited with code {code} after a GPU hardware fault its log reports (an Xid "
+            "or ECC error): the node's GPU, not the code, is the likely cause."
+        )
     facts = ev.of(SignalKind.COLLECTIVE, SignalKind.GPU_XID)  # what the failing line states
     return Finding(
         category=Category.CRASH_APP_ERROR,
@@ -94,15 +106,24 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
             f"configuration it indicates.{exited} {rerun}"
         ]
     return [
-        "Find the failing line in its previous log, "
+        "Find the failing line in its log, "
         f"{kubectl_logs(ev, finding.details.container)}, and fix the code or configuration "
         f"it shows.{exited} {rerun}"
     ]
 
 
+#: The documented exception to the row's owner (see the module's docstring).
+GPU_HARDWARE_OWNER = (
+    "Infrastructure/SRE: the node's GPUs (an exception: an application crash is normally the "
+    "user's to fix, but its failing line is a GPU hardware fault; with no NotReady, drain or "
+    "eviction it is not a node failure)"
+)
+
+
 def _owner(finding: Finding) -> str | None:
+    """The exception to the user's ownership: a GPU hardware fault is SRE's."""
     if finding.details.log_kind == "gpu-hardware":
-        return "Infrastructure/SRE: the node's GPUs"
+        return GPU_HARDWARE_OWNER
     return None
 
 
@@ -111,6 +132,6 @@ ROW = CategoryRow(
     rule=crash_app_error,
     owner="User: fix code or configuration",
     advise=_advise,
-    owner_for=_owner,
+    owner_for=_owner,  # its one exception: a GPU hardware fault is SRE's
     container_evidence=True,
 )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from diagnosis.evidence import Evidence
-from diagnosis.lexicon import SignalKind
+from diagnosis.evidence import Evidence, Signal
+from diagnosis.lexicon import SignalKind, extract_detail
 from diagnosis.redact import quote
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules.advice import EVENTS, describe_pod, ran
@@ -46,8 +46,20 @@ _OWNER: dict[PullSubcause, str] = {
 }
 
 
+def _named(signals: list[Signal]) -> tuple[str, Signal] | None:
+    """The image the newest registry error names (`Failed to pull image "x"`), and that error."""
+    for signal in reversed(signals):
+        if (image := extract_detail("image", signal.text)) is not None:
+            return quote(image), signal
+    return None
+
+
 def image_pull_failed(ev: Evidence) -> Finding | None:
-    """`ImagePullBackOff` / `ErrImagePull` / `InvalidImageName`, decoded into a sub-cause."""
+    """`ImagePullBackOff` / `ErrImagePull` / `InvalidImageName`, decoded into a sub-cause.
+
+    The image is the one the registry error names (a pod may pull several: an init container's,
+    a sidecar's), else the submitted one; `Details.image_named` says which.
+    """
     signals = ev.of(SignalKind.IMAGE_PULL)
     if not signals:
         return None
@@ -55,18 +67,28 @@ def image_pull_failed(ev: Evidence) -> Finding | None:
     subcause = next((p for p in PullSubcause if p.value == decoded), PullSubcause.UNSPECIFIED)
     raw = ev.spec.spec.image if ev.spec and ev.spec.spec else None
     raw = raw or (ev.workload.images[0] if ev.workload.images else None)
-    image = quote(raw) if raw else None
+    submitted = quote(raw) if raw else None
+    named = _named(signals)
     context: list[EvidenceLine] = []
-    if image:
+    if named is not None:
+        context.append(
+            EvidenceLine(text=f"Image the registry error names: {named[0]}", source=named[1].source)
+        )
+    if submitted:
         source = "get_workload_spec" if ev.spec and ev.spec.spec else "get_workload_status"
-        context.append(EvidenceLine(text=f"Submitted image: {image}", source=source))
+        none = " (the registry error names no image)" if named is None else ""
+        context.append(EvidenceLine(text=f"Submitted image: {submitted}{none}", source=source))
     return Finding(
         category=Category.IMAGE_PULL_FAILED,
         at=latest(signals),
         headline=f"The image could not be pulled: {SUBCAUSE_TEXT[subcause]}.",
         evidence=tuple(cite_all(signals)),
         context=tuple(context),
-        details=Details(subcause=subcause, image=image),
+        details=Details(
+            subcause=subcause,
+            image=named[0] if named else submitted,
+            image_named=named is not None,
+        ),
     )
 
 
@@ -74,7 +96,14 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
     subcause = finding.details.subcause or PullSubcause.UNSPECIFIED
     if subcause is PullSubcause.NOT_FOUND:
         image = finding.details.image
-        check = f"`docker manifest inspect {image}`" if image else "the registry's tag list"
+        which = (
+            "the image the registry error names"
+            if finding.details.image_named
+            else "the submitted image; the registry error names none"
+        )
+        check = (
+            f"`docker manifest inspect {image}`, {which}" if image else "the registry's tag list"
+        )
         return [
             f"Fix the image name or tag: the registry has no such manifest. Check that the tag "
             f"exists ({check}) and that the workload names it exactly."

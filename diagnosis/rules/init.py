@@ -65,7 +65,7 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
         ]
     return [
         f"Fix {who}'s script or its inputs; its log says where it stopped: "
-        f"{kubectl_logs(ev, container, previous=False)}."
+        f"{kubectl_logs(ev, container)}."
     ]
 
 

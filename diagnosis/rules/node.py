@@ -13,6 +13,7 @@ from datetime import datetime
 
 from diagnosis.evidence import Evidence, Signal
 from diagnosis.lexicon import SignalKind
+from diagnosis.moments import utc_text
 from diagnosis.redact import quote
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules.base import CategoryRow, Details, Finding, NodeCause, cite_all, latest
@@ -100,7 +101,7 @@ _WHAT = {
 
 
 def _at(moment: datetime | None) -> str:
-    return f" at {moment:%Y-%m-%d %H:%M:%SZ}" if moment else ""
+    return f" at {utc_text(moment)}" if moment else ""
 
 
 def _taint_eviction(signal: Signal) -> bool:
@@ -180,28 +181,32 @@ def node_failure(ev: Evidence) -> Finding | None:
 
 
 def _advise(ev: Evidence, finding: Finding) -> list[str]:
+    """The skill's retry or resubmission by restart policy, after the request fix if it applies."""
+    advice = []
     if finding.details.over_request:
         who = f"container {finding.details.container}"
-        return [
+        advice.append(
             f"Raise the CPU-memory request of {who} to what it really uses, or set request = "
             "limit (Guaranteed QoS): the kubelet evicts first the pods that use more than "
             "they requested when a node runs short of memory.",
-        ]
+        )
     restart = ev.spec.spec.restart_policy if ev.spec and ev.spec.spec else None
     if restart is None:  # a policy not read is a gap, not "not OnFailure"
-        return [
+        advice.append(
             "Resubmit the workload, or retry it if its restart policy is OnFailure (the policy "
             "could not be read); ask SRE to check the node's health before it takes more work."
-        ]
-    if restart.lower() == "onfailure":
-        return [
+        )
+    elif restart.lower() == "onfailure":
+        advice.append(
             "Retry on a healthy node: the restart policy is OnFailure, so the "
             "workload can be retried; ask SRE to check the node."
-        ]
-    return [
-        "Resubmit the workload (restart policy is not OnFailure); ask SRE to "
-        "check the node's health before it takes more work."
-    ]
+        )
+    else:
+        advice.append(
+            "Resubmit the workload (restart policy is not OnFailure); ask SRE to "
+            "check the node's health before it takes more work."
+        )
+    return advice
 
 
 def _owner(finding: Finding) -> str | None:

@@ -110,7 +110,7 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
         ]
     if not ev.tier2:
         return [
-            "Collect container-level evidence (exit code, termination reason, previous log, "
+            "Collect container-level evidence (exit code, termination reason, log, "
             f"pod events): {describe_pod(ev)}, "
             f"{kubectl_logs(ev, finding.details.container)} and {get_events(ev)}."
         ]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
+
+from diagnosis.moments import utc_field
 
 __all__ = ["ApiModel"]
 
 
 class ApiModel(BaseModel):
-    """Base: camelCase on the wire, snake_case in Python, unknown fields ignored."""
+    """Base: camelCase on the wire, snake_case in Python, unknown fields ignored, times in UTC."""
 
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -17,3 +19,4 @@ class ApiModel(BaseModel):
         extra="ignore",
         frozen=True,
     )
+    _in_utc = field_validator("*", mode="after")(utc_field)

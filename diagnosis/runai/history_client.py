@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from diagnosis.errors import InvalidRequest, PartialHistory
 from diagnosis.http.paths import segment
 from diagnosis.http.responses import json_member, parse_models, shape_error
+from diagnosis.moments import in_utc, utc_text
 from diagnosis.runai.models import Event, HistoryRecord, Measurement
-from diagnosis.runai.session import PAGE_SIZE, WORKLOAD_ID, PageCap, Paging, Params, aware, iso
+from diagnosis.runai.session import PAGE_SIZE, WORKLOAD_ID, PageCap, Paging, Params, iso
 from diagnosis.runai.session import get as _get
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class HistoryReads(Paging):
 
     async def list_events(self, workload_id: str, *, since: datetime) -> list[Event] | None:
         """`get_workload_events`: newest first down to `since`; None when `events` is null."""
-        since = aware(since)
+        since = in_utc(since)
         path = f"/api/v1/workloads/{segment(workload_id, WORKLOAD_ID)}/events"
         params: Params = {"sortOrder": "desc", "limit": PAGE_SIZE}
         events: list[Event] = []
@@ -45,9 +46,9 @@ class HistoryReads(Paging):
             async for page in pages:
                 if page is None:
                     return events or None
-                times = [aware(e.created_at) for e in page if e.created_at is not None]
+                times = [in_utc(e.created_at) for e in page if e.created_at is not None]
                 events.extend(
-                    e for e in page if e.created_at is None or aware(e.created_at) >= since
+                    e for e in page if e.created_at is None or in_utc(e.created_at) >= since
                 )
                 if any(t < since for t in times):
                     break
@@ -61,13 +62,15 @@ class HistoryReads(Paging):
         followed). Past `HISTORY_MAX_PAGES` pages raises `PartialHistory` carrying the records
         read so far (cutoff applied), so the caller keeps them and names the missing part.
         """
-        cutoff = aware(cutoff)
+        cutoff = in_utc(cutoff)
         path = f"/api/v1/workloads/{segment(workload_id, WORKLOAD_ID)}/history"
         params: Params = {"limit": HISTORY_PAGE_SIZE}
         records: list[HistoryRecord] = []
 
         def kept() -> list[HistoryRecord]:
-            return sorted((r for r in records if aware(r.at) >= cutoff), key=lambda r: aware(r.at))
+            return sorted(
+                (r for r in records if in_utc(r.at) >= cutoff), key=lambda r: in_utc(r.at)
+            )
 
         pages = self._pages(
             "get_workload_history",
@@ -84,16 +87,16 @@ class HistoryReads(Paging):
                         raise shape_error(
                             "`records` is null", operation="get_workload_history", url=path
                         )
-                    times = [aware(r.at) for r in page]
+                    times = [in_utc(r.at) for r in page]
                     records.extend(page)
                     descending = len(times) > 1 and all(a >= b for a, b in pairwise(times))
                     if descending and times[0] > times[-1] and times[-1] < cutoff:
                         break
         except PageCap as cap:
-            times = [aware(r.at) for r in records]
+            times = [in_utc(r.at) for r in records]
             ascending = len(times) > 1 and times[0] < times[-1]
             edge = max(times) if ascending else min(times)
-            missing = f"{'newer' if ascending else 'older'} than {edge:%Y-%m-%d %H:%M:%SZ}"
+            missing = f"{'newer' if ascending else 'older'} than {utc_text(edge)}"
             raise PartialHistory(
                 f"more than {len(records)} records, the read stopped at {HISTORY_MAX_PAGES} pages",
                 operation="get_workload_history",

@@ -15,6 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
+from diagnosis.moments import utc_field
+
 __all__ = [
     "NodePool",
     "PendingSchedulingMessage",
@@ -31,11 +33,12 @@ __all__ = [
 
 
 class _ApiModel(BaseModel):
-    """Base: camelCase on the wire, snake_case in Python, unknown fields ignored."""
+    """Base: camelCase on the wire, snake_case in Python, unknown fields ignored, times in UTC."""
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
     )
+    _in_utc = field_validator("*", mode="after")(utc_field)
 
 
 def _text(value: object) -> object:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from diagnosis.errors import UpstreamUnavailable
 from diagnosis.http.responses import get_json, json_member, parse_models, shape_error
+from diagnosis.moments import ISO, utc_text
 from diagnosis.runai.auth import TOKEN_PATH
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ __all__ = [
     "Paging",
     "Params",
     "Session",
-    "aware",
     "get",
     "iso",
 ]
@@ -44,14 +44,9 @@ _M = TypeVar("_M", bound=BaseModel)
 Params = dict[str, str | int]
 
 
-def aware(moment: datetime) -> datetime:
-    """`moment` with a timezone; naive datetimes are taken to be UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def iso(moment: datetime) -> str:
     """ISO-8601 in UTC with a `Z` suffix, as the metrics and list filters expect."""
-    return aware(moment).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_text(moment, ISO)
 
 
 class Session(Protocol):

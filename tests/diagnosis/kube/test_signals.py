@@ -185,6 +185,7 @@ def test_node_not_ready_within_lookback_only():
     recent = list(node_signals(node, since=datetime(2025, 11, 4, tzinfo=UTC), redactor=Redactor()))
     assert [(s.kind, s.detail) for s in recent] == [(SignalKind.NODE_NOT_READY, "dgx-a100-12")]
     assert "node.kubernetes.io/unreachable:NoExecute" in recent[0].text
+    assert "Ready=Unknown since 2025-11-04 08:30:00Z (" in recent[0].text  # as every time
     assert (
         list(node_signals(node, since=datetime(2025, 11, 5, tzinfo=UTC), redactor=Redactor())) == []
     )

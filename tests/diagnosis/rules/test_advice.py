@@ -13,7 +13,8 @@ import pytest
 from diagnosis.compose import compose
 from diagnosis.evidence import Gap
 from diagnosis.report import Category, EvidenceLine
-from diagnosis.rules import classify
+from diagnosis.rules import classify, row
+from diagnosis.rules.crash import GPU_HARDWARE_OWNER
 from tests.diagnosis.rules.cases import (
     PULL_AUTH,
     PULL_DENIED,
@@ -33,6 +34,7 @@ NO_ERROR_LINE = EvidenceLine(
     text="The previous logs of container trainer in pod bert-ft-0-0 show no error line",
     source=LOGS,
 )
+LOOPING = event("BackOff", "Back-off restarting failed container trainer in pod bert-ft-0-0")
 EVICTED = (
     "The node was low on resource: memory. Threshold quantity: 100Mi, available: 52Mi. "
     "Container trainer was using 30Gi, which exceeds its request of 16Gi. "
@@ -41,10 +43,67 @@ EVICTED = (
 CASES = [
     # evidence, advice must contain (all), advice must not contain (any)
     pytest.param(
-        evidence(CRASH, pods=PODS),
+        evidence(CRASH, pods=PODS, events=[LOOPING]),
         ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`"],
         ["failing log line above", "<pod>", "<namespace>"],
         id="crash-no-tier2-names-the-real-pod",
+    ),
+    # `--previous` only for a container that restarted: kubectl finds no previous one otherwise
+    pytest.param(
+        evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="Never")),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp`"],
+        ["--previous"],
+        id="crash-restart-policy-never-current-log",
+    ),
+    pytest.param(
+        evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="OnFailure")),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp` (add `--previous` if it restarted)"],
+        ["-n runai-nlp --previous`"],
+        id="crash-restart-not-known-current-log-first",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="OnFailure")),
+            pod([container("trainer", exit_code=1)]),
+            gaps=(Gap(source=LOGS, what="log of container trainer unavailable (HTTP 403)"),),
+        ),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp`"],
+        ["--previous"],
+        id="crash-tier2-no-restart-current-log",
+    ),
+    pytest.param(
+        with_tier2(
+            evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="OnFailure")),
+            pod([container("trainer", exit_code=1, restarts=3, previous_exit=1)]),
+            gaps=(Gap(source=LOGS, what="log of container trainer unavailable (HTTP 403)"),),
+        ),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`"],
+        ["if it restarted"],
+        id="crash-tier2-restarted-previous-log",
+    ),
+    pytest.param(
+        evidence(
+            pods=PODS,
+            events=[event("Error", "container trainer exit code 137")],
+            spec_=spec(restartPolicy="Never"),
+        ),
+        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp` and"],
+        ["--previous"],
+        id="unknown-restart-policy-never-current-log",
+    ),
+    pytest.param(
+        evidence(
+            pods=PODS,
+            events=[
+                event("Failed", 'init container "fetch-data" failed: exit code 3'),
+                event(
+                    "BackOff", "Back-off restarting failed container fetch-data in pod bert-ft-0-0"
+                ),
+            ],
+        ),
+        ["`kubectl logs bert-ft-0-0 -c fetch-data -n runai-nlp --previous`"],
+        [],
+        id="init-crash-looping-previous-log",
     ),
     pytest.param(
         with_tier2(
@@ -67,9 +126,9 @@ CASES = [
         id="crash-log-read-without-an-error-line",
     ),
     pytest.param(
-        evidence(pods=PODS, events=INIT),
-        ["`kubectl logs bert-ft-0-0 -c fetch-data -n runai-nlp`"],
-        ["failing log line above", "<pod>"],
+        evidence(pods=PODS, events=INIT, spec_=spec(restartPolicy="Never")),
+        ["`kubectl logs bert-ft-0-0 -c fetch-data -n runai-nlp`."],
+        ["failing log line above", "<pod>", "--previous"],
         id="init-no-tier2-names-the-init-container",
     ),
     pytest.param(
@@ -93,6 +152,28 @@ CASES = [
         ["<image>", "credentials"],
         id="pull-not-found-names-the-image",
     ),
+    # the image the registry error names, not the submitted one (a pod pulls several)
+    pytest.param(
+        evidence(
+            events=[event("Failed", PULL_NOT_FOUND)],
+            spec_=spec(image="nvcr.io/nvidia/pytorch:24.05-py3"),
+        ),
+        ["`docker manifest inspect nvcr.io/acme/train:v9`, the image the registry error names"],
+        ["pytorch"],
+        id="pull-not-found-names-the-image-the-error-names",
+    ),
+    pytest.param(
+        evidence(
+            events=[event("ErrImagePull", "rpc error: code = NotFound desc = manifest unknown")],
+            spec_=spec(image="nvcr.io/nvidia/pytorch:24.05-py3"),
+        ),
+        [
+            "`docker manifest inspect nvcr.io/nvidia/pytorch:24.05-py3`, the submitted image; "
+            "the registry error names none"
+        ],
+        [],
+        id="pull-not-found-error-names-no-image-submitted-one",
+    ),
     pytest.param(
         evidence(pods=PODS, events=[event("BackOff", 'Back-off pulling image "x:1"')]),
         ["`kubectl describe pod bert-ft-0-0 -n runai-nlp`", "do not assume credentials"],
@@ -109,7 +190,7 @@ CASES = [
         id="pull-unspecified-after-tier2",
     ),
     pytest.param(
-        evidence(pods=PODS, events=[event("Error", "container trainer exit code 137")]),
+        evidence(pods=PODS, events=[event("Error", "container trainer exit code 137"), LOOPING]),
         [
             "`kubectl describe pod bert-ft-0-0 -n runai-nlp`",
             "`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`",
@@ -144,9 +225,28 @@ CASES = [
     ),
     pytest.param(
         evidence(pods=PODS, events=[event("Evicted", EVICTED)]),
-        ["raise the CPU-memory request of container trainer", "request = limit"],
-        ["Resubmit"],
+        [
+            "raise the CPU-memory request of container trainer",
+            "request = limit",
+            "Resubmit the workload, or retry it if its restart policy is OnFailure",
+        ],
+        [],
         id="eviction-over-request",
+    ),
+    # the request fix comes first, the skill's retry or resubmission still follows
+    pytest.param(
+        evidence(
+            pods=PODS, events=[event("Evicted", EVICTED)], spec_=spec(restartPolicy="OnFailure")
+        ),
+        ["raise the CPU-memory request of container trainer", "Retry on a healthy node"],
+        ["Resubmit"],
+        id="eviction-over-request-on-failure-retries",
+    ),
+    pytest.param(
+        evidence(pods=PODS, events=[event("Evicted", EVICTED)], spec_=spec(restartPolicy="Never")),
+        ["raise the CPU-memory request of container trainer", "Resubmit the workload"],
+        ["Retry on a healthy node"],
+        id="eviction-over-request-never-resubmits",
     ),
     pytest.param(
         evidence(
@@ -245,3 +345,68 @@ def test_a_node_failures_advice_states_only_the_restart_policy_read(submitted, a
     report = compose(ev, classify(ev))
     assert report.category is Category.NODE_FAILURE
     assert any(advice in r for r in report.recommendations)
+
+
+NAMED_IMAGES = [
+    # event (reason, message), the image the finding names, whether the error named it
+    pytest.param(("Failed", PULL_NOT_FOUND), "nvcr.io/acme/train:v9", True, id="failed-to-pull"),
+    pytest.param(
+        ("BackOff", 'Back-off pulling image "nvcr.io/acme/init:2"'),
+        "nvcr.io/acme/init:2",
+        True,
+        id="back-off",
+    ),
+    pytest.param(
+        (
+            "InvalidImageName",
+            'Failed to apply default image tag "nvcr.io/Acme/train:v9": couldn\'t parse image '
+            'reference "nvcr.io/Acme/train:v9": invalid reference format',
+        ),
+        "nvcr.io/Acme/train:v9",
+        True,
+        id="invalid-name",
+    ),
+    pytest.param(("ErrImagePull", "manifest unknown"), "submitted:1", False, id="names-none"),
+]
+
+
+@pytest.mark.parametrize(("said", "image", "named"), NAMED_IMAGES)
+def test_the_image_is_the_one_the_registry_error_names(said, image, named):
+    ev = evidence(events=[event(*said)], spec_=spec(image="submitted:1"))
+    report = compose(ev, classify(ev))
+    assert report.category is Category.IMAGE_PULL_FAILED
+    assert report.details["image"] == image
+    assert report.details.get("image_named", False) is named
+    lines = [e.text for e in report.evidence]
+    assert (
+        "Submitted image: submitted:1 (the registry error names no image)" in lines
+    ) is not named
+
+
+ECC_LOG = (
+    "[rank2]:     loss.backward()\n"
+    "[rank2]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+)
+
+
+def test_a_gpu_hardware_crash_names_its_owner_as_the_documented_exception():
+    """Category, headline, owner and advice agree: the crash is the GPU's, which is SRE's.
+
+    The category stays CRASH_APP_ERROR (a non-zero exit, no node signal, and a log line never
+    decides a category); the owner departs from the row's usual one and says so.
+    """
+    ev = with_tier2(
+        evidence(CRASH, pods=PODS),
+        pod([container("trainer", exit_code=1, reason="Error")]),
+        log=("trainer", ECC_LOG),
+    )
+    finding = classify(ev)
+    report = compose(ev, finding)
+    assert report.category is Category.CRASH_APP_ERROR
+    assert report.details["log_kind"] == "gpu-hardware"
+    assert report.recovery_owner == GPU_HARDWARE_OWNER != row(Category.CRASH_APP_ERROR).owner
+    assert report.recovery_owner.startswith("Infrastructure/SRE")
+    assert "an exception" in report.recovery_owner
+    assert "GPU hardware fault" in report.headline
+    assert "general application error" not in report.headline
+    assert "the code is not at fault" in " ".join(report.recommendations)

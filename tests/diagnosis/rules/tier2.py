@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis.evidence import Evidence, Gap, Signal
+from diagnosis.evidence import Evidence, Gap, Restarts, Signal
 from diagnosis.kube.log_signals import log_signal
 from diagnosis.kube.models import Pod
-from diagnosis.kube.signals import container_signals, source
+from diagnosis.kube.signals import container_signals, restarts_of, source
 from diagnosis.logs import failing_line
 from diagnosis.redact import Redactor
 from diagnosis.report import EvidenceLine
@@ -26,8 +26,12 @@ def container(
     reason: str | None = None,
     exit_code: int | None = None,
     restarts: int = 0,
+    previous_exit: int | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(spec entry, status entry) of one container; terminated when `exit_code` is given."""
+    """(spec entry, status entry) of one container; terminated when `exit_code` is given.
+
+    `previous_exit` gives it a `lastState.terminated` (an earlier run) with that exit code.
+    """
     spec: dict[str, Any] = {"name": name, "image": "nvcr.io/nvidia/pytorch:24.05-py3"}
     if memory is not None:
         spec["resources"] = {"requests": {"memory": memory}, "limits": {"memory": memory}}
@@ -35,6 +39,10 @@ def container(
     if exit_code is not None:
         status["state"] = {
             "terminated": {"exitCode": exit_code, "reason": reason, "finishedAt": iso(NOW)}
+        }
+    if previous_exit is not None:
+        status["lastState"] = {
+            "terminated": {"exitCode": previous_exit, "reason": "Error", "finishedAt": iso(NOW)}
         }
     return spec, status
 
@@ -78,8 +86,10 @@ def with_tier2(
     redactor = Redactor()
     signals: list[Signal] = []
     memory: dict[str, tuple[str | None, str | None, str]] = {}
+    restarts: list[Restarts] = []
     if kube_pod is not None:
         signals.extend(container_signals(kube_pod, DESCRIBE, redactor))
+        restarts.extend(restarts_of(kube_pod, DESCRIBE))
         for c in (*kube_pod.spec.init_containers, *kube_pod.spec.containers):
             res = c.resources
             if "memory" in res.requests or "memory" in res.limits:
@@ -96,5 +106,6 @@ def with_tier2(
             "container_memory": memory,
             "tier2_lines": lines,
             "gaps": (*ev.gaps, *gaps),
+            "restarts": (*ev.restarts, *restarts),
         }
     )

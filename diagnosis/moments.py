@@ -1,0 +1,37 @@
+"""Moments in UTC: an upstream time read as UTC, and printed in UTC with its `Z`.
+
+Run:ai and Kubernetes send RFC 3339 times, normally with `Z`; an offset (`+02:00`) is
+converted, and a time sent without any offset is taken to be UTC (never the host's local
+time). The response models apply `utc_field` to every field they parse, and every printed
+time goes through `utc_text`, so no `Z` is ever printed after a time in another zone.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+__all__ = ["ISO", "STAMP", "in_utc", "utc_field", "utc_text"]
+
+STAMP = "%Y-%m-%d %H:%M:%SZ"
+"""How an answer prints a moment: `2025-11-04 08:16:37Z`."""
+
+ISO = "%Y-%m-%dT%H:%M:%SZ"
+"""ISO 8601 with `Z`, as upstream query parameters and the JSON want it."""
+
+
+def in_utc(moment: datetime) -> datetime:
+    """`moment` in UTC; a naive one (sent without an offset) is taken to be UTC already."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def utc_text(moment: datetime, form: str = STAMP) -> str:
+    """`moment` converted to UTC, then printed by `form` (a `strftime` format).
+
+    A printed time of day ends in `Z`, unless the reader is told otherwise (an axis labelled UTC).
+    """
+    return in_utc(moment).strftime(form)
+
+
+def utc_field(value: object) -> object:
+    """A model field's value, with a time converted to UTC (a `field_validator("*")`)."""
+    return in_utc(value) if isinstance(value, datetime) else value
