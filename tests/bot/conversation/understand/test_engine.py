@@ -27,6 +27,7 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.conversation.messages import HELP, help_text
+from bot.conversation.which_cluster import CLUSTER_QUESTION
 from diagnosis import Category, Outcome
 from tests.bot.conversation.harness import Harness, Recorder, harness
 
@@ -348,6 +349,40 @@ async def test_a_weekday_sets_the_lookback(demo):
     [report] = reports(await demo.say(f"{EVERYTHING} since monday"))
     assert report.lookback.endswith("d")
     assert report.lookback != "24h"
+
+
+@pytest.mark.parametrize(
+    ("day", "lookback"),
+    [
+        ("2025-11-03", "2d"),  # the demo's clock: 2025-11-04 09:30 UTC
+        ("2025-11-03T22:10:00Z", "2d"),
+        ("2025/11/03", "2d"),
+        ("Nov 3", "2d"),
+        ("3 Nov 2025", "2d"),
+        ("11/03/2025", "24h"),  # 3 November or 11 March: no day is guessed
+    ],
+)
+async def test_a_date_is_the_day_asked_about_never_a_cluster(demo, day, lookback):
+    asked = (await demo.say(f"why did training-job-42 in ml-team fail on {day}?")).last()
+    assert isinstance(asked, Question)
+    assert asked.text == CLUSTER_QUESTION
+    [report] = reports(await demo.say("prod-a", directed=False))
+    assert report.report.category is Category.OOM_KILLED
+    assert report.lookback == lookback
+
+
+async def test_a_date_past_the_longest_lookback_is_said_so_and_never_stretched(demo):
+    recorder = await demo.say("why did training-job-42 in ml-team fail on prod-a on 2025-09-01?")
+    assert recorder.replies()[0] == Notice(
+        "I could not use part of that: 2025-09-01 is 64 days ago, and lookback '65d' must be "
+        "more than 0 and at most 30d",
+        private=True,
+    )
+    [report] = reports(recorder)
+    assert report.lookback == "24h"
+    assert [r.report.workload.name for r in reports(recorder) if r.report.workload] == [
+        "training-job-42"
+    ]  # the date queued no second "workload"
 
 
 async def test_thanks_to_the_bot_while_it_waits_is_not_an_answer(demo):

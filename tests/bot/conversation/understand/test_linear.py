@@ -46,6 +46,8 @@ PIECES = [
     "a-1 or b-2 ", "on a or b ", "in a or ", "either ", "<#C1|prod-1> ", ":a-b:", "torch-2.3 ",
     "running on a-1 ", "a-1 node ", "node ", "wrong cluster ", "exported_pod=a ",
     "job_name=a ", "pod=kube-state-metrics-a ",
+    "2025-11-04 ", "2025-11-04T10:32:00Z ", "11/04/2025 ", "1-1-1-1-", "1.1.2025.", "Nov 4 ",
+    "4 Nov 2025 ", "4 of may ", "nov ", "1 ",
 ]  # fmt: skip
 
 

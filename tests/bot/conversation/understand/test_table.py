@@ -974,6 +974,68 @@ ROWS: list[Row] = [
         unread="since the upgrade",
     ),
     r("what about since tuesday?", directed=False, lookback="4d"),
+    # a date is a day (TODAY is 2026-12-04), never a cluster, project or workload
+    r(
+        "@bot why did train-bert fail on 2026-11-30?",
+        "cluster",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a on 2026-11-30T10:32:00Z?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot why did train-bert fail in nlp on 11/04/2026?",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did train-bert fail on Nov 30 in nlp",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a failed on 30 Nov 2026",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot why did train-bert fail on 2026/11/30 in nlp",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r("@bot why did train-bert fail on 2025-11-04?", "cluster", workload="train-bert"),
+    r(
+        "@bot why did train-bert fail on Nov 4th, 2025 on prod-b",
+        "project",
+        cluster="prod-b",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did eval-2026-11-30 fail in nlp?",
+        "cluster",
+        project="nlp",
+        workload="eval-2026-11-30",
+    ),
+    r("what about Nov 30?", directed=False, lookback="5d"),
+    r("it ran fine on Nov 30", directed=False),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a?\n```2026-12-03T10:00:00Z NCCL timeout```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),  # a pasted log line's date is no lookback
     r(
         "@bot train-bert in nlp on prod-a last 3 days",
         cluster="prod-a",
