@@ -116,7 +116,7 @@ def understand(
     rest = _uncoded(_without(found.rest, found.ignored_uuids))
     today = today or datetime.now(UTC).date()
     day = dated(rest, today, asked=not directed)  # `on 2025-11-04` is never a cluster
-    rest, symptom = stuck(day.rest)
+    rest, symptom = stuck(day.rest, asked=not directed and expecting is None)
     rest, lookback, unread = weekday_lookback(rest, today, asked=not directed)
     fragment = _FRAGMENT.search(rest)
     if fragment is not None and is_common(fragment.group(1)):

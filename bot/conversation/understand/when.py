@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from bot.conversation.intent import symptom_asked
 from bot.conversation.words import asked_for
 from diagnosis import Symptom
 
@@ -76,11 +77,17 @@ def weekday_lookback(
     return text, None, None
 
 
-def stuck(text: str) -> tuple[str, Symptom | None]:
-    """A current run that is not running yet ("hasn't started in 20 min"): Pending."""
+def stuck(text: str, *, asked: bool = False) -> tuple[str, Symptom | None]:
+    """A current run that is not running yet ("hasn't started in 20 min"): Pending.
+
+    `asked`: a plain reply after an answer, where it counts only when asked of the bot
+    (`why is it still waiting?`, not `it's still waiting for me too`); cut either way.
+    """
     match = _STUCK.search(text)
     if match is None:
         return text, None
+    if asked and not symptom_asked(text, *match.span()):
+        return _cut(text, match), None
     return _cut(text, match), Symptom.PENDING
 
 

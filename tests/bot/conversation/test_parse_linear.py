@@ -72,7 +72,17 @@ def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
 
 @pytest.mark.parametrize(
     "pieces",
-    ["again ", "I'll retry ", "last 3 days ", "what about 5m ", "not a-1 ", "on a or b ", ", "],
+    [
+        "again ",
+        "I'll retry ",
+        "last 3 days ",
+        "what about 5m ",
+        "not a-1 ",
+        "on a or b ",
+        ", ",
+        "still crashlooping ",
+        "is it stuck? ",
+    ],
 )
 def test_a_plain_reply_is_parsed_in_linear_time(pieces, allowed):
     """In a reply, times and re-runs count only when asked for: judged in bounded work each."""

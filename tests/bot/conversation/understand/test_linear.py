@@ -48,6 +48,7 @@ PIECES = [
     "job_name=a ", "pod=kube-state-metrics-a ",
     "2025-11-04 ", "2025-11-04T10:32:00Z ", "11/04/2025 ", "1-1-1-1-", "1.1.2025.", "Nov 4 ",
     "4 Nov 2025 ", "4 of may ", "nov ", "1 ",
+    "still crashlooping here ", "why is it stuck? ", "crash loop ", "it's still waiting ",
 ]  # fmt: skip
 
 

@@ -1245,6 +1245,21 @@ ROWS: list[Row] = [
     r("fixed the pvc \u2014 check again?", directed=False, follow_up=FollowUp.RERUN),
     r("@bot I redeployed it so please check again", follow_up=FollowUp.RERUN),
     r("I restarted it again", directed=False),
+    # a symptom in a plain reply after an answer: asked of the bot, or talk
+    r("why is it crashlooping?", directed=False, symptom=CRASH),
+    r("is it stuck in init", directed=False, symptom=INIT),
+    r("could it be the image pull?", directed=False, symptom=PULL),
+    r("check the init containers", directed=False, symptom=INIT),
+    r("crash loop", directed=False, symptom=CRASH),
+    r("still crashlooping here", directed=False),
+    r("same, it keeps crashing", directed=False),
+    r("mine is pending as well", directed=False),
+    r("it's still waiting for me too", directed=False),
+    r("image pull issue on my side too", directed=False),
+    r("yeah it OOMed on me too last week", directed=False),
+    r("I'll look at the mount", directed=False),
+    r("@bot still crashlooping here", symptom=CRASH),  # directed: a request
+    r("still crashlooping", expecting=WORKLOAD, directed=False, symptom=CRASH),  # an answer
 ]
 
 
