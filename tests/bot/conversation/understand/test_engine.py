@@ -126,6 +126,29 @@ async def test_an_exporters_own_pod_in_an_alert_is_never_asked_about(demo, paste
     assert not [r for r in recorder.replies() if isinstance(r, Question)]
 
 
+@pytest.mark.parametrize(
+    "table",
+    [
+        "$ runai list jobs\n"
+        "NAME             STATUS  AGE  NODE         IMAGE                              TYPE   "
+        "PROJECT  USER   GPUs Allocated (Requested)  PODs Running (Pending)  SERVICE URL(S)\n"
+        "training-job-42  Failed  3h   dgx-a100-04  nvcr.io/nvidia/pytorch:24.01-py3  Train  "
+        "ml-team  alice  - (1)                       0 (0)",
+        "$ runai workload list\n"
+        "Workload         Type      Status  Project  Preemptible  Running/Requested Pods  "
+        "GPU Allocation\n" + "\u2500" * 80 + "\n"
+        "training-job-42  Training  Failed  ml-team  Yes          0/1                     0.00",
+    ],
+    ids=["v1", "v2"],
+)
+async def test_a_pasted_runai_list_names_its_workload_and_project_only(demo, table):
+    recorder = await demo.say(f"why did this fail on prod-a?\n```\n{table}\n```")
+    answered = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+    assert answered == ["training-job-42"]
+    assert not [r for r in recorder.replies() if isinstance(r, Question)]
+    assert reports(recorder)[0].report.category is Category.OOM_KILLED
+
+
 # --- a project that is none of the asker's ------------------------------------------------
 
 

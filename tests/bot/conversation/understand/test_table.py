@@ -28,6 +28,15 @@ C = "71f69d83-ba66-4822-adf5-55ce55efd210"  # a cluster's UUID
 UID = "5d0c2b8e-1f4a-4c7e-9b21-6e3a8d4f0a77"  # a pod's UID (kube-state-metrics `uid`)
 UI = "https://acme.run.ai"
 TODAY = date(2026, 12, 4)  # a Friday
+#: The headers the Run:ai CLIs print (v1 `runai list jobs`, v2 `runai training list`).
+V1 = (
+    "NAME  STATUS  AGE  NODE  IMAGE  TYPE  PROJECT  USER  GPUs Allocated (Requested)  "
+    "PODs Running (Pending)  SERVICE URL(S)"
+)
+V2 = (
+    "Workload  Type  Status  Project  Preemptible  Running/Requested Pods  GPU Allocation\n"
+    + "\u2500" * 40
+)
 KNOWN = Known(
     clusters=("prod-a", "prod-b", "prod-c", "staging-west", C),
     projects=("nlp", "vision", "ml-team", "speech-asr"),
@@ -1165,6 +1174,63 @@ ROWS: list[Row] = [
         cluster="prod-b",
         project="nlp",
         pods=("bert-ft-0-0",),
+    ),
+    # --- a pasted `runai` list: NAME is the workload, PROJECT its project, the rest nothing -----
+    r(
+        "@bot why did this fail on prod-a?\n```$ runai list jobs\n" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
+        "alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why is this stuck? prod-b\n```" + V1 + "\n"
+        "eval-7  Pending  5m  gcr.io/acme/eval:2  Train  vision  bob  0 (1)  0 (1)```",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+        symptom=PENDING,
+    ),  # an empty NODE: PROJECT is read where the IMAGE shows it stands
+    r(
+        "@bot why did this fail on prod-a?\n```" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-07  ubuntu  Train  nlp  alice  - (1)  0 (0)```",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),  # `ubuntu`: no telling a NODE from an IMAGE, so the project is asked
+    r(
+        "@bot these died on prod-a\n```Showing jobs for project nlp\n" + V1 + "\n"
+        "bert-ft-3  Failed  1h  dgx-01  nvcr.io/x/y:1  Train  nlp  alice  - (1)  0 (0)\n"
+        "t5-distill  Failed  1h  dgx-02  nvcr.io/x/y:1  Train  nlp  alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="bert-ft-3",
+        others=("t5-distill",),
+    ),
+    r(
+        "@bot on prod-a\n```" + V1 + "\n"
+        "bert-ft-3  Failed  1h  dgx-01  nvcr.io/x/y:1  Train  nlp  alice  - (1)  0 (0)\n"
+        "eval-7  Failed  1h  dgx-02  nvcr.io/x/y:1  Train  vision  bob  - (1)  0 (0)```",
+        "project",
+        cluster="prod-a",
+        workload="bert-ft-3",
+        others=("eval-7",),
+    ),  # `-A`: two projects, so which one is asked
+    r(
+        "@bot why did eval-7 fail? prod-a\n```" + V1 + "\n"
+        "bert-ft-3  Running  1h  dgx-01  nvcr.io/x/y:1  Train  nlp  alice  1 (1)  1 (0)\n"
+        "eval-7  Failed  1h  dgx-02  nvcr.io/x/y:1  Train  vision  bob  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="vision",
+        workload="eval-7",
+    ),  # the workload named is asked about; its row gives its project
+    r(
+        "@bot prod-b\n```$ runai training list\n" + V2 + "\n"
+        "resnet-ddp  Training  Failed  vision  Yes  0/2  0.00```",
+        cluster="prod-b",
+        project="vision",
+        workload="resnet-ddp",
     ),
     # --- near misses and typos: asked about, never used ------------------------------------
     r(
