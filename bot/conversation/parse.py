@@ -24,6 +24,7 @@ from bot.conversation.names import (
     could_be_name,
     either,
     excluded,
+    subjects,
     take,
     without_hosts,
 )
@@ -146,13 +147,14 @@ def _either(
 
 def _workload(text: str, query: Query, *, bare: bool) -> Query:
     workload_id, name, others = query.workload_id, query.workload_name, list(query.others)
+    failed = subjects(text) if bare else frozenset()  # `why did qwen-2.5 fail`: not a version
     for raw in text.split():
         token = raw.strip(_PUNCTUATION).lower()
         if UUID_RE.match(token):
             workload_id = workload_id or token
         elif (
             bare
-            and could_be_name(token)
+            and could_be_name(token, version=token in failed)
             and NAME_RE.match(token)
             and any(ch.isdigit() or ch == "-" for ch in token)
         ):

@@ -62,7 +62,16 @@ def test_parse_time_is_linear_up_to_the_cap(text, expecting, allowed):
 
 @pytest.mark.parametrize(
     "pieces",
-    ["show ", "show me the ", "<@A|", "a-", "on a" + "-a" * 120 + "_ "],
+    [
+        "show ",
+        "show me the ",
+        "<@A|",
+        "a-",
+        "on a" + "-a" * 120 + "_ ",
+        "why did a.",
+        ", a.1 ",
+        "a.1",
+    ],
 )
 def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
     """At 4x the cap, behind it: no pattern relies on the cap to stay linear."""

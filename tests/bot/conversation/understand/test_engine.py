@@ -7,6 +7,7 @@ message; a time that cannot be read; chatter while a question waits; help per pl
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,7 +15,7 @@ import pytest
 
 from bot.app.backends import simulated
 from bot.app.demo.console import ConsoleSession
-from bot.app.demo.scenarios import bundled_scenario
+from bot.app.demo.scenarios import bundled_paths, bundled_scenario
 from bot.authz import Authorizer, Identity
 from bot.conversation import (
     Access,
@@ -29,6 +30,7 @@ from bot.conversation import (
 from bot.conversation.messages import HELP, help_text
 from bot.conversation.which_cluster import CLUSTER_QUESTION
 from diagnosis import Category, Outcome
+from runai_sim.scenario import Scenario
 from tests.bot.conversation.harness import Harness, Recorder, harness
 
 DEMO = bundled_scenario("demo")
@@ -147,6 +149,29 @@ async def test_a_pasted_runai_list_names_its_workload_and_project_only(demo, tab
     assert answered == ["training-job-42"]
     assert not [r for r in recorder.replies() if isinstance(r, Question)]
     assert reports(recorder)[0].report.category is Category.OOM_KILLED
+
+
+def _renamed(scenario: str, old: str, new: str) -> Scenario:
+    """A bundled scenario with its workload (and that workload's pods) called `new`."""
+    text = next(p for p in bundled_paths() if p.stem == scenario).read_text()
+    return Scenario.model_validate(json.loads(text.replace(old, new)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why did qwen-2.5 fail in nlp on prod-a100?",
+        "qwen-2.5 failed in nlp on prod-a100",
+        "why did the qwen-2.5 job in nlp on prod-a100 fail after the torch-2.3 bump?",
+    ],
+)
+async def test_a_dotted_name_that_failed_is_the_workload_a_version_is_not(text):
+    """Run:ai allows dots in a workload name: the subject of `fail` is one, `torch-2.3` not."""
+    async for chat in harness(_renamed("oom-killed", "gpt-neox-ft", "qwen-2.5")):
+        recorder = await chat.say(text)
+        answered = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+        assert answered == ["qwen-2.5"]
+        assert reports(recorder)[0].report.category is Category.OOM_KILLED
 
 
 # --- a project that is none of the asker's ------------------------------------------------

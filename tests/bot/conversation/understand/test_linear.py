@@ -51,6 +51,7 @@ PIECES = [
     "still crashlooping here ", "why is it stuck? ", "crash loop ", "it's still waiting ",
     "NAME STATUS AGE NODE IMAGE TYPE PROJECT USER\n", "a-1 Failed 1h n-1 r/i:1 Train p u\n",
     "a-1 Failed 1h r/i Train p u\n", "Workload Type Status Project\n", "\u2500\u2500\n",
+    "why did a-1.2 fail ", ", a-1.2 failed ", "is a.", "a-1.2 still pending ",
 ]  # fmt: skip
 
 
