@@ -1,4 +1,4 @@
-"""What a reply asks of the thread rather than new slots: a picked button, the evidence, a rerun."""
+"""What a reply asks of the thread, not new slots: a picked button, evidence, a rerun, a symptom."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.conversation.words import ORDINALS, clause_before, requested
+from bot.conversation.words import ORDINALS, clause_before, led, requested
 
-__all__ = ["FollowUp", "Intent", "intent"]
+__all__ = ["FollowUp", "Intent", "intent", "symptom_asked"]
 
 _PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
 _ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
@@ -36,6 +36,12 @@ _HAPPENED = _set(
     happening"""
 )
 _LAST_WORDS = 4  # how many words before `again` are read: a bounded amount of work
+#: A sentence that opens with one of these asks something: `why is it crashlooping`.
+_QUESTION = _set("why what how is are was were did does do could can should would any")
+#: All a reply that is only a symptom may say around it: `crash loop`, `the mount, pls`.
+_BARE = _set("ok okay so then and maybe the a an it it's its is please pls plz")
+_SENTENCE_END = re.compile(r"[.!?;\n]")
+_AROUND = 60  # how far around a symptom its sentence is read: bounded work per message
 _PAST = re.compile(r"^[a-z]{2,}ed$")  # `fixed`, `restarted`; never `ed` or `red` alone
 
 
@@ -94,6 +100,26 @@ def _rerun_asked(text: str) -> bool:
         if requested(before) and not _happened(before[-_LAST_WORDS:]):
             return True
     return False
+
+
+def symptom_asked(text: str, start: int, end: int) -> bool:
+    """Whether the symptom at `text[start:end]`, in a plain reply in a thread, asks the bot.
+
+    A question (`why is it crashlooping?`, `could it be the mount`), a request (`check the
+    mount`, `what about the image pull`) or a reply that is only the symptom (`crash loop`)
+    asks; talk about it does not (`still crashlooping here`, `same, it keeps crashing`,
+    `mine is pending as well`), nor what the asker will do (`I'll look at the pvc`).
+    """
+    if not requested(clause_before(text, start)):
+        return False
+    ahead = _SENTENCE_END.search(text, end, end + _AROUND)
+    if (ahead is not None and ahead.group(0) == "?") or led(text, start):
+        return True
+    opening = _SENTENCE_END.split(text[max(0, start - _AROUND) : start])[-1].split()
+    if opening and opening[0].strip(_PUNCTUATION).lower() in _QUESTION:
+        return True
+    around = f"{text[:start]} {text[end:]}".split()
+    return all(w.strip(_PUNCTUATION).lower() in _BARE for w in around)
 
 
 def _evidence_spans(text: str) -> list[tuple[int, int]]:

@@ -18,6 +18,7 @@ __all__ = [
     "could_be_name",
     "either",
     "excluded",
+    "subjects",
     "take",
     "without_hosts",
 ]
@@ -81,12 +82,33 @@ _HOST_SHAPED = re.compile(r"[0-9-]")
 _CANDIDATE = re.compile(
     r"(?<![\w.-])(?:[a-z0-9]++(?:-[a-z0-9]++)++|[a-z]++[0-9][a-z0-9]*+)", re.IGNORECASE
 )
-# `torch-2.3`, `cuda-12.4`: a version, never a name unless given as one (`job llama-3.1`).
-# Not because a workload cannot be called that: the Run:ai API's `WorkloadName` is only
-# `minLength: 1, pattern: .*` (shared/reference runai-openapi-2.24-subset.json), so a
-# bare `qwen-2.5` is not read (the workload is asked for); `job qwen-2.5` still reads.
+# `torch-2.3`, `cuda-12.4`: a version, never a name unless given as one (`job llama-3.1`)
+# or as what failed (`_SUBJECT_RES`). Not because a workload cannot be called that: the
+# Run:ai API's `WorkloadName` is only `minLength: 1, pattern: .*` (shared/reference
+# runai-openapi-2.24-subset.json), so `job qwen-2.5` and `why did qwen-2.5 fail` read it.
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
+# ... yet the subject of a failure is the workload it names: `why did qwen-2.5 fail`, `is
+# qwen-2.5 crashlooping?`, `qwen-2.5 failed in nlp` (a version is what was bumped, never
+# what failed or is stuck). Each starts at a question word, the text's start or a clause's.
+_FAILED = (
+    r"(?:(?:still|just|also|keeps?|kept|has|had|got|gets|is|was|been)\s++)*+"
+    r"(?:fail|crash|die[sd]?\b|dying|oom|stuck|pending|queued|hang|hung|evicted|preempted|"
+    r"restart|killed)"
+)
+_NAMED_AS = r"(?:\s++(?:job|workload|run|training))?+"  # `why did the qwen-2.5 job fail`
+_LEADING = r"(?:hey|hi|so|and|but|also|now|ok|okay|is|did|does|has|was|the|our|my)"
+_SUBJECT_RES = (
+    re.compile(
+        rf"\b(?:why|how|when)\s++(?:did|does|do|is|was|has|have|are|were)\s++(?:the\s++)?"
+        rf"({_NAME}){_NAMED_AS}\s++{_FAILED}",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"(?:^|[.!?;,:]\s)\s*+(?:{_LEADING}\s++)*+({_NAME}){_NAMED_AS}\s++{_FAILED}",
+        re.IGNORECASE,
+    ),
+)
 
 
 def could_be_name(word: str, *, version: bool = False) -> bool:
@@ -100,6 +122,11 @@ def could_be_name(word: str, *, version: bool = False) -> bool:
         and not _TIME_RE.match(word)
         and (version or not _VERSION_RE.match(word))
     )
+
+
+def subjects(text: str) -> frozenset[str]:
+    """The names a failure is said of (`why did qwen-2.5 fail`): names, versions or not."""
+    return frozenset(m.group(1).lower() for p in _SUBJECT_RES for m in p.finditer(text))
 
 
 def take(

@@ -12,7 +12,7 @@ import html
 import re
 from dataclasses import replace
 
-from bot.conversation.intent import FollowUp, intent
+from bot.conversation.intent import FollowUp, intent, symptom_asked
 from bot.conversation.names import (
     CLUSTER_OR,
     CLUSTER_RES,
@@ -24,6 +24,7 @@ from bot.conversation.names import (
     could_be_name,
     either,
     excluded,
+    subjects,
     take,
     without_hosts,
 )
@@ -146,13 +147,14 @@ def _either(
 
 def _workload(text: str, query: Query, *, bare: bool) -> Query:
     workload_id, name, others = query.workload_id, query.workload_name, list(query.others)
+    failed = subjects(text) if bare else frozenset()  # `why did qwen-2.5 fail`: not a version
     for raw in text.split():
         token = raw.strip(_PUNCTUATION).lower()
         if UUID_RE.match(token):
             workload_id = workload_id or token
         elif (
             bare
-            and could_be_name(token)
+            and could_be_name(token, version=token in failed)
             and NAME_RE.match(token)
             and any(ch.isdigit() or ch == "-" for ch in token)
         ):
@@ -169,7 +171,7 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
         query = replace(query, lookback=lookback)
     symptom = query.symptom
     if symptom is None and not PAST.search(text):
-        symptom = next((s for s, rx in SYMPTOMS if rx.search(text)), None)
+        symptom = _symptom(text, asked=reply and expecting is None)
     query = replace(query, symptom=symptom)
     text, unmeant = excluded(without_hosts(text))
     query = replace(query, excluded=unmeant)
@@ -183,6 +185,19 @@ def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: b
     # given with its project (`train-bert in nlp`), by keyword or by ID changes it.
     bare = expecting not in {Expecting.CLUSTER, Expecting.PROJECT} or query.project is not None
     return _workload(text, query, bare=bare)
+
+
+def _symptom(text: str, *, asked: bool) -> Symptom | None:
+    """The first symptom named; `asked`: in a plain reply after an answer, one asked of the bot.
+
+    `still crashlooping here` there is talk, never a new diagnosis (`intent.symptom_asked`);
+    a reply to a question of the bot (`crash loop`, `yes, stuck in init`) always counts.
+    """
+    for symptom, pattern in SYMPTOMS:
+        match = pattern.search(text)
+        if match is not None:
+            return symptom if not asked or symptom_asked(text, *match.span()) else None
+    return None
 
 
 def _cluster_and_project(text: str, query: Query) -> tuple[str, Query]:

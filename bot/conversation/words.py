@@ -23,6 +23,7 @@ __all__ = [
     "asked_for",
     "clause_before",
     "find_lookback",
+    "led",
     "requested",
     "without_times",
 ]
@@ -225,13 +226,16 @@ def asked_for(text: str, start: int, end: int, *, loose: int | None = None) -> b
     before = clause_before(text, start)
     if not requested(before):
         return False
-    if _WITHIN.match(text, start, end) or _NAMED_AS.match(text, end):
-        return True
-    sentence = _SENTENCE.split(text[max(0, start - _CLAUSE_CHARS) : start])[-1]
-    leading = [w.strip(_WORD_PUNCTUATION).lower() for w in sentence.split()]
-    if _LEADS.intersection(leading[-_LEAD_WORDS:]):
+    if _WITHIN.match(text, start, end) or _NAMED_AS.match(text, end) or led(text, start):
         return True
     return (_loose(text) if loose is None else loose) == _loose(text[start:end])
+
+
+def led(text: str, start: int) -> bool:
+    """Whether the words just before `start` ask for what follows: `what about`, `check`, `try`."""
+    sentence = _SENTENCE.split(text[max(0, start - _CLAUSE_CHARS) : start])[-1]
+    leading = [w.strip(_WORD_PUNCTUATION).lower() for w in sentence.split()]
+    return bool(_LEADS.intersection(leading[-_LEAD_WORDS:]))
 
 
 def _loose(text: str) -> int:

@@ -33,6 +33,9 @@ class Found:
     workload_id: str | None = None
     names: list[str] = field(default_factory=list)
     pods: list[str] = field(default_factory=list)
+    listed: dict[str, str | None] = field(default_factory=dict)
+    """The rows of a pasted `runai` list: each workload with its project (None: not certain).
+    The workloads asked about when nothing else names one (`linking.merged`)."""
     ignored_uuids: set[str] = field(default_factory=set)
 
     @property
@@ -40,7 +43,7 @@ class Found:
         """Whether any identifier was read."""
         return bool(
             self.cluster or self.project or self.namespace or self.workload_id or self.names
-        ) or bool(self.pods)
+        ) or bool(self.pods or self.listed)
 
     def add_name(self, name: str) -> None:
         """A workload name, once (at most `MAX_FOUND`)."""
@@ -53,6 +56,14 @@ class Found:
         folded = pod.lower()
         if len(self.pods) < MAX_FOUND and NAME_RE.match(folded) and folded not in self.pods:
             self.pods.append(folded)
+
+    def add_listed(self, name: str, project: str | None) -> None:
+        """A row of a pasted `runai` list, once (at most `MAX_FOUND`)."""
+        folded, in_project = name.lower(), project.lower() if project else None
+        if in_project is not None and not NAME_RE.match(in_project):
+            in_project = None
+        if len(self.listed) < MAX_FOUND and NAME_RE.match(folded) and folded not in self.listed:
+            self.listed[folded] = in_project
 
     def set_namespace(self, namespace: str) -> None:
         """`runai-<project>` names the project; any other namespace is kept to ask about."""

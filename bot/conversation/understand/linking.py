@@ -52,22 +52,26 @@ class Known:
 
 
 def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
-    """What was read explicitly wins over what the free text suggested (a guess never does)."""
+    """What was read explicitly wins over what the free text suggested (a guess never does).
+
+    The rows of a pasted `runai` list are the workloads asked about only when nothing else
+    names one; their project is used when the workloads asked about agree on it.
+    """
     cluster = found.cluster or query.cluster
     if cluster is None and found.context and known.is_cluster(found.context):
         cluster = found.context
-    project = found.project or query.project or found.guessed_project
+    typed_project = found.project or query.project
+    project = typed_project or found.guessed_project
     workload_id = found.workload_id or query.workload_id
-    names: list[str] = []
     free = [n for n in (query.workload_name, *query.others) if n is not None]
-    for name in [*found.names, *(n for n in free if not is_common(n))]:
-        if name in names or name in found.pods or name in {cluster, project}:
-            continue
-        if known.is_cluster(name) or known.is_project(name):
-            continue  # a known cluster or project is not a workload (linked below)
-        names.append(name)
+    taken = {cluster, project, *found.pods}
+    names = _workloads([*found.names, *(n for n in free if not is_common(n))], taken, known)
+    if not (names or found.pods):  # the rows of a pasted list, when nothing else names one
+        names = _workloads(found.listed, taken, known)
     if workload_id:
         names = []
+    rows = {found.listed[n] for n in names if n in found.listed}
+    project = typed_project or (rows.pop() if len(rows) == 1 else None) or found.guessed_project
     merged = replace(
         query,
         cluster=cluster,
@@ -77,6 +81,18 @@ def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
         others=(),
     )
     return merged, names[1:]
+
+
+def _workloads(candidates: Iterable[str], taken: set[str | None], known: Known) -> list[str]:
+    """The candidates that may be workloads: once each, none `taken` or a known name."""
+    names: list[str] = []
+    for name in candidates:
+        if name in names or name in taken:
+            continue
+        if known.is_cluster(name) or known.is_project(name):
+            continue  # a known cluster or project is not a workload (linked below)
+        names.append(name)
+    return names
 
 
 def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()) -> Query:

@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime
 
 from bot.conversation.parse import Expecting, FollowUp, Query, parse
 from bot.conversation.parse_bounds import bounded
+from bot.conversation.understand.dates import dated, without_dates
 from bot.conversation.understand.identifiers import extract
 from bot.conversation.understand.linking import (
     Known,
@@ -113,8 +114,9 @@ def understand(
         return Understood(Query(chatter=True, ignored_chars=capped.ignored), talk=True)
     found = extract(plain.text, plain.links, known.folded[1], known.folded[0])
     rest = _uncoded(_without(found.rest, found.ignored_uuids))
-    rest, symptom = stuck(rest)
     today = today or datetime.now(UTC).date()
+    day = dated(rest, today, asked=not directed)  # `on 2025-11-04` is never a cluster
+    rest, symptom = stuck(day.rest, asked=not directed and expecting is None)
     rest, lookback, unread = weekday_lookback(rest, today, asked=not directed)
     fragment = _FRAGMENT.search(rest)
     if fragment is not None and is_common(fragment.group(1)):
@@ -143,7 +145,8 @@ def understand(
         chatter=False,
         # `fixed the pvc — check again?`: the same question again, not one about mounts
         symptom=None if rerun else query.symptom or symptom,
-        lookback=query.lookback or lookback,
+        lookback=query.lookback or lookback or day.lookback,
+        problems=(*query.problems, day.problem) if day.problem else query.problems,
         # `train-bert failed again`: a request about a workload, not "check again"
         follow_up=query.follow_up if rerun or query.follow_up is not FollowUp.RERUN else None,
     )
@@ -211,8 +214,8 @@ def _without(text: str, uuids: set[str]) -> str:
 
 
 def _uncoded(text: str) -> str:
-    """`text` without its `FENCE` lines, its code blocks' time words cut (`AGE 5m`)."""
+    """`text` without its `FENCE` lines, its code blocks' times and dates cut (`AGE 5m`)."""
     if FENCE not in text:
         return text
     blocks = text.split(FENCE)
-    return "\n".join(without_times(b) if i % 2 else b for i, b in enumerate(blocks))
+    return "\n".join(without_times(without_dates(b)) if i % 2 else b for i, b in enumerate(blocks))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from bot.conversation.intent import symptom_asked
 from bot.conversation.words import asked_for
 from diagnosis import Symptom
 
@@ -76,12 +77,21 @@ def weekday_lookback(
     return text, None, None
 
 
-def stuck(text: str) -> tuple[str, Symptom | None]:
-    """A current run that is not running yet ("hasn't started in 20 min"): Pending."""
+def stuck(text: str, *, asked: bool = False) -> tuple[str, Symptom | None]:
+    """A current run that is not running yet ("hasn't started in 20 min"): Pending.
+
+    `asked`: a plain reply after an answer, where it counts only when asked of the bot
+    (`why is it still waiting?`, not `it's still waiting for me too`). Either way the phrase
+    stands as the word `pending` in the text left, so `in 20 min` is no lookback and the
+    sentence keeps its verb (`why is llama-3.1 still pending`: what is pending is named).
+    """
     match = _STUCK.search(text)
     if match is None:
         return text, None
-    return _cut(text, match), Symptom.PENDING
+    rest = f"{text[: match.start()]} pending {text[match.end() :]}"
+    if asked and not symptom_asked(text, *match.span()):
+        return rest, None
+    return rest, Symptom.PENDING
 
 
 def _cut(text: str, match: re.Match[str]) -> str:

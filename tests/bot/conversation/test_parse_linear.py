@@ -62,7 +62,16 @@ def test_parse_time_is_linear_up_to_the_cap(text, expecting, allowed):
 
 @pytest.mark.parametrize(
     "pieces",
-    ["show ", "show me the ", "<@A|", "a-", "on a" + "-a" * 120 + "_ "],
+    [
+        "show ",
+        "show me the ",
+        "<@A|",
+        "a-",
+        "on a" + "-a" * 120 + "_ ",
+        "why did a.",
+        ", a.1 ",
+        "a.1",
+    ],
 )
 def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
     """At 4x the cap, behind it: no pattern relies on the cap to stay linear."""
@@ -72,7 +81,17 @@ def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
 
 @pytest.mark.parametrize(
     "pieces",
-    ["again ", "I'll retry ", "last 3 days ", "what about 5m ", "not a-1 ", "on a or b ", ", "],
+    [
+        "again ",
+        "I'll retry ",
+        "last 3 days ",
+        "what about 5m ",
+        "not a-1 ",
+        "on a or b ",
+        ", ",
+        "still crashlooping ",
+        "is it stuck? ",
+    ],
 )
 def test_a_plain_reply_is_parsed_in_linear_time(pieces, allowed):
     """In a reply, times and re-runs count only when asked for: judged in bounded work each."""

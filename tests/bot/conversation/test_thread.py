@@ -311,6 +311,12 @@ async def test_anything_else_after_an_answer_gets_a_one_line_private_hint(demo, 
         "ok, I'll rerun it with more memory",  # what the asker will do: no re-run
         "will try again after lunch",
         "it failed again",
+        "still crashlooping here",  # a symptom said, not asked of the bot: no new diagnosis
+        "same, it keeps crashing",
+        "mine is pending as well",
+        "it's still waiting for me too",
+        "yeah it OOMed on me too last week",
+        "I'll check the mount myself",
     ],
 )
 async def test_a_time_or_a_re_run_said_in_passing_checks_nothing_again(demo, text):
@@ -320,6 +326,26 @@ async def test_a_time_or_a_re_run_said_in_passing_checks_nothing_again(demo, tex
     assert replies == [Notice(FOLLOW_UP_HINT, private=True)]  # no answer, no "Checked again"
     read = [r.path for r in demo.simulator.requests[before:]]
     assert not [p for p in read if "/workloads" in p], read  # names linked at most
+
+
+@pytest.mark.parametrize(
+    ("text", "directed"),
+    [
+        ("why is it crashlooping?", False),
+        ("is it stuck in init", False),
+        ("could it be the mount?", False),
+        ("what about the image pull", False),
+        ("crash loop", False),
+        ("<@UBOT> still crashlooping here", True),
+    ],
+)
+async def test_a_symptom_asked_of_the_bot_diagnoses_that_symptom(demo, text, directed):
+    await demo.say(EVERYTHING)
+    before = len(demo.simulator.requests)
+    replies = (await demo.say(text, directed=directed)).replies()
+    assert replies[0] == Notice("Diagnosing training-job-42 in ml-team on prod-a…", progress=True)
+    read = [r.path for r in demo.simulator.requests[before:]]
+    assert [p for p in read if p.endswith("/workloads")], read
 
 
 async def test_a_teammates_follow_up_is_theirs_to_mention(demo):

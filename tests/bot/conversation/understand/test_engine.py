@@ -7,6 +7,7 @@ message; a time that cannot be read; chatter while a question waits; help per pl
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,7 +15,7 @@ import pytest
 
 from bot.app.backends import simulated
 from bot.app.demo.console import ConsoleSession
-from bot.app.demo.scenarios import bundled_scenario
+from bot.app.demo.scenarios import bundled_paths, bundled_scenario
 from bot.authz import Authorizer, Identity
 from bot.conversation import (
     Access,
@@ -27,7 +28,9 @@ from bot.conversation import (
     ThreadKey,
 )
 from bot.conversation.messages import HELP, help_text
+from bot.conversation.which_cluster import CLUSTER_QUESTION
 from diagnosis import Category, Outcome
+from runai_sim.scenario import Scenario
 from tests.bot.conversation.harness import Harness, Recorder, harness
 
 DEMO = bundled_scenario("demo")
@@ -123,6 +126,52 @@ async def test_an_exporters_own_pod_in_an_alert_is_never_asked_about(demo, paste
     recorder = await demo.say(paste)
     assert [r.report.workload.name for r in reports(recorder) if r.report.workload] == [workload]
     assert not [r for r in recorder.replies() if isinstance(r, Question)]
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "$ runai list jobs\n"
+        "NAME             STATUS  AGE  NODE         IMAGE                              TYPE   "
+        "PROJECT  USER   GPUs Allocated (Requested)  PODs Running (Pending)  SERVICE URL(S)\n"
+        "training-job-42  Failed  3h   dgx-a100-04  nvcr.io/nvidia/pytorch:24.01-py3  Train  "
+        "ml-team  alice  - (1)                       0 (0)",
+        "$ runai workload list\n"
+        "Workload         Type      Status  Project  Preemptible  Running/Requested Pods  "
+        "GPU Allocation\n" + "\u2500" * 80 + "\n"
+        "training-job-42  Training  Failed  ml-team  Yes          0/1                     0.00",
+    ],
+    ids=["v1", "v2"],
+)
+async def test_a_pasted_runai_list_names_its_workload_and_project_only(demo, table):
+    recorder = await demo.say(f"why did this fail on prod-a?\n```\n{table}\n```")
+    answered = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+    assert answered == ["training-job-42"]
+    assert not [r for r in recorder.replies() if isinstance(r, Question)]
+    assert reports(recorder)[0].report.category is Category.OOM_KILLED
+
+
+def _renamed(scenario: str, old: str, new: str) -> Scenario:
+    """A bundled scenario with its workload (and that workload's pods) called `new`."""
+    text = next(p for p in bundled_paths() if p.stem == scenario).read_text()
+    return Scenario.model_validate(json.loads(text.replace(old, new)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why did qwen-2.5 fail in nlp on prod-a100?",
+        "qwen-2.5 failed in nlp on prod-a100",
+        "why did the qwen-2.5 job in nlp on prod-a100 fail after the torch-2.3 bump?",
+    ],
+)
+async def test_a_dotted_name_that_failed_is_the_workload_a_version_is_not(text):
+    """Run:ai allows dots in a workload name: the subject of `fail` is one, `torch-2.3` not."""
+    async for chat in harness(_renamed("oom-killed", "gpt-neox-ft", "qwen-2.5")):
+        recorder = await chat.say(text)
+        answered = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+        assert answered == ["qwen-2.5"]
+        assert reports(recorder)[0].report.category is Category.OOM_KILLED
 
 
 # --- a project that is none of the asker's ------------------------------------------------
@@ -348,6 +397,40 @@ async def test_a_weekday_sets_the_lookback(demo):
     [report] = reports(await demo.say(f"{EVERYTHING} since monday"))
     assert report.lookback.endswith("d")
     assert report.lookback != "24h"
+
+
+@pytest.mark.parametrize(
+    ("day", "lookback"),
+    [
+        ("2025-11-03", "2d"),  # the demo's clock: 2025-11-04 09:30 UTC
+        ("2025-11-03T22:10:00Z", "2d"),
+        ("2025/11/03", "2d"),
+        ("Nov 3", "2d"),
+        ("3 Nov 2025", "2d"),
+        ("11/03/2025", "24h"),  # 3 November or 11 March: no day is guessed
+    ],
+)
+async def test_a_date_is_the_day_asked_about_never_a_cluster(demo, day, lookback):
+    asked = (await demo.say(f"why did training-job-42 in ml-team fail on {day}?")).last()
+    assert isinstance(asked, Question)
+    assert asked.text == CLUSTER_QUESTION
+    [report] = reports(await demo.say("prod-a", directed=False))
+    assert report.report.category is Category.OOM_KILLED
+    assert report.lookback == lookback
+
+
+async def test_a_date_past_the_longest_lookback_is_said_so_and_never_stretched(demo):
+    recorder = await demo.say("why did training-job-42 in ml-team fail on prod-a on 2025-09-01?")
+    assert recorder.replies()[0] == Notice(
+        "I could not use part of that: 2025-09-01 is 64 days ago, and lookback '65d' must be "
+        "more than 0 and at most 30d",
+        private=True,
+    )
+    [report] = reports(recorder)
+    assert report.lookback == "24h"
+    assert [r.report.workload.name for r in reports(recorder) if r.report.workload] == [
+        "training-job-42"
+    ]  # the date queued no second "workload"
 
 
 async def test_thanks_to_the_bot_while_it_waits_is_not_an_answer(demo):

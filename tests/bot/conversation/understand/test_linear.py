@@ -46,6 +46,12 @@ PIECES = [
     "a-1 or b-2 ", "on a or b ", "in a or ", "either ", "<#C1|prod-1> ", ":a-b:", "torch-2.3 ",
     "running on a-1 ", "a-1 node ", "node ", "wrong cluster ", "exported_pod=a ",
     "job_name=a ", "pod=kube-state-metrics-a ",
+    "2025-11-04 ", "2025-11-04T10:32:00Z ", "11/04/2025 ", "1-1-1-1-", "1.1.2025.", "Nov 4 ",
+    "4 Nov 2025 ", "4 of may ", "nov ", "1 ",
+    "still crashlooping here ", "why is it stuck? ", "crash loop ", "it's still waiting ",
+    "NAME STATUS AGE NODE IMAGE TYPE PROJECT USER\n", "a-1 Failed 1h n-1 r/i:1 Train p u\n",
+    "a-1 Failed 1h r/i Train p u\n", "Workload Type Status Project\n", "\u2500\u2500\n",
+    "why did a-1.2 fail ", ", a-1.2 failed ", "is a.", "a-1.2 still pending ",
 ]  # fmt: skip
 
 

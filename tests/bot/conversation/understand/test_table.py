@@ -28,6 +28,15 @@ C = "71f69d83-ba66-4822-adf5-55ce55efd210"  # a cluster's UUID
 UID = "5d0c2b8e-1f4a-4c7e-9b21-6e3a8d4f0a77"  # a pod's UID (kube-state-metrics `uid`)
 UI = "https://acme.run.ai"
 TODAY = date(2026, 12, 4)  # a Friday
+#: The headers the Run:ai CLIs print (v1 `runai list jobs`, v2 `runai training list`).
+V1 = (
+    "NAME  STATUS  AGE  NODE  IMAGE  TYPE  PROJECT  USER  GPUs Allocated (Requested)  "
+    "PODs Running (Pending)  SERVICE URL(S)"
+)
+V2 = (
+    "Workload  Type  Status  Project  Preemptible  Running/Requested Pods  GPU Allocation\n"
+    + "\u2500" * 40
+)
 KNOWN = Known(
     clusters=("prod-a", "prod-b", "prod-c", "staging-west", C),
     projects=("nlp", "vision", "ml-team", "speech-asr"),
@@ -300,6 +309,45 @@ ROWS: list[Row] = [
         workload="train-bert",
     ),
     r("@bot job llama-3.1 in nlp on prod-a", cluster="prod-a", project="nlp", workload="llama-3.1"),
+    # a dotted name is the workload where the sentence says it failed; a version never is
+    r("@bot why did qwen-2.5 fail in nlp?", "cluster", project="nlp", workload="qwen-2.5"),
+    r(
+        "@bot qwen-2.5 failed in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="qwen-2.5",
+    ),
+    r(
+        "@bot is qwen-2.5 in vision crashlooping on prod-b?",
+        cluster="prod-b",
+        project="vision",
+        workload="qwen-2.5",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot why is llama-3.1 still pending in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="llama-3.1",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot why did the llama-3.1 job fail on prod-a in nlp",
+        cluster="prod-a",
+        project="nlp",
+        workload="llama-3.1",
+    ),
+    r(
+        "@bot hey, qwen-2.5 keeps crashing in nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="qwen-2.5",
+        symptom=CRASH,
+    ),
+    r("@bot the torch-2.3 upgrade failed on prod-a", "workload", cluster="prod-a"),
+    r("@bot why did train-bert fail after the cuda-12.4 bump?", "cluster", workload="train-bert"),
+    r("@bot python 3.11 in nlp on prod-a failed", "workload", cluster="prod-a", project="nlp"),
+    r("@bot why did it fail with torch-2.3 failing to import?", "cluster"),
     r(
         "@bot why did train-bert fail in nlp on prod-a? it was running on dgx-a100-07",
         cluster="prod-a",
@@ -974,6 +1022,68 @@ ROWS: list[Row] = [
         unread="since the upgrade",
     ),
     r("what about since tuesday?", directed=False, lookback="4d"),
+    # a date is a day (TODAY is 2026-12-04), never a cluster, project or workload
+    r(
+        "@bot why did train-bert fail on 2026-11-30?",
+        "cluster",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a on 2026-11-30T10:32:00Z?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot why did train-bert fail in nlp on 11/04/2026?",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did train-bert fail on Nov 30 in nlp",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a failed on 30 Nov 2026",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r(
+        "@bot why did train-bert fail on 2026/11/30 in nlp",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r("@bot why did train-bert fail on 2025-11-04?", "cluster", workload="train-bert"),
+    r(
+        "@bot why did train-bert fail on Nov 4th, 2025 on prod-b",
+        "project",
+        cluster="prod-b",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did eval-2026-11-30 fail in nlp?",
+        "cluster",
+        project="nlp",
+        workload="eval-2026-11-30",
+    ),
+    r("what about Nov 30?", directed=False, lookback="5d"),
+    r("it ran fine on Nov 30", directed=False),
+    r(
+        "@bot why did train-bert fail in nlp on prod-a?\n```2026-12-03T10:00:00Z NCCL timeout```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),  # a pasted log line's date is no lookback
     r(
         "@bot train-bert in nlp on prod-a last 3 days",
         cluster="prod-a",
@@ -1104,6 +1214,63 @@ ROWS: list[Row] = [
         project="nlp",
         pods=("bert-ft-0-0",),
     ),
+    # --- a pasted `runai` list: NAME is the workload, PROJECT its project, the rest nothing -----
+    r(
+        "@bot why did this fail on prod-a?\n```$ runai list jobs\n" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
+        "alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why is this stuck? prod-b\n```" + V1 + "\n"
+        "eval-7  Pending  5m  gcr.io/acme/eval:2  Train  vision  bob  0 (1)  0 (1)```",
+        cluster="prod-b",
+        project="vision",
+        workload="eval-7",
+        symptom=PENDING,
+    ),  # an empty NODE: PROJECT is read where the IMAGE shows it stands
+    r(
+        "@bot why did this fail on prod-a?\n```" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-07  ubuntu  Train  nlp  alice  - (1)  0 (0)```",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),  # `ubuntu`: no telling a NODE from an IMAGE, so the project is asked
+    r(
+        "@bot these died on prod-a\n```Showing jobs for project nlp\n" + V1 + "\n"
+        "bert-ft-3  Failed  1h  dgx-01  nvcr.io/x/y:1  Train  nlp  alice  - (1)  0 (0)\n"
+        "t5-distill  Failed  1h  dgx-02  nvcr.io/x/y:1  Train  nlp  alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="bert-ft-3",
+        others=("t5-distill",),
+    ),
+    r(
+        "@bot on prod-a\n```" + V1 + "\n"
+        "bert-ft-3  Failed  1h  dgx-01  nvcr.io/x/y:1  Train  nlp  alice  - (1)  0 (0)\n"
+        "eval-7  Failed  1h  dgx-02  nvcr.io/x/y:1  Train  vision  bob  - (1)  0 (0)```",
+        "project",
+        cluster="prod-a",
+        workload="bert-ft-3",
+        others=("eval-7",),
+    ),  # `-A`: two projects, so which one is asked
+    r(
+        "@bot why did eval-7 fail? prod-a\n```" + V1 + "\n"
+        "bert-ft-3  Running  1h  dgx-01  nvcr.io/x/y:1  Train  nlp  alice  1 (1)  1 (0)\n"
+        "eval-7  Failed  1h  dgx-02  nvcr.io/x/y:1  Train  vision  bob  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="vision",
+        workload="eval-7",
+    ),  # the workload named is asked about; its row gives its project
+    r(
+        "@bot prod-b\n```$ runai training list\n" + V2 + "\n"
+        "resnet-ddp  Training  Failed  vision  Yes  0/2  0.00```",
+        cluster="prod-b",
+        project="vision",
+        workload="resnet-ddp",
+    ),
     # --- near misses and typos: asked about, never used ------------------------------------
     r(
         "@bot train-bert in nlpp on prod-a",
@@ -1183,6 +1350,21 @@ ROWS: list[Row] = [
     r("fixed the pvc \u2014 check again?", directed=False, follow_up=FollowUp.RERUN),
     r("@bot I redeployed it so please check again", follow_up=FollowUp.RERUN),
     r("I restarted it again", directed=False),
+    # a symptom in a plain reply after an answer: asked of the bot, or talk
+    r("why is it crashlooping?", directed=False, symptom=CRASH),
+    r("is it stuck in init", directed=False, symptom=INIT),
+    r("could it be the image pull?", directed=False, symptom=PULL),
+    r("check the init containers", directed=False, symptom=INIT),
+    r("crash loop", directed=False, symptom=CRASH),
+    r("still crashlooping here", directed=False),
+    r("same, it keeps crashing", directed=False),
+    r("mine is pending as well", directed=False),
+    r("it's still waiting for me too", directed=False),
+    r("image pull issue on my side too", directed=False),
+    r("yeah it OOMed on me too last week", directed=False),
+    r("I'll look at the mount", directed=False),
+    r("@bot still crashlooping here", symptom=CRASH),  # directed: a request
+    r("still crashlooping", expecting=WORKLOAD, directed=False, symptom=CRASH),  # an answer
 ]
 
 
