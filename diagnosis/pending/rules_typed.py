@@ -129,7 +129,19 @@ def pvc_unbound(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     said = ev.saying(Saying.PVC, pool=fig.pool)
     if not said:
         return None
-    return verdict(R.PVC_UNBOUND, fig, f"A volume it needs cannot be bound{in_pool(fig)}.", said[0])
+    claims = sorted(
+        {
+            v.persistent_volume_claim.claim_name
+            for p in ev.kube_pods or ()
+            for v in p.spec.volumes
+            if v.persistent_volume_claim is not None
+        }
+    )
+    noun = "claim" if len(claims) == 1 else "claims"
+    which = f" ({noun} {', '.join(claims)})" if claims else ""
+    return verdict(
+        R.PVC_UNBOUND, fig, f"A volume it needs{which} cannot be bound{in_pool(fig)}.", said[0]
+    )
 
 
 def _untolerated(nodes: tuple[Node, ...], ev: PendingEvidence) -> str | None:

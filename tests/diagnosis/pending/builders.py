@@ -63,6 +63,10 @@ NO_GPU_NODE = (
     "The pod runai-nlp/bert-ft-0-0 requires GPU: 1. No node in the cpu node-pool has GPU resources"
 )
 PVC = "0/4 nodes are available: 4 node(s) didn't find available persistent volumes to bind."
+PVC_IMMEDIATE = (
+    "Resources were not found for pod runai-nlp/bert-ft-0-0 due to: no nodes with enough "
+    "resources were found: pod has unbound immediate PersistentVolumeClaims."
+)
 MIG = "MIG job cannot be scheduled on non-MIG node"
 FRACTION = "fractional/shared GPU pods are not yet supported on DRA-only nodes"
 PIPELINED = "Pod runai-nlp/bert-ft-0-0 was pipelined to node dgx-a100-02"

@@ -107,6 +107,12 @@ CASES: list[Any] = [
         {"events": [b.fit(b.PVC)]}, R.PVC_UNBOUND, ["cannot be bound"], id="pvc-no-volumes"
     ),
     pytest.param(
+        {"events": [b.fit(b.PVC_IMMEDIATE)], "free": 16},
+        R.PVC_UNBOUND,
+        ["A volume it needs cannot be bound in node pool default"],
+        id="pvc-unbound-immediate",
+    ),
+    pytest.param(
         {"events": [b.fit(b.CONSTRAINT)]},
         R.NODE_CONSTRAINT_MISMATCH,
         ["selector, affinity or tolerations"],
