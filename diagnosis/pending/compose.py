@@ -111,8 +111,8 @@ def _context(ev: PendingEvidence) -> list[EvidenceLine]:
         source = "get_workload_history" if ev.history else "get_workload_status"
         lines.append(EvidenceLine(text=text, source=source))
     before = [s for s in ev.signals if s.kind is SignalKind.PREEMPTED]
-    if before:
-        lines.append(cite(before[-1]))
+    if before:  # the latest eviction, the one that began this wait (never an older one)
+        lines.append(cite(max(before, key=lambda s: s.at.timestamp() if s.at else 0.0)))
     if ev.stale:
         newest = max(ev.stale, key=lambda s: s.at.timestamp() if s.at else 0.0)
         older = ev.since is not None and newest.at is not None and newest.at < ev.since
