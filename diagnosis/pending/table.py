@@ -166,6 +166,8 @@ PRECEDENCE: tuple[PendingRow, ...] = (
     ),
 )
 _BY_REASON = {r.reason: r for r in PRECEDENCE}
+#: The row that taints decide; the rows after it could be wrong when tolerations are unread.
+_TAINT_ROW = [r.reason for r in PRECEDENCE].index(R.NODE_CONSTRAINT_MISMATCH)
 #: What each resource's limit is called where an administrator sets it.
 _LIMITS = {GPUS: 'GPU limit ("Max GPU device allocation")', "CPU cores": "CPU limit"}
 
@@ -190,8 +192,18 @@ def _first(ev: PendingEvidence, fig: PoolFigures) -> tuple[int, Verdict]:
     for index, candidate in enumerate(PRECEDENCE):
         verdict = candidate.rule(ev, fig)
         if verdict is not None:
-            return index, verdict
+            return index, _unread(ev, fig, index, verdict)
     raise AssertionError("unreachable: the UNKNOWN row always answers")
+
+
+def _unread(ev: PendingEvidence, fig: PoolFigures, index: int, verdict: Verdict) -> Verdict:
+    """The verdict naming tolerations never read, when they could have put P7 above it."""
+    if index <= _TAINT_ROW:
+        return verdict
+    unread = typed.unread_tolerations(ev, fig)
+    if unread is None:
+        return verdict
+    return verdict.model_copy(update={"missing": (*verdict.missing, unread)})
 
 
 def decide(ev: PendingEvidence) -> tuple[Verdict, list[Verdict]]:

@@ -72,6 +72,12 @@ FRACTION = "fractional/shared GPU pods are not yet supported on DRA-only nodes"
 PIPELINED = "Pod runai-nlp/bert-ft-0-0 was pipelined to node dgx-a100-02"
 
 
+def tainted_nodes(key: str = "team", value: str = "cv") -> dict[str, tuple[Node, ...]]:
+    """Pool default's two Ready nodes, both with one NoSchedule taint."""
+    taint = [{"key": key, "value": value, "effect": "NoSchedule"}]
+    return {"default": (node("dgx-01", 8, taints=taint), node("dgx-02", 8, taints=taint))}
+
+
 def waiting(**overrides: Any) -> Workload:
     """A Pending, preemptible training asking for 4 GPUs in pool default, 40 minutes ago."""
     body: dict[str, Any] = {

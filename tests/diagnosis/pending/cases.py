@@ -126,17 +126,9 @@ CASES: list[Any] = [
     ),
     pytest.param(
         {
-            "nodes": {
-                "default": (
-                    b.node(
-                        "dgx-01", 8, taints=[{"key": "team", "value": "cv", "effect": "NoSchedule"}]
-                    ),
-                    b.node(
-                        "dgx-02", 8, taints=[{"key": "team", "value": "cv", "effect": "NoSchedule"}]
-                    ),
-                )
-            },
+            "nodes": b.tainted_nodes(),
             "free": 16,
+            "pods": [pod("Pending", nodeName=None, tolerations=[])],
         },
         R.NODE_CONSTRAINT_MISMATCH,
         ["taint team=cv:NoSchedule"],
