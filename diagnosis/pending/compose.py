@@ -7,7 +7,7 @@ from datetime import timedelta
 from diagnosis.lexicon import SignalKind
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpus
-from diagnosis.pending.table import advice, row
+from diagnosis.pending.table import advice_across, row
 from diagnosis.pending.verdict import PendingReason, Verdict
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.report_facts import PendingFacts
@@ -195,7 +195,7 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
     ]
     phase = f"Workload phase {ev.workload.phase or 'unknown'}"
     evidence.append(EvidenceLine(text=phase, source="get_workload_status"))
-    actions = advice(best)
+    actions = advice_across(best, others)
     actions += [text for text in (_pool_first(ev, v) for v in others) if text]
     if best.reason is PendingReason.UNKNOWN:
         actions += _unknown_advice(ev)

@@ -21,7 +21,7 @@ from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import GPUS, PoolFigures, pool_figures
 from diagnosis.pending.verdict import PendingReason, Verdict
 
-__all__ = ["PRECEDENCE", "PendingRow", "advice", "decide", "row"]
+__all__ = ["PRECEDENCE", "PendingRow", "advice", "advice_across", "decide", "row"]
 
 R = PendingReason
 Rule = Callable[[PendingEvidence, PoolFigures], Verdict | None]
@@ -29,13 +29,17 @@ Rule = Callable[[PendingEvidence, PoolFigures], Verdict | None]
 
 @dataclass(frozen=True)
 class PendingRow:
-    """One reason: its rule, who acts, what waiting does, and the next actions."""
+    """One reason: its rule, who acts, what waiting does, and the next actions.
+
+    `never`: waiting never fixes it (a hard constraint).
+    """
 
     reason: PendingReason
     rule: Rule
     owner: str
     waiting: str
     actions: tuple[str, ...]
+    never: bool = False
 
 
 PRECEDENCE: tuple[PendingRow, ...] = (
@@ -58,6 +62,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             "Ask a Run:ai administrator to check the project's scheduling queue for this node pool "
             "and the pods' queue label.",
         ),
+        never=True,
     ),
     PendingRow(
         R.HELD_NOT_READY,
@@ -97,6 +102,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             "Check the claim, its storage class and the volumes' node affinity with the storage "
             "administrator.",
         ),
+        never=True,
     ),
     PendingRow(
         R.NODE_CONSTRAINT_MISMATCH,
@@ -104,6 +110,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         "User — node pool, node type, selector or tolerations",
         "Waiting will never fix this: no node of the pool meets the constraint.",
         ("Change the node pool, node type or selector, or add the toleration it needs.",),
+        never=True,
     ),
     PendingRow(
         R.REQUEST_EXCEEDS_LARGEST_NODE,
@@ -114,6 +121,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             "Ask for at most one node's GPUs per pod, make it a distributed workload, or use a "
             "node pool with larger nodes.",
         ),
+        never=True,
     ),
     PendingRow(
         R.GPU_TYPE_OR_FRACTION_UNAVAILABLE,
@@ -121,6 +129,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         "User; administrator — the pool's GPU configuration",
         "Waiting will never fix this: the pool does not offer that kind of GPU.",
         ("Ask for a GPU type, MIG profile or fraction the pool offers, or use another node pool.",),
+        never=True,
     ),
     PendingRow(
         R.GANG_MIN_MEMBER_NOT_MET,
@@ -186,6 +195,28 @@ def advice(verdict: Verdict) -> list[str]:
         "limit": _LIMITS.get(verdict.resource, f"{verdict.resource} limit"),
     }
     return [text.format(**words) for text in (found.waiting, *found.actions)]
+
+
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def advice_across(best: Verdict, others: list[Verdict]) -> list[str]:
+    """The headline verdict's advice, its "never" said of its pool alone when it has others.
+
+    The scheduler tries every node pool listed: waiting that never fixes the headline pool
+    may still start it in another listed pool, and that pool's prospect is said next to it.
+    """
+    actions = advice(best)
+    other = [v for v in others if v.pool is not None and not row(v.reason).never]
+    if not row(best.reason).never or best.pool is None or not other:
+        return actions
+    there = [
+        f"But it may also start in node pool {v.pool} ({v.reason.value}); there, "
+        + _lower(advice(v)[0])
+        for v in other
+    ]
+    return [f"In node pool {best.pool}, {_lower(actions[0])}", *there, *actions[1:]]
 
 
 def _first(ev: PendingEvidence, fig: PoolFigures) -> tuple[int, Verdict]:
