@@ -11,15 +11,15 @@ highest precedence across the requested pools, the others are listed under it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from diagnosis.pending import rules_capacity as capacity
 from diagnosis.pending import rules_quota as quota
 from diagnosis.pending import rules_typed as typed
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import GPUS, PoolFigures, pool_figures
-from diagnosis.pending.verdict import PendingReason, Verdict
+from diagnosis.pending.verdict import Doubt, PendingReason, Verdict
 
 __all__ = ["PRECEDENCE", "PendingRow", "advice", "advice_across", "decide", "row"]
 
@@ -31,7 +31,8 @@ Rule = Callable[[PendingEvidence, PoolFigures], Verdict | None]
 class PendingRow:
     """One reason: its rule, who acts, what waiting does, and the next actions.
 
-    `never`: waiting never fixes it (a hard constraint).
+    `never`: waiting never fixes it (a hard constraint). `doubted`: the whole advice instead,
+    when what was read now disagrees with the statement the verdict rests on (`Doubt`).
     """
 
     reason: PendingReason
@@ -40,6 +41,7 @@ class PendingRow:
     waiting: str
     actions: tuple[str, ...]
     never: bool = False
+    doubted: Mapping[Doubt, tuple[str, ...]] = field(default_factory=dict)
 
 
 PRECEDENCE: tuple[PendingRow, ...] = (
@@ -92,6 +94,22 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             "Or ask for more deserved quota for the {level}: non-preemptible work runs only "
             "inside it.",
         ),
+        doubted={
+            Doubt.PREEMPTIBLE: (
+                "Whether waiting helps depends on which is right: the scheduler acts on its "
+                "PodGroup's preemptibility and priority class, not on the workload's fields.",
+                "Check them (`kubectl get podgroups -o yaml`: spec.preemptibility, "
+                "spec.priorityClassName); if the PodGroup is non-preemptible, resubmit it as "
+                "preemptible or ask for more deserved quota for the {level}.",
+            ),
+            Doubt.QUOTA_NOW_COVERS: (
+                "Waiting may fix it: the {level}'s figures now leave room for it, and the "
+                "scheduler re-evaluates it every cycle; its statement may predate a quota change.",
+                "Ask again in a few minutes. If it is still Pending with this statement, ask an "
+                "administrator to compare the {level}'s scheduling queue (`kubectl get queues`) "
+                "with its quota in Run:ai.",
+            ),
+        },
     ),
     PendingRow(
         R.PVC_UNBOUND,
@@ -187,14 +205,20 @@ def row(reason: PendingReason) -> PendingRow:
 
 
 def advice(verdict: Verdict) -> list[str]:
-    """The row's next actions, in the verdict's words: whose limit or quota, which resource."""
+    """The row's next actions, in the verdict's words: whose limit or quota, which resource.
+
+    A doubted verdict gets the row's advice for its doubts instead: never an action the
+    disagreement makes wrong (make preemptible what already reads preemptible).
+    """
     found = row(verdict.reason)
     words = {
         "level": verdict.level,
         "resource": verdict.resource,
         "limit": _LIMITS.get(verdict.resource, f"{verdict.resource} limit"),
     }
-    return [text.format(**words) for text in (found.waiting, *found.actions)]
+    doubted = [text for doubt in verdict.doubts for text in found.doubted.get(doubt, ())]
+    texts = doubted or [found.waiting, *found.actions]
+    return list(dict.fromkeys(text.format(**words) for text in texts))
 
 
 def _lower(text: str) -> str:

@@ -127,6 +127,13 @@ def project(
     )
 
 
+#: A non-preemptible workload whose project holds 3 of its 4 deserved GPUs with such work.
+NON_PREEMPTIBLE_AT_QUOTA: dict[str, Any] = {
+    "wl": waiting(preemptible=False, priority=125),
+    "quota": project(deserved=4, allocated=3, allocated_np=3),
+}
+
+
 def capacity(kind: str, values: dict[str, float], at: datetime | None = None) -> Telemetry:
     """One telemetry type per node pool."""
     return Telemetry.model_validate(

@@ -83,9 +83,12 @@ CASES: list[Any] = [
         id="over-limit-typed-department",
     ),
     pytest.param(
-        {"events": [b.fit(b.NP_OVER_QUOTA, reason="NonPreemptibleOverQuota")]},
+        {
+            "events": [b.fit(b.NP_OVER_QUOTA, reason="NonPreemptibleOverQuota")],
+            **b.NON_PREEMPTIBLE_AT_QUOTA,
+        },
         R.NON_PREEMPTIBLE_OVER_QUOTA,
-        ["requested 2, non-preemptible allocated 3, deserved 4"],
+        ["Non-preemptible and over", "requested 2, non-preemptible allocated 3, deserved 4"],
         id="np-over-quota-text",
     ),
     pytest.param(
@@ -98,7 +101,11 @@ CASES: list[Any] = [
         id="np-over-quota-from-numbers",
     ),
     pytest.param(
-        {"events": [b.fit("Non-preemptible over quota")]},
+        {
+            "events": [b.fit("Non-preemptible over quota")],
+            "wl": b.waiting(preemptible=False, priority=125),
+            "quota": b.project(deserved=4, allocated=3, allocated_np=None),
+        },
         R.NON_PREEMPTIBLE_OVER_QUOTA,
         ["Non-preemptible and over the project's GPU quota in node pool default"],
         id="np-over-quota-run-ai-words",

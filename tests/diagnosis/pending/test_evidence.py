@@ -271,8 +271,10 @@ def test_the_schedulers_numbers_are_never_cited_as_the_projects():
     report = compose_pending(ev, best, others)
     [line] = [e for e in report.evidence if e.text.startswith("Project nlp")]
     assert line.source == "get_project"
-    assert line.text.startswith("Project nlp in node pool default: deserved 4 GPUs; 0 non-pre")
-    assert line.text.endswith("(limit, allocated: the scheduler's, above)")
+    assert line.text.startswith(
+        "Project nlp in node pool default: deserved 4 GPUs, limit 16; allocated 2 (0 non-pre"
+    )
+    assert line.text.endswith("(the scheduler's statement above: limit 8, allocated 6)")
 
 
 @pytest.mark.parametrize(
