@@ -125,7 +125,8 @@ SIGNAL_PATTERNS: dict[SignalKind, tuple[re.Pattern[str], ...]] = {
         r"unable to attach or mount volumes",
         r"MountVolume\.\w+ failed",
         r"persistentvolumeclaim \"[^\"]+\" not found",
-        r"unbound immediate PersistentVolumeClaims",
+        # not "pod has unbound immediate PersistentVolumeClaims": a scheduler fit text (the
+        # pod was never placed), so a scheduling Pending (`PVC_UNBOUND`), not a mount failure
         r"(secret|configmap) \"[^\"]+\" not found",
     ),
     SignalKind.CRASHLOOP: _rx(r"\bCrashLoopBackOff\b", r"back-off restarting failed container"),

@@ -104,6 +104,11 @@ async def check_scenario(
     _check_facts_and_changes(report, data, expected)
     for text in expected.get("missing_contains", []):
         assert any(text in m for m in data["missing"]), (text, data["missing"])
+    advice = data["recommendations"]
+    for text in expected.get("recommendations_contains", []):
+        assert any(text in r for r in advice), (text, advice)
+    for text in expected.get("recommendations_not_contains", []):
+        assert not any(text in r for r in advice), (text, advice)
     for key in ("pending", "preemption"):  # a subset of the --json object, member by member
         for member, value in expected.get(key, {}).items():
             assert data[key] is not None, f"no {key} object: {report.headline}"

@@ -7,8 +7,8 @@ from datetime import timedelta
 from diagnosis.lexicon import SignalKind
 from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import PendingEvidence
-from diagnosis.pending.figures import PoolFigures, gpus
-from diagnosis.pending.table import advice, row
+from diagnosis.pending.figures import PoolFigures, gpus, pool_figures
+from diagnosis.pending.table import advice_across, row
 from diagnosis.pending.verdict import PendingReason, Verdict
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.report_facts import PendingFacts
@@ -73,32 +73,37 @@ def _figure_lines(ev: PendingEvidence, fig: PoolFigures) -> list[EvidenceLine]:
 def _project_line(ev: PendingEvidence, fig: PoolFigures) -> EvidenceLine | None:
     """The project's quota and usage in the pool, as `get_project` gave them.
 
-    A figure the scheduler's own numbers replaced is not get_project's: it is named as the
-    scheduler's (quoted above), never printed under this citation.
+    Always get_project's own figures, never the scheduler's numbers under this citation:
+    where the verdict used the scheduler's (quoted above) and they differ, both are shown,
+    so a statement older than a quota change is seen against the figures now.
     """
-    read = [n for n in _PROJECT_FIGURES if fig.sources.get(n) == GET_PROJECT]
-    if not fig.pool or not (read or fig.unlimited):
+    now = pool_figures(ev, fig.pool) if fig.pool else fig
+    read = [n for n in _PROJECT_FIGURES if now.sources.get(n) == GET_PROJECT]
+    if not fig.pool or not (read or now.unlimited):
         return None
-    theirs = [n for n in _PROJECT_FIGURES if fig.sources.get(n) not in {None, GET_PROJECT}]
     quota = []
-    if "deserved" not in theirs:
-        quota.append(f"deserved {gpus(fig.deserved)} GPUs")
-    if "limit" not in theirs:
-        quota.append("limit unlimited" if fig.unlimited else f"limit {gpus(fig.limit)}")
-    if fig.weight is not None:
-        quota.append(f"over-quota weight {gpus(fig.weight)}")
-    np = f"{gpus(fig.allocated_np)} non-preemptible"
-    usage = "" if "allocated_np" in theirs else f"{np} allocated"
-    if "allocated" not in theirs:
-        usage = f"allocated {gpus(fig.allocated)}" + (
-            "" if "allocated_np" in theirs else f" ({np})"
-        )
+    if now.deserved is not None:
+        quota.append(f"deserved {gpus(now.deserved)} GPUs")
+    if now.limit is not None or now.unlimited:
+        quota.append("limit unlimited" if now.unlimited else f"limit {gpus(now.limit)}")
+    if now.weight is not None:
+        quota.append(f"over-quota weight {gpus(now.weight)}")
+    np = f"{gpus(now.allocated_np)} non-preemptible"
+    usage = f"{np} allocated" if now.allocated_np is not None else ""
+    if now.allocated is not None:
+        usage = f"allocated {gpus(now.allocated)}" + (f" ({np})" if usage else "")
     text = f"Project {ev.project.name if ev.project else '?'} in node pool {fig.pool}: "
     text += "; ".join(part for part in (", ".join(quota), usage) if part)
-    if fig.project_at:
-        text += f" as of {utc_text(fig.project_at, '%H:%M:%SZ')}"
+    if now.project_at:
+        text += f" as of {utc_text(now.project_at, '%H:%M:%SZ')}"
+    theirs = [
+        n
+        for n in _PROJECT_FIGURES
+        if fig.sources.get(n) not in {None, GET_PROJECT} and getattr(fig, n) != getattr(now, n)
+    ]
     if theirs:
-        text += f" ({', '.join(_LABELS[n] for n in theirs)}: the scheduler's, above)"
+        said = ", ".join(f"{_LABELS[n]} {gpus(getattr(fig, n))}" for n in theirs)
+        text += f" (the scheduler's statement above: {said})"
     return EvidenceLine(text=text, source=GET_PROJECT)
 
 
@@ -112,8 +117,8 @@ def _context(ev: PendingEvidence) -> list[EvidenceLine]:
         source = "get_workload_history" if ev.history else "get_workload_status"
         lines.append(EvidenceLine(text=text, source=source))
     before = [s for s in ev.signals if s.kind is SignalKind.PREEMPTED]
-    if before:
-        lines.append(cite(before[-1]))
+    if before:  # the latest eviction, the one that began this wait (never an older one)
+        lines.append(cite(max(before, key=lambda s: s.at.timestamp() if s.at else 0.0)))
     if ev.stale:
         newest = max(ev.stale, key=lambda s: s.at.timestamp() if s.at else 0.0)
         older = ev.since is not None and newest.at is not None and newest.at < ev.since
@@ -196,7 +201,7 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
     ]
     phase = f"Workload phase {ev.workload.phase or 'unknown'}"
     evidence.append(EvidenceLine(text=phase, source="get_workload_status"))
-    actions = advice(best)
+    actions = advice_across(best, others)
     actions += [text for text in (_pool_first(ev, v) for v in others) if text]
     if best.reason is PendingReason.UNKNOWN:
         actions += _unknown_advice(ev)

@@ -19,6 +19,7 @@ from diagnosis.runai.scheduling_models import is_unlimited
 
 __all__ = [
     "DEPARTMENT",
+    "GET_PROJECT",
     "GPUS",
     "PROJECT",
     "SNAPSHOT_SKEW",

@@ -9,9 +9,11 @@ then do they replace them; otherwise they are shown as the scheduler's, in their
 from __future__ import annotations
 
 from diagnosis.kube.scheduling_models import quantity_number
+from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import PendingEvidence, Said
 from diagnosis.pending.figures import (
     DEPARTMENT,
+    GET_PROJECT,
     GPUS,
     PROJECT,
     Level,
@@ -21,7 +23,8 @@ from diagnosis.pending.figures import (
     resource,
 )
 from diagnosis.pending.texts import Saying
-from diagnosis.pending.verdict import PendingReason, Verdict, in_pool, known, verdict
+from diagnosis.pending.verdict import Doubt, PendingReason, Verdict, in_pool, known, verdict
+from diagnosis.preemptibility import preemptibility
 
 __all__ = ["over_limit", "over_quota_non_preemptible"]
 
@@ -73,7 +76,12 @@ def over_limit(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
 
 
 def over_quota_non_preemptible(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
-    """P5: non-preemptible work runs only inside deserved quota, and this would exceed it."""
+    """P5: non-preemptible work runs only inside deserved quota, and this would exceed it.
+
+    The scheduler's statement is cross-checked against what was read now: a workload that
+    reads preemptible, or project figures that now leave room (a quota raised since), are
+    flagged as doubts, never explained away.
+    """
     said = ev.saying(Saying.NON_PREEMPTIBLE_OVER_QUOTA, pool=fig.pool)
     level, typed = _typed(said)
     f = fig.with_said(said[0], level) if said else fig
@@ -81,16 +89,83 @@ def over_quota_non_preemptible(ev: PendingEvidence, fig: PoolFigures) -> Verdict
     over = None not in numbers and (f.allocated_np or 0) + (f.requested or 0) > (f.deserved or 0)
     if not said and not (preemptible(ev) is False and over):
         return None
+    doubts, why = _doubts(ev, said[0], fig, f.requested, level) if said else ((), [])
     names = (
         ("requested", "requested"),
         ("non-preemptible allocated", "allocated_np"),
         ("deserved", "deserved"),
     )
-    figures = (
-        _theirs(said[0], f, level, *names)
-        if said and level == DEPARTMENT
-        else known(*((label, getattr(f, name)) for label, name in names))
+    if said and level == DEPARTMENT:
+        figures = _theirs(said[0], f, level, *names)
+    else:  # figures now leaving room follow "yet": before it, only the scheduler's own
+        hide = Doubt.QUOTA_NOW_COVERS in doubts
+        shown = [n for n in names if not (hide and f.sources.get(n[1]) == GET_PROJECT)]
+        figures = known(*((label, getattr(f, name)) for label, name in shown))
+    quota = f"over the {level}'s GPU quota{in_pool(f)}{figures}"
+    headline = (
+        f"The scheduler says it is non-preemptible and {quota}; yet {', and '.join(why)}: "
+        "the statement and what was read now disagree."
+        if doubts
+        else f"Non-preemptible and {quota}."
     )
-    headline = f"Non-preemptible and over the {level}'s GPU quota{in_pool(f)}{figures}."
     cited = (*said[:1], typed) if typed else said[:1]
-    return verdict(R.NON_PREEMPTIBLE_OVER_QUOTA, f, headline, *cited, level=level)
+    return verdict(
+        R.NON_PREEMPTIBLE_OVER_QUOTA,
+        f,
+        headline,
+        *cited,
+        level=level,
+        doubts=doubts,
+        missing=_unread(said[0] if said else None, f, level),
+    )
+
+
+def _doubts(
+    ev: PendingEvidence, said: Said, now: PoolFigures, requested: float | None, level: Level
+) -> tuple[tuple[Doubt, ...], list[str]]:
+    """What read now disagrees with a typed non-preemptible-over-quota statement, in words.
+
+    `now` are the project's figures as get_project gave them; they count against the
+    statement only when not older than it (a status message has no time: it may lag).
+    """
+    doubts: list[Doubt] = []
+    words: list[str] = []
+    movable = preemptibility(ev.workload)
+    if movable.preemptible is True:
+        doubts.append(Doubt.PREEMPTIBLE)
+        words.append(f"the workload reads preemptible ({movable.why})")
+    older = now.project_at is not None and said.at is not None and now.project_at < said.at
+    read = (
+        level == PROJECT
+        and requested is not None
+        and now.deserved is not None
+        and now.allocated_np is not None
+        and not older
+    )
+    if read and (now.allocated_np or 0.0) + (requested or 0.0) <= (now.deserved or 0.0):
+        doubts.append(Doubt.QUOTA_NOW_COVERS)
+        at = f" as of {utc_text(now.project_at, '%H:%M:%SZ')}" if now.project_at else ""
+        words.append(
+            f"the project's figures now leave room for it (deserved {gpus(now.deserved)}, "
+            f"non-preemptible allocated {gpus(now.allocated_np)}{at}, get_project)"
+        )
+    return tuple(doubts), words
+
+
+def _unread(said: Said | None, f: PoolFigures, level: Level) -> tuple[str, ...]:
+    """The figures P5 reports that neither the scheduler nor get_project gave: named, never 0."""
+    where = in_pool(f)
+    labels = {
+        "requested": "the workload's GPU request",
+        "deserved": f"the {level}'s deserved GPUs{where}",
+        "allocated_np": f"the {level}'s non-preemptible GPUs allocated{where}",
+    }
+    if level == DEPARTMENT:  # only the scheduler's statement carries a department's figures
+        given = said.values if said is not None and resource(said) == GPUS else {}
+        return tuple(
+            label
+            for name, label in labels.items()
+            if quantity_number(given.get(name)) is None
+            and (name != "requested" or f.requested is None)
+        )
+    return tuple(label for name, label in labels.items() if getattr(f, name) is None)

@@ -23,6 +23,7 @@ __all__ = [
     "pvc_unbound",
     "queue_missing",
     "request_too_big",
+    "unread_tolerations",
 ]
 
 R = PendingReason
@@ -129,26 +130,65 @@ def pvc_unbound(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     said = ev.saying(Saying.PVC, pool=fig.pool)
     if not said:
         return None
-    return verdict(R.PVC_UNBOUND, fig, f"A volume it needs cannot be bound{in_pool(fig)}.", said[0])
+    claims = sorted(
+        {
+            v.persistent_volume_claim.claim_name
+            for p in ev.kube_pods or ()
+            for v in p.spec.volumes
+            if v.persistent_volume_claim is not None
+        }
+    )
+    noun = "claim" if len(claims) == 1 else "claims"
+    which = f" ({noun} {', '.join(claims)})" if claims else ""
+    return verdict(
+        R.PVC_UNBOUND, fig, f"A volume it needs{which} cannot be bound{in_pool(fig)}.", said[0]
+    )
 
 
-def _untolerated(nodes: tuple[Node, ...], ev: PendingEvidence) -> str | None:
-    """The taint every Ready node of the pool has and the pods do not tolerate, if any."""
+def _fit_text(ev: PendingEvidence, fig: PoolFigures) -> bool:
+    """Whether the scheduler's own fit text for this pool says why its nodes were ruled out."""
+    return any(s.fit for s in ev.saying(*Saying, pool=fig.pool))
+
+
+def _untolerated(ev: PendingEvidence, fig: PoolFigures) -> tuple[str | None, bool]:
+    """A blocking taint every Ready node of the pool has that the pods may not tolerate.
+
+    Returns the taint (None: some Ready node has none the pods fail to tolerate) and whether
+    the pods' tolerations were read: a pod the API returned no tolerations for tolerates an
+    unknown set, so its taint is a question, never a finding.
+    """
+    nodes = ev.pool_nodes.get(fig.pool or "", ())
     ready = [n for n in nodes if (n.status or "").lower() == "ready"]
     pods = ev.pods or ()
     if not ready or not pods:
-        return None
-    tolerations = pods[0].tolerations
+        return None, True
+    read = [p.tolerations for p in pods if p.tolerations is not None]
+    known = len(read) == len(pods)
 
     def blocking(node: Node) -> list[str]:
         return [
             f"{t.key}={t.value or ''}:{t.effect}"
             for t in node.taints
-            if t.effect in _BLOCKING_EFFECTS and not any(x.tolerates(t) for x in tolerations)
+            if t.effect in _BLOCKING_EFFECTS
+            and not any(x.tolerates(t) for tolerations in read for x in tolerations)
         ]
 
     found = [blocking(n) for n in ready]
-    return found[0][0] if all(found) else None
+    return (found[0][0] if all(found) else None), known
+
+
+def unread_tolerations(ev: PendingEvidence, fig: PoolFigures) -> str | None:
+    """What would decide P7 by taints, when every Ready node is tainted and tolerations unread.
+
+    Nothing when the scheduler's own fit text for the pool says why its nodes were ruled out.
+    """
+    taint, known = _untolerated(ev, fig)
+    if taint is None or known or _fit_text(ev, fig):
+        return None
+    return (
+        f"whether its pods tolerate taint {taint}, which every Ready node{in_pool(fig)} has "
+        "(the API returned no tolerations for its pods)"
+    )
 
 
 def node_constraint(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
@@ -171,9 +211,9 @@ def node_constraint(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
             f"Node pool {pool.name} is {pool.phase}: no node there can take work.",
             lines=(EvidenceLine(text=text, source="get_nodepools"),),
         )
-    taint = _untolerated(ev.pool_nodes.get(fig.pool or "", ()), ev)
-    if taint is None:
-        return None
+    taint, known = _untolerated(ev, fig)
+    if taint is None or not known or _fit_text(ev, fig):
+        return None  # tolerations unread are unknown; the scheduler's own fit text decides
     line = EvidenceLine(
         text=f"Taint {taint} on every Ready node; pod tolerations do not cover it",
         source="list_nodes, get_workload_pods",

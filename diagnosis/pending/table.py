@@ -11,17 +11,17 @@ highest precedence across the requested pools, the others are listed under it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from diagnosis.pending import rules_capacity as capacity
 from diagnosis.pending import rules_quota as quota
 from diagnosis.pending import rules_typed as typed
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import GPUS, PoolFigures, pool_figures
-from diagnosis.pending.verdict import PendingReason, Verdict
+from diagnosis.pending.verdict import Doubt, PendingReason, Verdict
 
-__all__ = ["PRECEDENCE", "PendingRow", "advice", "decide", "row"]
+__all__ = ["PRECEDENCE", "PendingRow", "advice", "advice_across", "decide", "row"]
 
 R = PendingReason
 Rule = Callable[[PendingEvidence, PoolFigures], Verdict | None]
@@ -29,13 +29,19 @@ Rule = Callable[[PendingEvidence, PoolFigures], Verdict | None]
 
 @dataclass(frozen=True)
 class PendingRow:
-    """One reason: its rule, who acts, what waiting does, and the next actions."""
+    """One reason: its rule, who acts, what waiting does, and the next actions.
+
+    `never`: waiting never fixes it (a hard constraint). `doubted`: the whole advice instead,
+    when what was read now disagrees with the statement the verdict rests on (`Doubt`).
+    """
 
     reason: PendingReason
     rule: Rule
     owner: str
     waiting: str
     actions: tuple[str, ...]
+    never: bool = False
+    doubted: Mapping[Doubt, tuple[str, ...]] = field(default_factory=dict)
 
 
 PRECEDENCE: tuple[PendingRow, ...] = (
@@ -58,6 +64,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             "Ask a Run:ai administrator to check the project's scheduling queue for this node pool "
             "and the pods' queue label.",
         ),
+        never=True,
     ),
     PendingRow(
         R.HELD_NOT_READY,
@@ -87,6 +94,22 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             "Or ask for more deserved quota for the {level}: non-preemptible work runs only "
             "inside it.",
         ),
+        doubted={
+            Doubt.PREEMPTIBLE: (
+                "Whether waiting helps depends on which is right: the scheduler acts on its "
+                "PodGroup's preemptibility and priority class, not on the workload's fields.",
+                "Check them (`kubectl get podgroups -o yaml`: spec.preemptibility, "
+                "spec.priorityClassName); if the PodGroup is non-preemptible, resubmit it as "
+                "preemptible or ask for more deserved quota for the {level}.",
+            ),
+            Doubt.QUOTA_NOW_COVERS: (
+                "Waiting may fix it: the {level}'s figures now leave room for it, and the "
+                "scheduler re-evaluates it every cycle; its statement may predate a quota change.",
+                "Ask again in a few minutes. If it is still Pending with this statement, ask an "
+                "administrator to compare the {level}'s scheduling queue (`kubectl get queues`) "
+                "with its quota in Run:ai.",
+            ),
+        },
     ),
     PendingRow(
         R.PVC_UNBOUND,
@@ -97,6 +120,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             "Check the claim, its storage class and the volumes' node affinity with the storage "
             "administrator.",
         ),
+        never=True,
     ),
     PendingRow(
         R.NODE_CONSTRAINT_MISMATCH,
@@ -104,6 +128,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         "User — node pool, node type, selector or tolerations",
         "Waiting will never fix this: no node of the pool meets the constraint.",
         ("Change the node pool, node type or selector, or add the toleration it needs.",),
+        never=True,
     ),
     PendingRow(
         R.REQUEST_EXCEEDS_LARGEST_NODE,
@@ -114,6 +139,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             "Ask for at most one node's GPUs per pod, make it a distributed workload, or use a "
             "node pool with larger nodes.",
         ),
+        never=True,
     ),
     PendingRow(
         R.GPU_TYPE_OR_FRACTION_UNAVAILABLE,
@@ -121,6 +147,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         "User; administrator — the pool's GPU configuration",
         "Waiting will never fix this: the pool does not offer that kind of GPU.",
         ("Ask for a GPU type, MIG profile or fraction the pool offers, or use another node pool.",),
+        never=True,
     ),
     PendingRow(
         R.GANG_MIN_MEMBER_NOT_MET,
@@ -166,6 +193,8 @@ PRECEDENCE: tuple[PendingRow, ...] = (
     ),
 )
 _BY_REASON = {r.reason: r for r in PRECEDENCE}
+#: The row that taints decide; the rows after it could be wrong when tolerations are unread.
+_TAINT_ROW = [r.reason for r in PRECEDENCE].index(R.NODE_CONSTRAINT_MISMATCH)
 #: What each resource's limit is called where an administrator sets it.
 _LIMITS = {GPUS: 'GPU limit ("Max GPU device allocation")', "CPU cores": "CPU limit"}
 
@@ -176,22 +205,60 @@ def row(reason: PendingReason) -> PendingRow:
 
 
 def advice(verdict: Verdict) -> list[str]:
-    """The row's next actions, in the verdict's words: whose limit or quota, which resource."""
+    """The row's next actions, in the verdict's words: whose limit or quota, which resource.
+
+    A doubted verdict gets the row's advice for its doubts instead: never an action the
+    disagreement makes wrong (make preemptible what already reads preemptible).
+    """
     found = row(verdict.reason)
     words = {
         "level": verdict.level,
         "resource": verdict.resource,
         "limit": _LIMITS.get(verdict.resource, f"{verdict.resource} limit"),
     }
-    return [text.format(**words) for text in (found.waiting, *found.actions)]
+    doubted = [text for doubt in verdict.doubts for text in found.doubted.get(doubt, ())]
+    texts = doubted or [found.waiting, *found.actions]
+    return list(dict.fromkeys(text.format(**words) for text in texts))
+
+
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def advice_across(best: Verdict, others: list[Verdict]) -> list[str]:
+    """The headline verdict's advice, its "never" said of its pool alone when it has others.
+
+    The scheduler tries every node pool listed: waiting that never fixes the headline pool
+    may still start it in another listed pool, and that pool's prospect is said next to it.
+    """
+    actions = advice(best)
+    other = [v for v in others if v.pool is not None and not row(v.reason).never]
+    if not row(best.reason).never or best.pool is None or not other:
+        return actions
+    there = [
+        f"But it may also start in node pool {v.pool} ({v.reason.value}); there, "
+        + _lower(advice(v)[0])
+        for v in other
+    ]
+    return [f"In node pool {best.pool}, {_lower(actions[0])}", *there, *actions[1:]]
 
 
 def _first(ev: PendingEvidence, fig: PoolFigures) -> tuple[int, Verdict]:
     for index, candidate in enumerate(PRECEDENCE):
         verdict = candidate.rule(ev, fig)
         if verdict is not None:
-            return index, verdict
+            return index, _unread(ev, fig, index, verdict)
     raise AssertionError("unreachable: the UNKNOWN row always answers")
+
+
+def _unread(ev: PendingEvidence, fig: PoolFigures, index: int, verdict: Verdict) -> Verdict:
+    """The verdict naming tolerations never read, when they could have put P7 above it."""
+    if index <= _TAINT_ROW:
+        return verdict
+    unread = typed.unread_tolerations(ev, fig)
+    if unread is None:
+        return verdict
+    return verdict.model_copy(update={"missing": (*verdict.missing, unread)})
 
 
 def decide(ev: PendingEvidence) -> tuple[Verdict, list[Verdict]]:

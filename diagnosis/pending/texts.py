@@ -133,7 +133,8 @@ TEXTS: tuple[tuple[Saying, re.Pattern[str]], ...] = (
     (
         Saying.PVC,
         _rx(
-            r"didn't find available persistent volumes to bind|volume node affinity conflict"
+            r"unbound immediate PersistentVolumeClaims"
+            r"|didn't find available persistent volumes to bind|volume node affinity conflict"
             r"|did not have enough free storage"
         ),
     ),

@@ -11,7 +11,7 @@ from diagnosis.pending.evidence import Said
 from diagnosis.pending.figures import GPUS, PROJECT, Level, PoolFigures, gpus
 from diagnosis.report import EvidenceLine
 
-__all__ = ["PendingReason", "Verdict", "cite_said", "in_pool", "known", "verdict"]
+__all__ = ["Doubt", "PendingReason", "Verdict", "cite_said", "in_pool", "known", "verdict"]
 
 
 class PendingReason(StrEnum):
@@ -33,6 +33,15 @@ class PendingReason(StrEnum):
     UNKNOWN = "UNKNOWN"
 
 
+class Doubt(StrEnum):
+    """What read now disagrees with the scheduler's typed statement (flagged, never "fixed")."""
+
+    #: It says non-preemptible, but the workload reads preemptible.
+    PREEMPTIBLE = "preemptible"
+    #: It says over quota, but the project's figures now leave room for the request.
+    QUOTA_NOW_COVERS = "quota_now_covers"
+
+
 class Verdict(BaseModel):
     """One rule's answer for one node pool.
 
@@ -44,6 +53,7 @@ class Verdict(BaseModel):
         figures: the pool's figures, the scheduler's numbers in place where it gave them.
         missing: what this verdict could not read (for UNKNOWN: what would decide).
         level, resource: whose quota or limit it is about, and in what (the advice's words).
+        doubts: what read now disagrees with the statement it rests on (the advice changes).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -56,6 +66,7 @@ class Verdict(BaseModel):
     missing: tuple[str, ...] = ()
     level: Level = PROJECT
     resource: str = GPUS
+    doubts: tuple[Doubt, ...] = ()
 
 
 def cite_said(said: Said) -> EvidenceLine:
@@ -73,6 +84,8 @@ def verdict(
     lines: tuple[EvidenceLine, ...] = (),
     level: Level = PROJECT,
     unit: str = GPUS,
+    doubts: tuple[Doubt, ...] = (),
+    missing: tuple[str, ...] = (),
 ) -> Verdict:
     """The verdict citing the scheduler statements `said`, then the other `lines`."""
     cited = tuple(cite_said(s) for n, s in enumerate(said) if s not in said[:n])
@@ -84,6 +97,8 @@ def verdict(
         figures=fig,
         level=level,
         resource=unit,
+        doubts=doubts,
+        missing=missing,
     )
 
 

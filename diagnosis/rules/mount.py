@@ -37,7 +37,7 @@ def _headline(volume: str | None, missing: str | None) -> str:
 
 
 def datasource_mount_failed(ev: Evidence) -> Finding | None:
-    """`FailedMount` / `FailedAttachVolume`, a missing claim/secret/config map, unbound PVC."""
+    """`FailedMount` / `FailedAttachVolume`, a missing claim, secret or config map."""
     signals = ev.of(SignalKind.MOUNT_FAILED)
     if not signals:
         return None

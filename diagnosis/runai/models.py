@@ -163,12 +163,13 @@ class Pod(_ApiModel):
     containers: tuple[Container, ...] = ()
     requested_resources: Resources | None = None
     current_node_pool: str | None = None
-    tolerations: tuple[Toleration, ...] = ()
+    #: None when the API did not return them (unknown), () when it returned none.
+    tolerations: tuple[Toleration, ...] | None = None
     cluster_id: str | None = None
     project_name: str | None = None  # `verbosity=full` on `/api/v1/workloads/pods`
     workload_name: str | None = None
 
-    @field_validator("containers", "tolerations", mode="before")
+    @field_validator("containers", mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return () if value is None else value

@@ -31,7 +31,7 @@ def kinds(*events):
         (
             "FailedScheduling",
             "0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims",
-            {SignalKind.MOUNT_FAILED, SignalKind.UNSCHEDULABLE},
+            {SignalKind.UNSCHEDULABLE},  # never placed: a scheduling Pending, nothing mounted
         ),
         ("Evict", "Pod a/b was preempted by workload a/c.", {SignalKind.PREEMPTED}),
         (

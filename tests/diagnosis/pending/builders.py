@@ -63,9 +63,19 @@ NO_GPU_NODE = (
     "The pod runai-nlp/bert-ft-0-0 requires GPU: 1. No node in the cpu node-pool has GPU resources"
 )
 PVC = "0/4 nodes are available: 4 node(s) didn't find available persistent volumes to bind."
+PVC_IMMEDIATE = (
+    "Resources were not found for pod runai-nlp/bert-ft-0-0 due to: no nodes with enough "
+    "resources were found: pod has unbound immediate PersistentVolumeClaims."
+)
 MIG = "MIG job cannot be scheduled on non-MIG node"
 FRACTION = "fractional/shared GPU pods are not yet supported on DRA-only nodes"
 PIPELINED = "Pod runai-nlp/bert-ft-0-0 was pipelined to node dgx-a100-02"
+
+
+def tainted_nodes(key: str = "team", value: str = "cv") -> dict[str, tuple[Node, ...]]:
+    """Pool default's two Ready nodes, both with one NoSchedule taint."""
+    taint = [{"key": key, "value": value, "effect": "NoSchedule"}]
+    return {"default": (node("dgx-01", 8, taints=taint), node("dgx-02", 8, taints=taint))}
 
 
 def waiting(**overrides: Any) -> Workload:
@@ -115,6 +125,13 @@ def project(
             "effective": {"defaultNodePools": ["default"]},
         }
     )
+
+
+#: A non-preemptible workload whose project holds 3 of its 4 deserved GPUs with such work.
+NON_PREEMPTIBLE_AT_QUOTA: dict[str, Any] = {
+    "wl": waiting(preemptible=False, priority=125),
+    "quota": project(deserved=4, allocated=3, allocated_np=3),
+}
 
 
 def capacity(kind: str, values: dict[str, float], at: datetime | None = None) -> Telemetry:

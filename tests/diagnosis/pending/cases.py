@@ -83,9 +83,12 @@ CASES: list[Any] = [
         id="over-limit-typed-department",
     ),
     pytest.param(
-        {"events": [b.fit(b.NP_OVER_QUOTA, reason="NonPreemptibleOverQuota")]},
+        {
+            "events": [b.fit(b.NP_OVER_QUOTA, reason="NonPreemptibleOverQuota")],
+            **b.NON_PREEMPTIBLE_AT_QUOTA,
+        },
         R.NON_PREEMPTIBLE_OVER_QUOTA,
-        ["requested 2, non-preemptible allocated 3, deserved 4"],
+        ["Non-preemptible and over", "requested 2, non-preemptible allocated 3, deserved 4"],
         id="np-over-quota-text",
     ),
     pytest.param(
@@ -98,13 +101,23 @@ CASES: list[Any] = [
         id="np-over-quota-from-numbers",
     ),
     pytest.param(
-        {"events": [b.fit("Non-preemptible over quota")]},
+        {
+            "events": [b.fit("Non-preemptible over quota")],
+            "wl": b.waiting(preemptible=False, priority=125),
+            "quota": b.project(deserved=4, allocated=3, allocated_np=None),
+        },
         R.NON_PREEMPTIBLE_OVER_QUOTA,
         ["Non-preemptible and over the project's GPU quota in node pool default"],
         id="np-over-quota-run-ai-words",
     ),
     pytest.param(
         {"events": [b.fit(b.PVC)]}, R.PVC_UNBOUND, ["cannot be bound"], id="pvc-no-volumes"
+    ),
+    pytest.param(
+        {"events": [b.fit(b.PVC_IMMEDIATE)], "free": 16},
+        R.PVC_UNBOUND,
+        ["A volume it needs cannot be bound in node pool default"],
+        id="pvc-unbound-immediate",
     ),
     pytest.param(
         {"events": [b.fit(b.CONSTRAINT)]},
@@ -120,17 +133,9 @@ CASES: list[Any] = [
     ),
     pytest.param(
         {
-            "nodes": {
-                "default": (
-                    b.node(
-                        "dgx-01", 8, taints=[{"key": "team", "value": "cv", "effect": "NoSchedule"}]
-                    ),
-                    b.node(
-                        "dgx-02", 8, taints=[{"key": "team", "value": "cv", "effect": "NoSchedule"}]
-                    ),
-                )
-            },
+            "nodes": b.tainted_nodes(),
             "free": 16,
+            "pods": [pod("Pending", nodeName=None, tolerations=[])],
         },
         R.NODE_CONSTRAINT_MISMATCH,
         ["taint team=cv:NoSchedule"],

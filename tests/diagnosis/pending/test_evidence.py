@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from diagnosis.evidence import Signal
 from diagnosis.kube.scheduling_models import PodGroup, quantity_number
+from diagnosis.lexicon import SignalKind
 from diagnosis.pending.compose import compose_pending, waited
 from diagnosis.pending.figures import SNAPSHOT_SKEW, pool_figures
 from diagnosis.pending.table import decide
@@ -44,6 +46,24 @@ def test_a_statement_from_before_the_last_transition_into_pending_is_not_trusted
     assert len(stale) == 1
     assert "written before it last became Pending" in stale[0]
     assert "allowable limit" in stale[0]
+
+
+def test_the_eviction_cited_is_the_latest_the_one_that_began_this_wait():
+    def evicted(minutes: float) -> Signal:
+        return Signal(
+            kind=SignalKind.PREEMPTED,
+            at=ago(minutes),
+            source="get_workload_status",
+            origin="event",
+            text=f"Evict: preempted {minutes:g} minutes ago",
+        )
+
+    newest_first = (evicted(41), evicted(150), evicted(300))
+    ev = b.pending_evidence(history=[phase_update("Pending", 40)])
+    ev = ev.model_copy(update={"signals": newest_first})
+    report = compose_pending(ev, *decide(ev))
+    cited = [e.text for e in report.evidence if "Evict:" in e.text]
+    assert cited == [f"Event at {ago(41):%Y-%m-%d %H:%M:%SZ}: Evict: preempted 41 minutes ago"]
 
 
 def test_a_podgroup_condition_while_pods_hold_resources_is_not_trusted():
@@ -251,8 +271,10 @@ def test_the_schedulers_numbers_are_never_cited_as_the_projects():
     report = compose_pending(ev, best, others)
     [line] = [e for e in report.evidence if e.text.startswith("Project nlp")]
     assert line.source == "get_project"
-    assert line.text.startswith("Project nlp in node pool default: deserved 4 GPUs; 0 non-pre")
-    assert line.text.endswith("(limit, allocated: the scheduler's, above)")
+    assert line.text.startswith(
+        "Project nlp in node pool default: deserved 4 GPUs, limit 16; allocated 2 (0 non-pre"
+    )
+    assert line.text.endswith("(the scheduler's statement above: limit 8, allocated 6)")
 
 
 @pytest.mark.parametrize(

@@ -119,3 +119,53 @@ def test_a_pool_with_room_is_advised_first_only_when_listed_later(
     [advice] = about
     for word in words:
         assert word in advice, advice
+
+
+#: (the pools it lists, their phases, what the advice opens with): a pool waiting never fixes
+#: heads the answer, but the scheduler tries every pool listed, so "never" is said of that
+#: pool alone whenever another listed pool may still take it, with that pool's prospect.
+NEVER_HERE: list[Any] = [
+    pytest.param(
+        ["h100"],
+        {"default": 0},
+        ["Waiting will never fix this: no node of the pool meets the constraint."],
+        id="one-pool",
+    ),
+    pytest.param(
+        ["h100", "default"],
+        {"default": 0},
+        [
+            "In node pool h100, waiting will never fix this: no node of the pool meets the "
+            "constraint.",
+            "But it may also start in node pool default (NODE_POOL_FULL); there, waiting should fix it: "
+            "within quota",
+        ],
+        id="other-pool-full",
+    ),
+    pytest.param(
+        ["h100", "default"],
+        {"default": 16},
+        [
+            "In node pool h100, waiting will never fix this",
+            "But it may also start in node pool default (UNKNOWN); there, whether waiting helps cannot "
+            "be told.",
+        ],
+        id="other-pool-unknown",
+    ),
+]
+
+
+@pytest.mark.parametrize(("listed", "free", "opening"), NEVER_HERE)
+def test_never_is_said_of_the_headline_pool_alone(
+    listed: list[str], free: dict[str, float], opening: list[str]
+):
+    wl = b.waiting(requestedNodePools=listed)
+    ev = b.pending_evidence(
+        wl, events=[b.fit(b.SHORTAGE)], pools=[b.pool("h100", "Empty"), b.pool("default")]
+    ).model_copy(update={"free": b.capacity("FREE_GPUS", free)})
+    best, others = decide(ev)
+    assert (best.reason, best.pool) == (R.NODE_CONSTRAINT_MISMATCH, "h100")
+    advice = compose_pending(ev, best, others).recommendations
+    for text, words in zip(advice, opening, strict=False):
+        assert text.startswith(words), advice
+    assert advice[len(opening)].startswith("Change the node pool"), advice

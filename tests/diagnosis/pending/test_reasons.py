@@ -11,7 +11,7 @@ from diagnosis.pending.table import decide
 from diagnosis.pending.verdict import PendingReason
 from tests.diagnosis.pending import builders as b
 from tests.diagnosis.pending.cases import CASES
-from tests.factories import ago, history_event, phase_update
+from tests.factories import ago, history_event, phase_update, pod
 
 R = PendingReason
 
@@ -175,3 +175,44 @@ def test_a_history_event_counts_like_an_event():
     best, _ = decide(b.pending_evidence(history=history))
     assert best.reason is R.GANG_MIN_MEMBER_NOT_MET
     assert best.lines[0].source == "get_workload_history"
+
+
+TOLERATING = [{"key": "team", "operator": "Exists", "effect": "NoSchedule"}]
+NOT_TOLERATED = "whether its pods tolerate taint team=cv:NoSchedule"
+
+#: (the pods' tolerations as the API gave them, None: not returned; the scheduler's fit text;
+#: the reason; the unread tolerations named, or None): every Ready node of pool default is
+#: tainted. Tolerations never returned are unknown, not "none"; and the scheduler's own fit
+#: text, when it says why, decides over any taint inference.
+TAINTS: list[Any] = [
+    pytest.param(None, None, R.NODE_POOL_FULL, NOT_TOLERATED, id="not-returned"),
+    pytest.param([], None, R.NODE_CONSTRAINT_MISMATCH, None, id="returned-empty"),
+    pytest.param(TOLERATING, None, R.NODE_POOL_FULL, None, id="tolerated"),
+    pytest.param(None, b.SHORTAGE, R.NODE_POOL_FULL, None, id="not-returned-capacity-text"),
+    pytest.param([], b.SHORTAGE, R.NODE_POOL_FULL, None, id="returned-empty-capacity-text"),
+    pytest.param([], b.CONSTRAINT, R.NODE_CONSTRAINT_MISMATCH, None, id="constraint-text"),
+]
+
+
+@pytest.mark.parametrize(("tolerations", "said", "reason", "named"), TAINTS)
+def test_unreturned_tolerations_are_unknown_and_the_fit_text_decides(
+    tolerations: list[dict[str, str]] | None, said: str | None, reason: R, named: str | None
+):
+    returned = {} if tolerations is None else {"tolerations": tolerations}
+    ev = b.pending_evidence(
+        pods=[pod("Pending", nodeName=None, **returned)],
+        nodes=b.tainted_nodes(),
+        events=[b.fit(said)] if said else [],
+        free=0,
+    )
+    best, others = decide(ev)
+    assert best.reason is reason, best.headline
+    gaps = [m for m in compose_pending(ev, best, others).missing if "tolerate" in m]
+    assert len(gaps) == (named is not None), gaps
+    assert all(named in gap for gap in gaps if named is not None), gaps
+
+
+def test_the_api_distinguishes_tolerations_not_returned_from_none():
+    assert pod("Pending").tolerations is None
+    assert pod("Pending", tolerations=None).tolerations is None
+    assert pod("Pending", tolerations=[]).tolerations == ()

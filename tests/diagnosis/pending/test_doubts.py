@@ -1,0 +1,154 @@
+"""A typed Pending statement checked against what was read now: a disagreement is flagged.
+
+The scheduler's `NonPreemptibleOverQuota` must agree with a non-preemptible workload, and
+may lag a quota raised since (reference §4.2 P5, §4.4): either disagreement is said in the
+headline with both sides' figures, and the advice never tells the user to do what the
+disagreement makes wrong. Figures P5 reports that nothing gave are named, never zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from diagnosis.pending.compose import compose_pending
+from diagnosis.pending.table import decide
+from diagnosis.pending.verdict import Doubt, PendingReason
+from tests.diagnosis.pending import builders as b
+from tests.factories import ago
+
+R = PendingReason
+D = Doubt
+NON_PREEMPTIBLE = {"preemptible": False, "priority": 125}
+AT_QUOTA = b.project(deserved=4, allocated=3, allocated_np=3)
+RAISED = b.project(deserved=16, allocated=0, allocated_np=0)
+STATEMENT = "requested 2, non-preemptible allocated 3, deserved 4"
+
+#: (the workload, the project now, the doubts, words of the headline, of the advice, and words
+#: the advice never has). The scheduler's statement: 2 requested, 3 of 4 held, 5 minutes ago.
+DOUBTS: list[Any] = [
+    pytest.param(
+        NON_PREEMPTIBLE,
+        AT_QUOTA,
+        (),
+        {
+            "headline": [f"Non-preemptible and over the project's GPU quota in node pool default: "
+                         f"{STATEMENT}."],
+            "advice": ["Make it preemptible", "Or ask for more deserved quota"],
+        },
+        id="consistent",
+    ),
+    pytest.param(
+        {},
+        AT_QUOTA,
+        (D.PREEMPTIBLE,),
+        {
+            "headline": ["The scheduler says it is non-preemptible",
+                         "reads preemptible (preemptible: true)"],
+            "advice": ["PodGroup's preemptibility", "spec.preemptibility"],
+            "never": ["Make it preemptible"],
+        },
+        id="flag-reads-preemptible",
+    ),
+    pytest.param(
+        {"preemptible": None, "priority": 40},
+        AT_QUOTA,
+        (D.PREEMPTIBLE,),
+        {
+            "headline": ["reads preemptible (priority 40 < 100, no preemptible flag)"],
+            "advice": ["PodGroup's preemptibility"],
+            "never": ["Make it preemptible"],
+        },
+        id="priority-reads-preemptible",
+    ),
+    pytest.param(
+        NON_PREEMPTIBLE,
+        RAISED,
+        (D.QUOTA_NOW_COVERS,),
+        {
+            "headline": [f"GPU quota in node pool default: {STATEMENT}; yet the project's "
+                         "figures now leave room for it (deserved 16, non-preemptible "
+                         "allocated 0 as of"],
+            "advice": ["Waiting may fix it", "Ask again in a few minutes"],
+            "never": ["Make it preemptible", "more deserved quota"],
+        },
+        id="quota-raised-since",
+    ),
+    pytest.param(
+        NON_PREEMPTIBLE,
+        b.project(deserved=16, allocated=0, allocated_np=0, at=ago(10)),
+        (),
+        {"headline": [STATEMENT], "advice": ["Make it preemptible"]},
+        id="figures-older-than-the-statement",
+    ),
+    pytest.param(
+        {},
+        RAISED,
+        (D.PREEMPTIBLE, D.QUOTA_NOW_COVERS),
+        {
+            "headline": ["reads preemptible (preemptible: true), and the project's figures now "
+                         "leave room"],
+            "advice": ["PodGroup's preemptibility", "Waiting may fix it"],
+            "never": ["Make it preemptible"],
+        },
+        id="both",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("workload", "quota", "doubts", "words"), DOUBTS)
+def test_a_typed_non_preemptible_over_quota_is_checked_against_now(
+    workload: dict[str, Any], quota: Any, doubts: tuple[Doubt, ...], words: dict[str, list[str]]
+):
+    said = b.fit(b.NP_OVER_QUOTA, "NonPreemptibleOverQuota", minutes_ago=5)
+    ev = b.pending_evidence(b.waiting(**workload), events=[said], quota=quota)
+    best, others = decide(ev)
+    assert (best.reason, best.doubts) == (R.NON_PREEMPTIBLE_OVER_QUOTA, doubts), best.headline
+    for text in words["headline"]:
+        assert text in best.headline, best.headline
+    actions = " ".join(compose_pending(ev, best, others).recommendations)
+    for text in words["advice"]:
+        assert text in actions, actions
+    for text in words.get("never", []):
+        assert text not in actions, actions
+
+
+def test_a_status_message_has_no_time_so_it_may_lag_the_project_now():
+    message = {"nodePool": "default", "phaseReason": "NonPreemptibleOverQuota",
+               "reason": "Non-preemptible over quota", "orgType": "PROJECT"}  # fmt: skip
+    wl = b.waiting(pendingSchedulingMessages=[message], **NON_PREEMPTIBLE)
+    best, _ = decide(b.pending_evidence(wl, quota=RAISED))
+    assert best.doubts == (D.QUOTA_NOW_COVERS,)
+    assert "over the project's GPU quota in node pool default: requested 4; yet" in best.headline
+
+
+def test_the_project_line_shows_the_figures_now_next_to_the_schedulers():
+    said = b.fit(b.NP_OVER_QUOTA, "NonPreemptibleOverQuota")
+    ev = b.pending_evidence(b.waiting(**NON_PREEMPTIBLE), events=[said], quota=RAISED)
+    report = compose_pending(ev, *decide(ev))
+    [line] = [e for e in report.evidence if e.text.startswith("Project nlp")]
+    assert line.source == "get_project"
+    assert line.text.startswith(
+        "Project nlp in node pool default: deserved 16 GPUs, limit unlimited; allocated 0 "
+        "(0 non-preemptible)"
+    )
+    assert line.text.endswith(
+        "(the scheduler's statement above: deserved 4, non-preemptible allocated 3)"
+    )
+
+
+def test_the_figures_p5_reports_are_named_when_nothing_gave_them():
+    message = {"nodePool": "default", "phaseReason": "NonPreemptibleOverQuota",
+               "reason": "Non-preemptible workload requests 4 GPUs, over the project's "
+                         "deserved quota of 2 GPUs", "orgType": "PROJECT"}  # fmt: skip
+    wl = b.waiting(pendingSchedulingMessages=[message], **NON_PREEMPTIBLE)
+    ev = b.pending_evidence(wl, quota=b.project(deserved=None, allocated=None, allocated_np=None))
+    best, others = decide(ev)
+    assert best.reason is R.NON_PREEMPTIBLE_OVER_QUOTA
+    report = compose_pending(ev, best, others)
+    assert "the project's deserved GPUs in node pool default" in report.missing
+    assert "the project's non-preemptible GPUs allocated in node pool default" in report.missing
+    assert report.pending is not None
+    facts = (report.pending.deserved_gpus, report.pending.allocated_non_preemptible_gpus)
+    assert facts == (None, None)
