@@ -27,7 +27,7 @@ from diagnosis.kube.scheduling_models import PodGroup
 from diagnosis.kube.signals import source
 from diagnosis.pending.evidence import PendingEvidence, pending_since, sayings
 from diagnosis.request import DiagnosisRequest
-from diagnosis.runai.models import Event, Node, Pod, Workload
+from diagnosis.runai.models import Event, HistoryRecord, Node, Pod, Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.runai.scheduling_models import ProjectQuota
 
@@ -182,8 +182,12 @@ async def collect_pending(
     now: datetime,
     since: datetime,
     kube: KubeReader | None,
+    history_read: Fetched[list[HistoryRecord]] | None = None,
 ) -> PendingEvidence:
-    """Read what explains a Pending workload (see the module docstring)."""
+    """Read what explains a Pending workload (see the module docstring).
+
+    `history_read`, when given, was read already (to tell a survived eviction): not read again.
+    """
     cluster = workload.cluster_id
     pods = asyncio.ensure_future(
         gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id))
@@ -191,7 +195,11 @@ async def collect_pending(
     project = asyncio.ensure_future(_project(runai, workload))
     try:
         history, pools, free, total, (nodes, node_gaps), tier2 = await asyncio.gather(
-            fetch_history(runai, workload.id, since),
+            (
+                fetch_history(runai, workload.id, since)
+                if history_read is None
+                else _given(history_read)
+            ),
             gather_gap("get_nodepools", "node pools", runai.list_node_pools(cluster_id=cluster)),
             gather_gap(
                 "get_node_telemetry",
@@ -250,3 +258,7 @@ async def collect_pending(
 
 async def _none() -> None:
     return None
+
+
+async def _given(value: T) -> T:
+    return value

@@ -250,3 +250,24 @@ async def test_a_preemptor_whose_workload_cannot_be_read_is_named_as_such_and_hi
         for m in plain.missing
     )
     assert "serve-llama-70b" not in json.dumps(asked.to_json_dict("24h"))  # not checkable
+
+
+@pytest.mark.parametrize(
+    ("name", "outcome"),
+    [
+        ("preempted", Outcome.PREEMPTED),  # failed: the early reads' history is the one read
+        ("preempted-priority", Outcome.PREEMPTED),  # requeued as Pending: no early reads
+        ("preempted-survived-history", Outcome.DIAGNOSED),  # ran again: the failure's answer
+        ("preempted-survived-then-oom", Outcome.DIAGNOSED),
+    ],
+)
+async def test_history_read_to_tell_a_survived_eviction_is_read_once(name, outcome):
+    """Reading the history before routing to the preemption answer costs no second read."""
+    scenario = bundled_scenario(name)
+    request = request_from_expectation(scenario, scenario.expect[0])
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
+        paths = [r.path for r in up.simulator.requests]
+    assert report.outcome is outcome, report.headline
+    assert sum(p.endswith("/history") for p in paths) == 1, paths
