@@ -52,8 +52,13 @@ async def examine_workload(
     cutoff: datetime,
     watch: Stopwatch,
     early: Reads | None = None,
+    read_department: bool = False,
 ) -> Report:
-    """Steps 2-5 for the resolved workload: events, phase routing, evidence, classification."""
+    """Steps 2-5 for the resolved workload: events, phase routing, evidence, classification.
+
+    `read_department`: whether a Pending answer may read and show the department's quota
+    (only when every asker may see it: `diagnosis.pending.collect`).
+    """
     log = structlog.get_logger(__name__)
     workload = resolved.workload
     since = evidence_since(workload, now=now, cutoff=cutoff)
@@ -112,6 +117,7 @@ async def examine_workload(
                 since=since,
                 kube=reader,
                 history=history_read,
+                read_department=read_department,
             )
         return _with_gaps(report, kube_gap)
 

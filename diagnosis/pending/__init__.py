@@ -33,10 +33,12 @@ async def explain_pending(
     since: datetime,
     kube: KubeReader | None,
     history: Fetched[list[HistoryRecord]] | None = None,
+    read_department: bool = False,
 ) -> Report:
     """Why `workload` is Pending: one reason from the precedence table, with its figures.
 
     `history`, when given, is the workload's history read already (it is not read again).
+    `read_department`: whether its department's quota may be read and shown (see `collect`).
     """
     ev = await collect_pending(
         request,
@@ -48,6 +50,7 @@ async def explain_pending(
         since=since,
         kube=kube,
         history_read=history,
+        read_department=read_department,
     )
     best, others = decide(ev)
     return compose_pending(ev, best, others)
