@@ -75,6 +75,10 @@ class _Soon(Generic[T]):
             self._task.cancel()
 
 
+async def _ready(value: T) -> T:
+    return value
+
+
 class Reads:
     """The Run:ai reads of Steps 2-4 for one workload, started as soon as they can be.
 
@@ -88,7 +92,13 @@ class Reads:
     """
 
     def __init__(
-        self, runai: RunaiReader, workload: Workload, *, now: datetime, since: datetime
+        self,
+        runai: RunaiReader,
+        workload: Workload,
+        *,
+        now: datetime,
+        since: datetime,
+        history: Fetched[list[HistoryRecord]] | None = None,
     ) -> None:
         # Pods first: Tier 2 (the third chain level) waits on them, nothing waits on the rest.
         self.pods = asyncio.ensure_future(
@@ -97,7 +107,10 @@ class Reads:
         self.spec = asyncio.ensure_future(
             gather_gap("get_workload_spec", "submitted spec", runai.get_workload_spec(workload))
         )
-        self.history = asyncio.ensure_future(fetch_history(runai, workload.id, since))
+        # History read already (to tell a survived eviction) is not read again.
+        self.history = asyncio.ensure_future(
+            fetch_history(runai, workload.id, since) if history is None else _ready(history)
+        )
         self.node_names: list[str] | None = None  # known once the pods are
 
         def _metrics() -> Awaitable[Fetched[list[Measurement]]]:

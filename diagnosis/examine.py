@@ -7,14 +7,15 @@ phase table decides), and otherwise collects the evidence, classifies and compos
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import structlog
 
 from diagnosis.collect import Reads, collect
 from diagnosis.compose import compose
-from diagnosis.evidence import Evidence, Gap, Signal
-from diagnosis.fetch import HISTORY, evidence_since, fetch_events
+from diagnosis.evidence import Gap, Signal
+from diagnosis.fetch import HISTORY, Fetched, evidence_since, fetch_events, fetch_history
 from diagnosis.kube.config import KubeAccessError
 from diagnosis.kube.reader import KubeConnector, KubeReader
 from diagnosis.lexicon import SignalKind
@@ -31,7 +32,7 @@ from diagnosis.report import Outcome, Report
 from diagnosis.request import DiagnosisRequest, Symptom
 from diagnosis.resolve import Resolved
 from diagnosis.rules import classify
-from diagnosis.runai.models import Workload
+from diagnosis.runai.models import HistoryRecord, Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.runs import current_run
 from diagnosis.signals import events_signals, status_signals
@@ -51,8 +52,13 @@ async def examine_workload(
     cutoff: datetime,
     watch: Stopwatch,
     early: Reads | None = None,
+    read_department: bool = False,
 ) -> Report:
-    """Steps 2-5 for the resolved workload: events, phase routing, evidence, classification."""
+    """Steps 2-5 for the resolved workload: events, phase routing, evidence, classification.
+
+    `read_department`: whether a Pending answer may read and show the department's quota
+    (only when every asker may see it: `diagnosis.pending.collect`).
+    """
     log = structlog.get_logger(__name__)
     workload = resolved.workload
     since = evidence_since(workload, now=now, cutoff=cutoff)
@@ -73,20 +79,24 @@ async def examine_workload(
             preempted = None  # asked why it waits: the Pending answer cites the eviction
     reader, kube_gap = _kube_reader(kube, request.cluster_id)
 
-    async def preemption(decisive: Signal, ev: Evidence | None = None) -> Report:
+    async def preemption(
+        decisive: Signal,
+        signals: list[Signal],
+        history: Sequence[HistoryRecord] | None,
+        history_gap: Gap | None,
+        gaps: tuple[Gap | None, ...],
+    ) -> Report:
         """The preemption answer, from the evidence read so far (history, when read)."""
-        history = ev.history if ev is not None else None
-        gaps = ev.gaps if ev is not None else tuple(g for g in (events.gap, kube_gap) if g)
         with watch.stage("collect"):
             report = await explain_preemption(
                 request,
                 runai,
                 workload=workload,
                 decisive=decisive,
-                signals=list(ev.signals) if ev is not None else status,
+                signals=signals,
                 events=events.value or (),
-                history=history,
-                history_gap=next((g for g in gaps if g.source == HISTORY), None),
+                history=None if history is None else tuple(history),
+                history_gap=history_gap,
                 now=now,
                 cutoff=cutoff,
                 since=since,
@@ -95,7 +105,7 @@ async def examine_workload(
         return _with_gaps(report, *gaps)
 
     async def pending() -> Report:
-        """The Pending answer (it reads what it needs itself)."""
+        """The Pending answer (it reads what it needs itself, history unless read already)."""
         with watch.stage("collect"):
             report = await explain_pending(
                 request,
@@ -106,11 +116,20 @@ async def examine_workload(
                 now=now,
                 since=since,
                 kube=reader,
+                history=history_read,
+                read_department=read_department,
             )
         return _with_gaps(report, kube_gap)
 
-    if preempted is not None:
-        return await preemption(preempted)
+    with watch.stage("collect"):
+        # Whether it ran again after the eviction is in its history too, not only in the
+        # events: read it (once) before the eviction is taken for what ended the run.
+        preempted, history_read = await _unless_survived(
+            runai, workload, status, preempted, since=since, early=early
+        )
+    if preempted is not None and history_read is not None:
+        found = (events.gap, kube_gap)
+        return await preemption(preempted, status, history_read.value, history_read.gap, found)
     if waiting and not events.gap:
         return await pending()
     if routed_out is not None and not (events.gap and routed_out in UNCONFIRMED_WITHOUT_EVENTS):
@@ -130,14 +149,15 @@ async def examine_workload(
             since=since,
             redactor=redactor,
             kube=reader,
-            reads=early,
+            reads=early or _reads_with(runai, workload, now, since, history_read),
         )
     if kube_gap is not None:
         ev = ev.model_copy(update={"gaps": (*ev.gaps, kube_gap)})
     with watch.stage("classify"):
         preempted = recent_preemption(ev.signals, ev.history or (), cutoff=since)
     if preempted is not None:
-        return await preemption(preempted, ev)
+        lost = next((g for g in ev.gaps if g.source == HISTORY), None)
+        return await preemption(preempted, list(ev.signals), ev.history, lost, ev.gaps)
     with watch.stage("classify"):
         # The phase table again, on the run being diagnosed alone: neither lost events nor an
         # earlier run's pull error or crash loop in the window make this run a failure.
@@ -175,6 +195,39 @@ def early_reads(
     if phase_gate(workload.phase, list(status_signals(workload, Redactor()))) is not None:
         return None
     return Reads(runai, workload, now=now, since=evidence_since(workload, now=now, cutoff=cutoff))
+
+
+async def _unless_survived(
+    runai: RunaiReader,
+    workload: Workload,
+    status: list[Signal],
+    preempted: Signal | None,
+    *,
+    since: datetime,
+    early: Reads | None,
+) -> tuple[Signal | None, Fetched[list[HistoryRecord]] | None]:
+    """The eviction the status and events show, unless the history shows it ran again after.
+
+    Returns it (None: survived, or none) with the history read to tell (None: not read). The
+    early reads' history is used when they were started, so it is never read twice.
+    """
+    if preempted is None:
+        return None, None
+    read = await (early.history if early is not None else fetch_history(runai, workload.id, since))
+    return recent_preemption(status, read.value or (), cutoff=since), read
+
+
+def _reads_with(
+    runai: RunaiReader,
+    workload: Workload,
+    now: datetime,
+    since: datetime,
+    history: Fetched[list[HistoryRecord]] | None,
+) -> Reads | None:
+    """The evidence reads, with the history read already (None: `collect` starts its own)."""
+    if history is None:
+        return None
+    return Reads(runai, workload, now=now, since=since, history=history)
 
 
 def _with_gaps(report: Report, *gaps: Gap | None) -> Report:

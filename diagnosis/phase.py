@@ -63,8 +63,21 @@ REPEATED = 2
 _CONTINUE = frozenset({"failed", "crashed", "stopped"})
 _SUCCESS = frozenset({"completed", "succeeded"})
 #: A phase update into one of these after an eviction: its pods were placed again. (Back to
-#: Pending is not: Run:ai requeues an evicted workload as Pending.)
+#: Pending is not: Run:ai requeues an evicted workload as Pending; nor is a terminal phase,
+#: which is how a workload that terminates after preemption ends.)
 _RUNNING_AGAIN = frozenset({"running", "initializing", "resuming"})
+#: A failure after an eviction that only a pod placed and started again can have. A plain
+#: non-zero exit or an `Error` pod is not: the eviction's own kill ends the container so.
+_FAILED_AFTER_RUNNING = frozenset(
+    {
+        SignalKind.OOM_KILLED,
+        SignalKind.CRASHLOOP,
+        SignalKind.IMAGE_PULL,
+        SignalKind.INIT_FAILED,
+        SignalKind.MOUNT_FAILED,
+        SignalKind.START_ERROR,
+    }
+)
 #: Phases where a "why is it pending?" question is answered by the Pending diagnosis.
 _STARTING = frozenset({"initializing", "creating"})
 
@@ -94,9 +107,11 @@ def recent_preemption(
 ) -> Signal | None:
     """The newest preemption signal within the lookback, unless the workload ran again after it.
 
-    A preemption followed by a new `Scheduled`/`Started` event or a phase update back to
-    Running/Pending was survived: the workload was rescheduled, and a later failure is its
-    own story.
+    It ran again when, after the eviction, a pod was scheduled or started (`RESTARTED`), the
+    history moves it back to Running, or a failure only a running pod has (OOM-killed, a
+    crash loop, a failed start: `_FAILED_AFTER_RUNNING`) was reported. That preemption was
+    survived, and the failure that ended the later run is the diagnosis (the skill's
+    strongest direct signal), not the eviction before it.
     """
     listed = list(signals)
     preemptions = [
@@ -107,15 +122,18 @@ def recent_preemption(
     newest = max(preemptions, key=lambda s: s.at or cutoff)
     if newest.at is None:
         return newest
-    restarted = any(
-        s.kind is SignalKind.RESTARTED and s.at is not None and s.at > newest.at for s in listed
+    after = newest.at
+    ran_again = any(
+        s.kind in _FAILED_AFTER_RUNNING or s.kind is SignalKind.RESTARTED
+        for s in listed
+        if s.at is not None and s.at > after
     ) or any(
         r.spec.phase_update is not None
         and r.spec.phase_update.phase.lower() in _RUNNING_AGAIN
-        and r.at > newest.at
+        and r.at > after
         for r in history
     )
-    return None if restarted else newest
+    return None if ran_again else newest
 
 
 def phase_gate(phase: str | None, signals: Sequence[Signal]) -> Outcome | None:

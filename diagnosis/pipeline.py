@@ -150,6 +150,8 @@ async def _diagnose(
                 cutoff=cutoff,
                 watch=watch,
                 early=early,
+                # A department's figures sum other projects': shown only with no per-asker check.
+                read_department=authorize is None,
             )
         finally:
             if early is not None:

@@ -45,7 +45,13 @@ from diagnosis.runai.models import (
     WorkloadSpec,
 )
 from diagnosis.runai.reader import RunaiReader
-from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry, WorkloadPriority
+from diagnosis.runai.scheduling_models import (
+    DepartmentQuota,
+    NodePool,
+    ProjectQuota,
+    Telemetry,
+    WorkloadPriority,
+)
 
 __all__ = [
     "Payload",
@@ -250,6 +256,10 @@ class SharedLookups:
     async def get_project(self, project_id: str) -> ProjectQuota:
         """See `RunaiReader.get_project`."""
         return await self._runai.get_project(project_id)
+
+    async def get_department(self, department_id: str) -> DepartmentQuota:
+        """See `RunaiReader.get_department`."""
+        return await self._runai.get_department(department_id)
 
     async def list_project_quotas(self, *, cluster_id: str) -> list[ProjectQuota]:
         """See `RunaiReader.list_project_quotas`."""

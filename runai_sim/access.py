@@ -144,6 +144,11 @@ class AccessAPI:
         """The projects served: the scenario's, else those derived from its workloads."""
         return self._projects or []
 
+    @property
+    def departments(self) -> list[dict[str, Any]]:
+        """The departments served: the scenario's, else those derived from the projects."""
+        return self._departments or []
+
     def routes(
         self, get: Callable[[str, Callable[[Request], Awaitable[Response]]], Route]
     ) -> list[Route]:
@@ -225,7 +230,26 @@ class AccessAPI:
         verbosity = request.query_params.get("verbosity")
         if verbosity not in {None, "meta", "brief", "verbose"}:
             raise QueryError(f"Invalid verbosity {verbosity!r}; allowed: meta, brief, verbose")
-        return _org_page(request, "departments", self._departments or [], _ORG_FIELDS)
+        verbose = verbosity == "verbose"
+        return _org_page(
+            request,
+            "departments",
+            self._departments or [],
+            _ORG_FIELDS,
+            shown=lambda item: _listed(item, verbose=verbose),
+        )
+
+
+def _listed(department: dict[str, Any], *, verbose: bool) -> dict[str, Any]:
+    """A department as the list gives it: its status only when verbose, and then only summed.
+
+    The by-id read (`runai_sim.scheduling`) serves the per-pool `nodePoolQuotaStatuses`.
+    """
+    item = {key: value for key, value in department.items() if key != "status"}
+    status = department.get("status")
+    if verbose and isinstance(status, Mapping) and "quotaStatus" in status:
+        item["status"] = {"quotaStatus": status["quotaStatus"]}
+    return item
 
 
 def _limit(params: Any, *, default: int) -> int:
@@ -236,7 +260,12 @@ def _limit(params: Any, *, default: int) -> int:
 
 
 def _org_page(
-    request: Request, key: str, items: list[dict[str, Any]], fields: Mapping[str, FieldSpec]
+    request: Request,
+    key: str,
+    items: list[dict[str, Any]],
+    fields: Mapping[str, FieldSpec],
+    *,
+    shown: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Response:
     params = request.query_params
     terms = filters.parse_filters(params.getlist("filterBy"), fields)
@@ -244,7 +273,7 @@ def _org_page(
     offset, limit = filters.parse_page(params)
     found = filters.sort_items(filters.apply_filters(items, terms), spec, descending=descending)
     chosen, next_offset = filters.page(found, offset, limit)
-    body: dict[str, Any] = {key: chosen}
+    body: dict[str, Any] = {key: [shown(i) for i in chosen] if shown else chosen}
     if next_offset is not None:
         body["next"] = next_offset
     return JSONResponse(body)

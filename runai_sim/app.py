@@ -249,7 +249,7 @@ class Simulator(WorkloadEndpoints):
             get("/api/v1/clusters/{cluster_uuid}", self._cluster),
             get("/api/v1/nodes", self._nodes),
             *access.routes(get),
-            *SchedulingAPI(self.scenario, access.projects).routes(get),
+            *SchedulingAPI(self.scenario, access.projects, access.departments).routes(get),
             Mount(KUBE_PREFIX, app=self._kube.app),
             *(self.workloads.routes() if self._control else []),
         ]

@@ -1,9 +1,9 @@
-"""The simulated scheduling endpoints: a project's quota, node pools, telemetry, priorities.
+"""The simulated scheduling endpoints: org-unit quotas, node pools, telemetry, priorities.
 
-Served from the scenario's `projects` (their `resources` and `status`), `node_pools`,
-`nodes_telemetry`, `workload_priorities` and `project_metrics`, in the 2.24 shapes of
-`runai-openapi-2.24-scheduling.json` (`Project`, `Nodepool`, `TelemetryResponse`,
-`WorkloadPriority`, `MetricsResponse`). Bodies are served as written.
+Served from the scenario's `projects` and `departments` (their `resources` and `status`),
+`node_pools`, `nodes_telemetry`, `workload_priorities` and `project_metrics`, in the 2.24
+shapes of `runai-openapi-2.24-scheduling.json` (`Project`, `Department`, `Nodepool`,
+`TelemetryResponse`, `WorkloadPriority`, `MetricsResponse`). Bodies are served as written.
 """
 
 from __future__ import annotations
@@ -90,15 +90,22 @@ _Handler = Callable[["Request"], Awaitable[Response]]
 class SchedulingAPI:
     """The read endpoints of the scheduling subset, over one scenario."""
 
-    def __init__(self, scenario: Scenario, projects: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        projects: list[dict[str, Any]],
+        departments: list[dict[str, Any]] | None = None,
+    ) -> None:
         self._scenario = scenario
         self._projects = projects
+        self._departments = departments or []
 
     def routes(self, get: Callable[[str, _Handler], Route]) -> list[Route]:
         """The routes, each wrapped by `get` (the app's GET route with its 400 handling)."""
         return [
             get("/api/v1/org-unit/projects/{project_id}", self._project),
             get("/api/v1/org-unit/projects/{project_id}/metrics", self._project_metrics),
+            get("/api/v1/org-unit/departments/{department_id}", self._department),
             get("/api/v1/node-pools", self._node_pools),
             get("/api/v1/node-pools/{pool_id}", self._node_pool),
             get("/api/v1/nodes/telemetry", self._telemetry),
@@ -114,6 +121,13 @@ class SchedulingAPI:
 
     async def _project(self, request: Request) -> Response:
         return JSONResponse(self._find_project(request))
+
+    async def _department(self, request: Request) -> Response:
+        wanted = str(request.path_params["department_id"])
+        for department in self._departments:
+            if str(department.get("id")) == wanted:
+                return JSONResponse(department)
+        raise HTTPException(404, f"Department {wanted} not found.")
 
     async def _project_metrics(self, request: Request) -> Response:
         project = self._find_project(request)

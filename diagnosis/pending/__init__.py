@@ -16,7 +16,7 @@ from diagnosis.pending.compose import compose_pending
 from diagnosis.pending.table import decide
 from diagnosis.report import Report
 from diagnosis.request import DiagnosisRequest
-from diagnosis.runai.models import Event, Workload
+from diagnosis.runai.models import Event, HistoryRecord, Workload
 from diagnosis.runai.reader import RunaiReader
 
 __all__ = ["explain_pending"]
@@ -32,8 +32,14 @@ async def explain_pending(
     now: datetime,
     since: datetime,
     kube: KubeReader | None,
+    history: Fetched[list[HistoryRecord]] | None = None,
+    read_department: bool = False,
 ) -> Report:
-    """Why `workload` is Pending: one reason from the precedence table, with its figures."""
+    """Why `workload` is Pending: one reason from the precedence table, with its figures.
+
+    `history`, when given, is the workload's history read already (it is not read again).
+    `read_department`: whether its department's quota may be read and shown (see `collect`).
+    """
     ev = await collect_pending(
         request,
         runai,
@@ -43,6 +49,8 @@ async def explain_pending(
         now=now,
         since=since,
         kube=kube,
+        history_read=history,
+        read_department=read_department,
     )
     best, others = decide(ev)
     return compose_pending(ev, best, others)

@@ -1,10 +1,16 @@
 """Everything the Pending answer reads, concurrently; every failed read is a stated gap.
 
 Reads that need only the IDs the status already gave run at once: pods and history (the
-workload ID), the project's quota (its project ID), node pools and the pools' free and total
-GPUs (the cluster ID). The pools' nodes follow the project only when the workload names no
-pool; Kubernetes (Tier 2) follows the pods: the pods' conditions and events, then the
-PodGroup, then its Queue and its events.
+workload ID), the project's quota (its project ID), its department's (its department ID), node
+pools and the pools' free and total GPUs (the cluster ID). The pools' nodes follow the project
+only when the workload names no pool, and so does the department when the workload names none;
+Kubernetes (Tier 2) follows the pods: the pods' conditions and events, then the PodGroup, then
+its Queue and its events.
+
+The department's quota is read only when every asker may see it (`read_department`: no
+per-asker check, as on the command line): its usage sums other projects', which a person who
+may read this project's workloads need not be allowed to see. Otherwise, as when it cannot be
+read, it is a stated gap, never "unconstrained".
 """
 
 from __future__ import annotations
@@ -27,11 +33,11 @@ from diagnosis.kube.scheduling_models import PodGroup
 from diagnosis.kube.signals import source
 from diagnosis.pending.evidence import PendingEvidence, pending_since, sayings
 from diagnosis.request import DiagnosisRequest
-from diagnosis.runai.models import Event, Node, Pod, Workload
+from diagnosis.runai.models import Event, HistoryRecord, Node, Pod, Workload
 from diagnosis.runai.reader import RunaiReader
-from diagnosis.runai.scheduling_models import ProjectQuota
+from diagnosis.runai.scheduling_models import DepartmentQuota, ProjectQuota
 
-__all__ = ["MAX_POOLS", "collect_pending"]
+__all__ = ["DEPARTMENT_WITHHELD", "MAX_POOLS", "collect_pending"]
 
 T = TypeVar("T")
 #: Node pools whose nodes are read (a workload lists its pools in preference order).
@@ -39,6 +45,12 @@ MAX_POOLS = 3
 #: Unplaced pods described through Kubernetes.
 MAX_PODS = 3
 _KubeLine = tuple[str | None, str | None, datetime | None, str, str]
+GET_DEPARTMENT = "get_department"
+#: Why the department's quota is not read for an asker whose access is checked per project.
+DEPARTMENT_WITHHELD = (
+    "department quota unavailable (not read for you: its usage sums other projects', and only "
+    "your read access to this project's workloads is checked)"
+)
 
 
 class _Tier2:
@@ -67,6 +79,26 @@ async def _project(runai: RunaiReader, workload: Workload) -> Fetched[ProjectQuo
     return await gather_gap(
         "get_project", "the project's quota and usage", runai.get_project(workload.project_id)
     )
+
+
+async def _department(
+    runai: RunaiReader,
+    workload: Workload,
+    project: Awaitable[Fetched[ProjectQuota]],
+    *,
+    read: bool,
+) -> Fetched[DepartmentQuota]:
+    """The department's quota and usage: by the workload's department ID, else its project's."""
+    if not read:
+        return Fetched(None, Gap(source=GET_DEPARTMENT, what=DEPARTMENT_WITHHELD))
+    department_id = (workload.department_id or "").strip()
+    if not department_id:
+        found = (await project).value
+        department_id = (found.parent_id or "").strip() if found else ""
+    if not department_id:
+        what = "department quota unavailable (neither the workload nor its project read names one)"
+        return Fetched(None, Gap(source=GET_DEPARTMENT, what=what))
+    return await gather_gap(GET_DEPARTMENT, "department quota", runai.get_department(department_id))
 
 
 async def _pool_nodes(
@@ -182,16 +214,28 @@ async def collect_pending(
     now: datetime,
     since: datetime,
     kube: KubeReader | None,
+    history_read: Fetched[list[HistoryRecord]] | None = None,
+    read_department: bool = False,
 ) -> PendingEvidence:
-    """Read what explains a Pending workload (see the module docstring)."""
+    """Read what explains a Pending workload (see the module docstring).
+
+    `history_read`, when given, was read already (to tell a survived eviction): not read again.
+    """
     cluster = workload.cluster_id
     pods = asyncio.ensure_future(
         gather_gap("get_workload_pods", "pods", runai.list_pods(workload.id))
     )
     project = asyncio.ensure_future(_project(runai, workload))
+    department = asyncio.ensure_future(
+        _department(runai, workload, asyncio.shield(project), read=read_department)
+    )
     try:
         history, pools, free, total, (nodes, node_gaps), tier2 = await asyncio.gather(
-            fetch_history(runai, workload.id, since),
+            (
+                fetch_history(runai, workload.id, since)
+                if history_read is None
+                else _given(history_read)
+            ),
             gather_gap("get_nodepools", "node pools", runai.list_node_pools(cluster_id=cluster)),
             gather_gap(
                 "get_node_telemetry",
@@ -206,11 +250,13 @@ async def collect_pending(
             _pool_nodes(runai, workload, asyncio.shield(project)),
             _tier2(kube, workload, events.value or (), asyncio.shield(pods)) if kube else _none(),
         )
-        pods_read, project_read = await pods, await project
+        pods_read, project_read, unit = await pods, await project, await department
     finally:
         pods.cancel()
         project.cancel()
-    gaps = [f.gap for f in (events, pods_read, history, project_read, pools, free, total) if f.gap]
+        department.cancel()
+    reads = (events, pods_read, history, project_read, unit, pools, free, total)
+    gaps = [f.gap for f in reads if f.gap]
     gaps += node_gaps
     waiting_since = pending_since(workload, history.value)
     said, stale = sayings(
@@ -233,6 +279,7 @@ async def collect_pending(
         pods=tuple(pods_read.value) if pods_read.value is not None else None,
         history=tuple(history.value) if history.value is not None else None,
         project=project_read.value,
+        department=unit.value,
         node_pools=tuple(pools.value) if pools.value is not None else None,
         free=free.value,
         total=total.value,
@@ -250,3 +297,7 @@ async def collect_pending(
 
 async def _none() -> None:
     return None
+
+
+async def _given(value: T) -> T:
+    return value

@@ -23,7 +23,7 @@ from diagnosis.pending.texts import FitPart, Saying, fit_parts, read_text
 from diagnosis.redact import quote
 from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import Event, HistoryRecord, Node, Pod, Workload
-from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry
+from diagnosis.runai.scheduling_models import DepartmentQuota, NodePool, ProjectQuota, Telemetry
 
 __all__ = ["PendingEvidence", "PoolList", "Said", "pending_since", "sayings"]
 
@@ -75,6 +75,7 @@ class PendingEvidence(BaseModel):
     pods: tuple[Pod, ...] | None = None
     history: tuple[HistoryRecord, ...] | None = None
     project: ProjectQuota | None = None
+    department: DepartmentQuota | None = None
     node_pools: tuple[NodePool, ...] | None = None
     free: Telemetry | None = None
     total: Telemetry | None = None

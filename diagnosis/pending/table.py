@@ -169,16 +169,17 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         "User; administrator — quota and over-quota weight",
         "Waiting fixes it when over-quota GPUs free up (they are shared by weight and rank).",
         (
-            "Or ask for more deserved quota (or a higher over-quota weight) in this node pool, "
-            "or request fewer GPUs.",
+            "Or ask for more deserved quota (or a higher over-quota weight) for the {level} in "
+            "this node pool, or request fewer GPUs.",
         ),
     ),
     PendingRow(
         R.NODE_POOL_FULL,
         capacity.node_pool_full,
         "Nobody yet — the scheduler should reclaim; administrator if it lasts",
-        "Waiting should fix it: within quota, the scheduler reclaims GPUs others use over their "
-        "quota, and preempts the project's own lower-priority workloads where it must.",
+        "Waiting should fix it while the project and its department are within their quotas: the "
+        "scheduler reclaims GPUs others use over their quota, and preempts the project's own "
+        "lower-priority workloads where it must.",
         (
             "If it lasts, tell an administrator: the pool may be over-subscribed (deserved quotas "
             "add up to more than its GPUs), or no single node has room.",

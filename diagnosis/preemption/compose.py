@@ -6,8 +6,9 @@ from datetime import datetime
 
 from diagnosis.lexicon import SignalKind
 from diagnosis.moments import utc_text
+from diagnosis.pending.figures import DEPARTMENT, PROJECT
 from diagnosis.preemption.evidence import PreemptionEvidence
-from diagnosis.preemption.fairness import count, over_quota, protection
+from diagnosis.preemption.fairness import QuotaPosition, count, protection, quota_position
 from diagnosis.preemption.kinds import KindVerdict
 from diagnosis.preemption.party import describe
 from diagnosis.preemption.texts import PreemptionKind
@@ -35,14 +36,33 @@ _ADVICE: dict[PreemptionKind, str] = {
     K.PRIORITY_PREEMPTION: "Higher-priority work in the project goes first: if this must not "
     "be interrupted, give it a non-preemptible priority and keep it within the project's "
     "deserved quota.",
-    K.RECLAIM_FAIR_SHARE: "Over-quota GPUs are lent, not owned: stay within the project's "
-    "deserved quota (or ask for more) to be safe from reclaim.",
+    K.RECLAIM_FAIR_SHARE: "Reclaim takes only GPUs used beyond the deserved quota: stay within "
+    "the project's deserved quota in this node pool (or ask for more) to be safe from it.",
     K.CONSOLIDATION: "It was moved to pack GPUs tighter, not deprived: it should be placed "
     "again; checkpointing makes moves cheap.",
     K.STALE_GANG_EVICTION: "Its own gang broke: find why a pod of the gang stopped (ask about "
     "that pod), since the remaining pods cannot run without it.",
     K.UNKNOWN: "Configure Kubernetes access (Tier 2) for this cluster: the PodGroup's Evict "
     "event says who preempted it and how.",
+}
+#: The reclaim advice by the quota position the headline states: (whose, over it).
+_RECLAIM_ADVICE: dict[tuple[str, bool], str] = {
+    (PROJECT, True): "Over-quota GPUs are lent, not owned: stay within the project's deserved "
+    "quota (or ask for more) to be safe from reclaim.",
+    (PROJECT, False): "Within its deserved quota it should have been safe from reclaim: report "
+    "it to a Run:ai administrator with the eviction record above (the scheduler's own "
+    "figures); staying within quota is what it already did.",
+    (DEPARTMENT, True): "Its department used more than its deserved quota, so GPUs of any of "
+    "its projects were on loan: staying within the project's own quota may not be enough; ask "
+    "an administrator about the department's deserved quota in this node pool.",
+    (DEPARTMENT, False): "Its department was within its deserved quota, which reclaim should "
+    "not take: report it to a Run:ai administrator with the eviction record above.",
+}
+#: What is said missing when the project's own quota position is not known, by whose line.
+_POSITION_MISSING: dict[str | None, str] = {
+    None: "the project's quota position at the eviction (no reclaim line or metrics)",
+    DEPARTMENT: "the project's own quota position at the eviction (the scheduler's reclaim "
+    "line gives its department's: the two workloads' projects have different departments)",
 }
 #: UNKNOWN with Kubernetes read: the record is gone, or says nothing.
 _UNKNOWN_WITH_TIER2 = (
@@ -57,7 +77,33 @@ def _when(ev: PreemptionEvidence, verdict: KindVerdict) -> datetime | None:
     return found or ev.at
 
 
-def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, over: bool | None) -> str:
+#: Whose quota position the reclaim headline states, by the level of the scheduler's queue.
+_WHOSE: dict[str | None, str] = {
+    PROJECT: "Its project",
+    DEPARTMENT: "Its department",
+    None: "The queue the scheduler named (its project's or its department's: not known)",
+}
+
+
+def _position(position: QuotaPosition) -> str:
+    """The reclaim headline's sentence on the quota position: whose, and over it or not."""
+    if position.over is None:
+        return " Whether its project was over its quota then is not known."
+    whose = _WHOSE[position.level]
+    after = "; its project's own position is not known" if position.level == DEPARTMENT else ""
+    if position.over:
+        return f" {whose} was over its quota then, so the GPUs were on loan{after}."
+    return f" {whose} was within its quota then: reclaim should not have taken them{after}."
+
+
+def _reclaim_advice(position: QuotaPosition) -> str:
+    """The reclaim advice for the position the headline states (the general one if unknown)."""
+    if position.level is None or position.over is None:
+        return _ADVICE[K.RECLAIM_FAIR_SHARE]
+    return _RECLAIM_ADVICE[position.level, position.over]
+
+
+def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, position: QuotaPosition) -> str:
     moment = _when(ev, verdict)
     at = f" at {utc_text(moment, '%Y-%m-%d %H:%MZ')}" if moment else ""
     by = ev.preemptor
@@ -68,12 +114,7 @@ def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, over: bool | None
         return f"Preempted{at} by higher-priority workload {who}{vs}."
     if verdict.kind is K.RECLAIM_FAIR_SHARE:
         who = describe(by) if by else "a workload the scheduler named"
-        fair = {
-            True: " Its project was over its quota then, so the GPUs were on loan.",
-            False: " Its project was within its quota then: reclaim should not have taken them.",
-            None: " Whether its project was over its quota then is not known.",
-        }[over]
-        return f"Reclaimed{at}: {who} took back GPUs its project deserves.{fair}"
+        return f"Reclaimed{at}: {who} took back GPUs its project deserves.{_position(position)}"
     if verdict.kind is K.CONSOLIDATION:
         return (
             f"Moved{at} by consolidation (bin packing): evicted to be placed again, not deprived."
@@ -116,7 +157,7 @@ def _party_lines(ev: PreemptionEvidence) -> list[EvidenceLine]:
 
 def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
     """The `preempted` report for the kind the table decided."""
-    over, over_line = over_quota(ev, verdict)
+    position = quota_position(ev, verdict)
     violated, broken = protection(ev, verdict.kind)
     times = count(ev)
     evidence: list[EvidenceLine] = []
@@ -135,8 +176,8 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
         for f in verdict.flags
     ]
     evidence += _party_lines(ev)
-    if over_line is not None:
-        evidence.append(over_line)
+    if position.line is not None:
+        evidence.append(position.line)
     evidence += [
         EvidenceLine(text=f"Protection broken: {b}", source="get_workload_status") for b in broken
     ]
@@ -160,6 +201,8 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
         )
     unknown_read = verdict.kind is K.UNKNOWN and ev.tier2
     actions = [_UNKNOWN_WITH_TIER2 if unknown_read else _ADVICE[verdict.kind]]
+    if verdict.kind is K.RECLAIM_FAIR_SHARE:
+        actions = [_reclaim_advice(position)]
     if broken:
         actions.insert(
             0,
@@ -181,8 +224,8 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
     missing = [g.what for g in ev.gaps]
     if times is None:
         missing.append("how often it was preempted (history unavailable)")
-    if over is None and verdict.kind is K.RECLAIM_FAIR_SHARE:
-        missing.append("the project's quota position at the eviction (no reclaim line or metrics)")
+    if position.project is None and verdict.kind is K.RECLAIM_FAIR_SHARE:
+        missing.append(_POSITION_MISSING.get(position.level, _POSITION_MISSING[None]))
     if not ev.tier2:
         missing.append(TIER2_PREEMPTION_MISSING)
     facts = PreemptionFacts(
@@ -190,14 +233,14 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
         at=_when(ev, verdict),
         by=ev.preemptor,
         candidates=ev.candidates,
-        victim_over_quota=over,
+        victim_over_quota=position.project,
         protection_violated=violated,
         count=times,
     )
     return Report(
         outcome=Outcome.PREEMPTED,
         workload=workload_ref(w),
-        headline=_headline(ev, verdict, over=over),
+        headline=_headline(ev, verdict, position=position),
         evidence=tuple(dict.fromkeys(evidence)),
         recommendations=tuple(actions),
         missing=tuple(dict.fromkeys(missing)),

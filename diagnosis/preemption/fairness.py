@@ -3,25 +3,28 @@
 The quota position comes from the scheduler's own reclaim line (the victim queue's use and
 quota when it decided), else from the project's quota and allocation metrics sampled around
 the eviction in the one node pool it ran in (quotas are per pool: metrics for no named pool
-would be a sum over pools, and judge nothing); never from today's status. A protection that
-should have applied and did not (a non-preemptible victim, a guaranteed runtime not yet over)
-is flagged, not explained away.
+would be a sum over pools, and judge nothing); never from today's status. The reclaim line
+names the victim's department's queue instead of its project's when the two workloads'
+projects have different departments: that is the department's position, and the project's
+own stays unknown. A protection that should have applied and did not (a non-preemptible
+victim, a guaranteed runtime not yet over) is flagged, not explained away.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from diagnosis.lexicon import SignalKind
 from diagnosis.moments import utc_text
-from diagnosis.pending.figures import gpus
+from diagnosis.pending.figures import DEPARTMENT, PROJECT, Level, gpus
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.kinds import KindVerdict
-from diagnosis.preemption.texts import PreemptionKind
+from diagnosis.preemption.texts import PreemptionKind, QueueLine
 from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Measurement
 
-__all__ = ["METRICS_WINDOW", "count", "over_quota", "protection"]
+__all__ = ["METRICS_WINDOW", "QuotaPosition", "count", "protection", "quota_position"]
 
 #: Metric samples this close to the eviction describe "the time of the eviction".
 METRICS_WINDOW = timedelta(minutes=15)
@@ -44,34 +47,86 @@ def _sample(series: Measurement | None, at: datetime) -> tuple[float, datetime] 
     return best
 
 
-def over_quota(
-    ev: PreemptionEvidence, verdict: KindVerdict
-) -> tuple[bool | None, EvidenceLine | None]:
-    """Whether the victim's project was over its quota when evicted, and the line saying so."""
+@dataclass(frozen=True)
+class QuotaPosition:
+    """Whose quota position at the eviction, over it or not, and the line that says so.
+
+    `level` is the project's or its department's, None when the scheduler's queue is neither
+    recognisably; `over` is that queue's position (None: not known).
+    """
+
+    over: bool | None = None
+    level: Level | None = None
+    line: EvidenceLine | None = None
+
+    @property
+    def project(self) -> bool | None:
+        """Whether the victim's project itself was over its quota (None: not known)."""
+        return self.over if self.level == PROJECT else None
+
+
+def _names(queue: str, unit: str | None, pools: set[str]) -> bool:
+    """Whether `queue` is `unit`'s queue: its name, or its name with a node pool's suffix."""
+    return bool(unit) and (queue == unit or any(queue == f"{unit}-{pool}" for pool in pools))
+
+
+def queue_level(ev: PreemptionEvidence, line: QueueLine) -> Level | None:
+    """Whose queue a reclaim line's victim queue is: the project's or its department's.
+
+    By its name (the project's, or the department's); else by structure: the scheduler gives
+    the parent queues when the two projects have different parents (departments). None when
+    neither tells.
+    """
+    w = ev.workload
+    pools = {*w.current_node_pools, *w.requested_node_pools, *filter(None, [ev.metrics_pool])}
+    project = _names(line.queue, w.project_name, pools)
+    department = _names(line.queue, w.department_name, pools)
+    if project != department:
+        return PROJECT if project else DEPARTMENT
+    theirs = ev.preemptor_workload.department_id if ev.preemptor_workload else None
+    if not (w.department_id and theirs):
+        return None
+    return DEPARTMENT if theirs != w.department_id else PROJECT
+
+
+def _whose(level: Level | None, queue: str) -> str:
+    if level == DEPARTMENT:
+        return f"its department's queue {queue}"
+    if level == PROJECT:
+        return f"queue {queue}"
+    return f"queue {queue} (whether its project's or its department's is not known)"
+
+
+def quota_position(ev: PreemptionEvidence, verdict: KindVerdict) -> QuotaPosition:
+    """Whose quota position the evidence gives at the eviction, and whether it was over it."""
     said = verdict.eviction.said if verdict.eviction else None
     if said is not None and said.queues:
         line = said.queues[0]
         if line.uses is not None and line.quota is not None:
+            level = queue_level(ev, line)
             text = (
-                f"At the eviction the scheduler saw queue {line.queue} using {gpus(line.uses)} "
-                f"GPUs with a quota of {gpus(line.quota)} (fair share {gpus(line.fair_share)})"
+                f"At the eviction the scheduler saw {_whose(level, line.queue)} using "
+                f"{gpus(line.uses)} GPUs with a quota of {gpus(line.quota)} "
+                f"(fair share {gpus(line.fair_share)})"
             )
             source = verdict.eviction.source if verdict.eviction else "get_workload_status"
-            return line.uses > line.quota, EvidenceLine(text=text, source=source)
+            cited = EvidenceLine(text=text, source=source)
+            return QuotaPosition(over=line.uses > line.quota, level=level, line=cited)
     at = ev.at
     if at is None or not ev.metrics or ev.metrics_pool is None:
-        return None, None
+        return QuotaPosition()
     series = {m.type: m for m in ev.metrics}
     quota = _sample(series.get("GPU_QUOTA"), at)
     used = _sample(series.get("GPU_ALLOCATION"), at)
     if quota is None or used is None:
-        return None, None
+        return QuotaPosition()
     text = (
         f"Project {ev.workload.project_name} in node pool {ev.metrics_pool}: allocation was "
         f"{gpus(used[0])} GPUs vs quota {gpus(quota[0])} around {utc_text(at, '%H:%MZ')} "
         f"(samples at {utc_text(used[1], '%H:%MZ')})"
     )
-    return used[0] > quota[0], EvidenceLine(text=text, source="get_project_metrics")
+    cited = EvidenceLine(text=text, source="get_project_metrics")
+    return QuotaPosition(over=used[0] > quota[0], level=PROJECT, line=cited)
 
 
 def protection(ev: PreemptionEvidence, kind: PreemptionKind) -> tuple[bool | None, list[str]]:

@@ -98,6 +98,7 @@ class Workload(_ApiModel):
     arguments: str | None = Field(default=None, validation_alias=AliasChoices("arguments", "args"))
     # Scheduling fields (the Pending and preemption diagnoses).
     department_id: str | None = None
+    department_name: str | None = None
     priority: int | None = None
     priority_class_name: str | None = None
     preemptible: bool | None = None

@@ -20,7 +20,13 @@ from diagnosis.runai.models import (
     Workload,
     WorkloadSpec,
 )
-from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry, WorkloadPriority
+from diagnosis.runai.scheduling_models import (
+    DepartmentQuota,
+    NodePool,
+    ProjectQuota,
+    Telemetry,
+    WorkloadPriority,
+)
 
 __all__ = ["RunaiReader"]
 
@@ -87,6 +93,10 @@ class RunaiReader(Protocol):
     # ------------------------------------------------------------------ scheduling reads
     async def get_project(self, project_id: str) -> ProjectQuota:
         """`get_project`: the project's quota (`resources`) and usage (`status`) per node pool."""
+        ...
+
+    async def get_department(self, department_id: str) -> DepartmentQuota:
+        """`get_department`: the department's quota and its projects' usage per node pool."""
         ...
 
     async def list_project_quotas(self, *, cluster_id: str) -> list[ProjectQuota]:

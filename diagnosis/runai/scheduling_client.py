@@ -14,7 +14,13 @@ from diagnosis.errors import InvalidRequest
 from diagnosis.http.paths import segment
 from diagnosis.http.responses import json_member, parse_model, parse_models
 from diagnosis.runai.models import Measurement, Node, Workload
-from diagnosis.runai.scheduling_models import NodePool, ProjectQuota, Telemetry, WorkloadPriority
+from diagnosis.runai.scheduling_models import (
+    DepartmentQuota,
+    NodePool,
+    ProjectQuota,
+    Telemetry,
+    WorkloadPriority,
+)
 from diagnosis.runai.session import Params, Session, get, iso
 
 if TYPE_CHECKING:
@@ -40,6 +46,12 @@ class SchedulingReads:
         path = f"/api/v1/org-unit/projects/{segment(project_id, _IDENTIFIER)}"
         body, url = await get(self._http, path, operation="get_project")
         return parse_model(ProjectQuota, body, operation="get_project", url=url)
+
+    async def get_department(self: Session, department_id: str) -> DepartmentQuota:
+        """`get_department`: `GET /api/v1/org-unit/departments/{departmentId}` (quota, usage)."""
+        path = f"/api/v1/org-unit/departments/{segment(department_id, _IDENTIFIER)}"
+        body, url = await get(self._http, path, operation="get_department")
+        return parse_model(DepartmentQuota, body, operation="get_department", url=url)
 
     async def list_project_quotas(self: Session, *, cluster_id: str) -> list[ProjectQuota]:
         """`GET /api/v1/org-unit/projects` of one cluster, with each project's namespace."""

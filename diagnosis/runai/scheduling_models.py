@@ -1,10 +1,11 @@
-"""Typed models of the Run:ai scheduling reads: project quotas, node pools, telemetry, priorities.
+"""Typed models of the Run:ai scheduling reads: org-unit quotas, node pools, telemetry, priorities.
 
-Derived from the 2.24 schemas in `runai-openapi-2.24-scheduling.json` (`Project`, `Resources`,
-`QuotaStatusNodePool`, `Nodepool`, `TelemetryResponse`, `WorkloadPriority`) and the workload's
-`PendingSchedulingMessage`/`RequestedPods`. Like `diagnosis.runai.models` they ignore unknown
-fields and declare only what the Pending and preemption diagnoses read. A figure the body
-leaves out stays None: a quota nobody read is never a quota of zero.
+Derived from the 2.24 schemas in `runai-openapi-2.24-scheduling.json` (`Project`,
+`Department`, `Resources`, `QuotaStatusNodePool`, `Nodepool`, `TelemetryResponse`,
+`WorkloadPriority`) and the workload's `PendingSchedulingMessage`/`RequestedPods`. Like
+`diagnosis.runai.models` they ignore unknown fields and declare only what the Pending and
+preemption diagnoses read. A figure the body leaves out stays None: a quota nobody read is
+never a quota of zero.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic.alias_generators import to_camel
 from diagnosis.moments import utc_field
 
 __all__ = [
+    "DepartmentQuota",
     "NodePool",
     "PendingSchedulingMessage",
     "PoolQuotaStatus",
@@ -149,20 +151,18 @@ class _ProjectEffective(_ApiModel):
         return _empty(value)
 
 
-class ProjectQuota(_ApiModel):
-    """`Project` with its quota (`resources`) and usage (`status`) per node pool."""
+class _OrgUnitQuota(_ApiModel):
+    """An org unit (project or department) with its quota and usage per node pool."""
 
     id: str
     name: str
     cluster_id: str | None = None
-    parent_id: str | None = None
     resources: tuple[ProjectResources, ...] = ()
     status: _ProjectStatus | None = None
-    effective: _ProjectEffective | None = None
 
-    @field_validator("id", "parent_id", mode="before")
+    @field_validator("id", mode="before")
     @classmethod
-    def _ids_text(cls, value: object) -> object:
+    def _id_text(cls, value: object) -> object:
         return _text(value)
 
     @field_validator("resources", mode="before")
@@ -170,19 +170,39 @@ class ProjectQuota(_ApiModel):
     def _none_is_empty(cls, value: Any) -> Any:
         return _empty(value)
 
+    def quota_in(self, pool: str) -> ProjectResources | None:
+        """The unit's quota in node pool `pool`, if the body lists it."""
+        return next((r for r in self.resources if r.pool == pool), None)
+
+    def status_in(self, pool: str) -> PoolQuotaStatus | None:
+        """The unit's usage in node pool `pool`, if the body lists it."""
+        statuses = self.status.node_pool_quota_statuses if self.status else ()
+        return next((s for s in statuses if s.node_pool_name == pool), None)
+
+
+class ProjectQuota(_OrgUnitQuota):
+    """`Project` with its quota (`resources`) and usage (`status`) per node pool."""
+
+    parent_id: str | None = None
+    effective: _ProjectEffective | None = None
+
+    @field_validator("parent_id", mode="before")
+    @classmethod
+    def _parent_text(cls, value: object) -> object:
+        return _text(value)
+
     @property
     def namespace(self) -> str | None:
         """The project's namespace (`status.namespace`)."""
         return self.status.namespace if self.status else None
 
-    def quota_in(self, pool: str) -> ProjectResources | None:
-        """The project's quota in node pool `pool`, if the body lists it."""
-        return next((r for r in self.resources if r.pool == pool), None)
 
-    def status_in(self, pool: str) -> PoolQuotaStatus | None:
-        """The project's usage in node pool `pool`, if the body lists it."""
-        statuses = self.status.node_pool_quota_statuses if self.status else ()
-        return next((s for s in statuses if s.node_pool_name == pool), None)
+class DepartmentQuota(_OrgUnitQuota):
+    """`Department` with its quota (`resources`) and usage (`status`) per node pool.
+
+    Its usage sums its projects'; its quota is its own (a project within its quota can still
+    wait while its department is over the department's).
+    """
 
 
 class _SchedulingConfiguration(_ApiModel):

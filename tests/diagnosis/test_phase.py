@@ -111,3 +111,27 @@ def test_preemption_word_in_reason_only():
 def test_non_preemptible_is_not_preemption():
     text = event("Unschedulable", "NonPreemptibleOverQuota: non-preemptible workload over quota")
     assert recent_preemption(signals(text), cutoff=ago(24 * 60)) is None
+
+
+def test_preemption_survived_per_a_later_oom_kill():
+    """Evicted, rescheduled, then OOM-killed: only a running pod is OOM-killed (review #3)."""
+    oom = event("OOMKilled", "Container trainer in pod runai-ml/t-0-1 was OOMKilled", 10)
+    assert recent_preemption(signals(PREEMPT, oom), cutoff=ago(24 * 60)) is None
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        event("Failed", "container trainer terminated with exit code 143", 29),
+        event("Failed", "container trainer terminated with exit code 137 (Error)", 29),
+    ],
+)
+def test_the_evictions_own_kill_is_not_running_again(after):
+    """A non-zero exit right after the eviction is how the eviction ends a container."""
+    assert recent_preemption(signals(PREEMPT, after), cutoff=ago(24 * 60)) is not None
+
+
+def test_a_terminal_phase_after_the_eviction_is_not_running_again():
+    """Terminated after preemption: Failed with no Running between is still the preemption."""
+    history = [phase_update("Failed", 29)]
+    assert recent_preemption(signals(PREEMPT), history, cutoff=ago(24 * 60)) is not None

@@ -97,6 +97,8 @@ async def test_a_pending_workloads_reads_that_need_only_its_ids_run_at_once():
     assert chain_levels(calls) == 3, sorted((c.start, c.path) for c in calls)
     assert {levels[k] for k in ("pods", "history", "node-pools", "telemetry", "nodes")} == {3}
     assert {level(c, calls) for c in calls if "/org-unit/projects/" in c.path} == {3}
+    # The workload names its department: its quota is read on that level too, once.
+    assert [level(c, calls) for c in calls if "/org-unit/departments/" in c.path] == [3]
 
 
 async def test_kubernetes_failing_is_a_gap_and_run_ai_still_decides():
@@ -250,3 +252,50 @@ async def test_a_preemptor_whose_workload_cannot_be_read_is_named_as_such_and_hi
         for m in plain.missing
     )
     assert "serve-llama-70b" not in json.dumps(asked.to_json_dict("24h"))  # not checkable
+
+
+@pytest.mark.parametrize(
+    ("name", "outcome"),
+    [
+        ("preempted", Outcome.PREEMPTED),  # failed: the early reads' history is the one read
+        ("preempted-priority", Outcome.PREEMPTED),  # requeued as Pending: no early reads
+        ("preempted-survived-history", Outcome.DIAGNOSED),  # ran again: the failure's answer
+        ("preempted-survived-then-oom", Outcome.DIAGNOSED),
+    ],
+)
+async def test_history_read_to_tell_a_survived_eviction_is_read_once(name, outcome):
+    """Reading the history before routing to the preemption answer costs no second read."""
+    scenario = bundled_scenario(name)
+    request = request_from_expectation(scenario, scenario.expect[0])
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
+        paths = [r.path for r in up.simulator.requests]
+    assert report.outcome is outcome, report.headline
+    assert sum(p.endswith("/history") for p in paths) == 1, paths
+
+
+async def test_the_department_is_read_only_when_no_asker_is_checked_and_is_never_unconstrained():
+    """Its usage sums other projects': with a per-asker check it is not read, and said so."""
+    scenario = bundled_scenario("pending-department-over-quota")
+    request = request_from_expectation(scenario, scenario.expect[0])
+    department = "/api/v1/org-unit/departments/1"
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        operator = await diagnose(request, runai=up.runai, now=scenario.now)
+        assert [r.path for r in up.simulator.requests].count(department) == 1
+        up.simulator.clear_requests()
+        asker = await diagnose(
+            request, runai=up.runai, now=scenario.now, authorize=reads("ml-team")
+        )
+        assert department not in [r.path for r in up.simulator.requests]
+    assert operator.pending is not None
+    assert operator.pending.reason == "PROJECT_OVER_QUOTA"
+    assert "department ml-platform has 14 of 8" in operator.headline
+    assert asker.pending is not None
+    assert asker.pending.reason == "NODE_POOL_FULL"  # the project's position, and only that
+    assert "Its department's quota position was not read" in asker.headline
+    assert "ml-platform" not in asker.headline
+    assert any(
+        m.startswith("department quota unavailable (not read for you") for m in asker.missing
+    )

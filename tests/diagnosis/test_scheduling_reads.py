@@ -1,7 +1,7 @@
 """The scheduling reads of both clients, against the simulator: shapes, filters, errors.
 
-Run:ai (`SchedulingReads`): a project's quota, the cluster's projects, node pools, a pool's
-nodes and running workloads, node telemetry, priority classes, project metrics. Kubernetes
+Run:ai (`SchedulingReads`): a project's and a department's quota, the cluster's projects, node
+pools, a pool's nodes and running workloads, node telemetry, priority classes, project metrics. Kubernetes
 (`SchedulerObjects`): a PodGroup, a Queue, an object's events with their annotations.
 """
 
@@ -56,6 +56,24 @@ async def test_project_quota_usage_and_namespace(up):
     }
 
 
+async def test_department_quota_and_its_projects_usage(up):
+    """The department's own quota and what all its projects hold, per node pool."""
+    department = await up.runai.get_department("2")
+    quota, status = department.quota_in("default"), department.status_in("default")
+    assert (department.id, department.name) == ("2", "research")
+    assert quota is not None
+    assert quota.gpu is not None
+    assert quota.gpu.deserved == 36
+    assert status is not None
+    assert status.allocated is not None
+    assert status.allocated_non_preemptible is not None
+    assert (status.allocated.gpu, status.allocated_non_preemptible.gpu) == (18, 8)
+    assert (department.quota_in("h100"), department.status_in("h100")) == (None, None)
+    assert (await up.runai.get_project("5")).parent_id == "2"
+    with pytest.raises(NotFound):
+        await up.runai.get_department("99")
+
+
 async def test_node_pools_nodes_and_running_workloads(up):
     [pool] = await up.runai.list_node_pools(cluster_id=CLUSTER)
     assert (pool.name, pool.phase, pool.id) == ("default", "Ready", "22")
@@ -100,6 +118,7 @@ async def test_project_metrics_for_one_pool():
     ("path", "call"),
     [
         ("/api/v1/org-unit/projects/5", lambda r: r.get_project("5")),
+        ("/api/v1/org-unit/departments/2", lambda r: r.get_department("2")),
         ("/api/v1/node-pools", lambda r: r.list_node_pools(cluster_id=CLUSTER)),
         (
             "/api/v1/nodes/telemetry",
@@ -148,6 +167,8 @@ async def test_a_null_list_is_empty(up, path, body, call):
 async def test_empty_identifiers_are_refused(up):
     with pytest.raises(InvalidRequest):
         await up.runai.get_project(" ")
+    with pytest.raises(InvalidRequest):
+        await up.runai.get_department(" ")
 
 
 # ---------------------------------------------------------------- Kubernetes

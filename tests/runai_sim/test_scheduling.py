@@ -1,6 +1,6 @@
 """The simulated scheduling reads, and the scheduler's PodGroups and Queues in Kubernetes.
 
-Project quotas, node pools, telemetry, priorities and project metrics: every Run:ai body is validated against the 2.24 scheduling schemas, read from NVIDIA's bundle
+Project and department quotas, node pools, telemetry, priorities and project metrics: every Run:ai body is validated against the 2.24 scheduling schemas, read from NVIDIA's bundle
 where it is kept: `$RUNAI_OPENAPI_SCHEDULING_SCHEMA`, or
 `../shared/reference/runai-openapi-2.24-scheduling.json` beside the repository (as in CI).
 Without the bundle only the schema checks are skipped, saying why.
@@ -101,6 +101,14 @@ def _reads(scenario: Scenario) -> list[tuple[str, str, dict[str, Any]]]:
             (path, "/api/v1/org-unit/projects/{projectId}", {}),
             (f"{path}/metrics", "/api/v1/org-unit/projects/{projectId}/metrics", metrics),
         ]
+    reads += [
+        (
+            f"/api/v1/org-unit/departments/{department['id']}",
+            "/api/v1/org-unit/departments/{departmentId}",
+            {},
+        )
+        for department in scenario.departments or []
+    ]
     return reads
 
 
@@ -139,8 +147,26 @@ async def test_project_quota_and_usage_per_node_pool(demo):
     assert (status["nodePoolName"], status["allocated"]["gpu"]) == ("default", 9)
 
 
+async def test_department_quota_and_usage_per_node_pool(demo):
+    """By ID, its per-pool usage; listed, only its summed usage and only when verbose."""
+    body = await get(demo, "/api/v1/org-unit/departments/2")
+    assert (body["name"], body["resources"][0]["gpu"]["deserved"]) == ("research", 36)
+    [status] = body["status"]["nodePoolQuotaStatuses"]
+    assert (status["nodePoolName"], status["allocated"]["gpu"]) == ("default", 18)
+    brief = await get(demo, "/api/v1/org-unit/departments", filterBy="name==research")
+    assert "status" not in brief["departments"][0]
+    verbose = await get(
+        demo, "/api/v1/org-unit/departments", filterBy="name==research", verbosity="verbose"
+    )
+    assert verbose["departments"][0]["status"] == {"quotaStatus": body["status"]["quotaStatus"]}
+
+
 async def test_unknown_project_and_pool_are_404(demo):
-    for path in ("/api/v1/org-unit/projects/99", "/api/v1/node-pools/99"):
+    for path in (
+        "/api/v1/org-unit/projects/99",
+        "/api/v1/org-unit/departments/99",
+        "/api/v1/node-pools/99",
+    ):
         response = await demo.get(path)
         assert response.status_code == 404, path
         assert response.json()["code"] == 404

@@ -46,7 +46,11 @@ async def test_why_is_it_still_pending_is_answered_with_the_reason_and_the_numbe
         "9 allocated + 4 requested of 16 deserved",
         "Node pool default: 2 of 56 GPUs free",
         "deserved 16 GPUs, limit unlimited",
-        "Pending since 2025-11-04 08:42:00Z (48m)",
+        "Pending for 48m",
+        # Not read for a person whose access is checked per project: a named gap, never
+        # "unconstrained" (its "Pending since" line moves to "Show all evidence" for it).
+        "Its department's quota position was not read",
+        "department quota unavailable (not read for you",
     ):
         assert figure in blocks, figure
     assert "get_node_telemetry" in blocks  # every figure cites where it came from

@@ -137,8 +137,8 @@ NEVER_HERE: list[Any] = [
         [
             "In node pool h100, waiting will never fix this: no node of the pool meets the "
             "constraint.",
-            "But it may also start in node pool default (NODE_POOL_FULL); there, waiting should fix it: "
-            "within quota",
+            "But it may also start in node pool default (NODE_POOL_FULL); there, waiting should fix it "
+            "while the project and its department are within their quotas",
         ],
         id="other-pool-full",
     ),

@@ -61,3 +61,35 @@ def test_a_recurring_reclaim_of_a_non_preemptible_victim_is_not_told_to_become_o
         in (report.recommendations)
     )
     assert not any(NON_PREEMPTIBLE_ADVICE in r for r in report.recommendations)
+
+
+def _reclaim_naming(queue: str) -> str:
+    """The reference's reclaim text with the victim queue named `queue`."""
+    return b.RECLAIM.replace("ml-team uses", f"{queue} uses")
+
+
+@pytest.mark.parametrize(
+    ("queue", "uses", "headline", "advice"),
+    [
+        pytest.param("ml-team", 12, "Its project was over its quota then", "stay within the project's deserved quota", id="project-over"),
+        pytest.param("ml-team", 6, "Its project was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="project-within"),
+        pytest.param("ml-platform", 12, "Its department was over its quota then", "the department's deserved quota", id="department-over"),
+        pytest.param("ml-platform", 6, "Its department was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="department-within"),
+    ],
+)  # fmt: skip
+def test_the_reclaim_advice_matches_the_position_the_headline_states(queue, uses, headline, advice):
+    """Within quota, "stay within quota" is no advice: reclaim should not have happened (#10)."""
+    text = _reclaim_naming(queue).replace(f"{queue} uses 12 GPUs", f"{queue} uses {uses} GPUs")
+    victim = b.victim(departmentId="1", departmentName="ml-platform")
+    ev = b.preemption_evidence(victim, events=[b.evict(text)])
+    report = compose_preemption(ev, decide_kind(ev))
+    assert headline in report.headline
+    assert advice in report.recommendations[0]
+    if uses <= 8:
+        assert not any("stay within" in r for r in report.recommendations)
+    assert report.preemption is not None
+    department = queue == "ml-platform"
+    assert report.preemption.victim_over_quota is (None if department else uses > 8)
+    if department:  # the department's position is stated; the project's is said unknown
+        assert "its project's own position is not known" in report.headline
+        assert any("the project's own quota position" in m for m in report.missing)

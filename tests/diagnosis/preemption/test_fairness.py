@@ -7,21 +7,22 @@ from datetime import timedelta
 import pytest
 
 from diagnosis.preemption.compose import compose_preemption
-from diagnosis.preemption.fairness import count, over_quota, protection
+from diagnosis.preemption.fairness import QuotaPosition, count, protection, quota_position
 from diagnosis.preemption.kinds import decide_kind
 from diagnosis.preemption.texts import PreemptionKind
 from tests.diagnosis.preemption import builders as b
-from tests.factories import ago, history_event, iso, phase_update
+from tests.factories import ago, history_event, iso, phase_update, workload
 
 K = PreemptionKind
 
 
 def test_the_schedulers_reclaim_line_decides_the_quota_position():
     ev = b.preemption_evidence(events=[b.evict(b.RECLAIM)], metrics=b.quota_metrics(8, 2))
-    over, line = over_quota(ev, decide_kind(ev))
-    assert over is True  # 12 used, quota 8: the scheduler's numbers, not the metrics'
-    assert line is not None
-    assert "queue ml-team using 12 GPUs with a quota of 8 (fair share 10)" in line.text
+    found = quota_position(ev, decide_kind(ev))
+    assert found.over is True  # 12 used, quota 8: the scheduler's numbers, not the metrics'
+    assert found.level == "project"
+    assert found.line is not None
+    assert "queue ml-team using 12 GPUs with a quota of 8 (fair share 10)" in found.line.text
 
 
 @pytest.mark.parametrize(
@@ -29,10 +30,10 @@ def test_the_schedulers_reclaim_line_decides_the_quota_position():
 )
 def test_without_the_line_metrics_around_the_eviction_decide(quota, allocation, over):
     ev = b.preemption_evidence(metrics=b.quota_metrics(quota, allocation))
-    found, line = over_quota(ev, decide_kind(ev))
-    assert found is over
-    assert line is not None
-    assert line.source == "get_project_metrics"
+    found = quota_position(ev, decide_kind(ev))
+    assert (found.over, found.project) == (over, over)
+    assert found.line is not None
+    assert found.line.source == "get_project_metrics"
 
 
 @pytest.mark.parametrize(
@@ -47,7 +48,7 @@ def test_without_the_line_metrics_around_the_eviction_decide(quota, allocation, 
 )
 def test_no_samples_bracketing_the_eviction_is_unknown_never_todays_status(metrics):
     ev = b.preemption_evidence(metrics=metrics)
-    assert over_quota(ev, decide_kind(ev)) == (None, None)
+    assert quota_position(ev, decide_kind(ev)) == QuotaPosition()
 
 
 def test_metrics_of_no_named_pool_judge_nothing():
@@ -55,7 +56,7 @@ def test_metrics_of_no_named_pool_judge_nothing():
     ev = b.preemption_evidence(metrics=b.quota_metrics(8, 12)).model_copy(
         update={"metrics_pool": None}
     )
-    assert over_quota(ev, decide_kind(ev)) == (None, None)
+    assert quota_position(ev, decide_kind(ev)) == QuotaPosition()
 
 
 def test_a_non_number_sample_is_skipped():
@@ -64,7 +65,7 @@ def test_a_non_number_sample_is_skipped():
         update={"values": (bad[1].values[0].model_copy(update={"value": "n/a"}),)}
     )
     ev = b.preemption_evidence(metrics=bad)
-    assert over_quota(ev, decide_kind(ev)) == (None, None)
+    assert quota_position(ev, decide_kind(ev)) == QuotaPosition()
 
 
 @pytest.mark.parametrize(
@@ -153,3 +154,34 @@ def test_unknown_with_kubernetes_read_says_the_record_is_gone_not_configure_it()
     read = ev.model_copy(update={"tier2": True})
     report = compose_preemption(read, decide_kind(read))
     assert report.recommendations[0].startswith("Ask again soon after an eviction")
+
+
+def _reclaim_naming(queue: str) -> str:
+    """The reference's reclaim text with the victim queue named `queue`."""
+    return b.RECLAIM.replace("ml-team uses", f"{queue} uses")
+
+
+@pytest.mark.parametrize(
+    ("queue", "theirs", "level"),
+    [
+        pytest.param("ml-team", "2", "project", id="the-projects-name"),
+        pytest.param("ml-team-default", "2", "project", id="the-projects-queue-in-its-pool"),
+        pytest.param("ml-platform", None, "department", id="the-departments-name"),
+        pytest.param("ml-platform-default", "1", "department", id="the-departments-queue-in-its-pool"),
+        pytest.param("q-7", "2", "department", id="unnamed-different-departments"),
+        pytest.param("q-7", "1", "project", id="unnamed-same-department"),
+        pytest.param("q-7", None, None, id="unnamed-preemptors-department-unknown"),
+    ],
+)  # fmt: skip
+def test_whose_queue_the_reclaim_line_names(queue, theirs, level):
+    """The scheduler gives parent queues when the projects' departments differ (review #6)."""
+    victim = b.victim(departmentId="1", departmentName="ml-platform")
+    ev = b.preemption_evidence(victim, events=[b.evict(_reclaim_naming(queue))])
+    if theirs is not None:
+        found = workload(name="serve-70b", projectName="nlp", departmentId=theirs)
+        ev = ev.model_copy(update={"preemptor_workload": found})
+    position = quota_position(ev, decide_kind(ev))
+    assert (position.over, position.level) == (True, level)
+    assert position.project is (True if level == "project" else None)
+    assert position.line is not None
+    assert ("its department's queue" in position.line.text) is (level == "department")
