@@ -9,6 +9,7 @@ describe, so a new scenario is a new file and needs no new test code.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 import pytest
@@ -104,11 +105,7 @@ async def check_scenario(
     _check_facts_and_changes(report, data, expected)
     for text in expected.get("missing_contains", []):
         assert any(text in m for m in data["missing"]), (text, data["missing"])
-    advice = data["recommendations"]
-    for text in expected.get("recommendations_contains", []):
-        assert any(text in r for r in advice), (text, advice)
-    for text in expected.get("recommendations_not_contains", []):
-        assert not any(text in r for r in advice), (text, advice)
+    _check_advice(data["recommendations"], expected)
     for key in ("pending", "preemption"):  # a subset of the --json object, member by member
         for member, value in expected.get(key, {}).items():
             assert data[key] is not None, f"no {key} object: {report.headline}"
@@ -117,6 +114,21 @@ async def check_scenario(
     if data["outcome"] == "diagnosed":
         assert data["evidence"], "a diagnosis without evidence is a guess"
         assert data["recommendations"], "every diagnosis says what to do next"
+
+
+#: An advised `kubectl` command, and the ones about cluster-scoped objects (no namespace).
+_KUBECTL = re.compile(r"`(kubectl [^`]*)`")
+_CLUSTER_SCOPED = re.compile(r"kubectl (get|describe) (nodes?|queues?)\b")
+
+
+def _check_advice(advice: list[str], expected: dict[str, Any]) -> None:
+    """The expected words, and every `kubectl` command runnable as written (its namespace)."""
+    for text in expected.get("recommendations_contains", []):
+        assert any(text in r for r in advice), (text, advice)
+    for text in expected.get("recommendations_not_contains", []):
+        assert not any(text in r for r in advice), (text, advice)
+    for command in (c for r in advice for c in _KUBECTL.findall(r)):
+        assert _CLUSTER_SCOPED.match(command) or " -n " in command, f"no namespace: {command}"
 
 
 def _check_facts_and_changes(

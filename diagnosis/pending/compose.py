@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from diagnosis.kube.collect import namespace_for
 from diagnosis.lexicon import SignalKind
 from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import PendingEvidence
@@ -141,7 +142,7 @@ def _context(ev: PendingEvidence) -> list[EvidenceLine]:
 def _unknown_advice(ev: PendingEvidence) -> list[str]:
     advice: list[str] = []
     if not ev.tier2:
-        ns = ev.workload.namespace or f"runai-{ev.workload.project_name or '<project>'}"
+        ns = namespace_for(ev.workload)[0] or "<namespace>"
         advice.append(
             "Configure Kubernetes access (Tier 2) for this cluster: the PodGroup's scheduling "
             f"conditions say why (`kubectl get podgroups -n {ns} -o yaml`)."
@@ -201,7 +202,7 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
     ]
     phase = f"Workload phase {ev.workload.phase or 'unknown'}"
     evidence.append(EvidenceLine(text=phase, source="get_workload_status"))
-    actions = advice_across(best, others)
+    actions = advice_across(best, others, namespace=namespace_for(ev.workload)[0])
     actions += [text for text in (_pool_first(ev, v) for v in others) if text]
     if best.reason is PendingReason.UNKNOWN:
         actions += _unknown_advice(ev)

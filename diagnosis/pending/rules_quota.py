@@ -153,12 +153,17 @@ def _doubts(
 
 
 def _unread(said: Said | None, f: PoolFigures, level: Level) -> tuple[str, ...]:
-    """The figures P5 reports that neither the scheduler nor get_project gave: named, never 0."""
+    """The figures P5 reports that neither the scheduler nor get_project gave: named, never 0.
+
+    A project's figure names get_project, the read that should have given it: the scheduler's
+    statement (quoted above) may state one in words its numbers are not read from.
+    """
     where = in_pool(f)
+    read = f" (no {GET_PROJECT} figure for this pool)" if level == PROJECT else ""
     labels = {
         "requested": "the workload's GPU request",
-        "deserved": f"the {level}'s deserved GPUs{where}",
-        "allocated_np": f"the {level}'s non-preemptible GPUs allocated{where}",
+        "deserved": f"the {level}'s deserved GPUs{where}{read}",
+        "allocated_np": f"the {level}'s non-preemptible GPUs allocated{where}{read}",
     }
     if level == DEPARTMENT:  # only the scheduler's statement carries a department's figures
         given = said.values if said is not None and resource(said) == GPUS else {}

@@ -98,7 +98,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
             Doubt.PREEMPTIBLE: (
                 "Whether waiting helps depends on which is right: the scheduler acts on its "
                 "PodGroup's preemptibility and priority class, not on the workload's fields.",
-                "Check them (`kubectl get podgroups -o yaml`: spec.preemptibility, "
+                "Check them (`kubectl get podgroups -n {namespace} -o yaml`: spec.preemptibility, "
                 "spec.priorityClassName); if the PodGroup is non-preemptible, resubmit it as "
                 "preemptible or ask for more deserved quota for the {level}.",
             ),
@@ -205,17 +205,19 @@ def row(reason: PendingReason) -> PendingRow:
     return _BY_REASON[reason]
 
 
-def advice(verdict: Verdict) -> list[str]:
+def advice(verdict: Verdict, *, namespace: str | None = None) -> list[str]:
     """The row's next actions, in the verdict's words: whose limit or quota, which resource.
 
     A doubted verdict gets the row's advice for its doubts instead: never an action the
-    disagreement makes wrong (make preemptible what already reads preemptible).
+    disagreement makes wrong (make preemptible what already reads preemptible). A command
+    names the workload's `namespace`, so it runs as written (a placeholder when unknown).
     """
     found = row(verdict.reason)
     words = {
         "level": verdict.level,
         "resource": verdict.resource,
         "limit": _LIMITS.get(verdict.resource, f"{verdict.resource} limit"),
+        "namespace": namespace or "<namespace>",
     }
     doubted = [text for doubt in verdict.doubts for text in found.doubted.get(doubt, ())]
     texts = doubted or [found.waiting, *found.actions]
@@ -226,19 +228,21 @@ def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-def advice_across(best: Verdict, others: list[Verdict]) -> list[str]:
+def advice_across(
+    best: Verdict, others: list[Verdict], *, namespace: str | None = None
+) -> list[str]:
     """The headline verdict's advice, its "never" said of its pool alone when it has others.
 
     The scheduler tries every node pool listed: waiting that never fixes the headline pool
     may still start it in another listed pool, and that pool's prospect is said next to it.
     """
-    actions = advice(best)
+    actions = advice(best, namespace=namespace)
     other = [v for v in others if v.pool is not None and not row(v.reason).never]
     if not row(best.reason).never or best.pool is None or not other:
         return actions
     there = [
         f"But it may also start in node pool {v.pool} ({v.reason.value}); there, "
-        + _lower(advice(v)[0])
+        + _lower(advice(v, namespace=namespace)[0])
         for v in other
     ]
     return [f"In node pool {best.pool}, {_lower(actions[0])}", *there, *actions[1:]]

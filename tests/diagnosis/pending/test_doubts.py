@@ -46,7 +46,8 @@ DOUBTS: list[Any] = [
         {
             "headline": ["The scheduler says it is non-preemptible",
                          "reads preemptible (preemptible: true)"],
-            "advice": ["PodGroup's preemptibility", "spec.preemptibility"],
+            "advice": ["PodGroup's preemptibility", "spec.preemptibility",
+                       "`kubectl get podgroups -n runai-nlp -o yaml`"],
             "never": ["Make it preemptible"],
         },
         id="flag-reads-preemptible",
@@ -147,8 +148,10 @@ def test_the_figures_p5_reports_are_named_when_nothing_gave_them():
     best, others = decide(ev)
     assert best.reason is R.NON_PREEMPTIBLE_OVER_QUOTA
     report = compose_pending(ev, best, others)
-    assert "the project's deserved GPUs in node pool default" in report.missing
-    assert "the project's non-preemptible GPUs allocated in node pool default" in report.missing
+    # The statement words a deserved quota its numbers are not read from: the gap names the read.
+    where = "in node pool default (no get_project figure for this pool)"
+    assert f"the project's deserved GPUs {where}" in report.missing
+    assert f"the project's non-preemptible GPUs allocated {where}" in report.missing
     assert report.pending is not None
     facts = (report.pending.deserved_gpus, report.pending.allocated_non_preemptible_gpus)
     assert facts == (None, None)
