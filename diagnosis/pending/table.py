@@ -18,8 +18,8 @@ from diagnosis.pending import rules_capacity as capacity
 from diagnosis.pending import rules_quota as quota
 from diagnosis.pending import rules_typed as typed
 from diagnosis.pending.evidence import PendingEvidence
-from diagnosis.pending.figures import GPUS, PoolFigures, pool_figures
-from diagnosis.pending.verdict import Doubt, PendingReason, Verdict
+from diagnosis.pending.figures import GPUS, PROJECT, PoolFigures, pool_figures
+from diagnosis.pending.verdict import Doubt, PendingReason, Verdict, in_pool
 
 __all__ = ["PRECEDENCE", "PendingRow", "advice", "advice_across", "decide", "row"]
 
@@ -196,6 +196,8 @@ PRECEDENCE: tuple[PendingRow, ...] = (
 _BY_REASON = {r.reason: r for r in PRECEDENCE}
 #: The row that taints decide; the rows after it could be wrong when tolerations are unread.
 _TAINT_ROW = [r.reason for r in PRECEDENCE].index(R.NODE_CONSTRAINT_MISMATCH)
+#: The derived rows, whose "waiting fixes it" a taint on every node would make wrong.
+_DERIVED = frozenset({R.PROJECT_OVER_QUOTA, R.NODE_POOL_FULL})
 #: What each resource's limit is called where an administrator sets it.
 _LIMITS = {GPUS: 'GPU limit ("Max GPU device allocation")', "CPU cores": "CPU limit"}
 
@@ -257,13 +259,28 @@ def _first(ev: PendingEvidence, fig: PoolFigures) -> tuple[int, Verdict]:
 
 
 def _unread(ev: PendingEvidence, fig: PoolFigures, index: int, verdict: Verdict) -> Verdict:
-    """The verdict naming tolerations never read, when they could have put P7 above it."""
+    """The verdict naming tolerations never read, when they could have put P7 above it.
+
+    The derived split (P11/P12) says waiting fixes it; a taint every Ready node has would
+    make that wrong, so with the tolerations unread it is UNKNOWN naming them (never a
+    confident "waiting should fix it"). A row that holds whatever the taint keeps its verdict.
+    """
     if index <= _TAINT_ROW:
         return verdict
     unread = typed.unread_tolerations(ev, fig)
     if unread is None:
         return verdict
-    return verdict.model_copy(update={"missing": (*verdict.missing, unread)})
+    if verdict.reason not in _DERIVED:
+        return verdict.model_copy(update={"missing": (*verdict.missing, unread)})
+    return verdict.model_copy(
+        update={
+            "reason": R.UNKNOWN,
+            "headline": f"Why it is waiting{in_pool(fig)} cannot be told from what was read; "
+            f"missing: {unread}.",
+            "missing": (unread, *verdict.missing),
+            "level": PROJECT,
+        }
+    )
 
 
 def decide(ev: PendingEvidence) -> tuple[Verdict, list[Verdict]]:

@@ -182,10 +182,11 @@ NOT_TOLERATED = "whether its pods tolerate taint team=cv:NoSchedule"
 
 #: (the pods' tolerations as the API gave them, None: not returned; the scheduler's fit text;
 #: the reason; the unread tolerations named, or None): every Ready node of pool default is
-#: tainted. Tolerations never returned are unknown, not "none"; and the scheduler's own fit
-#: text, when it says why, decides over any taint inference.
+#: tainted. Tolerations never returned are unknown, not "none": the derived split, which says
+#: waiting fixes it, is then UNKNOWN naming them; and the scheduler's own fit text, when it
+#: says why, decides over any taint inference.
 TAINTS: list[Any] = [
-    pytest.param(None, None, R.NODE_POOL_FULL, NOT_TOLERATED, id="not-returned"),
+    pytest.param(None, None, R.UNKNOWN, NOT_TOLERATED, id="not-returned"),
     pytest.param([], None, R.NODE_CONSTRAINT_MISMATCH, None, id="returned-empty"),
     pytest.param(TOLERATING, None, R.NODE_POOL_FULL, None, id="tolerated"),
     pytest.param(None, b.SHORTAGE, R.NODE_POOL_FULL, None, id="not-returned-capacity-text"),
@@ -210,6 +211,37 @@ def test_unreturned_tolerations_are_unknown_and_the_fit_text_decides(
     gaps = [m for m in compose_pending(ev, best, others).missing if "tolerate" in m]
     assert len(gaps) == (named is not None), gaps
     assert all(named in gap for gap in gaps if named is not None), gaps
+    if named is not None:
+        assert f"missing: {named}" in best.headline, best.headline
+
+
+#: (the project's quota, evidence arguments, the reason): tolerations not returned, every
+#: Ready node tainted, no fit text. A verdict waiting would fix (P11, P12) is UNKNOWN naming
+#: them; one that holds whatever the taint (the request above the largest node) stays, naming them.
+UNREAD: list[Any] = [
+    pytest.param(b.project(deserved=8, allocated=2), {}, R.UNKNOWN, id="in-quota"),
+    pytest.param(b.project(deserved=4, allocated=6), {}, R.UNKNOWN, id="over-quota"),
+    pytest.param(
+        b.project(deserved=8, allocated=2),
+        {"wl": b.waiting(podsRequestedResources={"gpu": {"request": 16}})},
+        R.REQUEST_EXCEEDS_LARGEST_NODE,
+        id="request-too-big",
+    ),
+]
+
+
+@pytest.mark.parametrize(("quota", "given", "reason"), UNREAD)
+def test_unread_tolerations_never_leave_a_confident_wait(quota, given: dict[str, Any], reason: R):
+    ev = b.pending_evidence(
+        pods=[pod("Pending", nodeName=None)], nodes=b.tainted_nodes(), quota=quota, free=0, **given
+    )
+    best, others = decide(ev)
+    assert best.reason is reason, best.headline
+    report = compose_pending(ev, best, others)
+    assert any(NOT_TOLERATED in m for m in report.missing), report.missing
+    assert not any(
+        a.startswith(("Waiting should fix", "Waiting fixes")) for a in report.recommendations
+    )
 
 
 def test_the_api_distinguishes_tolerations_not_returned_from_none():
