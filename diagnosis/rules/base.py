@@ -75,7 +75,8 @@ class Details(BaseModel):
             the error names none, so it is the submitted image).
         policy: SCHEDULING_POLICY_TERMINATED: which policy stopped it.
         deadline: SCHEDULING_POLICY_TERMINATED: the configured limit, when the spec has it.
-        node: NODE_FAILURE: the node's name.
+        node: NODE_FAILURE: the node's name; CRASH_APP_ERROR from a GPU hardware fault:
+            the node the failed pod ran on.
         node_cause: NODE_FAILURE: what happened to it.
         over_request: NODE_FAILURE: a pressure eviction of a container using more memory
             than it requested (the fix is the request, not the node).

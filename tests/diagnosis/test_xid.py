@@ -104,6 +104,8 @@ def test_a_hardware_xid_alone_leaves_the_verdict_to_the_rules():
     assert report.details["log_kind"] == "gpu-hardware"
     assert "SRE" in (report.recovery_owner or "")
     assert any("Xid 79: GPU has fallen off the bus" in e.text for e in report.evidence)
+    assert "after its log reported Xid 79 (GPU has fallen off the bus)" in report.headline
+    assert "ECC" not in report.headline
 
 
 def test_a_hardware_xid_with_the_node_signal_is_cited_in_the_node_failure():

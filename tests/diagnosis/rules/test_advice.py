@@ -14,7 +14,7 @@ from diagnosis.compose import compose
 from diagnosis.evidence import Gap
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules import classify, row
-from diagnosis.rules.crash import GPU_HARDWARE_OWNER
+from diagnosis.rules.crash import gpu_hardware_owner
 from tests.diagnosis.rules.cases import (
     PULL_AUTH,
     PULL_DENIED,
@@ -404,9 +404,32 @@ def test_a_gpu_hardware_crash_names_its_owner_as_the_documented_exception():
     report = compose(ev, finding)
     assert report.category is Category.CRASH_APP_ERROR
     assert report.details["log_kind"] == "gpu-hardware"
-    assert report.recovery_owner == GPU_HARDWARE_OWNER != row(Category.CRASH_APP_ERROR).owner
-    assert report.recovery_owner.startswith("Infrastructure/SRE")
+    owner = gpu_hardware_owner("dgx-a100-07")
+    assert report.recovery_owner == owner != row(Category.CRASH_APP_ERROR).owner
+    assert report.recovery_owner.startswith("Infrastructure/SRE: node dgx-a100-07's GPUs")
     assert "an exception" in report.recovery_owner
+    assert len(report.recovery_owner) <= 100
     assert "GPU hardware fault" in report.headline
     assert "general application error" not in report.headline
     assert "the code is not at fault" in " ".join(report.recommendations)
+
+
+def test_a_gpu_hardware_crash_names_the_node_and_the_fault_as_the_log_says_it():
+    """The node Run:ai placed the pod on is named in headline, evidence, advice and JSON."""
+    ev = with_tier2(
+        evidence(CRASH, pods=PODS),
+        pod([container("trainer", exit_code=1, reason="Error")]),
+        log=("trainer", ECC_LOG),
+    )
+    report = compose(ev, classify(ev))
+    assert "on node dgx-a100-07 after its log reported an uncorrectable ECC error" in (
+        report.headline
+    )
+    assert "Xid" not in report.headline
+    assert ("Pod bert-ft-0-0 ran on node dgx-a100-07", "get_workload_pods") in [
+        (e.text, e.source) for e in report.evidence
+    ]
+    [advice] = report.recommendations
+    assert advice.startswith("The log shows an uncorrectable ECC error")
+    assert "check the GPUs of node dgx-a100-07" in advice
+    assert report.details["node"] == "dgx-a100-07"
