@@ -8,7 +8,7 @@ from diagnosis.kube.collect import namespace_for
 from diagnosis.lexicon import SignalKind
 from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import PendingEvidence
-from diagnosis.pending.figures import PoolFigures, gpus, pool_figures
+from diagnosis.pending.figures import PoolFigures, gpu_count, gpu_noun, gpus, pool_figures
 from diagnosis.pending.table import advice_across, row
 from diagnosis.pending.verdict import PendingReason, Verdict
 from diagnosis.report import EvidenceLine, Outcome, Report
@@ -54,7 +54,7 @@ def _figure_lines(ev: PendingEvidence, fig: PoolFigures) -> list[EvidenceLine]:
         each = f" ({gpus(fig.per_pod)} per pod)" if fig.per_pod not in {None, fig.requested} else ""
         lines.append(
             EvidenceLine(
-                text=f"Requested: {gpus(fig.requested)} GPUs{each}", source=src["requested"]
+                text=f"Requested: {gpu_count(fig.requested)}{each}", source=src["requested"]
             )
         )
     project = _project_line(ev, fig)
@@ -64,7 +64,7 @@ def _figure_lines(ev: PendingEvidence, fig: PoolFigures) -> list[EvidenceLine]:
         at = f" at {utc_text(fig.capacity_at, '%H:%M:%SZ')}" if fig.capacity_at else ""
         lines.append(
             EvidenceLine(
-                text=f"Node pool {fig.pool}: {gpus(fig.free)} of {gpus(fig.total)} GPUs free{at}",
+                text=f"Node pool {fig.pool}: {gpus(fig.free)} of {gpu_count(fig.total)} free{at}",
                 source="get_node_telemetry",
             )
         )
@@ -84,7 +84,7 @@ def _project_line(ev: PendingEvidence, fig: PoolFigures) -> EvidenceLine | None:
         return None
     quota = []
     if now.deserved is not None:
-        quota.append(f"deserved {gpus(now.deserved)} GPUs")
+        quota.append(f"deserved {gpu_count(now.deserved)}")
     if now.limit is not None or now.unlimited:
         quota.append("limit unlimited" if now.unlimited else f"limit {gpus(now.limit)}")
     if now.weight is not None:
@@ -168,7 +168,7 @@ def _pool_first(ev: PendingEvidence, verdict: Verdict) -> str | None:
     before = ", ".join(order[: order.index(pool)])
     if not before:
         return None
-    room = f"Node pool {pool} has {gpus(fig.free)} free GPUs, but"
+    room = f"Node pool {pool} has {gpus(fig.free)} free {gpu_noun(fig.free)}, but"
     if whose == "workload":
         return (
             f"{room} the workload lists it after {before} and the scheduler tries its node "

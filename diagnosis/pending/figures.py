@@ -25,6 +25,8 @@ __all__ = [
     "SNAPSHOT_SKEW",
     "Level",
     "PoolFigures",
+    "gpu_count",
+    "gpu_noun",
     "gpus",
     "pool_figures",
     "preemptible",
@@ -55,6 +57,16 @@ def gpus(value: float | None) -> str:
     if value is None:
         return "?"
     return f"{value:g}"
+
+
+def gpu_noun(value: float | None) -> str:
+    """`GPU` after a count of at most one (`1 GPU`, `0.5 GPU`), else `GPUs`."""
+    return "GPU" if value is not None and 0 < value <= 1 else "GPUs"
+
+
+def gpu_count(value: float | None) -> str:
+    """A number of GPUs in words: `1 GPU`, `0.5 GPU`, `4 GPUs`, `? GPUs` when not read."""
+    return f"{gpus(value)} {gpu_noun(value)}"
 
 
 def preemptible(ev: PendingEvidence) -> bool | None:

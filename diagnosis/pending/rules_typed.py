@@ -1,4 +1,4 @@
-"""The Pending rows decided by what the scheduler says or the cluster shows (P1-P3, P6-P10, P13).
+"""The Pending rows decided by what the scheduler says or the cluster shows (P1-P3, P7-P10, P13).
 
 Each rule is pure: it reads `PendingEvidence` and one node pool's figures, and returns a
 `Verdict` or None. The order they are tried in is the precedence table (`table.py`), not here.
@@ -7,7 +7,7 @@ Each rule is pure: it reads `PendingEvidence` and one node pool's figures, and r
 from __future__ import annotations
 
 from diagnosis.pending.evidence import PendingEvidence
-from diagnosis.pending.figures import PoolFigures, gpus
+from diagnosis.pending.figures import PoolFigures, gpu_count
 from diagnosis.pending.texts import FitPart, Saying
 from diagnosis.pending.verdict import PendingReason, Verdict, in_pool, verdict
 from diagnosis.report import EvidenceLine
@@ -20,7 +20,6 @@ __all__ = [
     "node_constraint",
     "not_waiting",
     "preemption_delayed",
-    "pvc_unbound",
     "queue_missing",
     "request_too_big",
     "unread_tolerations",
@@ -125,26 +124,6 @@ def held_not_ready(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     )
 
 
-def pvc_unbound(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
-    """P6: a volume it needs cannot be bound to any node."""
-    said = ev.saying(Saying.PVC, pool=fig.pool)
-    if not said:
-        return None
-    claims = sorted(
-        {
-            v.persistent_volume_claim.claim_name
-            for p in ev.kube_pods or ()
-            for v in p.spec.volumes
-            if v.persistent_volume_claim is not None
-        }
-    )
-    noun = "claim" if len(claims) == 1 else "claims"
-    which = f" ({noun} {', '.join(claims)})" if claims else ""
-    return verdict(
-        R.PVC_UNBOUND, fig, f"A volume it needs{which} cannot be bound{in_pool(fig)}.", said[0]
-    )
-
-
 def _fit_text(ev: PendingEvidence, fig: PoolFigures) -> bool:
     """Whether the scheduler's own fit text for this pool says why its nodes were ruled out."""
     return any(s.fit for s in ev.saying(*Saying, pool=fig.pool))
@@ -231,11 +210,12 @@ def request_too_big(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     said = ev.saying(Saying.LARGEST_NODE, Saying.NO_GPU_NODE, pool=fig.pool)
     if said:
         largest = said[0].values.get("largest")
-        size = f"the largest node has {largest} GPUs" if largest else "no node has GPUs"
+        plural = "" if largest == "1" else "s"
+        size = f"the largest node has {largest} GPU{plural}" if largest else "no node has GPUs"
         return verdict(
             R.REQUEST_EXCEEDS_LARGEST_NODE,
             fig,
-            f"One pod asks for {gpus(fig.per_pod)} GPUs, but {size}{in_pool(fig)}.",
+            f"One pod asks for {gpu_count(fig.per_pod)}, but {size}{in_pool(fig)}.",
             said[0],
         )
     nodes = [
@@ -248,13 +228,14 @@ def request_too_big(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     if fig.per_pod <= largest_count:
         return None
     line = EvidenceLine(
-        text=f"{len(nodes)} Ready nodes{in_pool(fig)}, largest {largest_count} GPUs",
+        text=f"{len(nodes)} Ready node{'' if len(nodes) == 1 else 's'}{in_pool(fig)}, largest "
+        f"{gpu_count(largest_count)}",
         source="list_nodes",
     )
     return verdict(
         R.REQUEST_EXCEEDS_LARGEST_NODE,
         fig,
-        f"One pod asks for {gpus(fig.per_pod)} GPUs, but the largest Ready node{in_pool(fig)} has "
+        f"One pod asks for {gpu_count(fig.per_pod)}, but the largest Ready node{in_pool(fig)} has "
         f"{largest_count}.",
         lines=(line,),
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from diagnosis.pending import rules_capacity as capacity
 from diagnosis.pending import rules_quota as quota
+from diagnosis.pending import rules_storage as storage
 from diagnosis.pending import rules_typed as typed
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import GPUS, PROJECT, PoolFigures, pool_figures
@@ -113,12 +114,13 @@ PRECEDENCE: tuple[PendingRow, ...] = (
     ),
     PendingRow(
         R.PVC_UNBOUND,
-        typed.pvc_unbound,
+        storage.pvc_unbound,
         "Storage administrator",
         "Waiting will never fix this unless the storage is provisioned.",
         (
-            "Check the claim, its storage class and the volumes' node affinity with the storage "
-            "administrator.",
+            "Check the claim with the storage administrator: its status, storage class and "
+            "events (`{claims}`) say why no volume binds it (a provisioner down, no matching "
+            "volume, or the volumes' node affinity).",
         ),
         never=True,
     ),
@@ -220,10 +222,18 @@ def advice(verdict: Verdict, *, namespace: str | None = None) -> list[str]:
         "resource": verdict.resource,
         "limit": _LIMITS.get(verdict.resource, f"{verdict.resource} limit"),
         "namespace": namespace or "<namespace>",
+        "claims": _describe_claims(verdict.claims, namespace or "<namespace>"),
     }
     doubted = [text for doubt in verdict.doubts for text in found.doubted.get(doubt, ())]
     texts = doubted or [found.waiting, *found.actions]
     return list(dict.fromkeys(text.format(**words) for text in texts))
+
+
+def _describe_claims(claims: tuple[str, ...], namespace: str) -> str:
+    """The command that shows the claims (all of the namespace's when none is named)."""
+    if claims:
+        return f"kubectl describe pvc {' '.join(claims)} -n {namespace}"
+    return f"kubectl get pvc -n {namespace}"
 
 
 def _lower(text: str) -> str:

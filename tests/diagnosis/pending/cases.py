@@ -116,7 +116,7 @@ CASES: list[Any] = [
     pytest.param(
         {"events": [b.fit(b.PVC_IMMEDIATE)], "free": 16},
         R.PVC_UNBOUND,
-        ["A volume it needs cannot be bound in node pool default"],
+        ["A volume claim it needs is unbound: with Immediate binding"],
         id="pvc-unbound-immediate",
     ),
     pytest.param(
