@@ -8,15 +8,20 @@ time goes through `utc_text`, so no `Z` is ever printed after a time in another 
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
-__all__ = ["ISO", "STAMP", "in_utc", "utc_field", "utc_text"]
+__all__ = ["ISO", "STAMP", "in_utc", "restated", "utc_field", "utc_text"]
 
 STAMP = "%Y-%m-%d %H:%M:%SZ"
 """How an answer prints a moment: `2025-11-04 08:16:37Z`."""
 
 ISO = "%Y-%m-%dT%H:%M:%SZ"
 """ISO 8601 with `Z`, as upstream query parameters and the JSON want it."""
+
+_RFC3339 = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2})?"
+)
 
 
 def in_utc(moment: datetime) -> datetime:
@@ -30,6 +35,20 @@ def utc_text(moment: datetime, form: str = STAMP) -> str:
     A printed time of day ends in `Z`, unless the reader is told otherwise (an axis labelled UTC).
     """
     return in_utc(moment).strftime(form)
+
+
+def restated(text: str) -> str:
+    """An RFC 3339 time quoted in upstream text, said again as `utc_text` prints a moment.
+
+    The quote itself stays verbatim in the evidence; this is for the answer's own words. Text
+    that is not a date with a time of day (`2025-11-04T11:35:00+02:00`) is returned as is.
+    """
+    if _RFC3339.fullmatch(text) is None:
+        return text
+    try:
+        return utc_text(datetime.fromisoformat(text.upper()))
+    except ValueError:
+        return text
 
 
 def utc_field(value: object) -> object:

@@ -6,6 +6,7 @@ Each rule is pure: it reads `PendingEvidence` and one node pool's figures, and r
 
 from __future__ import annotations
 
+from diagnosis.moments import restated
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpu_count
 from diagnosis.pending.texts import FitPart, Saying
@@ -275,7 +276,7 @@ def preemption_delayed(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     said = ev.saying(Saying.PREEMPTION_DELAY, pool=fig.pool)
     if not said:
         return None
-    until = said[0].values.get("until", "?")
+    until = restated(said[0].values.get("until", "?"))
     return verdict(
         R.PREEMPTION_DELAYED,
         fig,

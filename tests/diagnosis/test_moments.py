@@ -10,7 +10,7 @@ from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import Pod as KubePod
 from diagnosis.kube.scheduling_models import SchedulingCondition
 from diagnosis.lexicon import SignalKind
-from diagnosis.moments import ISO, in_utc, utc_text
+from diagnosis.moments import ISO, in_utc, restated, utc_text
 from diagnosis.redact import Redactor
 from diagnosis.rules.base import cite
 from diagnosis.runai.models import Workload
@@ -90,3 +90,19 @@ def test_a_cited_event_at_an_offset_is_cited_in_utc():
         update={"at": datetime.fromisoformat("2025-11-04T10:16:37+02:00")}
     )
     assert "at 2025-11-04 08:16:37Z:" in cite(elsewhere).text
+
+
+#: A time quoted in upstream text, said again in the answer's own words: as `utc_text` prints
+#: it whatever its offset; anything that is not a date with a time of day, as written.
+RESTATED = [
+    *(pytest.param(sent, "2025-11-04 08:16:37Z", id=f"restated-{p.id}") for p in WIRE
+      for sent in p.values[:1]),
+    pytest.param("2025-11-04", "2025-11-04", id="a-date-alone-is-not-a-moment"),
+    pytest.param("soon", "soon", id="not-a-time"),
+    pytest.param("2025-13-04T08:16:37Z", "2025-13-04T08:16:37Z", id="no-such-month"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("quoted", "said"), RESTATED)
+def test_a_quoted_time_is_restated_in_utc(quoted: str, said: str):
+    assert restated(quoted) == said

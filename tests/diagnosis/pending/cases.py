@@ -184,8 +184,21 @@ CASES: list[Any] = [
     pytest.param(
         {"events": [b.fit(b.PREEMPTION_DELAY, reason="PreemptionDelayNotElapsed")]},
         R.PREEMPTION_DELAYED,
-        ["(10m0s)", "before 2026-11-30T12:05:00Z"],
+        ["(10m0s)", "before 2026-11-30 12:05:00Z."],
         id="preemption-delay",
+    ),
+    pytest.param(
+        {
+            "events": [
+                b.fit(
+                    b.PREEMPTION_DELAY.replace("12:05:00Z", "14:05:00+02:00"),
+                    reason="PreemptionDelayNotElapsed",
+                )
+            ]
+        },
+        R.PREEMPTION_DELAYED,
+        ["before 2026-11-30 12:05:00Z."],
+        id="preemption-delay-offset",
     ),
     pytest.param(
         {"events": [b.fit(b.SHORTAGE)], "quota": b.project(deserved=4, allocated=6), "free": 1},
