@@ -105,7 +105,7 @@ async def check_scenario(
     _check_facts_and_changes(report, data, expected)
     for text in expected.get("missing_contains", []):
         assert any(text in m for m in data["missing"]), (text, data["missing"])
-    _check_advice(data["recommendations"], expected)
+    _check_advice(data["recommendations"], data["recovery_owner"], expected)
     for key in ("pending", "preemption"):  # a subset of the --json object, member by member
         for member, value in expected.get(key, {}).items():
             assert data[key] is not None, f"no {key} object: {report.headline}"
@@ -121,8 +121,12 @@ _KUBECTL = re.compile(r"`(kubectl [^`]*)`")
 _CLUSTER_SCOPED = re.compile(r"kubectl (get|describe) (nodes?|queues?)\b")
 
 
-def _check_advice(advice: list[str], expected: dict[str, Any]) -> None:
+def _check_advice(advice: list[str], owner: str | None, expected: dict[str, Any]) -> None:
     """The expected words, and every `kubectl` command runnable as written (its namespace)."""
+    for text in expected.get("owner_contains", []):
+        assert text in (owner or ""), (text, owner)
+    for text in expected.get("owner_not_contains", []):
+        assert text not in (owner or ""), (text, owner)
     for text in expected.get("recommendations_contains", []):
         assert any(text in r for r in advice), (text, advice)
     for text in expected.get("recommendations_not_contains", []):

@@ -9,7 +9,7 @@ from diagnosis.lexicon import SignalKind
 from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpu_count, gpu_noun, gpus, pool_figures
-from diagnosis.pending.table import advice_across, row
+from diagnosis.pending.table import advice_across, owner
 from diagnosis.pending.verdict import PendingReason, Verdict
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.report_facts import PendingFacts
@@ -190,7 +190,6 @@ def _source(verdict: Verdict) -> str:
 
 def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -> Report:
     """The `pending_scheduling` report for the verdict of highest precedence."""
-    table_row = row(best.reason)
     fig = best.figures or PoolFigures(pool=best.pool)
     headline = best.headline
     if ev.since is not None:
@@ -229,6 +228,6 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
         evidence=tuple(dict.fromkeys(evidence)),
         recommendations=tuple(actions),
         missing=tuple(dict.fromkeys(missing)),
-        recovery_owner=table_row.owner,
+        recovery_owner=owner(best),
         pending=facts,
     )

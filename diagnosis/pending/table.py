@@ -19,10 +19,10 @@ from diagnosis.pending import rules_quota as quota
 from diagnosis.pending import rules_storage as storage
 from diagnosis.pending import rules_typed as typed
 from diagnosis.pending.evidence import PendingEvidence
-from diagnosis.pending.figures import GPUS, PROJECT, PoolFigures, pool_figures
+from diagnosis.pending.figures import GPUS, PROJECT, PoolFigures, gpu_count, gpus, pool_figures
 from diagnosis.pending.verdict import Doubt, PendingReason, Verdict, in_pool
 
-__all__ = ["PRECEDENCE", "PendingRow", "advice", "advice_across", "decide", "row"]
+__all__ = ["PRECEDENCE", "PendingRow", "advice", "advice_across", "decide", "owner", "row"]
 
 R = PendingReason
 Rule = Callable[[PendingEvidence, PoolFigures], Verdict | None]
@@ -33,7 +33,8 @@ class PendingRow:
     """One reason: its rule, who acts, what waiting does, and the next actions.
 
     `never`: waiting never fixes it (a hard constraint). `doubted`: the whole advice instead,
-    when what was read now disagrees with the statement the verdict rests on (`Doubt`).
+    when what was read now disagrees with the statement the verdict rests on (`Doubt`), and
+    `doubted_owner` who acts then, where that differs from `owner` (the two always agree).
     """
 
     reason: PendingReason
@@ -43,6 +44,7 @@ class PendingRow:
     actions: tuple[str, ...]
     never: bool = False
     doubted: Mapping[Doubt, tuple[str, ...]] = field(default_factory=dict)
+    doubted_owner: Mapping[Doubt, str] = field(default_factory=dict)
 
 
 PRECEDENCE: tuple[PendingRow, ...] = (
@@ -110,6 +112,10 @@ PRECEDENCE: tuple[PendingRow, ...] = (
                 "administrator to compare the {level}'s scheduling queue (`kubectl get queues`) "
                 "with its quota in Run:ai.",
             ),
+        },
+        doubted_owner={
+            Doubt.QUOTA_NOW_COVERS: "Nobody yet — the scheduler re-evaluates it; administrator "
+            "if the statement persists (the scheduling queue's quota)",
         },
     ),
     PendingRow(
@@ -209,6 +215,19 @@ def row(reason: PendingReason) -> PendingRow:
     return _BY_REASON[reason]
 
 
+def owner(verdict: Verdict) -> str:
+    """Who acts on the verdict: the row's owner, or its doubts' when every doubt names one.
+
+    The owner line agrees with the advice: a statement the figures now contradict is not
+    the user's or an administrator's to fix by more quota.
+    """
+    found = row(verdict.reason)
+    owners = [found.doubted_owner[d] for d in verdict.doubts if d in found.doubted_owner]
+    if owners and len(owners) == len(verdict.doubts):
+        return owners[0]
+    return found.owner
+
+
 def advice(verdict: Verdict, *, namespace: str | None = None) -> list[str]:
     """The row's next actions, in the verdict's words: whose limit or quota, which resource.
 
@@ -226,7 +245,23 @@ def advice(verdict: Verdict, *, namespace: str | None = None) -> list[str]:
     }
     doubted = [text for doubt in verdict.doubts for text in found.doubted.get(doubt, ())]
     texts = doubted or [found.waiting, *found.actions]
+    if Doubt.QUOTA_NOW_COVERS in verdict.doubts and (full := _pool_full(verdict)):
+        texts.append(full)
     return list(dict.fromkeys(text.format(**words) for text in texts))
+
+
+def _pool_full(verdict: Verdict) -> str | None:
+    """What waits after a stale statement clears: a pool with too few free GPUs, reclaim."""
+    fig = verdict.figures
+    if fig is None or fig.pool is None or fig.free is None or fig.requested is None:
+        return None
+    if fig.free >= fig.requested:
+        return None
+    return (
+        f"Node pool {fig.pool} has {gpus(fig.free)} of {gpu_count(fig.total)} free, fewer than "
+        f"the {gpu_count(fig.requested)} it asks for: once the statement clears, it still waits "
+        "until GPUs are freed, or reclaimed from workloads over their quota."
+    )
 
 
 def _describe_claims(claims: tuple[str, ...], namespace: str) -> str:

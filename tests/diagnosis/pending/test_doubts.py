@@ -36,6 +36,7 @@ DOUBTS: list[Any] = [
             "headline": [f"Non-preemptible and over the project's GPU quota in node pool default: "
                          f"{STATEMENT}."],
             "advice": ["Make it preemptible", "Or ask for more deserved quota"],
+            "owner": ["User; administrator — the deserved quota"],
         },
         id="consistent",
     ),
@@ -71,8 +72,12 @@ DOUBTS: list[Any] = [
             "headline": [f"GPU quota in node pool default: {STATEMENT}; yet the project's "
                          "figures now leave room for it (deserved 16, non-preemptible "
                          "allocated 0 as of"],
-            "advice": ["Waiting may fix it", "Ask again in a few minutes"],
+            "advice": ["Waiting may fix it", "Ask again in a few minutes",
+                       "Node pool default has 0 of 32 GPUs free, fewer than the 2 GPUs it asks "
+                       "for: once the statement clears, it still waits until GPUs are freed"],
             "never": ["Make it preemptible", "more deserved quota"],
+            "owner": ["Nobody yet — the scheduler re-evaluates it"],
+            "owner never": ["deserved quota"],
         },
         id="quota-raised-since",
     ),
@@ -92,6 +97,7 @@ DOUBTS: list[Any] = [
                          "leave room"],
             "advice": ["PodGroup's preemptibility", "Waiting may fix it"],
             "never": ["Make it preemptible"],
+            "owner": ["User; administrator"],
         },
         id="both",
     ),
@@ -108,11 +114,26 @@ def test_a_typed_non_preemptible_over_quota_is_checked_against_now(
     assert (best.reason, best.doubts) == (R.NON_PREEMPTIBLE_OVER_QUOTA, doubts), best.headline
     for text in words["headline"]:
         assert text in best.headline, best.headline
-    actions = " ".join(compose_pending(ev, best, others).recommendations)
+    report = compose_pending(ev, best, others)
+    actions = " ".join(report.recommendations)
     for text in words["advice"]:
         assert text in actions, actions
     for text in words.get("never", []):
         assert text not in actions, actions
+    for text in words.get("owner", []):  # the owner line agrees with the advice
+        assert text in (report.recovery_owner or ""), report.recovery_owner
+    for text in words.get("owner never", []):
+        assert text not in (report.recovery_owner or ""), report.recovery_owner
+
+
+def test_a_stale_statement_with_room_in_the_pool_says_nothing_of_reclaim():
+    said = b.fit(b.NP_OVER_QUOTA, "NonPreemptibleOverQuota", minutes_ago=5)
+    ev = b.pending_evidence(b.waiting(**NON_PREEMPTIBLE), events=[said], quota=RAISED, free=16)
+    best, others = decide(ev)
+    assert best.doubts == (D.QUOTA_NOW_COVERS,)
+    actions = " ".join(compose_pending(ev, best, others).recommendations)
+    assert "Waiting may fix it" in actions
+    assert "still waits" not in actions
 
 
 def test_a_status_message_has_no_time_so_it_may_lag_the_project_now():
