@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from diagnosis.kube.collect import namespace_for
 from diagnosis.kube.signals import source
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures
@@ -65,5 +66,17 @@ def pvc_unbound(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         if claims
         else "which claims are unbound, and their storage class (the bot does not read claims)"
     )
+    namespace = namespace_for(ev.workload)[0] or "<namespace>"
+    command = (
+        f"kubectl describe pvc {' '.join(claims)} -n {namespace}"
+        if claims
+        else f"kubectl get pvc -n {namespace}"
+    )
+    its, it = ("its", "it") if len(claims) == 1 else ("their", "them")
+    check = (
+        f"Check the {noun} with the storage administrator: {its} status, storage class and "
+        f"events (`{command}`) say why no volume binds {it} (a provisioner down, no matching "
+        "volume, or the volumes' node affinity)."
+    )
     found = verdict(R.PVC_UNBOUND, fig, headline, said[0], lines=lines, missing=(unread,))
-    return found.model_copy(update={"claims": claims})
+    return found.model_copy(update={"actions": (check,)})

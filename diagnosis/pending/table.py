@@ -124,9 +124,8 @@ PRECEDENCE: tuple[PendingRow, ...] = (
         "Storage administrator",
         "Waiting will never fix this unless the storage is provisioned.",
         (
-            "Check the claim with the storage administrator: its status, storage class and "
-            "events (`{claims}`) say why no volume binds it (a provisioner down, no matching "
-            "volume, or the volumes' node affinity).",
+            "Check the claim, its storage class and the volumes' node affinity with the storage "
+            "administrator.",
         ),
         never=True,
     ),
@@ -232,8 +231,10 @@ def advice(verdict: Verdict, *, namespace: str | None = None) -> list[str]:
     """The row's next actions, in the verdict's words: whose limit or quota, which resource.
 
     A doubted verdict gets the row's advice for its doubts instead: never an action the
-    disagreement makes wrong (make preemptible what already reads preemptible). A command
-    names the workload's `namespace`, so it runs as written (a placeholder when unknown).
+    disagreement makes wrong (make preemptible what already reads preemptible); a verdict
+    whose rule knows more than its row (which constraint, which claims) gets its own actions.
+    A command names the workload's `namespace`, so it runs as written (a placeholder when
+    unknown).
     """
     found = row(verdict.reason)
     words = {
@@ -241,13 +242,14 @@ def advice(verdict: Verdict, *, namespace: str | None = None) -> list[str]:
         "resource": verdict.resource,
         "limit": _LIMITS.get(verdict.resource, f"{verdict.resource} limit"),
         "namespace": namespace or "<namespace>",
-        "claims": _describe_claims(verdict.claims, namespace or "<namespace>"),
     }
     doubted = [text for doubt in verdict.doubts for text in found.doubted.get(doubt, ())]
-    texts = doubted or [found.waiting, *found.actions]
+    texts = [text.format(**words) for text in doubted or [found.waiting, *found.actions]]
+    if not doubted and verdict.actions:  # the rule's own, in its words (never formatted)
+        texts = [texts[0], *verdict.actions]
     if Doubt.QUOTA_NOW_COVERS in verdict.doubts and (full := _pool_full(verdict)):
         texts.append(full)
-    return list(dict.fromkeys(text.format(**words) for text in texts))
+    return list(dict.fromkeys(texts))
 
 
 def _pool_full(verdict: Verdict) -> str | None:
@@ -262,13 +264,6 @@ def _pool_full(verdict: Verdict) -> str | None:
         f"the {gpu_count(fig.requested)} it asks for: once the statement clears, it still waits "
         "until GPUs are freed, or reclaimed from workloads over their quota."
     )
-
-
-def _describe_claims(claims: tuple[str, ...], namespace: str) -> str:
-    """The command that shows the claims (all of the namespace's when none is named)."""
-    if claims:
-        return f"kubectl describe pvc {' '.join(claims)} -n {namespace}"
-    return f"kubectl get pvc -n {namespace}"
 
 
 def _lower(text: str) -> str:

@@ -54,7 +54,8 @@ class Verdict(BaseModel):
         missing: what this verdict could not read (for UNKNOWN: what would decide).
         level, resource: whose quota or limit it is about, and in what (the advice's words).
         doubts: what read now disagrees with the statement it rests on (the advice changes).
-        claims: P6: the unbound volume claims it names (the advice's command names them).
+        actions: what to do, when the rule knows more than its row (which constraint, which
+            claims): in place of the row's actions, after its word on waiting.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -68,7 +69,7 @@ class Verdict(BaseModel):
     level: Level = PROJECT
     resource: str = GPUS
     doubts: tuple[Doubt, ...] = ()
-    claims: tuple[str, ...] = ()
+    actions: tuple[str, ...] = ()
 
 
 def cite_said(said: Said) -> EvidenceLine:
