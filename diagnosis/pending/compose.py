@@ -181,6 +181,13 @@ def _pool_first(ev: PendingEvidence, verdict: Verdict) -> str | None:
     )
 
 
+def _of_pool(pool: str | None, gap: str) -> str:
+    """Another pool's gap, said to be that pool's unless it already names it."""
+    if pool is None or f"node pool {pool}" in gap:
+        return gap
+    return f"in node pool {pool}: {gap}"
+
+
 def _source(verdict: Verdict) -> str:
     if verdict.lines:
         return verdict.lines[0].source
@@ -207,6 +214,7 @@ def compose_pending(ev: PendingEvidence, best: Verdict, others: list[Verdict]) -
         actions += _unknown_advice(ev)
     missing = [g.what for g in ev.gaps]
     missing += best.missing
+    missing += [_of_pool(v.pool, gap) for v in others for gap in v.missing]
     if not ev.tier2:
         missing.append(TIER2_PENDING_MISSING)
     facts = PendingFacts(

@@ -6,6 +6,8 @@ Each rule is pure: it reads `PendingEvidence` and one node pool's figures, and r
 
 from __future__ import annotations
 
+import re
+
 from diagnosis.moments import restated
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpu_count
@@ -43,6 +45,8 @@ _PLACEMENT = frozenset(
 )
 _BLOCKING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 _NO_CAPACITY_PHASES = frozenset({"empty", "unschedulable"})
+_TAINT = re.compile(r"untolerated taint", re.IGNORECASE)
+_PLACEMENT_RULES = re.compile(r"affinity|node selector", re.IGNORECASE)
 
 
 def required_pods(ev: PendingEvidence) -> int:
@@ -175,22 +179,28 @@ def node_constraint(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     """P7: selector, affinity or taints rule out every node of the pool (waiting never helps)."""
     said = [s for s in ev.saying(Saying.FIT, pool=fig.pool) if s.fit == {FitPart.CONSTRAINT}]
     if said:
-        return verdict(
+        found = verdict(
             R.NODE_CONSTRAINT_MISMATCH,
             fig,
             f"No node{in_pool(fig)} matches its node selector, affinity or tolerations.",
             said[0],
         )
+        return found.model_copy(update={"actions": _constraint_actions(said[0].text)})
     pool = next((p for p in ev.node_pools or () if p.name == fig.pool), None)
     if pool is not None and (pool.phase or "").lower() in _NO_CAPACITY_PHASES:
         text = f"Node pool {pool.name}: phase {pool.phase}"
         text += f" ({pool.phase_message})" if pool.phase_message else ""
-        return verdict(
+        found = verdict(
             R.NODE_CONSTRAINT_MISMATCH,
             fig,
             f"Node pool {pool.name} is {pool.phase}: no node there can take work.",
             lines=(EvidenceLine(text=text, source="get_nodepools"),),
         )
+        empty = (
+            f"Ask for another node pool ({pool.name} has no node that can take work), or ask "
+            "an administrator whether it should have nodes."
+        )
+        return found.model_copy(update={"actions": (empty,)})
     taint, known = _untolerated(ev, fig)
     if taint is None or not known or _fit_text(ev, fig):
         return None  # tolerations unread are unknown; the scheduler's own fit text decides
@@ -198,12 +208,24 @@ def node_constraint(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         text=f"Taint {taint} on every Ready node; pod tolerations do not cover it",
         source="list_nodes, get_workload_pods",
     )
-    return verdict(
+    found = verdict(
         R.NODE_CONSTRAINT_MISMATCH,
         fig,
         f"Every Ready node{in_pool(fig)} has taint {taint}, which its pods do not tolerate.",
         lines=(line,),
     )
+    tolerate = f"Add a toleration for taint {taint} to the workload, or use another node pool."
+    return found.model_copy(update={"actions": (tolerate,)})
+
+
+def _constraint_actions(text: str) -> tuple[str, ...]:
+    """What to change for the constraints a fit text blames: tolerations only for a taint."""
+    taint, placement = _TAINT.search(text) is not None, _PLACEMENT_RULES.search(text) is not None
+    if taint and not placement:
+        return ("Add the toleration the nodes' taint needs, or use another node pool.",)
+    if placement and not taint:
+        return ("Change the node pool, node type, node selector or affinity.",)
+    return ()  # both, or neither named plainly: the row's advice covers every constraint
 
 
 def request_too_big(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:

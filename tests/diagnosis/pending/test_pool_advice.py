@@ -19,6 +19,7 @@ from diagnosis.pending.verdict import PendingReason
 from diagnosis.runai.models import Event
 from diagnosis.runai.scheduling_models import NodePool
 from tests.diagnosis.pending import builders as b
+from tests.factories import pod
 
 R = PendingReason
 
@@ -168,4 +169,43 @@ def test_never_is_said_of_the_headline_pool_alone(
     advice = compose_pending(ev, best, others).recommendations
     for text, words in zip(advice, opening, strict=False):
         assert text.startswith(words), advice
-    assert advice[len(opening)].startswith("Change the node pool"), advice
+    assert advice[len(opening)].startswith("Ask for another node pool (h100 has no node"), advice
+    assert not any("toleration" in a for a in advice), advice
+    if "default" in listed:  # the other pool's gaps are listed too, naming their pool
+        missing = compose_pending(ev, best, others).missing
+        assert all(v.missing for v in others if v.reason is not R.NODE_POOL_FULL)
+        for gap in (g for v in others for g in v.missing):
+            assert any(gap in m and "node pool default" in m for m in missing), missing
+
+
+AFFINITY_ONLY = b.CONSTRAINT.split(" \n")[0] + "."
+TAINT_ONLY = b.CONSTRAINT.replace("3 node(s) didn't match Pod's node affinity/selector. \n", "")
+
+#: (evidence arguments, what the advice after "waiting never" says, words it never has): the
+#: toleration is advised only where a taint is at issue, another pool where the pool is empty.
+CONSTRAINTS: list[Any] = [
+    pytest.param({"pools": [b.pool(phase="Empty")]},
+                 "Ask for another node pool (default has no node", "toleration", id="pool-empty"),
+    pytest.param({"nodes": b.tainted_nodes(), "free": 16,
+                  "pods": [pod("Pending", nodeName=None, tolerations=[])]},
+                 "Add a toleration for taint team=cv:NoSchedule", "selector", id="tainted-nodes"),
+    pytest.param({"events": [b.fit(AFFINITY_ONLY)]},
+                 "Change the node pool, node type, node selector or affinity", "toleration",
+                 id="affinity-text"),
+    pytest.param({"events": [b.fit(TAINT_ONLY)]},
+                 "Add the toleration the nodes' taint needs", "selector", id="taint-text"),
+    pytest.param({"events": [b.fit(b.CONSTRAINT)]},
+                 "Change the node pool, node type or selector, or add the toleration", "Ask for",
+                 id="both-in-the-text"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("given", "action", "never"), CONSTRAINTS)
+def test_the_constraint_advice_names_what_is_at_issue(given: dict[str, Any], action, never):
+    ev = b.pending_evidence(**given)
+    best, others = decide(ev)
+    assert best.reason is R.NODE_CONSTRAINT_MISMATCH, best.headline
+    advice = compose_pending(ev, best, others).recommendations
+    assert advice[0].startswith("Waiting will never fix this"), advice
+    assert advice[1].startswith(action), advice
+    assert not any(never in a for a in advice), advice
