@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from diagnosis.pending import rules_capacity as capacity
+from diagnosis.pending import rules_constraint as constraint
 from diagnosis.pending import rules_quota as quota
 from diagnosis.pending import rules_storage as storage
 from diagnosis.pending import rules_typed as typed
@@ -131,7 +132,7 @@ PRECEDENCE: tuple[PendingRow, ...] = (
     ),
     PendingRow(
         R.NODE_CONSTRAINT_MISMATCH,
-        typed.node_constraint,
+        constraint.node_constraint,
         "User — node pool, node type, selector or tolerations",
         "Waiting will never fix this: no node of the pool meets the constraint.",
         ("Change the node pool, node type or selector, or add the toleration it needs.",),
@@ -307,7 +308,7 @@ def _unread(ev: PendingEvidence, fig: PoolFigures, index: int, verdict: Verdict)
     """
     if index <= _TAINT_ROW:
         return verdict
-    unread = typed.unread_tolerations(ev, fig)
+    unread = constraint.unread_tolerations(ev, fig)
     if unread is None:
         return verdict
     if verdict.reason not in _DERIVED:
