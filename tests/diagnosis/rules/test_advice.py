@@ -158,9 +158,21 @@ CASES = [
             events=[event("Failed", PULL_NOT_FOUND)],
             spec_=spec(image="nvcr.io/nvidia/pytorch:24.05-py3"),
         ),
-        ["`docker manifest inspect nvcr.io/acme/train:v9`, the image the registry error names"],
-        ["pytorch"],
+        [
+            "`docker manifest inspect nvcr.io/acme/train:v9`, the image the registry error names",
+            "which of the pod's containers pulls it: the submitted image is "
+            "nvcr.io/nvidia/pytorch:24.05-py3, so it is an init container's or a sidecar's",
+        ],
+        ["names it exactly"],
         id="pull-not-found-names-the-image-the-error-names",
+    ),
+    pytest.param(
+        evidence(
+            events=[event("Failed", PULL_NOT_FOUND)], spec_=spec(image="nvcr.io/acme/train:v9")
+        ),
+        ["the image the registry error names) and that the workload names it exactly"],
+        ["pulls it", "submitted image is"],
+        id="pull-not-found-names-the-submitted-image",
     ),
     pytest.param(
         evidence(
@@ -381,6 +393,46 @@ def test_the_image_is_the_one_the_registry_error_names(said, image, named):
     assert (
         "Submitted image: submitted:1 (the registry error names no image)" in lines
     ) is not named
+    assert (f"It is {image}, not the submitted image submitted:1." in report.headline) is named
+
+
+#: (the submitted image, the image the error names, the image lines): the one the error names
+#: is shown apart only when it is another image, said to be so; an invalid reference is no
+#: registry's error.
+IMAGE_LINES = [
+    pytest.param(
+        "nvcr.io/acme/train:v9", ("Failed", PULL_NOT_FOUND),
+        ["Submitted image: nvcr.io/acme/train:v9, the one the registry error names"],
+        id="the-same-image-one-line",
+    ),
+    pytest.param(
+        "busybox", ("BackOff", 'Back-off pulling image "docker.io/library/busybox:latest"'),
+        ["Submitted image: busybox, the one the registry error names"],
+        id="the-same-image-as-the-runtime-resolves-it",
+    ),
+    pytest.param(
+        "nvcr.io/nvidia/pytorch:24.05-py3", ("Failed", PULL_NOT_FOUND),
+        ["Image the registry error names: nvcr.io/acme/train:v9, not the submitted image (an "
+         "init container's or a sidecar's, or the spec changed since)",
+         "Submitted image: nvcr.io/nvidia/pytorch:24.05-py3"],
+        id="another-image-said-to-differ",
+    ),
+    pytest.param(
+        "nvcr.io/Acme/train:v9",
+        ("InvalidImageName", 'Failed to apply default image tag "nvcr.io/Acme/train:v9": '
+         'couldn\'t parse image reference "nvcr.io/Acme/train:v9": invalid reference format'),
+        ["Submitted image: nvcr.io/Acme/train:v9, the one the error names"],
+        id="invalid-name-is-no-registry-error",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("submitted", "said", "shown"), IMAGE_LINES)
+def test_the_image_lines_say_whether_the_failing_image_is_the_submitted_one(submitted, said, shown):
+    ev = evidence(events=[event(*said)], spec_=spec(image=submitted))
+    report = compose(ev, classify(ev))
+    lines = [e.text for e in report.evidence if "image" in e.text.split(":", 1)[0].lower()]
+    assert lines == shown
 
 
 ECC_LOG = (
