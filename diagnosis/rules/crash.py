@@ -17,7 +17,7 @@ from diagnosis.evidence import Evidence
 from diagnosis.exitcodes import describe_exit_code, is_app_error
 from diagnosis.lexicon import SignalKind
 from diagnosis.report import Category, EvidenceLine
-from diagnosis.rules.advice import kubectl_logs, log_lines, logs_read
+from diagnosis.rules.advice import kubectl_logs, log_lines, logs_read, restarted
 from diagnosis.rules.base import CategoryRow, Details, Finding, cite_all, latest
 from diagnosis.xid import xid_in
 
@@ -159,10 +159,12 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
             "Its log shows no error line, so start from the exit code: fix the code or "
             f"configuration it indicates.{exited} {rerun}"
         ]
+    container = finding.details.container
+    # `--previous` reads the run before the current container's: say so, not "its log".
+    log = "its previous run's log" if restarted(ev, container) else "its log"
     return [
-        "Find the failing line in its log, "
-        f"{kubectl_logs(ev, finding.details.container)}, and fix the code or configuration "
-        f"it shows.{exited} {rerun}"
+        f"Find the failing line in {log}, {kubectl_logs(ev, container)}, and fix the code or "
+        f"configuration it shows.{exited} {rerun}"
     ]
 
 

@@ -44,21 +44,27 @@ CASES = [
     # evidence, advice must contain (all), advice must not contain (any)
     pytest.param(
         evidence(CRASH, pods=PODS, events=[LOOPING]),
-        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`"],
+        [
+            "Find the failing line in its previous run's log, "
+            "`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp --previous`"
+        ],
         ["failing log line above", "<pod>", "<namespace>"],
         id="crash-no-tier2-names-the-real-pod",
     ),
     # `--previous` only for a container that restarted: kubectl finds no previous one otherwise
     pytest.param(
         evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="Never")),
-        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp`"],
-        ["--previous"],
+        ["Find the failing line in its log, `kubectl logs bert-ft-0-0 -c trainer -n runai-nlp`"],
+        ["--previous", "previous run"],
         id="crash-restart-policy-never-current-log",
     ),
     pytest.param(
         evidence(CRASH, pods=PODS, spec_=spec(restartPolicy="OnFailure")),
-        ["`kubectl logs bert-ft-0-0 -c trainer -n runai-nlp` (add `--previous` if it restarted)"],
-        ["-n runai-nlp --previous`"],
+        [
+            "Find the failing line in its log, `kubectl logs bert-ft-0-0 -c trainer -n runai-nlp` "
+            "(add `--previous` if it restarted)"
+        ],
+        ["-n runai-nlp --previous`", "previous run"],
         id="crash-restart-not-known-current-log-first",
     ),
     pytest.param(
