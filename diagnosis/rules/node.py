@@ -180,32 +180,53 @@ def node_failure(ev: Evidence) -> Finding | None:
     )
 
 
+def _node_trouble(ev: Evidence, node: str | None) -> bool:
+    """Whether the node itself shows a problem, not only the pod it evicted.
+
+    NotReady, a cordon, a node-class Xid, or the node not Ready as read now; a memory-pressure
+    eviction of a pod using more than it requested is the pod's.
+    """
+    if ev.of(SignalKind.NODE_NOT_READY, SignalKind.NODE_CORDONED) or _hardware_xids(ev):
+        return True
+    return any(n.name == node and (n.status or "").lower() != "ready" for n in ev.nodes or ())
+
+
 def _advise(ev: Evidence, finding: Finding) -> list[str]:
-    """The skill's retry or resubmission by restart policy, after the request fix if it applies."""
+    """The skill's retry or resubmission by restart policy, after the request fix if it applies.
+
+    After an eviction of a pod using more memory than it requested, the retry or resubmission
+    is with the higher request, and SRE is sent to the node only if the node shows a problem.
+    """
     advice = []
-    if finding.details.over_request:
+    over = finding.details.over_request
+    if over:
         who = f"container {finding.details.container}"
         advice.append(
             f"Raise the CPU-memory request of {who} to what it really uses, or set request = "
             "limit (Guaranteed QoS): the kubelet evicts first the pods that use more than "
             "they requested when a node runs short of memory.",
         )
+    sre = (
+        "; ask SRE to check the node's health before it takes more work"
+        if not over or _node_trouble(ev, finding.details.node)
+        else ""
+    )
+    higher = " with the higher memory request" if over else ""
     restart = ev.spec.spec.restart_policy if ev.spec and ev.spec.spec else None
     if restart is None:  # a policy not read is a gap, not "not OnFailure"
         advice.append(
-            "Resubmit the workload, or retry it if its restart policy is OnFailure (the policy "
-            "could not be read); ask SRE to check the node's health before it takes more work."
+            f"Resubmit the workload{higher}, or retry it if its restart policy is OnFailure "
+            f"(the policy could not be read){sre}."
         )
-    elif restart.lower() == "onfailure":
+    elif restart.lower() == "onfailure" and not over:
         advice.append(
             "Retry on a healthy node: the restart policy is OnFailure, so the "
             "workload can be retried; ask SRE to check the node."
         )
+    elif restart.lower() == "onfailure":
+        advice.append(f"Retry it{higher}: the restart policy is OnFailure{sre}.")
     else:
-        advice.append(
-            "Resubmit the workload (restart policy is not OnFailure); ask SRE to "
-            "check the node's health before it takes more work."
-        )
+        advice.append(f"Resubmit the workload{higher} (restart policy is not OnFailure){sre}.")
     return advice
 
 

@@ -15,6 +15,7 @@ from diagnosis.evidence import Gap
 from diagnosis.report import Category, EvidenceLine
 from diagnosis.rules import classify, row
 from diagnosis.rules.crash import gpu_hardware_owner
+from diagnosis.runai.models import Node
 from tests.diagnosis.rules.cases import (
     PULL_AUTH,
     PULL_DENIED,
@@ -38,6 +39,10 @@ LOOPING = event("BackOff", "Back-off restarting failed container trainer in pod 
 EVICTED = (
     "The node was low on resource: memory. Threshold quantity: 100Mi, available: 52Mi. "
     "Container trainer was using 30Gi, which exceeds its request of 16Gi. "
+)
+
+NOT_READY_NODE = Node.model_validate(
+    {"name": "dgx-a100-07", "status": "NotReady", "nodePool": "default", "taints": []}
 )
 
 CASES = [
@@ -246,25 +251,45 @@ CASES = [
         [
             "raise the CPU-memory request of container trainer",
             "request = limit",
-            "Resubmit the workload, or retry it if its restart policy is OnFailure",
+            "Resubmit the workload with the higher memory request, or retry it if its restart "
+            "policy is OnFailure",
         ],
-        [],
+        ["SRE"],
         id="eviction-over-request",
     ),
-    # the request fix comes first, the skill's retry or resubmission still follows
+    # the request fix comes first, the skill's retry or resubmission follows, with it; the
+    # node is the pod's, not SRE's, unless it shows a problem of its own
     pytest.param(
         evidence(
             pods=PODS, events=[event("Evicted", EVICTED)], spec_=spec(restartPolicy="OnFailure")
         ),
-        ["raise the CPU-memory request of container trainer", "Retry on a healthy node"],
-        ["Resubmit"],
+        [
+            "raise the CPU-memory request of container trainer",
+            "Retry it with the higher memory request: the restart policy is OnFailure.",
+        ],
+        ["Resubmit", "healthy node", "SRE"],
         id="eviction-over-request-on-failure-retries",
     ),
     pytest.param(
         evidence(pods=PODS, events=[event("Evicted", EVICTED)], spec_=spec(restartPolicy="Never")),
-        ["raise the CPU-memory request of container trainer", "Resubmit the workload"],
-        ["Retry on a healthy node"],
+        [
+            "raise the CPU-memory request of container trainer",
+            "Resubmit the workload with the higher memory request (restart policy is not "
+            "OnFailure).",
+        ],
+        ["Retry on a healthy node", "SRE"],
         id="eviction-over-request-never-resubmits",
+    ),
+    pytest.param(
+        evidence(
+            pods=PODS, events=[event("Evicted", EVICTED)], spec_=spec(restartPolicy="Never")
+        ).model_copy(update={"nodes": (NOT_READY_NODE,)}),
+        [
+            "Resubmit the workload with the higher memory request (restart policy is not "
+            "OnFailure); ask SRE to check the node's health",
+        ],
+        [],
+        id="eviction-over-request-node-not-ready-now",
     ),
     pytest.param(
         evidence(
