@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from diagnosis.evidence import Evidence
+from diagnosis.lexicon import SignalKind
 from diagnosis.moments import utc_text
 from diagnosis.recommend import recommendations
 from diagnosis.recurrence import recurrence
@@ -28,6 +29,7 @@ def _context(ev: Evidence, cited: set[str]) -> list[EvidenceLine]:
     if w.phase_message and not any(w.phase_message[:40] in c for c in cited):
         phase += f"; message: {quote(w.phase_message, 160)}"
     lines.append(EvidenceLine(text=phase, source="get_workload_status"))
+    lines.extend(_survived(ev))
     for pod in (ev.pods or ())[:3]:
         if any(f"Pod {pod.name} " in c for c in cited):
             continue
@@ -50,6 +52,22 @@ def _context(ev: Evidence, cited: set[str]) -> list[EvidenceLine]:
                 EvidenceLine(text="Submitted " + ", ".join(parts), source="get_workload_spec")
             )
     return lines
+
+
+def _survived(ev: Evidence) -> list[EvidenceLine]:
+    """An eviction it ran again after, as context: the failure diagnosed ended the later run.
+
+    Only a dated one reaches here (an undated eviction, or one not followed by a run, is the
+    preemption answer's), so this is never the verdict, only what came before it.
+    """
+    evicted = [(s.at, s) for s in ev.of(SignalKind.PREEMPTED) if s.at is not None]
+    if not evicted:
+        return []
+    at, newest = max(evicted, key=lambda pair: pair[0])
+    text = (
+        f"It was preempted at {utc_text(at)} and ran again; the failure above ended the later run"
+    )
+    return [EvidenceLine(text=text, source=newest.source)]
 
 
 def compose(ev: Evidence, finding: Finding) -> Report:

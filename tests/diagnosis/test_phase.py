@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from diagnosis.compose import compose
 from diagnosis.phase import confirms, phase_gate, recent_preemption
 from diagnosis.redact import Redactor
-from diagnosis.report import Outcome
+from diagnosis.report import Category, Outcome
 from diagnosis.request import Symptom
+from diagnosis.rules import classify
 from diagnosis.signals import events_signals, status_signals
-from tests.factories import NOW, ago, event, phase_update, workload
+from tests.factories import NOW, ago, event, evidence, phase_update, workload
 
 CRASHLOOP = event(
     "BackOff", "Back-off restarting failed container trainer in pod t-0-0_runai-ml(abc)"
@@ -117,6 +119,19 @@ def test_preemption_survived_per_a_later_oom_kill():
     """Evicted, rescheduled, then OOM-killed: only a running pod is OOM-killed (review #3)."""
     oom = event("OOMKilled", "Container trainer in pod runai-ml/t-0-1 was OOMKilled", 10)
     assert recent_preemption(signals(PREEMPT, oom), cutoff=ago(24 * 60)) is None
+
+
+@pytest.mark.parametrize("survived", [True, False])
+def test_the_failures_answer_cites_an_eviction_it_survived_as_context(survived):
+    """The verdict is the later run's failure; the eviction before it is said, not hidden."""
+    oom = event("OOMKilled", "Container trainer in pod runai-ml/t-0-1 was OOMKilled", 10)
+    ev = evidence(events=[PREEMPT, oom] if survived else [oom])
+    report = compose(ev, classify(ev))
+    assert report.category is Category.OOM_KILLED
+    line = f"It was preempted at {ago(30):%Y-%m-%d %H:%M:%SZ} and ran again"
+    cited = [e for e in report.evidence if e.text.startswith(line)]
+    assert len(cited) == survived, report.evidence
+    assert all(not e.deciding and e.source == "get_workload_status" for e in cited)
 
 
 @pytest.mark.parametrize(
