@@ -25,7 +25,7 @@ from bot.render.chart_scale import time_label, time_ticks, value_label, value_ti
 from bot.render.clean import clean, one_line
 from bot.render.gaps import runs
 from bot.render.sparkline import configured, gib
-from bot.render.wording import when
+from bot.render.wording import when, when_drawn
 from diagnosis import MemoryFigures, MemorySample, in_utc
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ def _frame(canvas: Canvas, memory: MemoryFigures) -> None:
         canvas.text((column, bottom + 8), label, TEXT_COLOUR, _TEXT_SIZE, "ma")
     canvas.rule((left, top), (left, bottom), _AXIS_COLOUR)
     canvas.rule((left, bottom), (right, bottom), _AXIS_COLOUR)
-    canvas.text((WIDTH_PX / 2, bottom + 30), f"UTC, from {when(start)} to {when(end)}",
+    canvas.text((WIDTH_PX / 2, bottom + 30), f"UTC, from {when_drawn(start)} to {when_drawn(end)}",
                 TEXT_COLOUR, _TEXT_SIZE, "ma")  # fmt: skip
 
 
@@ -246,7 +246,7 @@ def _kill_marker(canvas: Canvas, memory: MemoryFigures, killed_at: datetime) -> 
     _, top, right, bottom = PLOT_BOX
     column = data_column(killed_at, memory)
     canvas.line([(column, top), (column, bottom)], KILL_COLOUR, width=2)
-    label = f"OOM kill {when(killed_at)}"
+    label = f"OOM kill {when_drawn(killed_at)}"
     # Right-aligned to the line when it fits (the kill usually ends the series), else after it.
     if column - canvas.text_width(label, _TEXT_SIZE) >= PLOT_BOX[0]:
         canvas.text((column, top - 8), label, KILL_COLOUR, _TEXT_SIZE, "rm")

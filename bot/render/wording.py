@@ -29,6 +29,7 @@ __all__ = [
     "recurrence_sentence",
     "verdict_label",
     "when",
+    "when_drawn",
 ]
 
 #: The runai-diagnose-failed-workload skill's "Recovery owner" column, as shown to users.
@@ -102,14 +103,24 @@ def left_out_words(left: int) -> str:
 
 
 def when(moment: datetime | None) -> str:
-    """A moment as people read it in an incident: `2025-11-04 08:52Z` (UTC), or `?`."""
+    """A moment as the answer prints every moment: `2025-11-04 08:52:00Z` (UTC), or `?`.
+
+    The same form as the evidence lines (`utc_text`), so one answer has one time format.
+    """
+    if moment is None:
+        return "?"
+    return utc_text(moment)
+
+
+def when_drawn(moment: datetime | None) -> str:
+    """A moment where room is short (a chart's drawn label, a button): `2025-11-04 08:52Z`."""
     if moment is None:
         return "?"
     return utc_text(moment, "%Y-%m-%d %H:%MZ")
 
 
 def candidate_facts(candidate: WorkloadRef) -> str:
-    """`phase Failed · submitted 2025-11-04 00:17Z · phase updated 2025-11-04 08:52Z`."""
+    """`phase Failed · submitted 2025-11-04 00:17:00Z · phase updated 2025-11-04 08:52:00Z`."""
     return (
         f"phase {candidate.phase or '?'} · submitted {when(candidate.submitted_at)} · "
         f"phase updated {when(candidate.phase_updated_at)}"
@@ -133,7 +144,7 @@ def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
     """
 
     def short(moment: datetime | None) -> str:
-        return when(moment)[5:] if moment is not None else "?"
+        return when_drawn(moment)[5:] if moment is not None else "?"
 
     facts = [f"{c.phase or '?'} · submitted {short(c.submitted_at)}" for c in candidates]
     plain = [(c.name, f) for c, f in zip(candidates, facts, strict=True)]

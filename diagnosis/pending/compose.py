@@ -61,7 +61,7 @@ def _figure_lines(ev: PendingEvidence, fig: PoolFigures) -> list[EvidenceLine]:
     if project is not None:
         lines.append(project)
     if fig.pool and (fig.free is not None or fig.total is not None):
-        at = f" at {utc_text(fig.capacity_at, '%H:%M:%SZ')}" if fig.capacity_at else ""
+        at = f" at {utc_text(fig.capacity_at)}" if fig.capacity_at else ""
         lines.append(
             EvidenceLine(
                 text=f"Node pool {fig.pool}: {gpus(fig.free)} of {gpu_count(fig.total)} free{at}",
@@ -96,7 +96,7 @@ def _project_line(ev: PendingEvidence, fig: PoolFigures) -> EvidenceLine | None:
     text = f"Project {ev.project.name if ev.project else '?'} in node pool {fig.pool}: "
     text += "; ".join(part for part in (", ".join(quota), usage) if part)
     if now.project_at:
-        text += f" as of {utc_text(now.project_at, '%H:%M:%SZ')}"
+        text += f" as of {utc_text(now.project_at)}"
     theirs = [
         n
         for n in _PROJECT_FIGURES
@@ -124,7 +124,7 @@ def _context(ev: PendingEvidence) -> list[EvidenceLine]:
         newest = max(ev.stale, key=lambda s: s.at.timestamp() if s.at else 0.0)
         older = ev.since is not None and newest.at is not None and newest.at < ev.since
         why = (
-            f"written before it last became Pending ({utc_text(ev.since, '%H:%M:%SZ')})"
+            f"written before it last became Pending ({utc_text(ev.since)})"
             if older and ev.since
             else "a PodGroup condition while some of its pods hold resources"
         )

@@ -144,7 +144,7 @@ def _doubts(
     )
     if read and (now.allocated_np or 0.0) + (requested or 0.0) <= (now.deserved or 0.0):
         doubts.append(Doubt.QUOTA_NOW_COVERS)
-        at = f" as of {utc_text(now.project_at, '%H:%M:%SZ')}" if now.project_at else ""
+        at = f" as of {utc_text(now.project_at)}" if now.project_at else ""
         words.append(
             f"the project's figures now leave room for it (deserved {gpus(now.deserved)}, "
             f"non-preemptible allocated {gpus(now.allocated_np)}{at}, get_project)"

@@ -105,7 +105,7 @@ def _reclaim_advice(position: QuotaPosition) -> str:
 
 def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, position: QuotaPosition) -> str:
     moment = _when(ev, verdict)
-    at = f" at {utc_text(moment, '%Y-%m-%d %H:%MZ')}" if moment else ""
+    at = f" at {utc_text(moment)}" if moment else ""
     by = ev.preemptor
     if verdict.kind is K.PRIORITY_PREEMPTION:
         mine = ev.workload.priority

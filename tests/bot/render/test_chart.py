@@ -279,9 +279,9 @@ def test_the_alt_text_says_what_the_picture_shows():
                          workload="train")  # fmt: skip
     assert chart is not None
     assert chart.alt_text == (
-        "CPU memory of train from 2025-11-04 00:00Z to 2025-11-04 13:10Z: peak 11 GiB, "
-        "limit 32 GiB, request not set; no samples from 2025-11-04 00:30Z to 2025-11-04 12:40Z; "
-        "OOM-killed at 2025-11-04 14:00Z"
+        "CPU memory of train from 2025-11-04 00:00:00Z to 2025-11-04 13:10:00Z: peak 11 GiB, "
+        "limit 32 GiB, request not set; no samples from 2025-11-04 00:30:00Z to 2025-11-04 12:40:00Z; "
+        "OOM-killed at 2025-11-04 14:00:00Z"
     )
 
 
@@ -322,7 +322,7 @@ def test_upstream_names_cannot_break_the_chart(name, shown):
     assert chart is not None
     assert chart.title == f"CPU memory of {shown}"
     assert chart.alt_text == (
-        f"CPU memory of {shown} from 2025-11-04 00:00Z to 2025-11-04 00:10Z: peak 2 GiB, "
+        f"CPU memory of {shown} from 2025-11-04 00:00:00Z to 2025-11-04 00:10:00Z: peak 2 GiB, "
         "limit 4 GiB, request 2 GiB"
     )
 

@@ -85,7 +85,7 @@ def test_memory_sparkline_names_the_window_and_the_figures():
         request_bytes=16 * GIB, limit_bytes=32 * GIB, peak_bytes=32 * GIB, samples=series
     )
     assert memory_sparkline(memory) == (
-        "CPU memory 2025-11-04 00:18Z to 2025-11-04 00:38Z: ▂▅█ peak 32 GiB, limit 32 GiB, "
+        "CPU memory 2025-11-04 00:18:00Z to 2025-11-04 00:38:00Z: ▂▅█ peak 32 GiB, limit 32 GiB, "
         "request 16 GiB"
     )
 

@@ -69,12 +69,12 @@ def test_the_cluster_is_shown_by_name_with_its_id_in_the_details():
         (
             datetime(2025, 11, 4, 0, 17, 57, tzinfo=UTC),
             datetime(2025, 11, 4, 8, 52, 1, tzinfo=UTC),
-            "phase Failed · submitted 2025-11-04 00:17Z · phase updated 2025-11-04 08:52Z",
+            "phase Failed · submitted 2025-11-04 00:17:57Z · phase updated 2025-11-04 08:52:01Z",
         ),
         (
             datetime(2025, 11, 4, 1, 0, tzinfo=UTC) + timedelta(hours=-3),  # any zone: UTC.
             None,
-            "phase Failed · submitted 2025-11-03 22:00Z · phase updated ?",
+            "phase Failed · submitted 2025-11-03 22:00:00Z · phase updated ?",
         ),
         (None, None, "phase Failed · submitted ? · phase updated ?"),
     ],

@@ -186,8 +186,8 @@ def test_needs_input_shows_candidates_and_hides_missing():
     )[0]
     texts = all_text(rendered)
     assert (
-        "*Candidates*\n• `job\u02cb1` (ml-team) · phase Failed · submitted 2025-11-04 00:17Z · "
-        "phase updated 2025-11-04 08:52Z · workload ID `id-1`"
+        "*Candidates*\n• `job\u02cb1` (ml-team) · phase Failed · submitted 2025-11-04 00:17:57Z · "
+        "phase updated 2025-11-04 08:52:01Z · workload ID `id-1`"
     ) in texts
     assert "Not measured" not in texts
     assert "Check again" not in texts  # a question back has nothing to check again yet.
