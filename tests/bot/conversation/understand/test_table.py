@@ -1271,6 +1271,80 @@ ROWS: list[Row] = [
         project="vision",
         workload="resnet-ddp",
     ),
+    # a header is the CLI's own, every word in its order: a sentence with `status` and
+    # `project` in it (Run:ai's status notifications read so) is read as a sentence
+    r(
+        "@bot Workload training-job-42 status changed to Failed in project ml-team on cluster "
+        "prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot workload training-job-42 status failed project ml-team cluster prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot Workload status is pending for train-bert, project nlp, cluster prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot name of the workload is train-bert, status failed, project nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # pasted without a code block, the table ends where its rows do: the prose is read
+    r(
+        "@bot\n" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
+        "alice  - (1)  0 (0)\nprod-a - why did this one fail since yesterday? it was fine before",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="2d",
+    ),
+    r(
+        "@bot\n" + V2 + "\ntraining-job-42  Training  Failed  ml-team  Yes  0/1  0.00\n"
+        "prod-a cluster, it keeps crashing since yesterday",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+        lookback="2d",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot\n" + V2 + "\ntraining-job-42  Training  Failed  ml-team  Yes  0/1  0.00\n\n"
+        "prod-a cluster, it keeps crashing since yesterday",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+        lookback="2d",
+        symptom=CRASH,
+    ),
+    # a `kubectl get pods` table and a `runai` list in one block: the list says the workload
+    r(
+        "@bot prod-a\n```NAME  READY  STATUS  RESTARTS  AGE\nbert-ft-0-0  0/1  CrashLoopBackOff  5  "
+        "4m\n" + V1 + "\ntrain-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  "
+        "Train  nlp  alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # a v1 header a narrow terminal wrapped: its second line is header too, never a row
+    r(
+        "@bot why did this fail on prod-a?\n```" + V1.replace("PODs Running", "PODs\nRunning") + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
+        "alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
     # --- near misses and typos: asked about, never used ------------------------------------
     r(
         "@bot train-bert in nlpp on prod-a",
