@@ -24,26 +24,31 @@ from bot.conversation.understand.found import Found
 
 __all__ = ["read_tables"]
 
+
+def _words(words: str) -> tuple[str, ...]:
+    return tuple(words.split())
+
+
 _HEADER = ("name", "ready", "status")
 _READY = re.compile(r"^\d++/\d++$")
 _AFTER_NAMESPACE = 2  # READY's column when NAMESPACE comes first
 #: The headers of the two CLIs, word by word, as `.lower()` reads them.
-_V1 = tuple(
+_V1 = _words(
     "name status age node image type project user gpus allocated (requested) pods running "
-    "(pending) service url(s)".split()
+    "(pending) service url(s)"
 )
-_V2 = tuple(
-    "workload type status project preemptible running/requested pods gpu allocation".split()
-)
+_V2 = _words("workload type status project preemptible running/requested pods gpu allocation")
 _HEADER_WORDS = len(_V1)  # no header is longer
 _IMAGE = re.compile(r"[/:]")  # `nvcr.io/nvidia/pytorch:24.01`; a node's name has neither
 _RULE = frozenset("─━-=")  # the line v2 prints under its header
 #: What STATUS shows: the workload's phase, or its pods' (`Init:0/1`).
 _STATUSES = frozenset(
-    """pending running succeeded completed complete failed error deleted deleting unknown
-    stopped stopping terminating terminated initializing creating containercreating
-    crashloopbackoff imagepullbackoff errimagepull preempted evicted resuming suspended
-    degraded timedout restarting oomkilled starting queued ready""".split()
+    _words(
+        """pending running succeeded completed complete failed error deleted deleting unknown
+        stopped stopping terminating terminated initializing creating containercreating
+        crashloopbackoff imagepullbackoff errimagepull preempted evicted resuming suspended
+        degraded timedout restarting oomkilled starting queued ready"""
+    )
 )
 _POD_STATE = re.compile(r"^init:\S++$")
 _AGE = re.compile(r"^(?:\d++[smhdy])++$|^<invalid>$|^-$")  # `2h`, `3d4h`, `5m30s`
@@ -86,7 +91,8 @@ def read_tables(text: str, found: Found) -> str:
             runai = _Columns(runai.header, runai.project, len(runai.header))
             continue
         ready = _ready_column([w.lower() for w in words[:4]])
-        runai = _runai_header([w.lower() for w in words[: _HEADER_WORDS + 1]]) if ready < 0 else None
+        head = [w.lower() for w in words[: _HEADER_WORDS + 1]]
+        runai = _runai_header(head) if ready < 0 else None
         if ready < 0 and runai is None:
             kept.append(line)
     return "\n".join(kept)
@@ -115,7 +121,7 @@ def _runai_header(head: list[str]) -> _Columns | None:
 
 
 def _wrapped(words: list[str], columns: _Columns) -> bool:
-    """Whether `words` are the rest of a header a narrow terminal wrapped (`Running (Pending) …`)."""
+    """Whether `words` go on with a header a narrow terminal wrapped (`Running (Pending) …`)."""
     rest = columns.header[columns.read :]
     return bool(words) and tuple(w.lower() for w in words) == rest[: len(words)]
 
