@@ -91,6 +91,8 @@ def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
         ", ",
         "still crashlooping ",
         "is it stuck? ",
+        "CrashLoopBackOff! ",
+        "stuck :( ",
     ],
 )
 def test_a_plain_reply_is_parsed_in_linear_time(pieces, allowed):

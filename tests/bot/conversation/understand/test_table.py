@@ -1338,7 +1338,9 @@ ROWS: list[Row] = [
     ),
     # a v1 header a narrow terminal wrapped: its second line is header too, never a row
     r(
-        "@bot why did this fail on prod-a?\n```" + V1.replace("PODs Running", "PODs\nRunning") + "\n"
+        "@bot why did this fail on prod-a?\n```"
+        + V1.replace("PODs Running", "PODs\nRunning")
+        + "\n"
         "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
         "alice  - (1)  0 (0)```",
         cluster="prod-a",
@@ -1439,6 +1441,27 @@ ROWS: list[Row] = [
     r("I'll look at the mount", directed=False),
     r("@bot still crashlooping here", symptom=CRASH),  # directed: a request
     r("still crashlooping", expecting=WORKLOAD, directed=False, symptom=CRASH),  # an answer
+    # a reply that is only the symptom asks, whatever padding, state or emoji is around it
+    r("CrashLoopBackOff", directed=False, symptom=CRASH),
+    r("ImagePullBackOff", directed=False, symptom=PULL),
+    r("crashlooping", directed=False, symptom=CRASH),
+    r("Init:0/1", directed=False, symptom=INIT),
+    r("stuck in init", directed=False, symptom=INIT),
+    r("image pull error", directed=False, symptom=PULL),
+    r("pending!", directed=False, symptom=PENDING),
+    r("stuck :(", directed=False, symptom=PENDING),
+    r("it's stuck.", directed=False, symptom=PENDING),
+    r("CrashLoopBackOff!", directed=False, symptom=CRASH),
+    r("it's still pending", directed=False, symptom=PENDING),
+    r("it's still queued", directed=False, symptom=PENDING),
+    r("it hasn't started in 20 min", directed=False, symptom=PENDING),
+    r("it still hasn't started", directed=False, symptom=PENDING),
+    r("Still crashlooping", directed=False, symptom=CRASH),
+    # ... and who it happens to, or a comparison, is talk
+    r("mine is still pending as well", directed=False),
+    r("same here, still crashlooping", directed=False),
+    r("it crashed on me too", directed=False),
+    r("same, it hasn't started for me either", directed=False),
 ]
 
 
