@@ -91,10 +91,15 @@ _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
 # ... yet the subject of a failure is the workload it names: `why did qwen-2.5 fail`, `is
 # qwen-2.5 crashlooping?`, `qwen-2.5 failed in nlp` (a version is what was bumped, never
 # what failed or is stuck). Each starts at a question word, the text's start or a clause's.
+# Not what a library does: `cuda-12.4 failed to load` (only `fail to start`, `… to run`),
+# `torch-2.3 crashed my job` (a verb with an object), `torch-2.3 restart loop?`.
 _FAILED = (
     r"(?:(?:still|just|also|keeps?|kept|has|had|got|gets|is|was|been)\s++)*+"
     r"(?:fail|crash|die[sd]?\b|dying|oom|stuck|pending|queued|hang|hung|evicted|preempted|"
-    r"restart|killed)"
+    r"restart|killed)[a-z]*+"
+    r"(?!\s++(?:to\s++(?!start|run|schedul|launch|begin|boot|come\s)|loops?\b"
+    r"|(?:my|our|your|his|her|their|its|it|the|this|that|every|all)\b"
+    r"|[a-z0-9]++[.-][a-z0-9]|[a-z]++[0-9]))"
 )
 _NAMED_AS = r"(?:\s++(?:job|workload|run|training))?+"  # `why did the qwen-2.5 job fail`
 _LEADING = r"(?:hey|hi|so|and|but|also|now|ok|okay|is|did|does|has|was|the|our|my)"

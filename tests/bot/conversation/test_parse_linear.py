@@ -71,6 +71,9 @@ def test_parse_time_is_linear_up_to_the_cap(text, expecting, allowed):
         "why did a.",
         ", a.1 ",
         "a.1",
+        "why did a-1.2 fail to ",
+        ", a-1.2 crashed a-",
+        ", a-1.2 failed a" + "-a" * 120 + " ",
     ],
 )
 def test_every_pattern_is_linear_without_the_cap(pieces, allowed):

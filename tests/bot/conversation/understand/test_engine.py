@@ -174,6 +174,21 @@ async def test_a_dotted_name_that_failed_is_the_workload_a_version_is_not(text):
         assert reports(recorder)[0].report.category is Category.OOM_KILLED
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python-3.11 crashed training-job-42 in ml-team on prod-a",
+        "is torch-2.3 killed by OOM? training-job-42 in ml-team on prod-a",
+        "why did cuda-12.4 fail to load for training-job-42? ml-team on prod-a",
+    ],
+)
+async def test_a_version_beside_a_workload_is_context_never_a_second_diagnosis(demo, text):
+    recorder = await demo.say(text)
+    answered = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+    assert answered == ["training-job-42"]
+    assert not [r for r in recorder.replies() if "No workload named" in str(r)]
+
+
 # --- a project that is none of the asker's ------------------------------------------------
 
 

@@ -57,6 +57,8 @@ PIECES = [
     "Running (Pending) SERVICE URL(S)\n", "a-1 Failed 2h n r/i:1 Train p u - (1) 0 (0)\n",
     "Workload Type Status Project Preemptible Running/Requested Pods\n",
     "a-1 Training Failed p Yes 0/2 0.00\n", "workload a-1 status failed project p ",
+    "why did a-1.2 fail to load ", "a-1.2 crashed my a-1 ", ", a-1.2 failed to ",
+    ": a-1.2 restart loop ", "a-1.2 crashed a-1.2 ",
 ]  # fmt: skip
 
 

@@ -348,6 +348,42 @@ ROWS: list[Row] = [
     r("@bot why did train-bert fail after the cuda-12.4 bump?", "cluster", workload="train-bert"),
     r("@bot python 3.11 in nlp on prod-a failed", "workload", cluster="prod-a", project="nlp"),
     r("@bot why did it fail with torch-2.3 failing to import?", "cluster"),
+    # a version is never the workload beside a real one, nor what `fail to load`,
+    # `crashed <something>` or `restart loop` is said of
+    r(
+        "@bot python-3.11 crashed training-job-42 in ml-team on prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot is torch-2.3 killed by OOM? training-job-42 in ml-team on prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot why did cuda-12.4 fail to load for training-job-42? ml-team on prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot why did cuda-12.4 fail to load on train-x, prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-x",
+    ),
+    r("@bot train-x: torch-2.3 failed to import", "cluster", workload="train-x"),
+    r("@bot ok so torch-2.3 crashed my job train-x", "cluster", workload="train-x"),
+    r(
+        "@bot train-x on prod-a. torch-2.3 restart loop?",
+        "project",
+        cluster="prod-a",
+        workload="train-x",
+        symptom=CRASH,
+    ),
+    r("@bot qwen-2.5 failed, prod-a", "project", cluster="prod-a", workload="qwen-2.5"),
     r(
         "@bot why did train-bert fail in nlp on prod-a? it was running on dgx-a100-07",
         cluster="prod-a",
