@@ -96,6 +96,8 @@ def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
         "is it stuck? ",
         "CrashLoopBackOff! ",
         "stuck :( ",
+        "actually it failed 3 days ",
+        "sorry I meant 3d ",
     ],
 )
 def test_a_plain_reply_is_parsed_in_linear_time(pieces, allowed):

@@ -59,6 +59,9 @@ PIECES = [
     "a-1 Training Failed p Yes 0/2 0.00\n", "workload a-1 status failed project p ",
     "why did a-1.2 fail to load ", "a-1.2 crashed my a-1 ", ", a-1.2 failed to ",
     ": a-1.2 restart loop ", "a-1.2 crashed a-1.2 ",
+    "job 2025-11-04 ", "why did a 2025-11-04 fail ", "why did a ", "a/b:2025-11-04 ",
+    "submitted 2025-11-04 and failed on Nov 4 ", "actually it failed on Nov 4 ",
+    "I meant Nov 4 ", "since 2025-11-01 please ", "ran fine on Nov 4, what about ",
 ]  # fmt: skip
 
 

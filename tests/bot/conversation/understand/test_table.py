@@ -86,6 +86,7 @@ _NONE: dict[str, Any] = {
     "follow_up": None,
     "cluster_options": (),
     "project_options": (),
+    "too_far": (),
 }
 
 
@@ -119,6 +120,8 @@ def summary(understood: Understood) -> dict[str, Any]:
         "follow_up": q.follow_up,
         "cluster_options": q.cluster_options,
         "project_options": q.project_options,
+        # the dates said (privately) to be further back than any lookback
+        "too_far": tuple(p.split(" is ")[0] for p in q.problems if " days ago, " in p),
     }
 
 
@@ -1099,13 +1102,66 @@ ROWS: list[Row] = [
         workload="train-bert",
         lookback="5d",
     ),
-    r("@bot why did train-bert fail on 2025-11-04?", "cluster", workload="train-bert"),
+    r(
+        "@bot why did train-bert fail on 2025-11-04?",
+        "cluster",
+        workload="train-bert",
+        too_far=("2025-11-04",),
+    ),
     r(
         "@bot why did train-bert fail on Nov 4th, 2025 on prod-b",
         "project",
         cluster="prod-b",
         workload="train-bert",
+        too_far=("Nov 4th, 2025",),
     ),
+    # a day without its year is the latest so far: this May's, too far back, said so
+    r(
+        "@bot why did train-bert fail on prod-a since May 2",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+        too_far=("May 2",),
+    ),
+    r(
+        "@bot why did train-bert fail on prod-a since Apr 10",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+        too_far=("Apr 10",),
+    ),
+    # of several dates, the one the failure is said of; in a reply, the one asked for
+    r(
+        "@bot train-bert was submitted 2026-10-01 and failed on 2026-11-30, nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r("it ran fine on Nov 4, what about since Nov 30?", directed=False, lookback="5d"),
+    r("since 2026-11-30 please", directed=False, lookback="5d"),
+    r("sorry, I meant Nov 30", directed=False, lookback="5d"),
+    r("actually it failed on Nov 30", directed=False, lookback="5d"),
+    # a date in an image's tag is no day; one after `job`, or as what failed, a name
+    r(
+        "@bot why did train-bert fail? ImagePullBackOff for acme/train:2026-10-01 on prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did train-bert fail? image acme/train:2026-11-30 on prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did job 12-11-2025 fail on prod-a",
+        "project",
+        cluster="prod-a",
+        workload="12-11-2025",
+    ),
+    r("@bot why did train 2025-11-04 fail", "cluster", workload="2025-11-04"),
     r(
         "@bot why did eval-2026-11-30 fail in nlp?",
         "cluster",
