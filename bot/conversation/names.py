@@ -88,6 +88,7 @@ _CANDIDATE = re.compile(
 # runai-openapi-2.24-subset.json), so `job qwen-2.5` and `why did qwen-2.5 fail` read it.
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
+_NEVER_RE = re.compile(r"^(?:q[1-4]|v\d++(?:\.\d++)++)$", re.IGNORECASE)  # `Q4`, `v1.2.3`
 # ... yet the subject of a failure is the workload it names: `why did qwen-2.5 fail`, `is
 # qwen-2.5 crashlooping?`, `qwen-2.5 failed in nlp` (a version is what was bumped, never
 # what failed or is stuck). Each starts at a question word, the text's start or a clause's.
@@ -119,12 +120,14 @@ _SUBJECT_RES = (
 def could_be_name(word: str, *, version: bool = False) -> bool:
     """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long.
 
-    Nor a version (`torch-2.3`), unless `version`: the word was given as a name.
+    Nor a version (`torch-2.3`), unless `version`: the word was given as a name; and never a
+    quarter or a bare version number (`Q4`, `v1.2.3`).
     """
     return (
         len(word) <= _MAX_NAME
         and word.lower() not in NOT_NAMES
         and not _TIME_RE.match(word)
+        and not _NEVER_RE.match(word)
         and (version or not _VERSION_RE.match(word))
     )
 

@@ -387,6 +387,21 @@ ROWS: list[Row] = [
         symptom=CRASH,
     ),
     r("@bot qwen-2.5 failed, prod-a", "project", cluster="prod-a", workload="qwen-2.5"),
+    # a month is never a project, a quarter or a bare version number never a workload
+    r(
+        "@bot training-job-42 on prod-a has been failing in November",
+        "project",
+        cluster="prod-a",
+        workload="training-job-42",
+    ),
+    r("@bot train-bert failed in march", "cluster", workload="train-bert"),
+    r(
+        "@bot our Q4 run training-job-42 failed in ml-team on prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r("@bot train-bert v1.2.3 failed", "cluster", workload="train-bert"),
     r(
         "@bot why did train-bert fail in nlp on prod-a? it was running on dgx-a100-07",
         cluster="prod-a",
