@@ -138,13 +138,16 @@ def _fits(words: list[str], columns: _Columns) -> bool:
     """Whether the cells fit the header: a STATUS value, and v1's AGE or v2's pod counts.
 
     v1: `NAME STATUS AGE [NODE] IMAGE TYPE PROJECT USER - (1) 0 (0)`, its GPU and pod
-    figures in brackets; v2: `NAME TYPE STATUS PROJECT yes|no 0/2 0.00`.
+    figures in brackets, or (a row a narrow terminal wrapped) an IMAGE where it stands;
+    v2: `NAME TYPE STATUS PROJECT yes|no 0/2 0.00`.
     """
     if len(words) <= columns.project:
         return False
     if columns.v1:
+        image = columns.header.index("image")
         figures = any(_FIGURE.match(w) for w in words[columns.project :])
-        return _status(words[1]) and bool(_AGE.match(words[2])) and figures
+        shown = any(_IMAGE.search(w) for w in words[image - 1 : image + 1])
+        return _status(words[1]) and bool(_AGE.match(words[2])) and (figures or shown)
     counts = any(_READY.match(w) for w in words[columns.project + 1 :])
     return _status(words[2]) and counts
 

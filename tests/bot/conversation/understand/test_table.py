@@ -1434,6 +1434,24 @@ ROWS: list[Row] = [
         lookback="2d",
         symptom=CRASH,
     ),
+    r(
+        "@bot\n" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
+        "alice  - (1)  0 (0)\nprod-a cluster, it keeps crashing since yesterday",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="2d",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot why did this fail on prod-a?\n```" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp\n"
+        "alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),  # a row a narrow terminal wrapped: its IMAGE shows it is one
     # a `kubectl get pods` table and a `runai` list in one block: the list says the workload
     r(
         "@bot prod-a\n```NAME  READY  STATUS  RESTARTS  AGE\nbert-ft-0-0  0/1  CrashLoopBackOff  5  "
