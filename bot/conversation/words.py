@@ -233,9 +233,15 @@ def asked_for(text: str, start: int, end: int, *, loose: int | None = None) -> b
         return False
     if _WITHIN.match(text, start, end) or _NAMED_AS.match(text, end) or led(text, start):
         return True
-    if _CORRECTING.match(text) and not _WELL.intersection(before):
+    if _CORRECTING.match(text) and not _fine(text, start, end):
         return True
     return (_loose(text) if loose is None else loose) == _loose(text[start:end])
+
+
+def _fine(text: str, start: int, end: int) -> bool:
+    """Whether the words around a time say the run was fine then (`no, last week it was ok`)."""
+    around = text[max(0, start - _CLAUSE_CHARS) : end + _CLAUSE_CHARS].lower()
+    return bool(_WELL.intersection(w.strip(_WORD_PUNCTUATION) for w in around.split()))
 
 
 def led(text: str, start: int) -> bool:

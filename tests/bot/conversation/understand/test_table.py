@@ -1157,6 +1157,9 @@ ROWS: list[Row] = [
     r("since 2026-11-30 please", directed=False, lookback="5d"),
     r("sorry, I meant Nov 30", directed=False, lookback="5d"),
     r("actually it failed on Nov 30", directed=False, lookback="5d"),
+    r("nope, it failed yesterday", directed=False, lookback="2d"),  # a correction's time
+    r("no, last week it was fine", directed=False),  # ... unless the run was fine then
+    r("actually it ran fine on Nov 30", directed=False),
     # a date in an image's tag is no day; one after `job`, or as what failed, a name
     r(
         "@bot why did train-bert fail? ImagePullBackOff for acme/train:2026-10-01 on prod-a",
