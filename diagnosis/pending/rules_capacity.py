@@ -135,8 +135,8 @@ def _department_clause(ev: PendingEvidence, department: DepartmentFigures | None
     of = f"of {gpus(department.deserved)} deserved GPUs"
     if preemptible(ev) is False and department.allocated_np is not None:
         # Measured as the project is: by its non-preemptible share (`DepartmentFigures.over`).
-        held = f"{gpus(department.allocated_np)} non-preemptible {of} allocated"
-        return f", and so is its department {department.name} for such work ({held})"
+        held = f"{gpus(department.allocated_np)} non-preemptible {of}"
+        return f", and so is its department {department.name} ({held})"
     held = f"{gpus(department.allocated)} {of} allocated"
     return f", and so is its department {department.name} ({held})"
 

@@ -107,7 +107,7 @@ CASES: list[Any] = [
     ),
     pytest.param(
         department(deserved=8, allocated=14, allocated_np=2), NON_PREEMPTIBLE, R.NODE_POOL_FULL,
-        ["it is non-preemptible", "and so is its department research for such work (2 non-preemptible of 8"], [],
+        ["it is non-preemptible", "and so is its department research (2 non-preemptible of 8 deserved GPUs)"], [],
         id="non-preemptible-by-its-departments-non-preemptible-gpus",
     ),
     pytest.param(
@@ -128,6 +128,7 @@ def test_the_departments_position_in_the_pool(unit, given, reason, words, missin
         assert any(text in m for m in best.missing), best.missing
     assert bool(missing) is bool(best.missing), best.missing  # nothing else is said missing
     assert "unconstrained" not in best.headline
+    assert len(best.headline) < 320, len(best.headline)  # one screen with its figures (N4)
     if reason is R.UNKNOWN:  # nothing promised: no waiting, no reclaim, nobody to act yet
         said = " ".join([best.headline, *advice(best)])
         assert "Waiting should fix it" not in said
