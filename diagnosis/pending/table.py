@@ -219,7 +219,7 @@ def advice(verdict: Verdict) -> list[str]:
     }
     doubted = [text for doubt in verdict.doubts for text in found.doubted.get(doubt, ())]
     texts = doubted or [found.waiting, *found.actions]
-    return list(dict.fromkeys(text.format(**words) for text in texts))
+    return list(dict.fromkeys([*(text.format(**words) for text in texts), *verdict.actions]))
 
 
 def _lower(text: str) -> str:

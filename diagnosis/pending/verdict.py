@@ -54,6 +54,7 @@ class Verdict(BaseModel):
         missing: what this verdict could not read (for UNKNOWN: what would decide).
         level, resource: whose quota or limit it is about, and in what (the advice's words).
         doubts: what read now disagrees with the statement it rests on (the advice changes).
+        actions: next actions only this verdict knows, after its row's.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -67,6 +68,7 @@ class Verdict(BaseModel):
     level: Level = PROJECT
     resource: str = GPUS
     doubts: tuple[Doubt, ...] = ()
+    actions: tuple[str, ...] = ()
 
 
 def cite_said(said: Said) -> EvidenceLine:
