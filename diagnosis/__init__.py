@@ -8,7 +8,7 @@ else in the package is an implementation detail. The `.importlinter` contract
         report = await diagnose(DiagnosisRequest(cluster_id=..., workload_id=...), runai=runai)
 """
 
-from diagnosis.access import AccessDenied, Authorize, WorkloadAccess
+from diagnosis.access import AccessDenied, Authorize, DepartmentAccess, WorkloadAccess
 from diagnosis.errors import (
     AuthError,
     DiagnosisError,
@@ -69,6 +69,7 @@ __all__ = [
     "Change",
     "Changes",
     "Cluster",
+    "DepartmentAccess",
     "DiagnosisError",
     "DiagnosisRequest",
     "EvidenceLine",

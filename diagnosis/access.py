@@ -8,6 +8,10 @@ and by name for each match and near match (those refused are dropped, as if abse
 callback sees only the cluster, project and kind (`WorkloadAccess`), never the name, so
 what it decides on cannot leak it. A refusal by ID raises `AccessDenied`, which carries
 nothing about the workload: the caller says why, from its own decision.
+
+The same callback is asked about a department (`DepartmentAccess`) before the department's
+quota and usage are read or shown: they sum other projects', which reading one project's
+workloads does not cover. A refusal there is no denial: the figures are a named gap.
 """
 
 from __future__ import annotations
@@ -19,7 +23,15 @@ from typing import Protocol
 from diagnosis.errors import DiagnosisError
 from diagnosis.runai.models import Workload
 
-__all__ = ["AccessDenied", "Authorize", "WorkloadAccess", "access_of", "readable"]
+__all__ = [
+    "AccessDenied",
+    "Authorize",
+    "DepartmentAccess",
+    "WorkloadAccess",
+    "access_of",
+    "may_read_department",
+    "readable",
+]
 
 
 @dataclass(frozen=True)
@@ -31,11 +43,19 @@ class WorkloadAccess:
     kind: str | None
 
 
-class Authorize(Protocol):
-    """The caller's access check (an async function of a `WorkloadAccess`)."""
+@dataclass(frozen=True)
+class DepartmentAccess:
+    """What an access check needs about a department: its cluster and its ID."""
 
-    async def __call__(self, workload: WorkloadAccess, /) -> bool:
-        """True when the asker may see the workload; a refusal is False, never an error."""
+    cluster_id: str
+    department_id: str
+
+
+class Authorize(Protocol):
+    """The caller's access check (an async function of a `WorkloadAccess` or `DepartmentAccess`)."""
+
+    async def __call__(self, access: WorkloadAccess | DepartmentAccess, /) -> bool:
+        """True when the asker may see it; a refusal is False, never an error."""
         ...
 
 
@@ -54,3 +74,18 @@ async def readable(workloads: Iterable[Workload], authorize: Authorize | None) -
     if authorize is None:
         return listed
     return [w for w in listed if await authorize(access_of(w))]
+
+
+async def may_read_department(
+    authorize: Authorize | None, cluster_id: str, department_id: str | None
+) -> bool:
+    """Whether the asker may see the department's figures (everyone, without a callback).
+
+    A department that is not known (no ID) cannot be checked, so only an unchecked reader
+    (the command line) may see it.
+    """
+    if authorize is None:
+        return True
+    if not department_id:
+        return False
+    return await authorize(DepartmentAccess(cluster_id, department_id))

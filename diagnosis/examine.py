@@ -235,7 +235,11 @@ def _with_gaps(report: Report, *gaps: Gap | None) -> Report:
     found = [g.what for g in gaps if g is not None]
     if not found:
         return report
-    return report.model_copy(update={"missing": tuple(dict.fromkeys((*found, *report.missing)))})
+    missing = tuple(dict.fromkeys((*found, *report.missing)))
+    held = report.without_department
+    if held is not None:  # the same answer without its department misses them too
+        held = held.model_copy(update={"report": _with_gaps(held.report, *gaps)})
+    return report.model_copy(update={"missing": missing, "without_department": held})
 
 
 def _kube_reader(

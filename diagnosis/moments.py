@@ -2,7 +2,7 @@
 
 Run:ai and Kubernetes send RFC 3339 times, normally with `Z`; an offset (`+02:00`) is
 converted, and a time sent without any offset is taken to be UTC (never the host's local
-time). The response models apply `utc_field` to every field they parse, and every printed
+time). The response models type every time they parse as `UtcTime`, and every printed
 time goes through `utc_text`, so no `Z` is ever printed after a time in another zone.
 """
 
@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Annotated
 
-__all__ = ["ISO", "STAMP", "in_utc", "restated", "utc_field", "utc_text"]
+from pydantic import AfterValidator
+
+__all__ = ["ISO", "STAMP", "UtcTime", "in_utc", "restated", "utc_text"]
 
 STAMP = "%Y-%m-%d %H:%M:%SZ"
 """How an answer prints a moment: `2025-11-04 08:16:37Z`."""
@@ -51,6 +54,5 @@ def restated(text: str) -> str:
         return text
 
 
-def utc_field(value: object) -> object:
-    """A model field's value, with a time converted to UTC (a `field_validator("*")`)."""
-    return in_utc(value) if isinstance(value, datetime) else value
+UtcTime = Annotated[datetime, AfterValidator(in_utc)]
+"""A time a response model parses: converted to UTC (only time fields pay for the check)."""

@@ -22,15 +22,16 @@ from datetime import UTC, datetime
 
 import structlog
 
-from diagnosis.access import AccessDenied, Authorize, access_of
+from diagnosis.access import AccessDenied, Authorize, access_of, may_read_department
+from diagnosis.asker import for_asker
 from diagnosis.errors import NotFound
 from diagnosis.examine import early_reads, examine_workload
 from diagnosis.fetch import DEFAULT_DEADLINE_S, EVIDENCE_WINDOW, deadline, within_deadline
 from diagnosis.kube.reader import KubeConnector
-from diagnosis.preemption import for_asker
 from diagnosis.report import Outcome, Report
 from diagnosis.request import DiagnosisRequest
 from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
+from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Share, SharedLookups, report_key, shared_report
 from diagnosis.stages import StageObserver, Stopwatch
@@ -38,6 +39,9 @@ from diagnosis.stops import needs_input
 from diagnosis.surroundings import Surroundings
 
 __all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
+
+#: The phases a Pending answer (the one answer that reads a department) may be about.
+_WAITING = frozenset({"pending", "initializing", "creating"})
 
 
 async def _resolve(
@@ -62,6 +66,18 @@ async def _resolve(
     if authorize is not None and not await authorize(access_of(status)):
         raise AccessDenied  # before the cluster guard: nothing of it, not even its name
     return Resolved(status)
+
+
+async def _reads_department(workload: Workload, authorize: Authorize | None) -> bool:
+    """Whether this asker's answer may read the workload's department (its quota and usage).
+
+    Those sum other projects': only an asker who may read the department gets them (everyone
+    without a per-asker check). Asked only where a Pending answer could read them: for any
+    other phase it is False for everyone, so it never splits the report they share.
+    """
+    if (workload.phase or "").lower() not in _WAITING:
+        return False
+    return await may_read_department(authorize, workload.cluster_id, workload.department_id)
 
 
 async def diagnose(
@@ -138,6 +154,9 @@ async def _diagnose(
             f"not {request.cluster_id}; stopping rather than diagnosing the wrong cluster.",
         )
 
+    # A department's figures sum other projects': read only for an asker who may see them.
+    department = await _reads_department(workload, authorize)
+
     async def examine() -> Report:
         early = early_reads(runai, workload, now=now, cutoff=cutoff)
         try:
@@ -150,8 +169,7 @@ async def _diagnose(
                 cutoff=cutoff,
                 watch=watch,
                 early=early,
-                # A department's figures sum other projects': shown only with no per-asker check.
-                read_department=authorize is None,
+                read_department=department,
             )
         finally:
             if early is not None:
@@ -165,12 +183,12 @@ async def _diagnose(
             report = await examine()
         else:
             # This asker may see the workload (authorized above): its report may be shared.
-            key = report_key(request, workload, tier2=kube is not None)
+            key = report_key(request, workload, tier2=kube is not None, department=department)
             report = await shared_report(share, key, examine)
             if report.workload is not None and report.workload.id != workload.id:
                 log.warning("shared_report_mismatch", workload_id=workload.id)
                 report = await examine()  # never show an asker a report about another workload
-        # What it names about other workloads is cut to what this asker may read.
+        # What it names about other workloads and departments is cut to what this asker may read.
         report = await for_asker(report, authorize)
         with watch.stage("collect"):
             return await around.add(report)

@@ -23,6 +23,7 @@ __all__ = [
     "EvidenceLine",
     "Outcome",
     "Report",
+    "WithoutDepartment",
     "count_redactions",
 ]
 
@@ -88,6 +89,9 @@ class Report(BaseModel):
         deciding_missing: the gaps that matter to the verdict (a subset of `missing`): what
             the answer must say was not measured.
         changes: what changed since the last good run the asker may read, when there was one.
+        without_department: the same answer without the department's quota and usage it
+            read, for anyone it is shown to who may not read that department
+            (`diagnosis.pending.visibility`); None when it read no department.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -112,6 +116,7 @@ class Report(BaseModel):
     preemption: PreemptionFacts | None = None
     deciding_missing: tuple[str, ...] = ()
     changes: Changes | None = None
+    without_department: WithoutDepartment | None = None
 
     @model_validator(mode="after")
     def _derived(self) -> Report:
@@ -176,6 +181,19 @@ class Report(BaseModel):
             "missing_deciding": list(self.deciding_missing),
             "changes": self.changes.model_dump(mode="json") if self.changes else None,
         }
+
+
+class WithoutDepartment(BaseModel):
+    """An answer as someone who may not read the department whose figures it shows sees it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cluster_id: str
+    department_id: str
+    report: Report
+
+
+Report.model_rebuild()
 
 
 def _line(line: EvidenceLine) -> dict[str, Any]:

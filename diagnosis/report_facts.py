@@ -4,6 +4,8 @@
 is None when it was not read (never zero). `PreemptionFacts` names the preemptor only as a
 `Party`, which the pipeline hides from an asker who may not read it (`hidden`): its JSON then
 keeps the shape with every member null, and its `mentions` were masked in the report's text.
+Likewise the department queues of the scheduler's reclaim line (`QueueFigures`), whose
+figures sum other projects': hidden from an asker who may not read that department.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from diagnosis.moments import ISO, utc_text
 
-__all__ = ["Party", "PendingFacts", "PreemptionFacts"]
+__all__ = ["Party", "PendingFacts", "PreemptionFacts", "QueueFigures"]
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -93,6 +95,37 @@ class Party(_Facts):
         return {"name": self.name, "project": self.project, "priority": self.priority}
 
 
+class QueueFigures(_Facts):
+    """A department's queue figures the preemption answer shows (the scheduler's reclaim line).
+
+    A department's use and quota sum its projects': they are shown only to an asker who may
+    read that department, and hidden (`hidden`) from anyone else, everywhere the answer
+    gives them. Not in `--json`.
+
+    Attributes:
+        whose: `victim` (this workload's department) or `reclaimer` (the preemptor's).
+        cluster_id: the cluster.
+        department_id: the department it is (or may be) the queue of; None: not known, so
+            it cannot be checked and is hidden from every asker who is checked.
+        queue: the queue's name as the scheduler wrote it (its line in a quoted record is
+            `<queue> uses …`).
+        stand_in: what stands for that line when hidden.
+        mentions: each other text of the answer that gives its figures, and what stands for
+            it when hidden (empty: the text is dropped).
+        withheld: what the answer says was not shown, when hidden.
+        hidden: hidden from this asker; nothing of it is left here.
+    """
+
+    whose: str
+    cluster_id: str
+    department_id: str | None = None
+    queue: str = ""
+    stand_in: str = ""
+    mentions: tuple[tuple[str, str], ...] = ()
+    withheld: str = ""
+    hidden: bool = False
+
+
 class PreemptionFacts(_Facts):
     """Who preempted the workload, how, and whether that was fair.
 
@@ -106,6 +139,7 @@ class PreemptionFacts(_Facts):
         protection_violated: whether a protection that should have applied (non-preemptible,
             guaranteed runtime) was broken; None when it cannot be told.
         count: preemptions within the lookback; None when history could not be read.
+        queues: the department queues whose figures it shows (see `QueueFigures`).
     """
 
     kind: str
@@ -115,6 +149,7 @@ class PreemptionFacts(_Facts):
     victim_over_quota: bool | None = None
     protection_violated: bool | None = None
     count: int | None = None
+    queues: tuple[QueueFigures, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The `preemption` object of `--json`."""

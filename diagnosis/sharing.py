@@ -10,7 +10,8 @@ into text (`Payload`) and back. Two kinds are shared:
   arguments (`SharedLookups`), so a storm resolves once; each asker still filters and
   authorizes what came back on its own.
 - `"report"`: everything after the asker's access is checked, keyed by the workload's
-  state (`report_key`: cluster, ID, phase and `phaseUpdatedAt`, lookback, symptom, Tier 2).
+  state (`report_key`: cluster, ID, phase and `phaseUpdatedAt`, lookback, symptom, Tier 2)
+  and by whether the asker may see its department's figures.
 
 Errors the engine raises on purpose (`UpstreamError` and its kinds) travel too, marked not
 to be kept: those already waiting get them, nobody later does.
@@ -145,8 +146,14 @@ async def _shared(
 _REPORT = TypeAdapter(Report)
 
 
-def report_key(request: DiagnosisRequest, workload: Workload, *, tier2: bool) -> str:
-    """What makes two reports the same: the workload's state and what was asked about it."""
+def report_key(
+    request: DiagnosisRequest, workload: Workload, *, tier2: bool, department: bool = False
+) -> str:
+    """What makes two reports the same: the workload's state and what was asked about it.
+
+    `department`: whether its department's figures may be read for this asker; askers who
+    may not never share a report that read them (nor cause one to be read).
+    """
     changed = workload.phase_updated_at.isoformat() if workload.phase_updated_at else "-"
     parts = (
         workload.cluster_id,
@@ -156,6 +163,7 @@ def report_key(request: DiagnosisRequest, workload: Workload, *, tier2: bool) ->
         str(int(request.lookback.total_seconds())),
         request.symptom.value if request.symptom else "-",
         "tier2" if tier2 else "tier1",
+        "department" if department else "-",
     )
     return "|".join(parts)
 

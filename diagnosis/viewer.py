@@ -1,11 +1,12 @@
 """A report shown again to someone other than its asker, cut to what that person may read.
 
-A report is computed for one asker: a preemptor is named only if the asker may read it, the
-blast radius counts and names the other workloads the asker may read, and the comparison
-is with the last good run the asker may read (same name and project, but maybe another
-kind). When a teammate asks for the same answer again ("show all evidence" in the thread),
-the parties are checked again with the teammate's access (`diagnosis.preemption.for_asker`),
-and so is the run compared with: one they may not read (or one that cannot be checked) is
+A report is computed for one asker: a preemptor is named only if the asker may read it, a
+department's quota and usage shown only if they may read that department, the blast radius
+counts and names the other workloads the asker may read, and the comparison is with the last
+good run the asker may read (same name and project, but maybe another kind). When a teammate
+asks for the same answer again ("show all evidence" in the thread), the parties and the
+departments are checked again with the teammate's access (`diagnosis.asker.for_asker`), and
+so is the run compared with: one they may not read (or one that cannot be checked) is
 left out. The blast radius, which was counted for the asker and cannot be re-counted
 without reading the node again, is left out too. Each omission is said, without naming
 anything: a gap, never "no other workload ended" or "nothing changed".
@@ -14,8 +15,8 @@ anything: a gap, never "no other workload ended" or "nothing changed".
 from __future__ import annotations
 
 from diagnosis.access import Authorize, WorkloadAccess
+from diagnosis.asker import for_asker
 from diagnosis.blast import BLAST_FACT
-from diagnosis.preemption import for_asker
 from diagnosis.report import Report
 from diagnosis.report_parts import Changes
 

@@ -7,7 +7,8 @@ and, for department-scoped rules, that department's projects. `bot.authz.policy`
 from those. `reach` answers the question before any cluster is named: on which clusters may
 they read anything at all? Any failed lookup fails closed (`Reason.UNCHECKED`). Answers are
 cached per user for `cache_ttl_s` in the Redis hash `runai-why:authz:decisions:<e-mail>`
-(`bot.authz.cache`: field `<cluster id>/<project>`, or `clusters` for the reach), so one
+(`bot.authz.cache`: field `<cluster id>/<project>`, `clusters` for the reach, or
+`department:<cluster id>/<department id>` for a department's figures), so one
 `DEL` forgets a person; failures are never cached. Concurrent lookups of one person share
 one flight.
 
@@ -16,6 +17,9 @@ roles (which no project or kind changes) when their turn starts, next to the tok
 cluster list and the workload's status, unless an answer about them is cached; a check
 then waits only for the project, or for nothing when a system, tenant or cluster rule
 already reads every kind of workload there.
+
+`reads_department` (may they see a department's quota and usage?) decides from the grants
+their check just read: no further lookup.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import structlog
 from bot.authz.cache import DECISION_CACHE_PREFIX, DecisionCache, Entry
 from bot.authz.decision import ANY_KIND, Decision, Reach, Reason, Target
 from bot.authz.lookups import Lookups
-from bot.authz.policy import Grant
+from bot.authz.policy import Grant, reads_department
 from bot.authz.reads import AccessReader, readable_names
 from bot.authz.sharing import Sharing
 from bot.durable.flight import Flights
@@ -52,6 +56,8 @@ AuthzMode = Literal["runai", "off"]
 _REACH_FIELD: Final = "clusters"
 #: The cache field of `Authorizer.readable_projects` (followed by the cluster's ID).
 _PROJECTS_FIELD: Final = "projects:"
+#: The cache field of `Authorizer.reads_department` (followed by `<cluster id>/<department id>`).
+_DEPARTMENT_FIELD: Final = "department:"
 
 
 class Authorizer(Lookups):
@@ -91,6 +97,8 @@ class Authorizer(Lookups):
         self._clock = clock
         #: Grants `prefetch` started, by e-mail: (when, the read), for the next check.
         self._prefetched: dict[str, tuple[float, asyncio.Task[list[Grant]]]] = {}
+        #: The grants each person's last check used: (when, the read), for a department's.
+        self._recent: dict[str, tuple[float, asyncio.Task[list[Grant]]]] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._log = structlog.get_logger("bot.authz")
 
@@ -201,6 +209,36 @@ class Authorizer(Lookups):
         reason = Reason.ALLOWED if everywhere or clusters else Reason.NO_READ_ACCESS
         return Reach(reason, everywhere=everywhere, clusters=clusters)
 
+    async def reads_department(
+        self, identity: Identity, cluster_id: str, department_id: str
+    ) -> bool:
+        """Whether `identity` may see a department's quota and usage (never raises).
+
+        Those sum every project's in the department, which reading one project's workloads
+        does not cover: one of their rules must grant `read` on `department` over a scope
+        that covers it (`policy.reads_department`). Decided from the grants their last check
+        read (no further lookup), cached and shared like every other decision about them.
+        A refusal is no denial (the figures are a named gap): nothing is audited. Guests,
+        externals and askers without an e-mail may not; a failed lookup refuses.
+        """
+        screened = self._screened(identity)
+        if screened is not None:
+            return screened[0] is Reason.AUTHZ_OFF
+        email = str(identity.email)
+
+        async def lookup() -> Entry:
+            grants = await self._grants_of(email, recent=True)
+            found = reads_department(grants, cluster_id=cluster_id, department_id=department_id)
+            return {"reads": found}
+
+        field = f"{_DEPARTMENT_FIELD}{cluster_id}/{department_id}"
+        try:
+            entry = await self._decided(email, field, lookup, shared=False)
+        except DiagnosisError as error:
+            self._failed(error)
+            return False
+        return entry.get("reads") is True
+
     async def readable_projects(self, identity: Identity, cluster_id: str) -> tuple[str, ...]:
         """The names of the projects on `cluster_id` where `identity` may read some workloads.
 
@@ -242,10 +280,16 @@ class Authorizer(Lookups):
         A prefetch nobody waited for would otherwise go on after shutdown and open a
         Redis connection on a closed pool, left for the garbage collector.
         """
-        tasks = {*self._background, *(task for _, task in self._prefetched.values())}
+        tasks = {
+            *self._background,
+            *(task for _, task in self._prefetched.values()),
+            *(task for _, task in self._recent.values()),
+        }
         self._prefetched.clear()
+        self._recent.clear()
         await stopped(tasks)
 
     async def forget(self, email: str) -> None:
         """Drop every cached decision about `email` (e.g. after its access changed)."""
+        self._recent.pop(email, None)
         await self._cache.forget(email.casefold())

@@ -1,7 +1,8 @@
 """The per-person decision cache: one Redis hash per e-mail, one field per question.
 
 `runai-why:authz:decisions:<e-mail>` holds, per `<cluster id>/<project>` (and `clusters` for
-where they may read at all), the JSON answer and when it was decided. The hash expires with
+where they may read at all, `department:<cluster id>/<department id>` for whether they may
+see a department's figures), the JSON answer and when it was decided. The hash expires with
 its newest answer, and one `DEL` forgets a person. A cache problem only costs a lookup: it
 is logged, never raised.
 
@@ -28,7 +29,7 @@ DECISION_CACHE_PREFIX: Final = "runai-why:authz:decisions:"
 SNAPSHOT_S: Final = 1.0
 
 Entry = dict[str, Any]
-"""One answer as JSON: `{"readable": [...]}` or `{"everywhere": ..., "clusters": [...]}`."""
+"""One answer as JSON: `{"readable": [...]}`, `{"everywhere": ..., "clusters": [...]}`, ..."""
 
 
 class DecisionCache:

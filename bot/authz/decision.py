@@ -9,6 +9,7 @@ from typing import Final
 __all__ = [
     "ALL_KINDS",
     "ANY_KIND",
+    "DEPARTMENT_READ",
     "READ_RESOURCES",
     "AnyKind",
     "Decision",
@@ -23,6 +24,9 @@ ALL_KINDS = "workloads"
 
 READ_RESOURCES = frozenset({ALL_KINDS, "trainings", "workspaces", "inferences"})
 """Resource types a role may grant `read` on that let a person see (some) workloads."""
+
+DEPARTMENT_READ = "department"
+"""The resource type whose `read` lets a person see a department (its quota and usage)."""
 
 _KIND_RESOURCES = {
     "training": "trainings",

@@ -28,6 +28,7 @@ class Lookups:
     _cache: DecisionCache
     _clock: Callable[[], float]
     _prefetched: dict[str, tuple[float, asyncio.Task[list[Grant]]]]
+    _recent: dict[str, tuple[float, asyncio.Task[list[Grant]]]]
     _log: Any
 
     def _failed(self, error: DiagnosisError) -> str:
@@ -36,31 +37,50 @@ class Lookups:
         return call
 
     async def _decided(
-        self, email: str, field: str, lookup: Callable[[], Awaitable[Entry]]
+        self,
+        email: str,
+        field: str,
+        lookup: Callable[[], Awaitable[Entry]],
+        *,
+        shared: bool = True,
     ) -> Entry:
         """The cached answer about `field` for `email`, else `lookup`'s, shared and then cached.
 
         `lookup` asks Run:ai about `email` as given; the cache and the flight use it casefolded.
+        `shared` False: `lookup` only decides from what is shared already (the grants), so it
+        runs without a flight of its own.
         """
         person = email.casefold()
         entry = await self._cache.get(person, field)
         if entry is None:
-            entry = await self._sharing.entry(f"{person}|{field}", lookup)
+            if shared:
+                entry = await self._sharing.entry(f"{person}|{field}", lookup)
+            else:
+                entry = await lookup()
             await self._cache.put(person, field, entry)
         return entry
 
-    def _grants_of(self, email: str, *, prefetch: bool = False) -> asyncio.Task[list[Grant]]:
+    def _grants_of(
+        self, email: str, *, prefetch: bool = False, recent: bool = False
+    ) -> asyncio.Task[list[Grant]]:
         """The person's grants: the read `prefetch` started (used once), or a new read.
 
         A prefetched read is used by the first check after it, within `LOOKUP_REUSE_S`
-        and unless it failed; every other check reads afresh, as without it.
+        and unless it failed; every other check reads afresh, as without it. `recent`: the
+        read the person's last check used, within `LOOKUP_REUSE_S` and unless it failed (a
+        department's check follows the workload's, in the same turn: no second read).
         """
         now = self._clock()
         self._prefetched = {
             k: v for k, v in self._prefetched.items() if now - v[0] < LOOKUP_REUSE_S
         }
+        self._recent = {k: v for k, v in self._recent.items() if now - v[0] < LOOKUP_REUSE_S}
+        used = self._recent.get(email) if recent else None
+        if used is not None and _usable(used[1]):
+            return used[1]
         started = self._prefetched.pop(email, (0.0, None))[1] if not prefetch else None
-        if started is not None and not (started.done() and started.exception() is not None):
+        if started is not None and _usable(started):
+            self._recent[email] = (now, started)
             return started
         if prefetch and email in self._prefetched:
             return self._prefetched[email][1]
@@ -69,6 +89,8 @@ class Lookups:
         )
         if prefetch:
             self._prefetched[email] = (now, task)
+        else:
+            self._recent[email] = (now, task)
         return task
 
     async def _readable(self, email: str, target: Target) -> frozenset[str]:
@@ -84,3 +106,8 @@ class Lookups:
 
     async def _reach(self, email: str) -> tuple[bool, frozenset[str]]:
         return await reach_of(self._runai, await self._grants_of(email))
+
+
+def _usable(task: asyncio.Task[list[Grant]]) -> bool:
+    """Whether a grants read may serve a check: still running, or finished without failing."""
+    return not task.done() or (not task.cancelled() and task.exception() is None)

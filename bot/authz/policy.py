@@ -6,6 +6,10 @@ kind (`trainings`, `workspaces`, `inferences`). Its scope covers a project when 
 system or the tenant, the project's cluster, the project's department (the department's
 projects, as the control plane lists them), or the project itself. Before any cluster is
 named to a person, `reach` says on which clusters any of their grants reads something.
+
+A department's quota and usage (which sum its projects') are theirs to see when a rule's
+role grants `read` on `department` and its scope covers the department: the system or the
+tenant, the department's cluster, or the department itself (a project scope does not).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from bot.authz.decision import READ_RESOURCES
+from bot.authz.decision import DEPARTMENT_READ, READ_RESOURCES
 from diagnosis import AccessRule, Project, Role
 
 __all__ = [
@@ -24,27 +28,37 @@ __all__ = [
     "reach",
     "read_grants",
     "readable_resources",
+    "reads_department",
     "role_reads",
 ]
 
 _EVERYWHERE = frozenset({"system", "tenant"})
 
 
+#: What a grant may read: workloads (of some kinds), and departments.
+_READABLE = READ_RESOURCES | {DEPARTMENT_READ}
+
+
 @dataclass(frozen=True)
 class Grant:
-    """One access rule that lets its subject read some workloads, and which resource types."""
+    """One access rule that lets its subject read some workloads or departments, and which."""
 
     rule: AccessRule
     resources: frozenset[str]
 
+    @property
+    def workloads(self) -> frozenset[str]:
+        """The workload resource types it reads (empty for a rule that reads only departments)."""
+        return self.resources & READ_RESOURCES
+
 
 def role_reads(role: Role) -> frozenset[str]:
-    """The workload resource types `role` grants `read` on (empty when disabled or none)."""
-    return frozenset(r for r in READ_RESOURCES if role.grants(r, "read"))
+    """The workload (and department) resource types `role` grants `read` on (empty: none)."""
+    return frozenset(r for r in _READABLE if role.grants(r, "read"))
 
 
 def read_grants(rules: Iterable[AccessRule], roles: Iterable[Role]) -> list[Grant]:
-    """The rules whose role grants read on workloads; a rule naming an unknown role is dropped."""
+    """The rules whose role grants read on workloads or departments; unknown roles dropped."""
     by_id = {role.id: role for role in roles}
     grants: list[Grant] = []
     for rule in rules:
@@ -90,13 +104,13 @@ def readable_resources(
     """Every workload resource type some grant lets its subject read in `project`."""
     found: set[str] = set()
     for grant in grants:
-        if covers(
+        if grant.workloads and covers(
             grant.rule,
             cluster_id=cluster_id,
             project=project,
             department_projects=department_projects,
         ):
-            found |= grant.resources
+            found |= grant.workloads
     return frozenset(found)
 
 
@@ -110,8 +124,29 @@ def cluster_wide(grants: Iterable[Grant], cluster_id: str) -> frozenset[str]:
     for grant in grants:
         scope = grant.rule.scope_type.casefold()
         if scope in _EVERYWHERE or (scope == "cluster" and grant.rule.scope_id == cluster_id):
-            found |= grant.resources
+            found |= grant.workloads
     return frozenset(found)
+
+
+def reads_department(grants: Iterable[Grant], *, cluster_id: str, department_id: str) -> bool:
+    """Whether a grant reads department `department_id` on `cluster_id` (its quota and usage).
+
+    Its role must grant `read` on `department`, and its scope cover the department: the
+    system or the tenant, the department's cluster, or the department itself. Neither a
+    project scope nor a role that reads only workloads is enough.
+    """
+    for grant in grants:
+        if DEPARTMENT_READ not in grant.resources:
+            continue
+        rule = grant.rule
+        scope = rule.scope_type.casefold()
+        if scope in _EVERYWHERE:
+            return True
+        if scope == "cluster" and rule.scope_id == cluster_id:
+            return True
+        if scope == "department" and rule.scope_id == department_id:
+            return True
+    return False
 
 
 def reach(
@@ -131,6 +166,8 @@ def reach(
     everywhere = False
     clusters: set[str | None] = set()
     for grant in grants:
+        if not grant.workloads:
+            continue  # reads only departments: no workload anywhere
         rule = grant.rule
         scope = rule.scope_type.casefold()
         if scope in _EVERYWHERE:
@@ -149,5 +186,7 @@ def needs_units(grants: Iterable[Grant]) -> tuple[bool, bool]:
 
     Only for department or project rules that do not name their cluster themselves.
     """
-    unplaced = {g.rule.scope_type.casefold() for g in grants if not g.rule.cluster_id}
+    unplaced = {
+        g.rule.scope_type.casefold() for g in grants if g.workloads and not g.rule.cluster_id
+    }
     return "department" in unplaced, "project" in unplaced

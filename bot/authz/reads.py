@@ -63,7 +63,7 @@ async def pair(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
 
 
 async def grants_of(runai: AccessReader, email: str) -> list[Grant]:
-    """The rules of `email` and of its groups whose role grants read on some workloads."""
+    """The rules of `email` and of its groups whose role grants read on workloads or departments."""
     (own, users), roles = await pair(
         pair(
             runai.list_access_rules(subject_type="user", subject_ids=[email]),
@@ -87,6 +87,7 @@ async def readable(
         runai.list_projects(cluster_id=target.cluster_id, name=target.project),
     )
     project = next((p for p in projects if p.name == target.project), None)
+    grants = [g for g in grants if g.workloads]
     if not grants or project is None:
         return frozenset()
     departments = sorted({g.rule.scope_id for g in grants if g.rule.scope_type == "department"})
@@ -101,9 +102,10 @@ async def readable(
 
 async def readable_names(runai: AccessReader, email: str, cluster_id: str) -> list[str]:
     """The names of the projects on `cluster_id` where `email` may read some workloads."""
-    grants, projects = await pair(
+    found, projects = await pair(
         grants_of(runai, email), runai.list_projects(cluster_id=cluster_id)
     )
+    grants = [g for g in found if g.workloads]
     departments = sorted({g.rule.scope_id for g in grants if g.rule.scope_type == "department"})
     members = {
         d: frozenset(p.id for p in await runai.list_projects(parent_id=d)) for d in departments

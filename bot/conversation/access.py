@@ -5,8 +5,9 @@ turns an `Incoming` into an `Identity` (Slack: `users.info`; the console: a conf
 e-mail), and the `CHANNEL_PROJECTS` policy. `Gate` is one turn's use of it: where the asker
 may read at all (before any cluster is named), the project asked for by name (before
 anything is listed), every workload with its kind (the diagnosis's `authorize` callback, and
-a thread's earlier answer before it is shown again), and a refusal told to the asker only,
-audited.
+a thread's earlier answer before it is shown again), every department whose quota and usage
+an answer would show (the same callback; its refusal is a gap in the answer, not a denial),
+and a refusal told to the asker only, audited.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from bot.conversation.model import Incoming, Notice
 from bot.ops.audit import AuditSink
 from bot.ops.audit_events import authz_denial_event
 from bot.ops.metrics import AUTHZ_DENIALS
-from diagnosis import Authorize, WorkloadAccess, WorkloadRef
+from diagnosis import Authorize, DepartmentAccess, WorkloadAccess, WorkloadRef
 
 __all__ = ["Access", "Gate", "Identify", "console_identity"]
 
@@ -99,9 +100,17 @@ class Gate:
         return await self._access.authorizer.readable_projects(self.identity, cluster_id)
 
     def authorize(self, cluster_id: str, cluster_name: str) -> Authorize:
-        """The diagnosis's per-workload callback (the asked cluster is named `cluster_name`)."""
+        """The diagnosis's per-workload callback (the asked cluster is named `cluster_name`).
 
-        async def authorize(workload: WorkloadAccess) -> bool:
+        Asked about a department, it says whether the asker may see its quota and usage; a
+        refusal there is no denial (the answer names the figures as not shown).
+        """
+
+        async def authorize(workload: WorkloadAccess | DepartmentAccess) -> bool:
+            if isinstance(workload, DepartmentAccess):
+                return await self._access.authorizer.reads_department(
+                    self.identity, workload.cluster_id, workload.department_id
+                )
             name = cluster_name if workload.cluster_id == cluster_id else workload.cluster_id
             target = Target(workload.cluster_id, name, workload.project or "", kind=workload.kind)
             decision = await self._access.authorizer.check(self.identity, target)

@@ -38,8 +38,18 @@ _HAPPENED = _set(
 _LAST_WORDS = 4  # how many words before `again` are read: a bounded amount of work
 #: A sentence that opens with one of these asks something: `why is it crashlooping`.
 _QUESTION = _set("why what how is are was were did does do could can should would any")
-#: All a reply that is only a symptom may say around it: `crash loop`, `the mount, pls`.
-_BARE = _set("ok okay so then and maybe the a an it it's its is please pls plz")
+#: All a reply that is only a symptom may say around it: `crash loop`, `it's still stuck`.
+#: Never `here` (`still crashlooping here`: on the speaker's side), `too`, `mine`, `same`.
+_BARE = _set("ok okay so then and maybe the a an it it's its is please pls plz still again now in")
+#: A symptom's other words and the states pods show (`stuck in init`, `image pull error`).
+_STATES = _set(
+    """crashloopbackoff imagepullbackoff errimagepull createcontainerconfigerror failedmount
+    crashloop crashlooping crash loop looping image pull pulling error errors init
+    initializing stuck pending queued waiting backoff oom oomkilled mount pvc restart
+    restarting restarts containercreating"""
+)
+_SHORTCODE = re.compile(r"^:[\w+-]++:$")  # `:eyes:`; `:(` strips to nothing
+_POD_STATE = re.compile(r"^init:\d++/\d++$")  # `Init:0/1`
 _SENTENCE_END = re.compile(r"[.!?;\n]")
 _AROUND = 60  # how far around a symptom its sentence is read: bounded work per message
 _PAST = re.compile(r"^[a-z]{2,}ed$")  # `fixed`, `restarted`; never `ed` or `red` alone
@@ -118,8 +128,31 @@ def symptom_asked(text: str, start: int, end: int) -> bool:
     opening = _SENTENCE_END.split(text[max(0, start - _AROUND) : start])[-1].split()
     if opening and opening[0].strip(_PUNCTUATION).lower() in _QUESTION:
         return True
-    around = f"{text[:start]} {text[end:]}".split()
-    return all(w.strip(_PUNCTUATION).lower() in _BARE for w in around)
+    return _only_symptom(text, start, end)
+
+
+def _only_symptom(text: str, start: int, end: int) -> bool:
+    """Whether `text` says nothing but the symptom at `text[start:end]` (`CrashLoopBackOff!`).
+
+    The word the symptom stands in goes whole (`crashlooping`, `Init:0/1`); around it only
+    padding (`it's`, `still`, `again`), other symptom words (`stuck in init`, `image
+    pull error`), punctuation and emoji (`stuck :(`). Who it happens to (`mine is pending as
+    well`) or a comparison (`same here, still crashlooping`) makes it talk.
+    """
+    for word in re.finditer(r"\S++", text.replace("\u2019", "'")):
+        if word.end() > start and word.start() < end:
+            continue  # the symptom's own word
+        said = word.group(0).lower()
+        bare = said.strip(_PUNCTUATION)
+        if bare and not (
+            bare in _BARE
+            or bare in _STATES
+            or _POD_STATE.match(bare)
+            or _SHORTCODE.match(said)
+            or not any(ch.isalnum() for ch in bare)
+        ):
+            return False
+    return True
 
 
 def _evidence_spans(text: str) -> list[tuple[int, int]]:

@@ -88,13 +88,19 @@ _CANDIDATE = re.compile(
 # runai-openapi-2.24-subset.json), so `job qwen-2.5` and `why did qwen-2.5 fail` read it.
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
+_NEVER_RE = re.compile(r"^(?:q[1-4]|v\d++(?:\.\d++)++)$", re.IGNORECASE)  # `Q4`, `v1.2.3`
 # ... yet the subject of a failure is the workload it names: `why did qwen-2.5 fail`, `is
 # qwen-2.5 crashlooping?`, `qwen-2.5 failed in nlp` (a version is what was bumped, never
 # what failed or is stuck). Each starts at a question word, the text's start or a clause's.
+# Not what a library does: `cuda-12.4 failed to load` (only `fail to start`, `… to run`),
+# `torch-2.3 crashed my job` (a verb with an object), `torch-2.3 restart loop?`.
 _FAILED = (
     r"(?:(?:still|just|also|keeps?|kept|has|had|got|gets|is|was|been)\s++)*+"
     r"(?:fail|crash|die[sd]?\b|dying|oom|stuck|pending|queued|hang|hung|evicted|preempted|"
-    r"restart|killed)"
+    r"restart|killed)[a-z]*+"
+    r"(?!\s++(?:to\s++(?!start|run|schedul|launch|begin|boot|come\s)|loops?\b"
+    r"|(?:my|our|your|his|her|their|its|it|the|this|that|every|all)\b"
+    r"|[a-z0-9]++[.-][a-z0-9]|[a-z]++[0-9]))"
 )
 _NAMED_AS = r"(?:\s++(?:job|workload|run|training))?+"  # `why did the qwen-2.5 job fail`
 _LEADING = r"(?:hey|hi|so|and|but|also|now|ok|okay|is|did|does|has|was|the|our|my)"
@@ -114,12 +120,14 @@ _SUBJECT_RES = (
 def could_be_name(word: str, *, version: bool = False) -> bool:
     """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long.
 
-    Nor a version (`torch-2.3`), unless `version`: the word was given as a name.
+    Nor a version (`torch-2.3`), unless `version`: the word was given as a name; and never a
+    quarter or a bare version number (`Q4`, `v1.2.3`).
     """
     return (
         len(word) <= _MAX_NAME
         and word.lower() not in NOT_NAMES
         and not _TIME_RE.match(word)
+        and not _NEVER_RE.match(word)
         and (version or not _VERSION_RE.match(word))
     )
 

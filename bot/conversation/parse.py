@@ -146,23 +146,30 @@ def _either(
 
 
 def _workload(text: str, query: Query, *, bare: bool) -> Query:
+    """The workload names and ID of the free text; a version only as what failed (`versions`)."""
     workload_id, name, others = query.workload_id, query.workload_name, list(query.others)
     failed = subjects(text) if bare else frozenset()  # `why did qwen-2.5 fail`: not a version
+    versions: dict[str, None] = {}
     for raw in text.split():
         token = raw.strip(_PUNCTUATION).lower()
         if UUID_RE.match(token):
             workload_id = workload_id or token
-        elif (
-            bare
-            and could_be_name(token, version=token in failed)
-            and NAME_RE.match(token)
-            and any(ch.isdigit() or ch == "-" for ch in token)
-        ):
+        elif not (bare and NAME_RE.match(token) and any(ch.isdigit() or ch == "-" for ch in token)):
+            continue
+        elif could_be_name(token):
             if name is None:
                 name = token
             elif token != name and token not in others and len(others) < _MAX_OTHERS:
                 others.append(token)  # `why did a-1 and b-2 fail`: never dropped silently
-    return replace(query, workload_id=workload_id, workload_name=name, others=tuple(others))
+        elif token in failed and could_be_name(token, version=True):
+            versions.setdefault(token)  # `why did qwen-2.5 fail`: linking decides
+    return replace(
+        query,
+        workload_id=workload_id,
+        workload_name=name,
+        others=tuple(others),
+        versions=tuple(versions)[:_MAX_OTHERS],
+    )
 
 
 def _free_text(text: str, query: Query, expecting: Expecting | None, *, reply: bool) -> Query:

@@ -29,7 +29,9 @@ class Query:
     are further workload-like names after the first (`why did a-1 and b-2 fail`).
     `cluster_options`/`project_options` are the values named for a slot left empty
     (`on prod-a or prod-b`): which one is asked, never picked; `excluded` are the names
-    said not to be meant (`not nlp`), never a value.
+    said not to be meant (`not nlp`), never a value; `versions` are version-shaped words
+    read only as what failed (`why did qwen-2.5 fail`), a workload only when no other name
+    is one (`understand.linking`: `python-3.11 crashed training-job-42` asks about the job).
     """
 
     cluster: str | None = None
@@ -48,6 +50,7 @@ class Query:
     cluster_options: tuple[str, ...] = field(default=())
     project_options: tuple[str, ...] = field(default=())
     excluded: tuple[str, ...] = field(default=())
+    versions: tuple[str, ...] = field(default=())
 
     @property
     def names_something(self) -> bool:

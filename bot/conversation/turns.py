@@ -43,6 +43,7 @@ from bot.ops.audit import AuditSink
 from bot.ops.observe import observe_stage, record_diagnosis
 from diagnosis import (
     AccessDenied,
+    DepartmentAccess,
     DiagnosisRequest,
     InvalidRequest,
     KubeConnector,
@@ -198,11 +199,12 @@ class Turns:
             placeholder = asyncio.ensure_future(responder.post(working))
         checked = gate.authorize(cluster_id, cluster_name)
 
-        async def authorize(workload: WorkloadAccess) -> bool:
+        async def authorize(workload: WorkloadAccess | DepartmentAccess) -> bool:
             nonlocal placeholder
             allowed = await checked(workload)
             if (
                 allowed
+                and isinstance(workload, WorkloadAccess)
                 and by_id
                 and placeholder is None
                 and self._access.public_in(channel, workload.project)

@@ -174,13 +174,17 @@ _ASKING = _set(
     """ok okay k kk so then and also what how about please pls plz thanks thank thx ty cool
     great nice hmm hm um uh er maybe instead too again just the a an for me us you can could
     would it's its that's on in at cluster project workload job use try check look show yes
-    yeah yep sure no nope hi hey well"""
+    yeah yep sure no nope hi hey well since"""
 )
 #: Words just before a time that ask for it: `what about`, `check`, `try`, `re-run with`.
 _LEADS = _set(
     """about check look at try show use rerun re-run recheck re-check retry again back
-    diagnose lookback redo extend widen expand further farther"""
+    diagnose lookback redo extend widen expand further farther meant mean"""
 )
+#: A reply that opens so corrects the last request: its time counts (`actually it failed on
+#: Nov 18`, `no, it was 2025-11-18`), unless it says the run was fine then.
+_CORRECTING = re.compile(r"^\W*+(?:actually|sorry|no|nope|oops|correction|wait)\b", re.IGNORECASE)
+_WELL = _set("fine ok okay worked working succeeded passed good healthy")
 _LEAD_WORDS = 3  # how many words before a time may ask for it
 #: A time that says it is the lookback: `a 3 day lookback`, `a 48h window`.
 _NAMED_AS = re.compile(r"\s*+(?:lookback|window)\b", re.IGNORECASE)
@@ -219,16 +223,25 @@ def asked_for(text: str, start: int, end: int, *, loose: int | None = None) -> b
     """Whether the time at `text[start:end]` is asked for, as a reply in a thread asks.
 
     `what about the last 3 days?`, `check the last week`, `extend it to 3 days`, `go back
-    further, like 3d`, `a 3 day lookback`, or a reply that is only the time (`last 7d`,
-    `prod-a, 3d please`); never `it ran fine last week`,
-    `3 days of training lost`, `I'll rerun it in 2h`. `loose`: the count `_loose(text)`.
+    further, like 3d`, `a 3 day lookback`, `I meant Nov 18`, a correction (`actually it failed
+    on Nov 18`), or a reply that is only the time (`last 7d`, `prod-a, 3d please`, `since
+    2025-11-01 please`); never `it ran fine last week`, `3 days of training lost`, `I'll
+    rerun it in 2h`. `loose`: the count `_loose(text)`.
     """
     before = clause_before(text, start)
     if not requested(before):
         return False
     if _WITHIN.match(text, start, end) or _NAMED_AS.match(text, end) or led(text, start):
         return True
+    if _CORRECTING.match(text) and not _fine(text, start, end):
+        return True
     return (_loose(text) if loose is None else loose) == _loose(text[start:end])
+
+
+def _fine(text: str, start: int, end: int) -> bool:
+    """Whether the words around a time say the run was fine then (`no, last week it was ok`)."""
+    around = text[max(0, start - _CLAUSE_CHARS) : end + _CLAUSE_CHARS].lower()
+    return bool(_WELL.intersection(w.strip(_WORD_PUNCTUATION) for w in around.split()))
 
 
 def led(text: str, start: int) -> bool:

@@ -2,7 +2,8 @@
 
 A `push` item names workloads of one project on one cluster and the channel to post in. Each
 is diagnosed with the service account, but only within what the channel was given: a
-workload of another cluster, project or kind is never shown there (`authorize`). Then the
+workload of another cluster, project or kind is never shown there (`authorize`), nor any
+department's quota and usage (which sum other projects'). Then the
 `Planner` says where the answer goes (a new message, the thread of the same failure with its
 running count, a storm's summary thread, or the hour's overflow thread) and `JournaledPosts`
 posts it, once across attempts. The thread keeps the report as an asked answer's thread
@@ -40,6 +41,7 @@ from bot.push.wording import fingerprint, recurrence_note, source_note, storm_su
 from bot.work import Journal, JournalState, WorkItem
 from diagnosis import (
     AccessDenied,
+    DepartmentAccess,
     DiagnosisRequest,
     KubeConnector,
     Outcome,
@@ -131,7 +133,9 @@ class PushWork(ResolvedAlerts):
     async def _diagnose(self, spec: PushSpec, workload_id: str) -> Report | None:
         """The report, or None when the workload is outside what the channel was given."""
 
-        async def authorize(workload: WorkloadAccess) -> bool:
+        async def authorize(workload: WorkloadAccess | DepartmentAccess) -> bool:
+            if isinstance(workload, DepartmentAccess):
+                return False  # the channel was given a project: never its department's figures
             return (
                 workload.cluster_id == spec.cluster_id
                 and (workload.project or "") == spec.project

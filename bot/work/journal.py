@@ -35,6 +35,7 @@ class JournaledResponder:
         self._next = 0
         self._placeholders = {p.ref for p in state.posts if p.progress}
         self._posting: tuple[int, bool] | None = None
+        self._sent_for_good = False  # an earlier attempt's reply went where nothing is replaced
         self._log = structlog.get_logger(__name__)
 
     async def posted(self, ref: str) -> None:
@@ -83,7 +84,10 @@ class JournaledResponder:
         index, self._next = self._next, self._next + 1
         if index < len(self._shown):
             earlier = self._shown[index]
-            if not _progress(reply):
+            if not earlier.ref and not earlier.progress:
+                # Out through a `response_url` (no ref): it cannot be replaced, and is shown.
+                self._sent_for_good = True
+            elif not _progress(reply):
                 await self.update(earlier.ref, reply)
             self._log.info("work_post_replayed", index=index, progress=_progress(reply))
             return earlier.ref
@@ -94,7 +98,14 @@ class JournaledResponder:
         return ref
 
     async def update(self, ref: str, reply: Reply) -> None:
-        """Update `ref`; replacing the placeholder with the answer marks the item answered."""
+        """Update `ref`; replacing the placeholder with the answer marks the item answered.
+
+        No ref and no placeholder, after an earlier attempt's reply went out through a
+        `response_url`: that reply stands (updating "" would post the answer a second time).
+        """
+        if not ref and self._sent_for_good and ref not in self._placeholders:
+            self._log.info("work_update_skipped", reason="shown_through_response_url")
+            return
         await self._inner.update(ref, reply)
         if ref in self._placeholders and not _progress(reply):
             try:

@@ -6,12 +6,12 @@ fields are ignored and `null` reads as the default.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import Field
 
 from diagnosis.kube.models import KubeModel, ObjectMeta
+from diagnosis.moments import UtcTime
 
 __all__ = ["KubeEvent", "event_from_core", "event_from_events_v1"]
 
@@ -28,8 +28,8 @@ class KubeEvent(KubeModel):
     message: str | None = None
     type: str | None = None
     count: int = 1
-    first_timestamp: datetime | None = None
-    last_timestamp: datetime | None = None
+    first_timestamp: UtcTime | None = None
+    last_timestamp: UtcTime | None = None
     source_component: str | None = None
     source_host: str | None = None
     involved_kind: str | None = None
@@ -49,7 +49,7 @@ class _Reference(KubeModel):
 
 class _Series(KubeModel):
     count: int | None = None
-    last_observed_time: datetime | None = None
+    last_observed_time: UtcTime | None = None
 
 
 class _Source(KubeModel):
@@ -61,7 +61,7 @@ class _RawEvent(KubeModel):
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
     reason: str | None = None
     type: str | None = None
-    event_time: datetime | None = None
+    event_time: UtcTime | None = None
     series: _Series = Field(default_factory=_Series)
 
 
@@ -71,8 +71,8 @@ class _CoreEvent(_RawEvent):
     involved_object: _Reference = Field(default_factory=_Reference)
     message: str | None = None
     count: int | None = None
-    first_timestamp: datetime | None = None
-    last_timestamp: datetime | None = None
+    first_timestamp: UtcTime | None = None
+    last_timestamp: UtcTime | None = None
     source: _Source = Field(default_factory=_Source)
     reporting_component: str | None = None
 
@@ -83,8 +83,8 @@ class _EventsV1Event(_RawEvent):
     regarding: _Reference = Field(default_factory=_Reference)
     note: str | None = None
     deprecated_count: int | None = None
-    deprecated_first_timestamp: datetime | None = None
-    deprecated_last_timestamp: datetime | None = None
+    deprecated_first_timestamp: UtcTime | None = None
+    deprecated_last_timestamp: UtcTime | None = None
     deprecated_source: _Source = Field(default_factory=_Source)
     reporting_controller: str | None = None
 

@@ -8,13 +8,12 @@ declared. Events, normalised from core/v1 and events.k8s.io/v1, are in `event_mo
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from diagnosis.moments import utc_field
+from diagnosis.moments import UtcTime
 
 __all__ = [
     "Container",
@@ -47,7 +46,6 @@ class KubeModel(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
     )
-    _in_utc = field_validator("*", mode="after")(utc_field)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -64,8 +62,8 @@ class ObjectMeta(KubeModel):
     name: str = ""
     namespace: str | None = None
     uid: str | None = None
-    creation_timestamp: datetime | None = None
-    deletion_timestamp: datetime | None = None
+    creation_timestamp: UtcTime | None = None
+    deletion_timestamp: UtcTime | None = None
     annotations: dict[str, str] = Field(default_factory=dict)
     labels: dict[str, str] = Field(default_factory=dict)
 
@@ -154,7 +152,7 @@ class Waiting(KubeModel):
 class Running(KubeModel):
     """`state.running`."""
 
-    started_at: datetime | None = None
+    started_at: UtcTime | None = None
 
 
 class Terminated(KubeModel):
@@ -164,8 +162,8 @@ class Terminated(KubeModel):
     signal: int | None = None
     reason: str | None = None
     message: str | None = None
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
+    started_at: UtcTime | None = None
+    finished_at: UtcTime | None = None
     container_id: str | None = Field(default=None, alias="containerID")
 
 
@@ -196,7 +194,7 @@ class PodCondition(KubeModel):
     status: str | None = None
     reason: str | None = None
     message: str | None = None
-    last_transition_time: datetime | None = None
+    last_transition_time: UtcTime | None = None
 
 
 class PodStatus(KubeModel):
@@ -206,7 +204,7 @@ class PodStatus(KubeModel):
     reason: str | None = None
     message: str | None = None
     qos_class: str | None = None
-    start_time: datetime | None = None
+    start_time: UtcTime | None = None
     conditions: tuple[PodCondition, ...] = ()
     container_statuses: tuple[ContainerStatus, ...] = ()
     init_container_statuses: tuple[ContainerStatus, ...] = ()
@@ -231,7 +229,7 @@ class Taint(KubeModel):
     key: str
     value: str | None = None
     effect: str | None = None
-    time_added: datetime | None = None
+    time_added: UtcTime | None = None
 
 
 class NodeCondition(KubeModel):
@@ -241,8 +239,8 @@ class NodeCondition(KubeModel):
     status: str | None = None
     reason: str | None = None
     message: str | None = None
-    last_transition_time: datetime | None = None
-    last_heartbeat_time: datetime | None = None
+    last_transition_time: UtcTime | None = None
+    last_heartbeat_time: UtcTime | None = None
 
 
 class KubeNode(KubeModel):

@@ -8,14 +8,13 @@ declared.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from diagnosis.kube.models import ObjectMeta
-from diagnosis.moments import utc_field
+from diagnosis.moments import UtcTime
 
 __all__ = [
     "PodGroup",
@@ -30,7 +29,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
     )
-    _in_utc = field_validator("*", mode="after")(utc_field)
 
 
 def _empty(value: Any) -> Any:
@@ -77,7 +75,7 @@ class SchedulingCondition(_Model):
     message: str | None = None
     reasons: tuple[SchedulingReason, ...] = ()
     status: str | None = None
-    last_transition_time: datetime | None = None
+    last_transition_time: UtcTime | None = None
     transition_id: str | None = Field(default=None, alias="transitionID")
 
     @field_validator("reasons", mode="before")

@@ -1,7 +1,9 @@
 """The Pending answer: why a workload is not running yet, with one reason and its figures.
 
 `explain_pending` reads (`collect`), decides by the precedence table (`table`) and writes the
-report (`compose`); the rules are pure (`rules_typed`, `rules_quota`, `rules_capacity`).
+report (`compose`); the rules are pure (`rules_typed`, `rules_quota`, `rules_capacity`). An
+answer that read the workload's department also carries itself decided without it, for
+anyone it is shown to who may not read that department (`visibility`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from diagnosis.fetch import Fetched
 from diagnosis.kube.reader import KubeReader
 from diagnosis.pending.collect import collect_pending
 from diagnosis.pending.compose import compose_pending
+from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.table import decide
-from diagnosis.report import Report
+from diagnosis.report import Report, WithoutDepartment
 from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import Event, HistoryRecord, Workload
 from diagnosis.runai.reader import RunaiReader
@@ -52,5 +55,17 @@ async def explain_pending(
         history_read=history,
         read_department=read_department,
     )
-    best, others = decide(ev)
-    return compose_pending(ev, best, others)
+    return _with_its_alternative(ev, compose_pending(ev, *decide(ev)))
+
+
+def _with_its_alternative(ev: PendingEvidence, report: Report) -> Report:
+    """`report`, carrying the answer as someone who may not read its department would get it."""
+    if ev.department is None:
+        return report
+    withheld = ev.model_copy(update={"department": None, "department_withheld": True})
+    held = WithoutDepartment(
+        cluster_id=ev.workload.cluster_id,
+        department_id=ev.department.id,
+        report=compose_pending(withheld, *decide(withheld)),
+    )
+    return report.model_copy(update={"without_department": held})

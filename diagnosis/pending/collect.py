@@ -7,10 +7,12 @@ only when the workload names no pool, and so does the department when the worklo
 Kubernetes (Tier 2) follows the pods: the pods' conditions and events, then the PodGroup, then
 its Queue and its events.
 
-The department's quota is read only when every asker may see it (`read_department`: no
-per-asker check, as on the command line): its usage sums other projects', which a person who
-may read this project's workloads need not be allowed to see. Otherwise, as when it cannot be
-read, it is a stated gap, never "unconstrained".
+The department's quota is read only when the asker may see it (`read_department`: no
+per-asker check, as on the command line, or their own Run:ai access covers the department):
+its usage sums other projects', which a person who may read this project's workloads need not
+be allowed to see. Otherwise it is withheld, and the rules name it unknown where it decides;
+one that cannot be read is a gap. Either way, never "unconstrained". A workload with no
+department at all (neither it nor its project names one) misses nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from diagnosis.runai.models import Event, HistoryRecord, Node, Pod, Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.runai.scheduling_models import DepartmentQuota, ProjectQuota
 
-__all__ = ["DEPARTMENT_WITHHELD", "MAX_POOLS", "collect_pending"]
+__all__ = ["MAX_POOLS", "collect_pending"]
 
 T = TypeVar("T")
 #: Node pools whose nodes are read (a workload lists its pools in preference order).
@@ -46,11 +48,6 @@ MAX_POOLS = 3
 MAX_PODS = 3
 _KubeLine = tuple[str | None, str | None, datetime | None, str, str]
 GET_DEPARTMENT = "get_department"
-#: Why the department's quota is not read for an asker whose access is checked per project.
-DEPARTMENT_WITHHELD = (
-    "department quota unavailable (not read for you: its usage sums other projects', and only "
-    "your read access to this project's workloads is checked)"
-)
 
 
 class _Tier2:
@@ -87,18 +84,30 @@ async def _department(
     project: Awaitable[Fetched[ProjectQuota]],
     *,
     read: bool,
-) -> Fetched[DepartmentQuota]:
-    """The department's quota and usage: by the workload's department ID, else its project's."""
-    if not read:
-        return Fetched(None, Gap(source=GET_DEPARTMENT, what=DEPARTMENT_WITHHELD))
+) -> tuple[Fetched[DepartmentQuota], bool]:
+    """The department's quota and usage, and whether it was withheld from this asker.
+
+    By the workload's department ID, else its project's parent; neither naming one, the
+    workload has no department: nothing is missing. Withheld: `read` False, and it has (or,
+    its project unread, may have) one.
+    """
     department_id = (workload.department_id or "").strip()
     if not department_id:
-        found = (await project).value
-        department_id = (found.parent_id or "").strip() if found else ""
+        found = await project
+        if found.value is None:  # whether it has a department is not known
+            if not read:
+                return Fetched(None, None), True
+            what = "department quota unavailable (the project, which would name it, was not read)"
+            return Fetched(None, Gap(source=GET_DEPARTMENT, what=what)), False
+        department_id = (found.value.parent_id or "").strip()
     if not department_id:
-        what = "department quota unavailable (neither the workload nor its project read names one)"
-        return Fetched(None, Gap(source=GET_DEPARTMENT, what=what))
-    return await gather_gap(GET_DEPARTMENT, "department quota", runai.get_department(department_id))
+        return Fetched(None, None), False
+    if not read:
+        return Fetched(None, None), True
+    fetched = await gather_gap(
+        GET_DEPARTMENT, "department quota", runai.get_department(department_id)
+    )
+    return fetched, False
 
 
 async def _pool_nodes(
@@ -250,7 +259,7 @@ async def collect_pending(
             _pool_nodes(runai, workload, asyncio.shield(project)),
             _tier2(kube, workload, events.value or (), asyncio.shield(pods)) if kube else _none(),
         )
-        pods_read, project_read, unit = await pods, await project, await department
+        pods_read, project_read, (unit, withheld) = await pods, await project, await department
     finally:
         pods.cancel()
         project.cancel()
@@ -280,6 +289,7 @@ async def collect_pending(
         history=tuple(history.value) if history.value is not None else None,
         project=project_read.value,
         department=unit.value,
+        department_withheld=withheld,
         node_pools=tuple(pools.value) if pools.value is not None else None,
         free=free.value,
         total=total.value,

@@ -4,8 +4,9 @@ The scheduler checks a workload's queue and then each parent queue; a project's 
 department, whose deserved quota is its own while its usage sums its projects'. So a project
 within its quota in a pool whose department is over the department's deserved quota is not
 simply waiting for reclaim. The figures come from `get_department`; a department that was not
-read, or that lists no quota for the pool, has an unknown position, said so: never taken as
-unconstrained.
+read (withheld from the asker, or the read failed), or that lists no quota for the pool, has
+an unknown position, said so (`position_unknown`): never taken as unconstrained. A workload
+with no department at all has no such position to miss.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import PoolFigures, gpus, preemptible
 from diagnosis.report import EvidenceLine
 
-__all__ = ["GET_DEPARTMENT", "DepartmentFigures", "department_figures"]
+__all__ = [
+    "GET_DEPARTMENT",
+    "DepartmentFigures",
+    "department_figures",
+    "department_named",
+    "position_unknown",
+]
 
 GET_DEPARTMENT = "get_department"
 
@@ -80,3 +87,37 @@ def department_figures(ev: PendingEvidence, fig: PoolFigures) -> DepartmentFigur
             else None
         ),
     )
+
+
+def department_named(ev: PendingEvidence) -> str:
+    """The workload's department as the answer names it: `department <name>`, else generic."""
+    name = ev.department.name if ev.department else ev.workload.department_name
+    return f"department {name}" if name else "its department"
+
+
+def _has_department(ev: PendingEvidence) -> bool | None:
+    """Whether the workload has a department (None: not known, its project was not read)."""
+    if ev.department is not None or (ev.workload.department_id or "").strip():
+        return True
+    if ev.project is None:
+        return None
+    return bool((ev.project.parent_id or "").strip())
+
+
+def position_unknown(ev: PendingEvidence, fig: PoolFigures) -> str | None:
+    """What is missing to judge the department's position in `fig.pool`, or None.
+
+    None when its figures there were read, or when the workload has no department at all.
+    """
+    found = department_figures(ev, fig)
+    if found is not None:
+        return found.unknown()
+    if _has_department(ev) is False:
+        return None
+    whose = department_named(ev)
+    if ev.department_withheld:
+        return (
+            f"{whose}'s quota and usage in node pool {fig.pool} (not read for you: they sum "
+            "other projects', and your Run:ai access does not include reading that department)"
+        )
+    return f"{whose}'s quota and usage in node pool {fig.pool}"

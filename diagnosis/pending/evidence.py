@@ -63,7 +63,12 @@ class Said(BaseModel):
 
 
 class PendingEvidence(BaseModel):
-    """Everything read for one Pending workload; None means "could not be read" (see gaps)."""
+    """Everything read for one Pending workload; None means "could not be read" (see gaps).
+
+    `department_withheld`: the workload has (or may have) a department, whose quota and usage
+    were not read because the asker may not see them (`collect`): unknown, never a gap to
+    read again.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -76,6 +81,7 @@ class PendingEvidence(BaseModel):
     history: tuple[HistoryRecord, ...] | None = None
     project: ProjectQuota | None = None
     department: DepartmentQuota | None = None
+    department_withheld: bool = False
     node_pools: tuple[NodePool, ...] | None = None
     free: Telemetry | None = None
     total: Telemetry | None = None

@@ -5,8 +5,9 @@ allocated GPUs, and the pool's free GPUs, for the same pool and about the same m
 of them missing, or a pool with room to spare and no constraint text, is UNKNOWN naming what
 would decide. Within the project's quota, its department's position decides too
 (`pending.department`): a department over its deserved quota makes it P11 at the department
-level; one not read is said unknown, never taken as unconstrained. Fair share is never
-computed: the API does not expose it.
+level; one not known (not read for this asker, or unreadable) makes it UNKNOWN, naming the
+department as what would decide, never taken as unconstrained: the pool's figures are kept,
+but no promise that waiting fixes it. Fair share is never computed: the API does not expose it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from diagnosis.moments import utc_text
-from diagnosis.pending.department import DepartmentFigures, department_figures
+from diagnosis.pending.department import (
+    DepartmentFigures,
+    department_figures,
+    department_named,
+    position_unknown,
+)
 from diagnosis.pending.evidence import PendingEvidence, Said
 from diagnosis.pending.figures import DEPARTMENT, PoolFigures, gpus, preemptible
 from diagnosis.pending.texts import Saying
@@ -60,8 +66,12 @@ def contention(ev: PendingEvidence, fig: PoolFigures) -> tuple[PendingReason | N
     if movable is False and fig.allocated_np is not None:
         in_quota = fig.allocated_np + requested <= deserved
     department = department_figures(ev, fig)
-    if in_quota and (department is None or department.over(ev, requested) is not True):
-        return R.NODE_POOL_FULL, []
+    if in_quota:
+        unknown = position_unknown(ev, fig)
+        if unknown is not None:
+            return None, [unknown]
+        if department is None or department.over(ev, requested) is False:
+            return R.NODE_POOL_FULL, []
     if movable is True:
         return R.PROJECT_OVER_QUOTA, []
     if movable is None:
@@ -106,13 +116,11 @@ def _department_over_quota(
         reason=R.PROJECT_OVER_QUOTA,
         pool=fig.pool,
         headline=(
-            f"Over its department's quota in node pool {fig.pool}: the project is within its "
-            f"own ({gpus(fig.allocated)} of {gpus(fig.deserved)} deserved GPUs allocated), but "
-            f"department {department.name} has {gpus(department.allocated)} of "
-            f"{gpus(department.deserved)} deserved GPUs allocated and this asks for "
-            f"{gpus(fig.requested)} more, while only {gpus(fig.free)} of {gpus(fig.total)} GPUs "
-            "are free: the over-quota capacity is in use by others, and waiting for the "
-            "project's quota alone may not fix it."
+            f"Over its department's quota in node pool {fig.pool}: department {department.name} "
+            f"has {gpus(department.allocated)} of {gpus(department.deserved)} deserved GPUs "
+            f"allocated and this asks for {gpus(fig.requested)} more (the project itself holds "
+            f"{gpus(fig.allocated)} of its {gpus(fig.deserved)}), with {gpus(fig.free)} of "
+            f"{gpus(fig.total)} GPUs free: it waits for over-quota GPUs others use."
         ),
         lines=(*(cite_said(s) for s in said), department.line()),
         figures=fig,
@@ -120,31 +128,21 @@ def _department_over_quota(
     )
 
 
-def _department_clause(
-    ev: PendingEvidence, department: DepartmentFigures | None
-) -> tuple[str, str, tuple[str, ...]]:
-    """What the pool-full headline says of its department: (inline, after, missing)."""
-    wait = "a department over its deserved quota would keep it waiting."
+def _department_clause(ev: PendingEvidence, department: DepartmentFigures | None) -> str:
+    """What the pool-full headline says of its department (within its quota), if it has one."""
     if department is None:
-        return "", f" Its department's quota position was not read (see Not measured): {wait}", ()
-    missing = department.unknown()
-    if missing is not None:
-        after = f" Department {department.name}'s quota position in this pool is not known: {wait}"
-        return "", after, (missing,)
+        return ""  # it has none: `contention` decides P12 only when it is known
     of = f"of {gpus(department.deserved)} deserved GPUs"
     if preemptible(ev) is False and department.allocated_np is not None:
         # Measured as the project is: by its non-preemptible share (`DepartmentFigures.over`).
-        held = f"{gpus(department.allocated_np)} non-preemptible {of} allocated"
-        return f", and so is its department {department.name} for such work ({held})", "", ()
+        held = f"{gpus(department.allocated_np)} non-preemptible {of}"
+        return f", and so is its department {department.name} ({held})"
     held = f"{gpus(department.allocated)} {of} allocated"
-    return f", and so is its department {department.name} ({held})", "", ()
+    return f", and so is its department {department.name} ({held})"
 
 
-def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
-    """P12: within the project's quota, but the pool has too few free GPUs right now."""
-    if contention(ev, fig)[0] is not R.NODE_POOL_FULL:
-        return None
-    said = ev.saying(Saying.PIPELINED, Saying.FIT, pool=fig.pool)[:1]
+def _within(ev: PendingEvidence, fig: PoolFigures) -> tuple[str, str]:
+    """How the project is within its quota in the pool, and who holds the capacity."""
     asks = f"{gpus(fig.requested)} requested of {gpus(fig.deserved)} deserved"
     within = f"the project is within its quota ({gpus(fig.allocated)} allocated + {asks})"
     held = "capacity is held by others"
@@ -160,28 +158,59 @@ def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
                 " and by the project's own preemptible workloads "
                 f"({gpus(fig.allocated)} GPUs allocated in all)"
             )
+    return within, held
+
+
+def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
+    """P12: within the project's quota (and its department's), but the pool is short now."""
+    if contention(ev, fig)[0] is not R.NODE_POOL_FULL:
+        return None
+    said = ev.saying(Saying.PIPELINED, Saying.FIT, pool=fig.pool)[:1]
+    within, held = _within(ev, fig)
     department = department_figures(ev, fig)
-    inline, after, missing = _department_clause(ev, department)
     return Verdict(
         reason=R.NODE_POOL_FULL,
         pool=fig.pool,
         headline=(
             f"Node pool {fig.pool} is full: it asks for {gpus(fig.requested)} GPUs and only "
-            f"{gpus(fig.free)} of {gpus(fig.total)} are free, although {within}{inline}: "
-            f"{held}.{after}"
+            f"{gpus(fig.free)} of {gpus(fig.total)} are free, although {within}"
+            f"{_department_clause(ev, department)}: {held}."
         ),
-        lines=(
-            *(cite_said(s) for s in said),
-            *([department.line()] if not missing and department else []),
-        ),
+        lines=(*(cite_said(s) for s in said), *([department.line()] if department else [])),
         figures=fig,
-        missing=missing,
+    )
+
+
+def _department_unknown(ev: PendingEvidence, fig: PoolFigures, missing: str) -> Verdict:
+    """P14 with only the department's position missing: the pool's figures, no promise."""
+    within, _ = _within(ev, fig)
+    whose = department_named(ev)
+    department = department_figures(ev, fig)
+    said = ev.saying(Saying.FIT, Saying.PIPELINED, pool=fig.pool)[:1]
+    return Verdict(
+        reason=R.UNKNOWN,
+        pool=fig.pool,
+        headline=(
+            f"Node pool {fig.pool} has {gpus(fig.free)} of {gpus(fig.total)} GPUs free and it "
+            f"asks for {gpus(fig.requested)}; {within}, but whether {whose} is too is not "
+            "known, so whether waiting fixes it cannot be told."
+        ),
+        lines=(*(cite_said(s) for s in said), *([department.line()] if department else [])),
+        figures=fig,
+        missing=(missing,),
+        actions=(
+            f"Ask a Run:ai administrator, or someone who may read {whose}, whether it is within "
+            f"its deserved GPUs in node pool {fig.pool}: if it is, the scheduler should reclaim "
+            "GPUs for this workload; if not, it waits for over-quota GPUs others use.",
+        ),
     )
 
 
 def unknown(ev: PendingEvidence, fig: PoolFigures) -> Verdict:
     """P14: nothing above is supported; what was seen, and what would decide."""
     _, missing = contention(ev, fig)
+    if missing and fig.pool is not None and missing == [position_unknown(ev, fig)]:
+        return _department_unknown(ev, fig, missing[0])
     said = ev.saying(Saying.FIT, Saying.PIPELINED, pool=fig.pool)[:1]
     where = f" in node pool {fig.pool}" if fig.pool else ""
     headline = f"Why it is waiting{where} cannot be told from what was read"

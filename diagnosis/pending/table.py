@@ -246,8 +246,8 @@ def advice(verdict: Verdict, *, namespace: str | None = None) -> list[str]:
     }
     doubted = [text for doubt in verdict.doubts for text in found.doubted.get(doubt, ())]
     texts = [text.format(**words) for text in doubted or [found.waiting, *found.actions]]
-    if not doubted and verdict.actions:  # the rule's own, in its words (never formatted)
-        texts = [texts[0], *verdict.actions]
+    if verdict.actions:  # the rule's own, in its words (never formatted)
+        texts = [*(texts if doubted else texts[:1]), *verdict.actions]
     if Doubt.QUOTA_NOW_COVERS in verdict.doubts and (full := _pool_full(verdict)):
         texts.append(full)
     return list(dict.fromkeys(texts))

@@ -54,8 +54,9 @@ class Verdict(BaseModel):
         missing: what this verdict could not read (for UNKNOWN: what would decide).
         level, resource: whose quota or limit it is about, and in what (the advice's words).
         doubts: what read now disagrees with the statement it rests on (the advice changes).
-        actions: what to do, when the rule knows more than its row (which constraint, which
-            claims): in place of the row's actions, after its word on waiting.
+        actions: next actions only this verdict knows (which constraint, which claims, whom
+            to ask): in place of its row's actions, after its word on waiting (after the
+            advice for its doubts, when it has some).
     """
 
     model_config = ConfigDict(frozen=True)

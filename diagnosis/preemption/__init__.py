@@ -1,8 +1,9 @@
 """The preemption answer: who took the workload's GPUs, how, and whether that was fair.
 
 `explain_preemption` reads (`collect`), decides the kind by its table (`kinds`), judges the
-quota position and protections (`fairness`) and writes the report (`compose`); `for_asker`
-(`visibility`) then hides, per asker, every named workload they may not read.
+quota position and protections (`fairness`), says what each queue of the reclaim line states
+(`queues`) and writes the report (`compose`); `for_asker` (`visibility`) then hides, per
+asker, every named workload and every department's figures they may not read.
 """
 
 from __future__ import annotations

@@ -11,10 +11,11 @@ from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.fairness import QuotaPosition, count, protection, quota_position
 from diagnosis.preemption.kinds import KindVerdict
 from diagnosis.preemption.party import describe
+from diagnosis.preemption.queues import ReclaimSay, queue_figures, reclaim_say
 from diagnosis.preemption.texts import PreemptionKind
 from diagnosis.redact import quote
 from diagnosis.report import EvidenceLine, Outcome, Report
-from diagnosis.report_facts import PreemptionFacts
+from diagnosis.report_facts import PreemptionFacts, QueueFigures
 from diagnosis.resolve import workload_ref
 from diagnosis.rules.base import cite_all
 from diagnosis.signals import unique
@@ -77,25 +78,6 @@ def _when(ev: PreemptionEvidence, verdict: KindVerdict) -> datetime | None:
     return found or ev.at
 
 
-#: Whose quota position the reclaim headline states, by the level of the scheduler's queue.
-_WHOSE: dict[str | None, str] = {
-    PROJECT: "Its project",
-    DEPARTMENT: "Its department",
-    None: "The queue the scheduler named (its project's or its department's: not known)",
-}
-
-
-def _position(position: QuotaPosition) -> str:
-    """The reclaim headline's sentence on the quota position: whose, and over it or not."""
-    if position.over is None:
-        return " Whether its project was over its quota then is not known."
-    whose = _WHOSE[position.level]
-    after = "; its project's own position is not known" if position.level == DEPARTMENT else ""
-    if position.over:
-        return f" {whose} was over its quota then, so the GPUs were on loan{after}."
-    return f" {whose} was within its quota then: reclaim should not have taken them{after}."
-
-
 def _reclaim_advice(position: QuotaPosition) -> str:
     """The reclaim advice for the position the headline states (the general one if unknown)."""
     if position.level is None or position.over is None:
@@ -103,7 +85,7 @@ def _reclaim_advice(position: QuotaPosition) -> str:
     return _RECLAIM_ADVICE[position.level, position.over]
 
 
-def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, position: QuotaPosition) -> str:
+def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, say: ReclaimSay) -> str:
     moment = _when(ev, verdict)
     at = f" at {utc_text(moment)}" if moment else ""
     by = ev.preemptor
@@ -114,7 +96,7 @@ def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, position: QuotaPo
         return f"Preempted{at} by higher-priority workload {who}{vs}."
     if verdict.kind is K.RECLAIM_FAIR_SHARE:
         who = describe(by) if by else "a workload the scheduler named"
-        return f"Reclaimed{at}: {who} took back GPUs its project deserves.{_position(position)}"
+        return f"Reclaimed{at} by {who}{say.reclaimer}.{say.victim}"
     if verdict.kind is K.CONSOLIDATION:
         return (
             f"Moved{at} by consolidation (bin packing): evicted to be placed again, not deprived."
@@ -201,8 +183,12 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
         )
     unknown_read = verdict.kind is K.UNKNOWN and ev.tier2
     actions = [_UNKNOWN_WITH_TIER2 if unknown_read else _ADVICE[verdict.kind]]
+    say = reclaim_say(ev, verdict, position)
+    queues: tuple[QueueFigures, ...] = ()
     if verdict.kind is K.RECLAIM_FAIR_SHARE:
         actions = [_reclaim_advice(position)]
+        advice = (actions[0], _ADVICE[K.RECLAIM_FAIR_SHARE])
+        queues = queue_figures(ev, position, say, advice)
     if broken:
         actions.insert(
             0,
@@ -236,11 +222,12 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
         victim_over_quota=position.project,
         protection_violated=violated,
         count=times,
+        queues=queues,
     )
     return Report(
         outcome=Outcome.PREEMPTED,
         workload=workload_ref(w),
-        headline=_headline(ev, verdict, position=position),
+        headline=_headline(ev, verdict, say=say),
         evidence=tuple(dict.fromkeys(evidence)),
         recommendations=tuple(actions),
         missing=tuple(dict.fromkeys(missing)),

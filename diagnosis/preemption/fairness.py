@@ -24,7 +24,15 @@ from diagnosis.preemption.texts import PreemptionKind, QueueLine
 from diagnosis.report import EvidenceLine
 from diagnosis.runai.models import Measurement
 
-__all__ = ["METRICS_WINDOW", "QuotaPosition", "count", "protection", "quota_position"]
+__all__ = [
+    "METRICS_WINDOW",
+    "QuotaPosition",
+    "count",
+    "names",
+    "protection",
+    "queue_level",
+    "quota_position",
+]
 
 #: Metric samples this close to the eviction describe "the time of the eviction".
 METRICS_WINDOW = timedelta(minutes=15)
@@ -52,12 +60,14 @@ class QuotaPosition:
     """Whose quota position at the eviction, over it or not, and the line that says so.
 
     `level` is the project's or its department's, None when the scheduler's queue is neither
-    recognisably; `over` is that queue's position (None: not known).
+    recognisably; `over` is that queue's position (None: not known); `queue` the reclaim
+    line's victim queue it was read from (None: from metrics, or not known).
     """
 
     over: bool | None = None
     level: Level | None = None
     line: EvidenceLine | None = None
+    queue: QueueLine | None = None
 
     @property
     def project(self) -> bool | None:
@@ -65,7 +75,7 @@ class QuotaPosition:
         return self.over if self.level == PROJECT else None
 
 
-def _names(queue: str, unit: str | None, pools: set[str]) -> bool:
+def names(queue: str, unit: str | None, pools: set[str]) -> bool:
     """Whether `queue` is `unit`'s queue: its name, or its name with a node pool's suffix."""
     return bool(unit) and (queue == unit or any(queue == f"{unit}-{pool}" for pool in pools))
 
@@ -79,8 +89,8 @@ def queue_level(ev: PreemptionEvidence, line: QueueLine) -> Level | None:
     """
     w = ev.workload
     pools = {*w.current_node_pools, *w.requested_node_pools, *filter(None, [ev.metrics_pool])}
-    project = _names(line.queue, w.project_name, pools)
-    department = _names(line.queue, w.department_name, pools)
+    project = names(line.queue, w.project_name, pools)
+    department = names(line.queue, w.department_name, pools)
     if project != department:
         return PROJECT if project else DEPARTMENT
     theirs = ev.preemptor_workload.department_id if ev.preemptor_workload else None
@@ -91,7 +101,7 @@ def queue_level(ev: PreemptionEvidence, line: QueueLine) -> Level | None:
 
 def _whose(level: Level | None, queue: str) -> str:
     if level == DEPARTMENT:
-        return f"its department's queue {queue}"
+        return f"this workload's department's queue {queue}"
     if level == PROJECT:
         return f"queue {queue}"
     return f"queue {queue} (whether its project's or its department's is not known)"
@@ -111,7 +121,7 @@ def quota_position(ev: PreemptionEvidence, verdict: KindVerdict) -> QuotaPositio
             )
             source = verdict.eviction.source if verdict.eviction else "get_workload_status"
             cited = EvidenceLine(text=text, source=source)
-            return QuotaPosition(over=line.uses > line.quota, level=level, line=cited)
+            return QuotaPosition(over=line.uses > line.quota, level=level, line=cited, queue=line)
     at = ev.at
     if at is None or not ev.metrics or ev.metrics_pool is None:
         return QuotaPosition()

@@ -1,20 +1,25 @@
-"""Per asker: a preemptor (or candidate) the asker may not read is never named to them.
+"""Per asker: a preemptor (or candidate), or a department's figures, they may not read: hidden.
 
 The report is computed once (and may be shared by every asker of the workload); each asker
 then gets their own view. A named party whose workload the asker's access check refuses
 (asked with its cluster, project and kind, like the workload itself), or whose kind is not
 known so it cannot be checked, becomes "a workload in another project" (or "another workload
-in this project") everywhere the report names it, and its JSON members are null.
+in this project") everywhere the report names it, and its JSON members are null. A department
+queue of the reclaim line (`QueueFigures`) whose department the asker may not read (or that
+is not known, so it cannot be checked) loses its figures everywhere: its line in the quoted
+record, the position line, the headline's sentence and the advice that follow from it; the
+answer says they are not shown. Departments are cut first: a party's stand-in never meets
+their texts half-replaced.
 """
 
 from __future__ import annotations
 
 import re
 
-from diagnosis.access import Authorize, WorkloadAccess
+from diagnosis.access import Authorize, WorkloadAccess, may_read_department
 from diagnosis.preemption.party import describe
 from diagnosis.report import EvidenceLine, Report
-from diagnosis.report_facts import Party
+from diagnosis.report_facts import Party, PreemptionFacts, QueueFigures
 
 __all__ = ["for_asker"]
 
@@ -35,11 +40,54 @@ def _masker(hidden: list[Party], known: set[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w.-])(?:{alternatives})(?![\w-])")
 
 
+def _queue_line(queue: str) -> re.Pattern[str]:
+    """A queue's line in a quoted record: `<queue> uses …` to its end (or the quote's)."""
+    name = re.escape(queue)
+    return re.compile(rf"(?<![\w.-]){name} uses [^\n]*?(?:queue priority of \d{{1,9}}\.?|$)")
+
+
+def _cut(text: str, queue: QueueFigures) -> str:
+    for said, stand_in in queue.mentions:
+        text = text.replace(said, stand_in)
+    return _queue_line(queue.queue).sub(queue.stand_in, text) if queue.queue else text
+
+
+async def _departments(report: Report, facts: PreemptionFacts, authorize: Authorize) -> Report:
+    """`report` without the figures of every department queue the asker may not read."""
+    hidden = [
+        q
+        for q in facts.queues
+        if not q.hidden and not await may_read_department(authorize, q.cluster_id, q.department_id)
+    ]
+    if not hidden:
+        return report
+
+    def cut(text: str) -> str:
+        for queue in hidden:
+            text = _cut(text, queue)
+        return text
+
+    blank = {"department_id": None, "queue": "", "stand_in": "", "mentions": (), "hidden": True}
+    queues = tuple(q.model_copy(update=blank) if q in hidden else q for q in facts.queues)
+    evidence = (e.model_copy(update={"text": cut(e.text)}) for e in report.evidence)
+    return report.model_copy(
+        update={
+            "headline": cut(report.headline),
+            "evidence": tuple(e for e in evidence if e.text),
+            "recommendations": tuple(r for r in map(cut, report.recommendations) if r),
+            "missing": (*map(cut, report.missing), *(q.withheld for q in hidden)),
+            "preemption": facts.model_copy(update={"queues": queues}),
+        }
+    )
+
+
 async def for_asker(report: Report, authorize: Authorize | None) -> Report:
-    """`report` as this asker may see it: every party they may not read masked."""
+    """`report` as this asker may see it: every party and department they may not read masked."""
     facts = report.preemption
     if facts is None or authorize is None:
         return report
+    report = await _departments(report, facts, authorize)
+    facts = report.preemption or facts
     parties = [p for p in (facts.by, *facts.candidates) if p is not None]
     checked = [(p, await _readable(p, authorize)) for p in parties]
     hidden = [p for p, ok in checked if not ok]

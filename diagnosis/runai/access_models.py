@@ -8,10 +8,10 @@ control plane adds is kept (and grants nothing) rather than failing the whole an
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
+
+from diagnosis.moments import UtcTime
 
 __all__ = [
     "AccessRule",
@@ -53,7 +53,7 @@ class AccessRule(_AccessModel):
     scope_type: str
     scope_name: str | None = None
     cluster_id: str | None = None
-    deleted_at: datetime | None = None
+    deleted_at: UtcTime | None = None
 
     @field_validator("scope_id", mode="before")
     @classmethod
@@ -90,7 +90,7 @@ class Role(_AccessModel):
     permissions: list[Permission] = Field(default_factory=list)
     enabled: bool | None = None
     effective_enabled: bool | None = None
-    deleted_at: datetime | None = None
+    deleted_at: UtcTime | None = None
 
     @property
     def active(self) -> bool:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
-
-from diagnosis.moments import utc_field
 
 __all__ = ["ApiModel"]
 
@@ -19,4 +17,3 @@ class ApiModel(BaseModel):
         extra="ignore",
         frozen=True,
     )
-    _in_utc = field_validator("*", mode="after")(utc_field)

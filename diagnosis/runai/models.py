@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import AliasChoices, Field, field_validator
 
+from diagnosis.moments import UtcTime
 from diagnosis.runai.api_model import ApiModel as _ApiModel
 from diagnosis.runai.scheduling_models import PendingSchedulingMessage, RequestedPods
 from diagnosis.runai.spec_models import SpecSpec, WorkloadSpec
@@ -68,7 +69,7 @@ class Condition(_ApiModel):
     status: str | None = None
     reason: str | None = None
     message: str | None = None
-    last_transition_time: datetime | None = None
+    last_transition_time: UtcTime | None = None
 
 
 class Workload(_ApiModel):
@@ -82,12 +83,12 @@ class Workload(_ApiModel):
     project_name: str | None = None
     namespace: str | None = None
     source_api: str | None = None
-    created_at: datetime | None = None
-    completed_at: datetime | None = None
+    created_at: UtcTime | None = None
+    completed_at: UtcTime | None = None
     phase: str | None = Field(default=None, validation_alias=AliasChoices("phase", "actualPhase"))
     phase_reason: str | None = None
     phase_message: str | None = None
-    phase_updated_at: datetime | None = None
+    phase_updated_at: UtcTime | None = None
     k8s_phase: str | None = Field(default=None, alias="k8sPhase")
     conditions: tuple[Condition, ...] = ()
     running_pods: int | None = None
@@ -106,7 +107,7 @@ class Workload(_ApiModel):
     current_node_pools: tuple[str, ...] = ()
     requested_pods: RequestedPods | None = None
     total_pending_time_seconds: int | None = None
-    guaranteed_runtime_ends_at: datetime | None = None
+    guaranteed_runtime_ends_at: UtcTime | None = None
     pending_scheduling_messages: tuple[PendingSchedulingMessage, ...] | None = None
     total_running_time_seconds: float | None = None
 
@@ -128,7 +129,7 @@ class Container(_ApiModel):
 
     name: str
     image: str | None = None
-    started_at: datetime | None = None
+    started_at: UtcTime | None = None
 
 
 class Toleration(_ApiModel):
@@ -158,9 +159,9 @@ class Pod(_ApiModel):
     workload_id: str | None = None
     node_name: str | None = None
     k8s_phase: str | None = Field(default=None, alias="k8sPhase")
-    k8s_phase_updated_at: datetime | None = Field(default=None, alias="k8sPhaseUpdatedAt")
-    created_at: datetime | None = None
-    completed_at: datetime | None = None
+    k8s_phase_updated_at: UtcTime | None = Field(default=None, alias="k8sPhaseUpdatedAt")
+    created_at: UtcTime | None = None
+    completed_at: UtcTime | None = None
     containers: tuple[Container, ...] = ()
     requested_resources: Resources | None = None
     current_node_pool: str | None = None
@@ -187,7 +188,7 @@ class InvolvedObject(_ApiModel):
 class Event(_ApiModel):
     """`Event2`: a workload event (no count/firstTimestamp, unlike raw Kubernetes)."""
 
-    created_at: datetime | None = None
+    created_at: UtcTime | None = None
     id: str | None = None
     type: str | None = None
     reason: str | None = None
@@ -205,7 +206,7 @@ class PhaseUpdate(_ApiModel):
 
 
 class _HistoryMeta(_ApiModel):
-    creation_timestamp: datetime
+    creation_timestamp: UtcTime
     type: str
 
 
@@ -230,7 +231,7 @@ class MetricValue(_ApiModel):
     """One sample; Run:ai serialises the value as a string."""
 
     value: str
-    timestamp: datetime | None = None
+    timestamp: UtcTime | None = None
 
 
 class Measurement(_ApiModel):
@@ -287,7 +288,7 @@ class Node(_ApiModel):
     conditions: tuple[NodeCondition, ...] = ()
     taints: tuple[NodeTaint, ...] = ()
     node_pool: str | None = None
-    updated_at: datetime | None = None
+    updated_at: UtcTime | None = None
     gpu_info: GpuInfo | None = None
 
     @field_validator("conditions", "taints", mode="before")

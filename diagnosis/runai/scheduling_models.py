@@ -10,13 +10,12 @@ never a quota of zero.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
-from diagnosis.moments import utc_field
+from diagnosis.moments import UtcTime
 
 __all__ = [
     "DepartmentQuota",
@@ -40,7 +39,6 @@ class _ApiModel(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
     )
-    _in_utc = field_validator("*", mode="after")(utc_field)
 
 
 def _text(value: object) -> object:
@@ -133,7 +131,7 @@ class _ProjectStatus(_ApiModel):
     namespace: str | None = None
     phase: str | None = None
     phase_message: str | None = None
-    last_updated_time: datetime | None = None
+    last_updated_time: UtcTime | None = None
     node_pool_quota_statuses: tuple[PoolQuotaStatus, ...] = ()
 
     @field_validator("node_pool_quota_statuses", mode="before")
@@ -256,7 +254,7 @@ class Telemetry(_ApiModel):
     """`TelemetryResponse`: one telemetry type now, one value per group (e.g. node pool)."""
 
     type: str
-    timestamp: datetime | None = None
+    timestamp: UtcTime | None = None
     values: tuple[_TelemetryValue, ...] = ()
 
     @field_validator("values", mode="before")

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from diagnosis import Payload, WorkloadAccess
+from diagnosis import DepartmentAccess, Payload, WorkloadAccess
 
 __all__ = ["Memo", "Refusing"]
 
 
 class Refusing:
-    """Refuses the given (project, kind) pairs; remembers everything it was asked."""
+    """Refuses the given (project, kind) pairs, and every department; remembers the workloads."""
 
     def __init__(self, *refused: tuple[str, str | None]) -> None:
         self.refused = set(refused)
         self.asked: list[WorkloadAccess] = []
 
-    async def __call__(self, workload: WorkloadAccess) -> bool:
+    async def __call__(self, workload: WorkloadAccess | DepartmentAccess, /) -> bool:
+        if isinstance(workload, DepartmentAccess):
+            return False
         self.asked.append(workload)
         return (workload.project, workload.kind) not in self.refused
 

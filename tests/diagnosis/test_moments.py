@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import typing
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from pydantic import AfterValidator, BaseModel
+from pydantic.fields import FieldInfo
 
+import diagnosis.kube
+import diagnosis.runai
 from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import Pod as KubePod
 from diagnosis.kube.scheduling_models import SchedulingCondition
@@ -90,6 +98,43 @@ def test_a_cited_event_at_an_offset_is_cited_in_utc():
         update={"at": datetime.fromisoformat("2025-11-04T10:16:37+02:00")}
     )
     assert "at 2025-11-04 08:16:37Z:" in cite(elsewhere).text
+
+
+def _fields() -> Iterator[tuple[str, FieldInfo]]:
+    """Every field of every response model the Run:ai and Kubernetes clients parse into."""
+    for package in (diagnosis.runai, diagnosis.kube):
+        for found in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{found.name}")
+            for model in vars(module).values():
+                if (
+                    isinstance(model, type)
+                    and issubclass(model, BaseModel)
+                    and model.__module__ == module.__name__
+                ):
+                    for name, field in model.model_fields.items():
+                        yield f"{module.__name__}.{model.__name__}.{name}", field
+
+
+def _times(annotation: object, metadata: list[object]) -> Iterator[bool]:
+    """For each `datetime` in `annotation`: whether it is converted to UTC (`UtcTime`)."""
+    if annotation is datetime:
+        yield any(isinstance(m, AfterValidator) and m.func is in_utc for m in metadata)
+        return
+    if typing.get_origin(annotation) is typing.Annotated:
+        inner, *more = typing.get_args(annotation)
+        yield from _times(inner, [*metadata, *more])
+        return
+    for argument in typing.get_args(annotation):
+        yield from _times(argument, [])
+
+
+def test_every_time_a_response_model_parses_is_read_in_utc():
+    """A time field typed plain `datetime` would keep its offset and print with a wrong `Z`."""
+    fields = dict(_fields())
+    timed = {name: list(_times(f.annotation, list(f.metadata))) for name, f in fields.items()}
+    timed = {name: converted for name, converted in timed.items() if converted}
+    assert len(timed) > 30  # the walk found the models
+    assert [name for name, converted in timed.items() if not all(converted)] == []
 
 
 #: A time quoted in upstream text, said again in the answer's own words: as `utc_text` prints

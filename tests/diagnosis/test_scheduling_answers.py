@@ -16,6 +16,7 @@ from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
 from diagnosis import (
     Authorize,
+    DepartmentAccess,
     DiagnosisRequest,
     Outcome,
     Report,
@@ -32,10 +33,12 @@ CLUSTER = DEMO.clusters[0]["uuid"]
 QLORA = next(w.id for w in DEMO.workloads if w.workload["name"] == "llama-sft-qlora")
 
 
-def reads(*projects: str) -> Authorize:
-    """An access check that reads every kind in `projects`."""
+def reads(*projects: str, departments: tuple[str, ...] = ()) -> Authorize:
+    """An access check that reads every kind in `projects`, and the `departments` (IDs)."""
 
-    async def authorize(access: WorkloadAccess, /) -> bool:
+    async def authorize(access: WorkloadAccess | DepartmentAccess, /) -> bool:
+        if isinstance(access, DepartmentAccess):
+            return access.department_id in departments
         return access.project in projects
 
     return authorize
@@ -275,8 +278,8 @@ async def test_history_read_to_tell_a_survived_eviction_is_read_once(name, outco
     assert sum(p.endswith("/history") for p in paths) == 1, paths
 
 
-async def test_the_department_is_read_only_when_no_asker_is_checked_and_is_never_unconstrained():
-    """Its usage sums other projects': with a per-asker check it is not read, and said so."""
+async def test_the_department_is_read_only_for_an_asker_who_may_see_it_never_unconstrained():
+    """Its usage sums other projects': read only for whoever may read it, else UNKNOWN."""
     scenario = bundled_scenario("pending-department-over-quota")
     request = request_from_expectation(scenario, scenario.expect[0])
     department = "/api/v1/org-unit/departments/1"
@@ -285,17 +288,24 @@ async def test_the_department_is_read_only_when_no_asker_is_checked_and_is_never
         operator = await diagnose(request, runai=up.runai, now=scenario.now)
         assert [r.path for r in up.simulator.requests].count(department) == 1
         up.simulator.clear_requests()
+        reader = await diagnose(
+            request,
+            runai=up.runai,
+            now=scenario.now,
+            authorize=reads("ml-team", departments=("1",)),
+        )
+        assert [r.path for r in up.simulator.requests].count(department) == 1
+        up.simulator.clear_requests()
         asker = await diagnose(
             request, runai=up.runai, now=scenario.now, authorize=reads("ml-team")
         )
         assert department not in [r.path for r in up.simulator.requests]
-    assert operator.pending is not None
-    assert operator.pending.reason == "PROJECT_OVER_QUOTA"
-    assert "department ml-platform has 14 of 8" in operator.headline
+    for shown in (operator, reader):
+        assert shown.pending is not None
+        assert shown.pending.reason == "PROJECT_OVER_QUOTA"
+        assert "department ml-platform has 14 of 8" in shown.headline
     assert asker.pending is not None
-    assert asker.pending.reason == "NODE_POOL_FULL"  # the project's position, and only that
-    assert "Its department's quota position was not read" in asker.headline
-    assert "ml-platform" not in asker.headline
-    assert any(
-        m.startswith("department quota unavailable (not read for you") for m in asker.missing
-    )
+    assert asker.pending.reason == "UNKNOWN"  # never "unconstrained", never the project's alone
+    assert "whether department ml-platform is too is not known" in asker.headline
+    assert "14 of 8" not in json.dumps(asker.to_json_dict("24h"))
+    assert any(m.startswith("department ml-platform's quota and usage") for m in asker.missing)

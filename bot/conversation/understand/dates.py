@@ -3,9 +3,13 @@
 A date names a day, as `yesterday` does (`bot.conversation.words`, 2d): the lookback is the
 days back to it and one more, as `since Saturday` is read (`when`). A date further back
 than any lookback is said to be so (a problem), never stretched; a date ahead is no
-lookback. A numeric date whose day and month could be either way round (`11/04/2025`) is
-cut from the words but names no day: which was meant is never guessed. A bare `11/04` is
-left as it is (a ratio or a date; never a name either way). Every pattern is linear.
+lookback, and one without its year is the latest such day so far (`May 2` in November is
+this May's). Of several dates the one the failure is said of counts (`submitted 2025-10-01
+and failed on 2025-11-18`: the 18th). A numeric date whose day and month could be either
+way round (`11/04/2025`) is cut from the words but names no day: which was meant is never
+guessed. A bare `11/04` is left as it is (a ratio or a date; never a name either way), and
+so is a date that is a name (`job 12-11-2025`, `why did train 2025-11-04 fail`) or part of
+an image's tag (`acme/train:2025-10-01`). Every pattern is linear.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from bot.conversation.words import asked_for
+from bot.conversation.words import asked_for, clause_before
 from diagnosis import InvalidRequest, parse_lookback
 
 __all__ = ["Dated", "dated", "without_dates"]
@@ -26,10 +30,11 @@ _MONTH_WORD = "|".join(sorted(_MONTH, key=len, reverse=True))
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s++(\d{4}))?"
 _TIME = r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d++)?)?(?: ?+(?:Z|[+-]\d{2}:?\d{2}))?(?: UTC)?)?"
-_ISO = re.compile(rf"(?<![\w./-])(\d{{4}})([-/])(\d{{1,2}})\2(\d{{1,2}}){_TIME}(?![\w/-])")
+_ISO = re.compile(rf"(?<![\w./-])(?<!\w:)(\d{{4}})([-/])(\d{{1,2}})\2(\d{{1,2}}){_TIME}(?![\w/-])")
 #: `11/24/25`, `24-11-2025`, `24.11.2025` (dotted only with the whole year: `3.11.12`).
 _NUMERIC = re.compile(
-    r"(?<![\w./-])(\d{1,2})([/-]|\.(?=\d{1,2}\.\d{4}))(\d{1,2})\2(\d{4}|\d{2})(?![\w./-])"
+    r"(?<![\w./-])(?<!\w:)(\d{1,2})([/-]|\.(?=\d{1,2}\.\d{4}))(\d{1,2})\2(\d{4}|\d{2})"
+    r"(?![\w./-])"
 )
 _MONTH_FIRST = re.compile(
     rf"(?<![\w.-])({_MONTH_WORD})\.?\s++{_DAY}{_YEAR}(?![\w/-])", re.IGNORECASE
@@ -37,6 +42,25 @@ _MONTH_FIRST = re.compile(
 _DAY_FIRST = re.compile(
     rf"(?<![\w./-]){_DAY}\s++(?:of\s++)?({_MONTH_WORD})\.?{_YEAR}(?![\w/-])", re.IGNORECASE
 )
+#: A date that is a name: after `job`/`workload`, or as what failed (`why did train X fail`).
+_NAMED_AFTER = re.compile(
+    r"(?:\b(?:job|workload)\s++(?:is\s++|called\s++|named\s++)?"
+    r"|\b(?:why|how|when)\s++(?:did|does|do|is|was|has|have)\s++(?:the\s++)?"
+    r"(?:[a-z][\w-]*+\s++)?)$",
+    re.IGNORECASE,
+)
+_FAILS_AFTER = re.compile(
+    r"\s++(?:(?:job|workload|run)\s++)?(?:fail|crash|die|oom|stuck|hang|hung|get\s++killed)",
+    re.IGNORECASE,
+)
+_NAME_WINDOW = 40  # how far before a date the words naming it are read: bounded work
+#: The words before a date that say the failure is bounded by it (`failed on`, `since`).
+_BOUND = re.compile(
+    r"^(?:fail|crash|die|died|dead|broke|oom|kill|evict|preempt|stuck|pend|hang|hung|error"
+    r"|restart|since)"
+)
+_BOUND_WORDS = 4
+_MAX_DATES = 8  # how many dates of one message are weighed: bounded work
 _MONTHS_IN_YEAR = 12
 _CENTURY = 2000  # a two-digit year is this century's
 _TWO_DIGITS = 100
@@ -53,22 +77,34 @@ class Dated:
 
 
 def dated(text: str, today: date, *, asked: bool = False) -> Dated:
-    """`text` without its dates, and the lookback back to the first day one names.
+    """`text` without its dates, and the lookback back to the day the failure is bounded by.
 
-    `asked`: a plain reply in a thread, where a date counts only when asked for
-    (`what about Nov 4?`, not `it ran fine on Nov 4`; `words.asked_for`).
+    That is the first date the failure is said of (`failed on 2025-11-18`, `since Nov 10`),
+    else the first one. `asked`: a plain reply in a thread, where a date counts only when
+    asked for (`what about since Nov 10?`, not `it ran fine on Nov 4`; `words.asked_for`):
+    the first one that is.
     """
     matches = _dates(text)
     rest = _cut(text, matches)
-    for match in matches:
+    days: list[tuple[re.Match[str], int]] = []
+    for match in matches[:_MAX_DATES]:
         day = _read(match, today)
         back = (today - day).days if day is not None else _AHEAD - 1
         if back < _AHEAD:
             continue  # no day for certain, or one ahead
         if asked and not asked_for(text, match.start(), match.end()):
-            break  # the first day named is not asked for (one look: linear)
-        return _within_reach(rest, match.group(0), max(back, 0))
-    return Dated(rest)
+            continue
+        days.append((match, max(back, 0)))
+    if not days:
+        return Dated(rest)
+    match, back = next((d for d in days if _bounds(text, d[0].start())), days[0])
+    return _within_reach(rest, match.group(0), back)
+
+
+def _bounds(text: str, start: int) -> bool:
+    """Whether the words just before `start` say the failure is bounded by it (`failed on`)."""
+    words = clause_before(text, start)[-_BOUND_WORDS:]
+    return any(_BOUND.match(w) for w in words)
 
 
 def _within_reach(rest: str, said: str, back: int) -> Dated:
@@ -100,9 +136,22 @@ def _dates(text: str) -> list[re.Match[str]]:
         may = match.re is _DAY_FIRST and match.group(2).lower() == "may"
         if may and not match.group(3):
             continue  # `epoch 3 may be it`: "may" is a month only with its year
-        if not kept or match.start() >= kept[-1].end():
+        if kept and match.start() < kept[-1].end():
+            continue
+        if not _named(text, match):
             kept.append(match)
     return kept
+
+
+def _named(text: str, match: re.Match[str]) -> bool:
+    """Whether the date is a name: `job 12-11-2025`, `why did train 2025-11-04 fail`."""
+    before = text[max(0, match.start() - _NAME_WINDOW) : match.start()]
+    said = _NAMED_AFTER.search(before)
+    if said is None:
+        return False
+    return said.group(0).lower().startswith(("job", "workload")) or bool(
+        _FAILS_AFTER.match(text, match.end())
+    )
 
 
 def _cut(text: str, matches: list[re.Match[str]]) -> str:
@@ -130,15 +179,17 @@ def _read(match: re.Match[str], today: date) -> date | None:
 
 
 def _day(year: int | None, month: int, day: int, today: date) -> date | None:
-    """The date, in the year given or (without one) the nearest such day to today.
+    """The date, in the year given or (without one) the latest such day so far.
 
-    `Dec 28` on 3 January is last year's; `Nov 22` on 20 November is ahead, not last year's.
+    `Dec 28` on 3 January is last year's, `May 2` on 20 November this year's, `Nov 21` on
+    20 November today east of UTC, and `Nov 22` then last year's (too far back, so said).
     """
-    years = (year,) if year is not None else (today.year - 1, today.year, today.year + 1)
-    days = []
+    years = (year,) if year is not None else (today.year, today.year - 1)
     for each in years:
         try:
-            days.append(date(each, month, day))
+            named = date(each, month, day)
         except ValueError:  # `Feb 30`, `2025-13-01`
             continue
-    return min(days, key=lambda d: abs((today - d).days), default=None)
+        if year is not None or (today - named).days >= _AHEAD:
+            return named
+    return None

@@ -54,8 +54,11 @@ class Known:
 def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
     """What was read explicitly wins over what the free text suggested (a guess never does).
 
-    The rows of a pasted `runai` list are the workloads asked about only when nothing else
-    names one; their project is used when the workloads asked about agree on it.
+    A version-shaped word said to have failed (`why did qwen-2.5 fail`) is the workload only
+    when no other name or pod is (`python-3.11 crashed training-job-42`: the version is
+    context). The rows of a pasted `runai` list are the workloads asked about only when no
+    name is (a pasted pod does not count: the list says which workloads); their project is
+    used when the workloads asked about agree on it.
     """
     cluster = found.cluster or query.cluster
     if cluster is None and found.context and known.is_cluster(found.context):
@@ -66,7 +69,9 @@ def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
     free = [n for n in (query.workload_name, *query.others) if n is not None]
     taken = {cluster, project, *found.pods}
     names = _workloads([*found.names, *(n for n in free if not is_common(n))], taken, known)
-    if not (names or found.pods):  # the rows of a pasted list, when nothing else names one
+    if not (names or found.pods):  # `why did qwen-2.5 fail`, with no other workload named
+        names = _workloads(query.versions, taken, known)
+    if not names:  # the rows of a pasted list, when no name is asked about
         names = _workloads(found.listed, taken, known)
     if workload_id:
         names = []

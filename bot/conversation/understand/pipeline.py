@@ -138,7 +138,7 @@ def understand(
         thanks = bool(words) and words[0].lower() in THANKS
         chatter = Query(chatter=True, ignored_chars=capped.ignored)
         return Understood(chatter, talk=talk, thanks=thanks)
-    named = bool(found.anything or query.workload_name or query.workload_id)
+    named = bool(found.anything or query.workload_name or query.workload_id or query.versions)
     rerun = query.follow_up is FollowUp.RERUN and not named
     query = replace(
         query,

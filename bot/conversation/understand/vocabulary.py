@@ -49,7 +49,9 @@ _EVERYDAY = _set(
     whatever when where whether which while who whole why will wish with without wonder
     won't work worked working would wouldn't wrong yeah year yes yesterday yet you your
     yours ping lemme gonna wanna gotta kinda sorta ooh hmm ahh welp asap fyi imo imho
-    afaik iirc tl;dr nvm np ty thx pls plz eta wip sec secs moment mins quick ok? ok!"""
+    afaik iirc tl;dr nvm np ty thx pls plz eta wip sec secs moment mins quick ok? ok!
+    january february march april june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec"""
 )
 
 #: Never a name unless something is called exactly that.

@@ -304,8 +304,10 @@ def test_demo_without_a_terminal_plays_the_guided_tour(capsys, monkeypatch):
     assert "Category: OOM_KILLED" in out
     assert "Category: IMAGE_PULL_FAILED" in out
     assert "PREEMPTED · RECLAIM_FAIR_SHARE" in out
-    assert "PENDING · NODE_POOL_FULL" in out
-    assert "only 2 of 56 are free" in out
+    # alice reads vision, not its department research, whose position decides too.
+    assert "PENDING · UNKNOWN" in out
+    assert "Node pool default has 2 of 56 GPUs free" in out
+    assert "whether department research is too is not known" in out
     assert "asking as alice@acme.ai" in out  # the default --as, who may not read nlp:
     assert (
         "runai-why> (only you) No project called nlp on prod-a is readable by you. If it is "

@@ -2,8 +2,9 @@
 
 Two clusters, each with a project named `nlp`; departments; roles that grant read on all
 workloads (2 Viewer, 1 System administrator), on one kind (3 trainings, 4 inferences,
-8 workspaces) or on none (5, 6 disabled, 7 write-only, 9 events only). Cases replace the
-users and the rules.
+8 workspaces) or on none (5, 6 disabled, 7 write-only, 9 events only); and two that read
+departments (10 Department viewer, with every workload; 11 Department auditor, alone).
+Cases replace the users and the rules.
 """
 
 from __future__ import annotations

@@ -71,6 +71,9 @@ def test_parse_time_is_linear_up_to_the_cap(text, expecting, allowed):
         "why did a.",
         ", a.1 ",
         "a.1",
+        "why did a-1.2 fail to ",
+        ", a-1.2 crashed a-",
+        ", a-1.2 failed a" + "-a" * 120 + " ",
     ],
 )
 def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
@@ -91,6 +94,10 @@ def test_every_pattern_is_linear_without_the_cap(pieces, allowed):
         ", ",
         "still crashlooping ",
         "is it stuck? ",
+        "CrashLoopBackOff! ",
+        "stuck :( ",
+        "actually it failed 3 days ",
+        "sorry I meant 3d ",
     ],
 )
 def test_a_plain_reply_is_parsed_in_linear_time(pieces, allowed):

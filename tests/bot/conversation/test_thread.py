@@ -314,6 +314,8 @@ async def test_anything_else_after_an_answer_gets_a_one_line_private_hint(demo, 
         "still crashlooping here",  # a symptom said, not asked of the bot: no new diagnosis
         "same, it keeps crashing",
         "mine is pending as well",
+        "mine is still pending as well",
+        "same here, still crashlooping",
         "it's still waiting for me too",
         "yeah it OOMed on me too last week",
         "I'll check the mount myself",
@@ -336,6 +338,10 @@ async def test_a_time_or_a_re_run_said_in_passing_checks_nothing_again(demo, tex
         ("could it be the mount?", False),
         ("what about the image pull", False),
         ("crash loop", False),
+        ("CrashLoopBackOff!", False),  # only the symptom: the rest of its word, punctuation
+        ("stuck in init", False),
+        ("it still hasn't started", False),  # as `it hasn't started in 20 min` asks
+        ("still crashlooping", False),
         ("<@UBOT> still crashlooping here", True),
     ],
 )

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.app.backends import simulated
+from bot.app.demo.scenarios import bundled_scenario
 from bot.conversation import MemoryStore, Notice, ReportReply
 from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
 from bot.push.alert_answers import AlertStillFiring
@@ -252,3 +253,41 @@ async def test_an_alert_that_maps_to_nothing_leaves_nothing_to_wait_for(rig: Rig
     resolved = unmapped.model_copy(update={"status": "resolved"})
     await rig.run(alert_item(resolved, deadline_s=60))
     assert rig.poster.messages == []
+
+
+#: Scenarios whose answers could carry a department's figures (ml-platform, id 1, and research).
+DEPARTMENTS = {
+    "preempted-reclaim-department": ("87ae0032-f5e5-551c-97a8-6ce3e9493bc2", ("uses 30 GPUs", "uses 10 GPUs")),
+    "pending-department-over-quota": ("2816f8f8-5574-5784-99f2-3fae4a1754bb", ("14 of 8", "get_department")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", DEPARTMENTS)
+async def test_a_channel_is_never_shown_a_departments_figures(name: str):
+    """A channel is given a project: a department's quota and usage sum other projects'."""
+    scenario = bundled_scenario(name)
+    workload_id, figures = DEPARTMENTS[name]
+    async with simulated(scenario, transport="asgi") as up:
+        assert up.simulator is not None
+        poster, store = RecordingPoster(), MemoryStore()
+        work = PushWork(
+            runai=up.runai,
+            kube=up.kube,
+            store=store,
+            planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3),
+            posters={"slack": poster},
+            alerts=Threads(),
+            clock=lambda: scenario.now,
+            resolution_wait_s=0.5,
+        )
+        spec = _spec(workload_id, cluster_id=scenario.clusters[0]["uuid"])
+        item = _item(spec)
+        journal = MemoryWorkQueue(max_items=5).journal(item.id)
+        await work.run(item, journal, await journal.load())
+        read = [r.path for r in up.simulator.requests]
+    [root] = poster.roots()
+    assert isinstance(root.reply, ReportReply)
+    said = root.reply.report.model_dump_json()
+    for figure in figures:
+        assert figure not in said, figure
+    assert not any(p.startswith("/api/v1/org-unit/departments/") for p in read)

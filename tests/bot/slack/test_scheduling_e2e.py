@@ -2,7 +2,10 @@
 
 A question as people type it ("why is X still pending?") reaches the bot signed as Slack
 signs it; the bot reads the simulator through the real client and answers in the thread
-with the reason and the numbers. The preemptor is named only to whoever may read it.
+with the reason and the numbers. The preemptor is named only to whoever may read it, and a
+department's quota and usage only to whoever may read that department (bob: tenant Viewer,
+which reads departments; alice: not research, whose project vision she reads by a project
+rule), also when one asks for all the evidence of the other's answer.
 """
 
 from __future__ import annotations
@@ -47,14 +50,66 @@ async def test_why_is_it_still_pending_is_answered_with_the_reason_and_the_numbe
         "Node pool default: 2 of 56 GPUs free",
         "deserved 16 GPUs, limit unlimited",
         "Pending for 48m",
-        # Not read for a person whose access is checked per project: a named gap, never
-        # "unconstrained" (its "Pending since" line moves to "Show all evidence" for it).
-        "Its department's quota position was not read",
-        "department quota unavailable (not read for you",
+        # bob may read department research: its position is read, shown and decides too.
+        "and so is its department research (18 of 36 deserved GPUs allocated)",
     ):
         assert figure in blocks, figure
     assert "get_node_telemetry" in blocks  # every figure cites where it came from
     assert "Waiting should fix it" in blocks
+
+
+VIT = "why is vit-pretrain-xl in vision still pending on cluster prod-a?"
+#: What research's figures look like in an answer: its usage sums nlp's too.
+RESEARCH_FIGURES = ("18 of 36", "deserved 36 GPUs", "get_department")
+
+
+def _alice(fake_slack: FakeSlack) -> None:
+    fake_slack.users[ALICE] = {"profile": {"display_name": "alice", "email": "alice@acme.ai"}}
+
+
+async def test_someone_who_may_not_read_the_department_gets_it_as_the_missing_item(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    _alice(fake_slack)
+    async with running_bots(fake_slack, redis_url) as [bot]:
+        answer = await _ask(bot, VIT, user=ALICE)
+    line_one, blocks = answer.split("\n", 1)
+    assert line_one.startswith("PENDING · UNKNOWN")
+    for said in (
+        "Node pool default has 2 of 56 GPUs free and it asks for 4",
+        "whether department research is too is not known",
+    ):
+        assert said in blocks, said
+    for figure in RESEARCH_FIGURES:
+        assert figure not in blocks, figure
+    # Nothing promised that the unknown department could contradict.
+    assert "Waiting should fix it" not in blocks
+    assert "the scheduler should reclaim;" not in blocks
+
+
+async def test_all_the_evidence_of_a_readers_answer_leaves_the_department_out_for_others(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    """Bob's answer used research's figures; Alice asks for all its evidence in his thread."""
+    _alice(fake_slack)
+    root = "1700000300.000100"
+    async with running_bots(fake_slack, redis_url) as [bot]:
+        answer = await _ask(bot, VIT)
+        assert "18 of 36" in answer
+        again = app_mention_event(
+            f"<@{BOT_USER_ID}> show all evidence",
+            user=ALICE,
+            channel="C1",
+            ts="1700000301.000100",
+            thread_ts=root,
+        )
+        assert (await bot.send(event_body(again))).status_code == 200
+        [_, shown] = await bot.slack.wait_for_async("chat.postMessage", count=2)
+    said = json.dumps(shown.body, ensure_ascii=False)
+    assert shown.body.get("thread_ts") == root
+    for figure in RESEARCH_FIGURES:
+        assert figure not in said, figure
+    assert "not read for you" in said
 
 
 @pytest.mark.parametrize(("user", "named"), [("U1", True), (ALICE, False)], ids=["bob", "alice"])
@@ -69,7 +124,7 @@ async def test_the_preemptor_is_named_only_to_whoever_may_read_it(
     assert answer.startswith("PREEMPTED · RECLAIM_FAIR_SHARE")
     assert ("serve-llama-70b" in answer) is named
     assert ("a workload in another project" in answer) is not named
-    assert "ml-team uses 14 GPUs with a quota of 12 GPUs" in answer  # the fairness, for both
+    assert "ml-team uses 14 GPUs with a quota of 12 GPUs" in answer  # a project's: for both
 
 
 async def test_a_teammate_asking_for_the_evidence_sees_only_the_preemptor_they_may_read(

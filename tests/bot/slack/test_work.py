@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import cast
 
+import pytest
 import redis.asyncio
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -196,4 +198,94 @@ async def test_a_retried_answer_through_a_response_url_knows_the_posts_spent_bef
     assert [call.status for call in posts] == [200] * 5
     assert ["Diagnosing" in str(call.body) for call in posts] == [False, True, False, False, False]
     assert ["/invite" in str(call.body) for call in posts] == [False, True, False, False, False]
+    fake_slack.violations.clear()  # the not_in_channel failures asked for above
+
+
+class _AnswersThenDies:
+    """The engine's turn with no placeholder: the answer, then the worker dies before finishing."""
+
+    def __init__(self, answer: Report) -> None:
+        self._answer = answer
+
+    async def handle(self, incoming: Incoming, responder: Responder) -> None:
+        del incoming
+        await responder.post(ReportReply(self._answer, "24h"))
+        await asyncio.Event().wait()
+
+
+class _AnswersAtOnce:
+    """The engine's turn with no placeholder: the answer, posted."""
+
+    def __init__(self, answer: Report) -> None:
+        self._answer = answer
+
+    async def handle(self, incoming: Incoming, responder: Responder) -> None:
+        del incoming
+        await responder.post(ReportReply(self._answer, "24h"))
+
+
+class _Done:
+    """An engine's turn, and whether it has run to its end."""
+
+    def __init__(self, inner: _Answers | _AnswersAtOnce) -> None:
+        self._inner, self.done = inner, False
+
+    async def handle(self, incoming: Incoming, responder: Responder) -> None:
+        await self._inner.handle(incoming, responder)
+        self.done = True
+
+
+@pytest.mark.parametrize("retry", [_Answers, _AnswersAtOnce], ids=["placeholder", "answer"])
+async def test_an_answer_out_through_a_response_url_is_not_posted_again_by_the_retry(
+    fake_slack: FakeSlack, redis_client: redis.asyncio.Redis, retry: type
+):
+    """The answer went out through the `response_url`, then the worker died (saving state).
+
+    Nothing there can be replaced, so the next attempt leaves that answer as it is, whether
+    its turn posts "Diagnosing …" first or the answer at once. It used to post it again.
+    """
+    fake_slack.fail_next("chat.postMessage", error="not_in_channel", count=50)
+    fake_slack.fail_next("chat.postEphemeral", error="not_in_channel", count=50)
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.base_url)
+    queue = RedisWorkQueue(redis_client, max_items=10, journal_ttl_s=60)
+    spec = ResponderSpec(
+        channel="C1", thread_ts="1.1", user="U1", response_url=fake_slack.response_url("r")
+    )
+    ask = Incoming(ThreadKey("slack", "T1", "C1", "1.1"), "U1", text="why did it fail")
+    taken = await submit(
+        queue, kind="turn", incoming=ask, spec=spec, dedupe="m1", dedupe_ttl_s=600, deadline_s=300
+    )
+    assert taken.intake is Intake.ACCEPTED
+
+    def work(engine: object) -> SlackWork:
+        deps = SlackDeps(
+            engine=cast("ConversationEngine", engine), store=cast("StateStore", None), queue=queue
+        )
+        return SlackWork(deps, client)
+
+    answer = report(headline="THE-ANSWER")
+    [delivery] = await queue.take("died", 1, 0)
+    assert delivery.item is not None
+    journal = queue.journal(delivery.item.id)
+    first = asyncio.create_task(
+        work(_AnswersThenDies(answer)).run(
+            delivery.item, journal, await journal.begin(delivery.entry_id)
+        )
+    )
+    await until(lambda: len(fake_slack.calls(RESPONSE_URL)) == 1)
+    first.cancel()  # killed after its answer was out
+    with contextlib.suppress(asyncio.CancelledError):
+        await first
+
+    engine = _Done(retry(answer))
+    worker = Worker(
+        queue, {"slack": work(engine)}, concurrency=1, claim_idle_s=0.3, max_deliveries=3
+    )
+    worker.start()
+    try:
+        await until(lambda: engine.done)
+    finally:
+        await worker.stop(1)
+    posts = fake_slack.calls(RESPONSE_URL)
+    assert ["THE-ANSWER" in str(call.body) for call in posts] == [True]
     fake_slack.violations.clear()  # the not_in_channel failures asked for above

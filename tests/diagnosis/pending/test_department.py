@@ -1,8 +1,10 @@
-"""Within the project's quota, its department's position decides too; unread, it is a gap.
+"""Within the project's quota, its department's position decides too; unknown, it is UNKNOWN.
 
 The scheduler checks the project's queue and then its department's: a department over its
 deserved quota makes a project within its own quota wait for over-quota capacity (P11 at the
-department level), and a department not read is said unknown, never taken as unconstrained.
+department level), and a department not read (withheld from the asker, or unreadable) is
+said unknown, never taken as unconstrained: the answer is UNKNOWN naming it, keeps the pool's
+figures, and promises nothing about waiting. A workload with no department misses nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 import pytest
 
 from diagnosis.pending.compose import compose_pending
-from diagnosis.pending.table import advice, decide
+from diagnosis.pending.table import advice, decide, row
 from diagnosis.pending.verdict import PendingReason
 from diagnosis.runai.scheduling_models import DepartmentQuota
 from tests.diagnosis.pending import builders as b
@@ -43,22 +45,31 @@ def department(
     )
 
 
-def _decided(unit: DepartmentQuota | None, **given: Any):
+def _decided(unit: DepartmentQuota | None, *, withheld: bool = False, **given: Any):
     """The pool is full (1 free, 4 asked for); the project is within its quota unless `given`."""
     ev = b.pending_evidence(events=[b.fit(b.SHORTAGE)], free=1, **given)
-    ev = ev.model_copy(update={"department": unit})
+    ev = ev.model_copy(update={"department": unit, "department_withheld": withheld})
     best, _ = decide(ev)
     return ev, best
 
 
 NON_PREEMPTIBLE = {"wl": b.waiting(preemptible=False, priority=125)}
+#: A workload whose status names its department (research), which was not read.
+IN_RESEARCH = {"wl": b.waiting(departmentId="2", departmentName="research")}
+UNKNOWN_WORDS = [
+    "Node pool default has 1 of 32 GPUs free and it asks for 4",
+    "the project is within its quota (2 allocated + 4 requested of 8 deserved)",
+    "whether department research is too is not known",
+    "whether waiting fixes it cannot be told",
+]
 
 #: (department, evidence arguments, reason, words of the headline, what is named missing)
 CASES: list[Any] = [
     pytest.param(
         department(deserved=8, allocated=14), {}, R.PROJECT_OVER_QUOTA,
-        ["Over its department's quota in node pool default", "the project is within its own (2 of 8",
-         "department research has 14 of 8 deserved GPUs allocated"], [],
+        ["Over its department's quota in node pool default",
+         "department research has 14 of 8 deserved GPUs allocated and this asks for 4 more",
+         "(the project itself holds 2 of its 8)", "it waits for over-quota GPUs others use"], [],
         id="department-over-its-quota",
     ),
     pytest.param(
@@ -67,13 +78,25 @@ CASES: list[Any] = [
         id="department-within-its-quota",
     ),
     pytest.param(
-        None, {}, R.NODE_POOL_FULL,
-        ["Its department's quota position was not read", "would keep it waiting"], [],
+        None, IN_RESEARCH, R.UNKNOWN, UNKNOWN_WORDS,
+        ["department research's quota and usage in node pool default"],
         id="department-not-read",
     ),
     pytest.param(
-        department(pool="h100"), {}, R.NODE_POOL_FULL,
-        ["Department research's quota position in this pool is not known"],
+        None, {"wl": b.waiting(departmentId="2"), "withheld": True}, R.UNKNOWN,
+        ["whether its department is too is not known"],
+        ["its department's quota and usage in node pool default (not read for you: they sum "
+         "other projects', and your Run:ai access does not include reading that department)"],
+        id="department-withheld-from-the-asker",
+    ),
+    pytest.param(
+        None, {}, R.NODE_POOL_FULL,
+        ["although the project is within its quota (2 allocated + 4 requested of 8 deserved): "
+         "capacity is held by others."], [],
+        id="no-department-at-all",
+    ),
+    pytest.param(
+        department(pool="h100"), {}, R.UNKNOWN, UNKNOWN_WORDS,
         ["department research's deserved and allocated GPUs in node pool default"],
         id="department-lists-no-quota-for-the-pool",
     ),
@@ -84,7 +107,7 @@ CASES: list[Any] = [
     ),
     pytest.param(
         department(deserved=8, allocated=14, allocated_np=2), NON_PREEMPTIBLE, R.NODE_POOL_FULL,
-        ["it is non-preemptible", "and so is its department research for such work (2 non-preemptible of 8"], [],
+        ["it is non-preemptible", "and so is its department research (2 non-preemptible of 8 deserved GPUs)"], [],
         id="non-preemptible-by-its-departments-non-preemptible-gpus",
     ),
     pytest.param(
@@ -103,7 +126,14 @@ def test_the_departments_position_in_the_pool(unit, given, reason, words, missin
         assert word in best.headline, best.headline
     for text in missing:
         assert any(text in m for m in best.missing), best.missing
+    assert bool(missing) is bool(best.missing), best.missing  # nothing else is said missing
     assert "unconstrained" not in best.headline
+    assert len(best.headline) < 320, len(best.headline)  # one screen with its figures (N4)
+    if reason is R.UNKNOWN:  # nothing promised: no waiting, no reclaim, nobody to act yet
+        said = " ".join([best.headline, *advice(best)])
+        assert "Waiting should fix it" not in said
+        assert "should reclaim;" not in said
+        assert row(best.reason).owner == "Undetermined"
 
 
 def test_the_department_over_its_quota_is_cited_and_advised_at_its_level():
@@ -125,3 +155,27 @@ def test_waiting_is_promised_only_with_the_department_within_its_quota_too():
     _, best = _decided(department(deserved=16, allocated=2))
     waiting = advice(best)[0]
     assert waiting.startswith("Waiting should fix it while the project and its department")
+
+
+@pytest.mark.parametrize(
+    ("unit", "given"),
+    [
+        pytest.param(None, IN_RESEARCH, id="not-read"),
+        pytest.param(None, {**IN_RESEARCH, "withheld": True}, id="withheld"),
+        pytest.param(department(pool="h100"), {}, id="no-quota-for-the-pool"),
+    ],
+)
+def test_an_unknown_department_keeps_the_pool_facts_and_says_who_can_tell(unit, given):
+    """Headline, owner and advice agree: nothing promised, the department named as missing."""
+    ev, best = _decided(unit, **given)
+    report = compose_pending(ev, best, [])
+    assert report.recovery_owner == "Undetermined"
+    assert report.pending is not None
+    assert (report.pending.reason, report.pending.pool_free_gpus) == ("UNKNOWN", 1)
+    assert any(
+        a.startswith("Ask a Run:ai administrator, or someone who may read department research,")
+        for a in report.recommendations
+    )
+    assert not any("Waiting should fix it" in a for a in report.recommendations)
+    assert any("department research's" in m for m in report.missing)
+    assert len(report.headline) < 300

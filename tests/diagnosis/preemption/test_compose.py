@@ -71,10 +71,10 @@ def _reclaim_naming(queue: str) -> str:
 @pytest.mark.parametrize(
     ("queue", "uses", "headline", "advice"),
     [
-        pytest.param("ml-team", 12, "Its project was over its quota then", "stay within the project's deserved quota", id="project-over"),
-        pytest.param("ml-team", 6, "Its project was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="project-within"),
-        pytest.param("ml-platform", 12, "Its department was over its quota then", "the department's deserved quota", id="department-over"),
-        pytest.param("ml-platform", 6, "Its department was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="department-within"),
+        pytest.param("ml-team", 12, "This workload's project was over its quota then", "stay within the project's deserved quota", id="project-over"),
+        pytest.param("ml-team", 6, "This workload's project was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="project-within"),
+        pytest.param("ml-platform", 12, "This workload's department ml-platform was over its quota then", "the department's deserved quota", id="department-over"),
+        pytest.param("ml-platform", 6, "This workload's department ml-platform was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="department-within"),
     ],
 )  # fmt: skip
 def test_the_reclaim_advice_matches_the_position_the_headline_states(queue, uses, headline, advice):
@@ -91,5 +91,5 @@ def test_the_reclaim_advice_matches_the_position_the_headline_states(queue, uses
     department = queue == "ml-platform"
     assert report.preemption.victim_over_quota is (None if department else uses > 8)
     if department:  # the department's position is stated; the project's is said unknown
-        assert "its project's own position is not known" in report.headline
+        assert "this project's own position is not known" in report.headline
         assert any("the project's own quota position" in m for m in report.missing)

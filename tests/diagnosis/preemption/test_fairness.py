@@ -135,7 +135,7 @@ def test_a_broken_protection_is_reported_first():
     [
         ([b.evict(b.CONSOLIDATION)], "by consolidation (bin packing)"),
         ([b.evict(b.STALE_GANG)], "fell below its minimum (4 pods); no preemptor"),
-        ([b.evict(b.RECLAIM)], "Its project was over its quota then"),
+        ([b.evict(b.RECLAIM)], "This workload's project was over its quota then"),
         ([b.evict("Pod runai-ml-team/v-0-0 was preempted")], "no eviction record names one"),
     ],
 )
@@ -184,4 +184,4 @@ def test_whose_queue_the_reclaim_line_names(queue, theirs, level):
     assert (position.over, position.level) == (True, level)
     assert position.project is (True if level == "project" else None)
     assert position.line is not None
-    assert ("its department's queue" in position.line.text) is (level == "department")
+    assert ("this workload's department's queue" in position.line.text) is (level == "department")

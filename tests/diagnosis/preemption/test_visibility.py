@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from diagnosis.access import WorkloadAccess
+from diagnosis.access import DepartmentAccess, WorkloadAccess
 from diagnosis.preemption.compose import compose_preemption
 from diagnosis.preemption.kinds import decide_kind
 from diagnosis.preemption.party import party
@@ -21,13 +21,21 @@ from tests.factories import CLUSTER, workload
 
 
 class Asker:
-    """An access check that reads the listed (project, kind) pairs, and records what it saw."""
+    """An access check that reads the listed (project, kind) pairs and `departments` (IDs).
 
-    def __init__(self, *readable: tuple[str, str]) -> None:
+    It records the workloads it was asked about (`asked`) and the departments (`checked`).
+    """
+
+    def __init__(self, *readable: tuple[str, str], departments: tuple[str, ...] = ()) -> None:
         self.readable = set(readable)
+        self.departments = set(departments)
         self.asked: list[WorkloadAccess] = []
+        self.checked: list[DepartmentAccess] = []
 
-    async def __call__(self, access: WorkloadAccess, /) -> bool:
+    async def __call__(self, access: WorkloadAccess | DepartmentAccess, /) -> bool:
+        if isinstance(access, DepartmentAccess):
+            self.checked.append(access)
+            return access.department_id in self.departments
         self.asked.append(access)
         return (access.project, access.kind) in self.readable
 
@@ -159,3 +167,30 @@ async def test_nothing_of_a_hidden_party_stays_in_the_askers_report_object():
     whole = shown.model_dump_json()  # what a conversation store would keep
     for leaked in ("serve-70b", "runai-nlp", "Inference", '"nlp"'):
         assert leaked not in whole, leaked
+
+
+def _across_departments() -> Report:
+    """A reclaim whose line names two unnamed parent queues (q-1: the victim's, q-2)."""
+    text = b.RECLAIM.replace("ml-team uses", "q-1 uses").replace("nlp uses", "q-2 uses")
+    serve = _serve().model_copy(update={"department_id": "2"})
+    by = party(serve, podgroup="pg-serve-70b-0-1a2b3c4d", namespace="runai-nlp", project="nlp",
+               victim=b.victim(), priorities=None)  # fmt: skip
+    victim = b.victim(departmentId="1", departmentName="ml-platform")
+    ev = b.preemption_evidence(victim, events=[b.evict(text)], by=by)
+    return compose_preemption(ev.model_copy(update={"preemptor_workload": serve}), decide_kind(ev))
+
+
+async def test_each_departments_queue_is_checked_and_cut_on_its_own():
+    report = _across_departments()
+    assert "q-1 uses 12 GPUs" in _text(report)
+    assert "for its department q-2 (4 of its 16 quota GPUs in use)" in report.headline
+    asker = Asker(("nlp", "Inference"), departments=("1",))
+    shown = await for_asker(report, asker)
+    assert set(asker.checked) == {DepartmentAccess(CLUSTER, "1"), DepartmentAccess(CLUSTER, "2")}
+    text = _text(shown)
+    assert "q-1 uses 12 GPUs" in text  # the victim's department: theirs to read
+    assert "q-2" not in text  # the reclaimer's department: not
+    assert "4 of its 16" not in text
+    assert "[the reclaimer's department's queue: not shown here]" in text
+    assert "serve-70b" in text  # the preemptor itself they may read
+    assert "q-2" not in shown.model_dump_json()  # nothing of it kept in the report object

@@ -28,7 +28,9 @@ ROWS = [
     ("18/11/2025", "3d", False),
     ("Nov 20", "1d", False),  # today
     ("Nov 21", "1d", False),  # today, east of UTC
-    ("Nov 22", None, False),  # ahead: no lookback, and not last year's
+    ("Nov 22", None, True),  # ahead, so last year's: said to be too far back, never ahead
+    ("May 2", None, True),  # this May's (the latest so far), not next May's
+    ("Apr 10", None, True),
     ("Oct 21", "30d", False),  # as far as a lookback reaches
     ("Oct 20", None, True),
     ("2024-01-01", None, True),
@@ -49,8 +51,41 @@ def test_a_date_is_cut_and_gives_the_lookback_back_to_its_day(said, lookback, to
         assert "at most 30d" in got.problem
 
 
-def test_last_years_day_is_the_nearest_one():
+def test_a_day_without_its_year_is_the_latest_one_so_far():
     assert dated("since Dec 28", date(2026, 1, 3)).lookback == "7d"
+    assert dated("since May 2", date(2026, 5, 20)).lookback == "19d"
+    far = dated("since May 2", TODAY).problem  # 20 November: this May, 202 days ago
+    assert far is not None
+    assert far.startswith("May 2 is 202 days ago")
+
+
+@pytest.mark.parametrize(
+    ("said", "lookback"),
+    [
+        ("train-bert was submitted 2025-10-01 and failed on 2025-11-18", "3d"),
+        ("it ran fine on Nov 4 but has been crashing since Nov 17", "4d"),
+        ("train-bert failed on Nov 18, resubmitted Nov 19", "3d"),
+        ("it ran fine on Nov 4", "17d"),  # one date: that one
+    ],
+)
+def test_the_date_the_failure_is_said_of_counts(said, lookback):
+    assert dated(said, TODAY).lookback == lookback
+    assert dated(said, TODAY).problem is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "why did job 12-11-2025 fail",  # after `job`: its name
+        "workload called 2025-11-04",
+        "why did train 2025-11-04 fail",  # what failed
+        "ImagePullBackOff for acme/train:2025-10-01",  # an image's tag
+        "image acme/train:2025-11-18",
+        "pytorch:11-04-2025",
+    ],
+)
+def test_a_date_that_is_a_name_or_a_tag_is_left_as_it_is(said):
+    assert dated(said, TODAY) == Dated(said)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +107,17 @@ def test_what_is_no_date_is_left_as_it_is(said):
 
 @pytest.mark.parametrize(
     ("said", "lookback"),
-    [("it ran fine on Nov 4", None), ("what about Nov 4?", "17d"), ("check 2025-11-04", "17d")],
+    [
+        ("it ran fine on Nov 4", None),
+        ("what about Nov 4?", "17d"),
+        ("check 2025-11-04", "17d"),
+        ("it ran fine on Nov 4, what about since Nov 10?", "11d"),  # the one asked for
+        ("since 2025-11-01 please", "20d"),
+        ("sorry, I meant Nov 18", "3d"),
+        ("actually it failed on Nov 18", "3d"),  # a correction
+        ("no, it was 2025-11-18", "3d"),
+        ("actually it ran fine on Nov 4", None),
+    ],
 )
 def test_in_a_plain_reply_a_date_counts_only_when_asked_for(said, lookback):
     got = dated(said, TODAY, asked=True)

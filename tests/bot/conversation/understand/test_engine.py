@@ -174,6 +174,21 @@ async def test_a_dotted_name_that_failed_is_the_workload_a_version_is_not(text):
         assert reports(recorder)[0].report.category is Category.OOM_KILLED
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python-3.11 crashed training-job-42 in ml-team on prod-a",
+        "is torch-2.3 killed by OOM? training-job-42 in ml-team on prod-a",
+        "why did cuda-12.4 fail to load for training-job-42? ml-team on prod-a",
+    ],
+)
+async def test_a_version_beside_a_workload_is_context_never_a_second_diagnosis(demo, text):
+    recorder = await demo.say(text)
+    answered = [r.report.workload.name for r in reports(recorder) if r.report.workload]
+    assert answered == ["training-job-42"]
+    assert not [r for r in recorder.replies() if "No workload named" in str(r)]
+
+
 # --- a project that is none of the asker's ------------------------------------------------
 
 
@@ -431,6 +446,30 @@ async def test_a_date_past_the_longest_lookback_is_said_so_and_never_stretched(d
     assert [r.report.workload.name for r in reports(recorder) if r.report.workload] == [
         "training-job-42"
     ]  # the date queued no second "workload"
+
+
+async def test_a_day_without_its_year_is_this_years_and_said_when_too_far_back(demo):
+    recorder = await demo.say(f"{EVERYTHING} since May 2")
+    assert recorder.replies()[0] == Notice(
+        "I could not use part of that: May 2 is 186 days ago, and lookback '187d' must be "
+        "more than 0 and at most 30d",
+        private=True,
+    )  # not next May's, ahead and so silently no lookback
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "training-job-42 was submitted 2025-09-01 and failed on 2025-11-03, ml-team on prod-a",
+        "why did training-job-42 in ml-team fail on prod-a? ImagePullBackOff for "
+        "acme/train:2025-09-01 since 2025-11-03",
+    ],
+)
+async def test_the_day_of_the_failure_counts_never_another(demo, text):
+    recorder = await demo.say(text)
+    assert not [r for r in recorder.replies() if isinstance(r, Notice) and r.private]
+    [report] = reports(recorder)
+    assert report.lookback == "2d"
 
 
 async def test_thanks_to_the_bot_while_it_waits_is_not_an_answer(demo):

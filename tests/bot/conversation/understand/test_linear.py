@@ -52,6 +52,16 @@ PIECES = [
     "NAME STATUS AGE NODE IMAGE TYPE PROJECT USER\n", "a-1 Failed 1h n-1 r/i:1 Train p u\n",
     "a-1 Failed 1h r/i Train p u\n", "Workload Type Status Project\n", "\u2500\u2500\n",
     "why did a-1.2 fail ", ", a-1.2 failed ", "is a.", "a-1.2 still pending ",
+    "CrashLoopBackOff! ", "Init:0/1 ", "stuck :( ", "it's still ", "mine is pending ",
+    "NAME STATUS AGE NODE IMAGE TYPE PROJECT USER GPUs Allocated (Requested) PODs\n",
+    "Running (Pending) SERVICE URL(S)\n", "a-1 Failed 2h n r/i:1 Train p u - (1) 0 (0)\n",
+    "Workload Type Status Project Preemptible Running/Requested Pods\n",
+    "a-1 Training Failed p Yes 0/2 0.00\n", "workload a-1 status failed project p ",
+    "why did a-1.2 fail to load ", "a-1.2 crashed my a-1 ", ", a-1.2 failed to ",
+    ": a-1.2 restart loop ", "a-1.2 crashed a-1.2 ",
+    "job 2025-11-04 ", "why did a 2025-11-04 fail ", "why did a ", "a/b:2025-11-04 ",
+    "submitted 2025-11-04 and failed on Nov 4 ", "actually it failed on Nov 4 ",
+    "I meant Nov 4 ", "since 2025-11-01 please ", "ran fine on Nov 4, what about ",
 ]  # fmt: skip
 
 

@@ -86,6 +86,7 @@ _NONE: dict[str, Any] = {
     "follow_up": None,
     "cluster_options": (),
     "project_options": (),
+    "too_far": (),
 }
 
 
@@ -119,6 +120,8 @@ def summary(understood: Understood) -> dict[str, Any]:
         "follow_up": q.follow_up,
         "cluster_options": q.cluster_options,
         "project_options": q.project_options,
+        # the dates said (privately) to be further back than any lookback
+        "too_far": tuple(p.split(" is ")[0] for p in q.problems if " days ago, " in p),
     }
 
 
@@ -348,6 +351,57 @@ ROWS: list[Row] = [
     r("@bot why did train-bert fail after the cuda-12.4 bump?", "cluster", workload="train-bert"),
     r("@bot python 3.11 in nlp on prod-a failed", "workload", cluster="prod-a", project="nlp"),
     r("@bot why did it fail with torch-2.3 failing to import?", "cluster"),
+    # a version is never the workload beside a real one, nor what `fail to load`,
+    # `crashed <something>` or `restart loop` is said of
+    r(
+        "@bot python-3.11 crashed training-job-42 in ml-team on prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot is torch-2.3 killed by OOM? training-job-42 in ml-team on prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot why did cuda-12.4 fail to load for training-job-42? ml-team on prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot why did cuda-12.4 fail to load on train-x, prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-x",
+    ),
+    r("@bot train-x: torch-2.3 failed to import", "cluster", workload="train-x"),
+    r("@bot ok so torch-2.3 crashed my job train-x", "cluster", workload="train-x"),
+    r(
+        "@bot train-x on prod-a. torch-2.3 restart loop?",
+        "project",
+        cluster="prod-a",
+        workload="train-x",
+        symptom=CRASH,
+    ),
+    r("@bot qwen-2.5 failed, prod-a", "project", cluster="prod-a", workload="qwen-2.5"),
+    # a month is never a project, a quarter or a bare version number never a workload
+    r(
+        "@bot training-job-42 on prod-a has been failing in November",
+        "project",
+        cluster="prod-a",
+        workload="training-job-42",
+    ),
+    r("@bot train-bert failed in march", "cluster", workload="train-bert"),
+    r(
+        "@bot our Q4 run training-job-42 failed in ml-team on prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r("@bot train-bert v1.2.3 failed", "cluster", workload="train-bert"),
     r(
         "@bot why did train-bert fail in nlp on prod-a? it was running on dgx-a100-07",
         cluster="prod-a",
@@ -1063,13 +1117,69 @@ ROWS: list[Row] = [
         workload="train-bert",
         lookback="5d",
     ),
-    r("@bot why did train-bert fail on 2025-11-04?", "cluster", workload="train-bert"),
+    r(
+        "@bot why did train-bert fail on 2025-11-04?",
+        "cluster",
+        workload="train-bert",
+        too_far=("2025-11-04",),
+    ),
     r(
         "@bot why did train-bert fail on Nov 4th, 2025 on prod-b",
         "project",
         cluster="prod-b",
         workload="train-bert",
+        too_far=("Nov 4th, 2025",),
     ),
+    # a day without its year is the latest so far: this May's, too far back, said so
+    r(
+        "@bot why did train-bert fail on prod-a since May 2",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+        too_far=("May 2",),
+    ),
+    r(
+        "@bot why did train-bert fail on prod-a since Apr 10",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+        too_far=("Apr 10",),
+    ),
+    # of several dates, the one the failure is said of; in a reply, the one asked for
+    r(
+        "@bot train-bert was submitted 2026-10-01 and failed on 2026-11-30, nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="5d",
+    ),
+    r("it ran fine on Nov 4, what about since Nov 30?", directed=False, lookback="5d"),
+    r("since 2026-11-30 please", directed=False, lookback="5d"),
+    r("sorry, I meant Nov 30", directed=False, lookback="5d"),
+    r("actually it failed on Nov 30", directed=False, lookback="5d"),
+    r("nope, it failed yesterday", directed=False, lookback="2d"),  # a correction's time
+    r("no, last week it was fine", directed=False),  # ... unless the run was fine then
+    r("actually it ran fine on Nov 30", directed=False),
+    # a date in an image's tag is no day; one after `job`, or as what failed, a name
+    r(
+        "@bot why did train-bert fail? ImagePullBackOff for acme/train:2026-10-01 on prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did train-bert fail? image acme/train:2026-11-30 on prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did job 12-11-2025 fail on prod-a",
+        "project",
+        cluster="prod-a",
+        workload="12-11-2025",
+    ),
+    r("@bot why did train 2025-11-04 fail", "cluster", workload="2025-11-04"),
     r(
         "@bot why did eval-2026-11-30 fail in nlp?",
         "cluster",
@@ -1271,6 +1381,100 @@ ROWS: list[Row] = [
         project="vision",
         workload="resnet-ddp",
     ),
+    # a header is the CLI's own, every word in its order: a sentence with `status` and
+    # `project` in it (Run:ai's status notifications read so) is read as a sentence
+    r(
+        "@bot Workload training-job-42 status changed to Failed in project ml-team on cluster "
+        "prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot workload training-job-42 status failed project ml-team cluster prod-a",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+    ),
+    r(
+        "@bot Workload status is pending for train-bert, project nlp, cluster prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot name of the workload is train-bert, status failed, project nlp on prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # pasted without a code block, the table ends where its rows do: the prose is read
+    r(
+        "@bot\n" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
+        "alice  - (1)  0 (0)\nprod-a - why did this one fail since yesterday? it was fine before",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="2d",
+    ),
+    r(
+        "@bot\n" + V2 + "\ntraining-job-42  Training  Failed  ml-team  Yes  0/1  0.00\n"
+        "prod-a cluster, it keeps crashing since yesterday",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+        lookback="2d",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot\n" + V2 + "\ntraining-job-42  Training  Failed  ml-team  Yes  0/1  0.00\n\n"
+        "prod-a cluster, it keeps crashing since yesterday",
+        cluster="prod-a",
+        project="ml-team",
+        workload="training-job-42",
+        lookback="2d",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot\n" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
+        "alice  - (1)  0 (0)\nprod-a cluster, it keeps crashing since yesterday",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="2d",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot why did this fail on prod-a?\n```" + V1 + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp\n"
+        "alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),  # a row a narrow terminal wrapped: its IMAGE shows it is one
+    # a `kubectl get pods` table and a `runai` list in one block: the list says the workload
+    r(
+        "@bot prod-a\n```NAME  READY  STATUS  RESTARTS  AGE\nbert-ft-0-0  0/1  CrashLoopBackOff  5  "
+        "4m\n" + V1 + "\ntrain-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  "
+        "Train  nlp  alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # a v1 header a narrow terminal wrapped: its second line is header too, never a row
+    r(
+        "@bot why did this fail on prod-a?\n```"
+        + V1.replace("PODs Running", "PODs\nRunning")
+        + "\n"
+        "train-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.01-py3  Train  nlp  "
+        "alice  - (1)  0 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
     # --- near misses and typos: asked about, never used ------------------------------------
     r(
         "@bot train-bert in nlpp on prod-a",
@@ -1365,6 +1569,27 @@ ROWS: list[Row] = [
     r("I'll look at the mount", directed=False),
     r("@bot still crashlooping here", symptom=CRASH),  # directed: a request
     r("still crashlooping", expecting=WORKLOAD, directed=False, symptom=CRASH),  # an answer
+    # a reply that is only the symptom asks, whatever padding, state or emoji is around it
+    r("CrashLoopBackOff", directed=False, symptom=CRASH),
+    r("ImagePullBackOff", directed=False, symptom=PULL),
+    r("crashlooping", directed=False, symptom=CRASH),
+    r("Init:0/1", directed=False, symptom=INIT),
+    r("stuck in init", directed=False, symptom=INIT),
+    r("image pull error", directed=False, symptom=PULL),
+    r("pending!", directed=False, symptom=PENDING),
+    r("stuck :(", directed=False, symptom=PENDING),
+    r("it's stuck.", directed=False, symptom=PENDING),
+    r("CrashLoopBackOff!", directed=False, symptom=CRASH),
+    r("it's still pending", directed=False, symptom=PENDING),
+    r("it's still queued", directed=False, symptom=PENDING),
+    r("it hasn't started in 20 min", directed=False, symptom=PENDING),
+    r("it still hasn't started", directed=False, symptom=PENDING),
+    r("Still crashlooping", directed=False, symptom=CRASH),
+    # ... and who it happens to, or a comparison, is talk
+    r("mine is still pending as well", directed=False),
+    r("same here, still crashlooping", directed=False),
+    r("it crashed on me too", directed=False),
+    r("same, it hasn't started for me either", directed=False),
 ]
 
 

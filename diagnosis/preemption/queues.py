@@ -1,0 +1,180 @@
+"""The reclaim line's two queues in the answer: what each says, and whose figures are whose.
+
+The scheduler's reclaim text gives the victim's queue and the reclaimer's, each with its use
+and quota at the moment it decided; when the two projects have different departments these
+are the departments' queues. The headline says what each line states, naming whose it is
+(this workload's, the reclaimer's): never "GPUs its project deserves" from a department's
+line. A department's figures sum other projects', so every text that gives them is listed
+(`QueueFigures`) for `visibility` to hide from an asker who may not read that department.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from diagnosis.pending.figures import DEPARTMENT, PROJECT, Level, gpus
+from diagnosis.preemption.evidence import PreemptionEvidence
+from diagnosis.preemption.fairness import QuotaPosition, names, queue_level
+from diagnosis.preemption.kinds import KindVerdict
+from diagnosis.preemption.texts import QueueLine
+from diagnosis.report_facts import QueueFigures
+
+__all__ = ["RECLAIMER", "VICTIM", "ReclaimSay", "queue_figures", "reclaim_say"]
+
+VICTIM: Final = "victim"
+RECLAIMER: Final = "reclaimer"
+_NOT_SHOWN = (
+    "not shown here: a department's figures sum other projects', and are shown only to whoever "
+    "may read that department in Run:ai"
+)
+
+
+@dataclass(frozen=True)
+class ReclaimSay:
+    """What the reclaim headline says of each queue, and the advice for the victim's position.
+
+    `reclaimer`: the clause after the preemptor's name (empty without its line); `victim`: the
+    sentence on this workload's queue; `hidden_victim`: that sentence for an asker who may
+    not see its figures; `ours` and `theirs`: the two lines (None: not in the record), each
+    with whose queue it is (`ours_level`, `theirs_level`; None: not known).
+    """
+
+    reclaimer: str
+    victim: str
+    hidden_victim: str
+    ours: QueueLine | None = None
+    ours_level: Level | None = None
+    theirs: QueueLine | None = None
+    theirs_level: Level | None = None
+
+
+def _reclaimer_level(
+    ev: PreemptionEvidence, line: QueueLine, victims: Level | None
+) -> Level | None:
+    """Whose queue the reclaimer's line is: by its name, else the same level as the victim's."""
+    theirs = ev.preemptor_workload
+    if theirs is not None:
+        pools = {*theirs.current_node_pools, *theirs.requested_node_pools}
+        project = names(line.queue, theirs.project_name, pools)
+        if project != names(line.queue, theirs.department_name, pools):
+            return PROJECT if project else DEPARTMENT
+    return victims
+
+
+def _reclaimer_clause(line: QueueLine | None, level: Level | None) -> str:
+    if line is None or line.uses is None or line.quota is None:
+        return ""
+    names: dict[Level | None, str] = {DEPARTMENT: "its department", PROJECT: "its project's queue"}
+    whose = names.get(level, "its queue")
+    figures = f"{gpus(line.uses)} of its {gpus(line.quota)} quota GPUs in use"
+    return f", for {whose} {line.queue} ({figures})"
+
+
+def _victim_sentence(position: QuotaPosition) -> tuple[str, str]:
+    """The headline's sentence on this workload's queue, and the one for who may not see it."""
+    queue = position.queue.queue if position.queue else ""
+    if position.over is None:
+        text = " Whether this workload's project was over its quota then is not known."
+        return text, text
+    if position.level == PROJECT:
+        whose, after = "This workload's project", ""
+    elif position.level == DEPARTMENT:
+        whose = f"This workload's department {queue}"
+        after = "; this project's own position is not known"
+    else:
+        whose = (
+            f"The queue the scheduler named for this workload ({queue}: its project's or its "
+            "department's, not known)"
+        )
+        after = ""
+    if position.over:
+        said = f" {whose} was over its quota then, so its GPUs were on loan{after}."
+    else:
+        said = f" {whose} was within its quota then: reclaim should not have taken them{after}."
+    hidden = (
+        " This workload's department's quota position then is not shown here; this project's "
+        "own is not known."
+        if position.level == DEPARTMENT
+        else " Whether this workload's project or department was over its quota then is not "
+        "shown here."
+    )
+    return said, hidden
+
+
+def reclaim_say(
+    ev: PreemptionEvidence, verdict: KindVerdict, position: QuotaPosition
+) -> ReclaimSay:
+    """What the reclaim headline says of the two queues."""
+    said = verdict.eviction.said if verdict.eviction else None
+    queues = said.queues if said is not None else ()
+    ours = queues[0] if queues else None
+    ours_level = queue_level(ev, ours) if ours is not None else None
+    theirs = queues[1] if len(queues) > 1 else None
+    level = _reclaimer_level(ev, theirs, ours_level) if theirs is not None else None
+    victim, hidden = _victim_sentence(position)
+    return ReclaimSay(
+        reclaimer=_reclaimer_clause(theirs, level),
+        victim=victim,
+        hidden_victim=hidden,
+        ours=ours,
+        ours_level=ours_level,
+        theirs=theirs,
+        theirs_level=level,
+    )
+
+
+def _withheld(whose: str) -> str:
+    return f"{whose} department's queue figures at the eviction ({_NOT_SHOWN})"
+
+
+def queue_figures(
+    ev: PreemptionEvidence,
+    position: QuotaPosition,
+    say: ReclaimSay,
+    advice: tuple[str, str],
+) -> tuple[QueueFigures, ...]:
+    """The department queues the answer gives figures of (a project's queue is not listed).
+
+    `advice`: the reclaim advice given, and the one for an asker who may not see the
+    victim's position. A queue whose level is not known may be a department's: listed too.
+    """
+    found: list[QueueFigures] = []
+    w = ev.workload
+    if say.ours is not None and say.ours_level != PROJECT:
+        mentions = []
+        if position.queue is not None:  # the position the headline, a line and advice state
+            mentions.append((say.victim, say.hidden_victim))
+            if position.line is not None:
+                mentions.append((position.line.text, ""))
+            if advice[0] != advice[1]:
+                mentions.append(advice)
+        found.append(
+            QueueFigures(
+                whose=VICTIM,
+                cluster_id=w.cluster_id,
+                department_id=w.department_id,
+                queue=say.ours.queue,
+                stand_in=(
+                    "[this workload's department's queue: not shown here]"
+                    if say.ours_level == DEPARTMENT
+                    else "[this workload's queue: not shown here]"
+                ),
+                mentions=tuple(mentions),
+                withheld=_withheld("this workload's"),
+            )
+        )
+    if say.theirs is not None and say.theirs_level != PROJECT:
+        theirs = ev.preemptor_workload
+        found.append(
+            QueueFigures(
+                whose=RECLAIMER,
+                cluster_id=theirs.cluster_id if theirs else w.cluster_id,
+                department_id=theirs.department_id if theirs else None,
+                queue=say.theirs.queue,
+                stand_in="[the reclaimer's department's queue: not shown here]",
+                mentions=((say.reclaimer, ""),) if say.reclaimer else (),
+                withheld=_withheld("the reclaimer's"),
+            )
+        )
+    return tuple(found)
