@@ -1491,6 +1491,29 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    # rows a narrow terminal wrapped, each one's GPU figures on a line of their own: every
+    # row is read, and the figures never end the table
+    r(
+        "@bot prod-a\n```"
+        + V1.replace("PODs Running", "\nPODs Running")
+        + "\ntrain-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.10-py3  Train  nlp  "
+        "alice  0 (1)\n0 (0)\neval-7  Running  5d  dgx-a100-02  acme/eval:v3  Train  nlp  bob  "
+        "1 (1)\n1 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        others=("eval-7",),
+    ),
+    r(
+        "@bot why did train-bert fail? prod-a\n```"
+        + V1.replace("PODs Running", "\nPODs Running")
+        + "\ntrain-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.10-py3  Train  nlp  "
+        "alice  0 (1)\n0 (0)\neval-7  Running  5d  dgx-a100-02  acme/eval:v3  Train  nlp  bob  "
+        "1 (1)\n1 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
     # --- near misses and typos: asked about, never used ------------------------------------
     r(
         "@bot train-bert in nlpp on prod-a",
