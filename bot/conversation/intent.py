@@ -40,7 +40,11 @@ _LAST_WORDS = 4  # how many words before `again` are read: a bounded amount of w
 _QUESTION = _set("why what how is are was were did does do could can should would any")
 #: All a reply that is only a symptom may say around it: `crash loop`, `it's still stuck`.
 #: Never `here` (`still crashlooping here`: on the speaker's side), `too`, `mine`, `same`.
-_BARE = _set("ok okay so then and maybe the a an it it's its is please pls plz still again now in")
+_BARE = _set(
+    """ok okay so then and maybe the a an it it's its is are has been please pls plz still
+    again now in yes yeah yep yup no nope hmm hm ugh looks look like seems seem i think guess
+    pod pods failing with get getting ready never issue problem"""
+)
 #: A symptom's other words and the states pods show (`stuck in init`, `image pull error`).
 _STATES = _set(
     """crashloopbackoff imagepullbackoff errimagepull createcontainerconfigerror failedmount
@@ -52,6 +56,7 @@ _SHORTCODE = re.compile(r"^:[\w+-]++:$")  # `:eyes:`; `:(` strips to nothing
 _POD_STATE = re.compile(r"^init:\d++/\d++$")  # `Init:0/1`
 _SENTENCE_END = re.compile(r"[.!?;\n]")
 _AROUND = 60  # how far around a symptom its sentence is read: bounded work per message
+_ASKED_WORDS = 3  # how long a question after the symptom's sentence may be (`any ideas?`)
 _PAST = re.compile(r"^[a-z]{2,}ed$")  # `fixed`, `restarted`; never `ed` or `red` alone
 
 
@@ -122,13 +127,31 @@ def symptom_asked(text: str, start: int, end: int) -> bool:
     """
     if not requested(clause_before(text, start)):
         return False
-    ahead = _SENTENCE_END.search(text, end, end + _AROUND)
-    if (ahead is not None and ahead.group(0) == "?") or led(text, start):
+    if _questioned(text, end) or led(text, start):
         return True
     opening = _SENTENCE_END.split(text[max(0, start - _AROUND) : start])[-1].split()
     if opening and opening[0].strip(_PUNCTUATION).lower() in _QUESTION:
         return True
     return _only_symptom(text, start, end)
+
+
+def _questioned(text: str, end: int) -> bool:
+    """Whether the symptom's sentence ends in `?`, or a short question follows it (`thoughts?`).
+
+    `stuck pending. thoughts?`, `crashlooping - any idea?`: a question of a few words
+    right after asks about what was said, as `why?` would.
+    """
+    ahead = _SENTENCE_END.search(text, end, end + _AROUND)
+    if ahead is None or ahead.group(0) == "?":
+        return ahead is not None
+    after = _SENTENCE_END.search(text, ahead.end(), ahead.end() + _AROUND)
+    said = text[ahead.end() : after.start()].split() if after is not None else ()
+    return after is not None and after.group(0) == "?" and 0 < len(said) <= _ASKED_WORDS
+
+
+def _symbols(bare: str) -> bool:
+    """A kaomoji, emoji or symbols (a shrug, `😕`): fewer letters than other marks."""
+    return sum(ch.isalnum() for ch in bare) * 2 < len(bare)
 
 
 def _only_symptom(text: str, start: int, end: int) -> bool:
@@ -149,7 +172,7 @@ def _only_symptom(text: str, start: int, end: int) -> bool:
             or bare in _STATES
             or _POD_STATE.match(bare)
             or _SHORTCODE.match(said)
-            or not any(ch.isalnum() for ch in bare)
+            or _symbols(bare)
         ):
             return False
     return True

@@ -40,7 +40,7 @@ from bot.conversation.words import (
 )
 from diagnosis import InvalidRequest, Symptom, parse_lookback
 
-__all__ = ["Expecting", "FollowUp", "Query", "parse"]
+__all__ = ["Expecting", "FollowUp", "Query", "parse", "symptom_said"]
 
 _MAX_OTHERS = 8  # further names kept after the first; the engine answers only a few
 _PUNCTUATION = ".,;:!?\"'()[]*_~<>"
@@ -205,6 +205,11 @@ def _symptom(text: str, *, asked: bool) -> Symptom | None:
         if match is not None:
             return symptom if not asked or symptom_asked(text, *match.span()) else None
     return None
+
+
+def symptom_said(text: str) -> Symptom | None:
+    """The first symptom `text` names, asked or not (`eval-7: CrashLoopBackOff`)."""
+    return None if PAST.search(text) else _symptom(_clean(text, None), asked=False)
 
 
 def _cluster_and_project(text: str, query: Query) -> tuple[str, Query]:

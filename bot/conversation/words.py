@@ -179,11 +179,19 @@ _ASKING = _set(
 #: Words just before a time that ask for it: `what about`, `check`, `try`, `re-run with`.
 _LEADS = _set(
     """about check look at try show use rerun re-run recheck re-check retry again back
-    diagnose lookback redo extend widen expand further farther meant mean"""
+    diagnose lookback redo extend widen expand further farther"""
 )
-#: A reply that opens so corrects the last request: its time counts (`actually it failed on
-#: Nov 18`, `no, it was 2025-11-18`), unless it says the run was fine then.
+#: A reply that opens so corrects the last request: a time the failure is said of counts
+#: (`actually it failed on Nov 18`, `no, it was 2025-11-18`), no other (`wait 5 min`,
+#: `sorry, I was in a meeting for 2 hours`, `no, it's been stuck for 45 min`).
 _CORRECTING = re.compile(r"^\W*+(?:actually|sorry|no|nope|oops|correction|wait)\b", re.IGNORECASE)
+#: The words just before a time in a correction that say the failure is bounded by it.
+_FAILED_AT = re.compile(
+    r"^(?:fail|failed|crashed|died|broke|oomed|oomkilled|errored|evicted|preempted|was)$"
+)
+#: What may stand between `failed` (or `I meant`) and the time: `failed on`, `meant since`.
+_BETWEEN = _set("on at since from around about the last past")
+_MEANT = _set("meant mean")
 _WELL = _set("fine ok okay worked working succeeded passed good healthy")
 _LEAD_WORDS = 3  # how many words before a time may ask for it
 #: A time that says it is the lookback: `a 3 day lookback`, `a 48h window`.
@@ -223,19 +231,33 @@ def asked_for(text: str, start: int, end: int, *, loose: int | None = None) -> b
     """Whether the time at `text[start:end]` is asked for, as a reply in a thread asks.
 
     `what about the last 3 days?`, `check the last week`, `extend it to 3 days`, `go back
-    further, like 3d`, `a 3 day lookback`, `I meant Nov 18`, a correction (`actually it failed
-    on Nov 18`), or a reply that is only the time (`last 7d`, `prod-a, 3d please`, `since
-    2025-11-01 please`); never `it ran fine last week`, `3 days of training lost`, `I'll
-    rerun it in 2h`. `loose`: the count `_loose(text)`.
+    further, like 3d`, `a 3 day lookback`, `I meant Nov 18`, a correction's time of the
+    failure (`actually it failed on Nov 18`), or a reply that is only the time (`last 7d`,
+    `prod-a, 3d please`, `since 2025-11-01 please`); never `it ran fine last week`, `3 days
+    of training lost`, `I'll rerun it in 2h`, nor a time in passing (`wait 5 min`, `stuck for
+    45 min`, `I mean it ran for 2 days fine`). `loose`: the count `_loose(text)`.
     """
     before = clause_before(text, start)
     if not requested(before):
         return False
     if _WITHIN.match(text, start, end) or _NAMED_AS.match(text, end) or led(text, start):
         return True
-    if _CORRECTING.match(text) and not _fine(text, start, end):
-        return True
+    if _said_of_failure(before, correcting=bool(_CORRECTING.match(text))):
+        return not _fine(text, start, end)
     return (_loose(text) if loose is None else loose) == _loose(text[start:end])
+
+
+def _said_of_failure(before: list[str], *, correcting: bool) -> bool:
+    """`I meant Nov 18`; in a correction, `it failed on Nov 18` (`before`: the clause's words).
+
+    Only the words just before the time: `I mean it ran for 2 days fine` and `actually the
+    node was drained 2h ago` say something else of it.
+    """
+    at = len(before)
+    while at and before[at - 1] in _BETWEEN:
+        at -= 1
+    said = before[at - 1] if at else ""
+    return said in _MEANT or (correcting and bool(_FAILED_AT.match(said)))
 
 
 def _fine(text: str, start: int, end: int) -> bool:

@@ -56,10 +56,9 @@ _FAILS_AFTER = re.compile(
 _NAME_WINDOW = 40  # how far before a date the words naming it are read: bounded work
 #: The words before a date that say the failure is bounded by it (`failed on`, `since`).
 _BOUND = re.compile(
-    r"^(?:fail|crash|die|died|dead|broke|oom|kill|evict|preempt|stuck|pend|hang|hung|error"
+    r"^(?:fail|crash|die|died|dead$|broke|oom|kill|evict|preempt|stuck|pend|hang|hung|error"
     r"|restart|since)"
 )
-_BOUND_WORDS = 4
 _MAX_DATES = 8  # how many dates of one message are weighed: bounded work
 _MONTHS_IN_YEAR = 12
 _CENTURY = 2000  # a two-digit year is this century's
@@ -79,10 +78,11 @@ class Dated:
 def dated(text: str, today: date, *, asked: bool = False) -> Dated:
     """`text` without its dates, and the lookback back to the day the failure is bounded by.
 
-    That is the first date the failure is said of (`failed on 2025-11-18`, `since Nov 10`),
-    else the first one. `asked`: a plain reply in a thread, where a date counts only when
-    asked for (`what about since Nov 10?`, not `it ran fine on Nov 4`; `words.asked_for`):
-    the first one that is.
+    That is the first date the failure is said of (`failed on 2025-11-18`, `since Nov 10`);
+    one said of something else is none (`snapshot 2025-11-01 is missing`, `we need it for
+    the Dec 5 demo`, an alert's `"endsAt": "0001-01-01T00:00:00Z"`). `asked`: a plain
+    reply in a thread, where a date counts only when asked for (`what about since Nov 10?`,
+    not `it ran fine on Nov 4`; `words.asked_for`): the first one that is.
     """
     matches = _dates(text)
     rest = _cut(text, matches)
@@ -95,16 +95,16 @@ def dated(text: str, today: date, *, asked: bool = False) -> Dated:
         if asked and not asked_for(text, match.start(), match.end()):
             continue
         days.append((match, max(back, 0)))
-    if not days:
-        return Dated(rest)
-    match, back = next((d for d in days if _bounds(text, d[0].start())), days[0])
-    return _within_reach(rest, match.group(0), back)
+    first = days[0] if asked and days else None
+    said = next((d for d in days if _bounds(text, d[0].start())), first)
+    if said is None:
+        return Dated(rest)  # `snapshot 2025-11-01 is missing`, `the Dec 5 demo`: no failure
+    return _within_reach(rest, said[0].group(0), said[1])
 
 
 def _bounds(text: str, start: int) -> bool:
     """Whether the words just before `start` say the failure is bounded by it (`failed on`)."""
-    words = clause_before(text, start)[-_BOUND_WORDS:]
-    return any(_BOUND.match(w) for w in words)
+    return any(_BOUND.match(w) for w in clause_before(text, start))
 
 
 def _within_reach(rest: str, said: str, back: int) -> Dated:
@@ -184,6 +184,8 @@ def _day(year: int | None, month: int, day: int, today: date) -> date | None:
     `Dec 28` on 3 January is last year's, `May 2` on 20 November this year's, `Nov 21` on
     20 November today east of UTC, and `Nov 22` then last year's (too far back, so said).
     """
+    if year is not None and year < _CENTURY:
+        return None  # `0001-01-01`: an unset time, never a day to look back to
     years = (year,) if year is not None else (today.year, today.year - 1)
     for each in years:
         try:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
-from bot.conversation.parse import Expecting, FollowUp, Query, parse
+from bot.conversation.parse import Expecting, FollowUp, Query, parse, symptom_said
 from bot.conversation.parse_bounds import bounded
 from bot.conversation.understand.dates import dated, without_dates
 from bot.conversation.understand.identifiers import extract
@@ -101,11 +101,14 @@ def understand(
     bot_user_id: str | None = None,
     today: date | None = None,
     directed: bool = True,
+    has_workload: bool = False,
 ) -> Understood:
     """What `text` (written in `markup`) asks, its values linked against `known`.
 
     `directed`: a command or a mention (False: a plain reply in a thread, where a message
     to someone else is never for the bot). `today` dates weekday words ("since Saturday").
+    `has_workload`: the thread is already about a workload, so in a plain reply a version
+    said to have failed is never a new one (`torch-2.3 keeps crashing, re-run?`).
     """
     known = known or Known()
     capped = bounded(text)
@@ -116,7 +119,9 @@ def understand(
     rest = _uncoded(_without(found.rest, found.ignored_uuids))
     today = today or datetime.now(UTC).date()
     day = dated(rest, today, asked=not directed)  # `on 2025-11-04` is never a cluster
-    rest, symptom = stuck(day.rest, asked=not directed and expecting is None)
+    asked = not directed and expecting is None
+    rest, symptom = stuck(day.rest, asked=asked)
+    stuck_said = stuck(day.rest)[1] if asked else symptom
     rest, lookback, unread = weekday_lookback(rest, today, asked=not directed)
     fragment = _FRAGMENT.search(rest)
     if fragment is not None and is_common(fragment.group(1)):
@@ -138,7 +143,10 @@ def understand(
         thanks = bool(words) and words[0].lower() in THANKS
         chatter = Query(chatter=True, ignored_chars=capped.ignored)
         return Understood(chatter, talk=talk, thanks=thanks)
-    named = bool(found.anything or query.workload_name or query.workload_id or query.versions)
+    named = bool(found.anything or query.workload_name or query.workload_id)
+    if asked and query.symptom is None and (named or correction or _slots(query)):
+        # a request, not talk: `eval-7: CrashLoopBackOff`, `wrong job, it's eval-7 that's stuck`
+        symptom = symptom or stuck_said or symptom_said(rest)
     rerun = query.follow_up is FollowUp.RERUN and not named
     query = replace(
         query,
@@ -150,6 +158,8 @@ def understand(
         # `train-bert failed again`: a request about a workload, not "check again"
         follow_up=query.follow_up if rerun or query.follow_up is not FollowUp.RERUN else None,
     )
+    if has_workload and not directed:
+        query = replace(query, versions=())
     query, others = merged(query, found, known)
     said, query = query, linked(query, rest, known, plain.channels)
     if query.workload_id:
@@ -172,6 +182,11 @@ def understand(
         unplaced=unplaced(rest, query, pods, plain.channels),
         not_known=not_known(said, query, known),
     )
+
+
+def _slots(query: Query) -> bool:
+    """Whether the words name a cluster, a project or further workloads (`it's on prod-b`)."""
+    return bool(query.cluster or query.project or query.others or query.excluded)
 
 
 def _unmeant(excluded: tuple[str, ...], known: Known) -> bool:

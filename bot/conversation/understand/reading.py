@@ -89,7 +89,13 @@ class Reader:
             bot_user_id=self._bot_user_id,
             today=now.date(),
             directed=incoming.directed,
+            has_workload=bool(state and _about_workload(state.slots)),
         )
+
+
+def _about_workload(slots: Slots) -> bool:
+    """Whether the thread is about a workload already (named, by ID, or through a pod)."""
+    return bool(slots.workload_name or slots.workload_id or slots.pod)
 
 
 def absorbed(state: ConversationState, understood: Understood) -> ConversationState:

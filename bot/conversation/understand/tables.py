@@ -11,7 +11,8 @@ only when it is one: every column up to PROJECT in the CLI's order, and after it
 but the CLI's later columns (a narrow terminal may wrap the rest onto the next line), so
 `Workload training-job-42 status changed to Failed in project ml-team` is a sentence.
 A row is one only when its cells fit the header (a STATUS value, v1's AGE, v2's pod
-counts): the prose after a table pasted without a code block ends it. Spaces between
+counts): the prose after a table pasted without a code block ends it, a row's GPU figures a
+narrow terminal wrapped onto their own line (`0 (0)`) never do. Spaces between
 columns are not kept (`markup` joins a line's words), so a row is read word by word.
 """
 
@@ -53,6 +54,7 @@ _STATUSES = frozenset(
 _POD_STATE = re.compile(r"^init:\S++$")
 _AGE = re.compile(r"^(?:\d++[smhdy])++$|^<invalid>$|^-$")  # `2h`, `3d4h`, `5m30s`
 _FIGURE = re.compile(r"^\(\d++(?:\.\d++)?+\)$")  # v1's `(1)`: GPUs requested, PODs pending
+_COUNT = re.compile(r"^(?:\d++(?:\.\d++)?+|-)$")  # v1's `0` or `-` before the `(1)`
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ def read_tables(text: str, found: Found) -> str:
             continue
         if runai is not None and (_rule(words) or _runai_row(words, runai, found)):
             continue
+        if runai is not None and _figures(words):
+            continue  # a row's `0 (0)` a narrow terminal wrapped onto its own line
         if runai is not None and _wrapped(words, runai):
             runai = _Columns(runai.header, runai.project, len(runai.header))
             continue
@@ -166,6 +170,11 @@ def _project(words: list[str], columns: _Columns) -> str | None:
         if _IMAGE.search(words[image - shift]):
             return words[columns.project - shift]
     return None  # `ubuntu`: no telling a node from an image, so no telling the project
+
+
+def _figures(words: list[str]) -> bool:
+    """Whether `words` are only v1's figures (`0 (0)`, `- (1)`): a wrapped row's tail."""
+    return bool(words) and all(_FIGURE.match(w) or _COUNT.match(w) for w in words)
 
 
 def _rule(words: list[str]) -> bool:

@@ -237,6 +237,32 @@ async def test_a_re_run_asked_after_other_words_checks_again(demo, text, directe
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "torch-2.3 keeps crashing, re-run?",
+        "upgraded, torch-2.3 still crashes, can you check again?",
+        "torch-2.3 crashed again, can you recheck?",
+    ],
+)
+async def test_a_version_in_a_re_run_request_is_no_new_workload(demo, text):
+    """The thread is about training-job-42: `torch-2.3` is what it runs, never a workload."""
+    await demo.say(EVERYTHING)
+    final = (await demo.say(text, directed=False)).last()
+    assert final == Notice(
+        "Checked again: nothing changed since the answer above (OOM_KILLED, lookback 24h)."
+    )
+
+
+@pytest.mark.parametrize(
+    "text", ["tried again: cuda-12.4 failed again", "ok, torch-2.3 is killed by OOM too. why?"]
+)
+async def test_a_version_said_to_fail_in_a_reply_is_never_diagnosed(demo, text):
+    await demo.say(EVERYTHING)
+    replies = (await demo.say(text, directed=False)).replies()
+    assert replies == [Notice(FOLLOW_UP_HINT, private=True)]  # never "No workload named …"
+
+
+@pytest.mark.parametrize(
     ("text", "lookback"),
     [
         ("what about the last 7 days?", "7d"),
@@ -319,6 +345,10 @@ async def test_anything_else_after_an_answer_gets_a_one_line_private_hint(demo, 
         "it's still waiting for me too",
         "yeah it OOMed on me too last week",
         "I'll check the mount myself",
+        "no, it ran 10 hours before the OOM",  # a time in passing, not a lookback
+        "wait 5 min, I'm redeploying",
+        "sorry, I was in a meeting for 2 hours",
+        "I mean it ran for 2 days fine and then died",
     ],
 )
 async def test_a_time_or_a_re_run_said_in_passing_checks_nothing_again(demo, text):
@@ -343,6 +373,10 @@ async def test_a_time_or_a_re_run_said_in_passing_checks_nothing_again(demo, tex
         ("it still hasn't started", False),  # as `it hasn't started in 20 min` asks
         ("still crashlooping", False),
         ("<@UBOT> still crashlooping here", True),
+        ("pods never get ready", False),  # the README's stuck example
+        ("the pod is crashlooping", False),
+        ("I restarted it and now it's stuck pending. thoughts?", False),
+        ("no, it's been stuck for 45 min", False),  # the wait is no lookback
     ],
 )
 async def test_a_symptom_asked_of_the_bot_diagnoses_that_symptom(demo, text, directed):

@@ -65,7 +65,14 @@ def test_a_day_without_its_year_is_the_latest_one_so_far():
         ("train-bert was submitted 2025-10-01 and failed on 2025-11-18", "3d"),
         ("it ran fine on Nov 4 but has been crashing since Nov 17", "4d"),
         ("train-bert failed on Nov 18, resubmitted Nov 19", "3d"),
-        ("it ran fine on Nov 4", "17d"),  # one date: that one
+        ("it ran fine on Nov 4", None),  # a date said of no failure is none
+        ("dataset snapshot 2025-11-01 is missing", None),
+        ("Runbook last updated 2025-06-01", None),
+        ("why did train-bert fail on prod-a? we need it for the Dec 5 demo", None),
+        ("eval-7 must be done by Nov 28", None),
+        ("deadline is Dec 1", None),
+        ('"endsAt": "0001-01-01T00:00:00Z"', None),
+        ("train-bert failed, endsAt 0001-01-01T00:00:00Z", None),  # an unset time
     ],
 )
 def test_the_date_the_failure_is_said_of_counts(said, lookback):

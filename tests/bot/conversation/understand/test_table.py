@@ -1159,6 +1159,22 @@ ROWS: list[Row] = [
     r("actually it failed on Nov 30", directed=False, lookback="5d"),
     r("nope, it failed yesterday", directed=False, lookback="2d"),  # a correction's time
     r("no, last week it was fine", directed=False),  # ... unless the run was fine then
+    # ... and only a time the failure is said of: one in passing is never a lookback
+    r("wait 5 min, I'm redeploying", directed=False),
+    r("no rush, whenever you have a minute", directed=False),
+    r("wait a minute, that's not right", directed=False),
+    r("sorry, I was in a meeting for 2 hours", directed=False),
+    r("oops, posted 2 min too early", directed=False),
+    r("actually the node was drained 2h ago", directed=False),
+    r("sorry, I was out since Monday", directed=False),
+    r("actually we lost 3 days of training", directed=False),
+    r("no, it ran 10 hours before the OOM", directed=False),
+    r("I mean it ran for 2 days fine and then died", directed=False),
+    r("I was in a meeting for 2 hours", directed=False),
+    r("no, it's been stuck for 45 min", directed=False, symptom=PENDING),  # a wait: Pending
+    r("no that's wrong, it has been pending for 3h", directed=False, symptom=PENDING),
+    r("stuck for 45 min", directed=False, symptom=PENDING),
+    r("I meant since Nov 30", directed=False, lookback="5d"),
     r("actually it ran fine on Nov 30", directed=False),
     # a date in an image's tag is no day; one after `job`, or as what failed, a name
     r(
@@ -1475,6 +1491,29 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    # rows a narrow terminal wrapped, each one's GPU figures on a line of their own: every
+    # row is read, and the figures never end the table
+    r(
+        "@bot prod-a\n```"
+        + V1.replace("PODs Running", "\nPODs Running")
+        + "\ntrain-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.10-py3  Train  nlp  "
+        "alice  0 (1)\n0 (0)\neval-7  Running  5d  dgx-a100-02  acme/eval:v3  Train  nlp  bob  "
+        "1 (1)\n1 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        others=("eval-7",),
+    ),
+    r(
+        "@bot why did train-bert fail? prod-a\n```"
+        + V1.replace("PODs Running", "\nPODs Running")
+        + "\ntrain-bert  Failed  2h  dgx-a100-07  nvcr.io/nvidia/pytorch:24.10-py3  Train  nlp  "
+        "alice  0 (1)\n0 (0)\neval-7  Running  5d  dgx-a100-02  acme/eval:v3  Train  nlp  bob  "
+        "1 (1)\n1 (0)```",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
     # --- near misses and typos: asked about, never used ------------------------------------
     r(
         "@bot train-bert in nlpp on prod-a",
@@ -1585,6 +1624,65 @@ ROWS: list[Row] = [
     r("it hasn't started in 20 min", directed=False, symptom=PENDING),
     r("it still hasn't started", directed=False, symptom=PENDING),
     r("Still crashlooping", directed=False, symptom=CRASH),
+    r("the pod is crashlooping", directed=False, symptom=CRASH),
+    r("pods are stuck in Init:0/1", directed=False, symptom=INIT),
+    r("yep, CrashLoopBackOff", directed=False, symptom=CRASH),
+    r("looks like a crash loop", directed=False, symptom=CRASH),
+    r("seems stuck in init", directed=False, symptom=INIT),
+    r("I think it's a mount issue", directed=False, symptom=Symptom.MOUNT),
+    r("it's now failing with ImagePullBackOff", directed=False, symptom=PULL),
+    r("pods never get ready", directed=False, symptom=PENDING),
+    r("I restarted it and now it's stuck pending. thoughts?", directed=False, symptom=PENDING),
+    r("still crashlooping. any ideas?", directed=False, symptom=CRASH),
+    r("still pending \u00af\\_(\u30c4)_/\u00af", directed=False, symptom=PENDING),
+    r("still pending \U0001f615", directed=False, symptom=PENDING),
+    r("hmm still pending", directed=False, symptom=PENDING),
+    r("nope, still pending", directed=False, symptom=PENDING),
+    # a reply that names what it is about, or corrects the last request, is a request
+    r(
+        "what about prep-coco? it's pending too",
+        directed=False,
+        workload="prep-coco",
+        symptom=PENDING,
+    ),
+    r(
+        "actually it's yolo-train-v3 in vision, it's stuck pending",
+        directed=False,
+        workload="yolo-train-v3",
+        project="vision",
+        symptom=PENDING,
+        correction=True,
+    ),
+    r("eval-7: CrashLoopBackOff", directed=False, workload="eval-7", symptom=CRASH),
+    r("also eval-8 ImagePullBackOff", directed=False, workload="eval-8", symptom=PULL),
+    r("eval-7 is stuck pending now", directed=False, workload="eval-7", symptom=PENDING),
+    r(
+        "and vit-pretrain-xl is pending as well",
+        directed=False,
+        workload="vit-pretrain-xl",
+        symptom=PENDING,
+    ),
+    r(
+        "no, it's on prod-b and it's crashlooping there",
+        directed=False,
+        cluster="prod-b",
+        symptom=CRASH,
+        correction=True,
+    ),
+    r(
+        "not train-bert, eval-7 - that one is crashlooping",
+        directed=False,
+        workload="eval-7",
+        symptom=CRASH,
+        correction=True,
+    ),
+    r(
+        "wrong job, it's eval-7 that's stuck",
+        directed=False,
+        workload="eval-7",
+        symptom=PENDING,
+        correction=True,
+    ),
     # ... and who it happens to, or a comparison, is talk
     r("mine is still pending as well", directed=False),
     r("same here, still crashlooping", directed=False),
@@ -1709,3 +1807,39 @@ def test_a_slack_channel_names_at_most_a_known_cluster(row: Row):
     assert got == {**_NONE, **row.want}
     if row.asks is not None:
         assert next_question(got) == row.asks
+
+
+#: Plain replies in a thread already about a workload: a version said to fail is what the
+#: workload runs, never a new one; a re-run request re-runs the thread's workload.
+IN_A_THREAD: list[Row] = [
+    r("torch-2.3 keeps crashing, re-run?", directed=False, follow_up=FollowUp.RERUN),
+    r(
+        "upgraded, torch-2.3 still crashes, can you check again?",
+        directed=False,
+        follow_up=FollowUp.RERUN,
+    ),
+    r("torch-2.3 crashed again, can you recheck?", directed=False, follow_up=FollowUp.RERUN),
+    r("tried again: cuda-12.4 failed again", directed=False),
+    r("ok, torch-2.3 is killed by OOM too. why?", directed=False),
+    r(
+        "what about prep-coco? it's pending too",
+        directed=False,
+        workload="prep-coco",
+        symptom=PENDING,
+    ),
+]
+
+
+@pytest.mark.parametrize("markup", PLATFORMS, ids=[m.value for m in PLATFORMS])
+@pytest.mark.parametrize("row", IN_A_THREAD, ids=[row.said[:60] for row in IN_A_THREAD])
+def test_a_version_in_a_thread_about_a_workload_is_no_new_workload(row: Row, markup: Markup):
+    understood = understand(
+        render(row.said, markup),
+        markup=markup,
+        known=KNOWN,
+        bot_user_id=BOT_ID,
+        today=TODAY,
+        directed=row.directed,
+        has_workload=True,
+    )
+    assert summary(understood) == {**_NONE, **row.want}
