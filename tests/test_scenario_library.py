@@ -124,18 +124,12 @@ _OTHER_TIME = re.compile(
 )
 
 
-#: Two lines still print a short time, in modules a concurrent change (department quota) is
-#: rewriting: `pending.rules_capacity._when` and `preemption.fairness`' metrics line. Remove
-#: these once they print through `utc_text(moment)` too.
-_SHORT_TIMES_ELSEWHERE = ("figures from one moment (project status at", "(samples at ")
-
-
 def _check_times(report: Report) -> None:
     """One time format per answer: every moment the bot writes is printed the same way."""
     texts = [report.headline, *(e.text for e in report.evidence), *report.recommendations]
     texts += report.missing
     odd = [t for t in texts if _OTHER_TIME.search(t)]
-    assert not [t for t in odd if not any(e in t for e in _SHORT_TIMES_ELSEWHERE)], odd
+    assert not odd, odd
 
 
 #: An advised `kubectl` command, and the ones about cluster-scoped objects (no namespace).

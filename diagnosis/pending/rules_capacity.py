@@ -22,7 +22,7 @@ from diagnosis.pending.department import (
     position_unknown,
 )
 from diagnosis.pending.evidence import PendingEvidence, Said
-from diagnosis.pending.figures import DEPARTMENT, PoolFigures, gpus, preemptible
+from diagnosis.pending.figures import DEPARTMENT, PoolFigures, gpu_count, gpus, preemptible
 from diagnosis.pending.texts import Saying
 from diagnosis.pending.verdict import PendingReason, Verdict, cite_said
 
@@ -33,7 +33,7 @@ R = PendingReason
 
 def _when(fig: PoolFigures) -> str:
     def at(moment: datetime | None) -> str:
-        return utc_text(moment, "%H:%M:%SZ") if moment is not None else "?"
+        return utc_text(moment) if moment is not None else "?"
 
     return f"project status at {at(fig.project_at)}, pool telemetry at {at(fig.capacity_at)}"
 
@@ -57,7 +57,7 @@ def contention(ev: PendingEvidence, fig: PoolFigures) -> tuple[PendingReason | N
     requested, deserved = fig.requested or 0.0, fig.deserved or 0.0
     if (fig.free or 0.0) >= requested:
         return None, [
-            f"why {gpus(requested)} GPUs do not fit although node pool {pool} has "
+            f"why {gpu_count(requested)} do not fit although node pool {pool} has "
             f"{gpus(fig.free)} free (no single node may have room: the scheduler's per-node "
             "fit text, through Kubernetes access, would tell)"
         ]
@@ -172,7 +172,7 @@ def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         reason=R.NODE_POOL_FULL,
         pool=fig.pool,
         headline=(
-            f"Node pool {fig.pool} is full: it asks for {gpus(fig.requested)} GPUs and only "
+            f"Node pool {fig.pool} is full: it asks for {gpu_count(fig.requested)} and only "
             f"{gpus(fig.free)} of {gpus(fig.total)} are free, although {within}"
             f"{_department_clause(ev, department)}: {held}."
         ),

@@ -132,8 +132,8 @@ def quota_position(ev: PreemptionEvidence, verdict: KindVerdict) -> QuotaPositio
         return QuotaPosition()
     text = (
         f"Project {ev.workload.project_name} in node pool {ev.metrics_pool}: allocation was "
-        f"{gpus(used[0])} GPUs vs quota {gpus(quota[0])} around {utc_text(at, '%H:%MZ')} "
-        f"(samples at {utc_text(used[1], '%H:%MZ')})"
+        f"{gpus(used[0])} GPUs vs quota {gpus(quota[0])} around {utc_text(at)} "
+        f"(samples at {utc_text(used[1])})"
     )
     cited = EvidenceLine(text=text, source="get_project_metrics")
     return QuotaPosition(over=used[0] > quota[0], level=PROJECT, line=cited)
@@ -155,9 +155,7 @@ def protection(ev: PreemptionEvidence, kind: PreemptionKind) -> tuple[bool | Non
             if kind is PreemptionKind.RECLAIM_FAIR_SHARE
             else ""
         )
-        broken.append(
-            f"its guaranteed runtime ran until {utc_text(ends, '%Y-%m-%d %H:%MZ')}{caveat}"
-        )
+        broken.append(f"its guaranteed runtime ran until {utc_text(ends)}{caveat}")
     if broken:
         return True, broken
     return (None if movable.preemptible is None else False), []

@@ -64,7 +64,7 @@ async def test_a_victim_naming_no_pool_is_judged_in_its_projects_one_default_poo
     if why is None:
         assert quota_lines == [
             "Project ml-team in node pool default: allocation was 12 GPUs vs quota 8 around "
-            "09:10Z (samples at 09:08Z)"
+            "2025-11-04 09:10:00Z (samples at 2025-11-04 09:08:00Z)"
         ]
         assert gaps == []
     else:
