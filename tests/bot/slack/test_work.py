@@ -156,32 +156,13 @@ async def test_a_retried_answer_through_a_response_url_knows_the_posts_spent_bef
     again. It used to count from the listener's one post: a second placeholder, and a
     sixth post Slack refused.
     """
-    fake_slack.fail_next("chat.postMessage", error="not_in_channel", count=50)
-    fake_slack.fail_next("chat.postEphemeral", error="not_in_channel", count=50)
-    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.base_url)
-    queue = RedisWorkQueue(redis_client, max_items=10, journal_ttl_s=60)
-    spec = ResponderSpec(
-        channel="C1", thread_ts="1.1", user="U1", response_url=fake_slack.response_url("r")
-    )
-    ask = Incoming(ThreadKey("slack", "T1", "C1", "1.1"), "U1", text="why did it fail")
-    taken = await submit(
-        queue, kind="turn", incoming=ask, spec=spec, dedupe="m1", dedupe_ttl_s=600, deadline_s=300
-    )
-    assert taken.intake is Intake.ACCEPTED
+    client, queue, spec = await _asked_outside_the_channel(fake_slack, redis_client)
     await spec.responder(client, runai_url=None).tell("I am busy: 1 request is ahead of yours.")
 
     def work(engine: object) -> SlackWork:
-        deps = SlackDeps(
-            engine=cast("ConversationEngine", engine), store=cast("StateStore", None), queue=queue
-        )
-        return SlackWork(deps, client)
+        return _work(engine, queue, client)
 
-    [delivery] = await queue.take("died", 1, 0)
-    assert delivery.item is not None
-    journal = queue.journal(delivery.item.id)
-    first = asyncio.create_task(
-        work(_Hangs()).run(delivery.item, journal, await journal.begin(delivery.entry_id))
-    )
+    first = await _first_attempt(queue, work(_Hangs()))
     await until(lambda: len(fake_slack.calls(RESPONSE_URL)) == 2)
     first.cancel()  # killed with its placeholder shown
 
@@ -244,34 +225,13 @@ async def test_an_answer_out_through_a_response_url_is_not_posted_again_by_the_r
     Nothing there can be replaced, so the next attempt leaves that answer as it is, whether
     its turn posts "Diagnosing …" first or the answer at once. It used to post it again.
     """
-    fake_slack.fail_next("chat.postMessage", error="not_in_channel", count=50)
-    fake_slack.fail_next("chat.postEphemeral", error="not_in_channel", count=50)
-    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.base_url)
-    queue = RedisWorkQueue(redis_client, max_items=10, journal_ttl_s=60)
-    spec = ResponderSpec(
-        channel="C1", thread_ts="1.1", user="U1", response_url=fake_slack.response_url("r")
-    )
-    ask = Incoming(ThreadKey("slack", "T1", "C1", "1.1"), "U1", text="why did it fail")
-    taken = await submit(
-        queue, kind="turn", incoming=ask, spec=spec, dedupe="m1", dedupe_ttl_s=600, deadline_s=300
-    )
-    assert taken.intake is Intake.ACCEPTED
+    client, queue, _ = await _asked_outside_the_channel(fake_slack, redis_client)
 
     def work(engine: object) -> SlackWork:
-        deps = SlackDeps(
-            engine=cast("ConversationEngine", engine), store=cast("StateStore", None), queue=queue
-        )
-        return SlackWork(deps, client)
+        return _work(engine, queue, client)
 
     answer = report(headline="THE-ANSWER")
-    [delivery] = await queue.take("died", 1, 0)
-    assert delivery.item is not None
-    journal = queue.journal(delivery.item.id)
-    first = asyncio.create_task(
-        work(_AnswersThenDies(answer)).run(
-            delivery.item, journal, await journal.begin(delivery.entry_id)
-        )
-    )
+    first = await _first_attempt(queue, work(_AnswersThenDies(answer)))
     await until(lambda: len(fake_slack.calls(RESPONSE_URL)) == 1)
     first.cancel()  # killed after its answer was out
     with contextlib.suppress(asyncio.CancelledError):
@@ -289,3 +249,38 @@ async def test_an_answer_out_through_a_response_url_is_not_posted_again_by_the_r
     posts = fake_slack.calls(RESPONSE_URL)
     assert ["THE-ANSWER" in str(call.body) for call in posts] == [True]
     fake_slack.violations.clear()  # the not_in_channel failures asked for above
+
+
+async def _asked_outside_the_channel(
+    fake_slack: FakeSlack, redis_client: redis.asyncio.Redis
+) -> tuple[AsyncWebClient, RedisWorkQueue, ResponderSpec]:
+    """A slash command queued where the bot is not a member: it answers via `response_url`."""
+    fake_slack.fail_next("chat.postMessage", error="not_in_channel", count=50)
+    fake_slack.fail_next("chat.postEphemeral", error="not_in_channel", count=50)
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.base_url)
+    queue = RedisWorkQueue(redis_client, max_items=10, journal_ttl_s=60)
+    spec = ResponderSpec(
+        channel="C1", thread_ts="1.1", user="U1", response_url=fake_slack.response_url("r")
+    )
+    ask = Incoming(ThreadKey("slack", "T1", "C1", "1.1"), "U1", text="why did it fail")
+    taken = await submit(
+        queue, kind="turn", incoming=ask, spec=spec, dedupe="m1", dedupe_ttl_s=600, deadline_s=300
+    )
+    assert taken.intake is Intake.ACCEPTED
+    return client, queue, spec
+
+
+def _work(engine: object, queue: RedisWorkQueue, client: AsyncWebClient) -> SlackWork:
+    deps = SlackDeps(
+        engine=cast("ConversationEngine", engine), store=cast("StateStore", None), queue=queue
+    )
+    return SlackWork(deps, client)
+
+
+async def _first_attempt(queue: RedisWorkQueue, work: SlackWork) -> asyncio.Task[object]:
+    """The queued item's first attempt, running (a test kills it by cancelling the task)."""
+    [delivery] = await queue.take("died", 1, 0)
+    assert delivery.item is not None
+    journal = queue.journal(delivery.item.id)
+    begun = await journal.begin(delivery.entry_id)
+    return asyncio.create_task(work.run(delivery.item, journal, begun))
