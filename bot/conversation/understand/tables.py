@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from bot.conversation.understand.found import Found
+from bot.conversation.understand.markup import FENCE
 
 __all__ = ["read_tables"]
 
@@ -82,6 +83,10 @@ def read_tables(text: str, found: Found) -> str:
     runai: _Columns | None = None  # the `runai` table being read
     for line in text.split("\n"):
         words = line.split()
+        if not words or words == [FENCE]:  # ends any table, at once: a message of backticks
+            ready, runai = -1, None  # is thousands of fence lines
+            kept.append(line)
+            continue
         if ready >= 0 and len(words) > ready and _READY.match(words[ready]):
             if ready == _AFTER_NAMESPACE:
                 found.set_namespace(words[0])
