@@ -13,12 +13,19 @@ from datetime import datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from diagnosis.errors import InvalidRequest, PartialHistory
+from diagnosis.errors import PartialHistory
 from diagnosis.http.paths import segment
 from diagnosis.http.responses import json_member, parse_models, shape_error
 from diagnosis.moments import in_utc, utc_text
 from diagnosis.runai.models import Event, HistoryRecord, Measurement
-from diagnosis.runai.session import PAGE_SIZE, WORKLOAD_ID, PageCap, Paging, Params, iso
+from diagnosis.runai.session import (
+    PAGE_SIZE,
+    WORKLOAD_ID,
+    PageCap,
+    Paging,
+    Params,
+    metrics_query,
+)
 from diagnosis.runai.session import get as _get
 
 if TYPE_CHECKING:
@@ -116,15 +123,8 @@ class HistoryReads(Paging):
         samples: int = 200,
     ) -> list[Measurement]:
         """`get_workload_metrics`: `metricType` comma-joined; 200 and 207 both accepted."""
-        if not metric_types:
-            raise InvalidRequest("metric_types must name at least one metric")
         operation = "get_workload_metrics"
-        params: Params = {
-            "metricType": ",".join(metric_types),
-            "start": iso(start),
-            "end": iso(end),
-            "numberOfSamples": samples,
-        }
+        params = metrics_query(metric_types, start, end, samples)
         path = f"/api/v1/workloads/{segment(workload_id, WORKLOAD_ID)}/metrics"
         body, url = await _get(self._http, path, operation=operation, params=params, ok=(200, 207))
         raw = json_member(body, "measurements", operation=operation, url=url)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from diagnosis.errors import InvalidRequest
 from diagnosis.http.paths import segment
 from diagnosis.http.responses import json_member, parse_model, parse_models
 from diagnosis.runai.models import Measurement, Node, Workload
@@ -21,7 +20,7 @@ from diagnosis.runai.scheduling_models import (
     Telemetry,
     WorkloadPriority,
 )
-from diagnosis.runai.session import Params, Session, get, iso
+from diagnosis.runai.session import Params, Session, get, metrics_query
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -131,15 +130,8 @@ class SchedulingReads:
         samples: int = 20,
     ) -> list[Measurement]:
         """`get_project_metrics`: quota and allocation over time; 200 and 207 both accepted."""
-        if not metric_types:
-            raise InvalidRequest("metric_types must name at least one metric")
         operation = "get_project_metrics"
-        params: Params = {
-            "metricType": ",".join(metric_types),
-            "start": iso(start),
-            "end": iso(end),
-            "numberOfSamples": samples,
-        }
+        params = metrics_query(metric_types, start, end, samples)
         if node_pool:
             params["nodepoolName"] = node_pool
         path = f"/api/v1/org-unit/projects/{segment(project_id, _IDENTIFIER)}/metrics"

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from diagnosis.errors import UpstreamUnavailable
+from diagnosis.errors import InvalidRequest, UpstreamUnavailable
 from diagnosis.http.responses import get_json, json_member, parse_models, shape_error
 from diagnosis.moments import ISO, utc_text
 from diagnosis.runai.auth import TOKEN_PATH
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator
+    from collections.abc import AsyncGenerator, Sequence
 
     import httpx
 
@@ -28,6 +28,7 @@ __all__ = [
     "Session",
     "get",
     "iso",
+    "metrics_query",
 ]
 
 #: `get_json` for Run:ai: an httpx error while fetching the token reports operation `token`.
@@ -47,6 +48,24 @@ Params = dict[str, str | int]
 def iso(moment: datetime) -> str:
     """ISO-8601 in UTC with a `Z` suffix, as the metrics and list filters expect."""
     return utc_text(moment, ISO)
+
+
+def metrics_query(
+    metric_types: Sequence[str], start: datetime, end: datetime, samples: int
+) -> Params:
+    """A metrics endpoint's query (workloads' and projects' alike): `metricType` comma-joined.
+
+    Raises:
+        InvalidRequest: no metric named.
+    """
+    if not metric_types:
+        raise InvalidRequest("metric_types must name at least one metric")
+    return {
+        "metricType": ",".join(metric_types),
+        "start": iso(start),
+        "end": iso(end),
+        "numberOfSamples": samples,
+    }
 
 
 class Session(Protocol):
