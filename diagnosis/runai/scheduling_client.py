@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from diagnosis.http.paths import segment
-from diagnosis.http.responses import json_member, parse_model, parse_models
+from diagnosis.http.responses import json_member, parse_model, parse_models, shape_error
 from diagnosis.runai.models import Measurement, Node, Workload
 from diagnosis.runai.scheduling_models import (
     DepartmentQuota,
@@ -137,4 +137,6 @@ class SchedulingReads:
         path = f"/api/v1/org-unit/projects/{segment(project_id, _IDENTIFIER)}/metrics"
         body, url = await get(self._http, path, operation=operation, params=params, ok=(200, 207))
         raw = json_member(body, "measurements", operation=operation, url=url)
-        return [] if raw is None else parse_models(Measurement, raw, operation=operation, url=url)
+        if raw is None:  # null is a failed read, as for a workload's; an empty list no samples
+            raise shape_error("`measurements` is null", operation=operation, url=url)
+        return parse_models(Measurement, raw, operation=operation, url=url)

@@ -8,7 +8,7 @@ pools, a pool's nodes and running workloads, node telemetry, priority classes, p
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -162,6 +162,19 @@ async def test_a_null_list_is_empty(up, path, body, call):
     assert up.simulator is not None
     up.simulator.add_fault({"path": path, "body": body})
     assert await call(up.runai) == []
+
+
+async def test_null_project_metrics_are_a_failed_read_not_no_samples(up):
+    """As a workload's: a null `measurements` is no answer; `[]` would say nothing happened."""
+    assert up.simulator is not None
+    up.simulator.add_fault(
+        {"path": "/api/v1/org-unit/projects/3/metrics", "body": {"measurements": None}}
+    )
+    now = datetime.now(UTC)
+    with pytest.raises(UpstreamUnavailable, match="measurements"):
+        await up.runai.get_project_metrics(
+            "3", metric_types=("GPU_QUOTA",), start=now - timedelta(hours=1), end=now
+        )
 
 
 async def test_empty_identifiers_are_refused(up):
