@@ -3,7 +3,9 @@
 A pod's name is not its workload's: `resnet-ddp-master-0` belongs to `resnet-ddp`, and a
 workload may itself be called `bert-ft-0-0`. So the project's workloads are listed (after
 the asker's access to the project is checked), narrowed to those whose name starts the
-pod's, and each one's pods are read until one lists this pod. Nothing found is a question.
+pod's and whose kind the asker may read, and each one's pods are read until one lists this
+pod. Nothing found is a question, the same whether no workload or only one of a kind the
+asker may not read lists it: what they may not see is never read for them.
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ async def pod_named(runai: RunaiReader, gate: Gate, slots: Slots) -> Slots:
         named = await runai.list_workloads(cluster_id=cluster_id, project=project, name=name)
     except UpstreamError:
         return slots
-    return slots if named else slots.model_copy(update={"pod": name, "workload_name": None})
+    if any(decision.allows_kind(w.type) for w in named):
+        return slots
+    return slots.model_copy(update={"pod": name, "workload_name": None})
 
 
 async def find_pod_owner(
@@ -75,7 +79,11 @@ async def find_pod_owner(
         return await gate.deny(decision, typed=pod)
     try:
         listed = await runai.list_project_workloads(cluster_id=cluster_id, project=project)
-        starts = [w for w in listed if pod == w.name or pod.startswith(f"{w.name}-")]
+        starts = [
+            w
+            for w in listed
+            if (pod == w.name or pod.startswith(f"{w.name}-")) and decision.allows_kind(w.type)
+        ]
         for workload in starts[:MAX_POD_OWNERS]:
             pods = await runai.list_pods(workload.id)
             if any(p.name == pod for p in pods):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import pytest
 
@@ -31,6 +31,8 @@ from bot.conversation.messages import HELP, help_text
 from bot.conversation.which_cluster import CLUSTER_QUESTION
 from diagnosis import Category, Outcome
 from runai_sim.scenario import Scenario
+from tests.bot.authz.people import Access as Access_
+from tests.bot.authz.people import people_scenario
 from tests.bot.conversation.harness import Harness, Recorder, harness
 
 DEMO = bundled_scenario("demo")
@@ -44,22 +46,27 @@ async def demo() -> AsyncIterator[Harness]:
 
 
 @asynccontextmanager
-async def as_alice() -> AsyncIterator[Harness]:
-    """Authorization on: alice reads ml-team and vision on prod-a, not nlp."""
-    async with simulated(DEMO, retries=0, transport="asgi") as up:
+async def as_person(email: str, scenario: Scenario = DEMO) -> AsyncIterator[Harness]:
+    """Authorization on, everyone asking as `email`."""
+    async with simulated(scenario, retries=0, transport="asgi") as up:
         assert up.simulator is not None
 
-        async def alice(_: Incoming) -> Identity:
-            return Identity.console("alice@acme.ai")
+        async def person(_: Incoming) -> Identity:
+            return Identity.console(email)
 
         engine = ConversationEngine(
             runai=up.runai,
             kube=up.kube,
             store=MemoryStore(),
-            clock=lambda: DEMO.now,
-            access=Access(Authorizer(up.runai), alice),
+            clock=lambda: scenario.now,
+            access=Access(Authorizer(up.runai), person),
         )
         yield Harness(engine, up.simulator, MemoryStore())
+
+
+def as_alice() -> AbstractAsyncContextManager[Harness]:
+    """Authorization on: alice reads ml-team and vision on prod-a, not nlp."""
+    return as_person("alice@acme.ai")
 
 
 def reports(recorder: Recorder) -> list[ReportReply]:
@@ -94,6 +101,20 @@ async def test_a_pod_no_workload_lists_is_a_question_and_the_reply_answers_it(de
     assert asked.text.startswith("None of the workloads in project ml-team lists pod")
     [report] = reports(await demo.say("training-job-42", directed=False))
     assert report.report.category is Category.OOM_KILLED
+
+
+async def test_a_pod_of_a_kind_the_asker_may_not_read_is_as_unknown_as_no_pod():
+    """Dave reads only nlp's inferences: a Training's pod is neither found nor its pods read."""
+    t5 = next(w.id for w in DEMO.workloads if w.workload["name"] == "t5-distill")
+    async with as_person(Access_.DENIED_BY_KIND.value, people_scenario()) as dave:
+        hidden = (await dave.say("pod=t5-distill-0-0 namespace=runai-nlp on prod-a")).last()
+        absent = (await dave.say("pod=nosuch-0-0 namespace=runai-nlp on prod-a")).last()
+        read = [r.path for r in dave.simulator.requests if r.path.endswith(f"{t5}/pods")]
+    assert isinstance(hidden, Question)
+    assert isinstance(absent, Question)
+    assert hidden.text.startswith("None of the workloads in project nlp lists pod")
+    assert hidden.text.replace("t5-distill-0-0", "nosuch-0-0") == absent.text
+    assert read == [], "a workload the asker may not read had its pods read for them"
 
 
 async def test_a_pod_without_its_project_asks_for_the_project(demo):
