@@ -4,7 +4,10 @@ The report is computed once (and may be shared by every asker of the workload); 
 then gets their own view. A named party whose workload the asker's access check refuses
 (asked with its cluster, project and kind, like the workload itself), or whose kind is not
 known so it cannot be checked, becomes "a workload in another project" (or "another workload
-in this project") everywhere the report names it, and its JSON members are null. A department
+in this project") everywhere the report names it, and its JSON members are null. An asker
+who may not read the preemptor gets the answer written for them (`Report.without_preemptor`):
+nothing in it follows from the preemptor's workload (whether the departments differ, whose
+queue the reclaimer's is, that queue's figures), which no masking of names would hide. A department
 queue of the reclaim line (`QueueFigures`) whose department the asker may not read (or that
 is not known, so it cannot be checked) loses its figures everywhere: its line in the quoted
 record, the position line, the headline's sentence and the advice that follow from it; the
@@ -86,11 +89,30 @@ async def for_asker(report: Report, authorize: Authorize | None) -> Report:
     facts = report.preemption
     if facts is None or authorize is None:
         return report
-    report = await _departments(report, facts, authorize)
-    facts = report.preemption or facts
     parties = [p for p in (facts.by, *facts.candidates) if p is not None]
     checked = [(p, await _readable(p, authorize)) for p in parties]
+    return await _for(report, checked, authorize)
+
+
+async def _for(report: Report, checked: list[tuple[Party, bool]], authorize: Authorize) -> Report:
+    """`report` cut to the asker whose parties were `checked`, and what it carries likewise.
+
+    One who may read the preemptor keeps the answer for those who may not, cut to them too
+    (a teammate shown it later gets no more than either may see).
+    """
+    facts = report.preemption
+    if facts is None:
+        return report
     hidden = [p for p, ok in checked if not ok]
+    unseen = report.without_preemptor
+    if unseen is not None and facts.by in hidden:
+        report = unseen  # the answer for them: the same parties, nothing of the preemptor's
+    elif unseen is not None:
+        report = report.model_copy(
+            update={"without_preemptor": await _for(unseen, checked, authorize)}
+        )
+    report = await _departments(report, report.preemption or facts, authorize)
+    facts = report.preemption or facts
     if not hidden:
         return report
     # What the asker already knows stays: their own workload's project and namespace, and
