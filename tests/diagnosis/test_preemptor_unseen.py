@@ -135,3 +135,37 @@ def test_a_gap_found_before_the_answer_is_missing_from_the_one_for_others_too():
     assert report.without_preemptor is not None
     assert gap.what in report.missing
     assert gap.what in report.without_preemptor.missing
+
+
+def _not_above(priority: int) -> Scenario:
+    """`preempted-contradiction` with the named preemptor's priority `priority` (the victim's: 50)."""
+    scenario = bundled_scenario("preempted-contradiction")
+    workloads = [w.model_copy(deep=True) for w in scenario.workloads]
+    for entry in workloads:
+        if entry.workload["name"] == "serve-llama-70b":
+            entry.workload.update({"priority": priority, "priorityClassName": None})
+    return scenario.model_copy(update={"workloads": workloads})
+
+
+@pytest.mark.parametrize(
+    ("asker", "said"),
+    [
+        pytest.param(
+            EVERYTHING,
+            "serve-llama-70b (project nlp, priority 40) is not above the victim's priority 50",
+            id="reader",
+        ),
+        pytest.param(
+            NOT_NLP,
+            "a workload in another project is not above the victim's priority 50",
+            id="not-a-reader",
+        ),
+    ],
+)
+async def test_a_contradiction_states_the_preemptors_priority_only_to_its_readers(asker, said):
+    report = await _asked(_not_above(40), asker)
+    assert report.preemption is not None
+    assert report.preemption.kind == "UNKNOWN"
+    assert f"Contradiction: the named preemptor {said}" in [e.text for e in report.evidence]
+    if asker is NOT_NLP:
+        assert "priority 40" not in report.model_dump_json()
