@@ -16,7 +16,7 @@ from diagnosis.pending.figures import DEPARTMENT, PROJECT
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.fairness import QuotaPosition, count, protection, quota_position
 from diagnosis.preemption.kinds import KindVerdict
-from diagnosis.preemption.party import describe
+from diagnosis.preemption.party import candidate_line, describe
 from diagnosis.preemption.queues import ReclaimSay, queue_figures, reclaim_say
 from diagnosis.preemption.texts import PreemptionKind
 from diagnosis.redact import quote
@@ -139,11 +139,7 @@ def _party_lines(ev: PreemptionEvidence) -> list[EvidenceLine]:
             )
         )
     lines.extend(
-        EvidenceLine(
-            text=f"Not confirmed ({party.note or 'a candidate'}): {describe(party)}",
-            source="list_workloads",
-        )
-        for party in ev.candidates
+        EvidenceLine(text=candidate_line(party), source="list_workloads") for party in ev.candidates
     )
     return lines
 

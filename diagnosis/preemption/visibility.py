@@ -4,10 +4,11 @@ The report is computed once (and may be shared by every asker of the workload); 
 then gets their own view. A named party whose workload the asker's access check refuses
 (asked with its cluster, project and kind, like the workload itself), or whose kind is not
 known so it cannot be checked, becomes "a workload in another project" (or "another workload
-in this project") everywhere the report names it, and its JSON members are null. An asker
-who may not read the preemptor gets the answer written for them (`Report.without_preemptor`):
-nothing in it follows from the preemptor's workload (whether the departments differ, whose
-queue the reclaimer's is, that queue's figures), which no masking of names would hide. A department
+in this project") everywhere the report names it, and its JSON members are null; a candidate
+that only its timing ties to the eviction is left out instead. An asker who may not read the
+preemptor gets the answer written for them (`Report.without_preemptor`): nothing in it
+follows from the preemptor's workload (whether the departments differ, whose queue the
+reclaimer's is, that queue's figures), which no masking of names would hide. A department
 queue of the reclaim line (`QueueFigures`) whose department the asker may not read (or that
 is not known, so it cannot be checked) loses its figures everywhere: its line in the quoted
 record, the position line, the headline's sentence and the advice that follow from it; the
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 
 from diagnosis.access import Authorize, WorkloadAccess, may_read_department
-from diagnosis.preemption.party import describe
+from diagnosis.preemption.party import candidate_line, describe
 from diagnosis.report import EvidenceLine, Report
 from diagnosis.report_facts import Party, PreemptionFacts, QueueFigures
 
@@ -115,6 +116,10 @@ async def _for(report: Report, checked: list[tuple[Party, bool]], authorize: Aut
     facts = report.preemption or facts
     if not hidden:
         return report
+    # A candidate only its timing ties to the eviction is neither named nor said to exist.
+    unlisted = {candidate_line(p) for p in hidden if p.timed}
+    evidence = tuple(e for e in report.evidence if e.text not in unlisted)
+    candidates = tuple(c for c in facts.candidates if not (c.timed and c in hidden))
     # What the asker already knows stays: their own workload's project and namespace, and
     # the project of any party they may read.
     known = (
@@ -144,15 +149,13 @@ async def _for(report: Report, checked: list[tuple[Party, bool]], authorize: Aut
     new_facts = facts.model_copy(
         update={
             "by": masked(facts.by),
-            "candidates": tuple(p for p in (masked(c) for c in facts.candidates) if p),
+            "candidates": tuple(p for p in (masked(c) for c in candidates) if p),
         }
     )
     return report.model_copy(
         update={
             "headline": mask(report.headline),
-            "evidence": tuple(
-                EvidenceLine(text=mask(e.text), source=e.source) for e in report.evidence
-            ),
+            "evidence": tuple(EvidenceLine(text=mask(e.text), source=e.source) for e in evidence),
             "recommendations": tuple(mask(r) for r in report.recommendations),
             "missing": tuple(mask(m) for m in report.missing),
             "preemption": new_facts,

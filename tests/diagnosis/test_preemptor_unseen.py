@@ -31,16 +31,22 @@ THEIRS = ("q-2", "10 GPUs with a quota of 40", "10 of its 40", "for its departme
 
 
 class Asker:
-    """Reads every kind in `projects`, and the `departments` (IDs)."""
+    """Reads every kind in `projects`, the `kinds` (project, kind) and `departments` (IDs)."""
 
-    def __init__(self, *projects: str, departments: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        *projects: str,
+        kinds: tuple[tuple[str, str], ...] = (),
+        departments: tuple[str, ...] = (),
+    ) -> None:
         self.projects = set(projects)
+        self.kinds = set(kinds)
         self.departments = set(departments)
 
     async def __call__(self, access: WorkloadAccess | DepartmentAccess, /) -> bool:
         if isinstance(access, DepartmentAccess):
             return access.department_id in self.departments
-        return access.project in self.projects
+        return access.project in self.projects or (access.project, access.kind) in self.kinds
 
 
 #: Alice-like: her project and both departments, not the preemptor's project.
@@ -169,3 +175,29 @@ async def test_a_contradiction_states_the_preemptors_priority_only_to_its_reader
     assert f"Contradiction: the named preemptor {said}" in [e.text for e in report.evidence]
     if asker is NOT_NLP:
         assert "priority 40" not in report.model_dump_json()
+
+
+UNKNOWN = bundled_scenario("preempted-unknown")  # vision-serve (an inference) started after
+
+
+@pytest.mark.parametrize(
+    ("asker", "listed"),
+    [
+        pytest.param(Asker("ml-team", "vision"), True, id="reads-vision"),
+        pytest.param(Asker("ml-team", kinds=(("vision", "Inference"),)), True, id="its-kind"),
+        pytest.param(Asker("ml-team"), False, id="not-vision"),
+        pytest.param(Asker("ml-team", kinds=(("vision", "Training"),)), False, id="other-kind"),
+    ],
+)
+async def test_a_candidate_by_timing_is_listed_only_to_whoever_may_read_it(asker, listed):
+    """Nothing but its start ties it to the eviction: unreadable, it is not even counted."""
+    report = await _asked(UNKNOWN, asker)
+    assert report.preemption is not None
+    assert len(report.preemption.candidates) == (1 if listed else 0)
+    lines = [e.text for e in report.evidence if e.text.startswith("Not confirmed")]
+    assert lines == (
+        ["Not confirmed (started in its node pool just after the eviction): vision-serve "
+         "(project vision, priority 125 (high))"] if listed else []
+    )  # fmt: skip
+    assert ("vision-serve" in report.model_dump_json()) is listed
+    assert not any("a workload in another project" in e.text for e in report.evidence)
