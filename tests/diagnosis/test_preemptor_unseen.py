@@ -15,7 +15,15 @@ import pytest
 
 from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_scenario, request_from_expectation
-from diagnosis import DepartmentAccess, Report, WorkloadAccess, diagnose, for_viewer
+from diagnosis import (
+    DepartmentAccess,
+    Outcome,
+    Report,
+    Symptom,
+    WorkloadAccess,
+    diagnose,
+    for_viewer,
+)
 from diagnosis.evidence import Gap
 from diagnosis.examine import _with_gaps
 from diagnosis.preemption.compose import compose_preemption
@@ -201,3 +209,39 @@ async def test_a_candidate_by_timing_is_listed_only_to_whoever_may_read_it(asker
     )  # fmt: skip
     assert ("vision-serve" in report.model_dump_json()) is listed
     assert not any("a workload in another project" in e.text for e in report.evidence)
+
+
+def _ran_again() -> Scenario:
+    """The reclaim scenario with the victim Running again since (a survived eviction)."""
+    workloads = [w.model_copy(deep=True) for w in RECLAIM.workloads]
+    for entry in workloads:
+        if entry.workload["name"] == "bert-pretrain":
+            entry.workload["phase"] = "Running"
+            again = {"creationTimestamp": "2025-11-04T09:12:00Z", "type": "PhaseUpdate"}
+            entry.history.append({"meta": again, "spec": {"phaseUpdate": {"phase": "Running"}}})
+    return RECLAIM.model_copy(update={"workloads": workloads})
+
+
+@pytest.mark.parametrize(
+    ("scenario", "symptom", "outcome"),
+    [
+        pytest.param(RECLAIM, Symptom.PENDING, Outcome.PENDING_SCHEDULING, id="why-pending"),
+        pytest.param(_ran_again(), None, Outcome.RUNNING_NO_FAILURE, id="running-again"),
+    ],
+)
+async def test_another_answer_says_when_it_was_preempted_never_the_records_words(
+    scenario, symptom, outcome
+):
+    """Only the preemption answer cuts the record to each asker: any other does not quote it."""
+    request = request_from_expectation(scenario, scenario.expect[0])
+    request = request.model_copy(update={"symptom": symptom})
+    async with simulated(scenario, retries=0, transport="asgi") as up:
+        report = await diagnose(
+            request, runai=up.runai, now=scenario.now, authorize=NOT_NLP_NOR_DEPARTMENTS
+        )
+    assert report.outcome is outcome
+    text = report.model_dump_json()
+    for leaked in ("serve-llama-70b", "runai-nlp", "research uses", "ml-platform uses"):
+        assert leaked not in text, leaked
+    said = "Event at 2025-11-04 09:10:00Z: it was preempted (the scheduler's record is not quoted"
+    assert any(e.text.startswith(said) for e in report.evidence)
