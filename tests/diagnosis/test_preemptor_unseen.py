@@ -61,6 +61,10 @@ class Asker:
 NOT_NLP = Asker("ml-team", departments=(ML_PLATFORM, RESEARCH))
 #: The same without the victim's department.
 NOT_NLP_NOR_DEPARTMENTS = Asker("ml-team")
+#: A kind-specific role: nlp's trainings, not the preemptor (an inference).
+TRAININGS_OF_NLP = Asker(
+    "ml-team", kinds=(("nlp", "Training"),), departments=(ML_PLATFORM, RESEARCH)
+)
 #: Bob-like: the preemptor too.
 EVERYTHING = Asker("ml-team", "nlp", departments=(ML_PLATFORM, RESEARCH))
 
@@ -98,6 +102,7 @@ def _shown(report: Report) -> str:
     [
         pytest.param(NOT_NLP, id="reads-both-departments"),
         pytest.param(NOT_NLP_NOR_DEPARTMENTS, id="reads-no-department"),
+        pytest.param(TRAININGS_OF_NLP, id="reads-nlp-but-not-inferences"),
     ],
 )
 async def test_the_answer_is_the_same_whether_the_preemptors_department_is_theirs_or_not(asker):
