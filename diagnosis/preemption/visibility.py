@@ -22,7 +22,7 @@ import re
 
 from diagnosis.access import Authorize, WorkloadAccess, may_read_department
 from diagnosis.preemption.party import candidate_line, describe
-from diagnosis.report import EvidenceLine, Report
+from diagnosis.report import Report
 from diagnosis.report_facts import Party, PreemptionFacts, QueueFigures
 
 __all__ = ["for_asker"]
@@ -155,7 +155,7 @@ async def _for(report: Report, checked: list[tuple[Party, bool]], authorize: Aut
     return report.model_copy(
         update={
             "headline": mask(report.headline),
-            "evidence": tuple(EvidenceLine(text=mask(e.text), source=e.source) for e in evidence),
+            "evidence": tuple(e.model_copy(update={"text": mask(e.text)}) for e in evidence),
             "recommendations": tuple(mask(r) for r in report.recommendations),
             "missing": tuple(mask(m) for m in report.missing),
             "preemption": new_facts,

@@ -250,3 +250,15 @@ async def test_another_answer_says_when_it_was_preempted_never_the_records_words
         assert leaked not in text, leaked
     said = "Event at 2025-11-04 09:10:00Z: it was preempted (the scheduler's record is not quoted"
     assert any(e.text.startswith(said) for e in report.evidence)
+
+
+async def test_masking_keeps_each_line_what_it_was_but_its_words():
+    """Its sources and the fact it reports (one line per fact) are the same for every asker."""
+    reader = await _asked(UNKNOWN, Asker("ml-team", "vision"))
+    masked = await _asked(UNKNOWN, Asker("ml-team"))  # the candidate hidden: masking runs
+
+    def kept(report: Report) -> list[tuple[str | None, tuple[str, ...], bool]]:
+        return [(e.fact, e.sources, e.deciding) for e in report.evidence if e.fact]
+
+    assert kept(reader)
+    assert kept(masked) == kept(reader)
