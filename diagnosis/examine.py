@@ -239,7 +239,11 @@ def _with_gaps(report: Report, *gaps: Gap | None) -> Report:
     held = report.without_department
     if held is not None:  # the same answer without its department misses them too
         held = held.model_copy(update={"report": _with_gaps(held.report, *gaps)})
-    return report.model_copy(update={"missing": missing, "without_department": held})
+    unseen = report.without_preemptor  # and so does the one without the preemptor
+    unseen = _with_gaps(unseen, *gaps) if unseen is not None else None
+    return report.model_copy(
+        update={"missing": missing, "without_department": held, "without_preemptor": unseen}
+    )
 
 
 def _kube_reader(

@@ -92,6 +92,9 @@ class Report(BaseModel):
         without_department: the same answer without the department's quota and usage it
             read, for anyone it is shown to who may not read that department
             (`diagnosis.pending.visibility`); None when it read no department.
+        without_preemptor: the same answer for anyone who may not read the preemptor: nothing
+            in it follows from the preemptor's workload (`diagnosis.preemption.visibility`);
+            None when it would say the same.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -117,6 +120,7 @@ class Report(BaseModel):
     deciding_missing: tuple[str, ...] = ()
     changes: Changes | None = None
     without_department: WithoutDepartment | None = None
+    without_preemptor: Report | None = None
 
     @model_validator(mode="after")
     def _derived(self) -> Report:

@@ -73,6 +73,8 @@ class Party(_Facts):
         same_project: it is in the victim's project.
         mentions: each text that names it and what stands for it when hidden.
         note: why it is only a candidate (empty for a confirmed preemptor).
+        timed: only timing ties it to the eviction (it started in the victim's pool just
+            after; no record names it): one the asker may not read is left out, not masked.
         hidden: the asker may not read it; its name was masked everywhere.
     """
 
@@ -86,6 +88,7 @@ class Party(_Facts):
     same_project: bool = False
     mentions: tuple[tuple[str, str], ...] = ()
     note: str = ""
+    timed: bool = False
     hidden: bool = False
 
     def to_json(self) -> dict[str, Any]:

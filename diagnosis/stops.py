@@ -11,7 +11,7 @@ from diagnosis.lexicon import SignalKind
 from diagnosis.redact import quote
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.resolve import workload_ref
-from diagnosis.rules.base import cite_all
+from diagnosis.rules.base import cite_all, cite_eviction
 from diagnosis.runai.models import Workload
 
 __all__ = ["needs_input", "status_lines", "stop", "unconfirmed"]
@@ -103,11 +103,21 @@ def unconfirmed(
 
 
 def status_lines(workload: Workload, signals: list[Signal]) -> list[EvidenceLine]:
-    """The workload's phase, reason and message, then its telling signals, cited."""
+    """The workload's phase, reason and message, then its telling signals, cited.
+
+    Its latest eviction is said, not quoted (`cite_eviction`).
+    """
     text = f"Phase {workload.phase or 'unknown'}"
     if workload.phase_reason:
         text += f", reason {quote(workload.phase_reason, 80)}"
     if workload.phase_message:
         text += f": {quote(workload.phase_message, 200)}"
-    telling = [s for s in signals if s.kind is not SignalKind.RESTARTED]
-    return [EvidenceLine(text=text, source="get_workload_status"), *cite_all(telling)]
+    untold = {SignalKind.RESTARTED, SignalKind.PREEMPTED}
+    telling = [s for s in signals if s.kind not in untold]
+    evicted = [s for s in signals if s.kind is SignalKind.PREEMPTED]
+    newest = [max(evicted, key=lambda s: s.at.timestamp() if s.at else 0.0)] if evicted else []
+    return [
+        EvidenceLine(text=text, source="get_workload_status"),
+        *cite_all(telling),
+        *map(cite_eviction, newest),  # the preemption answer's to quote, per asker
+    ]

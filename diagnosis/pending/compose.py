@@ -14,7 +14,7 @@ from diagnosis.pending.verdict import PendingReason, Verdict
 from diagnosis.report import EvidenceLine, Outcome, Report
 from diagnosis.report_facts import PendingFacts
 from diagnosis.resolve import workload_ref
-from diagnosis.rules.base import cite
+from diagnosis.rules.base import cite_eviction
 
 __all__ = ["TIER2_PENDING_MISSING", "compose_pending", "waited"]
 
@@ -119,7 +119,7 @@ def _context(ev: PendingEvidence) -> list[EvidenceLine]:
         lines.append(EvidenceLine(text=text, source=source))
     before = [s for s in ev.signals if s.kind is SignalKind.PREEMPTED]
     if before:  # the latest eviction, the one that began this wait (never an older one)
-        lines.append(cite(max(before, key=lambda s: s.at.timestamp() if s.at else 0.0)))
+        lines.append(cite_eviction(max(before, key=lambda s: s.at.timestamp() if s.at else 0.0)))
     if ev.stale:
         newest = max(ev.stale, key=lambda s: s.at.timestamp() if s.at else 0.0)
         older = ev.since is not None and newest.at is not None and newest.at < ev.since

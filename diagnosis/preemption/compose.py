@@ -1,4 +1,10 @@
-"""The preemption report: the kind on line one, who (only if signalled), was it fair, how often."""
+"""The preemption report: the kind on line one, who (only if signalled), was it fair, how often.
+
+It is written twice: for whoever may read the preemptor, and for anyone else
+(`Report.without_preemptor`, which `visibility` gives them): what only the preemptor's
+workload tells (whether the two departments differ, whose queue the reclaimer's is, its
+figures) is left out of the second, not masked in the first.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +16,12 @@ from diagnosis.pending.figures import DEPARTMENT, PROJECT
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.fairness import QuotaPosition, count, protection, quota_position
 from diagnosis.preemption.kinds import KindVerdict
-from diagnosis.preemption.party import describe
+from diagnosis.preemption.party import candidate_line, describe
 from diagnosis.preemption.queues import ReclaimSay, queue_figures, reclaim_say
 from diagnosis.preemption.texts import PreemptionKind
 from diagnosis.redact import quote
 from diagnosis.report import EvidenceLine, Outcome, Report
-from diagnosis.report_facts import PreemptionFacts, QueueFigures
+from diagnosis.report_facts import PreemptionFacts
 from diagnosis.resolve import workload_ref
 from diagnosis.rules.base import cite_all
 from diagnosis.signals import unique
@@ -65,6 +71,11 @@ _POSITION_MISSING: dict[str | None, str] = {
     DEPARTMENT: "the project's own quota position at the eviction (the scheduler's reclaim "
     "line gives its department's: the two workloads' projects have different departments)",
 }
+#: ...and when the reclaim line's queue for it is not known to be the project's.
+_QUEUE_NOT_KNOWN = (
+    "the project's own quota position at the eviction (the scheduler's reclaim line names a "
+    "queue that may be its department's)"
+)
 #: UNKNOWN with Kubernetes read: the record is gone, or says nothing.
 _UNKNOWN_WITH_TIER2 = (
     "Ask again soon after an eviction (Kubernetes keeps events about an hour), or read the "
@@ -128,18 +139,37 @@ def _party_lines(ev: PreemptionEvidence) -> list[EvidenceLine]:
             )
         )
     lines.extend(
-        EvidenceLine(
-            text=f"Not confirmed ({party.note or 'a candidate'}): {describe(party)}",
-            source="list_workloads",
-        )
-        for party in ev.candidates
+        EvidenceLine(text=candidate_line(party), source="list_workloads") for party in ev.candidates
     )
     return lines
 
 
+def _position_missing(position: QuotaPosition) -> str:
+    """What is said missing when the project's own position is not known."""
+    if position.level is None and position.queue is not None:
+        return _QUEUE_NOT_KNOWN
+    return _POSITION_MISSING.get(position.level, _POSITION_MISSING[None])
+
+
 def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
-    """The `preempted` report for the kind the table decided."""
-    position = quota_position(ev, verdict)
+    """The `preempted` report for the kind the table decided, and for who may not see its taker.
+
+    The second is carried (`without_preemptor`) only when it differs.
+    """
+    report = _compose(ev, verdict, seen=True)
+    unseen = _compose(ev, verdict, seen=False)
+    return report if unseen == report else report.model_copy(update={"without_preemptor": unseen})
+
+
+def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Report:
+    """The report for whoever may read the preemptor (`seen`), or for anyone else.
+
+    Only a reclaim's record is trusted to name the preemptor's queue (a contradicted one maps
+    to a workload wrongly): in any other, the preemptor's workload tells nothing of the
+    queues, and the other queue's figures are for nobody who is checked.
+    """
+    seen = seen and verdict.kind is K.RECLAIM_FAIR_SHARE
+    position = quota_position(ev, verdict, seen=seen)
     violated, broken = protection(ev, verdict.kind)
     times = count(ev)
     evidence: list[EvidenceLine] = []
@@ -183,12 +213,12 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
         )
     unknown_read = verdict.kind is K.UNKNOWN and ev.tier2
     actions = [_UNKNOWN_WITH_TIER2 if unknown_read else _ADVICE[verdict.kind]]
-    say = reclaim_say(ev, verdict, position)
-    queues: tuple[QueueFigures, ...] = ()
+    say = reclaim_say(ev, verdict, position, seen=seen)
+    advice: tuple[str, str] | None = None
     if verdict.kind is K.RECLAIM_FAIR_SHARE:
         actions = [_reclaim_advice(position)]
         advice = (actions[0], _ADVICE[K.RECLAIM_FAIR_SHARE])
-        queues = queue_figures(ev, position, say, advice)
+    queues = queue_figures(ev, position, say, advice, seen=seen)
     if broken:
         actions.insert(
             0,
@@ -211,7 +241,7 @@ def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
     if times is None:
         missing.append("how often it was preempted (history unavailable)")
     if position.project is None and verdict.kind is K.RECLAIM_FAIR_SHARE:
-        missing.append(_POSITION_MISSING.get(position.level, _POSITION_MISSING[None]))
+        missing.append(_position_missing(position))
     if not ev.tier2:
         missing.append(TIER2_PREEMPTION_MISSING)
     facts = PreemptionFacts(

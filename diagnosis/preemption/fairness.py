@@ -6,8 +6,10 @@ the eviction in the one node pool it ran in (quotas are per pool: metrics for no
 would be a sum over pools, and judge nothing); never from today's status. The reclaim line
 names the victim's department's queue instead of its project's when the two workloads'
 projects have different departments: that is the department's position, and the project's
-own stays unknown. A protection that should have applied and did not (a non-preemptible
-victim, a guaranteed runtime not yet over) is flagged, not explained away.
+own stays unknown. Whether those departments differ is the preemptor's to tell, so a queue
+named as neither is judged by it only for whoever may read the preemptor (`seen`). A
+protection that should have applied and did not (a non-preemptible victim, a guaranteed
+runtime not yet over) is flagged, not explained away.
 """
 
 from __future__ import annotations
@@ -80,12 +82,14 @@ def names(queue: str, unit: str | None, pools: set[str]) -> bool:
     return bool(unit) and (queue == unit or any(queue == f"{unit}-{pool}" for pool in pools))
 
 
-def queue_level(ev: PreemptionEvidence, line: QueueLine) -> Level | None:
+def queue_level(ev: PreemptionEvidence, line: QueueLine, *, seen: bool) -> Level | None:
     """Whose queue a reclaim line's victim queue is: the project's or its department's.
 
     By its name (the project's, or the department's); else by structure: the scheduler gives
-    the parent queues when the two projects have different parents (departments). None when
-    neither tells.
+    the parent queues when the two projects have different parents (departments). The
+    preemptor's department is the preemptor's: structure tells only an answer for whoever
+    may read it (`seen`), never anyone else, who would learn from the words whether the two
+    departments differ. None when neither tells.
     """
     w = ev.workload
     pools = {*w.current_node_pools, *w.requested_node_pools, *filter(None, [ev.metrics_pool])}
@@ -93,6 +97,8 @@ def queue_level(ev: PreemptionEvidence, line: QueueLine) -> Level | None:
     department = names(line.queue, w.department_name, pools)
     if project != department:
         return PROJECT if project else DEPARTMENT
+    if not seen:
+        return None
     theirs = ev.preemptor_workload.department_id if ev.preemptor_workload else None
     if not (w.department_id and theirs):
         return None
@@ -107,13 +113,16 @@ def _whose(level: Level | None, queue: str) -> str:
     return f"queue {queue} (whether its project's or its department's is not known)"
 
 
-def quota_position(ev: PreemptionEvidence, verdict: KindVerdict) -> QuotaPosition:
-    """Whose quota position the evidence gives at the eviction, and whether it was over it."""
+def quota_position(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> QuotaPosition:
+    """Whose quota position the evidence gives at the eviction, and whether it was over it.
+
+    `seen`: for whoever may read the preemptor (`queue_level`).
+    """
     said = verdict.eviction.said if verdict.eviction else None
     if said is not None and said.queues:
         line = said.queues[0]
         if line.uses is not None and line.quota is not None:
-            level = queue_level(ev, line)
+            level = queue_level(ev, line, seen=seen)
             text = (
                 f"At the eviction the scheduler saw {_whose(level, line.queue)} using "
                 f"{gpus(line.uses)} GPUs with a quota of {gpus(line.quota)} "

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from diagnosis.preemption.evidence import Eviction, PreemptionEvidence, nearest
+from diagnosis.preemption.party import describe
 from diagnosis.preemption.texts import PreemptionKind
 
 __all__ = ["KINDS", "KindVerdict", "decide_kind"]
@@ -65,9 +66,16 @@ def priority_preemption(ev: PreemptionEvidence, records: list[Eviction]) -> Kind
             f"victim's {victim.namespace} (priority preemption stays inside a project)"
         )
     theirs = ev.preemptor.priority if ev.preemptor else None
-    if theirs is not None and victim.priority is not None and theirs <= victim.priority:
+    if (
+        ev.preemptor
+        and theirs is not None
+        and victim.priority is not None
+        and theirs <= victim.priority
+    ):
+        # Named by its description, which is masked whole for who may not read it.
         flags.append(
-            f"the named preemptor's priority {theirs} is not above the victim's {victim.priority}"
+            f"the named preemptor {describe(ev.preemptor)} is not above the victim's "
+            f"priority {victim.priority}"
         )
     movable = ev.victim_preemptibility
     if movable.preemptible is False:

@@ -4,7 +4,9 @@ Only an eviction text or annotation names a preemptor (`<namespace>/<podgroup>`)
 is the project whose namespace that is; its workload is the project's workload of that name,
 or (marked as inferred) the one whose name the PodGroup's `pg-<name>-…` name embeds. When
 nothing names one, workloads that started in the victim's node pool just after the eviction
-are listed as candidates, and the verdict says the preemptor is not determinable.
+are listed as candidates, and the verdict says the preemptor is not determinable. Nothing
+but their start ties those to the victim: each is listed only to an asker who may read it
+(`timed`), where a preemptor a record names is shown to everyone, masked if need be.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "CANDIDATE_WINDOW",
     "MAX_CANDIDATES",
     "SAME_PROJECT",
+    "candidate_line",
     "candidates",
     "describe",
     "find_preemptor",
@@ -46,6 +49,11 @@ def describe(party: Party) -> str:
         bits.append(f"priority {party.priority}{label}")
     detail = ", ".join(b for b in bits if b)
     return f"{party.name} ({detail})" if detail else party.name
+
+
+def candidate_line(party: Party) -> str:
+    """A candidate's evidence line: `Not confirmed (why): <its description>`."""
+    return f"Not confirmed ({party.note or 'a candidate'}): {describe(party)}"
 
 
 def priority_of(workload: Workload, priorities: tuple[WorkloadPriority, ...] | None) -> int | None:
@@ -180,7 +188,9 @@ async def candidates(
             victim=victim,
             priorities=priorities,
             confirmed=False,
-        ).model_copy(update={"note": "started in its node pool just after the eviction"})
+        ).model_copy(
+            update={"note": "started in its node pool just after the eviction", "timed": True}
+        )
         for w in started[:MAX_CANDIDATES]
     ]
     return found, [listed.gap] if listed.gap else []

@@ -6,6 +6,10 @@ are the departments' queues. The headline says what each line states, naming who
 (this workload's, the reclaimer's): never "GPUs its project deserves" from a department's
 line. A department's figures sum other projects', so every text that gives them is listed
 (`QueueFigures`) for `visibility` to hide from an asker who may not read that department.
+The reclaimer's queue is the preemptor's: an answer for whoever may not read the preemptor
+(`seen` False) lists it whatever its level, to be cut for every asker who is checked, and
+says nothing of whose it is (its project's or its department's would tell whether the two
+departments differ).
 """
 
 from __future__ import annotations
@@ -27,6 +31,17 @@ RECLAIMER: Final = "reclaimer"
 _NOT_SHOWN = (
     "not shown here: a department's figures sum other projects', and are shown only to whoever "
     "may read that department in Run:ai"
+)
+#: Withheld, of a victim queue whose level is not known.
+_MAYBE_NOT_SHOWN = (
+    "this workload's queue figures at the eviction (not shown here: the queue may be its "
+    "department's, whose figures sum other projects' and are shown only to whoever may read "
+    "that department in Run:ai)"
+)
+#: Withheld, of the reclaimer's queue, from whoever may not read the reclaimer.
+_THEIRS_NOT_SHOWN = (
+    "the reclaimer's queue figures at the eviction (not shown here: they are shown only to "
+    "whoever may read the workload that reclaimed them in Run:ai)"
 )
 
 
@@ -50,10 +65,14 @@ class ReclaimSay:
 
 
 def _reclaimer_level(
-    ev: PreemptionEvidence, line: QueueLine, victims: Level | None
+    ev: PreemptionEvidence, line: QueueLine, victims: Level | None, *, seen: bool
 ) -> Level | None:
-    """Whose queue the reclaimer's line is: by its name, else the same level as the victim's."""
-    theirs = ev.preemptor_workload
+    """Whose queue the reclaimer's line is: by its name, else the same level as the victim's.
+
+    Its name is compared with the preemptor's project and department only for whoever may
+    read the preemptor (`seen`).
+    """
+    theirs = ev.preemptor_workload if seen else None
     if theirs is not None:
         pools = {*theirs.current_node_pools, *theirs.requested_node_pools}
         project = names(line.queue, theirs.project_name, pools)
@@ -103,15 +122,15 @@ def _victim_sentence(position: QuotaPosition) -> tuple[str, str]:
 
 
 def reclaim_say(
-    ev: PreemptionEvidence, verdict: KindVerdict, position: QuotaPosition
+    ev: PreemptionEvidence, verdict: KindVerdict, position: QuotaPosition, *, seen: bool
 ) -> ReclaimSay:
-    """What the reclaim headline says of the two queues."""
+    """What the reclaim headline says of the two queues (`seen`: see `queue_level`)."""
     said = verdict.eviction.said if verdict.eviction else None
     queues = said.queues if said is not None else ()
     ours = queues[0] if queues else None
-    ours_level = queue_level(ev, ours) if ours is not None else None
+    ours_level = queue_level(ev, ours, seen=seen) if ours is not None else None
     theirs = queues[1] if len(queues) > 1 else None
-    level = _reclaimer_level(ev, theirs, ours_level) if theirs is not None else None
+    level = _reclaimer_level(ev, theirs, ours_level, seen=seen) if theirs is not None else None
     victim, hidden = _victim_sentence(position)
     return ReclaimSay(
         reclaimer=_reclaimer_clause(theirs, level),
@@ -132,22 +151,29 @@ def queue_figures(
     ev: PreemptionEvidence,
     position: QuotaPosition,
     say: ReclaimSay,
-    advice: tuple[str, str],
+    advice: tuple[str, str] | None,
+    *,
+    seen: bool,
 ) -> tuple[QueueFigures, ...]:
-    """The department queues the answer gives figures of (a project's queue is not listed).
+    """The queues of the quoted record whose figures an asker may not be allowed to see.
 
+    This workload's queue unless it is its project's; the reclaimer's when it is a
+    department's, or whatever it is when the answer is for whoever may not read the
+    preemptor (`seen` False: no department to check, so it is cut for every checked asker).
     `advice`: the reclaim advice given, and the one for an asker who may not see the
-    victim's position. A queue whose level is not known may be a department's: listed too.
+    victim's position (None: not a reclaim answer, whose headline and advice state none). A
+    queue whose level is not known may be a department's: listed too.
     """
     found: list[QueueFigures] = []
     w = ev.workload
     if say.ours is not None and say.ours_level != PROJECT:
         mentions = []
         if position.queue is not None:  # the position the headline, a line and advice state
-            mentions.append((say.victim, say.hidden_victim))
+            if advice is not None:
+                mentions.append((say.victim, say.hidden_victim))
             if position.line is not None:
                 mentions.append((position.line.text, ""))
-            if advice[0] != advice[1]:
+            if advice is not None and advice[0] != advice[1]:
                 mentions.append(advice)
         found.append(
             QueueFigures(
@@ -161,10 +187,26 @@ def queue_figures(
                     else "[this workload's queue: not shown here]"
                 ),
                 mentions=tuple(mentions),
-                withheld=_withheld("this workload's"),
+                withheld=(
+                    _withheld("this workload's")
+                    if say.ours_level == DEPARTMENT
+                    else _MAYBE_NOT_SHOWN
+                ),
             )
         )
-    if say.theirs is not None and say.theirs_level != PROJECT:
+    clause = ((say.reclaimer, ""),) if say.reclaimer else ()
+    if say.theirs is not None and not seen:
+        found.append(
+            QueueFigures(
+                whose=RECLAIMER,
+                cluster_id=w.cluster_id,
+                queue=say.theirs.queue,
+                stand_in="[the reclaimer's queue: not shown here]",
+                mentions=clause,
+                withheld=_THEIRS_NOT_SHOWN,
+            )
+        )
+    elif say.theirs is not None and say.theirs_level != PROJECT:
         theirs = ev.preemptor_workload
         found.append(
             QueueFigures(
@@ -173,7 +215,7 @@ def queue_figures(
                 department_id=theirs.department_id if theirs else None,
                 queue=say.theirs.queue,
                 stand_in="[the reclaimer's department's queue: not shown here]",
-                mentions=((say.reclaimer, ""),) if say.reclaimer else (),
+                mentions=clause,
                 withheld=_withheld("the reclaimer's"),
             )
         )

@@ -4,7 +4,11 @@ The report is computed once (and may be shared by every asker of the workload); 
 then gets their own view. A named party whose workload the asker's access check refuses
 (asked with its cluster, project and kind, like the workload itself), or whose kind is not
 known so it cannot be checked, becomes "a workload in another project" (or "another workload
-in this project") everywhere the report names it, and its JSON members are null. A department
+in this project") everywhere the report names it, and its JSON members are null; a candidate
+that only its timing ties to the eviction is left out instead. An asker who may not read the
+preemptor gets the answer written for them (`Report.without_preemptor`): nothing in it
+follows from the preemptor's workload (whether the departments differ, whose queue the
+reclaimer's is, that queue's figures), which no masking of names would hide. A department
 queue of the reclaim line (`QueueFigures`) whose department the asker may not read (or that
 is not known, so it cannot be checked) loses its figures everywhere: its line in the quoted
 record, the position line, the headline's sentence and the advice that follow from it; the
@@ -17,8 +21,8 @@ from __future__ import annotations
 import re
 
 from diagnosis.access import Authorize, WorkloadAccess, may_read_department
-from diagnosis.preemption.party import describe
-from diagnosis.report import EvidenceLine, Report
+from diagnosis.preemption.party import candidate_line, describe
+from diagnosis.report import Report
 from diagnosis.report_facts import Party, PreemptionFacts, QueueFigures
 
 __all__ = ["for_asker"]
@@ -86,13 +90,36 @@ async def for_asker(report: Report, authorize: Authorize | None) -> Report:
     facts = report.preemption
     if facts is None or authorize is None:
         return report
-    report = await _departments(report, facts, authorize)
-    facts = report.preemption or facts
     parties = [p for p in (facts.by, *facts.candidates) if p is not None]
     checked = [(p, await _readable(p, authorize)) for p in parties]
+    return await _for(report, checked, authorize)
+
+
+async def _for(report: Report, checked: list[tuple[Party, bool]], authorize: Authorize) -> Report:
+    """`report` cut to the asker whose parties were `checked`, and what it carries likewise.
+
+    One who may read the preemptor keeps the answer for those who may not, cut to them too
+    (a teammate shown it later gets no more than either may see).
+    """
+    facts = report.preemption
+    if facts is None:
+        return report
     hidden = [p for p, ok in checked if not ok]
+    unseen = report.without_preemptor
+    if unseen is not None and facts.by in hidden:
+        report = unseen  # the answer for them: the same parties, nothing of the preemptor's
+    elif unseen is not None:
+        report = report.model_copy(
+            update={"without_preemptor": await _for(unseen, checked, authorize)}
+        )
+    report = await _departments(report, report.preemption or facts, authorize)
+    facts = report.preemption or facts
     if not hidden:
         return report
+    # A candidate only its timing ties to the eviction is neither named nor said to exist.
+    unlisted = {candidate_line(p) for p in hidden if p.timed}
+    evidence = tuple(e for e in report.evidence if e.text not in unlisted)
+    candidates = tuple(c for c in facts.candidates if not (c.timed and c in hidden))
     # What the asker already knows stays: their own workload's project and namespace, and
     # the project of any party they may read.
     known = (
@@ -122,15 +149,13 @@ async def for_asker(report: Report, authorize: Authorize | None) -> Report:
     new_facts = facts.model_copy(
         update={
             "by": masked(facts.by),
-            "candidates": tuple(p for p in (masked(c) for c in facts.candidates) if p),
+            "candidates": tuple(p for p in (masked(c) for c in candidates) if p),
         }
     )
     return report.model_copy(
         update={
             "headline": mask(report.headline),
-            "evidence": tuple(
-                EvidenceLine(text=mask(e.text), source=e.source) for e in report.evidence
-            ),
+            "evidence": tuple(e.model_copy(update={"text": mask(e.text)}) for e in evidence),
             "recommendations": tuple(mask(r) for r in report.recommendations),
             "missing": tuple(mask(m) for m in report.missing),
             "preemption": new_facts,

@@ -26,6 +26,7 @@ __all__ = [
     "Rule",
     "cite",
     "cite_all",
+    "cite_eviction",
     "latest",
 ]
 
@@ -177,6 +178,21 @@ def cite(signal: Signal) -> EvidenceLine:
     when = f" at {utc_text(signal.at)}" if signal.at else ""
     origin = signal.origin[:1].upper() + signal.origin[1:]
     return EvidenceLine(text=f"{origin}{when}: {signal.text}", source=signal.source)
+
+
+def cite_eviction(signal: Signal) -> EvidenceLine:
+    """An eviction as any answer but the preemption answer cites it: when, where, not its words.
+
+    The scheduler's record may name the workload that took the GPUs and the queues' figures;
+    only the preemption answer shows them, cut to each asker's access.
+    """
+    when = f" at {utc_text(signal.at)}" if signal.at else ""
+    origin = signal.origin[:1].upper() + signal.origin[1:]
+    text = (
+        f"{origin}{when}: it was preempted (the scheduler's record is not quoted here: it may "
+        "name other workloads and their queues' figures)"
+    )
+    return EvidenceLine(text=text, source=signal.source)
 
 
 def cite_all(signals: Iterable[Signal]) -> list[EvidenceLine]:

@@ -34,7 +34,11 @@ THEIRS = ("research uses 10 GPUs", "quota of 40", "10 of its 40")
 
 
 class Asker:
-    """Reads every kind in ml-team, and the `departments` (IDs); records department checks."""
+    """Reads every kind in ml-team and nlp (the reclaimer's), and the `departments` (IDs).
+
+    It records department checks. (Who may not read the reclaimer gets nothing of its queue
+    at all: `tests/diagnosis/test_preemptor_unseen.py`.)
+    """
 
     def __init__(self, *departments: str) -> None:
         self.departments = set(departments)
@@ -44,7 +48,7 @@ class Asker:
         if isinstance(access, DepartmentAccess):
             self.asked.append(access)
             return access.department_id in self.departments
-        return access.project == "ml-team"
+        return access.project in {"ml-team", "nlp"}
 
 
 async def _asked(
@@ -205,3 +209,44 @@ async def test_a_pending_answer_of_a_workload_without_a_department_misses_nothin
     assert report.pending.reason == "NODE_POOL_FULL", report.headline
     assert not any("department" in m for m in report.missing)
     assert "department" not in report.headline
+
+
+def _contradicted():
+    """The reclaim record, naming a preemptor in the victim's own namespace.
+
+    It contradicts itself (a reclaim is across queues): the kind is UNKNOWN, the mapping
+    untrusted.
+    """
+    workloads = [w.model_copy(deep=True) for w in RECLAIM.workloads]
+    for entry in workloads:
+        events = [*(entry.events or ()), *(r["spec"].get("event") or {} for r in entry.history)]
+        for record in events:
+            if "message" in record:
+                record["message"] = record["message"].replace("runai-nlp/", "runai-ml-team/")
+    return RECLAIM.model_copy(update={"workloads": workloads})
+
+
+@pytest.mark.parametrize(
+    ("readable", "victims"),
+    [
+        pytest.param((), False, id="neither-department"),
+        pytest.param((ML_PLATFORM, RESEARCH), True, id="both-departments"),
+    ],
+)
+async def test_a_contradicted_records_queues_are_cut_like_a_reclaims(readable, victims):
+    """Its queue lines are cut as a reclaim's are, though no reclaim is stated.
+
+    The victim's department's only for its readers, the other queue (whose, the record
+    cannot be trusted to say) for nobody who is checked.
+    """
+    report = await _asked(_contradicted(), Asker(*readable))
+    assert report.preemption is not None
+    assert report.preemption.kind == "UNKNOWN"
+    text = _everything(report)
+    for figure in VICTIMS:
+        assert (figure in text) is victims, figure
+    for figure in THEIRS:
+        assert figure not in text, figure
+    assert "[the reclaimer's queue: not shown here]" in report.evidence[0].text
+    unchecked = await _asked(_contradicted(), None)  # the command line: all of it
+    assert all(f in _everything(unchecked) for f in (*VICTIMS, THEIRS[0], THEIRS[1]))

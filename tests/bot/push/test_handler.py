@@ -20,6 +20,7 @@ from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
 from bot.push.alert_answers import AlertStillFiring
 from bot.push.item import PENDING, AlertSpec, Pending, alert_item
 from bot.work import JournalState, MemoryWorkQueue, WorkItem
+from runai_sim.scenario import Scenario
 from tests.bot.push.recording import CrashedError, RecordingPoster
 from tests.bot.push.scenes import DEMO, NLP_ID, OOM_ID
 
@@ -262,11 +263,8 @@ DEPARTMENTS = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", DEPARTMENTS)
-async def test_a_channel_is_never_shown_a_departments_figures(name: str):
-    """A channel is given a project: a department's quota and usage sum other projects'."""
-    scenario = bundled_scenario(name)
-    workload_id, figures = DEPARTMENTS[name]
+async def _pushed(scenario: Scenario, workload_id: str) -> tuple[str, list[str]]:
+    """What a push of `workload_id` to a channel of ml-team posts, and what it read."""
     async with simulated(scenario, transport="asgi") as up:
         assert up.simulator is not None
         poster, store = RecordingPoster(), MemoryStore()
@@ -287,7 +285,23 @@ async def test_a_channel_is_never_shown_a_departments_figures(name: str):
         read = [r.path for r in up.simulator.requests]
     [root] = poster.roots()
     assert isinstance(root.reply, ReportReply)
-    said = root.reply.report.model_dump_json()
+    return root.reply.report.model_dump_json(), read
+
+
+@pytest.mark.parametrize("name", DEPARTMENTS)
+async def test_a_channel_is_never_shown_a_departments_figures(name: str):
+    """A channel is given a project: a department's quota and usage sum other projects'."""
+    workload_id, figures = DEPARTMENTS[name]
+    said, read = await _pushed(bundled_scenario(name), workload_id)
     for figure in figures:
         assert figure not in said, figure
     assert not any(p.startswith("/api/v1/org-unit/departments/") for p in read)
+
+
+async def test_a_channel_is_never_shown_the_reclaimers_queue():
+    """llama-sft-qlora (ml-team) was reclaimed by serve-llama-70b: nlp's queue is nlp's."""
+    qlora = next(w.id for w in DEMO.workloads if w.workload["name"] == "llama-sft-qlora")
+    said, _ = await _pushed(DEMO, qlora)
+    for leaked in ("serve-llama-70b", "8 GPUs with a quota of 16", "8 of its 16"):
+        assert leaked not in said, leaked
+    assert "ml-team uses 14 GPUs with a quota of 12 GPUs" in said  # the channel's own

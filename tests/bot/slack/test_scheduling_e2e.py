@@ -124,7 +124,10 @@ async def test_the_preemptor_is_named_only_to_whoever_may_read_it(
     assert answer.startswith("PREEMPTED · RECLAIM_FAIR_SHARE")
     assert ("serve-llama-70b" in answer) is named
     assert ("a workload in another project" in answer) is not named
-    assert "ml-team uses 14 GPUs with a quota of 12 GPUs" in answer  # a project's: for both
+    assert "ml-team uses 14 GPUs with a quota of 12 GPUs" in answer  # her own project's
+    # nlp's queue (the reclaimer's project) is the reclaimer's: its figures with it.
+    assert ("8 GPUs with a quota of 16" in answer) is named
+    assert ("8 of its 16 quota GPUs" in answer) is named
 
 
 async def test_a_teammate_asking_for_the_evidence_sees_only_the_preemptor_they_may_read(
@@ -153,3 +156,5 @@ async def test_a_teammate_asking_for_the_evidence_sees_only_the_preemptor_they_m
     assert shown.body.get("thread_ts") == root
     assert "serve-llama-70b" not in said
     assert "a workload in another project" in said
+    assert "8 GPUs with a quota of 16" not in said  # nor its project's queue figures
+    assert "[the reclaimer's queue: not shown here]" in said

@@ -18,7 +18,7 @@ K = PreemptionKind
 
 def test_the_schedulers_reclaim_line_decides_the_quota_position():
     ev = b.preemption_evidence(events=[b.evict(b.RECLAIM)], metrics=b.quota_metrics(8, 2))
-    found = quota_position(ev, decide_kind(ev))
+    found = quota_position(ev, decide_kind(ev), seen=True)
     assert found.over is True  # 12 used, quota 8: the scheduler's numbers, not the metrics'
     assert found.level == "project"
     assert found.line is not None
@@ -30,7 +30,7 @@ def test_the_schedulers_reclaim_line_decides_the_quota_position():
 )
 def test_without_the_line_metrics_around_the_eviction_decide(quota, allocation, over):
     ev = b.preemption_evidence(metrics=b.quota_metrics(quota, allocation))
-    found = quota_position(ev, decide_kind(ev))
+    found = quota_position(ev, decide_kind(ev), seen=True)
     assert (found.over, found.project) == (over, over)
     assert found.line is not None
     assert found.line.source == "get_project_metrics"
@@ -48,7 +48,7 @@ def test_without_the_line_metrics_around_the_eviction_decide(quota, allocation, 
 )
 def test_no_samples_bracketing_the_eviction_is_unknown_never_todays_status(metrics):
     ev = b.preemption_evidence(metrics=metrics)
-    assert quota_position(ev, decide_kind(ev)) == QuotaPosition()
+    assert quota_position(ev, decide_kind(ev), seen=True) == QuotaPosition()
 
 
 def test_metrics_of_no_named_pool_judge_nothing():
@@ -56,7 +56,7 @@ def test_metrics_of_no_named_pool_judge_nothing():
     ev = b.preemption_evidence(metrics=b.quota_metrics(8, 12)).model_copy(
         update={"metrics_pool": None}
     )
-    assert quota_position(ev, decide_kind(ev)) == QuotaPosition()
+    assert quota_position(ev, decide_kind(ev), seen=True) == QuotaPosition()
 
 
 def test_a_non_number_sample_is_skipped():
@@ -65,7 +65,7 @@ def test_a_non_number_sample_is_skipped():
         update={"values": (bad[1].values[0].model_copy(update={"value": "n/a"}),)}
     )
     ev = b.preemption_evidence(metrics=bad)
-    assert quota_position(ev, decide_kind(ev)) == QuotaPosition()
+    assert quota_position(ev, decide_kind(ev), seen=True) == QuotaPosition()
 
 
 @pytest.mark.parametrize(
@@ -162,26 +162,33 @@ def _reclaim_naming(queue: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("queue", "theirs", "level"),
+    ("queue", "theirs", "level", "unseen"),
     [
-        pytest.param("ml-team", "2", "project", id="the-projects-name"),
-        pytest.param("ml-team-default", "2", "project", id="the-projects-queue-in-its-pool"),
-        pytest.param("ml-platform", None, "department", id="the-departments-name"),
-        pytest.param("ml-platform-default", "1", "department", id="the-departments-queue-in-its-pool"),
-        pytest.param("q-7", "2", "department", id="unnamed-different-departments"),
-        pytest.param("q-7", "1", "project", id="unnamed-same-department"),
-        pytest.param("q-7", None, None, id="unnamed-preemptors-department-unknown"),
+        pytest.param("ml-team", "2", "project", "project", id="the-projects-name"),
+        pytest.param("ml-team-default", "2", "project", "project", id="the-projects-queue-in-its-pool"),
+        pytest.param("ml-platform", None, "department", "department", id="the-departments-name"),
+        pytest.param("ml-platform-default", "1", "department", "department", id="the-departments-queue-in-its-pool"),
+        pytest.param("q-7", "2", "department", None, id="unnamed-different-departments"),
+        pytest.param("q-7", "1", "project", None, id="unnamed-same-department"),
+        pytest.param("q-7", None, None, None, id="unnamed-preemptors-department-unknown"),
     ],
 )  # fmt: skip
-def test_whose_queue_the_reclaim_line_names(queue, theirs, level):
-    """The scheduler gives parent queues when the projects' departments differ (review #6)."""
+@pytest.mark.parametrize("seen", [True, False], ids=["seen", "unseen"])
+def test_whose_queue_the_reclaim_line_names(queue, theirs, level, unseen, seen):
+    """The scheduler gives parent queues when the projects' departments differ (review #6).
+
+    Whether they differ is the preemptor's to tell: only to whoever may read it (`seen`).
+    """
     victim = b.victim(departmentId="1", departmentName="ml-platform")
     ev = b.preemption_evidence(victim, events=[b.evict(_reclaim_naming(queue))])
     if theirs is not None:
         found = workload(name="serve-70b", projectName="nlp", departmentId=theirs)
         ev = ev.model_copy(update={"preemptor_workload": found})
-    position = quota_position(ev, decide_kind(ev))
-    assert (position.over, position.level) == (True, level)
-    assert position.project is (True if level == "project" else None)
+    expected = level if seen else unseen
+    position = quota_position(ev, decide_kind(ev), seen=seen)
+    assert (position.over, position.level) == (True, expected)
+    assert position.project is (True if expected == "project" else None)
     assert position.line is not None
-    assert ("this workload's department's queue" in position.line.text) is (level == "department")
+    assert ("this workload's department's queue" in position.line.text) is (
+        expected == "department"
+    )

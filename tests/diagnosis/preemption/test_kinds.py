@@ -93,7 +93,7 @@ CONTRADICTIONS: list[Any] = [
     ),
     pytest.param(
         {"events": [b.evict(b.PRIORITY)], "by": b.preemptor(priority=40)},
-        "priority 40 is not above the victim's 50",
+        "eval-prod (project ml-team, priority 40 (high)) is not above the victim's priority 50",
         id="preemptor-not-higher",
     ),
     pytest.param(

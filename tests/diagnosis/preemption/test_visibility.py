@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from diagnosis.access import DepartmentAccess, WorkloadAccess
 from diagnosis.preemption.compose import compose_preemption
 from diagnosis.preemption.kinds import decide_kind
@@ -69,11 +71,16 @@ def _text(report: Report) -> str:
     return json.dumps(report.to_json_dict("24h"))
 
 
+def _seen(report: Report) -> Report:
+    """What the asker is shown (not the answer it carries for who may not read the preemptor)."""
+    return report.model_copy(update={"without_preemptor": None})
+
+
 async def test_an_asker_who_may_read_it_sees_the_preemptor():
     report = reclaim_report()
     asker = Asker(("nlp", "Inference"))
     shown = await for_asker(report, asker)
-    assert shown == report
+    assert _seen(shown) == _seen(report)
     assert asker.asked == [WorkloadAccess(CLUSTER, "nlp", "Inference")]  # the kind is checked
     assert shown.to_json_dict("24h")["preemption"]["by"] == {
         "name": "serve-70b",
@@ -91,7 +98,10 @@ async def test_an_asker_who_may_not_read_it_never_sees_its_name_project_or_prior
         assert leaked not in text, leaked
     assert "a workload in another project" in shown.headline
     assert "by workload [a workload in another project]" in text
-    assert "[another project] uses 4 GPUs" in text
+    # Its project's queue figures are its own: cut, and whose queue it is is not said.
+    assert "4 GPUs with a quota of 16" not in text
+    assert "[the reclaimer's queue: not shown here]" in text
+    assert "its project's queue" not in text
     assert "ml-team uses 12 GPUs" in text  # the asker's own project stays named
     data = shown.to_json_dict("24h")["preemption"]
     assert data["by"] == {"name": None, "project": None, "priority": None}
@@ -194,3 +204,27 @@ async def test_each_departments_queue_is_checked_and_cut_on_its_own():
     assert "[the reclaimer's department's queue: not shown here]" in text
     assert "serve-70b" in text  # the preemptor itself they may read
     assert "q-2" not in shown.model_dump_json()  # nothing of it kept in the report object
+
+
+@pytest.mark.parametrize(
+    ("text", "carried"),
+    [
+        pytest.param(b.PRIORITY, False, id="priority-preemption-no-queues"),
+        pytest.param(b.RECLAIM, True, id="reclaim-the-reclaimers-queue"),
+    ],
+)
+def test_the_answer_for_who_may_not_read_the_preemptor_is_carried_when_it_differs(text, carried):
+    ev = b.preemption_evidence(events=[b.evict(text)], by=b.preemptor(project="nlp"))
+    report = compose_preemption(ev, decide_kind(ev))
+    assert (report.without_preemptor is not None) is carried
+    if carried:
+        unseen = report.without_preemptor
+        assert unseen is not None
+        assert unseen.without_preemptor is None
+        assert report.preemption is not None
+        assert unseen.preemption is not None
+        # nlp's queue is a project's: whoever may read the preemptor may see its figures...
+        assert [q.whose for q in report.preemption.queues] == []
+        # ...and, with no department to check, cut for whoever may not read the preemptor.
+        [theirs] = unseen.preemption.queues
+        assert (theirs.whose, theirs.queue, theirs.department_id) == ("reclaimer", "nlp", None)
