@@ -4,6 +4,11 @@ A drain is a cordon (`spec.unschedulable`, the `node.kubernetes.io/unschedulable
 `NodeNotSchedulable` event) together with the pod being killed or evicted; a cordon alone
 terminates nothing and is not a verdict. A taint-manager eviction follows an unreachable or
 not-ready node. A kill from outside (exit 137/143) is explained by any of these.
+
+One documented exception to the skill's recovery owner (Infrastructure/SRE): a memory-pressure
+eviction of a container using more than it requested, on a node that shows no problem of its
+own, is the user's to fix (the request); owner and advice both say so, and both bring SRE back
+when the node does show a problem (NotReady, a cordon, a node-class Xid, not Ready now).
 """
 
 from __future__ import annotations
@@ -175,7 +180,11 @@ def node_failure(ev: Evidence) -> Finding | None:
         ),
         context=tuple(_node_lines(ev, node)),
         details=Details(
-            node=node, node_cause=cause, container=container, over_request=container is not None
+            node=node,
+            node_cause=cause,
+            container=container,
+            over_request=container is not None,
+            node_trouble=_node_trouble(ev, node),
         ),
     )
 
@@ -208,7 +217,7 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
         )
     sre = (
         "; ask SRE to check the node's health before it takes more work"
-        if not over or _node_trouble(ev, finding.details.node)
+        if not over or finding.details.node_trouble
         else ""
     )
     higher = " with the higher memory request" if over else ""
@@ -231,9 +240,12 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
 
 
 def _owner(finding: Finding) -> str | None:
-    if finding.details.over_request:
-        return "User: memory request; infrastructure/SRE: node memory"
-    return None
+    """Who fixes an over-request eviction: the user, and SRE only as the advice has it."""
+    if not finding.details.over_request:
+        return None
+    if finding.details.node_trouble:
+        return "User: memory request; infrastructure/SRE: the node's health"
+    return "User: memory request (an exception: the pod's over-request, not the node)"
 
 
 ROW = CategoryRow(
