@@ -150,25 +150,26 @@ def node_failure(ev: Evidence) -> Finding | None:
     cordoned = [s.at for s in drain if s.kind is SignalKind.NODE_CORDONED and s.at]
     when = min(not_ready) if not_ready else min(cordoned) if cordoned else latest(signals)
     stamp = _at(when)
+    # The kill from outside it explains, as its exit code, next to what killed the pod: the
+    # kill is cited in the evidence, and line one stays short.
+    code = f" (exit code {kills[-1].exit_code})" if kills else ""
     if cause is NodeCause.TAINT_EVICTION:  # each event at its own time: down, then evicted
         down = _at(min(not_ready)) if not_ready else ""
         evicted = _at(min(evictions)) if evictions else _at(latest(signals))
         headline = (
-            f"{what} became unreachable or not ready{down}, and the taint manager evicted the "
-            f"pod{evicted} while the workload ran."
+            f"{what} became unreachable or not ready{down} and the taint manager evicted the "
+            f"pod{evicted}{code}."
         )
     else:
-        headline = f"{what} {_what(cause, signals)}{stamp} while the workload ran."
+        headline = f"{what} {_what(cause, signals)}{stamp} while the workload ran{code}."
     over = next((m for s in signals if (m := _OVER_REQUEST.search(s.text))), None)
     container = None
     if over is not None and cause is NodeCause.PRESSURE_EVICTION:
         container = over.group(1)
         headline = (
-            f"{what} ran short of memory{stamp} and evicted the pod: container {container} "
-            f"was using {over.group(2)}, more than its request of {over.group(3)}."
+            f"{what} ran short of memory{stamp} and evicted the pod{code}: container "
+            f"{container} was using {over.group(2)}, more than its request of {over.group(3)}."
         )
-    if kills:
-        headline += f" That explains the exit code {kills[-1].exit_code} (killed from outside)."
     return Finding(
         category=Category.NODE_FAILURE,
         at=latest(signals),
