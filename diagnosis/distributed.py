@@ -85,12 +85,12 @@ class FirstFailure:
     later: tuple[_PodFailure, ...]
 
     def headline(self) -> str:
-        """What the headline adds: which pod (and rank) failed first, and how many after."""
-        noun = "pod" if len(self.later) == 1 else "pods"
-        return (
-            f" The first pod to fail was {self.first.pod}{_rank(self.first.rank)}; "
-            f"{len(self.later)} other {noun} failed after it."
-        )
+        """What the headline adds: which pod (and rank) failed first.
+
+        How many failed after it, and when, is its evidence line (`summary`): line one stays
+        short.
+        """
+        return f" First to fail: {self.first.pod}{_rank(self.first.rank)}."
 
     def summary(self) -> EvidenceLine:
         """The line saying that the others failed after it, and how long after."""

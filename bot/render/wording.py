@@ -1,21 +1,22 @@
 """Words every renderer says the same way: the console, Slack and Teams.
 
 The outcome labels and line one of a message, the recurrence sentence, how a time and a
-candidate are shown, the "N more … in the thread" and "left out" counts, and the
-`runai-why diagnose …` command that prints a whole report live here, once.
+candidate are shown (and a candidate's button label fitted to each platform's count), the
+"N more … in the thread" and "left out" counts, and the `runai-why diagnose …` command that
+prints a whole report live here, once.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.render.clean import escaped_len, middle_cut
+from bot.render.clean import ELLIPSIS, clean, escaped_len, middle_cut, one_line, utf16_len
 from diagnosis import Outcome, Report, WorkloadRef, utc_text
 
 __all__ = [
-    "LABEL_MAX",
     "OUTCOME_WORDS",
     "OWNER_LABEL",
     "QUESTION_LABEL",
@@ -23,6 +24,7 @@ __all__ = [
     "candidate_labels",
     "cli_command",
     "first_line_label",
+    "fit_label",
     "left_out_words",
     "more_words",
     "outcome_words",
@@ -127,10 +129,16 @@ def candidate_facts(candidate: WorkloadRef) -> str:
     )
 
 
-#: A Slack button's text holds 75 characters, counted (as Teams does) in UTF-16 units of
-#: the text as sent, where `&`, `<` and `>` are entities: labels are made to fit it whole.
-LABEL_MAX = 75
 _SHORT_ID = 8  # characters of a workload ID shown where the rest of a label is the same
+#: The most of a workload's name a candidate label carries, in UTF-16 units (a Kubernetes
+#: name's 253): every platform's button is shorter, and fits the label its own way.
+_NAME_KEPT = 253
+#: What follows the workload's name in a candidate label: its phase, when it was submitted,
+#: and its ID's start for twins (`candidate_labels`). Read from the label's end, bounded.
+_FACTS = re.compile(
+    r" · [^·\n]{1,80} · submitted (?:\d\d-\d\d \d\d:\d\dZ|\?)(?: · ID [^·\s]{1,64})?\Z"
+)
+_FACTS_MAX = 200  # characters: more than the longest `_FACTS` matches
 
 
 def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
@@ -138,9 +146,10 @@ def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
 
     Each names its workload, then what tells it apart: its phase and when it was submitted
     (UTC), and its ID's first characters where two labels would otherwise read the same
-    (as many as make them differ). A long name is shortened in its middle, never the facts,
-    so that the whole label fits `LABEL_MAX` UTF-16 units once Slack escapes it (`&` sent as
-    `&amp;`, `escaped_len`): sized by its own length, Slack would cut off the facts instead.
+    (as many as make them differ). Not sized for any button: each platform fits a label to
+    its own (`fit_label`), shortening the name in its middle, never the facts, by its own
+    count. So a name with `&`, `<` or `>` loses on Slack what Slack's entities take
+    (`&amp;`), and nothing on Teams, which counts the label as written.
     """
 
     def short(moment: datetime | None) -> str:
@@ -152,9 +161,31 @@ def candidate_labels(candidates: Sequence[WorkloadRef]) -> list[str]:
     for candidate, fact, key in zip(candidates, facts, plain, strict=True):
         twins = [c.id for c, k in zip(candidates, plain, strict=True) if k == key]
         told = fact + (f" · ID {_distinct_prefix(candidate.id, twins)}" if len(twins) > 1 else "")
-        room = LABEL_MAX - escaped_len(told) - len(" · ")
-        labels.append(f"{middle_cut(candidate.name, room, escaped=True)} · {told}")
+        labels.append(f"{middle_cut(one_line(clean(candidate.name)), _NAME_KEPT)} · {told}")
     return labels
+
+
+def fit_label(label: str, limit: int, *, escaped: bool = False) -> str:
+    """A button's label within `limit` UTF-16 units as its platform counts them, cleaned.
+
+    `escaped`: as Slack is sent it (`&` as `&amp;`, `escaped_len`); else as written (Teams,
+    whose look-alikes for marks take one unit each). A candidate's label (`candidate_labels`)
+    loses the middle of its name, never its facts; any other label is left for the
+    renderer to cut as it cuts any text.
+    """
+    text = one_line(clean(label))
+    measure = escaped_len if escaped else utf16_len
+    if measure(text) <= limit:
+        return text
+    tail = text[-_FACTS_MAX:]
+    found = _FACTS.search(tail)
+    if found is None:
+        return text
+    told = tail[found.start() :]
+    room = limit - measure(told)
+    if room <= len(ELLIPSIS) + 1:  # facts alone fill the button: the renderer cuts
+        return text
+    return middle_cut(text[: len(text) - len(told)], room, escaped=escaped) + told
 
 
 def _distinct_prefix(own: str, ids: Sequence[str]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject, PlainTextObject
 
 from bot.conversation import Choice, EvidenceReply, Notice, Question, Reply, ReportReply
+from bot.render.wording import fit_label
 from bot.slack.render import blocks
 from bot.slack.render.blocks import ChartImage, SlackMessage
 from bot.slack.render.evidence import MAX_EVIDENCE_MESSAGES, render_evidence
@@ -26,8 +27,12 @@ _LABEL_MAX = 150
 
 
 def _plain_label(label: str) -> str:
-    """An upstream label for plain text: cleaned, one line, within Slack's UTF-16 limit."""
-    return safe(label, _LABEL_MAX, single_line=True, plain=True) or "?"
+    """An upstream label for plain text: cleaned, one line, within Slack's UTF-16 limit.
+
+    A candidate's keeps its facts (`fit_label`), counted as Slack is sent them.
+    """
+    fitted = fit_label(label, _LABEL_MAX, escaped=True)
+    return safe(fitted, _LABEL_MAX, single_line=True, plain=True) or "?"
 
 
 def picked_blocks(blocks: list[dict[str, Any]], user: str, label: str) -> list[dict[str, Any]]:
@@ -80,7 +85,8 @@ def to_slack(
         case Question(picked=Choice() as picked):
             question = blocks.render_question(reply.text, [], block_id_prefix=CHOICE_ACTION)
             shown = picked_blocks(question.blocks, reply.asker or "", picked.label)
-            label = safe(picked.label, _LABEL_MAX, single_line=True)
+            fitted = fit_label(picked.label, _LABEL_MAX, escaped=True)
+            label = safe(fitted, _LABEL_MAX, single_line=True)
             return [SlackMessage(text=f"{question.text}\n→ {label}", blocks=shown)]
         case Question():
             choices = [

@@ -23,6 +23,7 @@ __all__ = [
     "GPUS",
     "PROJECT",
     "SNAPSHOT_SKEW",
+    "STATUS",
     "Level",
     "PoolFigures",
     "gpu_count",

@@ -24,7 +24,7 @@ from diagnosis.pending.department import (
 from diagnosis.pending.evidence import PendingEvidence, Said
 from diagnosis.pending.figures import DEPARTMENT, PoolFigures, gpu_count, gpus, preemptible
 from diagnosis.pending.texts import Saying
-from diagnosis.pending.verdict import PendingReason, Verdict, cite_said
+from diagnosis.pending.verdict import PendingReason, Verdict, cannot_tell, cite_said
 
 __all__ = ["contention", "node_pool_full", "project_over_quota", "unknown"]
 
@@ -99,9 +99,9 @@ def project_over_quota(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
         pool=fig.pool,
         headline=(
             f"Over the project's quota in node pool {fig.pool}: {gpus(fig.allocated)} of "
-            f"{gpus(fig.deserved)} deserved GPUs are allocated and it asks for "
-            f"{gpus(fig.requested)} more, while only {gpus(fig.free)} of {gpus(fig.total)} "
-            "GPUs are free: the over-quota capacity is in use by others."
+            f"{gpus(fig.deserved)} deserved GPUs allocated, {gpus(fig.requested)} more asked "
+            f"for, {gpus(fig.free)} of {gpus(fig.total)} free: the over-quota capacity is in use "
+            "by others."
         ),
         lines=tuple(cite_said(s) for s in said),
         figures=fig,
@@ -116,11 +116,10 @@ def _department_over_quota(
         reason=R.PROJECT_OVER_QUOTA,
         pool=fig.pool,
         headline=(
-            f"Over its department's quota in node pool {fig.pool}: department {department.name} "
-            f"has {gpus(department.allocated)} of {gpus(department.deserved)} deserved GPUs "
-            f"allocated and this asks for {gpus(fig.requested)} more (the project itself holds "
-            f"{gpus(fig.allocated)} of its {gpus(fig.deserved)}), with {gpus(fig.free)} of "
-            f"{gpus(fig.total)} GPUs free: it waits for over-quota GPUs others use."
+            f"Over its department {department.name}'s quota in node pool {fig.pool}: "
+            f"{gpus(department.allocated)} of {gpus(department.deserved)} deserved GPUs "
+            f"allocated, {gpus(fig.requested)} more asked for, {gpus(fig.free)} of "
+            f"{gpus(fig.total)} free: it waits for over-quota GPUs others use."
         ),
         lines=(*(cite_said(s) for s in said), department.line()),
         figures=fig,
@@ -128,37 +127,27 @@ def _department_over_quota(
     )
 
 
-def _department_clause(ev: PendingEvidence, department: DepartmentFigures | None) -> str:
-    """What the pool-full headline says of its department (within its quota), if it has one."""
-    if department is None:
-        return ""  # it has none: `contention` decides P12 only when it is known
-    of = f"of {gpus(department.deserved)} deserved GPUs"
-    if preemptible(ev) is False and department.allocated_np is not None:
-        # Measured as the project is: by its non-preemptible share (`DepartmentFigures.over`).
-        held = f"{gpus(department.allocated_np)} non-preemptible {of}"
-        return f", and so is its department {department.name} ({held})"
-    held = f"{gpus(department.allocated)} {of} allocated"
-    return f", and so is its department {department.name} ({held})"
+def _by_its_own_share(ev: PendingEvidence, fig: PoolFigures) -> bool:
+    """A non-preemptible workload is measured by its non-preemptible share (P5's measure)."""
+    return preemptible(ev) is False and fig.allocated_np is not None
 
 
-def _within(ev: PendingEvidence, fig: PoolFigures) -> tuple[str, str]:
-    """How the project is within its quota in the pool, and who holds the capacity."""
-    asks = f"{gpus(fig.requested)} requested of {gpus(fig.deserved)} deserved"
-    within = f"the project is within its quota ({gpus(fig.allocated)} allocated + {asks})"
-    held = "capacity is held by others"
-    if preemptible(ev) is False and fig.allocated_np is not None:
-        # Measured by its non-preemptible share (P5's measure), never called "allocated".
-        within = (
-            "it is non-preemptible and within the project's quota for such work "
-            f"({gpus(fig.allocated_np)} non-preemptible allocated + {asks})"
-        )
-        # All three were read: `contention` decides only with them.
-        if (fig.allocated or 0.0) + (fig.requested or 0.0) > (fig.deserved or 0.0):
-            held += (
-                " and by the project's own preemptible workloads "
-                f"({gpus(fig.allocated)} GPUs allocated in all)"
-            )
-    return within, held
+def _within(ev: PendingEvidence, fig: PoolFigures, department: DepartmentFigures | None) -> str:
+    """How it is within its quotas in the pool, in words: the figures are the evidence lines'.
+
+    The request, the project's line (deserved, allocated, non-preemptible) and the
+    department's line carry them, so the headline stays short. A non-preemptible workload's
+    share is never called "allocated"; its department is measured the same way.
+    """
+    named = f"department {department.name}" if department else None
+    if _by_its_own_share(ev, fig):
+        quotas = f"the project's and {named}'s quotas" if named else "the project's quota"
+        return f"as non-preemptible work it fits {quotas}"
+    return (
+        f"the project and its {named} are within quota"
+        if named
+        else ("the project is within its quota")
+    )
 
 
 def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
@@ -166,15 +155,14 @@ def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     if contention(ev, fig)[0] is not R.NODE_POOL_FULL:
         return None
     said = ev.saying(Saying.PIPELINED, Saying.FIT, pool=fig.pool)[:1]
-    within, held = _within(ev, fig)
-    department = department_figures(ev, fig)
+    department = department_figures(ev, fig)  # None: it has none (`contention` knows)
     return Verdict(
         reason=R.NODE_POOL_FULL,
         pool=fig.pool,
         headline=(
-            f"Node pool {fig.pool} is full: it asks for {gpu_count(fig.requested)} and only "
-            f"{gpus(fig.free)} of {gpus(fig.total)} are free, although {within}"
-            f"{_department_clause(ev, department)}: {held}."
+            f"Node pool {fig.pool} is full ({gpus(fig.free)} of {gpus(fig.total)} GPUs free, "
+            f"{gpus(fig.requested)} asked for), though {_within(ev, fig, department)}: "
+            "capacity is held by others."
         ),
         lines=(*(cite_said(s) for s in said), *([department.line()] if department else [])),
         figures=fig,
@@ -183,7 +171,11 @@ def node_pool_full(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
 
 def _department_unknown(ev: PendingEvidence, fig: PoolFigures, missing: str) -> Verdict:
     """P14 with only the department's position missing: the pool's figures, no promise."""
-    within, _ = _within(ev, fig)
+    within = (
+        "as non-preemptible work it is within the project's quota"
+        if _by_its_own_share(ev, fig)
+        else "the project is within its quota"
+    )
     whose = department_named(ev)
     department = department_figures(ev, fig)
     said = ev.saying(Saying.FIT, Saying.PIPELINED, pool=fig.pool)[:1]
@@ -193,7 +185,7 @@ def _department_unknown(ev: PendingEvidence, fig: PoolFigures, missing: str) -> 
         headline=(
             f"Node pool {fig.pool} has {gpus(fig.free)} of {gpus(fig.total)} GPUs free and it "
             f"asks for {gpus(fig.requested)}; {within}, but whether {whose} is too is not "
-            "known, so whether waiting fixes it cannot be told."
+            "known: waiting may not fix it."
         ),
         lines=(*(cite_said(s) for s in said), *([department.line()] if department else [])),
         figures=fig,
@@ -212,13 +204,10 @@ def unknown(ev: PendingEvidence, fig: PoolFigures) -> Verdict:
     if missing and fig.pool is not None and missing == [position_unknown(ev, fig)]:
         return _department_unknown(ev, fig, missing[0])
     said = ev.saying(Saying.FIT, Saying.PIPELINED, pool=fig.pool)[:1]
-    where = f" in node pool {fig.pool}" if fig.pool else ""
-    headline = f"Why it is waiting{where} cannot be told from what was read"
-    headline += f"; missing: {missing[0]}." if missing else "."
     return Verdict(
         reason=R.UNKNOWN,
         pool=fig.pool,
-        headline=headline,
+        headline=cannot_tell(fig, decided_by_gaps=bool(missing)),
         lines=tuple(cite_said(s) for s in said),
         figures=fig,
         missing=tuple(missing),

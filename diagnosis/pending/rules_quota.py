@@ -9,13 +9,13 @@ then do they replace them; otherwise they are shown as the scheduler's, in their
 from __future__ import annotations
 
 from diagnosis.kube.scheduling_models import quantity_number
-from diagnosis.moments import utc_text
 from diagnosis.pending.evidence import PendingEvidence, Said
 from diagnosis.pending.figures import (
     DEPARTMENT,
     GET_PROJECT,
     GPUS,
     PROJECT,
+    STATUS,
     Level,
     PoolFigures,
     gpus,
@@ -25,6 +25,7 @@ from diagnosis.pending.figures import (
 from diagnosis.pending.texts import Saying
 from diagnosis.pending.verdict import Doubt, PendingReason, Verdict, in_pool, known, verdict
 from diagnosis.preemptibility import preemptibility
+from diagnosis.report import EvidenceLine
 
 __all__ = ["over_limit", "over_quota_non_preemptible"]
 
@@ -89,31 +90,28 @@ def over_quota_non_preemptible(ev: PendingEvidence, fig: PoolFigures) -> Verdict
     over = None not in numbers and (f.allocated_np or 0) + (f.requested or 0) > (f.deserved or 0)
     if not said and not (preemptible(ev) is False and over):
         return None
-    doubts, why = _doubts(ev, said[0], fig, f.requested, level) if said else ((), [])
+    doubts, why, lines = _doubts(ev, said[0], fig, f.requested, level) if said else ((), [], ())
     names = (
         ("requested", "requested"),
         ("non-preemptible allocated", "allocated_np"),
         ("deserved", "deserved"),
     )
-    if said and level == DEPARTMENT:
-        figures = _theirs(said[0], f, level, *names)
-    else:  # figures now leaving room follow "yet": before it, only the scheduler's own
-        hide = Doubt.QUOTA_NOW_COVERS in doubts
-        shown = [n for n in names if not (hide and f.sources.get(n[1]) == GET_PROJECT)]
-        figures = known(*((label, getattr(f, name)) for label, name in shown))
-    quota = f"over the {level}'s GPU quota{in_pool(f)}{figures}"
-    headline = (
-        f"The scheduler says it is non-preemptible and {quota}; yet {', and '.join(why)}: "
-        "the statement and what was read now disagree."
-        if doubts
-        else f"Non-preemptible and {quota}."
-    )
+    quota = f"over the {level}'s GPU quota{in_pool(f)}"
+    if doubts:  # both sides' figures are the evidence's: the statement, and what was read now
+        yet = ", and ".join(why)
+        headline = f"The scheduler says it is non-preemptible and {quota}; yet {yet}."
+    elif said and level == DEPARTMENT:
+        headline = f"Non-preemptible and {quota}{_theirs(said[0], f, level, *names)}."
+    else:
+        figures = known(*((label, getattr(f, name)) for label, name in names))
+        headline = f"Non-preemptible and {quota}{figures}."
     cited = (*said[:1], typed) if typed else said[:1]
     return verdict(
         R.NON_PREEMPTIBLE_OVER_QUOTA,
         f,
         headline,
         *cited,
+        lines=lines,
         level=level,
         doubts=doubts,
         missing=_unread(said[0] if said else None, f, level),
@@ -122,18 +120,24 @@ def over_quota_non_preemptible(ev: PendingEvidence, fig: PoolFigures) -> Verdict
 
 def _doubts(
     ev: PendingEvidence, said: Said, now: PoolFigures, requested: float | None, level: Level
-) -> tuple[tuple[Doubt, ...], list[str]]:
-    """What read now disagrees with a typed non-preemptible-over-quota statement, in words.
+) -> tuple[tuple[Doubt, ...], list[str], tuple[EvidenceLine, ...]]:
+    """What read now disagrees with a typed non-preemptible-over-quota statement.
 
+    The doubts, the headline's words for them, and the evidence lines with what was read:
+    why the workload reads preemptible (the project's figures now are its own line already).
     `now` are the project's figures as get_project gave them; they count against the
     statement only when not older than it (a status message has no time: it may lag).
     """
     doubts: list[Doubt] = []
     words: list[str] = []
+    lines: list[EvidenceLine] = []
     movable = preemptibility(ev.workload)
     if movable.preemptible is True:
         doubts.append(Doubt.PREEMPTIBLE)
-        words.append(f"the workload reads preemptible ({movable.why})")
+        words.append("the workload reads preemptible")
+        lines.append(
+            EvidenceLine(text=f"The workload reads preemptible ({movable.why})", source=STATUS)
+        )
     older = now.project_at is not None and said.at is not None and now.project_at < said.at
     read = (
         level == PROJECT
@@ -144,12 +148,8 @@ def _doubts(
     )
     if read and (now.allocated_np or 0.0) + (requested or 0.0) <= (now.deserved or 0.0):
         doubts.append(Doubt.QUOTA_NOW_COVERS)
-        at = f" as of {utc_text(now.project_at)}" if now.project_at else ""
-        words.append(
-            f"the project's figures now leave room for it (deserved {gpus(now.deserved)}, "
-            f"non-preemptible allocated {gpus(now.allocated_np)}{at}, get_project)"
-        )
-    return tuple(doubts), words
+        words.append("the project's figures now leave room for it")
+    return tuple(doubts), words, tuple(lines)
 
 
 def _unread(said: Said | None, f: PoolFigures, level: Level) -> tuple[str, ...]:

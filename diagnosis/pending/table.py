@@ -21,7 +21,7 @@ from diagnosis.pending import rules_storage as storage
 from diagnosis.pending import rules_typed as typed
 from diagnosis.pending.evidence import PendingEvidence
 from diagnosis.pending.figures import GPUS, PROJECT, PoolFigures, gpu_count, gpus, pool_figures
-from diagnosis.pending.verdict import Doubt, PendingReason, Verdict, in_pool
+from diagnosis.pending.verdict import Doubt, PendingReason, Verdict, cannot_tell
 
 __all__ = ["PRECEDENCE", "PendingRow", "advice", "advice_across", "decide", "owner", "row"]
 
@@ -316,8 +316,7 @@ def _unread(ev: PendingEvidence, fig: PoolFigures, index: int, verdict: Verdict)
     return verdict.model_copy(
         update={
             "reason": R.UNKNOWN,
-            "headline": f"Why it is waiting{in_pool(fig)} cannot be told from what was read; "
-            f"missing: {unread}.",
+            "headline": cannot_tell(fig, decided_by_gaps=True),
             "missing": (unread, *verdict.missing),
             "level": PROJECT,
         }

@@ -11,7 +11,16 @@ from diagnosis.pending.evidence import Said
 from diagnosis.pending.figures import GPUS, PROJECT, Level, PoolFigures, gpus
 from diagnosis.report import EvidenceLine
 
-__all__ = ["Doubt", "PendingReason", "Verdict", "cite_said", "in_pool", "known", "verdict"]
+__all__ = [
+    "Doubt",
+    "PendingReason",
+    "Verdict",
+    "cannot_tell",
+    "cite_said",
+    "in_pool",
+    "known",
+    "verdict",
+]
 
 
 class PendingReason(StrEnum):
@@ -115,3 +124,13 @@ def known(*figures: tuple[str, float | None]) -> str:
     """`: limit 8, allocated 6, requested 4` with only the figures that were read."""
     shown = [f"{label} {gpus(value)}" for label, value in figures if value is not None]
     return f": {', '.join(shown)}" if shown else ""
+
+
+def cannot_tell(fig: PoolFigures, *, decided_by_gaps: bool) -> str:
+    """The UNKNOWN headline; what would decide is named in full under Not measured, not here.
+
+    Those gaps are sentences of their own (a taint and where it is, two moments too far
+    apart): in the headline they made line one run past two lines of a channel.
+    """
+    said = f"Why it is waiting{in_pool(fig)} cannot be told from what was read"
+    return f"{said}; what would decide it is under Not measured." if decided_by_gaps else f"{said}."

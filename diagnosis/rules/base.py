@@ -81,6 +81,8 @@ class Details(BaseModel):
         node_cause: NODE_FAILURE: what happened to it.
         over_request: NODE_FAILURE: a pressure eviction of a container using more memory
             than it requested (the fix is the request, not the node).
+        node_trouble: NODE_FAILURE: the node shows a problem of its own (NotReady, a cordon,
+            a node-class Xid, not Ready as read now), not only the eviction of the pod.
         volume: DATASOURCE_MOUNT_FAILED: the volume that could not be mounted.
         missing_object: DATASOURCE_MOUNT_FAILED: what the error says does not exist
             (`secret hf-token`, `config map cfg`, `PVC nlp-data`).
@@ -101,6 +103,7 @@ class Details(BaseModel):
     node: str | None = None
     node_cause: NodeCause | None = None
     over_request: bool = False
+    node_trouble: bool = False
     volume: str | None = None
     missing_object: str | None = None
     log_kind: str | None = None

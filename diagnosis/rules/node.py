@@ -4,6 +4,11 @@ A drain is a cordon (`spec.unschedulable`, the `node.kubernetes.io/unschedulable
 `NodeNotSchedulable` event) together with the pod being killed or evicted; a cordon alone
 terminates nothing and is not a verdict. A taint-manager eviction follows an unreachable or
 not-ready node. A kill from outside (exit 137/143) is explained by any of these.
+
+One documented exception to the skill's recovery owner (Infrastructure/SRE): a memory-pressure
+eviction of a container using more than it requested, on a node that shows no problem of its
+own, is the user's to fix (the request); owner and advice both say so, and both bring SRE back
+when the node does show a problem (NotReady, a cordon, a node-class Xid, not Ready now).
 """
 
 from __future__ import annotations
@@ -145,25 +150,26 @@ def node_failure(ev: Evidence) -> Finding | None:
     cordoned = [s.at for s in drain if s.kind is SignalKind.NODE_CORDONED and s.at]
     when = min(not_ready) if not_ready else min(cordoned) if cordoned else latest(signals)
     stamp = _at(when)
+    # The kill from outside it explains, as its exit code, next to what killed the pod: the
+    # kill is cited in the evidence, and line one stays short.
+    code = f" (exit code {kills[-1].exit_code})" if kills else ""
     if cause is NodeCause.TAINT_EVICTION:  # each event at its own time: down, then evicted
         down = _at(min(not_ready)) if not_ready else ""
         evicted = _at(min(evictions)) if evictions else _at(latest(signals))
         headline = (
-            f"{what} became unreachable or not ready{down}, and the taint manager evicted the "
-            f"pod{evicted} while the workload ran."
+            f"{what} became unreachable or not ready{down} and the taint manager evicted the "
+            f"pod{evicted}{code}."
         )
     else:
-        headline = f"{what} {_what(cause, signals)}{stamp} while the workload ran."
+        headline = f"{what} {_what(cause, signals)}{stamp} while the workload ran{code}."
     over = next((m for s in signals if (m := _OVER_REQUEST.search(s.text))), None)
     container = None
     if over is not None and cause is NodeCause.PRESSURE_EVICTION:
         container = over.group(1)
         headline = (
-            f"{what} ran short of memory{stamp} and evicted the pod: container {container} "
-            f"was using {over.group(2)}, more than its request of {over.group(3)}."
+            f"{what} ran short of memory{stamp} and evicted the pod{code}: container "
+            f"{container} was using {over.group(2)}, more than its request of {over.group(3)}."
         )
-    if kills:
-        headline += f" That explains the exit code {kills[-1].exit_code} (killed from outside)."
     return Finding(
         category=Category.NODE_FAILURE,
         at=latest(signals),
@@ -175,7 +181,11 @@ def node_failure(ev: Evidence) -> Finding | None:
         ),
         context=tuple(_node_lines(ev, node)),
         details=Details(
-            node=node, node_cause=cause, container=container, over_request=container is not None
+            node=node,
+            node_cause=cause,
+            container=container,
+            over_request=container is not None,
+            node_trouble=_node_trouble(ev, node),
         ),
     )
 
@@ -208,7 +218,7 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
         )
     sre = (
         "; ask SRE to check the node's health before it takes more work"
-        if not over or _node_trouble(ev, finding.details.node)
+        if not over or finding.details.node_trouble
         else ""
     )
     higher = " with the higher memory request" if over else ""
@@ -231,9 +241,12 @@ def _advise(ev: Evidence, finding: Finding) -> list[str]:
 
 
 def _owner(finding: Finding) -> str | None:
-    if finding.details.over_request:
-        return "User: memory request; infrastructure/SRE: node memory"
-    return None
+    """Who fixes an over-request eviction: the user, and SRE only as the advice has it."""
+    if not finding.details.over_request:
+        return None
+    if finding.details.node_trouble:
+        return "User: memory request; infrastructure/SRE: the node's health"
+    return "User: memory request (an exception: the pod's over-request, not the node)"
 
 
 ROW = CategoryRow(

@@ -170,7 +170,9 @@ async def test_a_pending_answer_reads_the_department_only_for_who_may_read_it():
     assert shown.pending is not None
     assert withheld.pending is not None
     assert (shown.pending.reason, withheld.pending.reason) == ("PROJECT_OVER_QUOTA", "UNKNOWN")
-    assert "department ml-platform has 14 of 8 deserved GPUs" in shown.headline
+    assert "department ml-platform's quota in node pool default: 14 of 8 deserved GPUs" in (
+        shown.headline
+    )
     assert "14 of 8" not in _everything(withheld)
     assert withheld.recovery_owner == "Undetermined"
 

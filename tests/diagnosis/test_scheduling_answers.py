@@ -303,7 +303,7 @@ async def test_the_department_is_read_only_for_an_asker_who_may_see_it_never_unc
     for shown in (operator, reader):
         assert shown.pending is not None
         assert shown.pending.reason == "PROJECT_OVER_QUOTA"
-        assert "department ml-platform has 14 of 8" in shown.headline
+        assert "department ml-platform's quota in node pool default: 14 of 8" in shown.headline
     assert asker.pending is not None
     assert asker.pending.reason == "UNKNOWN"  # never "unconstrained", never the project's alone
     assert "whether department ml-platform is too is not known" in asker.headline

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.render.code_spans import MARKS
+from bot.render.wording import fit_label
 from bot.teams.render.card_text import (
     ACTIVITY_MAX_BYTES,
     Run,
@@ -53,6 +54,7 @@ SUBMIT_KEY, SUBMIT_CHOICE = "runai_why", "choice"
 MAX_CHOICES = 25  # buttons on one question, as Slack's cluster list.
 SUMMARY_MAX = 300
 _TITLE_MAX = 80  # an action's title.
+_PICKED_MAX = 150  # what was picked, in the card that replaces the question.
 _QUESTION_MAX = 3_000
 _NOTICE_MAX = 4_000  # at most 8,000 characters once lines are paragraphs: 16 KB of UTF-16.
 _MORE_RESERVE = 400  # bytes kept for the "N more choices not shown" line.
@@ -147,18 +149,20 @@ def render_question_card(
 ) -> Card:
     """A question with one Action.Submit per (label, value) choice, or with what was picked.
 
-    At most `MAX_CHOICES` buttons, within the size limit; the rest are counted.
+    At most `MAX_CHOICES` buttons, within the size limit; the rest are counted. A label is
+    fitted by Teams' own count (`fit_label`: as written, no entities), so a candidate's name
+    with `&`, `<` or `>` loses only what the title's room takes, never its facts.
     """
     body = [text_with_code(text, _QUESTION_MAX, empty="?")]
     summary = plain(text, SUMMARY_MAX) or "?"
     if picked is not None:
-        label = safe(picked, 150, single_line=True) or "?"
+        label = safe(fit_label(picked, _PICKED_MAX), _PICKED_MAX, single_line=True) or "?"
         body.append(text_block(f"Picked by the asker: **{label}**"))
         return Card(summary, body)
     room = ACTIVITY_MAX_BYTES - json_bytes(activity(Card(summary, body))) - _MORE_RESERVE
     shown = 0
     for label, value in choices[:MAX_CHOICES]:
-        title = plain(label, _TITLE_MAX) or "(no label)"
+        title = plain(fit_label(label, _TITLE_MAX), _TITLE_MAX) or "(no label)"
         button = {"type": "Action.Submit", "title": title, "data": choice_data(value)}
         row = {"type": "ActionSet", "actions": [button], "spacing": "Small"}
         if (size := cost(row)) > room:

@@ -1,13 +1,14 @@
-"""Words every renderer shares: candidate buttons within Slack's 75, the "more" and "left out" counts."""
+"""Words every renderer shares: candidate buttons fitted to each platform, "more", "left out"."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from bot.render.clean import escaped_len, utf16_len
-from bot.render.wording import LABEL_MAX, candidate_labels, left_out_words, more_words
+from bot.render.wording import candidate_labels, fit_label, left_out_words, more_words
 from diagnosis import WorkloadRef
 
 ID_A = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
@@ -16,6 +17,7 @@ ID_A2 = "3f1c2a9e-5b00-4c1e-9a2f-8d6b0e4c7a11"  # shares ID_A's first 12 charact
 _ROCKETS = "\U0001f680" * 3  # two UTF-16 units each, as Slack and Teams count them
 _CJK = "\U00020000"  # CJK extension B: two units too
 _WIDE = f"{_ROCKETS}-llm-finetune-{_CJK * 30}"
+_AMP = "r&d<ml>&co-" * 8  # 88 characters, 208 UTF-16 units once Slack escapes them
 
 
 def _ref(name: str, wid: str, *, phase: str = "Failed", minute: int = 19) -> WorkloadRef:
@@ -64,59 +66,84 @@ def _ref(name: str, wid: str, *, phase: str = "Failed", minute: int = 19) -> Wor
             id="as much of the ID as makes them differ",
         ),
         pytest.param(
-            [_ref("x" * 30 + "-middle-" + "y" * 25, ID_A, phase="Running")],
-            ["xxxxxxxxxxxxxxxxxxxx…yyyyyyyyyyyyyyyyyyy · Running · submitted 11-01 07:19Z"],
-            id="a long name is cut in its middle, never the facts",
+            [_ref(_AMP, ID_A)],
+            [f"{_AMP} · Failed · submitted 11-01 07:19Z"],
+            id="the name whole: each platform fits the label to its own button",
         ),
         pytest.param(
-            [
-                _ref(_WIDE, ID_A),
-                _ref(_WIDE, ID_B, minute=20),
-                _ref(_WIDE, ID_A2, phase="Running", minute=20),
-            ],
-            [
-                f"{_ROCKETS}-llm-finetune-…{_CJK * 10} · Failed · submitted 11-01 07:19Z",
-                f"{_ROCKETS}-llm-finetune-…{_CJK * 10} · Failed · submitted 11-01 07:20Z",
-                f"{_ROCKETS}-llm-finetune-…{_CJK * 9} · Running · submitted 11-01 07:20Z",
-            ],
-            id="a name beyond the BMP is measured in UTF-16 units: the facts still fit",
-        ),
-        pytest.param(
-            [_ref(_CJK * 40, ID_A, phase="Running")],
-            [f"{_CJK * 10}…{_CJK * 9} · Running · submitted 11-01 07:19Z"],
-            id="a surrogate pair is never split: an odd unit is left unused",
+            [_ref("a\u200bb\nc", ID_A)],
+            ["ab c · Failed · submitted 11-01 07:19Z"],
+            id="the name cleaned and on one line",
         ),
     ],
 )
 def test_candidate_labels(candidates: list[WorkloadRef], labels: list[str]):
     assert candidate_labels(candidates) == labels
-    assert all(utf16_len(label) <= LABEL_MAX for label in labels)
 
 
-_AMP = "r&d<ml>&co-" * 8  # 88 characters, 208 UTF-16 units once Slack escapes them
+_SLACK, _TEAMS = (75, True), (80, False)  # a button's room, and whether it counts entities
+
+#: (the candidate, its button (room, escaped), the label the button shows). Only the name is
+#: shortened, in its middle; the facts that tell candidates apart always fit.
+FITTED: list[Any] = [
+    pytest.param(
+        _ref("x" * 30 + "-middle-" + "y" * 25, ID_A, phase="Running"), _SLACK,
+        "xxxxxxxxxxxxxxxxxxxx…yyyyyyyyyyyyyyyyyyy · Running · submitted 11-01 07:19Z",
+        id="slack: a long name is cut in its middle, never the facts",
+    ),
+    pytest.param(
+        _ref(_WIDE, ID_A), _SLACK,
+        f"{_ROCKETS}-llm-finetune-…{_CJK * 10} · Failed · submitted 11-01 07:19Z",
+        id="slack: a name beyond the BMP is measured in UTF-16 units: the facts still fit",
+    ),
+    pytest.param(
+        _ref(_CJK * 40, ID_A, phase="Running"), _SLACK,
+        f"{_CJK * 10}…{_CJK * 9} · Running · submitted 11-01 07:19Z",
+        id="slack: a surrogate pair is never split: an odd unit is left unused",
+    ),
+    pytest.param(
+        _ref(_AMP, ID_A), _SLACK,
+        "r&d<ml>…d<ml>&co- · Failed · submitted 11-01 07:19Z",
+        id="slack: a name with &, < and > is sized as Slack is sent it",
+    ),
+    pytest.param(
+        _ref(_AMP, ID_A), _TEAMS,
+        "r&d<ml>&co-r&d<ml>&co-r…r&d<ml>&co-r&d<ml>&co- · Failed · submitted 11-01 07:19Z",
+        id="teams: the same name counted as written keeps what only Slack's entities cost",
+    ),
+    pytest.param(
+        _ref("r&d<ml>&co-" * 3, ID_A), _TEAMS,
+        "r&d<ml>&co-r&d<ml>&co-r&d<ml>&co- · Failed · submitted 11-01 07:19Z",
+        id="teams: a name Slack must shorten fits whole",
+    ),
+    pytest.param(
+        _ref("q&a", ID_A), _SLACK, "q&a · Failed · submitted 11-01 07:19Z",
+        id="slack: a name that fits once escaped is kept whole",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("candidate", "button", "shown"), FITTED)
+def test_each_platform_fits_a_candidate_label_by_its_own_count(
+    candidate: WorkloadRef, button: tuple[int, bool], shown: str
+):
+    room, escaped = button
+    [label] = candidate_labels([candidate])
+    fitted = fit_label(label, room, escaped=escaped)
+    assert fitted == shown
+    assert (escaped_len if escaped else utf16_len)(fitted) <= room
 
 
 @pytest.mark.parametrize(
-    ("candidates", "labels"),
+    "label",
     [
-        pytest.param(
-            [_ref(_AMP, ID_A), _ref(_AMP, ID_B, phase="Running")],
-            [
-                "r&d<ml>…d<ml>&co- · Failed · submitted 11-01 07:19Z",
-                "r&d<ml>…d<ml>&co- · Running · submitted 11-01 07:19Z",
-            ],
-            id="a name with &, < and > is sized as Slack is sent it: the facts still fit",
-        ),
-        pytest.param(
-            [_ref("q&a", ID_A)],
-            ["q&a · Failed · submitted 11-01 07:19Z"],
-            id="a name that fits once escaped is kept whole",
-        ),
+        pytest.param("prod-a-" * 30, id="a cluster's name"),
+        pytest.param("n · Failed · submitted" + " x" * 60, id="facts of another shape"),
+        pytest.param("n" * 10 + " · " + "F" * 200 + " · submitted ?", id="facts past any button"),
     ],
 )
-def test_candidate_labels_fit_once_escaped(candidates: list[WorkloadRef], labels: list[str]):
-    assert candidate_labels(candidates) == labels
-    assert all(escaped_len(label) <= LABEL_MAX for label in labels)
+def test_a_label_that_is_no_candidates_is_left_to_the_renderer(label: str):
+    assert fit_label(label, 75, escaped=True) == label
 
 
 def test_a_label_without_times_says_so():

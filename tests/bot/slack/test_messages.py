@@ -10,6 +10,7 @@ from bot.slack.messages import picked_blocks, to_slack
 from tests.bot.render.reports import report
 
 _EMOJI = "\U0001f600"
+_FACTS = " · Failed · submitted 11-04 00:17Z"
 
 
 @pytest.mark.parametrize(
@@ -24,6 +25,9 @@ _EMOJI = "\U0001f600"
         ("", "?"),
         (_EMOJI * 200, _EMOJI * 74 + "…"),  # 150 UTF-16 units, not 150 code points
         ("a" * 200, "a" * 149 + "…"),
+        # a candidate's label (`candidate_labels`) loses the middle of its name, not its facts
+        ("n" * 200 + _FACTS, "n" * 58 + "…" + "n" * 57 + _FACTS),
+        ("&" * 200 + _FACTS, "&amp;" * 11 + "…" + "&amp;" * 11 + _FACTS),  # counted as sent
     ],
 )
 def test_a_picked_label_is_cleaned_and_cut_in_utf16_units(label, shown):

@@ -45,13 +45,14 @@ async def test_why_is_it_still_pending_is_answered_with_the_reason_and_the_numbe
     assert line_one.startswith("PENDING · NODE_POOL_FULL")
     assert '"text": "PENDING · NODE_POOL_FULL · vit-pretrain-xl"' in blocks  # the header
     for figure in (
-        "it asks for 4 GPUs and only 2 of 56 are free",
-        "9 allocated + 4 requested of 16 deserved",
+        "Node pool default is full (2 of 56 GPUs free, 4 asked for)",
+        "Requested: 4 GPUs",
         "Node pool default: 2 of 56 GPUs free",
-        "deserved 16 GPUs, limit unlimited",
+        "deserved 16 GPUs, limit unlimited, over-quota weight 1; allocated 9",
         "Pending for 48m",
         # bob may read department research: its position is read, shown and decides too.
-        "and so is its department research (18 of 36 deserved GPUs allocated)",
+        "though the project and its department research are within quota",
+        "Department research in node pool default: deserved 36 GPUs, allocated 18",
     ):
         assert figure in blocks, figure
     assert "get_node_telemetry" in blocks  # every figure cites where it came from
@@ -60,7 +61,7 @@ async def test_why_is_it_still_pending_is_answered_with_the_reason_and_the_numbe
 
 VIT = "why is vit-pretrain-xl in vision still pending on cluster prod-a?"
 #: What research's figures look like in an answer: its usage sums nlp's too.
-RESEARCH_FIGURES = ("18 of 36", "deserved 36 GPUs", "get_department")
+RESEARCH_FIGURES = ("deserved 36 GPUs", "allocated 18", "get_department")
 
 
 def _alice(fake_slack: FakeSlack) -> None:
@@ -95,7 +96,7 @@ async def test_all_the_evidence_of_a_readers_answer_leaves_the_department_out_fo
     root = "1700000300.000100"
     async with running_bots(fake_slack, redis_url) as [bot]:
         answer = await _ask(bot, VIT)
-        assert "18 of 36" in answer
+        assert "deserved 36 GPUs, allocated 18" in answer
         again = app_mention_event(
             f"<@{BOT_USER_ID}> show all evidence",
             user=ALICE,

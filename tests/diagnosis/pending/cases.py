@@ -203,13 +203,13 @@ CASES: list[Any] = [
     pytest.param(
         {"events": [b.fit(b.SHORTAGE)], "quota": b.project(deserved=4, allocated=6), "free": 1},
         R.PROJECT_OVER_QUOTA,
-        ["6 of 4 deserved GPUs are allocated", "only 1 of 32 GPUs are free"],
+        ["6 of 4 deserved GPUs allocated, 4 more asked for, 1 of 32 free"],
         id="over-quota-shortage",
     ),
     pytest.param(
         {"events": [b.fit(b.SHORTAGE)], "quota": b.project(deserved=8, allocated=2), "free": 1},
         R.NODE_POOL_FULL,
-        ["only 1 of 32 are free", "2 allocated + 4 requested of 8 deserved"],
+        ["(1 of 32 GPUs free, 4 asked for), though the project is within its quota: capacity"],
         id="in-quota-shortage",
     ),
     pytest.param(
@@ -221,7 +221,7 @@ CASES: list[Any] = [
     pytest.param(
         {"events": [b.fit(b.MIXED)], "free": None},
         R.UNKNOWN,
-        ["missing: node pool default's free GPUs"],
+        ["cannot be told from what was read; what would decide it is under Not measured."],
         id="free-gpus-not-read",
     ),
 ]

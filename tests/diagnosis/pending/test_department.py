@@ -18,6 +18,7 @@ from diagnosis.pending.table import advice, decide, row
 from diagnosis.pending.verdict import PendingReason
 from diagnosis.runai.scheduling_models import DepartmentQuota
 from tests.diagnosis.pending import builders as b
+from tests.line_one import HEADLINE_MAX
 
 R = PendingReason
 
@@ -58,23 +59,23 @@ NON_PREEMPTIBLE = {"wl": b.waiting(preemptible=False, priority=125)}
 IN_RESEARCH = {"wl": b.waiting(departmentId="2", departmentName="research")}
 UNKNOWN_WORDS = [
     "Node pool default has 1 of 32 GPUs free and it asks for 4",
-    "the project is within its quota (2 allocated + 4 requested of 8 deserved)",
+    "the project is within its quota, but",
     "whether department research is too is not known",
-    "whether waiting fixes it cannot be told",
+    "waiting may not fix it",
 ]
 
 #: (department, evidence arguments, reason, words of the headline, what is named missing)
 CASES: list[Any] = [
     pytest.param(
         department(deserved=8, allocated=14), {}, R.PROJECT_OVER_QUOTA,
-        ["Over its department's quota in node pool default",
-         "department research has 14 of 8 deserved GPUs allocated and this asks for 4 more",
-         "(the project itself holds 2 of its 8)", "it waits for over-quota GPUs others use"], [],
+        ["Over its department research's quota in node pool default",
+         "14 of 8 deserved GPUs allocated, 4 more asked for",
+         "it waits for over-quota GPUs others use"], [],
         id="department-over-its-quota",
     ),
     pytest.param(
         department(deserved=16, allocated=2), {}, R.NODE_POOL_FULL,
-        ["although the project is within its quota", "and so is its department research (2 of 16"], [],
+        ["though the project and its department research are within quota: capacity"], [],
         id="department-within-its-quota",
     ),
     pytest.param(
@@ -91,8 +92,7 @@ CASES: list[Any] = [
     ),
     pytest.param(
         None, {}, R.NODE_POOL_FULL,
-        ["although the project is within its quota (2 allocated + 4 requested of 8 deserved): "
-         "capacity is held by others."], [],
+        ["though the project is within its quota: capacity is held by others."], [],
         id="no-department-at-all",
     ),
     pytest.param(
@@ -107,7 +107,7 @@ CASES: list[Any] = [
     ),
     pytest.param(
         department(deserved=8, allocated=14, allocated_np=2), NON_PREEMPTIBLE, R.NODE_POOL_FULL,
-        ["it is non-preemptible", "and so is its department research (2 non-preemptible of 8 deserved GPUs)"], [],
+        ["as non-preemptible work it fits the project's and department research's quotas"], [],
         id="non-preemptible-by-its-departments-non-preemptible-gpus",
     ),
     pytest.param(
@@ -128,7 +128,7 @@ def test_the_departments_position_in_the_pool(unit, given, reason, words, missin
         assert any(text in m for m in best.missing), best.missing
     assert bool(missing) is bool(best.missing), best.missing  # nothing else is said missing
     assert "unconstrained" not in best.headline
-    assert len(best.headline) < 320, len(best.headline)  # one screen with its figures (N4)
+    assert len(best.headline) <= HEADLINE_MAX, len(best.headline)  # line one: its figures are lines
     if reason is R.UNKNOWN:  # nothing promised: no waiting, no reclaim, nobody to act yet
         said = " ".join([best.headline, *advice(best)])
         assert "Waiting should fix it" not in said
@@ -178,4 +178,4 @@ def test_an_unknown_department_keeps_the_pool_facts_and_says_who_can_tell(unit, 
     )
     assert not any("Waiting should fix it" in a for a in report.recommendations)
     assert any("department research's" in m for m in report.missing)
-    assert len(report.headline) < 300
+    assert len(report.headline) <= HEADLINE_MAX

@@ -2,8 +2,9 @@
 
 The scheduler's `NonPreemptibleOverQuota` must agree with a non-preemptible workload, and
 may lag a quota raised since (reference §4.2 P5, §4.4): either disagreement is said in the
-headline with both sides' figures, and the advice never tells the user to do what the
-disagreement makes wrong. Figures P5 reports that nothing gave are named, never zero.
+headline, both sides' figures in the evidence (the statement quoted, what was read now next to
+it), and the advice never tells the user to do what the disagreement makes wrong. Figures P5
+reports that nothing gave are named, never zero.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ NON_PREEMPTIBLE = {"preemptible": False, "priority": 125}
 AT_QUOTA = b.project(deserved=4, allocated=3, allocated_np=3)
 RAISED = b.project(deserved=16, allocated=0, allocated_np=0)
 STATEMENT = "requested 2, non-preemptible allocated 3, deserved 4"
+#: The scheduler's statement as the evidence quotes it.
+STATEMENT_SAYS = "Workload requested 2 GPUs, but nlp quota is 4 GPUs, while 3 GPUs are already"
 
-#: (the workload, the project now, the doubts, words of the headline, of the advice, and words
-#: the advice never has). The scheduler's statement: 2 requested, 3 of 4 held, 5 minutes ago.
+#: (the workload, the project now, the doubts, words of the headline, of the evidence, of the
+#: advice, and words the advice never has). The scheduler's statement: 2 requested, 3 of 4
+#: held, 5 minutes ago.
 DOUBTS: list[Any] = [
     pytest.param(
         NON_PREEMPTIBLE,
@@ -45,8 +49,10 @@ DOUBTS: list[Any] = [
         AT_QUOTA,
         (D.PREEMPTIBLE,),
         {
-            "headline": ["The scheduler says it is non-preemptible",
-                         "reads preemptible (preemptible: true)"],
+            "headline": ["The scheduler says it is non-preemptible and over the project's GPU "
+                         "quota in node pool default; yet the workload reads preemptible."],
+            "evidence": ["The workload reads preemptible (preemptible: true)",
+                         f"{STATEMENT_SAYS}"],
             "advice": ["PodGroup's preemptibility", "spec.preemptibility",
                        "`kubectl get podgroups -n runai-nlp -o yaml`"],
             "never": ["Make it preemptible"],
@@ -58,7 +64,8 @@ DOUBTS: list[Any] = [
         AT_QUOTA,
         (D.PREEMPTIBLE,),
         {
-            "headline": ["reads preemptible (priority 40 < 100, no preemptible flag)"],
+            "headline": ["; yet the workload reads preemptible."],
+            "evidence": ["The workload reads preemptible (priority 40 < 100, no preemptible flag)"],
             "advice": ["PodGroup's preemptibility"],
             "never": ["Make it preemptible"],
         },
@@ -69,9 +76,12 @@ DOUBTS: list[Any] = [
         RAISED,
         (D.QUOTA_NOW_COVERS,),
         {
-            "headline": [f"GPU quota in node pool default: {STATEMENT}; yet the project's "
-                         "figures now leave room for it (deserved 16, non-preemptible "
-                         "allocated 0 as of"],
+            "headline": ["GPU quota in node pool default; yet the project's figures now leave "
+                         "room for it."],
+            "evidence": [STATEMENT_SAYS,
+                         "deserved 16 GPUs, limit unlimited; allocated 0 (0 non-preemptible) as of",
+                         "(the scheduler's statement above: deserved 4, non-preemptible "
+                         "allocated 3)"],
             "advice": ["Waiting may fix it", "Ask again in a few minutes",
                        "Node pool default has 0 of 32 GPUs free, fewer than the 2 GPUs it asks "
                        "for: once the statement clears, it still waits until GPUs are freed"],
@@ -93,8 +103,11 @@ DOUBTS: list[Any] = [
         RAISED,
         (D.PREEMPTIBLE, D.QUOTA_NOW_COVERS),
         {
-            "headline": ["reads preemptible (preemptible: true), and the project's figures now "
-                         "leave room"],
+            "headline": ["; yet the workload reads preemptible, and the project's figures now "
+                         "leave room for it."],
+            "evidence": ["The workload reads preemptible (preemptible: true)",
+                         "(the scheduler's statement above: deserved 4, non-preemptible "
+                         "allocated 3)"],
             "advice": ["PodGroup's preemptibility", "Waiting may fix it"],
             "never": ["Make it preemptible"],
             "owner": ["User; administrator"],
@@ -115,6 +128,8 @@ def test_a_typed_non_preemptible_over_quota_is_checked_against_now(
     for text in words["headline"]:
         assert text in best.headline, best.headline
     report = compose_pending(ev, best, others)
+    for text in words.get("evidence", []):  # what the headline leaves out is a line
+        assert any(text in e.text for e in report.evidence), (text, report.evidence)
     actions = " ".join(report.recommendations)
     for text in words["advice"]:
         assert text in actions, actions
@@ -142,7 +157,11 @@ def test_a_status_message_has_no_time_so_it_may_lag_the_project_now():
     wl = b.waiting(pendingSchedulingMessages=[message], **NON_PREEMPTIBLE)
     best, _ = decide(b.pending_evidence(wl, quota=RAISED))
     assert best.doubts == (D.QUOTA_NOW_COVERS,)
-    assert "over the project's GPU quota in node pool default: requested 4; yet" in best.headline
+    assert "over the project's GPU quota in node pool default; yet" in best.headline
+    report = compose_pending(b.pending_evidence(wl, quota=RAISED), best, [])
+    assert ("Requested: 4 GPUs", "get_workload_status") in [
+        (e.text, e.source) for e in report.evidence
+    ]
 
 
 def test_the_project_line_shows_the_figures_now_next_to_the_schedulers():

@@ -370,6 +370,40 @@ def test_recovery_owner_follows_the_subcause(ev, owner):
 
 NODE_EVICTED = event("Evicted", "The node was low on resource: memory. Threshold quantity: 100Mi")
 
+OVER_REQUEST = [event("Evicted", EVICTED)]
+NODE_OWNERS = [
+    # evidence, whether SRE has something to do (the owner line and the advice say it alike)
+    pytest.param(evidence(pods=PODS, events=OVER_REQUEST), False, id="over-request-policy-unread"),
+    pytest.param(
+        evidence(pods=PODS, events=OVER_REQUEST, spec_=spec(restartPolicy="OnFailure")),
+        False,
+        id="over-request-on-failure",
+    ),
+    pytest.param(
+        evidence(pods=PODS, events=OVER_REQUEST, spec_=spec(restartPolicy="Never")),
+        False,
+        id="over-request-never",
+    ),
+    pytest.param(
+        evidence(pods=PODS, events=OVER_REQUEST, spec_=spec(restartPolicy="Never")).model_copy(
+            update={"nodes": (NOT_READY_NODE,)}
+        ),
+        True,
+        id="over-request-node-not-ready-now",
+    ),
+    pytest.param(evidence(pods=PODS, events=[NODE_EVICTED]), True, id="plain-pressure-eviction"),
+]
+
+
+@pytest.mark.parametrize(("ev", "sre"), NODE_OWNERS)
+def test_a_node_failures_owner_names_sre_exactly_when_its_advice_does(ev, sre):
+    """An over-request eviction on a healthy node is the user's: no SRE in owner or advice."""
+    report = compose(ev, classify(ev))
+    assert report.category is Category.NODE_FAILURE
+    advice = " ".join(report.recommendations)
+    assert ("SRE" in advice) is sre, advice
+    assert ("SRE" in (report.recovery_owner or "")) is sre, report.recovery_owner
+
 
 @pytest.mark.parametrize(
     ("submitted", "advice"),
