@@ -106,7 +106,7 @@ class WatchCommands:
             preemptions=command.preemptions,
             subscribed_by=who,
         )
-        if not await self._subscriptions.add(subscription):
+        if await self._subscriptions.add(subscription) == "exists":
             await out.post(Notice(f"This channel already watches {where}.", private=True))
             return
         what = "failures and preemptions" if command.preemptions else "failures"
