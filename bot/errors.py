@@ -13,6 +13,7 @@ BotError                        anything bot/ raises on purpose
 │   ├── QueueUnavailable        the work queue could not take or change an item (`bot.work`)
 │   └── KvUnavailable           the push state could not be read or changed (`bot.push`)
 ├── AlertStillFiring            a resolution whose firing alert is still answered (`bot.push`)
+├── SubscriberUnchecked         a watch's subscriber's access could not be read (`bot.push`)
 ├── RetryLater                  a Slack event not taken: Slack sends it again (`bot.slack`)
 ├── ResponseUrlRefused          Slack did not take a post to a `response_url` (`bot.slack`)
 └── (Teams, `bot.teams`)

@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from bot.alerts.resolver import AlertRouting
 from bot.alerts.route import AlertIngress
+from bot.authz import Authorizer
 from bot.config import ConfigError, Settings, is_placeholder
 from bot.conversation import StateStore
 from bot.durable.flight import Flights
@@ -106,6 +107,7 @@ def build_push(
     redis_client: redis.Redis | None,
     queue: WorkQueue,
     posters: Mapping[str, Poster],
+    authorizer: Authorizer,
     flights: Flights | None = None,
     audit: AuditSink | None = None,
     clock: Callable[[], datetime | None] = lambda: None,
@@ -115,7 +117,8 @@ def build_push(
 ) -> PushRuntime:
     """Everything the push side needs, sharing the process's clients, store and queue.
 
-    `watches` are those the engines already answer (None: built here, on `kv`).
+    `authorizer` (the engines' own, with its cache) checks the subscriber of a watch made in
+    chat; `watches` are those the engines already answer (None: built here, on `kv`).
     """
     if watches is None:
         watches = build_watches(
@@ -139,6 +142,7 @@ def build_push(
             max_posts_per_h=settings.push.max_posts_per_h,
         ),
         posters=posters,
+        authorizer=authorizer,
         alerts=routing,
         flights=flights,
         audit=audit,
@@ -167,6 +171,7 @@ def build_push(
             kv,
             subscriptions,
             queue,
+            authorizer=authorizer,
             interval_s=settings.push.watch_interval_s,
             storm_threshold=settings.push.watch_storm_threshold,
         )

@@ -196,6 +196,7 @@ def build_runtime(
         redis_client=redis_client,
         queue=queue,
         posters=posters,
+        authorizer=authorizer,
         flights=flights,
         audit=audit,
         clock=clock,

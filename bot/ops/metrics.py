@@ -157,7 +157,8 @@ __all__ += [
 ]
 WATCH_POLLS = Counter(
     "runai_why_watch_polls",
-    "Polls of one watched project's workload list: 'ok', or 'failed' (the list call failed).",
+    "Polls of one watched project's workload list: 'ok', 'failed' (the list call failed), or "
+    "'unchecked' (its subscriber's access could not be read: not polled, caught up later).",
     ["outcome"],
     registry=REGISTRY,
 )
@@ -171,14 +172,16 @@ PUSH_POSTS = Counter(
     "runai_why_push_posts",
     "Pushed answers posted: as a new message ('new'), in the thread of the same failure "
     "('group'), in a storm's thread ('storm'), in the hour's overflow thread ('overflow'), "
-    "and resolution notes ('resolved').",
+    "resolution notes ('resolved'), and a watch's notice that it stopped or narrowed "
+    "('notice').",
     ["source", "mode"],
     registry=REGISTRY,
 )
 PUSH_SUPPRESSED = Counter(
     "runai_why_push_suppressed",
     "Pushed answers not posted as a new message: 'duplicate' (an alert's repeat, a failure "
-    "already posted), 'grouped' (into the same failure's thread), 'rate_limited' (overflow).",
+    "already posted), 'grouped' (into the same failure's thread), 'rate_limited' (overflow), "
+    "'subscriber_access' (not posted: its watch's subscriber may not read it now).",
     ["reason"],
     registry=REGISTRY,
 )

@@ -6,11 +6,14 @@ from bot.push.item import (
     PENDING,
     PLATFORM,
     AlertSpec,
+    NoticeSpec,
     Pending,
     PushSpec,
     Target,
     alert_item,
+    notice_item,
     push_item,
+    subscriber_identity,
 )
 from bot.push.kv import Kv, KvUnavailable, MemoryKv, RedisKv
 from bot.push.plan import Planner
@@ -25,6 +28,7 @@ __all__ = [
     "Kv",
     "KvUnavailable",
     "MemoryKv",
+    "NoticeSpec",
     "OnPosted",
     "Pending",
     "Planner",
@@ -35,5 +39,7 @@ __all__ = [
     "RedisKv",
     "Target",
     "alert_item",
+    "notice_item",
     "push_item",
+    "subscriber_identity",
 ]

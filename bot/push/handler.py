@@ -3,12 +3,14 @@
 A `push` item names workloads of one project on one cluster and the channel to post in. Each
 is diagnosed with the service account, but only within what the channel was given: a
 workload of another cluster, project or kind is never shown there (`authorize`), nor any
-department's quota and usage (which sum other projects'). Then the
+department's quota and usage (which sum other projects'), and, for a watch made in chat,
+nothing its subscriber's own access does not read now (`bot.push.subscriber`). Then the
 `Planner` says where the answer goes (a new message, the thread of the same failure with its
 running count, a storm's summary thread, or the hour's overflow thread) and `JournaledPosts`
 posts it, once across attempts. The thread keeps the report as an asked answer's thread
 does, so its buttons (all evidence, check again) work for whoever may read the workload,
-saved under the lock a click on them waits for (`_answer`).
+saved under the lock a click on them waits for (`_answer`). A `notice` item (a watch
+stopped or narrowed) is one message of its own, posted once.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import UTC, datetime
 
 import structlog
 
+from bot.authz import Authorizer
 from bot.conversation import (
     ConversationState,
     Incoming,
@@ -33,10 +36,11 @@ from bot.ops.audit import AuditSink, LogAuditSink
 from bot.ops.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
 from bot.ops.observe import observe_stage, record_diagnosis
 from bot.push.alert_answers import RESOLVED_GRACE_S, AlertResolver, ResolvedAlerts
-from bot.push.item import BOT_USER, AlertSpec, PushSpec
+from bot.push.item import BOT_USER, AlertSpec, NoticeSpec, PushSpec, Target
 from bot.push.plan import Plan, Planner
-from bot.push.posters import Posters
+from bot.push.posters import Poster, Posters
 from bot.push.posts import JournaledPosts
+from bot.push.subscriber import SubscriberCheck
 from bot.push.wording import fingerprint, recurrence_note, source_note, storm_summary
 from bot.work import Journal, JournalState, WorkItem
 from diagnosis import (
@@ -69,6 +73,7 @@ class PushWork(ResolvedAlerts):
         store: StateStore,
         planner: Planner,
         posters: Posters,
+        authorizer: Authorizer,
         alerts: AlertResolver | None = None,
         flights: Flights | None = None,
         audit: AuditSink | None = None,
@@ -76,11 +81,13 @@ class PushWork(ResolvedAlerts):
         clock: Callable[[], datetime | None] = lambda: None,
         resolution_wait_s: float | None = None,
     ) -> None:
-        """`resolution_wait_s`: a resolution's wait for its firing alert's answer.
+        """`authorizer` checks the subscriber of a watch made in chat.
 
-        By default the diagnosis deadline and `RESOLVED_GRACE_S`.
+        `resolution_wait_s`: a resolution's wait for its firing alert's answer (by default
+        the diagnosis deadline and `RESOLVED_GRACE_S`).
         """
         self._runai, self._kube, self._store = runai, kube, store
+        self._authorizer = authorizer
         self._planner, self._posters, self._alerts = planner, posters, alerts
         self._flights, self._audit = flights, audit or LogAuditSink()
         self._deadline_s, self._clock = deadline_s, clock
@@ -95,6 +102,9 @@ class PushWork(ResolvedAlerts):
         return True
 
     async def _push(self, item: WorkItem, journal: Journal, state: JournalState) -> None:
+        if item.kind == "notice":
+            await self._notice(NoticeSpec.model_validate(item.responder), journal, state)
+            return
         if item.kind == "alert":
             alert = AlertSpec.model_validate(item.responder)
             if self._alerts is None:
@@ -111,9 +121,8 @@ class PushWork(ResolvedAlerts):
             spec = found
         else:
             spec = PushSpec.model_validate(item.responder)
-        poster = self._posters.get(spec.target.platform)
-        if poster is None or (spec.target.platform == "teams" and not spec.target.service_url):
-            self._log.warning("push_platform_not_served", platform=spec.target.platform)
+        poster = self._poster(spec.target)
+        if poster is None:
             return
         reports = [r for w in spec.workload_ids if (r := await self._diagnose(spec, w))]
         if not reports:
@@ -126,12 +135,34 @@ class PushWork(ResolvedAlerts):
         else:
             await self._single(item, spec, reports[0], posts)
 
+    def _poster(self, target: Target) -> Poster | None:
+        """The poster of `target`'s platform, None (logged) when this process has none."""
+        poster = self._posters.get(target.platform)
+        if poster is None or (target.platform == "teams" and not target.service_url):
+            self._log.warning("push_platform_not_served", platform=target.platform)
+            return None
+        return poster
+
+    async def _notice(self, spec: NoticeSpec, journal: Journal, state: JournalState) -> None:
+        poster = self._poster(spec.target)
+        if poster is None:
+            return
+        await JournaledPosts(poster, spec.target, journal, state).post(
+            Notice(spec.text), thread=None
+        )
+        PUSH_POSTS.labels(source="watch", mode="notice").inc()
+        self._log.info("push_notice_posted", channel=spec.target.channel)
+
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
         """See `Handler.give_up`: nobody asked, so nobody is told; it is logged."""
         self._log.error("push_given_up", kind=item.kind, reason=text, posts=len(state.posts))
 
     async def _diagnose(self, spec: PushSpec, workload_id: str) -> Report | None:
-        """The report, or None when the workload is outside what the channel was given."""
+        """The report, or None when the workload is outside what the channel was given.
+
+        Raises `SubscriberUnchecked` when its subscriber's access could not be read.
+        """
+        subscriber = SubscriberCheck(self._authorizer, spec)
 
         async def authorize(workload: WorkloadAccess | DepartmentAccess) -> bool:
             if isinstance(workload, DepartmentAccess):
@@ -140,6 +171,7 @@ class PushWork(ResolvedAlerts):
                 workload.cluster_id == spec.cluster_id
                 and (workload.project or "") == spec.project
                 and (spec.kinds is None or (workload.kind or "") in spec.kinds)
+                and await subscriber.reads(workload)
             )
 
         request = DiagnosisRequest(
@@ -161,7 +193,7 @@ class PushWork(ResolvedAlerts):
                 observe=observe_stage,
             )
         except AccessDenied:
-            self._log.warning("push_out_of_scope", workload_id=workload_id, project=spec.project)
+            subscriber.refused(workload_id)
             return None
         if spec.preemption_only and report.outcome is not Outcome.PREEMPTED:
             self._log.info("push_not_preempted", workload_id=workload_id, outcome=report.outcome)

@@ -2,8 +2,9 @@
 
 A watch's poll or an alert becomes a `WorkItem` of platform `push` in the same durable queue
 (and journal) as asked diagnoses. `Target` is the channel it goes to; `PushSpec` says which
-workloads of which project (one, or several for a storm summary) and why (`source`);
-`AlertSpec` is an alert whose workload and channel the worker still has to find.
+workloads of which project (one, or several for a storm summary), why (`source`) and, for a
+watch made in chat, who made it (`subscriber`); `AlertSpec` is an alert whose workload and
+channel the worker still has to find; `NoticeSpec` is a watch's notice to its channel.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.authz import Identity
 from bot.conversation import Incoming, ThreadKey
 from bot.work import WorkItem, new_item
 
@@ -20,11 +22,14 @@ __all__ = [
     "PENDING",
     "PLATFORM",
     "AlertSpec",
+    "NoticeSpec",
     "Pending",
     "PushSpec",
     "Target",
     "alert_item",
+    "notice_item",
     "push_item",
+    "subscriber_identity",
 ]
 
 PLATFORM = "push"
@@ -77,6 +82,31 @@ class PushSpec(BaseModel):
     """A possible preemption (Pending after running): posted only if the diagnosis agrees."""
     alert_key: str | None = None
     """An alert's fingerprint and start: its thread is remembered for the resolution."""
+    subscriber: str | None = None
+    """Who made the watch in chat (`Subscription.subscribed_by`): each workload is posted
+    only if their own Run:ai access reads it when it is posted. None: nobody in chat made
+    it (`WATCHES`, `ALERT_CHANNELS`: the installer's decision)."""
+
+
+class NoticeSpec(BaseModel):
+    """A notice to post as a message of its own in `target` (a watch stopped, or narrowed)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: Target
+    text: str = Field(min_length=1)
+
+
+def subscriber_identity(target: Target, who: str) -> Identity:
+    """The person who made a watch in `target`'s channel, as authorization sees them.
+
+    `who` is their confirmed e-mail (their Run:ai user), or, for a watch made while
+    `AUTHZ_MODE=off` by someone without one, their chat user ID: no Run:ai user, so no
+    access once authorization is on. Guest and external flags are as they were when the
+    watch was made (it could not be made otherwise): only Run:ai is asked again.
+    """
+    email = who if "@" in who else None
+    return Identity(platform=target.platform, team_id=target.team, user_id=who, email=email)
 
 
 class AlertSpec(BaseModel):
@@ -118,6 +148,11 @@ def _item(kind: str, target: Target, responder: BaseModel, deadline_s: float) ->
 def push_item(spec: PushSpec, *, deadline_s: float) -> WorkItem:
     """The work item that diagnoses and posts `spec`."""
     return _item("watch" if len(spec.workload_ids) == 1 else "storm", spec.target, spec, deadline_s)
+
+
+def notice_item(spec: NoticeSpec, *, deadline_s: float) -> WorkItem:
+    """The work item that posts `spec`'s notice once."""
+    return _item("notice", spec.target, spec, deadline_s)
 
 
 def alert_item(spec: AlertSpec, *, deadline_s: float) -> WorkItem:

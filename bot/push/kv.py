@@ -2,7 +2,9 @@
 
 `RedisKv` keeps it in Redis, shared by every replica: a claim is `SET NX`, a lease is a
 `SET NX PX` renewed and released only by its holder (one Lua script each), a counter is
-`INCR` + `EXPIRE` in one transaction. Every key is one command's alone (Cluster-safe).
+`INCR` + `EXPIRE` in one transaction, and a hash field is replaced only if it still holds
+what was read (one Lua script: `HGET`, `HSET`). Every key is one command's alone
+(Cluster-safe); nothing needs more than Redis 7.0.
 `MemoryKv` is the same in one process, for installs without `REDIS_URL` and the demo.
 """
 
@@ -30,6 +32,14 @@ return 0
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+_HREPLACE = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  return 1
+end
 return 0
 """
 
@@ -73,6 +83,13 @@ class Kv(Protocol):
         """Set one field of the hash `key` (no expiry)."""
         ...
 
+    async def hreplace(self, key: str, field: str, old: str, new: str) -> bool:
+        """Set one field to `new` only if it still holds `old`; True when it was set.
+
+        A field removed (or changed) meanwhile stays as it is: nothing is brought back.
+        """
+        ...
+
     async def hdel(self, key: str, field: str) -> bool:
         """Remove one field; True when it was there."""
         ...
@@ -101,6 +118,7 @@ class RedisKv:
         self._redis = client
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
+        self._hreplace = client.register_script(_HREPLACE)
 
     async def get(self, key: str) -> str | None:
         """See `Kv.get`."""
@@ -145,6 +163,11 @@ class RedisKv:
         """See `Kv.hset`."""
         async with _translated("hset"):
             await self._redis.hset(PREFIX + key, field, value)
+
+    async def hreplace(self, key: str, field: str, old: str, new: str) -> bool:
+        """See `Kv.hreplace`."""
+        async with _translated("hreplace"):
+            return bool(await self._hreplace(keys=[PREFIX + key], args=[field, old, new]))
 
     async def hdel(self, key: str, field: str) -> bool:
         """See `Kv.hdel`."""
@@ -223,6 +246,14 @@ class MemoryKv:
     async def hset(self, key: str, field: str, value: str) -> None:
         """See `Kv.hset`."""
         self._hashes.setdefault(key, {})[field] = value
+
+    async def hreplace(self, key: str, field: str, old: str, new: str) -> bool:
+        """See `Kv.hreplace`."""
+        fields = self._hashes.get(key, {})
+        if fields.get(field) != old:
+            return False
+        fields[field] = new
+        return True
 
     async def hdel(self, key: str, field: str) -> bool:
         """See `Kv.hdel`."""

@@ -1,12 +1,19 @@
 """What `watch`, `unwatch` and `watches` do: check who asks, keep the subscription, say so.
 
 Subscribing a channel shows everyone in it the project's failures, so only someone whose
-own Run:ai access reads every kind of workload in that project may do it (or undo it), and
-never for a project the channel's policy (`CHANNEL_PROJECTS`) keeps private there. As in a
-question, nothing names a cluster before the asker's access anywhere is known, and a cluster
-they may not read is answered as one that does not exist. The confirmation is public: it
-names who subscribed, and says that everyone in the channel will see the answers. Refusals
-are private.
+own Run:ai access reads every kind of workload in that project may do it, and never for a
+project the channel's policy (`CHANNEL_PROJECTS`) keeps private there. As in a question,
+nothing names a cluster before the asker's access anywhere is known, and a cluster they may
+not read is answered as one that does not exist. The confirmation is public: it names who
+subscribed, and says that everyone in the channel will see the answers. Refusals are
+private. A `watch` replaces one that stopped, or that posts only some kinds, since its
+subscriber's access changed (`bot.watch.guard`).
+
+Unsubscribing shows nobody anything, so anyone in the channel may do it, whatever their
+access (the subscriber who lost theirs too), but guests and people of another organisation
+unless `AUTHZ_ALLOW_GUESTS` / `AUTHZ_ALLOW_EXTERNAL` let them in: the project and cluster
+are matched against the channel's own watches, as `watches` lists them for anyone there,
+and no cluster is looked up. The confirmation is public and names who unsubscribed.
 """
 
 from __future__ import annotations
@@ -15,11 +22,12 @@ from collections.abc import Collection
 
 import structlog
 
+from bot.authz import Reason
 from bot.conversation import Access, Gate, Notice, Responder
 from bot.conversation.messages import describe_upstream
 from bot.push import Target
 from bot.watch.command import WatchCommand
-from bot.watch.subscriptions import Subscription, Subscriptions
+from bot.watch.subscriptions import STOPPED, Subscription, Subscriptions, told_kinds
 from diagnosis import Cluster, RunaiReader, UpstreamError, WorkloadRef
 
 __all__ = ["WatchCommands"]
@@ -27,6 +35,16 @@ __all__ = ["WatchCommands"]
 
 def _where(project: str, cluster: str) -> str:
     return f"project {project} on {cluster}"
+
+
+def _state(subscription: Subscription) -> str:
+    """What its subscriber's access changed, as `watches` says it ("" when nothing)."""
+    if subscription.stopped_at is not None or subscription.told == STOPPED:
+        at = (subscription.stopped_at or subscription.since).strftime("%Y-%m-%d %H:%M UTC")
+        return f": stopped {at}, its subscriber can no longer read it"
+    if (kinds := told_kinds(subscription.told)) is not None:
+        return f": only {kinds}, all its subscriber can still read"
+    return ""
 
 
 class WatchCommands:
@@ -50,6 +68,9 @@ class WatchCommands:
         if target.platform not in self._postable:
             text = f"I cannot post unasked answers on {target.platform} yet, so nothing changed."
             await out.post(Notice(text, private=True))
+            return
+        if command.action == "unwatch":
+            await self._unwatch(command, target, gate, out)
             return
         reach = await gate.reach()
         if not reach.allowed:  # a guest, another organisation, no access anywhere: no names
@@ -78,10 +99,7 @@ class WatchCommands:
             await out.post(Notice(text, private=True))
             return
         who = gate.identity.email or gate.identity.user_id
-        if command.action == "watch":
-            await self._watch(command, target, cluster, who, out)
-        else:
-            await self._unwatch(command, target, cluster, who, out)
+        await self._watch(command, target, cluster, who, out)
 
     @staticmethod
     def _probe(command: WatchCommand, cluster: Cluster) -> WorkloadRef:
@@ -106,11 +124,12 @@ class WatchCommands:
             preemptions=command.preemptions,
             subscribed_by=who,
         )
-        if not await self._subscriptions.add(subscription):
+        added = await self._subscriptions.add(subscription)
+        if added == "exists":
             await out.post(Notice(f"This channel already watches {where}.", private=True))
             return
         what = "failures and preemptions" if command.preemptions else "failures"
-        self._log.info("watch_added", channel=target.channel, project=command.project)
+        self._log.info("watch_added", channel=target.channel, project=command.project, how=added)
         await out.post(
             Notice(
                 f"{who} subscribed this channel to {what} of {where}. Everyone in this "
@@ -120,15 +139,29 @@ class WatchCommands:
         )
 
     async def _unwatch(
-        self, command: WatchCommand, target: Target, cluster: Cluster, who: str, out: Responder
+        self, command: WatchCommand, target: Target, gate: Gate, out: Responder
     ) -> None:
-        where = _where(command.project, cluster.name)
-        if await self._subscriptions.remove(target, cluster.uuid, command.project):
-            self._log.info("watch_removed", channel=target.channel, project=command.project)
-            await out.post(Notice(f"{who} unsubscribed this channel from {where}."))
+        identity = gate.identity
+        if identity.lookup_failed is not None:  # who they are (a guest?) is not known
+            text = "I could not tell who you are just now, so nothing changed; try again later."
+            await out.post(Notice(text, private=True))
             return
+        if identity.is_guest or identity.is_external:
+            reach = await gate.reach()  # refuses them unless AUTHZ_ALLOW_* lets them in
+            if reach.reason in {Reason.GUEST, Reason.EXTERNAL}:
+                await out.post(await gate.deny(reach))
+                return
+        who = identity.email or identity.user_id
+        for s in await self._subscriptions.of_channel(target):
+            if s.project == command.project and command.cluster in {s.cluster_name, s.cluster_id}:
+                await self._subscriptions.remove(target, s.cluster_id, s.project)
+                self._log.info("watch_removed", channel=target.channel, project=s.project, by=who)
+                where = _where(s.project, s.cluster_name)
+                await out.post(Notice(f"{who} unsubscribed this channel from {where}."))
+                return
+        where = _where(command.project, command.cluster)
         declared = any(
-            d.project == command.project and d.cluster in {cluster.name, cluster.uuid}
+            d.project == command.project and d.cluster == command.cluster
             for d in self._subscriptions.declared_in(target)
         )
         text = (
@@ -145,6 +178,7 @@ class WatchCommands:
             since = s.since.strftime("%Y-%m-%d %H:%M UTC")
             lines.append(
                 f"- {_where(s.project, s.cluster_name)} (by {s.subscribed_by}, {since}{extra})"
+                + _state(s)
             )
         for d in self._subscriptions.declared_in(target):
             extra = ", with preemptions" if d.preemptions else ""

@@ -6,7 +6,9 @@ subscription's workloads whose phase changed since its high-water mark (one page
 filtered by project and cluster, sorted by `phaseUpdatedAt`). Each workload that newly
 entered a failed phase (and, when asked, each that went back to Pending after running: a
 possible preemption, posted only if the diagnosis says so) becomes a push item; more than
-`WATCH_STORM_THRESHOLD` at once become one storm item.
+`WATCH_STORM_THRESHOLD` at once become one storm item. A watch made in chat is polled only
+while its subscriber's access still reads the project (`bot.watch.guard`), and its items
+name the subscriber, whose access the push checks again for each workload it shows.
 
 Exactly once through crashes: the batch is written first (`batch:<subscription>`), then its
 items are queued (each deduplicated atomically by subscription, workload and phase change),
@@ -26,9 +28,11 @@ from typing import Protocol
 import structlog
 from pydantic import BaseModel
 
+from bot.authz import Authorizer
 from bot.durable.renewal import renewing
 from bot.ops.metrics import PUSH_NEW_FAILURES, PUSH_SUPPRESSED, WATCH_POLLS
 from bot.push import Kv, KvUnavailable, PushSpec, push_item
+from bot.watch.guard import SubscriberGuard
 from bot.watch.subscriptions import Subscription, Subscriptions
 from bot.work import Intake, QueueUnavailable, WorkItem, WorkQueue, admit
 from diagnosis import DiagnosisError, RunaiReader
@@ -101,11 +105,15 @@ class WatchPoller:
         subscriptions: Subscriptions,
         queue: WorkQueue,
         *,
+        authorizer: Authorizer,
         interval_s: float,
         storm_threshold: int,
     ) -> None:
         self._lister, self._runai, self._kv = lister, runai, kv
         self._subscriptions, self._queue = subscriptions, queue
+        self._guard = SubscriberGuard(
+            authorizer, kv, subscriptions, queue, dedupe_ttl_s=WATCH_DEDUPE_TTL_S
+        )
         self._interval_s, self._storm_threshold = interval_s, storm_threshold
         self._lease_s = max(3 * interval_s, 3.0)
         self._token = uuid.uuid4().hex
@@ -163,12 +171,14 @@ class WatchPoller:
         return self._leased
 
     async def poll_once(self) -> int:
-        """Poll every subscription once; returns how many items were queued."""
+        """Poll every subscription once; returns how many failures' items were queued."""
         queued = 0
-        for subscription in await self._all():
+        for subscription, raw in await self._all():
             if self._stop.is_set() or not self._leased:
                 break
             try:
+                if raw is not None and not await self._guard.admits(subscription, raw):
+                    continue
                 queued += await self._poll(subscription)
             except DiagnosisError as error:
                 WATCH_POLLS.labels(outcome="failed").inc()
@@ -178,8 +188,9 @@ class WatchPoller:
                 break
         return queued
 
-    async def _all(self) -> list[Subscription]:
-        found = await self._subscriptions.stored()
+    async def _all(self) -> list[tuple[Subscription, str | None]]:
+        """Each subscription, with its JSON as stored (None: declared in `WATCHES`)."""
+        found: list[tuple[Subscription, str | None]] = [*await self._subscriptions.entries()]
         if not self._subscriptions.declared:
             return found
         try:
@@ -205,7 +216,7 @@ class WatchPoller:
             since = subscription.since.isoformat()
             await self._kv.claim(f"since:{subscription.id}", since, WATCH_DEDUPE_TTL_S * 52)
             first = datetime.fromisoformat(await self._kv.get(f"since:{subscription.id}") or since)
-            found.append(subscription.model_copy(update={"since": first}))
+            found.append((subscription.model_copy(update={"since": first}), None))
         return found
 
     async def _poll(self, subscription: Subscription) -> int:
@@ -260,6 +271,7 @@ class WatchPoller:
             "cluster_name": subscription.cluster_name,
             "project": subscription.project,
             "window": self._window(),
+            "subscriber": None if subscription.declared else subscription.subscribed_by,
         }
         items: list[tuple[str, WorkItem]] = []
         if len(failed) > self._storm_threshold:

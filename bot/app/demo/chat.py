@@ -68,7 +68,7 @@ async def run_chat(
     async with simulated(scenario.model_copy(deep=True)) as up:
         access = Access(Authorizer(up.runai), console_identity(as_email))
         store = MemoryStore()
-        push = DemoPush(up, scenario, store, write)
+        push = DemoPush(up, scenario, store, write, access.authorizer)
         engine = WatchingEngine(
             watch=push.commands,
             runai=up.runai,

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from bot.app.backends import Backends
 from bot.app.demo.console import BOT, render_reply
+from bot.authz import Authorizer
 from bot.conversation import Reply, Responder, StateStore
 from bot.push import ConsolePoster, MemoryKv, Planner, PushWork
 from bot.watch.commands import WatchCommands
@@ -63,6 +64,7 @@ class DemoPush:
         scenario: Scenario,
         store: StateStore,
         write: Callable[[str], None],
+        authorizer: Authorizer,
     ) -> None:
         kv, ids = MemoryKv(), itertools.count(1)
         self._up, self._scenario, self._write = up, scenario, write
@@ -79,10 +81,18 @@ class DemoPush:
             store=store,
             planner=Planner(kv, window_s=6 * 3600, max_posts_per_h=20),
             posters={"console": ConsolePoster(responder)},
+            authorizer=authorizer,
             clock=lambda: scenario.now,
         )
         self._poller = WatchPoller(
-            up.runai, up.runai, kv, subscriptions, self._queue, interval_s=60, storm_threshold=5
+            up.runai,
+            up.runai,
+            kv,
+            subscriptions,
+            self._queue,
+            authorizer=authorizer,
+            interval_s=60,
+            storm_threshold=5,
         )
 
     async def fail(self, name: str) -> None:

@@ -10,6 +10,7 @@ from starlette.applications import Starlette
 from bot.alerts.route import MAX_BODY_BYTES, AlertIngress
 from bot.app.backends import ASGI_BASE_URL
 from bot.app.pushing import build_push, declared_watches
+from bot.authz import Authorizer
 from bot.config import ConfigError, Settings
 from bot.conversation import MemoryStore
 from bot.ops.metrics import ALERTS_UNMAPPED
@@ -140,6 +141,7 @@ def test_the_route_is_served_only_with_a_real_token(token: str | None, routes: i
         redis_client=None,
         queue=MemoryWorkQueue(max_items=1),
         posters={},
+        authorizer=Authorizer(runai),
     )
     assert len(push.routes) == routes
     assert push.poller is None

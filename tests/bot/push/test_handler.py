@@ -15,6 +15,7 @@ import pytest
 
 from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_scenario
+from bot.authz import Authorizer
 from bot.conversation import MemoryStore, Notice, ReportReply
 from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
 from bot.push.alert_answers import AlertStillFiring
@@ -89,6 +90,7 @@ async def rig() -> AsyncIterator[Rig]:
             store=store,
             planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3),
             posters={"slack": poster},
+            authorizer=Authorizer(up.runai),
             alerts=Threads(),
             clock=lambda: DEMO.now,
             resolution_wait_s=0.5,
@@ -274,6 +276,7 @@ async def _pushed(scenario: Scenario, workload_id: str) -> tuple[str, list[str]]
             store=store,
             planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3),
             posters={"slack": poster},
+            authorizer=Authorizer(up.runai),
             alerts=Threads(),
             clock=lambda: scenario.now,
             resolution_wait_s=0.5,

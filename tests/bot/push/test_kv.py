@@ -59,6 +59,16 @@ async def test_hashes(kv: Kv):
     assert await kv.hgetall("none") == {}
 
 
+async def test_a_hash_field_is_replaced_only_while_it_holds_what_was_read(kv: Kv):
+    await kv.hset("h", "x", "old")
+    assert not await kv.hreplace("h", "x", "other", "new")
+    assert await kv.hreplace("h", "x", "old", "new")
+    assert await kv.hgetall("h") == {"x": "new"}
+    await kv.hdel("h", "x")
+    assert not await kv.hreplace("h", "x", "new", "newer")  # removed meanwhile: not brought back
+    assert await kv.hgetall("h") == {}
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -71,6 +81,7 @@ async def test_hashes(kv: Kv):
         lambda kv: kv.delete("a"),
         lambda kv: kv.hset("h", "a", "1"),
         lambda kv: kv.hdel("h", "a"),
+        lambda kv: kv.hreplace("h", "a", "1", "2"),
         lambda kv: kv.hgetall("h"),
     ],
 )

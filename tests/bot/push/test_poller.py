@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.app.backends import simulated
+from bot.authz import Authorizer
 from bot.ops.metrics import WATCH_POLLS
 from bot.push import KvUnavailable, MemoryKv, PushSpec, Target
 from bot.watch.poller import LEASE_KEY, Changed, WatchPoller
@@ -59,6 +60,7 @@ class Rig:
     poller: WatchPoller
     queue: MemoryWorkQueue
     subscriptions: Subscriptions
+    authorizer: Authorizer
 
     async def queued(self) -> list[PushSpec]:
         taken = await self.queue.take("t", 100, 0)
@@ -73,6 +75,7 @@ def _subscription(project: str = "ml-team", **changes: object) -> Subscription:
             "cluster_name": "prod-a",
             "project": project,
             "since": SINCE,
+            "subscribed_by": "bob@acme.ai",
         }
         | changes
     )
@@ -85,10 +88,18 @@ async def rig() -> AsyncIterator[Rig]:
         kv, queue = MemoryKv(), MemoryWorkQueue(max_items=100)
         subscriptions = Subscriptions(kv)
         await subscriptions.add(_subscription())
+        authorizer = Authorizer(up.runai)
         poller = WatchPoller(
-            up.runai, up.runai, kv, subscriptions, queue, interval_s=60, storm_threshold=2
+            up.runai,
+            up.runai,
+            kv,
+            subscriptions,
+            queue,
+            authorizer=authorizer,
+            interval_s=60,
+            storm_threshold=2,
         )
-        yield Rig(up.simulator, poller, queue, subscriptions)
+        yield Rig(up.simulator, poller, queue, subscriptions, authorizer)
 
 
 def _fail(rig: Rig, *ids: str, at: datetime | None = None) -> None:
@@ -135,6 +146,7 @@ async def test_a_crash_between_queueing_and_the_mark_loses_and_doubles_nothing(r
         kv,
         subscriptions,
         crashing,
+        authorizer=rig.authorizer,
         interval_s=60,
         storm_threshold=5,
     )
@@ -186,6 +198,7 @@ async def test_declared_watches_are_polled_by_cluster_name(rig: Rig):
         kv,
         Subscriptions(kv, declared),
         queue,
+        authorizer=rig.authorizer,
         interval_s=60,
         storm_threshold=5,
     )
@@ -215,8 +228,8 @@ async def test_one_poller_holds_the_lease_until_it_stops(rig: Rig):
         Subscriptions(kv),
         MemoryWorkQueue(max_items=1),
     )
-    first = WatchPoller(*args, interval_s=60, storm_threshold=5)
-    second = WatchPoller(*args, interval_s=60, storm_threshold=5)
+    first = WatchPoller(*args, authorizer=rig.authorizer, interval_s=60, storm_threshold=5)
+    second = WatchPoller(*args, authorizer=rig.authorizer, interval_s=60, storm_threshold=5)
     assert await first.hold()
     assert not await second.hold()
     assert await first.hold()  # renewed
@@ -248,14 +261,16 @@ async def test_a_redis_blip_while_polling_does_not_end_the_lease(rig: Rig):
     await subscriptions.add(_subscription())
     slow = Slow()
     args = (rig.poller._runai, kv, subscriptions, MemoryWorkQueue(max_items=1))
-    poller = WatchPoller(slow, *args, interval_s=60, storm_threshold=5)
+    poller = WatchPoller(slow, *args, authorizer=rig.authorizer, interval_s=60, storm_threshold=5)
     poller._lease_s = 0.6  # renewed every 0.2 s
     poller.start()
     await slow.polling.wait()
     kv.blips = 1
     await asyncio.sleep(1.5)  # the lease's TTL more than twice over
     assert kv.blipped == 1
-    assert not await WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5).hold()
+    assert not await WatchPoller(
+        Slow(), *args, authorizer=rig.authorizer, interval_s=60, storm_threshold=5
+    ).hold()
     slow.release.set()
     await poller.stop()
 
@@ -283,6 +298,7 @@ async def test_the_loop_polls_every_interval_and_survives_a_crashing_poll(rig: R
         kv,
         subscriptions,
         MemoryWorkQueue(max_items=1),
+        authorizer=rig.authorizer,
         interval_s=0.05,
         storm_threshold=5,
     )
@@ -302,12 +318,14 @@ async def test_a_poll_whose_lease_another_replica_took_stops_at_its_next_watch(r
         await subscriptions.add(_subscription(project))
     slow = Slow()
     args = (rig.poller._runai, kv, subscriptions, MemoryWorkQueue(max_items=1))
-    poller = WatchPoller(slow, *args, interval_s=60, storm_threshold=5)
+    poller = WatchPoller(slow, *args, authorizer=rig.authorizer, interval_s=60, storm_threshold=5)
     poller._lease_s = 0.6  # renewed every 0.2 s
     poller.start()
     await slow.polling.wait()
     await kv.release(LEASE_KEY, poller._token)  # its lease expired (a long pause) ...
-    assert await WatchPoller(Slow(), *args, interval_s=60, storm_threshold=5).hold()  # ... taken
+    assert await WatchPoller(
+        Slow(), *args, authorizer=rig.authorizer, interval_s=60, storm_threshold=5
+    ).hold()  # ... taken
     await asyncio.sleep(0.5)  # a renewal finds it another's
     slow.release.set()
     await asyncio.sleep(0.1)

@@ -2,60 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from bot.app.backends import simulated
-from bot.app.demo.console import ConsoleResponder
-from bot.authz import Authorizer
-from bot.conversation import Access, Incoming, MemoryStore, ThreadKey, console_identity
 from bot.push import MemoryKv
-from bot.watch.commands import WatchCommands
-from bot.watch.engine import WatchingEngine
-from bot.watch.subscriptions import Declared, Subscriptions
-from diagnosis import RunaiClient
+from bot.watch.subscriptions import Subscriptions
+from tests.bot.push.chat import Chat
 from tests.bot.push.scenes import DEMO
-
-KEY = ThreadKey("console", "local", "console", "1")
-
-
-@dataclass
-class Chat:
-    runai: RunaiClient
-    subscriptions: Subscriptions
-    lines: list[str]
-
-    async def say(
-        self,
-        text: str,
-        *,
-        as_email: str = "bob@acme.ai",
-        postable: Collection[str] = ("console",),
-        channel_projects: dict[str, list[str]] | None = None,
-    ) -> str:
-        access = Access(Authorizer(self.runai), console_identity(as_email), channel_projects or {})
-        engine = WatchingEngine(
-            watch=WatchCommands(self.runai, self.subscriptions, postable=postable),
-            access=access,
-            runai=self.runai,
-            store=MemoryStore(),
-            clock=lambda: DEMO.now,
-        )
-        self.lines.clear()
-        await engine.handle(Incoming(KEY, "you", text=text), ConsoleResponder(self.lines.append))
-        return "".join(self.lines)
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[Chat]:
-    async with simulated(DEMO, transport="asgi") as up:
-        declared = [
-            Declared(channel="console", platform="console", project="vision", cluster="prod-a")
-        ]
-        yield Chat(up.runai, Subscriptions(MemoryKv(), declared), [])
 
 
 async def test_subscribing_is_public_and_says_who_and_that_everyone_sees(chat: Chat):
@@ -170,10 +126,10 @@ async def two_clusters() -> AsyncIterator[Chat]:
             f"watch nlp on {PROD_A}",
             "You don't have read access to workloads on any",
         ),
-        (
+        (  # removing looks up no cluster: it answers with what the channel's watches say
             "nobody@acme.ai",
             f"unwatch nlp on {PROD_A}",
-            "You don't have read access to workloads on any",
+            f"This channel does not watch project nlp on {PROD_A}.",
         ),
         (
             "alice@acme.ai",
