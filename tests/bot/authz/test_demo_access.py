@@ -101,5 +101,6 @@ async def test_the_chat_shows_the_departments_figures_only_to_who_may_read_it():
         assert "36 deserved" not in said
     assert carol.pending is not None
     assert carol.pending.reason == "NODE_POOL_FULL", carol.headline
-    assert "and so is its department research (18 of 36 deserved GPUs allocated)" in carol.headline
-    assert any(e.source == "get_department" for e in carol.evidence)
+    assert "the project and its department research are within quota" in carol.headline
+    [department] = [e for e in carol.evidence if e.source == "get_department"]
+    assert "deserved 36 GPUs, allocated 18" in department.text
