@@ -4,8 +4,10 @@ from bot.conversation.access import Access, Gate, Identify, console_identity
 from bot.conversation.engine import ConversationEngine, Responder
 from bot.conversation.model import (
     PUBLISH,
+    REPORT_ACTIONS,
     RERUN,
     SHOW_EVIDENCE,
+    Answer,
     Choice,
     ConversationState,
     EvidenceReply,
@@ -16,15 +18,19 @@ from bot.conversation.model import (
     ReportReply,
     Slots,
     ThreadKey,
+    report_action,
+    report_choice,
 )
 from bot.conversation.store import MemoryStore, RedisStore, StateStore, StoreUnavailable
 from bot.conversation.understand.markup import Markup
 
 __all__ = [
     "PUBLISH",
+    "REPORT_ACTIONS",
     "RERUN",
     "SHOW_EVIDENCE",
     "Access",
+    "Answer",
     "Choice",
     "ConversationEngine",
     "ConversationState",
@@ -45,4 +51,6 @@ __all__ = [
     "StoreUnavailable",
     "ThreadKey",
     "console_identity",
+    "report_action",
+    "report_choice",
 ]

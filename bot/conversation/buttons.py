@@ -1,16 +1,18 @@
 """Buttons and picks: a report's actions, and an answer to the thread's pending question.
 
 A report's buttons ("Show all evidence", "Check again", "Post it to the thread") are
-anyone's; a choice answering the question (a cluster, a workload) is the asker's alone. A
-pick replaces the question's buttons with who picked what, then the turn continues.
+anyone's, and each acts on the answer it is on (`bot.conversation.answers`); a choice
+answering the question (a cluster, a workload) is the asker's alone. A pick replaces the
+question's buttons with who picked what, then the turn continues.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.conversation.answers import clicked
 from bot.conversation.filling import apply_choice, pending_choice
-from bot.conversation.messages import ALREADY_ANSWERED, not_understood, only_asker
+from bot.conversation.messages import ALREADY_ANSWERED, NOT_IN_THREAD, not_understood, only_asker
 from bot.conversation.model import (
     PUBLISH,
     RERUN,
@@ -20,6 +22,7 @@ from bot.conversation.model import (
     Incoming,
     Notice,
     Question,
+    report_action,
 )
 from bot.conversation.replying import Responder
 from bot.conversation.shown_again import ShownAgain
@@ -39,15 +42,24 @@ class Buttons:
     async def click(
         self, incoming: Incoming, state: ConversationState, responder: Responder
     ) -> ConversationState | None:
-        """A button: a report action (anyone) or an answer to the question (the asker)."""
+        """A button: a report action (anyone) or an answer to the question (the asker).
+
+        A report action acts on the answer its button is on; a target naming none of the
+        thread's answers is told so privately, and nothing is shown or run.
+        """
         value = incoming.choice or ""
-        if value == SHOW_EVIDENCE:
-            await self._again.evidence(incoming, state, responder)
-            return None
-        if value == PUBLISH:
-            return await self._again.publish(incoming, state, responder)
-        if value == RERUN:
-            return await self._again.rerun(incoming, state, state, responder)
+        action, target = report_action(value)
+        if action in {SHOW_EVIDENCE, PUBLISH, RERUN}:
+            shown = clicked(state, target)
+            if shown is None:
+                await responder.post(Notice(NOT_IN_THREAD, private=True))
+                return None
+            if action == SHOW_EVIDENCE:
+                await self._again.evidence(incoming, shown, responder)
+                return None
+            if action == PUBLISH:
+                return await self._again.publish(incoming, shown, responder)
+            return await self._again.rerun(incoming, shown, shown, responder)
         choice = pending_choice(state, value)
         if choice is None:
             await responder.post(Notice(ALREADY_ANSWERED, private=True))

@@ -32,7 +32,7 @@ from bot.conversation.messages import (
     only_asker,
     queued,
 )
-from bot.conversation.model import RERUN, SHOW_EVIDENCE, Incoming
+from bot.conversation.model import RERUN, SHOW_EVIDENCE, Incoming, report_action
 from bot.conversation.store import StoreBusy, StoreUnavailable, ThreadBusy
 from bot.durable.connect import redis_failure
 from diagnosis import UpstreamError
@@ -43,6 +43,7 @@ __all__ = [
     "Ruling",
     "Taken",
     "admit",
+    "anyones",
     "converse",
     "failure_notice",
     "not_taken_notice",
@@ -52,6 +53,11 @@ __all__ = [
 
 #: The answer's buttons: they show everyone what the thread shows, so anyone may press them.
 ANYONES_CHOICES = frozenset({SHOW_EVIDENCE, RERUN})
+
+
+def anyones(choice: str | None) -> bool:
+    """Whether `choice` is one of the answer's buttons anyone may press (with its target)."""
+    return choice is not None and report_action(choice)[0] in ANYONES_CHOICES
 
 
 class Asker(Responder, Protocol):
@@ -111,7 +117,7 @@ async def admit(
     is how long a replier in a lost thread is not told again.
     """
     try:
-        if incoming.choice is not None and incoming.choice not in ANYONES_CHOICES:
+        if incoming.choice is not None and not anyones(incoming.choice):
             return await _may_pick(engine, incoming, mention)
         if not incoming.directed:
             return await _continues(engine, incoming, told_once_s)

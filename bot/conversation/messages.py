@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from bot.conversation.model import PUBLISH, Choice, Slots
+from bot.conversation.model import PUBLISH, Choice, Slots, report_choice
 from bot.conversation.parse_bounds import MAX_PARSED_CHARS
-from diagnosis import AuthError, NotFound, UpstreamError, UpstreamTimeout, UpstreamUnavailable
+from bot.render.actions import report_target
+from diagnosis import (
+    AuthError,
+    NotFound,
+    Report,
+    UpstreamError,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 
 __all__ = [
     "ALREADY_ANSWERED",
@@ -15,6 +23,7 @@ __all__ = [
     "HELP",
     "LOST_CONTEXT",
     "NOTHING_TO_SHOW",
+    "NOT_IN_THREAD",
     "PICK_BELOW",
     "PRIVATE_QUESTION",
     "PUBLISH_CHOICE",
@@ -32,6 +41,7 @@ __all__ = [
     "not_read",
     "not_understood",
     "only_asker",
+    "publish_choice",
     "queued",
     "unchanged",
     "working_text",
@@ -76,10 +86,21 @@ PUBLISH_QUESTION = (
 )
 PUBLISH_CHOICE = Choice(label="Post it to the thread", value=PUBLISH)
 
+
+def publish_choice(report: Report, lookback: str | None) -> Choice:
+    """`PUBLISH_CHOICE` for the answer `report`: its button posts that answer, not a later one."""
+    value = report_choice(PUBLISH, report_target(report, lookback))
+    return Choice(label=PUBLISH_CHOICE.label, value=value)
+
+
 #: After a question whose buttons name the candidates (their IDs only where names tie).
 PICK_BELOW = "Pick one below."
 ALREADY_ANSWERED = "That question was already answered; mention me to ask again."
 NOTHING_TO_SHOW = "There is no answer in this thread yet to show the evidence of."
+NOT_IN_THREAD = (
+    "I no longer have the answer that button is on (a thread keeps its latest answers); "
+    "mention me with the whole question to check it again."
+)
 PRIVATE_QUESTION = (
     "The question in this thread was asked privately, so only the person who asked can "
     "answer it; to ask about something else, mention me with the whole question."

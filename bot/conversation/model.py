@@ -13,8 +13,10 @@ from diagnosis import Report, Symptom, WorkloadRef
 
 __all__ = [
     "PUBLISH",
+    "REPORT_ACTIONS",
     "RERUN",
     "SHOW_EVIDENCE",
+    "Answer",
     "Choice",
     "ConversationState",
     "EvidenceReply",
@@ -25,6 +27,8 @@ __all__ = [
     "ReportReply",
     "Slots",
     "ThreadKey",
+    "report_action",
+    "report_choice",
 ]
 
 #: Choice values of the report's action buttons; a front end sends them as `Incoming.choice`.
@@ -32,8 +36,31 @@ SHOW_EVIDENCE = "report:evidence"
 RERUN = "report:rerun"
 #: The value of the button that posts a privately shown answer (channel policy) to the thread.
 PUBLISH = "report:publish"
+#: The choices of the buttons on an answer, which act on the answer they are on.
+REPORT_ACTIONS = frozenset({SHOW_EVIDENCE, RERUN, PUBLISH})
 #: The `thread` of `ThreadKey.new_root`; no platform names a thread so.
 NEW_ROOT = "+new-root"
+
+
+def report_choice(action: str, target: str | None) -> str:
+    """The choice a button on an answer sends: its action, then the answer it is on.
+
+    `target` is the answer's `bot.render.actions.ActionTarget` value (its workload and
+    cluster IDs); None leaves the action alone, as buttons posted before targets were.
+    """
+    return f"{action} {target}" if target else action
+
+
+def report_action(choice: str) -> tuple[str, str | None]:
+    """A choice split into a report button's action and the target it carries.
+
+    `(choice, None)` for a choice that is not a report button's, or one from a button
+    posted without a target (it acts on the thread's last answer, as it always did).
+    """
+    action, _, target = choice.partition(" ")
+    if action not in REPORT_ACTIONS:
+        return choice, None
+    return action, target or None
 
 
 @dataclass(frozen=True)
@@ -180,6 +207,22 @@ class Slots(BaseModel):
     project_choices: tuple[str, ...] = ()
 
 
+class Answer(BaseModel):
+    """An answer shown in a thread, kept so that the buttons on it act on it.
+
+    `slots` are those it was diagnosed with, `report_for` whose access it was computed with
+    (empty: no one's), `private` whether only its asker saw it (channel policy).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    report: Report
+    slots: Slots
+    lookback: str | None = None
+    report_for: str = ""
+    private: bool = False
+
+
 class ConversationState(BaseModel):
     """What the bot remembers about a thread between turns (stored as JSON with a TTL)."""
 
@@ -203,4 +246,9 @@ class ConversationState(BaseModel):
     report_for: str = ""
     last_lookback: str | None = None
     answer_private: bool = False  # the last answer was shown only to its asker (channel policy)
+    # The slots `last_report` was diagnosed with (None: a state saved before they were kept).
+    answer_slots: Slots | None = None
+    # The thread's earlier answers, oldest first, one per workload and a bounded number
+    # (`bot.conversation.answers`): the buttons on each act on it, not on `last_report`.
+    earlier: tuple[Answer, ...] = ()
     queued: tuple[str, ...] = ()  # more workloads the same message named, answered after this one

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from bot.conversation.messages import PICK_BELOW, PUBLISH_CHOICE, PUBLISH_QUESTION, unchanged
+from bot.conversation.answers import archived
+from bot.conversation.messages import PICK_BELOW, PUBLISH_QUESTION, publish_choice, unchanged
 from bot.conversation.model import (
     Choice,
     ConversationState,
@@ -141,9 +142,12 @@ async def reply_with_report(
         last_lookback=lookback,
         answer_private=private,
         report_for=incoming.user,
+        answer_slots=state.slots,
+        earlier=archived(state, report),
     )
     if private and report.workload is not None:
-        question = Question(PUBLISH_QUESTION, (PUBLISH_CHOICE,), private=True, asker=incoming.user)
+        choice = publish_choice(report, lookback)
+        question = Question(PUBLISH_QUESTION, (choice,), private=True, asker=incoming.user)
         await responder.post(question)
     if report.question:  # "Did you mean a past run?": the asker's reply answers it
         pending = {"expecting": Expecting.WORKLOAD, "question": report.question}

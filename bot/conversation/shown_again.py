@@ -1,5 +1,8 @@
 """A thread's answer shown again: all its evidence, diagnosed again, or posted to the thread.
 
+The answer is the thread's last (`state.last_report`), or, for a button, the one the button
+is on, made the state's last first (`bot.conversation.answers.clicked`), so every check
+below is the same for both.
 Anyone in the thread may ask for the evidence or a re-run (another lookback or symptom is a
 re-run too), and its reader may post a privately shown answer to the thread; each is shown
 only to someone who may see that answer today. `ShownAgain.refusal` checks the same full target

@@ -2,7 +2,8 @@
 
 `report_buttons` decides, for every platform, which buttons a report carries; Slack draws
 them as Block Kit buttons, Teams as card actions. A front end routes a click by `action_id`
-and reads the button's value back with `ActionTarget.from_value`.
+and hands the button's value (`report_target`) to the engine with the click, which reads it
+back with `ActionTarget.from_value` to find the answer the button is on.
 The "Open in Run:ai" link is built only from the configured control-plane URL and the IDs,
 and only when every ID looks like an ID: text from upstream never becomes part of a link.
 """
@@ -28,6 +29,7 @@ __all__ = [
     "ActionTarget",
     "ReportButton",
     "report_buttons",
+    "report_target",
     "runai_workload_url",
 ]
 
@@ -86,7 +88,7 @@ class ActionTarget:
         """
         try:
             body = json.loads(value)
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, RecursionError) as error:  # nested past Python's stack
             raise ValueError("not a report action value") from error
         if not isinstance(body, dict):
             body = {}  # reported below as a value without IDs.
@@ -102,6 +104,14 @@ class ActionTarget:
         if lookback is not None and not (isinstance(lookback, str) and _LOOKBACK.match(lookback)):
             raise ValueError("lookback must look like 24h or 7d")
         return cls(cluster, workload, lookback)
+
+
+def report_target(report: Report, lookback: str | None) -> str | None:
+    """The value of the buttons on `report`: its `ActionTarget`; None without ID-shaped IDs."""
+    w = report.workload
+    if w is None or not w.id or not w.cluster_id:
+        return None
+    return ActionTarget(w.cluster_id, w.id, lookback).to_value()
 
 
 def runai_workload_url(runai_url: str | None, cluster_id: str, workload_id: str) -> str | None:

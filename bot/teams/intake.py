@@ -13,9 +13,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from bot.conversation import Incoming, Markup
+from bot.conversation.edges import anyones
 from bot.teams.activity import Inbound
 from bot.teams.responder import ReplyTarget
-from bot.teams.turns import REPORT_ACTIONS, thread_key
+from bot.teams.turns import thread_key
 from bot.work import Enqueued, WorkQueue, admit, new_item
 
 __all__ = ["PLATFORM", "TeamsSpec", "dedupe_key", "submit"]
@@ -45,11 +46,7 @@ def _a_pick(inbound: Inbound) -> bool:
 
     The answer's buttons may be pressed again later, by anyone: only a retry is one of those.
     """
-    return (
-        inbound.choice is not None
-        and inbound.choice not in REPORT_ACTIONS
-        and bool(inbound.card_id)
-    )
+    return inbound.choice is not None and not anyones(inbound.choice) and bool(inbound.card_id)
 
 
 def incoming_of(inbound: Inbound) -> Incoming:

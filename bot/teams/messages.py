@@ -4,7 +4,9 @@ Pure: a reply in, Bot Framework message activities out (the first is the main on
 follow it in the thread). The cards are `bot.teams.render.cards` and `.card_parts`, which
 escape every upstream string and keep each activity within Teams' size limit. Buttons
 are `Action.Submit` with `choice_data(value)`, `{"runai_why": "choice", "value": <engine
-choice>}`; "Open in Run:ai" is an `Action.OpenUrl` made only from `runai_url` and the IDs.
+choice>}`; an answer's buttons send their action with the answer's target (`report_choice`),
+so each acts on the answer it is on. "Open in Run:ai" is an `Action.OpenUrl` made only from
+`runai_url` and the IDs.
 `private` is not rendered: the responder decides where a private reply goes.
 """
 
@@ -21,6 +23,7 @@ from bot.conversation import (
     Question,
     Reply,
     ReportReply,
+    report_choice,
 )
 from bot.render import actions
 from bot.teams.render import card_parts, cards
@@ -34,7 +37,7 @@ from bot.teams.render.card_parts import (
 
 __all__ = ["CARD_CONTENT_TYPE", "REPORT_CHOICES", "SUBMIT_CHOICE", "SUBMIT_KEY", "choice_data", "to_teams"]  # fmt: skip  # noqa: E501
 
-#: Report button → the engine choice its Action.Submit sends.
+#: Report button → the engine action its Action.Submit sends (with the answer's target).
 REPORT_CHOICES = {actions.SHOW_ALL_EVIDENCE: SHOW_EVIDENCE, actions.RERUN: RERUN}
 
 
@@ -48,6 +51,8 @@ def to_teams(
     """
     match reply:
         case ReportReply():
+            target = actions.report_target(reply.report, reply.lookback)
+            choices = {a: report_choice(c, target) for a, c in REPORT_CHOICES.items()}
             answer = cards.render_report_cards(
                 reply.report,
                 notes=reply.notes,
@@ -55,7 +60,7 @@ def to_teams(
                 lookback=reply.lookback,
                 runai_url=runai_url,
                 chart_url=chart_url,
-                choices=REPORT_CHOICES,
+                choices=choices,
             )
             return [activity(card) for card in answer]
         case EvidenceReply():

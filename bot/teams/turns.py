@@ -15,7 +15,7 @@ from contextvars import ContextVar
 
 from bot.config import DEDUPE_TTL_S
 from bot.conversation import ConversationEngine, Incoming, Markup, Responder, ThreadKey
-from bot.conversation.edges import ANYONES_CHOICES, admit, converse
+from bot.conversation.edges import ANYONES_CHOICES, admit, anyones, converse
 from bot.teams.activity import Inbound
 from bot.teams.responder import TeamsResponder
 
@@ -79,7 +79,7 @@ def incoming_of(inbound: Inbound) -> Incoming:
     (`bot.teams.intake.dedupe_key`), so a reclaimed click is still answered.
     """
     key = thread_key(inbound)
-    if inbound.choice in ANYONES_CHOICES:
+    if anyones(inbound.choice):
         return Incoming(key, inbound.user_id, choice=inbound.choice)
     if inbound.choice is not None:
         return Incoming(key, inbound.user_id, choice=inbound.choice, message_ref=inbound.card_id)

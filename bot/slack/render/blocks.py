@@ -29,8 +29,8 @@ from slack_sdk.models.blocks.basic_components import SlackFile
 from bot.render import plan
 from bot.render.actions import (
     SHOW_ALL_EVIDENCE,
-    ActionTarget,
     report_buttons,
+    report_target,
 )
 from bot.render.plan.overflow import MAX_EVIDENCE_MESSAGES, MAX_REPLIES, Paged, Room, paginate
 from bot.render.plan.sections import (
@@ -179,8 +179,7 @@ def _memory(report: Report, chart: ChartImage | None) -> list[Block]:
 
 
 def _actions(report: Report, lookback: str | None, runai_url: str | None) -> list[Block]:
-    w = report.workload
-    value = ActionTarget(w.cluster_id, w.id, lookback).to_value() if w is not None else None
+    value = report_target(report, lookback)
     buttons = [
         ButtonElement(text=b.label, action_id=b.action_id, url=b.url)
         if b.url is not None

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.app.backends import simulated
-from bot.authz import Authorizer
+from bot.app.demo.scenarios import bundled_scenario
+from bot.authz import Authorizer, Identity
 from bot.conversation import (
     Access,
     ConversationEngine,
@@ -105,3 +107,31 @@ async def harness(
             **engine_options,
         )
         yield Harness(engine, up.simulator, store)
+
+
+DEMO = bundled_scenario("demo")
+#: The demo's people: alice may not read project nlp, bob reads everything.
+PEOPLE = {"UA": "alice@acme.ai", "UB": "bob@acme.ai"}
+
+
+async def _by_user(incoming: Incoming) -> Identity:
+    return Identity.console(PEOPLE[incoming.user])
+
+
+@asynccontextmanager
+async def people(
+    sink: Sink, channel_projects: Mapping[str, Sequence[str]] | None = None
+) -> AsyncIterator[Harness]:
+    """An engine over the demo that asks as `PEOPLE` (UA, UB), with the channel policy given."""
+    async with simulated(DEMO, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        access = Access(Authorizer(up.runai), _by_user, channel_projects=channel_projects or {})
+        conversation = ConversationEngine(
+            runai=up.runai,
+            kube=up.kube,
+            store=MemoryStore(),
+            clock=lambda: DEMO.now,
+            audit=sink,
+            access=access,
+        )
+        yield Harness(conversation, up.simulator, MemoryStore())

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
-
 from bot.app.backends import simulated
-from bot.app.demo.scenarios import bundled_scenario
 from bot.authz import Authorizer, Identity
 from bot.conversation import (
     PUBLISH,
@@ -20,14 +16,13 @@ from bot.conversation import (
     ReportReply,
     ThreadKey,
     console_identity,
+    report_action,
 )
 from bot.conversation.messages import PRIVATE_QUESTION
 from bot.ops.audit_events import AUTHZ_DENIED_OUTCOME
 from tests.bot.authz.people import people_scenario
-from tests.bot.conversation.harness import Harness, Sink
+from tests.bot.conversation.harness import DEMO, PEOPLE, Harness, Sink, people
 
-DEMO = bundled_scenario("demo")
-PEOPLE = {"UA": "alice@acme.ai", "UB": "bob@acme.ai"}
 ASK_NLP = "why did jupyter-alice in nlp fail on cluster prod-a"
 #: A Training in nlp that is still Running: asked by name, a question with candidates.
 ASK_RUNNING = "why did t5-distill in nlp fail on cluster prod-a"
@@ -37,31 +32,9 @@ DENIED = (
 )
 
 
-async def _by_user(incoming: Incoming) -> Identity:
-    return Identity.console(PEOPLE[incoming.user])
-
-
-@asynccontextmanager
-async def engine(
-    sink: Sink, channel_projects: Mapping[str, Sequence[str]] | None = None
-) -> AsyncIterator[Harness]:
-    async with simulated(DEMO, retries=0, transport="asgi") as up:
-        assert up.simulator is not None
-        access = Access(Authorizer(up.runai), _by_user, channel_projects=channel_projects or {})
-        conversation = ConversationEngine(
-            runai=up.runai,
-            kube=up.kube,
-            store=MemoryStore(),
-            clock=lambda: DEMO.now,
-            audit=sink,
-            access=access,
-        )
-        yield Harness(conversation, up.simulator, MemoryStore())
-
-
 async def test_a_denial_is_private_audited_and_nothing_else_is_said():
     sink = Sink()
-    async with engine(sink) as chat:
+    async with people(sink) as chat:
         replies = (await chat.say(ASK_NLP, user="UA")).replies()
     assert replies == [Notice(DENIED, private=True)]
     [event] = sink.events
@@ -76,7 +49,7 @@ async def test_a_denial_is_private_audited_and_nothing_else_is_said():
 
 async def test_evidence_is_only_for_someone_who_may_read_the_project():
     sink = Sink()
-    async with engine(sink) as chat:
+    async with people(sink) as chat:
         answered = (await chat.say(ASK_NLP, user="UB")).last()
         assert isinstance(answered, ReportReply)
         refused = (await chat.say("@runai-why show logs", user="UA")).replies()
@@ -90,14 +63,14 @@ async def test_evidence_is_only_for_someone_who_may_read_the_project():
 
 async def test_a_mapped_channel_answers_privately_and_the_asker_may_post_it():
     sink = Sink()
-    async with engine(sink, channel_projects={"C1": ["ml-team"]}) as chat:
+    async with people(sink, channel_projects={"C1": ["ml-team"]}) as chat:
         replies = (await chat.say(ASK_NLP, user="UB")).replies()
         [report, offer] = replies
         assert isinstance(report, ReportReply)
         assert report.private
         assert isinstance(offer, Question)
         assert offer.private
-        assert [c.value for c in offer.choices] == [PUBLISH]
+        assert [report_action(c.value)[0] for c in offer.choices] == [PUBLISH]
         someone_else = (await chat.click(PUBLISH, user="UA")).replies()
         posted = (await chat.click(PUBLISH, user="UB")).replies()
         again = (await chat.click(PUBLISH, user="UB")).replies()
@@ -146,7 +119,7 @@ async def test_a_private_question_is_answered_by_its_asker_only():
 async def test_an_id_carried_over_from_someone_else_is_not_named_in_a_denial():
     jupyter = next(w.id for w in DEMO.workloads if w.workload["name"] == "jupyter-alice")
     sink = Sink()
-    async with engine(sink) as chat:
+    async with people(sink) as chat:
         answered = (await chat.say(f"why did {jupyter} fail on cluster prod-a", user="UB")).last()
         assert isinstance(answered, ReportReply)
         carried = (await chat.say("@runai-why on cluster prod-a", user="UA")).replies()

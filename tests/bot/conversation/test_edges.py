@@ -26,6 +26,7 @@ from bot.conversation import (
     Reply,
     StoreUnavailable,
     ThreadKey,
+    report_choice,
 )
 from bot.conversation.edges import (
     Ruling,
@@ -57,6 +58,8 @@ from tests.bot.conversation.harness import Harness, harness
 
 DEMO = bundled_scenario("demo")
 KEY = ThreadKey("test", "T1", "C1", "100.1")
+#: A report button's target (`ActionTarget.to_value`): the answer it is on.
+TARGET = '{"cluster_id":"prod-a","workload_id":"w1","lookback":"24h"}'
 UPSTREAM = UpstreamUnavailable("down", operation="get_workload", url="http://127.0.0.1/x")
 NOT_FOUND = NotFound("gone", operation="get_workload", url="http://127.0.0.1/x", status=404)
 
@@ -91,6 +94,9 @@ def _incoming(kind: str, user: str) -> Incoming:
         "publish": Incoming(KEY, user, choice=PUBLISH),
         "evidence": Incoming(KEY, user, choice=SHOW_EVIDENCE),
         "rerun": Incoming(KEY, user, choice=RERUN),
+        "publish on": Incoming(KEY, user, choice=report_choice(PUBLISH, TARGET)),
+        "evidence on": Incoming(KEY, user, choice=report_choice(SHOW_EVIDENCE, TARGET)),
+        "rerun on": Incoming(KEY, user, choice=report_choice(RERUN, TARGET)),
         "mention": Incoming(KEY, user, text="why did x fail?"),
         "reply": Incoming(KEY, user, text="prod-a", directed=False),
         "reply in our thread": Incoming(KEY, user, text="prod-a", directed=False, bot_thread=True),
@@ -105,6 +111,9 @@ ADMISSION = [
     ("asked by U1", "publish", "U2", None, only_asker("@U1")),
     ("asked by U1", "evidence", "U2", None, TAKEN),
     ("asked by U1", "rerun", "U2", None, TAKEN),
+    ("asked by U1", "publish on", "U2", None, only_asker("@U1")),
+    ("asked by U1", "evidence on", "U2", None, TAKEN),  # the answer's buttons are anyone's
+    ("asked by U1", "rerun on", "U2", None, TAKEN),
     ("asked by U1", "mention", "U2", None, TAKEN),
     ("asked by U1", "reply", "U2", None, TAKEN),
     ("asked by U1", "reply in our thread", "U2", None, TAKEN),

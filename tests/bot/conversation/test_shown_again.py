@@ -25,6 +25,7 @@ from bot.conversation import (
     Notice,
     Question,
     ReportReply,
+    report_action,
 )
 from diagnosis.viewer import BLAST_NOT_SHOWN, CHANGES_NOT_SHOWN
 from runai_sim.scenario import Scenario
@@ -140,7 +141,7 @@ async def test_check_again_shows_a_teammate_the_answer_they_never_saw():
     assert report.private
     assert report.report == first.report
     assert isinstance(offer, Question)
-    assert [c.value for c in offer.choices] == [PUBLISH], "theirs to post"
+    assert [report_action(c.value)[0] for c in offer.choices] == [PUBLISH], "theirs to post"
     assert "sam-notebook" in _said(shown), "the same answer, now theirs: counted for them"
 
 

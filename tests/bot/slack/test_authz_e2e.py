@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.conversation import PUBLISH
+from bot.conversation import PUBLISH, report_action
 from bot.ops.audit import read_audit
 from bot.ops.audit_events import AUTHZ_DENIED_OUTCOME
 from bot.ops.metrics import REGISTRY
@@ -188,11 +188,11 @@ async def test_another_project_in_a_mapped_channel_is_private_until_posted_on_pu
         report, offer = await _private_only(bot, count=2)
         assert "jupyter-alice" in (report.text or "")  # the asker may read nlp: the answer
         buttons = [e for b in offer.blocks if b["type"] == "actions" for e in b["elements"]]
-        assert [b["value"] for b in buttons] == [PUBLISH]
+        assert [report_action(b["value"])[0] for b in buttons] == [PUBLISH]
         assert buttons[0]["action_id"] == f"{CHOICE_ACTION}_0"
         click = block_action_body(
             buttons[0]["action_id"],
-            PUBLISH,
+            buttons[0]["value"],
             user="U1",
             channel="C1",
             message_ts="1700007400.000900",

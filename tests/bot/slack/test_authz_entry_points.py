@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.conversation import PUBLISH
+from bot.conversation import PUBLISH, report_action
 from bot.render.actions import RERUN, SHOW_ALL_EVIDENCE
 from runai_sim.app import Simulator
 from tests.bot.authz.people import (
@@ -107,7 +107,8 @@ def _button(message: Call, *, action_id: str | None = None, value: str | None = 
     return next(
         e
         for e in elements
-        if action_id in {None, e["action_id"]} and value in {None, e.get("value")}
+        if action_id in {None, e["action_id"]}
+        and value in {None, report_action(e.get("value") or "")[0]}
     )
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.conversation import PUBLISH, RERUN, SHOW_EVIDENCE
+from bot.conversation import PUBLISH, RERUN, SHOW_EVIDENCE, report_action
 from runai_sim.scenario import Scenario
 from tests.bot.authz.people import (
     ACCESS,
@@ -89,7 +89,8 @@ async def _answered(row: Row, *, user: str = ASKER) -> tuple[str, list[Call]]:
 
 
 def _button(call: Call, value: str) -> dict:
-    return next(b for b in call.buttons if b["data"]["value"] == value)
+    """The card's button of the action `value` (which carries the answer it is on)."""
+    return next(b for b in call.buttons if report_action(b["data"]["value"])[0] == value)
 
 
 # ---------------------------------------------------------------- the entry points
@@ -111,8 +112,9 @@ async def ask_chat(row: Row) -> int:
 async def _press(row: Row, value: str) -> int:
     root, [answer] = await _answered(row)
     start = len(row.calls())
-    _button(answer, value)  # the answer card carries it
-    pressed = click(row.bot, value, card=answer.activity_id, thread=root, user=row.user)
+    button = _button(answer, value)  # the answer card carries it
+    sent = button["data"]["value"]
+    pressed = click(row.bot, sent, card=answer.activity_id, thread=root, user=row.user)
     assert (await row.bot.send(pressed)).status_code == 200
     return start
 

@@ -67,6 +67,18 @@ QUESTION = thread_key(MESSAGE).redis_key("q")
             "teams:activity:tenant-acme:19:room@thread.tacv2:1700000000002",
             id="check again: may be pressed again",
         ),
+        pytest.param(
+            dataclasses.replace(
+                CLICK, choice=f'{SHOW_EVIDENCE} {{"cluster_id":"c","workload_id":"w"}}'
+            ),
+            "teams:activity:tenant-acme:19:room@thread.tacv2:1700000000002",
+            id="show all evidence on its answer: may be pressed again",
+        ),
+        pytest.param(
+            dataclasses.replace(CLICK, choice=f'{RERUN} {{"cluster_id":"c","workload_id":"w"}}'),
+            "teams:activity:tenant-acme:19:room@thread.tacv2:1700000000002",
+            id="check again on its answer: may be pressed again",
+        ),
     ],
 )
 def test_dedupe_keys(inbound: Inbound, key: str):

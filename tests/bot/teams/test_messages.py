@@ -16,8 +16,10 @@ from bot.conversation import (
     Notice,
     Question,
     ReportReply,
+    report_action,
+    report_choice,
 )
-from bot.render.actions import runai_workload_url
+from bot.render.actions import ActionTarget, runai_workload_url
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import OUTCOME_WORDS, cli_command
 from bot.teams.messages import CARD_CONTENT_TYPE, choice_data, to_teams
@@ -146,13 +148,17 @@ def test_the_report_buttons_are_the_slack_ones(overrides, runai_url, titles):
     [main, *_] = render(ReportReply(answer(**overrides), "24h"), runai_url=runai_url)
     shown = actions(main)
     assert list(shown) == titles
+    target = ActionTarget(CLUSTER, ID, "24h").to_value()  # the answer the buttons are on
     if "Show all evidence" in shown:
+        evidence = report_choice(SHOW_EVIDENCE, target)
         assert shown["Show all evidence"] == {
-            "type": "Action.Submit", "title": "Show all evidence", "data": choice_data(SHOW_EVIDENCE),
+            "type": "Action.Submit", "title": "Show all evidence", "data": choice_data(evidence),
         }  # fmt: skip
-        assert shown["Show all evidence"]["data"] == {"runai_why": "choice", "value": SHOW_EVIDENCE}
+        assert shown["Show all evidence"]["data"] == {"runai_why": "choice", "value": evidence}
+        assert report_action(evidence) == (SHOW_EVIDENCE, target)
     if "Check again" in shown:
-        assert shown["Check again"]["data"] == {"runai_why": "choice", "value": RERUN}
+        rerun = report_choice(RERUN, target)
+        assert shown["Check again"]["data"] == {"runai_why": "choice", "value": rerun}
     if "Open in Run:ai" in shown:
         assert shown["Open in Run:ai"]["type"] == "Action.OpenUrl"
         assert shown["Open in Run:ai"]["url"] == runai_workload_url(RUNAI, CLUSTER, ID)

@@ -546,3 +546,19 @@ async def test_a_40_kb_mention_is_read_up_to_the_cap_and_the_asker_told_privatel
     assert told.texts[0].startswith("That message is long, so I read only its first 4,096")
     in_thread = [c for c in bot.teams.calls if c.conversation == _thread(ask["id"])]
     assert not [c for c in in_thread if any("message is long" in t for t in c.texts)]
+
+
+async def test_each_answer_card_s_buttons_act_on_that_answer_in_a_thread_of_two(bot: TeamsBot):
+    ask = mention(bot, "why did eval-harness and training-job-42 fail in ml-team on prod-a?")
+    root = ask["id"]
+    assert (await bot.send(ask)).status_code == 200
+    answers = await bot.teams.wait_for("update", count=2, timeout_s=30)
+    [first] = [a for a in answers if any("eval-harness" in t for t in a.texts)]
+    assert _category(first) == "CRASH_APP_ERROR"
+    [show] = [b for b in first.buttons if b["title"] == "Show all evidence"]
+    pressed = click(bot, show["data"]["value"], card=first.activity_id, thread=root, user="29:u2")
+    sent = len(bot.teams.of("send"))
+    assert (await bot.send(pressed)).status_code == 200
+    shown = (await bot.teams.wait_for("send", count=sent + 1, timeout_s=30))[sent]
+    assert shown.conversation == _thread(root)
+    assert any(t.startswith("All evidence · CRASH_APP_ERROR · eval-harness") for t in shown.texts)
