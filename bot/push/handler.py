@@ -8,9 +8,10 @@ nothing its subscriber's own access does not read now (`bot.push.subscriber`). T
 `Planner` says where the answer goes (a new message, the thread of the same failure with its
 running count, a storm's summary thread, or the hour's overflow thread) and `JournaledPosts`
 posts it, once across attempts. The thread keeps the report as an asked answer's thread
-does, so its buttons (all evidence, check again) work for whoever may read the workload,
-saved under the lock a click on them waits for (`_answer`). A `notice` item (a watch
-stopped or narrowed) is one message of its own, posted once.
+does, each answer of a storm too, so its buttons (all evidence, check again) act on it for
+whoever may read the workload, saved under the key and the lock a click on them computes
+and waits for (`_answer`; a DM's top level is its one conversation, `Poster.click_thread`).
+A `notice` item (a watch stopped or narrowed) is one message of its own, posted once.
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ import structlog
 
 from bot.authz import Authorizer
 from bot.conversation import (
-    ConversationState,
+    Answer,
     Incoming,
     Notice,
     ReportReply,
     Slots,
     StateStore,
+    ThreadKey,
 )
+from bot.conversation.answers import pushed
 from bot.conversation.auditing import audit_event
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink, LogAuditSink
@@ -270,11 +273,12 @@ class PushWork(ResolvedAlerts):
             thread = await self._overflow(spec, plan, posts)
         summary = Notice(storm_summary(spec.project, spec.window, reports))
         _, thread = await posts.post(summary, thread=thread)  # no buttons: nothing to click
-        async with self._store.lock(spec.target.key(thread)):  # see `_answer`
+        key = spec.target.key(posts.click_thread(thread) or thread)
+        async with self._store.lock(key):  # see `_answer`
             for report in reports:
                 await posts.post(self._reply(spec, report), thread=thread)
                 self._posted(spec, report, "storm", posts)
-            await self._remember(spec, reports[-1], thread)
+            await self._remember(spec, reports, key)  # each answer, for its own buttons
 
     async def _answer(
         self, spec: PushSpec, reply: ReportReply, posts: JournaledPosts, thread: str | None
@@ -286,29 +290,33 @@ class PushWork(ResolvedAlerts):
         which a click that finds no state waits for. So a click the moment the post shows
         acts on this answer, never on none or the previous one; and the state is saved
         only after the post, so a crash in between leaves none claiming it (the retry
-        updates the journaled post, then saves).
+        updates the journaled post, then saves). A post whose click continues a known
+        conversation (a DM's top level) takes that conversation's lock and is kept there.
         """
         target = spec.target
-        key = target.key(thread) if thread else target.key("").new_root()
+        known = posts.click_thread(thread)
+        key = target.key(known) if known else target.key("").new_root()
         async with self._store.lock(key):
             _, thread = await posts.post(reply, thread=thread)
-            await self._remember(spec, reply.report, thread)
+            await self._remember(spec, [reply.report], target.key(known or thread))
         return thread
 
-    async def _remember(self, spec: PushSpec, report: Report, thread: str) -> None:
-        """Keep the thread's answer, as an asked one's, so its buttons and follow-ups work.
+    async def _remember(self, spec: PushSpec, reports: list[Report], key: ThreadKey) -> None:
+        """Keep the thread's answers, as an asked one's, so their buttons and follow-ups work.
 
-        Under the lock a click waits for (`_answer`); it saves only what was posted.
+        Under the lock a click waits for (`_answer`); it saves only what was posted, added
+        to what the conversation already keeps (`bot.conversation.answers.pushed`).
         """
-        workload_id = report.workload.id if report.workload else spec.workload_ids[0]
-        state = ConversationState(
-            slots=self._slots(spec, workload_id),
-            last_report=report,
-            last_lookback=LOOKBACK,
-            updated_at=datetime.now(UTC),
-        )
         try:
-            await self._store.save(spec.target.key(thread), state)
+            state = await self._store.load(key)
+            for report in reports:
+                workload_id = report.workload.id if report.workload else spec.workload_ids[0]
+                slots = self._slots(spec, workload_id)
+                state = pushed(state, Answer(report=report, slots=slots, lookback=LOOKBACK))
+            if state is not None:
+                await self._store.save(
+                    key, state.model_copy(update={"updated_at": datetime.now(UTC)})
+                )
         except Exception:  # noqa: BLE001 - posted already; only the buttons lose their context
             self._log.warning("push_state_not_saved", exc_info=True)
 

@@ -3,7 +3,8 @@
 The responder is the same one an asked answer goes through (Slack's `bot.slack.poster`,
 Teams' `bot.teams.push`, the console's `ConsolePoster`), so a pushed report looks like an
 asked one, buttons included. A poster makes one per message thread: a new root
-(`thread=None`) or a reply in `thread`.
+(`thread=None`) or a reply in `thread`, and says which conversation a click on that post
+continues (`click_thread`), where the pushed answer is kept for its buttons.
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ class Poster(Protocol):
         """The responder; it calls `on_posted` with a post's ref as soon as it exists."""
         ...
 
+    def click_thread(self, target: Target, thread: str | None) -> str | None:
+        """The thread a click on a post in `thread` (None: a new root) is keyed by.
+
+        None: the new root's own ID, known only once it is posted (a new thread). A DM's top
+        level or a chat without threads is one conversation, known before the post.
+        """
+        ...
+
 
 class ConsolePoster:
     """Posts into the console's "channel" (the demo): each message numbered, threads named."""
@@ -37,6 +46,11 @@ class ConsolePoster:
         """See `Poster.responder`."""
         del target, on_posted  # one console; its posts are recorded by the journal itself
         return self._make(thread)
+
+    def click_thread(self, target: Target, thread: str | None) -> str | None:
+        """See `Poster.click_thread`: the console's threads are as posted."""
+        del target
+        return thread
 
 
 Posters = Mapping[str, Poster]

@@ -33,6 +33,10 @@ class JournaledPosts:
         """How many posts an earlier attempt had already made (updated, not posted again)."""
         self._log = structlog.get_logger(__name__)
 
+    def click_thread(self, thread: str | None) -> str | None:
+        """See `Poster.click_thread`, in this item's channel."""
+        return self._poster.click_thread(self._target, thread)
+
     async def post(self, reply: Reply, *, thread: str | None) -> tuple[str, str]:
         """Post `reply` in `thread` (None: a new root); returns (its ref, its thread)."""
         index, self._next = self._next, self._next + 1

@@ -7,6 +7,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.conversation import Responder
 from bot.push import Target
 from bot.push.posters import OnPosted
+from bot.slack.listeners.events import DM_THREAD, dm_top
 from bot.slack.responder import SlackResponder
 
 __all__ = ["SlackPoster"]
@@ -30,3 +31,7 @@ class SlackPoster:
         )
         responder.on_posted = on_posted
         return responder
+
+    def click_thread(self, target: Target, thread: str | None) -> str | None:
+        """See `Poster.click_thread`: a DM's top level is its one conversation."""
+        return DM_THREAD if dm_top(target.channel, thread) else thread

@@ -16,7 +16,7 @@ from typing import Any
 from bot.conversation import Incoming, ThreadKey, messages
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec
-from bot.slack.listeners.events import DM_THREAD
+from bot.slack.listeners.events import DM_THREAD, dm_top
 from bot.slack.listeners.routes import Ack, Route, SlackRequest
 from bot.slack.listeners.take import take
 from bot.slack.responder import CHOICE_ACTION
@@ -50,7 +50,7 @@ def clicked(body: dict[str, Any]) -> Click | None:
     message = body.get("message") or {}
     container = body.get("container") or {}
     channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
-    top = message.get("thread_ts") is None and str(channel).startswith("D")
+    top = dm_top(str(channel), message.get("thread_ts"))
     thread = DM_THREAD if top else message.get("thread_ts") or message.get("ts")
     user = (body.get("user") or {}).get("id", "")
     if not channel or not thread or not user:

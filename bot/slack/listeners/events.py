@@ -27,12 +27,21 @@ from bot.slack.listeners.routes import Ack, Route, SlackRequest
 from bot.slack.listeners.shortcuts import message_text
 from bot.slack.listeners.take import take
 
-__all__ = ["DM_THREAD", "ROUTES", "take_event"]
+__all__ = ["DM_THREAD", "ROUTES", "dm_top", "take_event"]
 
 #: Message subtypes that carry a person's words; every other subtype is ignored.
 _HANDLED_SUBTYPES = frozenset({None, "", "thread_broadcast", "file_share"})
 #: The conversation key of a direct message's top level (its threads have their own).
 DM_THREAD = "im"
+
+
+def dm_top(channel: str, thread_ts: str | None) -> bool:
+    """Whether a message in `channel` (`thread_ts`: its thread) is at a DM's top level.
+
+    A click on it continues the DM's one conversation (`DM_THREAD`), and so does a pushed
+    answer posted there (`bot.slack.poster`).
+    """
+    return thread_ts is None and channel.startswith("D")
 
 
 def _words(event: dict[str, Any]) -> str:

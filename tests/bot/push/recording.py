@@ -36,6 +36,10 @@ class RecordingPoster:
         del target
         return _Recorder(self, thread, on_posted)
 
+    def click_thread(self, target: Target, thread: str | None) -> str | None:
+        """As Slack: a DM's top level (a channel `D…`) is its one conversation, `im`."""
+        return "im" if thread is None and target.channel.startswith("D") else thread
+
     def roots(self) -> list[Posted]:
         return [m for m in self.messages if m.thread is None]
 

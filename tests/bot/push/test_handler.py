@@ -16,10 +16,20 @@ import pytest
 from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_scenario
 from bot.authz import Authorizer
-from bot.conversation import MemoryStore, Notice, ReportReply
+from bot.conversation import (
+    ConversationState,
+    MemoryStore,
+    Notice,
+    ReportReply,
+    Slots,
+    ThreadKey,
+)
+from bot.conversation.answers import clicked
+from bot.conversation.parse import Expecting
 from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
 from bot.push.alert_answers import AlertStillFiring
 from bot.push.item import PENDING, AlertSpec, Pending, alert_item
+from bot.render.actions import report_target
 from bot.work import JournalState, MemoryWorkQueue, WorkItem
 from runai_sim.scenario import Scenario
 from tests.bot.push.recording import CrashedError, RecordingPoster
@@ -29,6 +39,19 @@ CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
 EVAL_ID = "fcfaaec8-47fa-404b-a64e-169ccc4af8e8"  # eval-harness, ml-team, Failed
 LLAMA_ID = "9cc179ae-4b7d-44b7-98ae-eacf42d4218d"  # llama-sft-qlora, ml-team, Failed
 TARGET = Target(platform="slack", team="T1", channel="C1")
+DM = Target(platform="slack", team="T1", channel="D1")
+
+
+class LockingStore(MemoryStore):
+    """A `MemoryStore` that records the threads locked, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.locked: list[ThreadKey] = []
+
+    def lock(self, key: ThreadKey) -> Any:
+        self.locked.append(key)
+        return super().lock(key)
 
 
 @dataclass
@@ -36,7 +59,7 @@ class Rig:
     work: PushWork
     poster: RecordingPoster
     queue: MemoryWorkQueue
-    store: MemoryStore
+    store: LockingStore
 
     async def run(self, item: WorkItem) -> None:
         journal = self.queue.journal(item.id)
@@ -83,7 +106,7 @@ def _spec(*ids: str, **changes: Any) -> PushSpec:
 @pytest.fixture
 async def rig() -> AsyncIterator[Rig]:
     async with simulated(DEMO, transport="asgi") as up:
-        poster, store, queue = RecordingPoster(), MemoryStore(), MemoryWorkQueue(max_items=50)
+        poster, store, queue = RecordingPoster(), LockingStore(), MemoryWorkQueue(max_items=50)
         work = PushWork(
             runai=up.runai,
             kube=up.kube,
@@ -155,6 +178,13 @@ async def test_a_storm_is_one_summary_with_each_answer_in_its_thread(rig: Rig):
         if isinstance(r.reply, ReportReply) and r.reply.report.workload
     }
     assert names == {"training-job-42", "eval-harness", "llama-sft-qlora"}
+    saved = await rig.store.load(TARGET.key(summary.ref))
+    assert saved is not None
+    for answer in answers:  # each answer's buttons find that answer, not the storm's last
+        assert isinstance(answer.reply, ReportReply)
+        shown = clicked(saved, report_target(answer.reply.report, "24h"))
+        assert shown is not None
+        assert shown.last_report == answer.reply.report
 
 
 async def test_a_crashed_storm_is_finished_by_the_next_attempt_without_repeats(rig: Rig):
@@ -166,6 +196,63 @@ async def test_a_crashed_storm_is_finished_by_the_next_attempt_without_repeats(r
     await rig.run(item)
     assert len(rig.poster.messages) == 4
     assert [m.updates for m in rig.poster.messages] == [1, 1, 0, 0]
+
+
+def _asked_in_the_dm(**changes: Any) -> ConversationState:
+    """The DM's conversation: U1 asked about eval-harness there (its answer is the last)."""
+    slots = Slots(cluster_id=CLUSTER, cluster_label="prod-a", workload_id=EVAL_ID)
+    return ConversationState(slots=slots, asker="U1", started_by="U1", **changes)
+
+
+async def _eval_harness(rig: Rig) -> ReportReply:
+    """An answer about eval-harness, as a push would post it (its report)."""
+    await rig.run(_item(_spec(EVAL_ID, target=Target(platform="slack", channel="C9"))))
+    [posted] = rig.poster.roots()
+    assert isinstance(posted.reply, ReportReply)
+    rig.poster.messages.clear()
+    return posted.reply
+
+
+@pytest.mark.parametrize(
+    "question",
+    [{}, {"expecting": Expecting.CLUSTER, "question": "Which cluster?"}],
+    ids=["answered", "a question waiting"],
+)
+async def test_a_failure_pushed_to_a_dm_s_top_level_is_kept_in_its_one_conversation(
+    rig: Rig, question: dict[str, Any]
+):
+    """A click at a DM's top level continues the DM's conversation (`im`): kept there."""
+    asked = (await _eval_harness(rig)).report
+    before = _asked_in_the_dm(last_report=asked, last_lookback="24h", report_for="U1", **question)
+    await rig.store.save(DM.key("im"), before)
+    rig.store.locked.clear()
+    await rig.run(_item(_spec(OOM_ID, target=DM)))
+    [root] = rig.poster.roots()
+    assert isinstance(root.reply, ReportReply)
+    assert await rig.store.load(DM.key(root.ref)) is None, "a click there never looks there"
+    assert rig.store.locked == [DM.key("im")], "held from before the post until it is kept"
+    saved = await rig.store.load(DM.key("im"))
+    assert saved is not None
+    for report in (root.reply.report, asked):  # each answer's buttons find that answer
+        shown = clicked(saved, report_target(report, "24h"))
+        assert shown is not None
+        assert shown.last_report == report
+    assert saved.asker == "U1"
+    if question:  # the DM's question and what it gathered stay as they were
+        assert saved.model_copy(update={"earlier": (), "updated_at": None}) == before
+    else:
+        assert saved.last_report == root.reply.report
+
+
+async def test_a_failure_pushed_into_a_dm_thread_is_kept_in_that_thread(rig: Rig):
+    await rig.run(_item(_spec(OOM_ID, target=DM)))
+    await rig.run(_item(_spec(OOM_ID, target=DM)))  # the same failure: into the root's thread
+    [root] = rig.poster.roots()
+    [reply] = rig.poster.in_thread(root.ref)
+    assert isinstance(reply.reply, ReportReply)
+    saved = await rig.store.load(DM.key(root.ref))
+    assert saved is not None
+    assert saved.last_report == reply.reply.report
 
 
 async def test_past_the_hourly_budget_answers_go_into_one_overflow_thread(rig: Rig):
