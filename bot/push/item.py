@@ -52,6 +52,8 @@ class Target(BaseModel):
     channel: str = Field(min_length=1)
     service_url: str | None = None
     """Teams: the Bot Connector URL of the conversation (from the activity that subscribed)."""
+    conversation_type: str | None = None
+    """Teams: `channel`, `groupChat` or `personal`, from that activity (None: not known)."""
 
     def key(self, thread: str) -> ThreadKey:
         """The conversation key of `thread` in this channel."""

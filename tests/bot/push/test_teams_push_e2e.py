@@ -15,7 +15,7 @@ from bot.ops.audit import read_audit
 from tests.bot.push.alerts import TOKEN, alert, webhook
 from tests.bot.push.scenes import DEMO, OOM_ID, failing
 from tests.bot.teams.fake_teams import TENANT, Call
-from tests.bot.teams.harness import CHANNEL, click, mention, running_teams
+from tests.bot.teams.harness import CHANNEL, chat_click, click, mention, running_teams
 
 pytestmark = pytest.mark.e2e
 
@@ -177,3 +177,35 @@ async def test_a_click_on_a_repeat_the_moment_it_shows_finds_the_repeat_not_the_
             return [e.resolved_id for e in await read_audit(redis_client) if e.user == "29:u2"]
 
         assert await _until(rerun) == [again_id]  # old code: first_id, the first answer's
+
+
+async def test_a_failure_pushed_to_a_chat_is_posted_there_and_its_buttons_act_on_it(
+    redis_url: str, redis_client
+):
+    """A chat has no threads: a click on any card there continues the chat's one conversation.
+
+    The push used to keep the answer under its own activity ID, which no click in a chat
+    computes: its buttons said the thread was forgotten.
+    """
+    world = DEMO.model_copy(deep=True)
+    async with running_teams(redis_url, scenario=world, watch_interval_s=1) as [bot]:
+        ask = mention(bot, "watch ml-team on prod-a", kind="personal")
+        chat = ask["conversation"]["id"]
+        assert (await bot.send(ask)).status_code == 200
+        await bot.teams.wait_for("send")
+        world.workloads.append(failing(OOM_ID, new_id="11111111-2222-4333-8444-555555555555"))
+        [_, posted] = await bot.teams.wait_for("send", count=2, timeout_s=30)
+        assert _answer(posted)
+        assert posted.conversation == chat  # the chat itself: it has no threads
+
+        world.workloads[-1] = failing(OOM_ID, new_id="11111111-2222-4333-8444-555555555555")
+        [*_, again] = await bot.teams.wait_for("send", count=3, timeout_s=30)
+        assert _answer(again)
+        assert again.conversation == chat, "a repeat goes to the chat too"
+
+        [show] = [b for b in posted.buttons if b["title"] == "Show all evidence"]
+        pressed = chat_click(bot, show["data"], card=posted.activity_id, chat=chat)
+        assert (await bot.send(pressed)).status_code == 200
+        [*_, shown] = await bot.teams.wait_for("send", count=4, timeout_s=30)
+        assert shown.conversation == chat
+        assert any(t.startswith("All evidence · OOM_KILLED") for t in shown.texts)

@@ -26,7 +26,7 @@ from runai_sim.scenario import Scenario
 from runai_sim.server import serve, serve_asgi
 from tests.bot.teams.fake_teams import APP_ID, BOT_ID, PASSWORD, TENANT, FakeTeams
 
-__all__ = ["CHANNEL", "DEMO", "TeamsBot", "click", "mention", "running_teams"]
+__all__ = ["CHANNEL", "DEMO", "TeamsBot", "chat_click", "click", "mention", "running_teams"]
 
 DEMO = bundled_scenario("demo")
 CHANNEL = "19:incident-room@thread.tacv2"
@@ -108,6 +108,20 @@ def click(
         service_url=bot.service_url,
         replyToId=card,
         value={"runai_why": "choice", "value": value},
+    )
+
+
+def chat_click(
+    bot: TeamsBot, data: dict[str, Any], *, card: str, chat: str, user: str = "29:u1"
+) -> dict[str, Any]:
+    """An `Action.Submit` of `data` on the card `card` in the 1:1 chat `chat`."""
+    return _activity(
+        user=user,
+        conversation=chat,
+        kind="personal",
+        service_url=bot.service_url,
+        replyToId=card,
+        value=data,
     )
 
 
