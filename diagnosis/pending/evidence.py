@@ -46,6 +46,8 @@ class Said(BaseModel):
         fit: what a fit-error histogram in it blames.
         org_type: `PROJECT` or `DEPARTMENT` when the typed reason says which level.
         condition: a PodGroup scheduling condition (stale while pods are allocated).
+        withheld: its words and numbers are a department's, cut out for whoever may not read
+            that department (`withheld.without_department`): only its request is left.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -60,6 +62,7 @@ class Said(BaseModel):
     fit: frozenset[FitPart] = frozenset()
     org_type: str | None = None
     condition: bool = False
+    withheld: bool = False
 
 
 class PendingEvidence(BaseModel):

@@ -1,14 +1,16 @@
 """The typed quota rows: over the limit (P4), non-preemptible over quota (P5).
 
 Whose limit or quota (the project's, or the department's when the typed reason's `orgType`
-says so) and which resource (GPUs, or the CPU cores or memory the scheduler's text names)
-decide the words, and whether the scheduler's numbers are the project's GPU figures: only
-then do they replace them; otherwise they are shown as the scheduler's, in their own unit.
+or its queue says so: `withheld.level_of`) and which resource (GPUs, or the CPU cores or
+memory the scheduler's text names) decide the words, and whether the scheduler's numbers
+are the project's GPU figures: only then do they replace them; otherwise they are shown as
+the scheduler's, in their own unit.
 """
 
 from __future__ import annotations
 
 from diagnosis.kube.scheduling_models import quantity_number
+from diagnosis.pending.department import department_named
 from diagnosis.pending.evidence import PendingEvidence, Said
 from diagnosis.pending.figures import (
     DEPARTMENT,
@@ -24,6 +26,7 @@ from diagnosis.pending.figures import (
 )
 from diagnosis.pending.texts import Saying
 from diagnosis.pending.verdict import Doubt, PendingReason, Verdict, in_pool, known, verdict
+from diagnosis.pending.withheld import level_of
 from diagnosis.preemptibility import preemptibility
 from diagnosis.report import EvidenceLine
 
@@ -32,30 +35,39 @@ __all__ = ["over_limit", "over_quota_non_preemptible"]
 R = PendingReason
 
 
-def _typed(said: list[Said]) -> tuple[Level, Said | None]:
-    """Whose quota or limit these statements are about, and the one saying which (`orgType`).
-
-    Only the status's pending scheduling messages carry `orgType`, not the dated event that
-    carries the numbers; without one, the project's.
-    """
-    typed = next((s for s in said if s.org_type), None)
-    department = typed is not None and (typed.org_type or "").upper() == "DEPARTMENT"
-    return (DEPARTMENT, typed) if department else (PROJECT, None)
-
-
 def _theirs(said: Said, fig: PoolFigures, level: Level, *names: tuple[str, str]) -> str:
     """The scheduler's figures for a department or another resource, with their unit, as its.
 
     Never the project's GPU figures under another name: without numbers in the statement,
-    only the workload's own GPU request is known.
+    only the workload's own GPU request is known. A statement cut for someone who may not read
+    the department (`withheld`) keeps only that request, and says the rest is not shown.
     """
     unit = said.values.get("unit", resource(said))
     read = [(label, quantity_number(said.values.get(name))) for label, name in names]
     shown = [f"{label} {gpus(value)} {unit}" for label, value in read if value is not None]
+    if said.withheld:
+        asked = f": {', '.join(shown)}" if shown else _request(said, fig)
+        return f"{asked} (the {level}'s figures: not shown here)"
     if not shown:
-        return known(("requested", fig.requested)) if resource(said) == GPUS else ""
+        return _request(said, fig)
     whose = f" for the {level}" if level == DEPARTMENT else ""
     return f": {', '.join(shown)} (the scheduler's figures{whose})"
+
+
+def _request(said: Said, fig: PoolFigures) -> str:
+    """`: requested 4`, the workload's own GPUs, where the statement measures GPUs."""
+    return known(("requested", fig.requested)) if resource(said) == GPUS else ""
+
+
+def _not_shown(ev: PendingEvidence, said: list[Said], fig: PoolFigures) -> tuple[str, ...]:
+    """The department's figures a cut statement stated, named as not shown (never a figure)."""
+    if not any(s.withheld for s in said):
+        return ()
+    return (
+        f"{department_named(ev)}'s limit, usage and quota{in_pool(fig)} as the scheduler "
+        "stated them (not shown to you: they sum other projects', and your Run:ai access "
+        "does not include reading that department)",
+    )
 
 
 def over_limit(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
@@ -63,7 +75,7 @@ def over_limit(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     said = ev.saying(Saying.OVER_LIMIT, pool=fig.pool)
     if not said:
         return None
-    (level, typed), unit = _typed(said), resource(said[0])
+    (level, typed), unit = level_of(ev, said), resource(said[0])
     f = fig.with_said(said[0], level)
     names = (("limit", "limit"), ("allocated", "allocated"), ("requested", "requested"))
     figures = (
@@ -73,7 +85,8 @@ def over_limit(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
     )
     headline = f"Over the {level}'s {unit} limit{in_pool(f)}{figures}."
     cited = (said[0], typed) if typed else (said[0],)
-    return verdict(R.OVER_LIMIT, f, headline, *cited, level=level, unit=unit)
+    missing = _not_shown(ev, said, f)
+    return verdict(R.OVER_LIMIT, f, headline, *cited, level=level, unit=unit, missing=missing)
 
 
 def over_quota_non_preemptible(ev: PendingEvidence, fig: PoolFigures) -> Verdict | None:
@@ -84,7 +97,7 @@ def over_quota_non_preemptible(ev: PendingEvidence, fig: PoolFigures) -> Verdict
     flagged as doubts, never explained away.
     """
     said = ev.saying(Saying.NON_PREEMPTIBLE_OVER_QUOTA, pool=fig.pool)
-    level, typed = _typed(said)
+    level, typed = level_of(ev, said)
     f = fig.with_said(said[0], level) if said else fig
     numbers = (f.requested, f.deserved, f.allocated_np)
     over = None not in numbers and (f.allocated_np or 0) + (f.requested or 0) > (f.deserved or 0)
@@ -114,7 +127,7 @@ def over_quota_non_preemptible(ev: PendingEvidence, fig: PoolFigures) -> Verdict
         lines=lines,
         level=level,
         doubts=doubts,
-        missing=_unread(said[0] if said else None, f, level),
+        missing=_not_shown(ev, said, f) or _unread(said[0] if said else None, f, level),
     )
 
 

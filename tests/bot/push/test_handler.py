@@ -34,6 +34,9 @@ from bot.work import JournalState, MemoryWorkQueue, WorkItem
 from runai_sim.scenario import Scenario
 from tests.bot.push.recording import CrashedError, RecordingPoster
 from tests.bot.push.scenes import DEMO, NLP_ID, OOM_ID
+from tests.diagnosis.department_limit import FIGURES as LIMIT_FIGURES
+from tests.diagnosis.department_limit import WORKLOAD_ID as LIMITED_ID
+from tests.diagnosis.department_limit import over_department_limit
 
 CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
 EVAL_ID = "fcfaaec8-47fa-404b-a64e-169ccc4af8e8"  # eval-harness, ml-team, Failed
@@ -385,6 +388,16 @@ async def test_a_channel_is_never_shown_a_departments_figures(name: str):
     said, read = await _pushed(bundled_scenario(name), workload_id)
     for figure in figures:
         assert figure not in said, figure
+    assert not any(p.startswith("/api/v1/org-unit/departments/") for p in read)
+
+
+async def test_a_channel_is_never_shown_what_the_scheduler_says_of_a_departments_limit():
+    """The scheduler's typed reason at the department's level: its reason, none of its figures."""
+    said, read = await _pushed(over_department_limit(), LIMITED_ID)
+    for figure in LIMIT_FIGURES:
+        assert figure not in said, figure
+    assert "Over the department's GPUs limit in node pool default" in said
+    assert "(the department's figures: not shown here)" in said
     assert not any(p.startswith("/api/v1/org-unit/departments/") for p in read)
 
 
