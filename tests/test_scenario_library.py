@@ -17,7 +17,7 @@ import pytest
 from bot.app.backends import simulated
 from bot.app.demo.scenarios import bundled_paths, request_from_expectation
 from bot.render.plan import answer
-from diagnosis import Report, diagnose
+from diagnosis import DepartmentAccess, Report, WorkloadAccess, diagnose, for_viewer
 from runai_sim.scenario import Scenario
 from tests.line_one import HEADLINE_MAX
 
@@ -72,35 +72,27 @@ async def test_scenario(scenario: Scenario, expected: dict[str, Any]):
     await check_scenario(scenario, expected, transport="asgi")
 
 
-#: Reclaim headlines still over `HEADLINE_MAX`: their sentence on the two queues is written
-#: by `diagnosis/preemption/queues.py`, which this change left to its owner. Strict: once one
-#: fits, its test fails here until it is taken off this list.
-_LONG_RECLAIMS = frozenset(
-    (
-        "preempted-reclaim-department[0]",
-        "preempted-t2-annotations[0]",
-        "preempted-reclaim[0]",
-        "demo[8]",
-    )
-)
-_LONG = pytest.mark.xfail(strict=True, reason="reclaim headline: diagnosis/preemption/queues.py")
-
-
-@pytest.mark.parametrize(
-    ("scenario", "expected"),
-    [pytest.param(*c.values, id=c.id, marks=_LONG) if c.id in _LONG_RECLAIMS else c for c in CASES],
-)
+@pytest.mark.parametrize(("scenario", "expected"), CASES)
 async def test_line_one_stays_short(scenario: Scenario, expected: dict[str, Any]):
     """Every bundled answer's headline fits `HEADLINE_MAX`: its detail is in the evidence.
 
-    So does the answer's headline without the department it read, which whoever may not read
-    that department is shown.
+    So does each headline it carries for others: without the department it read, without
+    the preemptor, and as someone who reads only the workload's project is shown it.
     """
     request = request_from_expectation(scenario, expected)
     async with simulated(scenario, retries=1, transport="asgi") as up:
         report = await diagnose(request, runai=up.runai, kube=up.kube, now=scenario.now)
-    held = report.without_department
-    for headline in (report.headline, *([held.report.headline] if held else [])):
+    held, unseen = report.without_department, report.without_preemptor
+    project = report.workload.project if report.workload else None
+
+    async def only_its_project(access: WorkloadAccess | DepartmentAccess, /) -> bool:
+        return isinstance(access, WorkloadAccess) and access.project == project
+
+    shown = await for_viewer(report, only_its_project)
+    headlines = [report.headline, shown.headline]
+    headlines += [held.report.headline] if held else []
+    headlines += [unseen.headline] if unseen else []
+    for headline in headlines:
         assert len(headline) <= HEADLINE_MAX, (len(headline), headline)
 
 

@@ -107,7 +107,7 @@ def _headline(ev: PreemptionEvidence, verdict: KindVerdict, *, say: ReclaimSay) 
         return f"Preempted{at} by higher-priority workload {who}{vs}."
     if verdict.kind is K.RECLAIM_FAIR_SHARE:
         who = describe(by) if by else "a workload the scheduler named"
-        return f"Reclaimed{at} by {who}{say.reclaimer}.{say.victim}"
+        return f"Reclaimed{at} by {who}.{say.victim}"
     if verdict.kind is K.CONSOLIDATION:
         return (
             f"Moved{at} by consolidation (bin packing): evicted to be placed again, not deprived."
@@ -188,8 +188,8 @@ def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Rep
         for f in verdict.flags
     ]
     evidence += _party_lines(ev)
-    if position.line is not None:
-        evidence.append(position.line)
+    say = reclaim_say(ev, verdict, position, seen=seen)
+    evidence += [line for line in (position.line, say.reclaimer) if line is not None]
     evidence += [
         EvidenceLine(text=f"Protection broken: {b}", source="get_workload_status") for b in broken
     ]
@@ -213,7 +213,6 @@ def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Rep
         )
     unknown_read = verdict.kind is K.UNKNOWN and ev.tier2
     actions = [_UNKNOWN_WITH_TIER2 if unknown_read else _ADVICE[verdict.kind]]
-    say = reclaim_say(ev, verdict, position, seen=seen)
     advice: tuple[str, str] | None = None
     if verdict.kind is K.RECLAIM_FAIR_SHARE:
         actions = [_reclaim_advice(position)]

@@ -2,9 +2,10 @@
 
 The scheduler's reclaim text gives the victim's queue and the reclaimer's, each with its use
 and quota at the moment it decided; when the two projects have different departments these
-are the departments' queues. The headline says what each line states, naming whose it is
-(this workload's, the reclaimer's): never "GPUs its project deserves" from a department's
-line. A department's figures sum other projects', so every text that gives them is listed
+are the departments' queues. The headline states this workload's quota position, naming whose
+it is (its project's, its department's); the reclaimer's queue is an evidence line naming
+whose it is (never "GPUs its project deserves" from a department's line), so line one stays
+short. A department's figures sum other projects', so every text that gives them is listed
 (`QueueFigures`) for `visibility` to hide from an asker who may not read that department.
 The reclaimer's queue is the preemptor's: an answer for whoever may not read the preemptor
 (`seen` False) lists it whatever its level, to be cut for every asker who is checked, and
@@ -22,6 +23,7 @@ from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.fairness import QuotaPosition, names, queue_level
 from diagnosis.preemption.kinds import KindVerdict
 from diagnosis.preemption.texts import QueueLine
+from diagnosis.report import EvidenceLine
 from diagnosis.report_facts import QueueFigures
 
 __all__ = ["RECLAIMER", "VICTIM", "ReclaimSay", "queue_figures", "reclaim_say"]
@@ -47,15 +49,16 @@ _THEIRS_NOT_SHOWN = (
 
 @dataclass(frozen=True)
 class ReclaimSay:
-    """What the reclaim headline says of each queue, and the advice for the victim's position.
+    """What the reclaim answer says of each queue: the headline's sentence, the reclaimer's line.
 
-    `reclaimer`: the clause after the preemptor's name (empty without its line); `victim`: the
-    sentence on this workload's queue; `hidden_victim`: that sentence for an asker who may
-    not see its figures; `ours` and `theirs`: the two lines (None: not in the record), each
-    with whose queue it is (`ours_level`, `theirs_level`; None: not known).
+    `reclaimer`: the evidence line on the reclaimer's queue (None without its figures);
+    `victim`: the headline's sentence on this workload's queue; `hidden_victim`: that sentence
+    for an asker who may not see its figures; `ours` and `theirs`: the two lines (None: not
+    in the record), each with whose queue it is (`ours_level`, `theirs_level`; None: not
+    known).
     """
 
-    reclaimer: str
+    reclaimer: EvidenceLine | None
     victim: str
     hidden_victim: str
     ours: QueueLine | None = None
@@ -81,39 +84,43 @@ def _reclaimer_level(
     return victims
 
 
-def _reclaimer_clause(line: QueueLine | None, level: Level | None) -> str:
+def _reclaimer_line(
+    line: QueueLine | None, level: Level | None, source: str
+) -> EvidenceLine | None:
+    """The reclaimer's queue as the record gives it, naming whose queue it is."""
     if line is None or line.uses is None or line.quota is None:
-        return ""
-    names: dict[Level | None, str] = {DEPARTMENT: "its department", PROJECT: "its project's queue"}
-    whose = names.get(level, "its queue")
-    figures = f"{gpus(line.uses)} of its {gpus(line.quota)} quota GPUs in use"
-    return f", for {whose} {line.queue} ({figures})"
+        return None
+    names: dict[Level | None, str] = {DEPARTMENT: "department", PROJECT: "project's queue"}
+    whose = names.get(level, "queue")
+    text = (
+        f"The reclaimer's {whose} {line.queue}: {gpus(line.uses)} of its {gpus(line.quota)} "
+        "quota GPUs in use at the eviction"
+    )
+    return EvidenceLine(text=text, source=source)
 
 
 def _victim_sentence(position: QuotaPosition) -> tuple[str, str]:
-    """The headline's sentence on this workload's queue, and the one for who may not see it."""
+    """The headline's sentence on this workload's queue, and the one for who may not see it.
+
+    Whose queue it is, and whether it was over: the figures are in the evidence, and what
+    is not known of the project's own position under Not measured.
+    """
     queue = position.queue.queue if position.queue else ""
     if position.over is None:
         text = " Whether this workload's project was over its quota then is not known."
         return text, text
     if position.level == PROJECT:
-        whose, after = "This workload's project", ""
+        whose = "This workload's project"
     elif position.level == DEPARTMENT:
         whose = f"This workload's department {queue}"
-        after = "; this project's own position is not known"
     else:
-        whose = (
-            f"The queue the scheduler named for this workload ({queue}: its project's or its "
-            "department's, not known)"
-        )
-        after = ""
+        whose = f"This workload's queue {queue} (its project's or department's)"
     if position.over:
-        said = f" {whose} was over its quota then, so its GPUs were on loan{after}."
+        said = f" {whose} was over its quota then, so its GPUs were on loan."
     else:
-        said = f" {whose} was within its quota then: reclaim should not have taken them{after}."
+        said = f" {whose} was within its quota then: reclaim should not have taken them."
     hidden = (
-        " This workload's department's quota position then is not shown here; this project's "
-        "own is not known."
+        " This workload's department's quota position then is not shown here."
         if position.level == DEPARTMENT
         else " Whether this workload's project or department was over its quota then is not "
         "shown here."
@@ -132,8 +139,9 @@ def reclaim_say(
     theirs = queues[1] if len(queues) > 1 else None
     level = _reclaimer_level(ev, theirs, ours_level, seen=seen) if theirs is not None else None
     victim, hidden = _victim_sentence(position)
+    source = verdict.eviction.source if verdict.eviction else "get_workload_status"
     return ReclaimSay(
-        reclaimer=_reclaimer_clause(theirs, level),
+        reclaimer=_reclaimer_line(theirs, level, source),
         victim=victim,
         hidden_victim=hidden,
         ours=ours,
@@ -194,7 +202,7 @@ def queue_figures(
                 ),
             )
         )
-    clause = ((say.reclaimer, ""),) if say.reclaimer else ()
+    clause = ((say.reclaimer.text, ""),) if say.reclaimer else ()
     if say.theirs is not None and not seen:
         found.append(
             QueueFigures(

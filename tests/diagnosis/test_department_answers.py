@@ -144,14 +144,25 @@ async def test_a_department_that_cannot_be_checked_is_hidden():
     assert all(f in text for f in VICTIMS)
 
 
-async def test_the_reclaim_headline_says_whose_line_says_what():
-    """The reclaimer's line is its department's: no "GPUs its project deserves" (review #2)."""
+async def test_the_reclaim_answer_says_whose_line_says_what():
+    """The reclaimer's line is its department's: no "GPUs its project deserves" (review #2).
+
+    Line one says who reclaimed and whose position was over; the reclaimer's figures are an
+    evidence line, and the project's own position is named under Not measured.
+    """
     report = await _asked(RECLAIM, None)
     assert report.headline == (
-        "Reclaimed at 2025-11-04 09:10:00Z by serve-llama-70b (project nlp, priority 125 (high)), "
-        "for its department research (10 of its 40 quota GPUs in use). This workload's "
-        "department ml-platform was over its quota then, so its GPUs were on loan; this "
-        "project's own position is not known."
+        "Reclaimed at 2025-11-04 09:10:00Z by serve-llama-70b (project nlp, priority 125 (high)). "
+        "This workload's department ml-platform was over its quota then, so its GPUs were on "
+        "loan."
+    )
+    said = [e.text for e in report.evidence]
+    assert (
+        "The reclaimer's department research: 10 of its 40 quota GPUs in use at the eviction"
+        in (said)
+    )
+    assert any(
+        m.startswith("the project's own quota position at the eviction") for m in report.missing
     )
 
 

@@ -31,11 +31,18 @@ from diagnosis.preemption.kinds import decide_kind
 from runai_sim.scenario import Scenario
 from tests.diagnosis.doubles import Memo
 from tests.diagnosis.preemption import builders as b
+from tests.line_one import HEADLINE_MAX
 
 RECLAIM = bundled_scenario("preempted-reclaim-department")
 ML_PLATFORM, RESEARCH = "1", "2"
 #: The reclaimer's queue in an answer: its figures, and whose queue it is.
-THEIRS = ("q-2", "10 GPUs with a quota of 40", "10 of its 40", "for its department", "for its proj")
+THEIRS = (
+    "q-2",
+    "10 GPUs with a quota of 40",
+    "10 of its 40",
+    "reclaimer's department",
+    "reclaimer's proj",
+)
 
 
 class Asker:
@@ -92,6 +99,10 @@ async def _asked(scenario: Scenario, asker: Asker, *, share: Memo | None = None)
         )
 
 
+def _texts(report: Report) -> list[str]:
+    return [e.text for e in report.evidence]
+
+
 def _shown(report: Report) -> str:
     """Everything the asker is shown (the answer, its JSON), not what it carries for others."""
     return report.model_copy(update={"without_preemptor": None}).model_dump_json()
@@ -123,9 +134,11 @@ async def test_whoever_may_read_the_preemptor_is_told_whose_queue_it_was():
     same = await _asked(_unnamed_queues(ML_PLATFORM), EVERYTHING)
     other = await _asked(_unnamed_queues(RESEARCH), EVERYTHING)
     assert "This workload's project was over its quota then" in same.headline
-    assert "for its project's queue q-2 (10 of its 40 quota GPUs in use)" in same.headline
+    said = "quota GPUs in use at the eviction"
+    assert f"The reclaimer's project's queue q-2: 10 of its 40 {said}" in _texts(same)
     assert "This workload's department q-1 was over its quota then" in other.headline
-    assert "for its department q-2 (10 of its 40 quota GPUs in use)" in other.headline
+    assert f"The reclaimer's department q-2: 10 of its 40 {said}" in _texts(other)
+    assert max(len(same.headline), len(other.headline)) <= HEADLINE_MAX
     assert any("different departments" in m for m in other.missing)
 
 

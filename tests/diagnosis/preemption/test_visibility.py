@@ -193,7 +193,8 @@ def _across_departments() -> Report:
 async def test_each_departments_queue_is_checked_and_cut_on_its_own():
     report = _across_departments()
     assert "q-1 uses 12 GPUs" in _text(report)
-    assert "for its department q-2 (4 of its 16 quota GPUs in use)" in report.headline
+    reclaimer = "The reclaimer's department q-2: 4 of its 16 quota GPUs in use at the eviction"
+    assert reclaimer in [e.text for e in report.evidence]
     asker = Asker(("nlp", "Inference"), departments=("1",))
     shown = await for_asker(report, asker)
     assert set(asker.checked) == {DepartmentAccess(CLUSTER, "1"), DepartmentAccess(CLUSTER, "2")}
@@ -228,3 +229,4 @@ def test_the_answer_for_who_may_not_read_the_preemptor_is_carried_when_it_differ
         # ...and, with no department to check, cut for whoever may not read the preemptor.
         [theirs] = unseen.preemption.queues
         assert (theirs.whose, theirs.queue, theirs.department_id) == ("reclaimer", "nlp", None)
+
