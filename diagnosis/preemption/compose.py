@@ -16,7 +16,7 @@ from diagnosis.pending.figures import DEPARTMENT, PROJECT
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.fairness import QuotaPosition, count, protection, quota_position
 from diagnosis.preemption.kinds import KindVerdict
-from diagnosis.preemption.party import candidate_line, describe
+from diagnosis.preemption.party import NOT_FOUND, UNREAD, candidate_line, describe
 from diagnosis.preemption.queues import ReclaimSay, queue_figures, reclaim_say
 from diagnosis.preemption.texts import PreemptionKind
 from diagnosis.redact import quote
@@ -132,7 +132,7 @@ def _party_lines(ev: PreemptionEvidence) -> list[EvidenceLine]:
         unread = any(g.source in _LOOKUPS for g in ev.gaps)
         how = ""
         if ev.preemptor_workload is None:
-            how = " (its workload could not be read)" if unread else " (no workload of that name)"
+            how = UNREAD if unread else NOT_FOUND
         lines.append(
             EvidenceLine(
                 text=f"Named preemptor: {describe(ev.preemptor)}{how}", source="list_workloads"

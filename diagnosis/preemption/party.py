@@ -24,7 +24,9 @@ __all__ = [
     "ANOTHER_PROJECT",
     "CANDIDATE_WINDOW",
     "MAX_CANDIDATES",
+    "NOT_FOUND",
     "SAME_PROJECT",
+    "UNREAD",
     "candidate_line",
     "candidates",
     "describe",
@@ -37,6 +39,10 @@ CANDIDATE_WINDOW = timedelta(minutes=10)
 MAX_CANDIDATES = 3
 ANOTHER_PROJECT = "a workload in another project"
 SAME_PROJECT = "another workload in this project"
+#: What the preemptor's line adds when its workload was not found, or could not be read:
+#: never shown with a stand-in (whether a workload of that name exists is the party's).
+NOT_FOUND = " (no workload of that name)"
+UNREAD = " (its workload could not be read)"
 
 
 def describe(party: Party) -> str:

@@ -4,7 +4,8 @@ The report is computed once (and may be shared by every asker of the workload); 
 then gets their own view. A named party whose workload the asker's access check refuses
 (asked with its cluster, project and kind, like the workload itself), or whose kind is not
 known so it cannot be checked, becomes "a workload in another project" (or "another workload
-in this project") everywhere the report names it, and its JSON members are null; a candidate
+in this project") everywhere the report names it, and its JSON members are null; the words
+are the same whether a workload of its name was found, not found or not read. A candidate
 that only its timing ties to the eviction is left out instead. An asker who may not read the
 preemptor gets the answer written for them (`Report.without_preemptor`): nothing in it
 follows from the preemptor's workload (whether the departments differ, whose queue the
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 
 from diagnosis.access import Authorize, WorkloadAccess, may_read_department
-from diagnosis.preemption.party import candidate_line, describe
+from diagnosis.preemption.party import NOT_FOUND, UNREAD, candidate_line, describe
 from diagnosis.report import Report
 from diagnosis.report_facts import Party, PreemptionFacts, QueueFigures
 
@@ -131,10 +132,15 @@ async def _for(report: Report, checked: list[tuple[Party, bool]], authorize: Aut
     stand_ins = {text: stand_in for p in hidden for text, stand_in in p.mentions}
     pattern = _masker(hidden, known)
 
-    shown = [(describe(p), describe(p.model_copy(update={"hidden": True}))) for p in hidden]
+    # Whole descriptions first (no priority left behind), with whether its workload was found.
+    shown = [
+        (f"{describe(p)}{how}", describe(p.model_copy(update={"hidden": True})))
+        for p in hidden
+        for how in (NOT_FOUND, UNREAD, "")
+    ]
 
     def mask(text: str) -> str:
-        for named, stand_in in shown:  # whole descriptions first: no priority left behind
+        for named, stand_in in shown:
             text = text.replace(named, stand_in)
         return text if pattern is None else pattern.sub(lambda m: stand_ins[m.group(0)], text)
 

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from diagnosis.access import DepartmentAccess, WorkloadAccess
+from diagnosis.evidence import Gap
 from diagnosis.preemption.compose import compose_preemption
 from diagnosis.preemption.kinds import decide_kind
 from diagnosis.preemption.party import party
@@ -230,3 +231,37 @@ def test_the_answer_for_who_may_not_read_the_preemptor_is_carried_when_it_differ
         [theirs] = unseen.preemption.queues
         assert (theirs.whose, theirs.queue, theirs.department_id) == ("reclaimer", "nlp", None)
 
+
+def _named_preemptor(found: str) -> Report:
+    """A reclaim by serve-70b whose workload was `found`, not found, or could not be read."""
+    workload = _serve() if found == "found" else None
+    by = party(workload, podgroup="serve-70b", namespace="runai-nlp", project="nlp",
+               victim=b.victim(), priorities=None)  # fmt: skip
+    ev = b.preemption_evidence(events=[b.evict(b.RECLAIM)], by=by)
+    if workload is not None:
+        ev = ev.model_copy(update={"preemptor_workload": workload})
+    if found == "unread":
+        gap = Gap(source="list_workloads", what="the preemptor's workload: 503")
+        ev = ev.model_copy(update={"gaps": (gap,)})
+    return compose_preemption(ev, decide_kind(ev))
+
+
+def _preemptor_line(report: Report) -> str:
+    [line] = [e.text for e in report.evidence if e.text.startswith("Named preemptor:")]
+    return line
+
+
+@pytest.mark.parametrize(
+    ("found", "unchecked"),
+    [
+        pytest.param("found", "Named preemptor: serve-70b (project nlp, priority 125 (high))", id="found"),
+        pytest.param("missing", "Named preemptor: serve-70b (project nlp) (no workload of that name)", id="not-found"),
+        pytest.param("unread", "Named preemptor: serve-70b (project nlp) (its workload could not be read)", id="not-read"),
+    ],
+)  # fmt: skip
+async def test_a_hidden_preemptor_is_said_the_same_whether_its_workload_exists(found, unchecked):
+    """Whether a workload of that name exists in a project they may not read is not theirs."""
+    report = _named_preemptor(found)
+    assert _preemptor_line(report) == unchecked  # the command line: as it was read
+    shown = await for_asker(report, Asker())
+    assert _preemptor_line(shown) == "Named preemptor: a workload in another project"
