@@ -1,10 +1,11 @@
 """Per asker: a department's quota and usage only for whoever may read that department.
 
 A department's figures sum its projects', which reading one project's workloads does not
-cover. A Pending answer reads them only for an asker who may see them, and then carries the
-same answer decided without them (`Report.without_department`); anyone else it is shown to
-(a teammate's "show all evidence") gets that one, so the department is a named gap for them
-too, never a figure they may not see.
+cover. A Pending answer reads them only for an asker who may see them, and quotes what the
+scheduler says of them (a typed reason at the department's level) only to them; such an
+answer carries the same answer decided without them (`Report.without_department`, see
+`withheld`). Anyone else it is shown to (a teammate's "show all evidence") gets that one, so
+the department is a named gap for them too, never a figure they may not see.
 """
 
 from __future__ import annotations
