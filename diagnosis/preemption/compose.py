@@ -12,7 +12,7 @@ from datetime import datetime
 
 from diagnosis.lexicon import SignalKind
 from diagnosis.moments import utc_text
-from diagnosis.pending.figures import DEPARTMENT, PROJECT
+from diagnosis.pending.figures import DEPARTMENT, PROJECT, Level
 from diagnosis.preemption.evidence import PreemptionEvidence
 from diagnosis.preemption.fairness import QuotaPosition, count, protection, quota_position
 from diagnosis.preemption.kinds import KindVerdict
@@ -52,8 +52,9 @@ _ADVICE: dict[PreemptionKind, str] = {
     K.UNKNOWN: "Configure Kubernetes access (Tier 2) for this cluster: the PodGroup's Evict "
     "event says who preempted it and how.",
 }
-#: The reclaim advice by the quota position the headline states: (whose, over it).
-_RECLAIM_ADVICE: dict[tuple[str, bool], str] = {
+#: The reclaim advice by the quota position the headline states: (whose, over it); whose is
+#: None when the reclaim line's queue is neither recognisably (`fairness.queue_level`).
+_RECLAIM_ADVICE: dict[tuple[Level | None, bool], str] = {
     (PROJECT, True): "Over-quota GPUs are lent, not owned: stay within the project's deserved "
     "quota (or ask for more) to be safe from reclaim.",
     (PROJECT, False): "Within its deserved quota it should have been safe from reclaim: report "
@@ -64,6 +65,13 @@ _RECLAIM_ADVICE: dict[tuple[str, bool], str] = {
     "an administrator about the department's deserved quota in this node pool.",
     (DEPARTMENT, False): "Its department was within its deserved quota, which reclaim should "
     "not take: report it to a Run:ai administrator with the eviction record above.",
+    (None, True): "Its queue used more than its deserved quota, so its GPUs were on loan: stay "
+    "within the project's deserved quota in this node pool (or ask for more); if that queue is "
+    "its department's, that may not be enough: ask an administrator about the department's "
+    "deserved quota in this node pool.",
+    (None, False): "Its queue was within its deserved quota, which reclaim should not take "
+    "(whether the queue is its project's or its department's): report it to a Run:ai "
+    "administrator with the eviction record above.",
 }
 #: What is said missing when the project's own quota position is not known, by whose line.
 _POSITION_MISSING: dict[str | None, str] = {
@@ -90,8 +98,12 @@ def _when(ev: PreemptionEvidence, verdict: KindVerdict) -> datetime | None:
 
 
 def _reclaim_advice(position: QuotaPosition) -> str:
-    """The reclaim advice for the position the headline states (the general one if unknown)."""
-    if position.level is None or position.over is None:
+    """The reclaim advice for the position the headline states, whoever's queue it is.
+
+    The general one only when whether it was over is not known: a queue of unknown level
+    within its quota is still one reclaim should not have taken (`queues._victim_sentence`).
+    """
+    if position.over is None:
         return _ADVICE[K.RECLAIM_FAIR_SHARE]
     return _RECLAIM_ADVICE[position.level, position.over]
 

@@ -76,7 +76,8 @@ def _reclaim_naming(queue: str) -> str:
         pytest.param("ml-team", 6, "This workload's project was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="project-within"),
         pytest.param("ml-platform", 12, "This workload's department ml-platform was over its quota then", "the department's deserved quota", id="department-over"),
         pytest.param("ml-platform", 6, "This workload's department ml-platform was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="department-within"),
-        pytest.param("q-1", 12, "This workload's queue q-1 (its project's or department's) was over its quota then", "Reclaim takes only GPUs used beyond", id="queue-not-known-over"),
+        pytest.param("q-1", 12, "This workload's queue q-1 (its project's or department's) was over its quota then", "if that queue is its department's", id="queue-not-known-over"),
+        pytest.param("q-1", 6, "This workload's queue q-1 (its project's or department's) was within its quota then: reclaim should not", "report it to a Run:ai administrator", id="queue-not-known-within"),
     ],
 )  # fmt: skip
 def test_the_reclaim_advice_matches_the_position_the_headline_states(queue, uses, headline, advice):
