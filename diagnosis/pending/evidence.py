@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -116,11 +116,17 @@ class PendingEvidence(BaseModel):
         return [], None
 
     def saying(self, *kinds: Saying, pool: str | None = None) -> list[Said]:
-        """Current statements of these kinds about `pool` (see `about`), newest first."""
+        """Current statements of these kinds about `pool` (see `about`), the deciding one first.
+
+        The most informative decides: one carrying the scheduler's own values (its figures,
+        the queue it names) before a bare reason code, since its figures win over recomputed
+        ones; a phase reason without numbers never hides the figures a status message gives.
+        Then the newest, a status field (no time) being current by definition.
+        """
         found = [
             s for s in self.said if s.saying in kinds and (pool is None or self.about(s, pool))
         ]
-        return sorted(found, key=lambda s: (s.at is not None, s.at or self.now), reverse=True)
+        return sorted(found, key=_deciding, reverse=True)
 
     def about(self, said: Said, pool: str) -> bool:
         """Whether `said` is about `pool`: it names it, or names none and is no other pool's.
@@ -134,6 +140,11 @@ class PendingEvidence(BaseModel):
             return said.node_pool == pool
         named = {s.node_pool for s in self.said if s.saying is said.saying and s.node_pool}
         return not named or pool in named
+
+
+def _deciding(said: Said) -> tuple[bool, bool, datetime]:
+    """The sort key (greatest decides): carries values, then current (no time), then newest."""
+    return bool(said.values), said.at is None, said.at or datetime.min.replace(tzinfo=UTC)
 
 
 def pending_since(workload: Workload, history: Iterable[HistoryRecord] | None) -> datetime | None:
