@@ -52,10 +52,10 @@ def names_department(ev: PendingEvidence, said: Said) -> bool:
 
 
 def level_of(ev: PendingEvidence, said: list[Said]) -> tuple[Level, Said | None]:
-    """Whose quota or limit these statements (of one kind, one pool, newest first) are about.
+    """Whose quota or limit these statements (of one kind, one pool, as `saying` orders them) are.
 
     With the statement saying so by its `orgType` when one does (cited with the rest); else
-    the newest statement's own queue decides; else the project's.
+    the deciding statement's own queue decides; else the project's.
     """
     typed = next((s for s in said if s.org_type), None)
     if typed is not None:
