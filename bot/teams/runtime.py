@@ -121,7 +121,12 @@ def build_teams(
     endpoint = TeamsEndpoint(
         verifier,
         connector,
-        queue or MemoryWorkQueue(max_items=settings.queue.max_items),
+        queue
+        or MemoryWorkQueue(
+            max_items=settings.queue.max_items,
+            max_pushed=settings.queue.max_push_items,
+            max_per_asker=settings.queue.max_per_asker,
+        ),
         runai_url=settings.runai.url,
         deadline_s=settings.queue.deadline_s,
     )

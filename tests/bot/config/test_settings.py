@@ -55,6 +55,8 @@ LANDS = [
     ("AUTHZ_ALLOW_EXTERNAL", "1", "authz.allow_external", True),
     ("CHANNEL_PROJECTS", '{"C1": ["nlp"]}', "authz.channel_projects", {"C1": ["nlp"]}),
     ("QUEUE_MAX_ITEMS", "250", "queue.max_items", 250),
+    ("QUEUE_MAX_PUSH_ITEMS", "40", "queue.max_push_items", 40),
+    ("QUEUE_MAX_PER_ASKER", "3", "queue.max_per_asker", 3),
     ("QUEUE_DEADLINE_S", "90", "queue.deadline_s", 90.0),
     ("QUEUE_CLAIM_IDLE_S", "5", "queue.claim_idle_s", 5.0),
     ("QUEUE_MAX_DELIVERIES", "5", "queue.max_deliveries", 5),
@@ -152,6 +154,8 @@ def test_every_field_has_a_description_naming_its_variable():
 #: (variable, a value out of range, what the error says)
 OUT_OF_RANGE = [
     ("QUEUE_MAX_ITEMS", "0", "greater than or equal to 1"),
+    ("QUEUE_MAX_PUSH_ITEMS", "0", "greater than or equal to 1"),
+    ("QUEUE_MAX_PER_ASKER", "0", "greater than or equal to 1"),
     ("QUEUE_DEADLINE_S", "3600", "less than 3600"),  # shorter than the dedupe memory (an hour)
     ("QUEUE_CLAIM_IDLE_S", "0", "greater than 0"),
     ("QUEUE_MAX_DELIVERIES", "0", "greater than or equal to 1"),
