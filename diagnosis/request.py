@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from diagnosis.errors import InvalidRequest
 
-__all__ = ["DEFAULT_LOOKBACK", "DiagnosisRequest", "Symptom", "parse_lookback"]
+__all__ = ["DEFAULT_LOOKBACK", "DiagnosisRequest", "Symptom", "parse_lookback", "valid_name"]
 
 DEFAULT_LOOKBACK = timedelta(hours=24)
 MAX_LOOKBACK = timedelta(days=30)
@@ -55,6 +55,15 @@ def parse_lookback(text: str) -> timedelta:
     if value <= timedelta(0) or value > MAX_LOOKBACK:
         raise InvalidRequest(f"lookback {text!r} must be more than 0 and at most 30d")
     return value
+
+
+def valid_name(text: str) -> bool:
+    """Whether `text` is a Run:ai name (a workload's or a project's), as an asked name must be.
+
+    Whatever is sent to the API inside a filter (`filterBy=name==…`) is one, so a value
+    cannot add a term of its own.
+    """
+    return bool(_NAME_RE.match(text))
 
 
 def _check_uuid(value: str | None, what: str) -> str | None:
@@ -106,7 +115,7 @@ class DiagnosisRequest(BaseModel):
         if value is None or not value.strip():
             return None
         value = value.strip()
-        if not _NAME_RE.match(value):
+        if not valid_name(value):
             raise InvalidRequest(
                 f"{value!r} is not a valid Run:ai name (lower-case letters, digits, '-' and '.')"
             )

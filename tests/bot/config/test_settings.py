@@ -65,6 +65,7 @@ LANDS = [
     ("ALERTMANAGER_TOKEN", "a", "push.alertmanager_token", SecretStr("a")),
     ("ALERT_CLUSTER", "prod", "push.alert_cluster", "prod"),
     ("ALERT_CHANNELS", '{"prod/nlp": "C1"}', "push.alert_channels", {"prod/nlp": "C1"}),
+    ("ALERT_MAX_PER_GROUP", "5", "push.alert_max_per_group", 5),
     ("WATCHES", '[{"channel": "C1"}]', "push.watches", [{"channel": "C1"}]),
     ("WATCH_INTERVAL_S", "30", "push.watch_interval_s", 30.0),
     ("WATCH_STORM_THRESHOLD", "7", "push.watch_storm_threshold", 7),
@@ -156,6 +157,7 @@ OUT_OF_RANGE = [
     ("QUEUE_MAX_ITEMS", "0", "greater than or equal to 1"),
     ("QUEUE_MAX_PUSH_ITEMS", "0", "greater than or equal to 1"),
     ("QUEUE_MAX_PER_ASKER", "0", "greater than or equal to 1"),
+    ("ALERT_MAX_PER_GROUP", "0", "greater than or equal to 1"),
     ("QUEUE_DEADLINE_S", "3600", "less than 3600"),  # shorter than the dedupe memory (an hour)
     ("QUEUE_CLAIM_IDLE_S", "0", "greater than 0"),
     ("QUEUE_MAX_DELIVERIES", "0", "greater than or equal to 1"),
