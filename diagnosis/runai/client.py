@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
-from diagnosis.errors import InvalidRequest, NotFound
+from diagnosis.errors import NotFound
 from diagnosis.http.client import CookielessClient
 from diagnosis.http.limit import NO_LIMIT, CallLimiter, LimitedTransport
 from diagnosis.http.paths import segment
@@ -20,7 +20,6 @@ from diagnosis.http.responses import (
     shape_error,
 )
 from diagnosis.http.transport import ReadOnlyTransport, RetryTransport, network_transport
-from diagnosis.request import valid_name
 from diagnosis.runai.access_client import AccessReads
 from diagnosis.runai.auth import TOKEN_PATH, RunaiTokenAuth
 from diagnosis.runai.history_client import HistoryReads
@@ -147,15 +146,7 @@ class RunaiClient(SchedulingReads, AccessReads, HistoryReads, Paging):
         await self._http.aclose()
 
     async def list_workloads(self, *, cluster_id: str, project: str, name: str) -> list[Workload]:
-        """`list_workloads`: exact name/cluster/project matches, newest `phaseUpdatedAt` first.
-
-        Raises:
-            InvalidRequest: `name` or `project` is not a Run:ai name (nothing is sent: a value
-                that is not one could add a term of its own to the filter).
-        """
-        for value in (name, project):
-            if not valid_name(value):
-                raise InvalidRequest(f"{value!r} is not a valid Run:ai name")
+        """`list_workloads`: exact name/cluster/project matches, newest `phaseUpdatedAt` first."""
         params: Params = {
             "filterBy": f"name=={name},clusterId=={cluster_id},projectName=={project}",
             "sortBy": "phaseUpdatedAt",

@@ -85,21 +85,6 @@ async def test_list_workloads_sends_one_comma_joined_filter(client, fake):
     assert "offset" not in params
 
 
-@pytest.mark.parametrize(
-    ("name", "project"),
-    [
-        ("train-1,projectName==hr", "nlp"),  # a term of its own: another project's workloads
-        ("train-1", "nlp,clusterId==c-9"),
-        ("Train 1", "nlp"),
-    ],
-)
-async def test_list_workloads_sends_only_run_ai_names_in_its_filter(client, fake, name, project):
-    """An alert's label reaches the filter as it was written: a value that is no name is refused."""
-    with pytest.raises(InvalidRequest, match="not a valid Run:ai name"):
-        await client.list_workloads(cluster_id="c-1", project=project, name=name)
-    assert fake.api_requests == []
-
-
 async def test_list_workloads_follows_next_across_three_pages(client, fake):
     fake.routes["/api/v1/workloads"] = paged(
         "workloads", [[wl(cluster="c-1")], [wl(cluster="c-1", id="b")], [wl(id="c")]]
