@@ -29,7 +29,6 @@ import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from bot.config import DEDUPE_TTL_S
 from bot.ops.observe import begin_request, timed
 from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import (
@@ -75,9 +74,10 @@ class TeamsEndpoint:
         queue: WorkQueue,
         *,
         runai_url: str | None,
+        dedupe_ttl_s: int,
         deadline_s: float = 300.0,
-        dedupe_ttl_s: int = DEDUPE_TTL_S,
     ) -> None:
+        """`dedupe_ttl_s`: how long a taken activity is remembered (`replay_window_s`)."""
         self._verifier = verifier
         self._connector = connector
         self._queue = queue

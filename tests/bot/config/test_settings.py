@@ -33,6 +33,7 @@ LANDS = [
     ("TEAMS_LOGIN_URL", "http://l", "teams.login_url", "http://l"),
     ("TEAMS_PUBLIC_URL", "https://bot.acme.com/", "teams.public_url", "https://bot.acme.com"),
     ("TEAMS_CHART_TTL_S", "600", "teams.chart_ttl_s", 600),
+    ("TEAMS_MAX_TOKEN_LIFETIME_S", "5400", "teams.max_token_lifetime_s", 5400),
     ("REDIS_URL", "redis://127.0.0.1:1/0", "redis.url", SecretStr("redis://127.0.0.1:1/0")),
     ("REDIS_MAX_CONNECTIONS", "8", "redis.max_connections", 8),
     ("REDIS_POOL_TIMEOUT_S", "2.5", "redis.pool_timeout_s", 2.5),
