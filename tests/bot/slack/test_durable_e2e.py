@@ -59,13 +59,14 @@ async def test_one_asker_cannot_fill_the_queue_for_everyone_else(
         fake_slack, redis_url, embedded_worker=False, queue_max_per_asker=2
     ) as [bot]:
         acks = []
-        for i in range(4):
+        for i in range(4):  # four lookbacks, as the review's thousand: four requests
             text = f"cluster=prod-a workload=training-job-42 project=ml-team lookback={i + 1}h"
             body = slash_command_body(
                 text, user="U1", response_url=fake_slack.response_url(f"r{i}")
             )
-            acks.append((await bot.send(body)).json()["text"] if i else "")
-        assert acks[2:] == [capped(2), capped(2)]
+            acks.append(await bot.send(body))
+        assert acks[0].text == ""  # taken, nothing ahead
+        assert [a.json()["text"] for a in acks[1:]] == [queued(1), capped(2), capped(2)]
         mention = app_mention_event(f"<@{BOT_USER_ID}> {ASK}", user="U1", channel="C1", ts="1.5")
         assert (await bot.send(event_body(mention))).status_code == 200
         [told] = await fake_slack.wait_for_async("chat.postEphemeral")
