@@ -38,7 +38,9 @@ CPU_PER_REQUEST_TARGET_S = 0.040
 #: that need only the workload, then the Kubernetes pod and node: 3 levels.
 MINIMAL_LEVELS = 3
 TOLD_AT_ONCE_S = 3.0
-USERS = askers(20)
+#: People asking: 100, so the 1,000 asks of `queued` are 10 each, within `QUEUE_MAX_PER_ASKER`
+#: (a bound on one person, not on a crowd); 200 concurrent asks of `storm` are 2 each.
+USERS = askers(100)
 Rows = list[Target | Figure]
 
 

@@ -36,7 +36,13 @@ from diagnosis.report_parts import (
     Recurrence,
     WorkloadRef,
 )
-from diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, Symptom, parse_lookback
+from diagnosis.request import (
+    DEFAULT_LOOKBACK,
+    DiagnosisRequest,
+    Symptom,
+    parse_lookback,
+    valid_name,
+)
 
 # The access model (per-user authorization, bot/authz): read with RunaiClient's
 # list_access_rules, find_users, list_roles, list_projects and list_departments.
@@ -102,6 +108,7 @@ __all__ = [
     "diagnose",
     "network_transport",
     "parse_lookback",
+    "valid_name",
 ]
 __all__ += [
     "AccessRule",

@@ -1,7 +1,10 @@
 """What the caller asks the engine to diagnose: identifiers, lookback and intent.
 
 Missing identifiers are not an error here (the pipeline answers `needs_input`); malformed
-ones are (`InvalidRequest`), because a typo'd UUID must never be silently ignored.
+ones are (`InvalidRequest`), because a typo'd UUID must never be silently ignored. A lookback
+is rounded up to the next of `LOOKBACK_STEPS`: asks that differ by minutes share one diagnosis
+(the report's key holds the lookback) rather than each costing its own Run:ai calls, and the
+answer names the lookback it used (`lookback_label`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,15 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from diagnosis.errors import InvalidRequest
 
-__all__ = ["DEFAULT_LOOKBACK", "DiagnosisRequest", "Symptom", "parse_lookback"]
+__all__ = [
+    "DEFAULT_LOOKBACK",
+    "LOOKBACK_STEPS",
+    "DiagnosisRequest",
+    "Symptom",
+    "parse_lookback",
+    "rounded_lookback",
+    "valid_name",
+]
 
 DEFAULT_LOOKBACK = timedelta(hours=24)
 MAX_LOOKBACK = timedelta(days=30)
@@ -23,6 +34,34 @@ _LOOKBACK_RE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$", re.IGNORECASE)
 _DAY = 86400
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
+_HOUR = 3600
+#: The lookbacks a diagnosis uses, each at most about twice the one before: 15m to 30d.
+LOOKBACK_STEPS = tuple(
+    timedelta(seconds=seconds)
+    for seconds in (
+        900,
+        1800,
+        _HOUR,
+        2 * _HOUR,
+        3 * _HOUR,
+        6 * _HOUR,
+        12 * _HOUR,
+        _DAY,
+        2 * _DAY,
+        3 * _DAY,
+        7 * _DAY,
+        14 * _DAY,
+        30 * _DAY,
+    )
+)
+
+
+def rounded_lookback(value: timedelta) -> timedelta:
+    """The lookback a diagnosis uses for `value` (at most 30d): the first step not shorter.
+
+    Rounded up, never down: recurrence is never counted over less than was asked.
+    """
+    return next((step for step in LOOKBACK_STEPS if step >= value), MAX_LOOKBACK)
 
 
 class Symptom(StrEnum):
@@ -57,6 +96,15 @@ def parse_lookback(text: str) -> timedelta:
     return value
 
 
+def valid_name(text: str) -> bool:
+    """Whether `text` is a Run:ai name (a workload's or a project's), as an asked name must be.
+
+    Whatever is sent to the API inside a filter (`filterBy=name==…`) is one, so a value
+    cannot add a term of its own.
+    """
+    return bool(_NAME_RE.match(text))
+
+
 def _check_uuid(value: str | None, what: str) -> str | None:
     if value is None or not value.strip():
         return None
@@ -77,7 +125,8 @@ class DiagnosisRequest(BaseModel):
         workload_id: Option A, the workload UUID.
         workload_name: Option B, with `project`.
         project: Option B, the Run:ai project name.
-        lookback: history window for evidence and recurrence (default 24h).
+        lookback: history window for evidence and recurrence (default 24h), rounded up to
+            one of `LOOKBACK_STEPS` (`rounded_lookback`).
         symptom: a current-symptom intent, or None for a past/terminal failure.
     """
 
@@ -106,7 +155,7 @@ class DiagnosisRequest(BaseModel):
         if value is None or not value.strip():
             return None
         value = value.strip()
-        if not _NAME_RE.match(value):
+        if not valid_name(value):
             raise InvalidRequest(
                 f"{value!r} is not a valid Run:ai name (lower-case letters, digits, '-' and '.')"
             )
@@ -117,7 +166,7 @@ class DiagnosisRequest(BaseModel):
     def _lookback_range(cls, value: timedelta) -> timedelta:
         if value <= timedelta(0) or value > MAX_LOOKBACK:
             raise InvalidRequest("lookback must be more than 0 and at most 30d")
-        return value
+        return rounded_lookback(value)
 
     def missing(self) -> list[str]:
         """Name exactly what is missing before the engine may call any tool."""
@@ -132,7 +181,7 @@ class DiagnosisRequest(BaseModel):
         return gaps
 
     def lookback_label(self) -> str:
-        """The lookback as a user would write it (`24h`, `7d`)."""
+        """The lookback used, as a user would write it (`24h`, `7d`): what the answer names."""
         seconds = int(self.lookback.total_seconds())
         if seconds % _DAY == 0 and seconds > _DAY:
             return f"{seconds // _DAY}d"

@@ -5,7 +5,9 @@ project (namespace `runai-<project>`), and the workload: its UUID or name when t
 exports Run:ai's pod labels (kube-state-metrics turns `run.ai/top-owner-uid` into
 `label_run_ai_top_owner_uid`, `workloadName` into `label_workload_name`), else the pod,
 which the worker matches against the workloads' own pods. The batch-Job alerts carry
-kube-state-metrics' own pod as `pod`, so their `pod` is never read.
+kube-state-metrics' own pod as `pod`, so their `pod` is never read. A project or workload name
+is a Run:ai name, as an asked one must be (it goes into the API's filters), or the alert says
+nothing (`invalid_name`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from bot.alerts.payload import Alert
 from bot.push import AlertSpec
+from diagnosis import valid_name
 
 __all__ = ["NAMESPACE_PREFIX", "Unmapped", "read_alert"]
 
@@ -52,11 +55,14 @@ def read_alert(alert: Alert, *, default_cluster: str | None) -> AlertSpec | Unma
         return Unmapped("no_namespace")
     if not namespace.startswith(NAMESPACE_PREFIX) or namespace == NAMESPACE_PREFIX:
         return Unmapped("not_a_project_namespace")
+    project = namespace.removeprefix(NAMESPACE_PREFIX)
     pod = None if alertname in _JOB_ALERTS else alert.label(*_POD)
     workload_id = alert.label(*_WORKLOAD_ID)
     workload_name = alert.label(*_WORKLOAD_NAME)
     if not (pod or workload_id or workload_name):
         return Unmapped("no_workload_labels")
+    if not valid_name(project) or not (workload_name is None or valid_name(workload_name)):
+        return Unmapped("invalid_name")
     reason = alert.label("reason")
     return AlertSpec(
         fingerprint=alert.fingerprint,
@@ -64,7 +70,7 @@ def read_alert(alert: Alert, *, default_cluster: str | None) -> AlertSpec | Unma
         status=alert.status,
         alertname=alertname,
         cluster=cluster,
-        project=namespace.removeprefix(NAMESPACE_PREFIX),
+        project=project,
         pod=pod,
         workload_name=workload_name,
         workload_id=workload_id,

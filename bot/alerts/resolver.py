@@ -1,11 +1,13 @@
 """From an alert's labels to a Run:ai workload and a channel, by reading the control plane.
 
 The cluster is the one whose name or ID the `cluster` label (or `ALERT_CLUSTER`) gives; the
-channel is `ALERT_CHANNELS["<cluster name or ID>/<project>"]`. The workload is the one its
-UUID label names, else the newest of its name label, else the workload one of whose pods is
-the alert's pod: a pod name is only compared with the pods the API lists for a workload,
-never cut down to a workload name. An alert that maps to none of them is counted
-(`runai_why_alerts_unmapped_total`) and logged, and nothing is posted.
+channel is `ALERT_CHANNELS["<cluster name or ID>/<project>"]`. The workload is the one its UUID
+label names, else the newest of its name label (a Run:ai name, as an asked one), else the
+workload one of whose pods is the alert's pod: a pod name is only compared with the pods the
+API lists for a workload, never cut down to a workload name. Whichever way it was found, the
+workload is used only if it is on that cluster, in that project (and has that name). An alert
+that maps to none of them is counted (`runai_why_alerts_unmapped_total`) and logged, and
+nothing is posted.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Protocol
 
 import structlog
 
+from bot.alerts.channels import AlertChannels
 from bot.ops.metrics import ALERTS_UNMAPPED
 from bot.push import PENDING, AlertSpec, Kv, Pending, PushSpec, Target
-from diagnosis import Cluster, NotFound, RunaiReader
+from diagnosis import Cluster, NotFound, RunaiReader, valid_name
 
 __all__ = ["AlertRouting", "channel_target"]
 
@@ -65,7 +68,7 @@ class AlertRouting:
         """`teams_target` finds a Teams conversation's tenant and address (from its watches)."""
         self._runai = runai
         self._kv = kv
-        self._channels = dict(channels)
+        self._channels = AlertChannels(channels)
         self._slack_team = slack_team
         self._teams_target = teams_target
         self._log = structlog.get_logger(__name__)
@@ -88,9 +91,7 @@ class AlertRouting:
         if cluster is None:
             self._unmapped(alert, "unknown_cluster")
             return None
-        channel = self._channels.get(f"{cluster.uuid}/{project}") or self._channels.get(
-            f"{cluster.name}/{project}"
-        )
+        channel = self._channels.of(cluster, project)
         if channel is None:
             self._unmapped(alert, "no_channel")
             return None
@@ -122,21 +123,27 @@ class AlertRouting:
         return next((c for c in clusters if ref in {c.uuid, c.name}), None)
 
     async def _workload(self, alert: AlertSpec, cluster_id: str, project: str) -> _Workload | None:
+        """The alert's workload, if it is on `cluster_id` in `project` (and has the name asked)."""
+        if not valid_name(project):  # queued before names were checked at the webhook
+            return None
+        found: _Workload | None = None
         if alert.workload_id:
             try:
                 found = await self._runai.get_workload(alert.workload_id)
             except NotFound:
                 return None
-            ours = found.cluster_id == cluster_id and found.project_name == project
-            return found if ours else None
-        if alert.workload_name:
+        elif alert.workload_name:
+            if not valid_name(alert.workload_name):
+                return None
             named = await self._runai.list_workloads(
                 cluster_id=cluster_id, project=project, name=alert.workload_name
             )
-            return named[0] if named else None
-        if alert.pod:
-            return await self._pod_owner(alert.pod, cluster_id, project)
-        return None
+            found = next((w for w in named if w.name == alert.workload_name), None)
+        elif alert.pod:
+            found = await self._pod_owner(alert.pod, cluster_id, project)
+        if found is None or found.cluster_id != cluster_id or found.project_name != project:
+            return None
+        return found
 
     async def _pod_owner(self, pod: str, cluster_id: str, project: str) -> _Workload | None:
         """The workload that lists `pod` among its pods (names only narrow whom to ask)."""

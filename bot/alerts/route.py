@@ -3,10 +3,14 @@
 The bearer token (`ALERTMANAGER_TOKEN`) is compared in constant time before a byte of the
 body is read; then the body is read within its cap, measured for nesting and parsed
 (`bot.web.body`), and checked as a version 4 payload. Each alert whose labels name a
-Run:ai workload becomes a work item, deduplicated by its fingerprint, start and status in
-the same atomic step that queues it, so Alertmanager's repeats and group updates post
-nothing twice. The answer says what was taken; 503 (Redis down, queue full) makes
-Alertmanager send the group again, and what was already taken is then a duplicate.
+Run:ai workload in a project `ALERT_CHANNELS` gives a channel becomes a work item,
+deduplicated by its fingerprint, start and status in the same atomic step that queues it, so
+Alertmanager's repeats and group updates post nothing twice. One group is bounded: firing
+alerts about one workload are one item (`merged`), and past `ALERT_MAX_PER_GROUP` items the
+rest are left for a later send of the group (`excess`). Pushed items have their own bound in
+the queue, apart from people's requests. The answer says what was taken; 503 (Redis down,
+the pushed items' bound reached) makes Alertmanager send the group again, and what was
+already taken is then a duplicate.
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from bot.alerts.channels import AlertChannels
 from bot.alerts.labels import Unmapped, read_alert
 from bot.alerts.payload import Webhook
 from bot.ops.metrics import ALERTS_RECEIVED, ALERTS_UNMAPPED, PUSH_NEW_FAILURES, PUSH_SUPPRESSED
 from bot.ops.observe import begin_request
-from bot.push import alert_item
+from bot.push import AlertSpec, alert_item
 from bot.web.body import Refused, load_json, read_body
 from bot.web.refusal import refusal
 from bot.work import Intake, QueueUnavailable, WorkQueue, admit
@@ -50,13 +55,17 @@ class AlertIngress:
         token: str,
         queue: WorkQueue,
         *,
+        channels: AlertChannels,
         default_cluster: str | None,
         deadline_s: float,
+        max_per_group: int = 20,
     ) -> None:
         self._expected = f"Bearer {token}".encode()
         self._queue = queue
+        self._channels = channels
         self._default_cluster = default_cluster
         self._deadline_s = deadline_s
+        self._max_per_group = max_per_group
         self._log = structlog.get_logger(__name__)
 
     def routes(self) -> list[Route]:
@@ -79,12 +88,16 @@ class AlertIngress:
             )
         if hook.truncatedAlerts:
             self._log.warning("alerts_truncated", truncated=hook.truncatedAlerts)
-        taken = duplicates = unmapped = 0
+        tally = dict.fromkeys(("queued", "duplicates", "unmapped", "merged", "excess"), 0)
+        firing: set[tuple[str | None, ...]] = set()
         for alert in hook.alerts:
             ALERTS_RECEIVED.labels(status=alert.status).inc()
             spec = read_alert(alert, default_cluster=self._default_cluster)
+            if not isinstance(spec, Unmapped):
+                reason = await self._channels.refusal(spec.cluster or "", spec.project or "")
+                spec = Unmapped(reason) if reason else spec
             if isinstance(spec, Unmapped):
-                unmapped += 1
+                tally["unmapped"] += 1
                 ALERTS_UNMAPPED.labels(reason=spec.reason).inc()
                 self._log.warning(
                     "alert_unmapped",
@@ -93,22 +106,47 @@ class AlertIngress:
                     fingerprint=alert.fingerprint,
                 )
                 continue
-            item = alert_item(spec, deadline_s=self._deadline_s)
-            dedupe = f"alert:{spec.key}:{spec.status}"
-            try:
-                result = await admit(
-                    self._queue, item, dedupe=dedupe, dedupe_ttl_s=ALERT_DEDUPE_TTL_S
-                )
-            except QueueUnavailable as error:
-                self._log.warning("alert_not_queued", error=str(error))
+            outcome = await self._take(spec, firing, taken=tally["queued"])
+            if outcome is None:
                 return PlainTextResponse("Service Unavailable", status_code=503)
-            if result.intake is Intake.FULL:
-                return PlainTextResponse("Service Unavailable", status_code=503)
-            if result.intake is Intake.DUPLICATE:
-                duplicates += 1
-                PUSH_SUPPRESSED.labels(reason="duplicate").inc()
-                continue
-            taken += 1
-            if spec.status == "firing":
-                PUSH_NEW_FAILURES.labels(source="alert").inc()
-        return JSONResponse({"queued": taken, "duplicates": duplicates, "unmapped": unmapped})
+            tally[outcome] += 1
+        if tally["merged"] or tally["excess"]:
+            self._log.info("alert_group_bounded", merged=tally["merged"], excess=tally["excess"])
+        return JSONResponse(tally)
+
+    async def _take(
+        self, spec: AlertSpec, firing: set[tuple[str | None, ...]], *, taken: int
+    ) -> str | None:
+        """Queue one mapped alert: what became of it (a key of the answer); None: 503.
+
+        `firing`: the workloads of this group's firing alerts so far (one item each), whether
+        queued now or before (a duplicate), so a later send of the group merges them alike.
+        """
+        if spec.status == "firing":
+            workload = (
+                spec.cluster,
+                spec.project,
+                spec.workload_id or spec.workload_name or spec.pod,
+            )
+            if workload in firing:
+                PUSH_SUPPRESSED.labels(reason="merged").inc()
+                return "merged"
+            firing.add(workload)
+        if taken >= self._max_per_group:
+            PUSH_SUPPRESSED.labels(reason="excess").inc()
+            return "excess"
+        item = alert_item(spec, deadline_s=self._deadline_s)
+        dedupe = f"alert:{spec.key}:{spec.status}"
+        try:
+            result = await admit(self._queue, item, dedupe=dedupe, dedupe_ttl_s=ALERT_DEDUPE_TTL_S)
+        except QueueUnavailable as error:
+            self._log.warning("alert_not_queued", error=str(error))
+            return None
+        if result.intake is Intake.FULL:
+            return None
+        if result.intake is Intake.DUPLICATE:
+            PUSH_SUPPRESSED.labels(reason="duplicate").inc()
+            return "duplicates"
+        if spec.status == "firing":
+            PUSH_NEW_FAILURES.labels(source="alert").inc()
+        return "queued"

@@ -54,9 +54,20 @@ def state_store(settings: Settings) -> tuple[StateStore, redis.Redis | None]:
 
 def work_queue(settings: Settings, client: redis.Redis | None) -> WorkQueue:
     """The durable work queue on Redis, or one in memory (one process only)."""
+    bounds = settings.queue
     if client is None:
-        return MemoryWorkQueue(max_items=settings.queue.max_items)
-    return RedisWorkQueue(client, max_items=settings.queue.max_items, journal_ttl_s=DEDUPE_TTL_S)
+        return MemoryWorkQueue(
+            max_items=bounds.max_items,
+            max_pushed=bounds.max_push_items,
+            max_per_asker=bounds.max_per_asker,
+        )
+    return RedisWorkQueue(
+        client,
+        max_items=bounds.max_items,
+        max_pushed=bounds.max_push_items,
+        max_per_asker=bounds.max_per_asker,
+        journal_ttl_s=DEDUPE_TTL_S,
+    )
 
 
 def runai_limiter(settings: Settings, client: redis.Redis | None) -> CallLimiter:

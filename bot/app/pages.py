@@ -77,7 +77,9 @@ def privacy_page(settings: Settings) -> str:
         f"{_span(settings.diagnosis.cache_ttl_s)}.",
         f"A request waiting to be answered: until answered (at most "
         f"{_span(settings.queue.deadline_s)} waiting); the note that it was received, so it "
-        f"is answered once: {_span(DEDUPE_TTL_S)}. A request that failed "
+        f"is answered once: {_span(DEDUPE_TTL_S)} (in Teams "
+        f"{_span(settings.teams.replay_window_s)}, as long as its sign-in token lasts). "
+        "A request that failed "
         f"{settings.queue.max_deliveries} times is kept for the operators in a capped "
         "dead-letter stream.",
         f"Memory charts shown in Teams answers: {_span(settings.teams.chart_ttl_s)}.",

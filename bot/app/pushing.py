@@ -17,11 +17,13 @@ import redis.asyncio as redis
 from pydantic import ValidationError
 from starlette.routing import Route
 
+from bot.alerts.channels import AlertChannels
 from bot.alerts.resolver import AlertRouting
 from bot.alerts.route import AlertIngress
 from bot.authz import Authorizer
 from bot.config import ConfigError, Settings, is_placeholder
 from bot.conversation import StateStore
+from bot.conversation.clusters import ClusterDirectory
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink
 from bot.push import Kv, MemoryKv, Planner, Poster, PushWork, RedisKv
@@ -156,11 +158,15 @@ def build_push(
     )
     routes = []
     if not is_placeholder(token):
+        # The webhook refuses what `ALERT_CHANNELS` gives no channel before it queues it.
+        clusters = ClusterDirectory(runai, flights=flights)
         ingress = AlertIngress(
             token.strip(),
             queue,
+            channels=AlertChannels(settings.push.alert_channels, clusters.clusters),
             default_cluster=settings.push.alert_cluster,
             deadline_s=PUSH_DEADLINE_S,
+            max_per_group=settings.push.alert_max_per_group,
         )
         routes = ingress.routes()
     poller = None

@@ -18,13 +18,20 @@ from bot.config.redis import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Re
 from bot.config.runai import RunaiSettings
 from bot.config.settings import Settings, invalid_settings
 from bot.config.slack import SlackSecrets, SlackSettings
-from bot.config.teams import TeamsSecrets, TeamsSettings
+from bot.config.teams import (
+    MAX_TOKEN_LIFETIME_S,
+    TOKEN_LEEWAY_S,
+    TeamsSecrets,
+    TeamsSettings,
+)
 
 __all__ = [
     "DEDUPE_TTL_S",
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_POOL_TIMEOUT_S",
     "EMBEDDED_MAX_CONCURRENT_DIAGNOSES",
+    "MAX_TOKEN_LIFETIME_S",
+    "TOKEN_LEEWAY_S",
     "WORKER_MAX_CONCURRENT_DIAGNOSES",
     "AuthzSettings",
     "ConfigError",

@@ -36,6 +36,17 @@ class PushSettings(Concern):
             "where alerts about a project are answered."
         ),
     )
+    alert_max_per_group: int = Field(
+        default=20,
+        ge=1,
+        le=1000,
+        validation_alias="alert_max_per_group",
+        description=(
+            "`ALERT_MAX_PER_GROUP`, alerts one webhook request (one Alertmanager group) may "
+            "queue; firing alerts about one workload count once. The rest are answered as "
+            "`excess` and taken from a later send of the group."
+        ),
+    )
     watches: list[dict[str, str | bool]] = Field(
         default_factory=list,
         validation_alias="watches",

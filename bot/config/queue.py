@@ -18,8 +18,32 @@ class QueueSettings(Concern):
         le=1_000_000,
         validation_alias="queue_max_items",
         description=(
-            "`QUEUE_MAX_ITEMS`, requests the queue holds (waiting or being answered, across "
-            "replicas); past it, an asker is told at once to ask again."
+            "`QUEUE_MAX_ITEMS`, people's requests the queue holds (waiting or being answered, "
+            "across replicas); past it, an asker is told at once to ask again. Pushed items "
+            "have a bound of their own (`QUEUE_MAX_PUSH_ITEMS`)."
+        ),
+    )
+    max_push_items: int = Field(
+        default=200,
+        ge=1,
+        le=1_000_000,
+        validation_alias="queue_max_push_items",
+        description=(
+            "`QUEUE_MAX_PUSH_ITEMS`, pushed items (watches' failures, alerts) the queue holds, "
+            "apart from people's requests: an alert storm never refuses a person's request, "
+            "nor a burst of requests an alert. Past it, Alertmanager is answered 503 and sends "
+            "again, and a watch's poll queues the rest at its next poll."
+        ),
+    )
+    max_per_asker: int = Field(
+        default=10,
+        ge=1,
+        le=1_000_000,
+        validation_alias="queue_max_per_asker",
+        description=(
+            "`QUEUE_MAX_PER_ASKER`, one person's requests the queue holds at once (waiting or "
+            "being answered); past it, that person alone is told privately to ask again once "
+            "one is answered."
         ),
     )
     deadline_s: float = Field(

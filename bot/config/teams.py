@@ -10,9 +10,13 @@ from pydantic import Field, SecretStr, field_validator
 
 from bot.config.base import Concern, ConfigError, Problem, is_placeholder, plain
 
-__all__ = ["TeamsSecrets", "TeamsSettings"]
+__all__ = ["MAX_TOKEN_LIFETIME_S", "TOKEN_LEEWAY_S", "TeamsSecrets", "TeamsSettings"]
 
 _HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
+#: Clock skew tolerated on an inbound token's `exp`/`nbf`/`iat`, as the Bot Framework SDKs do.
+TOKEN_LEEWAY_S = 300
+#: `TEAMS_MAX_TOKEN_LIFETIME_S` by default: past the 60 to 90 minutes Entra ID tokens live.
+MAX_TOKEN_LIFETIME_S = 3 * 3600
 
 
 class TeamsSecrets(NamedTuple):
@@ -71,6 +75,18 @@ class TeamsSettings(Concern):
             "show the memory sparkline instead of the chart."
         ),
     )
+    max_token_lifetime_s: int = Field(
+        default=MAX_TOKEN_LIFETIME_S,
+        ge=600,
+        le=86400,
+        validation_alias="teams_max_token_lifetime_s",
+        description=(
+            "`TEAMS_MAX_TOKEN_LIFETIME_S`, the longest an inbound token may still have to live "
+            "(its `exp` from now); one living longer is refused. An activity is remembered "
+            "(a replay of it is a duplicate) for this long plus the 300 s clock leeway, so "
+            "for as long as its token is accepted. Bot Framework tokens live about an hour."
+        ),
+    )
     chart_ttl_s: int = Field(
         default=7 * 86400,
         ge=300,
@@ -99,6 +115,16 @@ class TeamsSettings(Concern):
         if url.query or url.fragment:
             raise ValueError("TEAMS_PUBLIC_URL must have no query or fragment")
         return str(url).rstrip("/")
+
+    @property
+    def replay_window_s(self) -> int:
+        """How long a taken activity is remembered: as long as a token carrying it is accepted.
+
+        A token is accepted until its `exp` plus the leeway, and its `exp` is at most
+        `max_token_lifetime_s` after the first time it is seen; a replay of the activity
+        within that time is a duplicate.
+        """
+        return self.max_token_lifetime_s + TOKEN_LEEWAY_S
 
     def _required(self) -> dict[str, str]:
         return {

@@ -85,7 +85,9 @@ QUEUE_DEPTH = Gauge(
 )
 QUEUE_REJECTED = Counter(
     "runai_why_queue_rejected",
-    "Requests refused at once because the queue was full.",
+    "Items refused at once: 'full' (their lane, 'ask' or 'push', held as many as it may) or "
+    "'capped' (their asker already had as many waiting or being answered as one may).",
+    ["lane", "reason"],
     registry=REGISTRY,
 )
 RECLAIMED = Counter(

@@ -3,7 +3,10 @@
 Every request carries `Authorization: Bearer <JWT>` signed by the Bot Framework: RS256, issued
 by `TEAMS_TOKEN_ISSUER`, for our app ID, with a key from the `jwks_uri` of the OpenID metadata
 at `TEAMS_OPENID_METADATA_URL` (fetched, cached and refreshed by `bot.teams.signing_keys`).
-Nothing of the body is read before the signature, issuer, audience and expiry check out. Two
+Nothing of the body is read before the signature, issuer, audience and expiry check out; a token
+whose expiry lies further ahead than `TEAMS_MAX_TOKEN_LIFETIME_S` is refused too, so an activity
+is remembered (its replay a duplicate) for as long as its token is accepted
+(`TeamsSettings.replay_window_s`). Two
 checks need the verified body, so the endpoint makes them once it is parsed: the `serviceurl`
 claim must name the activity's `serviceUrl` (`service_url_matches`), and the key that signed
 the token must endorse the activity's `channelId` (`channel_endorsed`), as the Bot Framework
@@ -12,11 +15,14 @@ SDKs check it.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import jwt
 
+from bot.config import MAX_TOKEN_LIFETIME_S, TOKEN_LEEWAY_S
 from bot.errors import BotError
 from bot.teams.signing_keys import KeysUnavailable, SigningKeys
 
@@ -31,7 +37,7 @@ __all__ = [
 ]
 
 #: Clock skew tolerated on `exp`/`nbf`/`iat`, as the Bot Framework SDKs do.
-LEEWAY_S = 300
+LEEWAY_S = TOKEN_LEEWAY_S
 _MAX_TOKEN_CHARS = 16_384
 
 
@@ -68,9 +74,20 @@ def channel_endorsed(claims: BotClaims, channel_id: object) -> bool:
 class InboundVerifier:
     """Verifies Bot Framework bearer tokens against the configured OpenID metadata."""
 
-    def __init__(self, *, app_id: str, issuer: str, keys: SigningKeys) -> None:
+    def __init__(
+        self,
+        *,
+        app_id: str,
+        issuer: str,
+        keys: SigningKeys,
+        max_lifetime_s: float = MAX_TOKEN_LIFETIME_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """`max_lifetime_s`: the longest a token may still have to live (`exp` from now)."""
         self._app_id = app_id
         self._issuer = issuer
+        self._max_lifetime_s = max_lifetime_s
+        self._clock = clock
         self.keys = keys
         """The signing keys (their `timing` says when they are fetched)."""
 
@@ -111,6 +128,9 @@ class InboundVerifier:
             )
         except jwt.InvalidTokenError as error:
             raise TokenRejected(f"token invalid ({type(error).__name__})") from error
+        if claims["exp"] - self._clock() > self._max_lifetime_s:
+            # Accepted, it could be replayed after its activity was forgotten.
+            raise TokenRejected("token lives longer than TEAMS_MAX_TOKEN_LIFETIME_S")
         url = claims.get("serviceurl")
         return BotClaims(
             audience=self._app_id,

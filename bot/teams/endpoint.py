@@ -12,11 +12,12 @@ bounded in one atomic step, `bot.teams.intake`), and Teams gets its 200 at once;
 on any replica, answers it (`bot.teams.work`). A card's `Action.Execute` invoke gets its
 invoke response.
 
-A full queue is told to the asker privately at once, and a wait their place in the queue.
-When Redis cannot take the activity, the answer is 503 and nothing is sent: Teams delivers
-an activity again when the bot fails to answer it (documented for a reply later than 15 s;
-Microsoft also retries some error statuses, without documenting which), so it is taken
-then; for a card's invoke, the Teams client shows the asker the click failed.
+A full queue, or the asker's own cap reached, is told to the asker privately at once, and a
+wait their place in the queue. When Redis cannot take the activity, the answer is 503 and
+nothing is sent: Teams delivers an activity again when the bot fails to answer it
+(documented for a reply later than 15 s; Microsoft also retries some error statuses,
+without documenting which), so it is taken then; for a card's invoke, the Teams client
+shows the asker the click failed.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from bot.config import DEDUPE_TTL_S
-from bot.conversation.edges import taken_notice
 from bot.ops.observe import begin_request, timed
 from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import (
@@ -45,7 +44,7 @@ from bot.teams.intake import submit
 from bot.teams.responder import ReplyTarget, TeamsResponder
 from bot.web.body import Refused, check_length, load_json, read_body
 from bot.web.refusal import body_refusal, refusal
-from bot.work import QueueUnavailable, WorkQueue
+from bot.work import QueueUnavailable, WorkQueue, intake_notice
 
 __all__ = ["MAX_BODY_BYTES", "TeamsEndpoint"]
 
@@ -75,9 +74,10 @@ class TeamsEndpoint:
         queue: WorkQueue,
         *,
         runai_url: str | None,
+        dedupe_ttl_s: int,
         deadline_s: float = 300.0,
-        dedupe_ttl_s: int = DEDUPE_TTL_S,
     ) -> None:
+        """`dedupe_ttl_s`: how long a taken activity is remembered (`replay_window_s`)."""
         self._verifier = verifier
         self._connector = connector
         self._queue = queue
@@ -143,8 +143,8 @@ class TeamsEndpoint:
                 status_code=HTTPStatus.SERVICE_UNAVAILABLE,
                 headers={"Retry-After": "5"},
             )
-        notice = taken_notice(taken)
-        if notice is not None:  # full, or their place in the queue
+        notice = intake_notice(taken)
+        if notice is not None:  # full, their own cap reached, or their place in the queue
             await self._tell(inbound, notice)
         if inbound.invoke:
             return JSONResponse(_INVOKE_DONE)

@@ -3,9 +3,11 @@
 `submit` describes the activity as a `WorkItem` (platform "teams": the activity's facts and
 where to answer, as JSON in `TeamsSpec`) and enqueues it with its dedupe key, in the queue's
 one atomic step (claim + bound + append). The dedupe key is what makes a Teams retry or a
-duplicate delivery, on any replica, one answer (`dedupe_key`): the activity ID; for a click
-on a question, the card, the choice and the person who clicked, so a double click is one
-while a teammate's click cannot use up the asker's.
+duplicate delivery, on any replica, one answer (`dedupe_key`): the activity ID, remembered for
+as long as a token carrying it is accepted (`TeamsSettings.replay_window_s`, so a captured
+request replayed later is a duplicate too); for a click on a question, the card, the choice and
+the person who clicked, so a double click is one while a teammate's click cannot use up the
+asker's.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ class TeamsSpec(BaseModel):
 
 
 def dedupe_key(inbound: Inbound) -> str:
-    """The key under which the queue takes this activity once (for `DEDUPE_TTL_S`)."""
+    """The key under which the queue takes this activity once (for `replay_window_s`)."""
     if _a_pick(inbound):
         key = thread_key(inbound).redis_key("q")
         return f"teams:click:{key}:{inbound.card_id}:{inbound.choice}:{inbound.user_id}"

@@ -109,7 +109,12 @@ def build_teams(
     token = BotToken(login_url=login_url, app_id=app_id, password=SecretStr(password), http=http)
     connector = TeamsConnector(http, token)
     keys = SigningKeys(metadata_url=settings.teams.openid_metadata_url, http=http)
-    verifier = InboundVerifier(app_id=app_id, issuer=settings.teams.token_issuer, keys=keys)
+    verifier = InboundVerifier(
+        app_id=app_id,
+        issuer=settings.teams.token_issuer,
+        keys=keys,
+        max_lifetime_s=settings.teams.max_token_lifetime_s,
+    )
     identify = TeamsIdentify(
         connector, tenant=tenant, inbound_of=inbound_of, redis_client=redis_client
     )
@@ -121,9 +126,15 @@ def build_teams(
     endpoint = TeamsEndpoint(
         verifier,
         connector,
-        queue or MemoryWorkQueue(max_items=settings.queue.max_items),
+        queue
+        or MemoryWorkQueue(
+            max_items=settings.queue.max_items,
+            max_pushed=settings.queue.max_push_items,
+            max_per_asker=settings.queue.max_per_asker,
+        ),
         runai_url=settings.runai.url,
         deadline_s=settings.queue.deadline_s,
+        dedupe_ttl_s=settings.teams.replay_window_s,  # as long as its token is accepted
     )
     private_cards: PrivateCards = (
         RedisPrivateCards(redis_client, ttl_s=settings.conversation.state_ttl_s)

@@ -2,14 +2,16 @@
 
 from bot.work.admit import admit
 from bot.work.attempt import Handler
-from bot.work.item import Delivery, Enqueued, Intake, WorkItem, new_item
+from bot.work.item import PUSHED_PLATFORM, Delivery, Enqueued, Intake, WorkItem, new_item
 from bot.work.journal import JournaledResponder
 from bot.work.memory_queue import MemoryWorkQueue
+from bot.work.notice import intake_notice
 from bot.work.queue import Journal, JournalState, QueueUnavailable, ShownPost, WorkQueue
 from bot.work.redis_queue import RedisWorkQueue
 from bot.work.worker import Worker
 
 __all__ = [
+    "PUSHED_PLATFORM",
     "Delivery",
     "Enqueued",
     "Handler",
@@ -25,5 +27,6 @@ __all__ = [
     "WorkQueue",
     "Worker",
     "admit",
+    "intake_notice",
     "new_item",
 ]

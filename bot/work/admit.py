@@ -1,4 +1,4 @@
-"""Enqueue one front end's work item, and count what happened to it (duplicate, full, taken)."""
+"""Enqueue one front end's work item, and count what became of it (duplicate, refused, taken)."""
 
 from __future__ import annotations
 
@@ -31,9 +31,16 @@ async def admit(
         DUPLICATES_DROPPED.labels(platform=item.platform).inc()
         log.info("work_duplicate_ignored", platform=item.platform, dedupe=dedupe)
     elif result.intake is Intake.FULL:
-        QUEUE_REJECTED.inc()
+        QUEUE_REJECTED.labels(lane=_lane(item), reason="full").inc()
         log.warning("work_queue_full", platform=item.platform, depth=result.depth)
+    elif result.intake is Intake.CAPPED:
+        QUEUE_REJECTED.labels(lane=_lane(item), reason="capped").inc()
+        log.warning("work_asker_capped", platform=item.platform, held=result.held)
     else:
         QUEUE_DEPTH.set(result.depth + 1)
         log.debug("work_enqueued", kind=item.kind, work_id=item.id, ahead=result.ahead)
     return result
+
+
+def _lane(item: WorkItem) -> str:
+    return "push" if item.pushed else "ask"

@@ -3,7 +3,9 @@
 The front end that received the request builds it; any worker process (another replica,
 after a crash) can run it from its JSON alone: the platform names the handler, `responder`
 is that platform's description of where and to whom to answer (rebuilt by the handler),
-`kind` says which of the platform's entry points took it.
+`kind` says which of the platform's entry points took it. Pushed items (watches, alerts) and
+people's requests are held to separate bounds, and each person to a bound of their own
+(`asker`), so no one of them can fill the queue for the others.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bot.conversation.model import Incoming
 
-__all__ = ["Delivery", "Enqueued", "Intake", "WorkItem", "new_item"]
+__all__ = ["PUSHED_PLATFORM", "Delivery", "Enqueued", "Intake", "WorkItem", "new_item"]
+
+#: The platform of what nobody asked for (`bot.push`: a watch's poll or an alert): such items
+#: are bounded apart from people's requests, and have no asker.
+PUSHED_PLATFORM = "push"
 
 
 class WorkItem(BaseModel):
@@ -39,6 +45,20 @@ class WorkItem(BaseModel):
     """Epoch seconds when it was accepted."""
     deadline_at: float
     """Epoch seconds after which it is no longer started: the asker is told instead."""
+
+    @property
+    def pushed(self) -> bool:
+        """Nobody asked: a watch's or an alert's item, bounded apart from people's requests."""
+        return self.platform == PUSHED_PLATFORM
+
+    @property
+    def asker(self) -> str | None:
+        """Who the queue counts it against (`platform:user`); None for a pushed item.
+
+        The user ID is the one the platform signed (Slack's, the Bot Framework's): it is known
+        before the person's Run:ai identity is, which the worker looks up later.
+        """
+        return None if self.pushed else f"{self.platform}:{self.incoming.user}"
 
     def expired(self, now: float | None = None) -> bool:
         """Whether it waited past its deadline."""
@@ -74,6 +94,9 @@ class Intake(StrEnum):
     ACCEPTED = "accepted"
     DUPLICATE = "duplicate"
     FULL = "full"
+    """Its lane (people's requests, or pushed items) holds as many as it may."""
+    CAPPED = "capped"
+    """Its asker already has as many requests waiting or being answered as one person may."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +108,8 @@ class Enqueued:
     """Accepted: items already waiting (not yet started) in front of this one."""
     depth: int = 0
     """Items in the queue (waiting or in flight) when it was offered."""
+    held: int = 0
+    """Capped: the asker's own requests waiting or being answered."""
 
 
 @dataclass(frozen=True)
@@ -102,3 +127,7 @@ class Delivery:
     """Deliveries of the item before it was handed back (SIGTERM), begun or not. They do not
     count towards `times`, which a hand-back restarts: the journal counts the attempts that
     began (`JournalState.attempts`)."""
+    asker: str | None = None
+    """Whom the entry is counted against, as the queue recorded it at enqueue (None: nobody)."""
+    pushed: bool = False
+    """The entry is counted in the pushed items' lane (as recorded at enqueue)."""

@@ -1,8 +1,9 @@
 """The work queue in one process's memory, for one-process mode (no `REDIS_URL`).
 
-Same interface and rules as the Redis queue (dedupe + bound + append in one step, a bounded
-number of items, journals, reclaim of idle items), so the Slack front end and the worker do
-not know which one they have. Nothing survives a restart: that is what REDIS_URL is for.
+Same interface and rules as the Redis queue (dedupe + cap + bound + append in one step:
+people's requests and pushed items bounded apart, each asker capped; journals, reclaim of idle
+items), so the Slack front end and the worker do not know which one they have. Nothing survives
+a restart: that is what REDIS_URL is for.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ __all__ = ["MemoryJournal", "MemoryWorkQueue"]
 @dataclass
 class _Entry:
     raw: str
+    asker: str | None = None
+    pushed: bool = False
     owner: str | None = None
     delivered_at: float = 0.0
     times: int = 0
@@ -77,10 +80,19 @@ class MemoryJournal:
 
 
 class MemoryWorkQueue:
-    """`WorkQueue` in memory: bounded by `max_items`, deduplicated for `dedupe_ttl_s`."""
+    """`WorkQueue` in memory: bounded as the Redis one, deduplicated for `dedupe_ttl_s`.
 
-    def __init__(self, *, max_items: int) -> None:
+    The counts behind the bounds are the entries themselves: an item stops counting when its
+    entry goes (finished or dead-lettered), and a hand-back's copy counts as it did.
+    """
+
+    def __init__(
+        self, *, max_items: int, max_pushed: int | None = None, max_per_asker: int | None = None
+    ) -> None:
+        """See `RedisWorkQueue` for the bounds."""
         self._max_items = max_items
+        self._max_pushed = max_items if max_pushed is None else max_pushed
+        self._max_per_asker = max_per_asker
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._seen: dict[str, float] = {}
         self._journals: dict[str, MemoryJournal] = {}
@@ -101,11 +113,19 @@ class MemoryWorkQueue:
         if dedupe in self._seen:
             return Enqueued(Intake.DUPLICATE)
         depth = len(self._entries)
-        if depth >= self._max_items:
+        asker = item.asker if self._max_per_asker is not None else None
+        if asker is not None and self._max_per_asker is not None:
+            held = sum(1 for e in self._entries.values() if e.asker == asker)
+            if held >= self._max_per_asker:
+                return Enqueued(Intake.CAPPED, depth=depth, held=held)
+        lane = sum(1 for e in self._entries.values() if e.pushed == item.pushed)
+        if lane >= (self._max_pushed if item.pushed else self._max_items):
             return Enqueued(Intake.FULL, depth=depth)
         self._seen[dedupe] = now + dedupe_ttl_s
         ahead = sum(1 for e in self._entries.values() if e.owner is None)
-        self._entries[f"{next(self._ids)}-0"] = _Entry(item.model_dump_json())
+        self._entries[f"{next(self._ids)}-0"] = _Entry(
+            item.model_dump_json(), asker=asker, pushed=item.pushed
+        )
         self._arrived.set()
         return Enqueued(Intake.ACCEPTED, ahead=ahead, depth=depth)
 
@@ -140,7 +160,14 @@ class MemoryWorkQueue:
     def _delivery(entry_id: str, entry: _Entry, *, reclaimed: bool) -> Delivery:
         item = _item(entry.raw)
         return Delivery(
-            entry_id, item, entry.times, reclaimed=reclaimed, raw=entry.raw, earlier=entry.earlier
+            entry_id,
+            item,
+            entry.times,
+            reclaimed=reclaimed,
+            raw=entry.raw,
+            earlier=entry.earlier,
+            asker=entry.asker,
+            pushed=entry.pushed,
         )
 
     async def reclaim(self, consumer: str, min_idle_s: float, count: int) -> list[Delivery]:
@@ -201,7 +228,7 @@ class MemoryWorkQueue:
         for entry_id in held:
             entry = self._entries.pop(entry_id)
             self._entries[f"{next(self._ids)}-0"] = _Entry(
-                entry.raw, earlier=entry.earlier + entry.times
+                entry.raw, entry.asker, entry.pushed, earlier=entry.earlier + entry.times
             )
         if held:
             self._arrived.set()

@@ -1,6 +1,7 @@
 """The durable work queue's interface, shared by the Redis and the in-memory implementation.
 
-A front end `enqueue`s an item, deduplicated and bounded in one atomic step; workers `take` new
+A front end `enqueue`s an item, deduplicated and bounded in one atomic step (people's requests
+and pushed items each to their own bound, and each asker to a cap of their own); workers `take` new
 items (never more than they can run), `reclaim` those another consumer left idle, keep their own
 alive with `heartbeat`, then `finish` (answered) or `dead_letter` each one; a stopping worker
 `retire`s, which puts back whatever it still holds, and `forget` drops the consumers that died
@@ -85,7 +86,12 @@ class WorkQueue(Protocol):
     """A bounded, deduplicating, durable queue with a consumer group."""
 
     async def enqueue(self, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
-        """Claim `dedupe`, check the bound and append `item`, atomically.
+        """Claim `dedupe`, check the bounds and append `item`, atomically.
+
+        Refused, nothing is claimed: `CAPPED` when its asker (`WorkItem.asker`) already has as
+        many items waiting or being answered as one may have, `FULL` when its lane (people's
+        requests, or pushed items: `WorkItem.pushed`) holds as many as it may. An item counts
+        against both from this call until the `finish` or `dead_letter` that removes it.
 
         Raises:
             QueueUnavailable: nothing was claimed or added.
@@ -124,6 +130,9 @@ class WorkQueue(Protocol):
     async def finish(self, delivery: Delivery, *, release: bool = False) -> None:
         """Answered: mark its journal answered, acknowledge and delete the entry, at once.
 
+        The call that deletes the entry, and only that one, releases what it counted in
+        (its asker's cap, its lane's bound).
+
         Whoever holds the entry now: the answer is out, so no attempt may give it again.
         `release`: its asker was told to ask again, nothing done, so the item's dedupe key is
         forgotten in the same step and the same request (the same click) is taken again.
@@ -131,7 +140,7 @@ class WorkQueue(Protocol):
         ...
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
-        """Move it to the dead-letter stream and acknowledge it, at once."""
+        """Move it to the dead-letter stream and acknowledge it, at once (released as `finish`)."""
         ...
 
     async def retire(self, consumer: str) -> int:

@@ -1,15 +1,17 @@
 """The durable work queue on Redis Streams: one stream, one consumer group, Lua for each step.
 
-Every step that must not be split is one script (EVALSHA, Redis 7.0 commands only): enqueue = dedupe
-claim (`SET NX EX`) + bound check + `XADD`; reclaim = `XCLAIM` with a minimum idle time of what an
-earlier call saw idle (`XPENDING ... IDLE`), then a new look; heartbeat = `XCLAIM JUSTID` of what
-the consumer still owns, and the rest reported lost; finish = journal "answered" + `XACK` + `XDEL`;
-dead letter = `XADD` to the dead stream + `XACK` + `XDEL`; retire = for each entry the consumer
-holds, `XADD` a copy (counting its deliveries in `earlier`) + `XACK` + `XDEL`, then `XGROUP
-DELCONSUMER`; forget = `XGROUP DELCONSUMER` of each consumer `XINFO CONSUMERS` shows idle and
-holding nothing. All keys share one hash tag, so the scripts also run on a Redis Cluster. Entries
-are deleted once acknowledged, so `XLEN` is the queue's depth and `XLEN - pending` what is still
-waiting.
+Every step that must not be split is one script (EVALSHA, Redis 7.0 commands only): enqueue =
+dedupe claim (`SET NX EX`) + the asker's cap and the lane's bound + `XADD` + the counts
+(`INCR`); reclaim = `XCLAIM` with a minimum idle time of what an earlier call saw idle
+(`XPENDING ... IDLE`), then a new look; heartbeat = `XCLAIM JUSTID` of what the consumer still
+owns, and the rest reported lost; finish = journal "answered" + `XACK` + `XDEL` (+ `DECR` of
+its counts if that `XDEL` removed it); dead letter = `XADD` to the dead stream + the same;
+retire = for each entry the consumer holds, `XADD` a copy (counting its deliveries in
+`earlier`) + `XACK` + `XDEL`, then `XGROUP DELCONSUMER`; forget = `XGROUP DELCONSUMER` of each
+consumer `XINFO CONSUMERS` shows idle and holding nothing. All keys share one hash tag, so the
+scripts also run on a Redis Cluster. Entries are deleted once acknowledged, so `XLEN` is the
+queue's depth and `XLEN - pending` what is still waiting. How the counts behind the bounds stay
+exact: `bot.work.redis_scripts`.
 """
 
 from __future__ import annotations
@@ -51,13 +53,30 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _parse(entry_id: str, raw: str, times: int, earlier: Any, *, reclaimed: bool) -> Delivery:
+def _parse(
+    entry_id: str,
+    raw: str,
+    times: int,
+    fields: dict[str, str],
+    *,
+    reclaimed: bool,
+) -> Delivery:
+    """A delivered entry; `fields` are its other fields (`earlier`, `asker`, `pushed`)."""
     try:
         item: WorkItem | None = WorkItem.model_validate_json(raw)
     except ValidationError:
         structlog.get_logger(__name__).warning("work_item_unreadable", entry_id=entry_id)
         item = None
-    return Delivery(entry_id, item, times, reclaimed=reclaimed, raw=raw, earlier=int(earlier or 0))
+    return Delivery(
+        entry_id,
+        item,
+        times,
+        reclaimed=reclaimed,
+        raw=raw,
+        earlier=int(fields.get("earlier") or 0),
+        asker=fields.get("asker") or None,
+        pushed=fields.get("pushed") == "1",
+    )
 
 
 def _state(raw: Any) -> JournalState:
@@ -132,14 +151,28 @@ class RedisWorkQueue:
     """`WorkQueue` on a Redis stream shared by every replica and worker."""
 
     def __init__(
-        self, client: redis.Redis, *, max_items: int, journal_ttl_s: int, prefix: str = PREFIX
+        self,
+        client: redis.Redis,
+        *,
+        max_items: int,
+        journal_ttl_s: int,
+        max_pushed: int | None = None,
+        max_per_asker: int | None = None,
+        prefix: str = PREFIX,
     ) -> None:
+        """At most `max_items` people's requests and `max_pushed` pushed items (None: as many).
+
+        `max_per_asker`: of one asker's (None: no cap of their own).
+        """
         self._redis = client
         self._max_items = max_items
+        self._max_pushed = max_items if max_pushed is None else max_pushed
+        self._max_per_asker = max_per_asker
         self._journal_ttl_s = journal_ttl_s
         self._prefix = prefix
         self.stream = f"{prefix}:stream"
         self.dead = f"{prefix}:dead"
+        self.pushed = f"{prefix}:pushed"
         self._group_ready = False
         # Every acknowledgement enqueues: a burst's calls share a pipeline (`Coalesced`).
         self._enqueue = Coalesced(client, client.register_script(scripts.ENQUEUE))
@@ -173,12 +206,37 @@ class RedisWorkQueue:
         self._group_ready = True
 
     async def enqueue(self, item: WorkItem, *, dedupe: str, dedupe_ttl_s: int) -> Enqueued:
-        """See `WorkQueue.enqueue` (one script: claim, bound, XADD)."""
-        keys = [self.stream, self._seen_key(dedupe)]
-        args: list[str | int] = [GROUP, self._max_items, dedupe_ttl_s, item.model_dump_json()]
+        """See `WorkQueue.enqueue` (one script: claim, cap, bound, XADD, counts)."""
+        keys = [self.stream, self._seen_key(dedupe), self.pushed]
+        asker = item.asker if self._max_per_asker is not None else None
+        if asker is not None:
+            keys.append(self._asker_key(asker))
+        args: list[str | int] = [
+            GROUP,
+            self._max_pushed if item.pushed else self._max_items,
+            dedupe_ttl_s,
+            item.model_dump_json(),
+            int(item.pushed),
+            self._max_per_asker or 0,
+            asker or "",
+            self._journal_ttl_s,
+        ]
         async with _translated("enqueue"):
-            intake, ahead, depth = cast("list[Any]", await self._enqueue(keys=keys, args=args))
-        return Enqueued(Intake(_text(intake)), int(ahead), int(depth))
+            intake, count, depth = cast("list[Any]", await self._enqueue(keys=keys, args=args))
+        taken = Intake(_text(intake))
+        if taken is Intake.CAPPED:
+            return Enqueued(taken, depth=int(depth), held=int(count))
+        return Enqueued(taken, int(count), int(depth))
+
+    def _asker_key(self, asker: str) -> str:
+        """An asker's count: their items waiting or being answered (it expires, as a net)."""
+        return f"{self._prefix}:asker:{asker}"
+
+    def _counts(self, delivery: Delivery) -> list[str]:
+        """The keys of the counts `delivery`'s entry is in (the stream's key for none)."""
+        pushed = self.pushed if delivery.pushed else self.stream
+        asker = self._asker_key(delivery.asker) if delivery.asker else self.stream
+        return [pushed, asker]
 
     async def take(self, consumer: str, count: int, block_s: float) -> list[Delivery]:
         """See `WorkQueue.take` (`XREADGROUP ... >`; BLOCK 0 would wait forever: none)."""
@@ -203,13 +261,7 @@ class RedisWorkQueue:
             for entry_id, raw_fields in entries:
                 fields = {_text(k): _text(v) for k, v in (raw_fields or {}).items()}
                 deliveries.append(
-                    _parse(
-                        _text(entry_id),
-                        fields.get("item", ""),
-                        1,
-                        fields.get("earlier"),
-                        reclaimed=False,
-                    )
+                    _parse(_text(entry_id), fields.get("item", ""), 1, fields, reclaimed=False)
                 )
         return deliveries
 
@@ -246,8 +298,14 @@ class RedisWorkQueue:
             for entry_id, idle_ms in ((_text(e), i) for e, i in idle)
         }
         return [
-            _parse(_text(entry_id), _text(raw), int(times), earlier, reclaimed=True)
-            for entry_id, raw, times, earlier in claimed
+            _parse(
+                _text(entry_id),
+                _text(raw),
+                int(times),
+                {"earlier": _text(earlier), "asker": _text(asker), "pushed": _text(pushed)},
+                reclaimed=True,
+            )
+            for entry_id, raw, times, earlier, asker, pushed in claimed
         ]
 
     async def heartbeat(self, consumer: str, held: Sequence[Delivery]) -> list[str]:
@@ -264,6 +322,7 @@ class RedisWorkQueue:
         """See `WorkQueue.finish` (one script; with `release`, the dedupe key goes too)."""
         item = delivery.item
         keys = [self.stream, self._journal_key(item.id) if item else self.stream]
+        keys += self._counts(delivery)
         if release and item is not None and item.dedupe is not None:
             keys.append(self._seen_key(item.dedupe))
         args: list[str | int] = [GROUP, delivery.entry_id, self._journal_ttl_s]
@@ -284,8 +343,9 @@ class RedisWorkQueue:
             _DEAD_MAXLEN,
             self._journal_ttl_s,
         ]
+        keys = [self.stream, self.dead, journal, *self._counts(delivery)]
         async with _translated("dead_letter"):
-            await self._dead_letter(keys=[self.stream, self.dead, journal], args=args)
+            await self._dead_letter(keys=keys, args=args)
 
     async def retire(self, consumer: str) -> int:
         """See `WorkQueue.retire` (one script: a copy of each at the tail, then DELCONSUMER)."""

@@ -7,21 +7,57 @@ their journal, KEYS[i + 1] for the i-th, says answered or names another entry); 
 marks the journal answered too (the asker has been told); `RETIRE` counts the deliveries of each
 copy it puts back in its `earlier` field. (`XACK` and `XDEL` of a stream or group Redis lost
 answer 0, not an error: finishing an entry that is gone is no failure.)
+
+Bounds: `ENQUEUE` holds people's requests and pushed items (watches, alerts) to separate bounds,
+and each asker to a cap of their own. An entry carries what it is counted in as fields (`asker`,
+`pushed`); the pushed count and each asker's count are keys beside the stream, raised by the
+`ENQUEUE` that adds the entry and lowered by the `FINISH` or `DEAD_LETTER` whose `XDEL` removes
+it (only that one: a repeated call deletes nothing and lowers nothing), so a count is released
+exactly once, however many attempts, reclaims and hand-backs (`RETIRE` copies the fields) the
+entry went through. People's requests are the stream's length less the pushed count. A count a
+release never reached (a worker of an older version finished the entry) is bounded: an asker's
+count expires, and an empty stream clears the counts of the next `ENQUEUE`.
 """
 
 from __future__ import annotations
 
 __all__ = ["DEAD_LETTER", "ENQUEUE", "FINISH", "FORGET", "HEARTBEAT", "RECLAIM", "RETIRE"]
 
+#: KEYS: the stream, the dedupe key, the pushed count, then the asker's count (if any).
+#: ARGV: the group, the lane's bound, the dedupe TTL, the item, "1" if pushed, the asker's cap,
+#: the asker, the TTL of the asker's count.
 ENQUEUE = """
 if redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate', 0, 0} end
 local depth = redis.call('XLEN', KEYS[1])
-if depth >= tonumber(ARGV[2]) then return {'full', 0, depth} end
+if depth == 0 then
+  redis.call('DEL', KEYS[3])
+  if KEYS[4] then redis.call('DEL', KEYS[4]) end
+end
+local pushed = math.min(tonumber(redis.call('GET', KEYS[3]) or 0), depth)
+local fields = {'item', ARGV[4]}
+if KEYS[4] then
+  local held = tonumber(redis.call('GET', KEYS[4]) or 0)
+  if held >= tonumber(ARGV[6]) then return {'capped', held, depth} end
+  fields[#fields + 1] = 'asker'
+  fields[#fields + 1] = ARGV[7]
+end
+local lane = depth - pushed
+if ARGV[5] == '1' then
+  lane = pushed
+  fields[#fields + 1] = 'pushed'
+  fields[#fields + 1] = '1'
+end
+if lane >= tonumber(ARGV[2]) then return {'full', 0, depth} end
 local pending = 0
 local ok, summary = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[1])
 if ok then pending = summary[1] end
 redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
-redis.call('XADD', KEYS[1], '*', 'item', ARGV[4])
+if ARGV[5] == '1' then redis.call('INCR', KEYS[3]) end
+if KEYS[4] then
+  redis.call('INCR', KEYS[4])
+  redis.call('EXPIRE', KEYS[4], ARGV[8])
+end
+redis.call('XADD', KEYS[1], '*', unpack(fields))
 local ahead = depth - pending
 if ahead < 0 then ahead = 0 end
 return {'accepted', ahead, depth}
@@ -35,12 +71,14 @@ for i = 5, #ARGV, 2 do
     local info = redis.call('XPENDING', KEYS[1], ARGV[1], entry[1], entry[1], 1)
     local times = 1
     if info[1] then times = info[1][4] end
-    local item, earlier = '', 0
+    local item, earlier, asker, pushed = '', 0, '', ''
     for j = 1, #entry[2], 2 do
       if entry[2][j] == 'item' then item = entry[2][j + 1] end
       if entry[2][j] == 'earlier' then earlier = entry[2][j + 1] end
+      if entry[2][j] == 'asker' then asker = entry[2][j + 1] end
+      if entry[2][j] == 'pushed' then pushed = entry[2][j + 1] end
     end
-    claimed[#claimed + 1] = {entry[1], item, times, earlier}
+    claimed[#claimed + 1] = {entry[1], item, times, earlier, asker, pushed}
   end
 end
 local seen = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[3], '-', '+', ARGV[4])
@@ -73,25 +111,37 @@ return stale
 """
 
 
-def _settled(journal: str, ttl: str) -> str:
-    """The end of an item: journal marked answered (unless it is the stream's key), entry gone."""
+def _settled(journal: str, counts: tuple[str, str], ttl: str) -> str:
+    """The end of an item: journal marked answered (unless it is the stream's key), entry gone.
+
+    `counts` (the pushed count, the asker's; the stream's key for none) are lowered only by the
+    call that deletes the entry: a count is released once, when its item ends.
+    """
     return f"""
 if {journal} ~= KEYS[1] then
   redis.call('HSET', {journal}, 'answered', '1')
   redis.call('EXPIRE', {journal}, {ttl})
 end
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-redis.call('XDEL', KEYS[1], ARGV[2])
+if redis.call('XDEL', KEYS[1], ARGV[2]) == 1 then
+  for _, count in ipairs({{{", ".join(counts)}}}) do
+    if count ~= KEYS[1] and redis.call('DECR', count) <= 0 then redis.call('DEL', count) end
+  end
+end
 return 1
 """
 
 
-#: KEYS[3], when given, is the item's dedupe key: its asker was told to ask again.
-FINISH = "if KEYS[3] then redis.call('DEL', KEYS[3]) end" + _settled("KEYS[2]", "ARGV[3]")
+#: KEYS: the stream, the journal, the pushed count, the asker's count (the stream's key for
+#: none of these), then, when given, the item's dedupe key: its asker was told to ask again.
+FINISH = "if KEYS[5] then redis.call('DEL', KEYS[5]) end" + _settled(
+    "KEYS[2]", ("KEYS[3]", "KEYS[4]"), "ARGV[3]"
+)
 
+#: KEYS: the stream, the dead-letter stream, the journal, the pushed count, the asker's count.
 DEAD_LETTER = (
     "redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'item', ARGV[3], 'reason', ARGV[4])"
-    + _settled("KEYS[3]", "ARGV[6]")
+    + _settled("KEYS[3]", ("KEYS[4]", "KEYS[5]"), "ARGV[6]")
 )
 
 RETIRE = """

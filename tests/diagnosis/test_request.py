@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from diagnosis.errors import InvalidRequest
-from diagnosis.request import DiagnosisRequest, parse_lookback
+from diagnosis.request import LOOKBACK_STEPS, DiagnosisRequest, parse_lookback
 
 CLUSTER = "71f69d83-ba66-4822-adf5-55ce55efd210"
 WORKLOAD = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
@@ -72,11 +72,29 @@ def test_uuid_is_normalised():
 @pytest.mark.parametrize(
     ("lookback", "label"),
     [
+        (timedelta(seconds=45), "15m"),
+        (timedelta(minutes=15), "15m"),
+        (timedelta(minutes=50), "1h"),
+        (timedelta(hours=1), "1h"),
+        (timedelta(minutes=61), "2h"),
+        (timedelta(minutes=90), "2h"),
+        (timedelta(hours=4), "6h"),
         (timedelta(hours=24), "24h"),
-        (timedelta(hours=36), "36h"),
+        (timedelta(hours=25), "2d"),
+        (timedelta(hours=36), "2d"),
+        (timedelta(hours=60), "3d"),  # "since Saturday" on a Monday
+        (timedelta(days=7), "7d"),
         (timedelta(days=14), "14d"),
-        (timedelta(minutes=90), "90m"),
+        (timedelta(days=20), "30d"),
+        (timedelta(days=30), "30d"),
     ],
 )
-def test_lookback_label(lookback, label):
+def test_a_lookback_is_rounded_up_to_a_step_and_named_as_used(lookback, label):
+    """Never less than asked; asks minutes apart are one diagnosis (the report's key)."""
     assert DiagnosisRequest(lookback=lookback).lookback_label() == label
+
+
+def test_thirty_asks_an_hour_apart_share_a_handful_of_diagnoses():
+    asked = {DiagnosisRequest(lookback=timedelta(hours=h)).lookback for h in range(1, 31)}
+    assert len(asked) == 7  # 1h, 2h, 3h, 6h, 12h, 24h, 2d; each at least what was asked
+    assert all(step in LOOKBACK_STEPS for step in asked)

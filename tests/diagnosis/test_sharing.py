@@ -79,6 +79,25 @@ async def test_the_key_is_the_workloads_state_and_what_was_asked():
     assert report_key(request, moved, tier2=False) != report
 
 
+async def test_asks_an_hour_apart_share_the_diagnosis_of_their_rounded_lookback():
+    """One person asking with lookback=1h, 2h, ... 30h cannot make 30 diagnoses of one state."""
+    memo = Memo()
+    async with simulated(DEMO, retries=0, transport="asgi") as up:
+        assert up.simulator is not None
+        asks = [
+            DiagnosisRequest(
+                cluster_id=CLUSTER, workload_id=JOB_42["id"], lookback=timedelta(hours=hours)
+            )
+            for hours in range(1, 31)
+        ]
+        reports = [await diagnose(ask, runai=up.runai, now=DEMO.now, share=memo) for ask in asks]
+        histories = [r for r in up.simulator.requests if r.path.endswith("/history")]
+    assert len({key for kind, key in memo.kept if kind == "report"}) == 7
+    assert len(histories) == 7  # one diagnosis per step: 1h, 2h, 3h, 6h, 12h, 24h, 2d
+    said = {r.recurrence.lookback for r in reports if r.recurrence is not None}
+    assert said == {"1h", "2h", "3h", "6h", "12h", "24h", "2d"}  # each names what it used
+
+
 async def test_an_asker_refused_the_workload_never_reaches_the_shared_report():
     memo = Memo()
     async with simulated(DEMO, retries=0, transport="asgi") as up:

@@ -1,18 +1,19 @@
 """`/runai-why`: taken into the work queue, then acknowledged; the first reply anchors a thread.
 
-The ack itself tells the asker, privately, what happened when it was not simply taken:
-their place in the queue, a full queue, or Redis down (Slack does not retry commands). The
-same invocation sent again (a replay of its signed body) is taken once, by its `trigger_id`.
+The ack itself tells the asker, privately, what happened when it was not simply taken: their
+place in the queue, a full queue, their own cap reached, or Redis down (Slack does not retry
+commands). The same invocation sent again (a replay of its signed body) is taken once, by its
+`trigger_id`.
 """
 
 from __future__ import annotations
 
 from bot.conversation import Incoming, Markup, ThreadKey
-from bot.conversation.edges import not_taken_notice, taken_notice
+from bot.conversation.edges import not_taken_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, submit, trigger_key
 from bot.slack.listeners.routes import Ack, Route, SlackRequest
-from bot.work import QueueUnavailable
+from bot.work import QueueUnavailable, intake_notice
 
 __all__ = ["COMMAND", "ROUTES", "take_command"]
 
@@ -46,7 +47,7 @@ async def take_command(deps: SlackDeps, request: SlackRequest) -> Ack:
         )
     except QueueUnavailable as error:
         return Ack(not_taken_notice(error))
-    return Ack(taken_notice(taken))  # no text: taken, or a replay of one taken already
+    return Ack(intake_notice(taken))  # no text: taken, or a replay of one taken already
 
 
 ROUTES = [Route("command", COMMAND, take_command)]

@@ -10,10 +10,10 @@ from __future__ import annotations
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming
-from bot.conversation.edges import not_taken_notice, taken_notice
+from bot.conversation.edges import not_taken_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater, submit
-from bot.work import Intake, QueueUnavailable
+from bot.work import Intake, QueueUnavailable, intake_notice
 
 __all__ = ["take"]
 
@@ -30,7 +30,7 @@ async def take(
     first_delivery: bool = True,
     repeatable: bool = False,
 ) -> None:
-    """Enqueue the request; a full queue or a Redis failure is told to the asker at once.
+    """Enqueue the request; a refusal (full, the asker's cap) or Redis down is told at once.
 
     `repeatable`: a click its asker may send again under the same key (`bot.work.admit`).
 
@@ -56,10 +56,10 @@ async def take(
         if first_delivery:
             await responder.tell(not_taken_notice(error, retrying=True))
         raise RetryLater(str(error)) from error
-    notice = taken_notice(taken)
+    notice = intake_notice(taken)
     if notice is None:
         return
-    if taken.intake is Intake.FULL:
+    if taken.intake in {Intake.FULL, Intake.CAPPED}:
         await responder.tell(notice)
     else:  # their place in the queue: beside the ack, never delaying it
         deps.notices.send(responder.tell(notice))

@@ -348,9 +348,12 @@ async def test_web_processes_without_a_worker_only_acknowledge_and_enqueue(
             await _ready(url)
             limits = httpx.Limits(max_keepalive_connections=0)  # a connection per ask
             async with httpx.AsyncClient(limits=limits, timeout=10) as http:
-                bodies = [
+                bodies = [  # twenty people: one person's asks are capped at ten
                     slash_command_body(
-                        ASK, channel=f"C{i}", response_url=fake_slack.response_url(f"r{i}")
+                        ASK,
+                        user=f"U{i}",
+                        channel=f"C{i}",
+                        response_url=fake_slack.response_url(f"r{i}"),
                     )
                     for i in range(asks)
                 ]

@@ -33,6 +33,7 @@ LANDS = [
     ("TEAMS_LOGIN_URL", "http://l", "teams.login_url", "http://l"),
     ("TEAMS_PUBLIC_URL", "https://bot.acme.com/", "teams.public_url", "https://bot.acme.com"),
     ("TEAMS_CHART_TTL_S", "600", "teams.chart_ttl_s", 600),
+    ("TEAMS_MAX_TOKEN_LIFETIME_S", "5400", "teams.max_token_lifetime_s", 5400),
     ("REDIS_URL", "redis://127.0.0.1:1/0", "redis.url", SecretStr("redis://127.0.0.1:1/0")),
     ("REDIS_MAX_CONNECTIONS", "8", "redis.max_connections", 8),
     ("REDIS_POOL_TIMEOUT_S", "2.5", "redis.pool_timeout_s", 2.5),
@@ -55,6 +56,8 @@ LANDS = [
     ("AUTHZ_ALLOW_EXTERNAL", "1", "authz.allow_external", True),
     ("CHANNEL_PROJECTS", '{"C1": ["nlp"]}', "authz.channel_projects", {"C1": ["nlp"]}),
     ("QUEUE_MAX_ITEMS", "250", "queue.max_items", 250),
+    ("QUEUE_MAX_PUSH_ITEMS", "40", "queue.max_push_items", 40),
+    ("QUEUE_MAX_PER_ASKER", "3", "queue.max_per_asker", 3),
     ("QUEUE_DEADLINE_S", "90", "queue.deadline_s", 90.0),
     ("QUEUE_CLAIM_IDLE_S", "5", "queue.claim_idle_s", 5.0),
     ("QUEUE_MAX_DELIVERIES", "5", "queue.max_deliveries", 5),
@@ -63,6 +66,7 @@ LANDS = [
     ("ALERTMANAGER_TOKEN", "a", "push.alertmanager_token", SecretStr("a")),
     ("ALERT_CLUSTER", "prod", "push.alert_cluster", "prod"),
     ("ALERT_CHANNELS", '{"prod/nlp": "C1"}', "push.alert_channels", {"prod/nlp": "C1"}),
+    ("ALERT_MAX_PER_GROUP", "5", "push.alert_max_per_group", 5),
     ("WATCHES", '[{"channel": "C1"}]', "push.watches", [{"channel": "C1"}]),
     ("WATCH_INTERVAL_S", "30", "push.watch_interval_s", 30.0),
     ("WATCH_STORM_THRESHOLD", "7", "push.watch_storm_threshold", 7),
@@ -152,6 +156,9 @@ def test_every_field_has_a_description_naming_its_variable():
 #: (variable, a value out of range, what the error says)
 OUT_OF_RANGE = [
     ("QUEUE_MAX_ITEMS", "0", "greater than or equal to 1"),
+    ("QUEUE_MAX_PUSH_ITEMS", "0", "greater than or equal to 1"),
+    ("QUEUE_MAX_PER_ASKER", "0", "greater than or equal to 1"),
+    ("ALERT_MAX_PER_GROUP", "0", "greater than or equal to 1"),
     ("QUEUE_DEADLINE_S", "3600", "less than 3600"),  # shorter than the dedupe memory (an hour)
     ("QUEUE_CLAIM_IDLE_S", "0", "greater than 0"),
     ("QUEUE_MAX_DELIVERIES", "0", "greater than or equal to 1"),

@@ -62,6 +62,14 @@ POD = {"alertname": "KubePodCrashLooping", "namespace": "runai-nlp", "pod": "ber
             "c",
             {"project": "cv", "pod": "resnet-ddp-master-0"},
         ),
+        # a name goes into the API's filter: a Run:ai name, as an asked one, or nothing
+        (
+            {"namespace": "runai-nlp", "label_workload_name": "bert,projectName==hr"},
+            "c",
+            "invalid_name",
+        ),
+        ({"namespace": "runai-nlp", "label_workload_name": "Bert FT"}, "c", "invalid_name"),
+        (POD | {"namespace": "runai-nlp,clusterId==x"}, "c", "invalid_name"),
         (POD, None, "no_cluster"),
         ({"pod": "x-0-0"}, "c", "no_namespace"),
         (POD | {"namespace": "kube-system"}, "c", "not_a_project_namespace"),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import httpx
 import pytest
 from pydantic import SecretStr
 from starlette.applications import Starlette
 
+from bot.alerts.channels import AlertChannels
 from bot.alerts.route import MAX_BODY_BYTES, AlertIngress
 from bot.app.backends import ASGI_BASE_URL
 from bot.app.pushing import build_push, declared_watches
@@ -16,9 +19,10 @@ from bot.conversation import MemoryStore
 from bot.ops.metrics import ALERTS_UNMAPPED
 from bot.push import MemoryKv
 from bot.watch.subscriptions import Subscriptions
-from bot.work import Enqueued, MemoryWorkQueue, QueueUnavailable, WorkItem
-from diagnosis import RunaiClient, RunaiConfig
+from bot.work import Enqueued, Intake, MemoryWorkQueue, QueueUnavailable, WorkItem
+from diagnosis import Cluster, RunaiClient, RunaiConfig, UpstreamUnavailable
 from tests.bot.push.alerts import TOKEN, alert, webhook
+from tests.bot.work.items import item
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
@@ -29,10 +33,31 @@ class DownQueue(MemoryWorkQueue):
         raise QueueUnavailable("down")
 
 
-def _client(queue: MemoryWorkQueue, default_cluster: str | None = "prod-a") -> httpx.AsyncClient:
-    ingress = AlertIngress(TOKEN, queue, default_cluster=default_cluster, deadline_s=60)
+CHANNELS = AlertChannels({"prod-a/ml-team": "C1"})
+
+
+def _client(
+    queue: MemoryWorkQueue,
+    default_cluster: str | None = "prod-a",
+    *,
+    channels: AlertChannels = CHANNELS,
+    max_per_group: int = 20,
+) -> httpx.AsyncClient:
+    ingress = AlertIngress(
+        TOKEN,
+        queue,
+        channels=channels,
+        default_cluster=default_cluster,
+        deadline_s=60,
+        max_per_group=max_per_group,
+    )
     app = Starlette(routes=ingress.routes())
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bot")
+
+
+def _answer(**counts: int) -> dict[str, int]:
+    zero = dict.fromkeys(("queued", "duplicates", "unmapped", "merged", "excess"), 0)
+    return zero | counts
 
 
 async def test_mappable_alerts_are_queued_and_the_rest_counted():
@@ -41,7 +66,7 @@ async def test_mappable_alerts_are_queued_and_the_rest_counted():
     body = webhook(alert(), alert(namespace="kube-system", fingerprint="other"))
     async with _client(queue) as client:
         answer = await client.post("/alerts/alertmanager", content=body, headers=AUTH)
-    assert answer.json() == {"queued": 1, "duplicates": 0, "unmapped": 1}
+    assert answer.json() == _answer(queued=1, unmapped=1)
     assert ALERTS_UNMAPPED.labels(reason="not_a_project_namespace")._value.get() == before + 1
     assert await queue.depth() == 1
 
@@ -86,6 +111,111 @@ async def test_a_truncated_group_is_taken_as_far_as_it_goes():
     async with _client(queue) as client:
         answer = await client.post("/alerts/alertmanager", content=body, headers=AUTH)
     assert answer.json()["queued"] == 1
+
+
+def _pods(count: int, *, namespace: str = "runai-ml-team") -> bytes:
+    """One group of `count` crash-looping pods, one workload each."""
+    return webhook(
+        *(alert(pod=f"job{i}-0-0", fingerprint=f"fp{i}", namespace=namespace) for i in range(count))
+    )
+
+
+async def test_alerts_about_a_project_without_a_channel_are_never_queued():
+    """A thousand alerts nobody would be shown take no place in the queue."""
+    queue = MemoryWorkQueue(max_items=10)
+    before = ALERTS_UNMAPPED.labels(reason="no_channel")._value.get()
+    async with _client(queue, max_per_group=1000) as client:
+        body = _pods(1000, namespace="runai-nlp")
+        answer = await client.post("/alerts/alertmanager", content=body, headers=AUTH)
+    assert answer.json() == _answer(unmapped=1000)
+    assert ALERTS_UNMAPPED.labels(reason="no_channel")._value.get() == before + 1000
+    assert await queue.depth() == 0
+
+
+async def test_a_group_queues_at_most_its_bound_and_the_rest_on_a_later_send():
+    queue = MemoryWorkQueue(max_items=10, max_pushed=100)
+    async with _client(queue, max_per_group=3) as client:
+        first = await client.post("/alerts/alertmanager", content=_pods(5), headers=AUTH)
+        again = await client.post("/alerts/alertmanager", content=_pods(5), headers=AUTH)
+    assert first.json() == _answer(queued=3, excess=2)
+    assert again.json() == _answer(queued=2, duplicates=3)  # Alertmanager's next send
+    assert await queue.depth() == 5
+
+
+async def test_firing_alerts_about_one_workload_are_one_item():
+    """Each of a workload's pods alerts: one diagnosis, however often the group is sent."""
+    queue = MemoryWorkQueue(max_items=10)
+    named = [
+        alert(pod=f"train-0-{i}", fingerprint=f"fp{i}", label_workload_name="train")
+        for i in range(3)
+    ]
+    body = webhook(*named, alert(pod="eval-0-0", fingerprint="other"))
+    async with _client(queue) as client:
+        first = await client.post("/alerts/alertmanager", content=body, headers=AUTH)
+        again = await client.post("/alerts/alertmanager", content=body, headers=AUTH)
+    assert first.json() == _answer(queued=2, merged=2)
+    assert again.json() == _answer(duplicates=2, merged=2)
+    assert await queue.depth() == 2
+
+
+async def test_an_alert_storm_never_refuses_a_person_s_request():
+    """The storm fills the pushed items' bound (503: sent again later), never people's."""
+    queue = MemoryWorkQueue(max_items=10, max_pushed=3, max_per_asker=5)
+    async with _client(queue, max_per_group=1000) as client:
+        answer = await client.post("/alerts/alertmanager", content=_pods(1000), headers=AUTH)
+    assert answer.status_code == 503
+    assert await queue.depth() == 3
+    asked = await queue.enqueue(item("U2"), dedupe="msg:U2", dedupe_ttl_s=60)
+    assert asked.intake is Intake.ACCEPTED
+
+
+def _clusters(*known: Cluster) -> Callable[[], Awaitable[list[Cluster]]]:
+    async def listed() -> list[Cluster]:
+        return list(known)
+
+    return listed
+
+
+async def _down() -> list[Cluster]:
+    raise UpstreamUnavailable(
+        "connection refused", operation="list_clusters", url="/api/v1/clusters"
+    )
+
+
+PROD_A = Cluster(uuid="2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92", name="prod-a")
+
+
+@pytest.mark.parametrize(
+    ("channels", "cluster", "answer"),
+    [
+        pytest.param({"prod-a/ml-team": "C1"}, "prod-a", _answer(queued=1), id="as keyed"),
+        pytest.param(
+            {f"{PROD_A.uuid}/ml-team": "C1"}, "prod-a", _answer(queued=1), id="keyed by its ID"
+        ),
+        pytest.param(
+            {"prod-b/ml-team": "C1"}, "prod-a", _answer(unmapped=1), id="another cluster's"
+        ),
+        pytest.param(
+            {"prod-b/ml-team": "C1"}, "prod-z", _answer(unmapped=1), id="an unknown cluster"
+        ),
+    ],
+)
+async def test_a_label_naming_the_cluster_otherwise_than_the_key_is_checked_by_the_list(
+    channels: dict[str, str], cluster: str, answer: dict[str, int]
+):
+    queue = MemoryWorkQueue(max_items=10)
+    known = AlertChannels(channels, _clusters(PROD_A, Cluster(uuid="u-b", name="prod-b")))
+    async with _client(queue, cluster, channels=known) as client:
+        sent = await client.post("/alerts/alertmanager", content=webhook(alert()), headers=AUTH)
+    assert sent.json() == answer
+
+
+async def test_without_the_cluster_list_the_worker_decides():
+    queue = MemoryWorkQueue(max_items=10)
+    known = AlertChannels({f"{PROD_A.uuid}/ml-team": "C1"}, _down)
+    async with _client(queue, channels=known) as client:
+        sent = await client.post("/alerts/alertmanager", content=webhook(alert()), headers=AUTH)
+    assert sent.json() == _answer(queued=1)
 
 
 def test_a_bad_watches_entry_stops_the_start_naming_it():

@@ -87,6 +87,13 @@ async def test_an_alert_maps_to_its_workload_and_channel(
             id="another project's id",
         ),
         pytest.param({"workload_name": "no-such-job"}, "no_workload"),
+        # queued before the webhook checked names: never sent in a filter
+        pytest.param({"workload_name": "training-job-42,name==x"}, "no_workload", id="bad name"),
+        pytest.param(
+            {"project": "ml-team,projectName==nlp", "pod": "training-job-42-0-0"},
+            "no_channel",
+            id="bad project",
+        ),
         pytest.param({}, "no_workload", id="no workload label at all"),
     ],
 )
@@ -130,3 +137,26 @@ async def test_the_thread_of_an_alert_is_remembered(routing: AlertRouting):
     assert await routing.thread_of(alert) == (target, "1.5")
     await routing.dropped(alert.key)  # posted: kept
     assert await routing.thread_of(alert) == (target, "1.5")
+
+
+class _Elsewhere:
+    """A reader whose answers name a workload of another project than the one asked about."""
+
+    def __init__(self, runai: Any) -> None:
+        self._runai = runai
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._runai, name)
+
+    async def list_workloads(self, *, cluster_id: str, project: str, name: str) -> list[Any]:
+        del project
+        return await self._runai.list_workloads(cluster_id=cluster_id, project="nlp", name=name)
+
+
+async def test_a_workload_found_in_another_project_is_not_the_alert_s():
+    """Whatever the reader answers, the workload must be on the alert's cluster and project."""
+    async with simulated(DEMO, transport="asgi") as up:
+        routing = AlertRouting(_Elsewhere(up.runai), MemoryKv(), channels={"prod-a/ml-team": "C1"})
+        before = ALERTS_UNMAPPED.labels(reason="no_workload")._value.get()
+        assert await routing.resolve(_alert(workload_name="bert-ft-squad")) is None
+        assert ALERTS_UNMAPPED.labels(reason="no_workload")._value.get() == before + 1

@@ -33,7 +33,13 @@ async def test_an_alert_for_a_run_ai_pod_is_answered_once_and_its_repeat_not_at_
     async with running_bots(fake_slack, redis_url, replicas=2, **SETTINGS) as [one, two]:
         url = f"{one.url}/alerts/alertmanager"
         first = await one.http.post(url, content=webhook(alert()), headers=AUTH)
-        assert first.json() == {"queued": 1, "duplicates": 0, "unmapped": 0}
+        assert first.json() == {
+            "queued": 1,
+            "duplicates": 0,
+            "unmapped": 0,
+            "merged": 0,
+            "excess": 0,
+        }
         [report] = await fake_slack.wait_for_async(
             "chat.postMessage", where=_in_channel, timeout=30
         )
@@ -44,7 +50,13 @@ async def test_an_alert_for_a_run_ai_pod_is_answered_once_and_its_repeat_not_at_
         again = await two.http.post(
             f"{two.url}/alerts/alertmanager", content=webhook(alert()), headers=AUTH
         )
-        assert again.json() == {"queued": 0, "duplicates": 1, "unmapped": 0}
+        assert again.json() == {
+            "queued": 0,
+            "duplicates": 1,
+            "unmapped": 0,
+            "merged": 0,
+            "excess": 0,
+        }
 
         resolved = webhook(alert(status="resolved"), status="resolved")
         assert (await one.http.post(url, content=resolved, headers=AUTH)).json()["queued"] == 1

@@ -15,6 +15,7 @@ import pytest
 from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
 from bot.conversation.messages import QUEUE_FULL, queued
+from bot.work.notice import capped
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
 from tests.bot.durable.worker_process import STALLED_EVIDENCE, worker_process
@@ -48,6 +49,31 @@ async def test_a_full_queue_tells_the_asker_at_once_and_a_waiting_one_their_plac
         [told] = await fake_slack.wait_for_async("chat.postEphemeral")
         assert (told.text, told.body["user"]) == (QUEUE_FULL, "U1")
         assert fake_slack.calls("chat.postMessage") == []  # queued, not answered: no worker
+
+
+async def test_one_asker_cannot_fill_the_queue_for_everyone_else(
+    fake_slack: FakeSlack, redis_url: str, redis_client
+):
+    """U1 asks past their cap: only U1 is refused, privately; U2's question is taken."""
+    async with running_bots(
+        fake_slack, redis_url, embedded_worker=False, queue_max_per_asker=2
+    ) as [bot]:
+        acks = []
+        for i in range(4):  # four lookbacks, as the review's thousand: four requests
+            text = f"cluster=prod-a workload=training-job-42 project=ml-team lookback={i + 1}h"
+            body = slash_command_body(
+                text, user="U1", response_url=fake_slack.response_url(f"r{i}")
+            )
+            acks.append(await bot.send(body))
+        assert acks[0].text == ""  # taken, nothing ahead
+        assert [a.json()["text"] for a in acks[1:]] == [queued(1), capped(2), capped(2)]
+        mention = app_mention_event(f"<@{BOT_USER_ID}> {ASK}", user="U1", channel="C1", ts="1.5")
+        assert (await bot.send(event_body(mention))).status_code == 200
+        [told] = await fake_slack.wait_for_async("chat.postEphemeral")
+        assert (told.text, told.body["user"]) == (capped(2), "U1")
+        other = slash_command_body(ASK, user="U2", response_url=fake_slack.response_url("v"))
+        assert (await bot.send(other)).json()["text"] == queued(2)
+        assert await redis_client.xlen(STREAM) == 3
 
 
 async def test_a_placeholder_posted_but_never_journaled_is_replaced_by_the_next_attempt(

@@ -8,7 +8,9 @@ import httpx
 import jwt
 import pytest
 
+from bot.config import DEDUPE_TTL_S, MAX_TOKEN_LIFETIME_S, Settings
 from bot.teams.auth import (
+    LEEWAY_S,
     BotClaims,
     InboundVerifier,
     KeysUnavailable,
@@ -90,6 +92,34 @@ async def test_headers_refused_before_any_key_is_fetched(teams, verifier, header
 async def test_tokens_the_keys_do_not_vouch_for_are_rejected(teams, verifier, token, why):
     with pytest.raises(TokenRejected, match=why):
         await verifier.verify(f"Bearer {token(teams)}")
+
+
+@pytest.mark.parametrize(
+    ("expires_in", "accepted"),
+    [
+        pytest.param(3600, True, id="an hour, as the Bot Framework's"),
+        pytest.param(MAX_TOKEN_LIFETIME_S, True, id="as long as may be"),
+        pytest.param(MAX_TOKEN_LIFETIME_S + 60, False, id="longer"),
+        pytest.param(30 * 86400, False, id="a month"),
+    ],
+)
+async def test_a_token_living_longer_than_its_activity_is_remembered_is_refused(
+    teams, verifier, expires_in, accepted
+):
+    """Accepted, a token carrying an activity could be replayed after the activity is forgotten."""
+    token = f"Bearer {teams.token(expires_in=expires_in)}"
+    if accepted:
+        await verifier.verify(token)
+        return
+    with pytest.raises(TokenRejected, match="lives longer than TEAMS_MAX_TOKEN_LIFETIME_S"):
+        await verifier.verify(token)
+
+
+def test_an_activity_is_remembered_as_long_as_its_token_is_accepted():
+    """First seen at t, a token expires by t + its longest life, and is accepted till + leeway."""
+    settings = Settings(_env_file=None, teams_max_token_lifetime_s=7200)
+    assert settings.teams.replay_window_s == 7200 + LEEWAY_S
+    assert Settings(_env_file=None).teams.replay_window_s > DEDUPE_TTL_S
 
 
 async def test_a_token_with_an_empty_serviceurl_claim_matches_nothing(teams, verifier):

@@ -22,6 +22,7 @@ from bot.conversation import Incoming, ThreadKey
 from bot.conversation.messages import GAVE_UP, QUEUE_FULL, queued
 from bot.teams.render.card_parts import render_notice
 from bot.work import JournalState, RedisWorkQueue, ShownPost, new_item
+from bot.work.notice import capped
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
 from tests.bot.teams.fake_teams import TENANT, Call, FakeTeams
@@ -84,6 +85,20 @@ async def test_a_full_queue_is_told_privately_at_once_and_a_wait_its_place(
         }
         assert await redis_client.xlen(STREAM) == 2  # the third was not taken: nothing lost
         assert bot.teams.of("update") == []  # no worker yet: nothing public
+
+
+async def test_an_asker_past_their_cap_alone_is_told_privately_at_once(
+    redis_url: str, redis_client: redis.asyncio.Redis
+):
+    async with running_teams(redis_url, embedded_worker=False, queue_max_per_asker=1) as [bot]:
+        for user in ("29:u1", "29:u1", "29:u2"):
+            assert (await bot.send(mention(bot, ASK, user=user))).status_code == 200
+        told = [(c.conversation, c.body.get("text")) for c in bot.teams.of("send")]
+        assert told == [
+            ("a:personal-29:u1", _notice(capped(1))),
+            ("a:personal-29:u2", _notice(queued(1))),  # nobody else is refused
+        ]
+        assert await redis_client.xlen(STREAM) == 2
 
 
 async def test_redis_down_is_a_503_with_nothing_sent_and_the_retry_is_answered(

@@ -33,7 +33,11 @@ async def _upstream(
     fake_slack: FakeSlack, redis_url: str, *, replicas: int, count: int
 ) -> Counter[tuple[str, str]]:
     simulator = Simulator(DEMO)
-    async with running_bots(fake_slack, redis_url, replicas=replicas, simulator=simulator) as bots:
+    # One person asking `count` times at once: their lookups are shared, and their own cap
+    # on the queue (QUEUE_MAX_PER_ASKER) is raised to let every ask in.
+    async with running_bots(
+        fake_slack, redis_url, replicas=replicas, simulator=simulator, queue_max_per_asker=count
+    ) as bots:
         await _storm(bots, count)
     return upstream_calls(simulator)
 
