@@ -21,7 +21,7 @@ from diagnosis.preemption.visibility import for_asker
 from diagnosis.report import Report
 from diagnosis.runai.models import Workload
 from tests.diagnosis.preemption import builders as b
-from tests.diagnosis.preemption.test_visibility import Asker
+from tests.diagnosis.preemption.askers import Asker
 from tests.factories import workload
 from tests.line_one import HEADLINE_MAX
 

@@ -20,27 +20,8 @@ from diagnosis.preemption.visibility import for_asker
 from diagnosis.report import Report
 from diagnosis.runai.models import Workload
 from tests.diagnosis.preemption import builders as b
+from tests.diagnosis.preemption.askers import Asker
 from tests.factories import CLUSTER, workload
-
-
-class Asker:
-    """An access check that reads the listed (project, kind) pairs and `departments` (IDs).
-
-    It records the workloads it was asked about (`asked`) and the departments (`checked`).
-    """
-
-    def __init__(self, *readable: tuple[str, str], departments: tuple[str, ...] = ()) -> None:
-        self.readable = set(readable)
-        self.departments = set(departments)
-        self.asked: list[WorkloadAccess] = []
-        self.checked: list[DepartmentAccess] = []
-
-    async def __call__(self, access: WorkloadAccess | DepartmentAccess, /) -> bool:
-        if isinstance(access, DepartmentAccess):
-            self.checked.append(access)
-            return access.department_id in self.departments
-        self.asked.append(access)
-        return (access.project, access.kind) in self.readable
 
 
 def _serve() -> Workload:
