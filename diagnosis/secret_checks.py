@@ -64,12 +64,28 @@ _SENTENCE_VERBS = _words(
     "is was are be been not could cannot can will would may might must should has have had "
     "does did do also still already now"
 )
+#: Words that make a run of lowercase words after a key in mid-line a sentence, an error's
+#: text (`failed to fetch token: unexpected status`, `read db password: permission denied`),
+#: not a passphrase (`db password: correct horse battery staple`): function words, states,
+#: and the words Go and POSIX errors are made of.
+_SENTENCE_WORDS = (
+    _SENTENCE_VERBS
+    | _KEPT_VALUES
+    | _words(
+        "a an the no nor or and but if as to of for from with without in into on at by than then "
+        "so because due while when before after such can't cannot couldn't doesn't don't didn't "
+        "isn't wasn't won't unexpected unknown unable invalid illegal malformed bad permission "
+        "connection context deadline exceeded refused reset timeout timed dial lookup open read "
+        "write status request response server certificate x509 oauth2 json directory exist exists"
+    )
+)
 _PLACEHOLDER = re.compile(
     r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
 )
 SCHEMES = _words("bearer basic token digest negotiate apikey")
 _PROSE_VALUE = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _GOES_ON = re.compile(r" [A-Za-z]")
+_WORD_PUNCTUATION = ".,:;!?()[]{}\"'`"
 _BLANK = re.compile(r"[ \t]")
 _MIN_WORD_SECRET = 4  # a word with fewer letters and digits after `password is` is prose
 
@@ -110,7 +126,7 @@ def _plain_value(m: re.Match[str], value: str, value_end: int) -> bool:
     The colon form is where prose lives: `refused the credentials: Unauthorized`, an auth
     scheme (`Authorization: Basic <credential>`: the credential has its own rule), or
     containerd's `failed to fetch anonymous token: unexpected status: 401`, an unquoted key
-    mid-line followed by a lowercase word, and the sentence goes on. `value` is the word
+    mid-line followed by lowercase words that read as a sentence. `value` is the word
     judged, ending at `value_end`.
     """
     text = m.string
@@ -124,12 +140,15 @@ def _plain_value(m: re.Match[str], value: str, value_end: int) -> bool:
         return False
     key_at = m.start("key")
     line_start = text.rfind("\n", 0, key_at) + 1
-    goes_on = _GOES_ON.match(text, value_end) is not None
     if not text[line_start:key_at].strip(" \t-#"):
         # YAML: the key starts its line, unless a word of prose starts a sentence that goes on
         # (`token: could not reach the server`, a log line of ours or a client's)
+        goes_on = _GOES_ON.match(text, value_end) is not None
         return goes_on and value.lower() in _SENTENCE_VERBS
-    return goes_on
+    # Mid-line, an error's text (`fetch token: unexpected status`) holds a word of a sentence;
+    # a passphrase (`db password: correct horse battery staple`) does not.
+    words = (w.strip(_WORD_PUNCTUATION).lower() for w in secret_value(m).split())
+    return any(w in _SENTENCE_WORDS for w in words)
 
 
 def _placeholder(value: str) -> bool:

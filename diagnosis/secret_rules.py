@@ -41,9 +41,10 @@ _WORD = rf"(?:[^\s{_SOFT}]|(?![;,][\w .-]+=)[{_SOFT}]++(?=[^\s{_SOFT}]))*+"
 # After `key=` or `key: ` (group `eq`) a bare value is the rest of the line: a passphrase
 # (`password: correct horse battery staple`) is many words. It stops where something else
 # begins: a word after `.`/`:` (`token: abc. cached`), a comma, semicolon or quote, a `#`
-# comment, a flag (`-e`, `--epochs`), the next `key=`/`key:`, or any word that does not start
+# comment, a flag (`-e`, `--epochs`), the next `key=`/`key: `, or any word that does not start
 # with a letter or digit (`(from secret …)`, `&&`, `|`). A `--key value` flag takes one word.
-_NOT_A_KEY = r"(?![\w.-]++\\?[\"']?[ \t]*[:=])"
+# A word glued to a colon (`staple:x`, `host:5432`) is part of the value, not a next key.
+_NOT_A_KEY = r"(?![\w.-]++\\?[\"']?[ \t]*(?:=|:(?![^\s\"'])))"
 _MORE_WORDS = rf"(?(eq)(?:(?<![.:])[ \t]++{_NOT_A_KEY}[^\W_]{_WORD})*+)"
 _VALUE = (
     r"(?:\\\"(?P<s>(?:[^\"\\\n]|\\[^\"\n])*+)\\\""
@@ -53,6 +54,9 @@ _VALUE = (
 )
 _KEY_HINTS = "pass pwd pw secret token key auth session cookie credential jwt bearer"
 _KEY_HINT = rf"(?i:{'|'.join(_KEY_HINTS.split())})"
+# The word before a bare `key` is part of its name: `api key:`, `access key =` (`sensitive_key`
+# judges the two words as one, `apikey`).
+_QUALIFIER = r"(?:[A-Za-z][\w-]*+[ ](?=(?i:key)(?![\w.-])))?"
 # `eq`: a separator after which a bare value may be words (`=`, or `:` and a space: YAML);
 # `key:value` glued is a Go map's or an image's, `--key value` a flag's: one word.
 _SEP = r"(?P<close>\\?[\"']?)(?P<sep>(?P<eq>[ \t]*=[ \t]*|[ \t]*:[ \t]+)|[ \t]*:|[ \t]+)"
@@ -179,9 +183,7 @@ RULES: tuple[Rule, ...] = (
           r"|\b(?:npm|yarn|pnpm)[ \t]+config[ \t]+set[ \t]+\S*?:?_auth(?:Token)?[ \t]+"
           r"(?P<s2>[\w.~+/=-]{16,}+)", cli_token),
     _rule("stated-secret", r"(?i:\b(?:password|passwd|passphrase|secret|token|api[ _-]?key"
-          r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?[ \t]*:?"
-          r"|\b(?:api|access|secret|private|client|auth|refresh|session)[ ](?:key|secret|token)"
-          r"[ \t]*:)[ \t]+"
+          r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?[ \t]*:?)[ \t]+"
           r"(?P<q>[\"'`]?)(?P<s>[^\s\"'`]+)(?P=q)"
           r"|(?<![\w.$-])(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|PASS(?![A-Z])|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY"
           r"|CREDENTIALS?))(?P<caps>[A-Z][A-Z0-9_]*+)[ \t]+(?P<s2>[^\s\"'`=:][^\s\"'`]*+)",
@@ -192,8 +194,8 @@ RULES: tuple[Rule, ...] = (
           r"\\?[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\?[\"']?(?i:value)\\?[\"']?"
           r"(?P<eq>[ \t]*[:=][ \t]*)" + _VALUE, env_pair),
     _rule("secret-value",
-          rf"(?<![\w./-])(?=-|[\w.-]++\\?[\"']?[ \t]*[:=])(?P<key>(?=[\w.-]*?{_KEY_HINT})[\w.-]++)"
-          rf"{_SEP}{_VALUE}", key_value),
+          rf"(?<![\w./-])(?=-|{_QUALIFIER}[\w.-]++\\?[\"']?[ \t]*[:=])"
+          rf"(?P<key>{_QUALIFIER}(?=[\w.-]*?{_KEY_HINT})[\w.-]++){_SEP}{_VALUE}", key_value),
     _rule("secret-blob", r"(?i)\b(?:password|passwd|passphrase|secret|token|api[_ -]?key"
           r"|access[_ -]?key|private[_ -]?key|credentials?|auth|session|cookie|(?P<weak>key))\b"
           rf"(?:[^\w\n]{{1,4}}+\w++){{0,2}}?[^\w\n]{{1,4}}+(?P<s>[{_B64}_-]{{20,}}+={{0,2}})"

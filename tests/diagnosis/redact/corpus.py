@@ -218,7 +218,7 @@ LEAKS: tuple[Leak, ...] = (
     Leak("caps-password-space", "PASSWORD hunter2-prod", ("hunter2-prod",), ("stated-secret",)),
     Leak("caps-env-table", "MLFLOW_TRACKING_PASSWORD   mlf-Pa55-42   (from secret mlflow-creds)", ("mlf-Pa55-42",), ("stated-secret",)),
     Leak("caps-pass-space", "env | grep DB: DB_PASS Kx9-pl2-Qw", ("Kx9-pl2-Qw",), ("stated-secret",)),
-    Leak("two-word-key-colon", "oauth app created; client secret: Zx81-sp3ctrum-99", ("Zx81-sp3ctrum-99",), ("stated-secret",)),
+    Leak("two-word-key-colon", "oauth app created; client secret: Zx81-sp3ctrum-99", ("Zx81-sp3ctrum-99",), ("secret-value",)),
     Leak("kv-pw", "./bench --user admin --pw=Tr0ub4dor-7 --rounds 3", ("Tr0ub4dor-7",), ("secret-value",)),
     Leak("npm-auth-token", f"npm config set //npm.acme.io/:_authToken {OAUTH_PROXY}", (OAUTH_PROXY,), ("cli-token",)),
     Leak("blob-after-key", "wandb: using key Zq81xYwAbcdEF9gH2kLmN0pQ for run 7", ("Zq81xYwAbcdEF9gH2kLmN0pQ",), ("secret-blob",)),

@@ -1,0 +1,85 @@
+"""Leaks found by hunting: secrets as SREs paste them and as logs print them, each once visible.
+
+Every case is the whole output expected, so the context around the secret is held too; the
+prose table holds the error text a reader must still read after the same keys.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from diagnosis.redact import Redactor
+
+SV = "[REDACTED:secret-value]"
+
+LEAKS = [
+    # A credential key in mid-line, then a passphrase of lowercase words: not a sentence.
+    pytest.param(
+        "db password: correct horse battery staple",
+        f"db password: {SV}",
+        id="mid-line-key-lowercase-passphrase",
+    ),
+    pytest.param(
+        "connecting with db password: hunter two three",
+        f"connecting with db password: {SV}",
+        id="mid-line-key-after-prose",
+    ),
+    pytest.param(
+        "level=info msg=init db password: violet orbit (rotated)",
+        f"level=info msg=init db password: {SV} (rotated)",
+        id="mid-line-key-passphrase-then-more",
+    ),
+    # `api key`, `access key`: the word before a bare `key` names it.
+    pytest.param("my api key: abc def", f"my api key: {SV}", id="two-word-key-passphrase"),
+    pytest.param("api key: abcd efgh", f"api key: {SV}", id="two-word-key-long-first-word"),
+    pytest.param("access key = s3cr3t", f"access key = {SV}", id="two-word-key-equals"),
+    # A word glued to a colon is part of the passphrase, not the next key.
+    pytest.param(
+        "password: correct horse battery staple:x",
+        f"password: {SV}",
+        id="passphrase-word-with-colon",
+    ),
+    pytest.param(
+        "password: correct horse battery staple:x more",
+        f"password: {SV}",
+        id="passphrase-word-with-colon-then-more",
+    ),
+    pytest.param(
+        "PASSWORD=tango velvet:9 EPOCHS=3",
+        f"PASSWORD={SV} EPOCHS=3",
+        id="env-passphrase-word-with-colon",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), LEAKS)
+def test_the_secret_is_masked_and_only_the_secret(text: str, expected: str):
+    redactor = Redactor()
+    assert redactor.clean(text) == expected
+    assert redactor.total >= 1
+    again = Redactor()
+    assert again.clean(expected) == expected
+    assert again.total == 0
+
+
+#: The same keys followed by an error's text: it must stay readable.
+PROSE = [
+    "failed to fetch oauth token: unexpected status: 401 Unauthorized",
+    "reading db password: permission denied",
+    "refresh token: context deadline exceeded",
+    "could not load api key: no such file or directory",
+    "error: api key: invalid format",
+    "the api key: is missing",
+    "cache key: abc",
+    'password authentication failed for user "train"',
+    "token expired",
+    "request 7 failed: token: could not be refreshed",
+    "registry token: unable to reach the auth server",
+]
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_an_errors_text_after_a_key_stays(text: str):
+    redactor = Redactor()
+    assert redactor.clean(text) == text
+    assert redactor.total == 0
