@@ -23,6 +23,10 @@ PIECES = [
     "my api key: ",
     "api key ",
     "a key: b ",
+    # escape sequences and invisible characters, dropped before the rules
+    "\x1b[1;",
+    "\x1b]8;;",
+    "\x1b[31mpassword\x1b[0m=a\u200b",
 ]
 
 

@@ -6,11 +6,15 @@ prose table holds the error text a reader must still read after the same keys.
 
 from __future__ import annotations
 
+import sys
+import unicodedata
+
 import pytest
 
 from diagnosis.redact import Redactor
 
 SV = "[REDACTED:secret-value]"
+GHP = "ghp_L6Ch7teYjqhPApp2zBauu1zKgo6aXlrdNsmI"
 
 LEAKS = [
     # A credential key in mid-line, then a passphrase of lowercase words: not a sentence.
@@ -49,6 +53,38 @@ LEAKS = [
         f"PASSWORD={SV} EPOCHS=3",
         id="env-passphrase-word-with-colon",
     ),
+    # Colour codes and invisible characters split a secret or its key; the renderers drop
+    # them, so the reader would see it whole.
+    pytest.param(
+        "\x1b[33mpassword\x1b[0m: hunter2zz",
+        f"password: {SV}",
+        id="coloured-key",
+    ),
+    pytest.param(
+        "\x1b[1mDB_PASSWORD\x1b[0m=\x1b[35mhunter2zz\x1b[0m --epochs 3",
+        f"DB_PASSWORD={SV} --epochs 3",
+        id="coloured-key-and-value",
+    ),
+    pytest.param(
+        f"cloning with {GHP[:12]}\x1b[0m{GHP[12:]} now",
+        "cloning with [REDACTED:github-token] now",
+        id="colour-code-inside-a-token",
+    ),
+    pytest.param(
+        f"cloning with {GHP[:8]}\u200b{GHP[8:20]}\u00ad{GHP[20:]}",
+        "cloning with [REDACTED:github-token]",
+        id="zero-width-and-soft-hyphen-inside-a-token",
+    ),
+    pytest.param(
+        "pass\u200dword=hunter2zz",
+        f"password={SV}",
+        id="zero-width-joiner-inside-the-key",
+    ),
+    pytest.param(
+        "\x1b]8;;https://x.io\x1b\\link\x1b]8;;\x1b\\ token=\x1b[31ms3cr3t-value\x07",
+        f"link token={SV}",
+        id="terminal-hyperlink-and-bell",
+    ),
 ]
 
 
@@ -83,3 +119,14 @@ def test_an_errors_text_after_a_key_stays(text: str):
     redactor = Redactor()
     assert redactor.clean(text) == text
     assert redactor.total == 0
+
+
+def test_every_character_a_renderer_drops_is_dropped_before_the_rules():
+    """Control (but tab and line breaks), format and surrogate code points: none survives."""
+    dropped = [
+        chr(cp)
+        for cp in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(cp)) in {"Cc", "Cf", "Cs"} and chr(cp) not in "\t\n\r"
+    ]
+    text = "password" + "".join(dropped) + "=hunter2zz"
+    assert Redactor().clean(text) == f"password={SV}"
