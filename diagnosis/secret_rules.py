@@ -57,9 +57,13 @@ _KEY_HINT = rf"(?i:{'|'.join(_KEY_HINTS.split())})"
 # The word before a bare `key` is part of its name: `api key:`, `access key =` (`sensitive_key`
 # judges the two words as one, `apikey`).
 _QUALIFIER = r"(?:[A-Za-z][\w-]*+[ ](?=(?i:key)(?![\w.-])))?"
-# `eq`: a separator after which a bare value may be words (`=`, or `:` and a space: YAML);
-# `key:value` glued is a Go map's or an image's, `--key value` a flag's: one word.
-_SEP = r"(?P<close>\\?[\"']?)(?P<sep>(?P<eq>[ \t]*=[ \t]*|[ \t]*:[ \t]+)|[ \t]*:|[ \t]+)"
+# `eq`: a separator after which a bare value may be words (`=`, Ruby's and PHP's `=>`, Go's
+# `:=`, or `:` and a space: YAML); `key:value` glued is a Go map's or an image's, `--key value`
+# a flag's: one word.
+_SEP = (
+    r"(?P<close>\\?[\"']?)"
+    r"(?P<sep>(?P<eq>[ \t]*(?::=|=>?)[ \t]*|[ \t]*:[ \t]+)|[ \t]*:|[ \t]+)"
+)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,10 @@ PIECES = [
     "my api key: ",
     "api key ",
     "a key: b ",
+    # `=>` and `:=` separators
+    "password => ",
+    "password :=",
+    "a=>",
     # escape sequences and invisible characters, dropped before the rules
     "\x1b[1;",
     "\x1b]8;;",

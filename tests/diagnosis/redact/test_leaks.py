@@ -53,6 +53,13 @@ LEAKS = [
         f"PASSWORD={SV} EPOCHS=3",
         id="env-passphrase-word-with-colon",
     ),
+    # Ruby's and PHP's `=>`, Go's `:=`: the value after them, not the separator's last character.
+    pytest.param(":password => 'hunter2zz'", f":password => '{SV}'", id="ruby-hash-rocket"),
+    pytest.param(
+        "'db_password' => \"hunter2zz\",", f"'db_password' => \"{SV}\",", id="php-array-arrow"
+    ),
+    pytest.param('password := "hunter2zz"', f'password := "{SV}"', id="go-short-declaration"),
+    pytest.param("password => hunter2zz", f"password => {SV}", id="arrow-bare-value"),
     # Colour codes and invisible characters split a secret or its key; the renderers drop
     # them, so the reader would see it whole.
     pytest.param(
