@@ -205,8 +205,9 @@ def netrc(m: re.Match[str]) -> bool:
 
 
 def not_uid_gid(m: re.Match[str]) -> bool:
-    """`docker run -u 1000:1000` is a user and group id, not a password."""
-    return not m.group("s").isdigit()
+    """`docker run -u 1000:1000` is a user and group id, `-u http://app` a URL: no password."""
+    value = m.group("s")
+    return not value.isdigit() and not value.startswith("//")
 
 
 def env_pair(m: re.Match[str]) -> bool:

@@ -70,7 +70,7 @@ _SEP = (
 class Rule:
     """One secret shape: the marker `kind`, the pattern, and an optional second opinion.
 
-    The masked span is the first participating group named `s`, `s2`, `s3` or `s4`, else the
+    The masked span is the first participating group named `s`, `s2` … `s7`, else the
     whole match; everything else the pattern matched (key, scheme, host) stays visible.
     """
 
@@ -94,7 +94,9 @@ _HINTS = {
     "cli-token": "login config", "stated-secret": "pass pwd secret token key credential",
     "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
     "password-word": "pass pw",
-    "bearer-token": "bearer", "cli-password": "login sshpass mysql", "env-secret": "value",
+    "bearer-token": "bearer", "env-secret": "value",
+    "cli-password": "login sshpass mysql mongo redis-cli sqlcmd bcp osql ldap storepass keypass "
+                    "smb rpcclient",
     "basic-auth-flag": "-u --user --proxy-user --http-user",
     "secret-value": _KEY_HINTS,
     "secret-blob": "pass secret token key credential auth session cookie",
@@ -106,6 +108,7 @@ def _rule(kind: str, pattern: str, accept: Callable[[re.Match[str]], bool] | Non
     return Rule(kind, re.compile(pattern, flags), accept, tuple(_HINTS.get(kind, "").split()))
 
 
+_ON_LINE = r"[^\n]{0,160}?[ \t]"  # the rest of a command line, up to one of its flags
 _PEM_END = r"-----END[A-Z ]*PRIVATE KEY[A-Z ]*-----"
 _PEM_NL = r"(?:\r?\n|\\{1,2}(?:r\\{1,2})?n)"  # a newline, or one escaped once or twice
 _B64 = r"A-Za-z0-9+/"
@@ -169,10 +172,21 @@ RULES: tuple[Rule, ...] = (
     _rule("cookie", r"(?i)(?P<key>cookie)(?<!\wcookie)(?P<close>\\?[\"']?)(?P<sep>[ \t]*:[ \t]*)"
           r"\\?[\"']?(?P<s>[^\r\n\"\\]+)", header),
     _rule("bearer-token", r"(?i)bearer(?<!\wbearer)[ \t]+(?P<s>[\w.~+/=-]{8,}+)", bearer),
-    _rule("cli-password", r"(?i)(?:\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|regctl"
-          r"|helm[ \t]+registry)[ \t]+login|\bsshpass)\b[^\n]{0,160}?[ \t](?:-p|--password)"
-          r"(?:[ \t]+|=)(?:\"(?P<s>[^\"\n]*)\"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s\"']+))"
-          r"|\bmysql\w*\b[^\n]{0,160}?[ \t]-p(?P<s4>[^\s\"'-][^\s\"']*+)"),
+    # A command line's password flag, as each tool spells it (flags are case-sensitive:
+    # `redis-cli -p` is a port, `sqlcmd -p` prints statistics); keytool's and jarsigner's
+    # `-storepass` and `-keypass` are theirs alone. mysql's `-p` takes its value
+    # glued (`-p secret` is a database name); smbclient's is `-U user%password`.
+    _rule("cli-password", rf"(?:(?i:\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane"
+          rf"|regctl|helm[ \t]+registry|az)[ \t]+login|\bsshpass|\bmongo(?:sh|dump|restore"
+          rf"|export|import|stat|top|files)?)\b{_ON_LINE}(?:-p|--password)"
+          rf"|(?i:\bredis-cli)\b{_ON_LINE}(?:-a|--pass)|(?i:\b(?:sqlcmd|bcp|osql))\b{_ON_LINE}-P"
+          rf"|(?i:\bldap[a-z]+)\b{_ON_LINE}-w|(?<![\w-])-(?:src|dest|new)?(?:storepass|keypass))"
+          r"(?:[ \t]+|=)"
+          r"(?:\"(?P<s>[^\"\n]*)\"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s\"']+))"
+          rf"|(?i:\bmysql\w*)\b{_ON_LINE}-p"
+          r"(?:\"(?P<s4>[^\"\n]*)\"|'(?P<s5>[^'\n]*)'|(?P<s6>[^\s\"'-][^\s\"']*+))"
+          rf"|(?i:\b(?:smbclient|rpcclient|smbmap|smbcacls))\b{_ON_LINE}(?:-U|--user)(?:[ \t]+|=)"
+          r"[\"']?[^\s%\"']+%(?P<s7>[^\s\"']+)"),
     _rule("basic-auth-flag", r"(?<![\w-])(?:-u|--user|--proxy-user|--http-user)(?:[ \t]+|=)?"
           r"[\"']?[^\s:\"']+:(?P<s>[^\s\"']+)", not_uid_gid),
     # The lookahead finds the word's hint; the word is then taken whole, once (no backtracking

@@ -19,7 +19,7 @@ __all__ = [
     "trailing_punctuation_end",
 ]
 
-_SECRET_GROUPS = ("s", "s2", "s3", "s4")
+_SECRET_GROUPS = ("s", "s2", "s3", "s4", "s5", "s6", "s7")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 

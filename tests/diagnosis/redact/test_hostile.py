@@ -27,6 +27,14 @@ PIECES = [
     "password => ",
     "password :=",
     "a=>",
+    # command lines and their password flags
+    "mongo -p ",
+    "redis-cli -a ",
+    "sqlcmd ",
+    "ldapsearch -w",
+    "-storepass ",
+    "mysql -p'",
+    "smbclient -U a%",
     # escape sequences and invisible characters, dropped before the rules
     "\x1b[1;",
     "\x1b]8;;",

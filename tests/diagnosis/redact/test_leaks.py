@@ -14,6 +14,7 @@ import pytest
 from diagnosis.redact import Redactor
 
 SV = "[REDACTED:secret-value]"
+CLI = "[REDACTED:cli-password]"
 GHP = "ghp_L6Ch7teYjqhPApp2zBauu1zKgo6aXlrdNsmI"
 
 LEAKS = [
@@ -60,6 +61,50 @@ LEAKS = [
     ),
     pytest.param('password := "hunter2zz"', f'password := "{SV}"', id="go-short-declaration"),
     pytest.param("password => hunter2zz", f"password => {SV}", id="arrow-bare-value"),
+    # Command lines: each tool's own password flag.
+    pytest.param(
+        "mysql -u root -p'hunter2zz' db", f"mysql -u root -p'{CLI}' db", id="mysql-glued-quoted"
+    ),
+    pytest.param(
+        'mysqldump -u root -p"correct horse" db',
+        f'mysqldump -u root -p"{CLI}" db',
+        id="mysql-glued-double-quoted-words",
+    ),
+    pytest.param(
+        "redis-cli -h redis -p 6379 -a hunter2zz ping",
+        f"redis-cli -h redis -p 6379 -a {CLI} ping",
+        id="redis-cli-a",
+    ),
+    pytest.param(
+        "mongosh mongodb://db -u admin -p 'hunter2zz' --quiet",
+        f"mongosh mongodb://db -u admin -p '{CLI}' --quiet",
+        id="mongo-p",
+    ),
+    pytest.param(
+        'sqlcmd -S db -U sa -P hunter2zz -Q "select 1"',
+        f'sqlcmd -S db -U sa -P {CLI} -Q "select 1"',
+        id="sqlcmd-capital-p",
+    ),
+    pytest.param(
+        "ldapsearch -x -D cn=admin,dc=acme -w hunter2zz -b dc=acme",
+        f"ldapsearch -x -D cn=admin,dc=acme -w {CLI} -b dc=acme",
+        id="ldapsearch-w",
+    ),
+    pytest.param(
+        "keytool -importkeystore -srcstorepass hunter2zz -deststorepass hunter3zz",
+        f"keytool -importkeystore -srcstorepass {CLI} -deststorepass {CLI}",
+        id="keytool-storepass-both",
+    ),
+    pytest.param(
+        "smbclient //nas/ckpt -U alice%hunter2zz -c ls",
+        f"smbclient //nas/ckpt -U alice%{CLI} -c ls",
+        id="smbclient-user-percent-password",
+    ),
+    pytest.param(
+        "az login --service-principal -u http://trainer -p hunter2zz --tenant acme",
+        f"az login --service-principal -u http://trainer -p {CLI} --tenant acme",
+        id="az-login-p-and-its-url-user",
+    ),
     # Colour codes and invisible characters split a secret or its key; the renderers drop
     # them, so the reader would see it whole.
     pytest.param(
@@ -118,6 +163,11 @@ PROSE = [
     "token expired",
     "request 7 failed: token: could not be refreshed",
     "registry token: unable to reach the auth server",
+    # flags that take no password: a port, a database, statistics
+    "redis-cli -h redis -p 6379 ping",
+    "mysql -h db -u root -p experiments",
+    "sqlcmd -S db -U sa -p -Q 'select 1'",
+    "docker run --rm -u 1000:1000 nvcr.io/nvidia/pytorch:24.05-py3",
 ]
 
 
