@@ -148,10 +148,14 @@ RULES: tuple[Rule, ...] = (
     # The user may itself contain `@` (`user@example.com:pw@host`); the password ends at
     # the last `@` before the host.
     _rule("url-password", r"(?<=://)[^/\s:\"'<>]*+:(?P<s>[^/\s\"'<>]+)@"),
-    _rule("url-token", r"(?i)(?:[?&;#](?:key|code|auth|sas|token|access_token|id_token"
-          r"|refresh_token|auth_token|api_key|apikey|secret|client_secret|password|pwd)"
+    # A URL's query or fragment, or a connection string's `;Pwd=…`: there a value runs on over
+    # words to the next `;` (ADO.NET and ODBC allow spaces), or is braced (`Pwd={a;b}`).
+    _rule("url-token", r"(?i)(?:(?:[?&#]|(?P<semi>;))(?:key|code|auth|sas|token|access_token"
+          r"|id_token|refresh_token|auth_token|api_key|apikey|secret|client_secret|password|pwd)"
           r"|(?:[?&;#]|(?<![\w.%-]))(?:sig|signature|x-amz-signature|x-amz-credential"
-          r"|x-amz-security-token|x-goog-signature|x-goog-credential))=(?P<s>[^&;\s\"'#<>]+)"),
+          r"|x-amz-security-token|x-goog-signature|x-goog-credential))="
+          r"(?:(?(semi)(?P<s>\{[^{}\r\n]*+\})|(?!))|(?P<s2>[^&;\s\"'#<>]+"
+          r"(?(semi)(?:[ \t]++(?![\w.-]++[ \t]*=)[^\W_][^&;\s\"'#<>]*+)*+)))"),
     _rule("ngc-legacy-key", rf"(?:(?P<ngc>(?i:ngc))[^\n]{{0,48}}?)?(?<![{_B64}])"
           rf"(?P<s>[{_B64}]{{84,}}+={{0,2}})(?![{_B64}=])", ngc_legacy),
     # A credential file printed whole: kaggle.json's `"key"` beside its `"username"`.

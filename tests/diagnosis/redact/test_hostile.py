@@ -27,6 +27,10 @@ PIECES = [
     "password => ",
     "password :=",
     "a=>",
+    # a connection string's password, words to the next `;`, or braced
+    ";pwd=a ",
+    ";Password={",
+    ";pwd=a b=",
     # command lines and their password flags
     "mongo -p ",
     "redis-cli -a ",

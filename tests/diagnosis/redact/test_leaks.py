@@ -15,6 +15,7 @@ from diagnosis.redact import Redactor
 
 SV = "[REDACTED:secret-value]"
 CLI = "[REDACTED:cli-password]"
+UT = "[REDACTED:url-token]"
 GHP = "ghp_L6Ch7teYjqhPApp2zBauu1zKgo6aXlrdNsmI"
 
 LEAKS = [
@@ -61,6 +62,27 @@ LEAKS = [
     ),
     pytest.param('password := "hunter2zz"', f'password := "{SV}"', id="go-short-declaration"),
     pytest.param("password => hunter2zz", f"password => {SV}", id="arrow-bare-value"),
+    # A connection string's `;Password=`: words up to the next `;`, or braced.
+    pytest.param(
+        "Server=db;User Id=sa;Password=correct horse;Encrypt=yes",
+        f"Server=db;User Id=sa;Password={UT};Encrypt=yes",
+        id="connection-string-passphrase",
+    ),
+    pytest.param(
+        "Host=pg;Username=ml;Password=correct horse battery",
+        f"Host=pg;Username=ml;Password={UT}",
+        id="connection-string-passphrase-at-the-end",
+    ),
+    pytest.param(
+        "Driver={ODBC Driver 18};Server=db;Uid=sa;Pwd={pa;ss word};Encrypt=yes",
+        f"Driver={{ODBC Driver 18}};Server=db;Uid=sa;Pwd={UT};Encrypt=yes",
+        id="odbc-braced-password",
+    ),
+    pytest.param(
+        "login failed: Server=db;Pwd=hunter2zz (error 18456)",
+        f"login failed: Server=db;Pwd={UT} (error 18456)",
+        id="connection-string-then-prose",
+    ),
     # Command lines: each tool's own password flag.
     pytest.param(
         "mysql -u root -p'hunter2zz' db", f"mysql -u root -p'{CLI}' db", id="mysql-glued-quoted"
