@@ -15,6 +15,7 @@ __all__ = [
     "SCHEMES",
     "authorization",
     "credential_file",
+    "element",
     "env_pair",
     "header",
     "key_value",
@@ -213,6 +214,12 @@ def not_uid_gid(m: re.Match[str]) -> bool:
 def env_pair(m: re.Match[str]) -> bool:
     """A `name:`/`value:` env entry whose name is a credential key."""
     return sensitive_key(m.group("name"))
+
+
+def element(m: re.Match[str]) -> bool:
+    """`<password>…</password>`: an element named for a credential, holding a value."""
+    name = m.group("key").rpartition(":")[2]
+    return sensitive_key(name) and not _placeholder(secret_value(m).strip())
 
 
 def header(m: re.Match[str]) -> bool:

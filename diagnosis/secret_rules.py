@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from diagnosis.secret_checks import (
     authorization,
     credential_file,
+    element,
     env_pair,
     header,
     key_value,
@@ -97,7 +98,7 @@ _HINTS = {
     "bearer-token": "bearer", "env-secret": "value",
     "cli-password": "login sshpass mysql mongo redis-cli sqlcmd bcp osql ldap storepass keypass "
                     "smb rpcclient",
-    "basic-auth-flag": "-u --user --proxy-user --http-user",
+    "basic-auth-flag": "-u --user --proxy-user --http-user", "xml-secret": "</",
     "secret-value": _KEY_HINTS,
     "secret-blob": "pass secret token key credential auth session cookie",
 }  # fmt: skip
@@ -215,6 +216,8 @@ RULES: tuple[Rule, ...] = (
     _rule("env-secret", r"(?i:\bname)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?P<name>[\w.-]++)"
           r"\\?[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\?[\"']?(?i:value)\\?[\"']?"
           r"(?P<eq>[ \t]*[:=][ \t]*)" + _VALUE, env_pair),
+    # An XML element named for a credential (Maven's settings.xml, a SOAP fault's echo).
+    _rule("xml-secret", r"<(?P<key>[A-Za-z][\w.:-]*+)>(?P<s>[^<\r\n]++)</(?P=key)>", element),
     _rule("secret-value",
           rf"(?<![\w./-])(?=-|{_QUALIFIER}[\w.-]++\\?[\"']?[ \t]*[:=])"
           rf"(?P<key>{_QUALIFIER}(?=[\w.-]*?{_KEY_HINT})[\w.-]++){_SEP}{_VALUE}", key_value),

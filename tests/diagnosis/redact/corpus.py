@@ -260,6 +260,8 @@ LEAKS: tuple[Leak, ...] = (
     Leak("vault-batch-env", f"VAULT_TOKEN={VAULT_BATCH} python fetch_creds.py", (VAULT_BATCH,), ("vendor-token",)),
     Leak("postman-key", f"newman run api.json --postman-api-key-alias ci {POSTMAN}", (POSTMAN_ID, POSTMAN_SECRET), ("vendor-token",)),
     Leak("tailscale-key", f"tailscale up --authkey={TAILSCALE} --hostname=trainer-0", (TAILSCALE,), ("vendor-token",)),
+    # ------------------------------------------------------------ found by hunting
+    Leak("maven-settings-xml", "[ERROR] settings.xml: <server><id>nexus</id><username>ci</username><password>Mvn-Pa55-42</password></server>", ("Mvn-Pa55-42",), ("xml-secret",)),
     Leak("event-last-applied", 'kubectl.kubernetes.io/last-applied-configuration: {"apiVersion":"v1","data":{"password":"aHVudGVyMi1wcm9k"},"kind":"Secret","metadata":{"name":"db"}}', ("aHVudGVyMi1wcm9k",), ("secret-value",)),
 )
 

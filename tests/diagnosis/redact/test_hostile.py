@@ -31,6 +31,10 @@ PIECES = [
     ";pwd=a ",
     ";Password={",
     ";pwd=a b=",
+    # an XML element named for a credential
+    "<password>",
+    "<password>a</",
+    "<a",
     # command lines and their password flags
     "mongo -p ",
     "redis-cli -a ",

@@ -83,6 +83,17 @@ LEAKS = [
         f"login failed: Server=db;Pwd={UT} (error 18456)",
         id="connection-string-then-prose",
     ),
+    # An XML element named for a credential.
+    pytest.param(
+        "<Password>correct horse</Password>",
+        "<Password>[REDACTED:xml-secret]</Password>",
+        id="xml-element-passphrase",
+    ),
+    pytest.param(
+        "<soap:Fault><ns:apiKey>k-7f3e9a</ns:apiKey></soap:Fault>",
+        "<soap:Fault><ns:apiKey>[REDACTED:xml-secret]</ns:apiKey></soap:Fault>",
+        id="xml-element-with-a-namespace",
+    ),
     # Command lines: each tool's own password flag.
     pytest.param(
         "mysql -u root -p'hunter2zz' db", f"mysql -u root -p'{CLI}' db", id="mysql-glued-quoted"
@@ -185,6 +196,8 @@ PROSE = [
     "token expired",
     "request 7 failed: token: could not be refreshed",
     "registry token: unable to reach the auth server",
+    # elements that are not credentials
+    "<secretName>hf-token</secretName><tokenizer>llama</tokenizer><password>****</password>",
     # flags that take no password: a port, a database, statistics
     "redis-cli -h redis -p 6379 ping",
     "mysql -h db -u root -p experiments",
