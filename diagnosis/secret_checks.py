@@ -34,7 +34,8 @@ def _words(text: str) -> frozenset[str]:
 _QUOTED_PAIR = re.compile(r"[(\[][ \t]*([\"'])[^\"'\n]*\1[ \t]*,[ \t]*([\"'])[^\"'\n]+\2")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SUBSTRINGS = _words("password passwd passphrase secret credential cookie apikey accesskey "
-                     "privatekey sessionid authkey")  # fmt: skip
+                     "privatekey sessionid authkey encryptionkey masterkey signingkey hmackey "
+                     "appkey licensekey storagekey accountkey deploykey kagglekey")  # fmt: skip
 _WORDS = _words("token pwd pw pass auth authorization session jwt oauth")
 _NOT_SECRET_LAST = _words(
     "name names ref refs file files path paths dir mount volume namespace type kind mode method "

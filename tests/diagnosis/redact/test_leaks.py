@@ -18,6 +18,13 @@ CLI = "[REDACTED:cli-password]"
 UT = "[REDACTED:url-token]"
 GHP = "ghp_L6Ch7teYjqhPApp2zBauu1zKgo6aXlrdNsmI"
 
+#: Environment variables whose last word, `key`, names a secret only with the word before it.
+KEY_NAMES = [
+    "ENCRYPTION_KEY", "MASTER_KEY", "SIGNING_KEY", "HMAC_KEY", "DD_APP_KEY", "APP_KEY",
+    "LICENSE_KEY", "AZURE_STORAGE_KEY", "STORAGE_ACCOUNT_KEY", "DEPLOY_KEY", "KAGGLE_KEY",
+    "signingKey",
+]  # fmt: skip
+
 LEAKS = [
     # A credential key in mid-line, then a passphrase of lowercase words: not a sentence.
     pytest.param(
@@ -62,6 +69,8 @@ LEAKS = [
     ),
     pytest.param('password := "hunter2zz"', f'password := "{SV}"', id="go-short-declaration"),
     pytest.param("password => hunter2zz", f"password => {SV}", id="arrow-bare-value"),
+    # Keys that name a secret with a word before `key`.
+    *(pytest.param(f"{key}=Zq81xY-9k", f"{key}={SV}", id=key) for key in KEY_NAMES),
     # A connection string's `;Password=`: words up to the next `;`, or braced.
     pytest.param(
         "Server=db;User Id=sa;Password=correct horse;Encrypt=yes",
@@ -196,6 +205,9 @@ PROSE = [
     "token expired",
     "request 7 failed: token: could not be refreshed",
     "registry token: unable to reach the auth server",
+    # keys that end in `key` and name no secret
+    "CACHE_KEY=run-7 PARTITION_KEY=user SORT_KEY=ts S3_KEY=ckpt/epoch10.pt",
+    "partition key: user_id",
     # elements that are not credentials
     "<secretName>hf-token</secretName><tokenizer>llama</tokenizer><password>****</password>",
     # flags that take no password: a port, a database, statistics
