@@ -87,6 +87,8 @@ _HINTS = {
     "private-key": "private key", "jwt": "eyj", "github-token": "gh github_pat_",
     "gitlab-token": "gl", "huggingface-token": "hf_", "openai-key": "sk-", "ngc-key": "nvapi-",
     "slack-token": "xox xapp-", "vendor-token": "sg. hvs. hvb. hvr. pmak- tskey- dp.",
+    "vendor-key": "npm_ pypi- dckr_pat_ ya29. gocspx- dapi glsa_ k_live_ k_test_ iqojb3jpz2lux2vj "
+                  "fwogzxivyxdze age-secret-key-",
     "credential-file": "key", "netrc-password": "machine default",
     "slack-webhook": "hooks.slack.com/", "google-api-key": "aiza", "aws-access-key-id": "akia asia",
     "aws-secret-key": "akia asia secret", "azure-storage-key": "accountkey sharedaccess",
@@ -139,6 +141,14 @@ RULES: tuple[Rule, ...] = (
     _rule("vendor-token", r"(?<![\w.-])(?:SG\.[\w-]{22}\.[\w-]{43}(?![\w-])|hv[sbr]\.[\w-]{24,}+"
           r"|PMAK-[0-9a-f]{24}-[0-9a-f]{34}(?![\w-])|tskey-(?:auth|client|api)-\w{6,}+-\w{16,}+"
           r"|dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[\w-]{1,40}\.)?[A-Za-z0-9]{40,}+)"),
+    # Vendor keys whose prefix says what they are: npm, PyPI, Docker Hub, Google OAuth (an
+    # access token, a client secret), Databricks, Grafana, Stripe, an AWS session token
+    # (base64 of its own header), an age identity.
+    _rule("vendor-key", r"(?<![\w.-])(?:npm_[A-Za-z0-9]{36}|pypi-AgEIcHlwaS5vcmc[\w-]{50,}+"
+          r"|dckr_pat_[\w-]{27,}+|ya29\.[\w-]{30,}+|GOCSPX-[\w-]{28}|dapi[0-9a-f]{32}(?:-\d)?"
+          r"|glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}|[sr]k_(?:live|test)_[0-9A-Za-z]{24,}+"
+          r"|(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/]{80,}+={0,2}"
+          r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}+)(?![\w-])"),
     _rule("aws-secret-key", r"(?:(?:AKIA|ASIA)[0-9A-Z]{16}[ \t]*[:,|;][ \t]*"
           r"|(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\?[\"']?"
           rf"(?:[ \t]*[:=][ \t]*|[ \t]+)\\?[\"']?)(?P<s>[{_B64}]{{40}})(?![{_B64}=])"

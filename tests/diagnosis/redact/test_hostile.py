@@ -31,6 +31,11 @@ PIECES = [
     ";pwd=a ",
     ";Password={",
     ";pwd=a b=",
+    # vendor keys known by their prefix
+    "npm_",
+    "ya29.a",
+    "IQoJb3JpZ2luX2Vj",
+    "sk_live_a",
     # an XML element named for a credential
     "<password>",
     "<password>a</",

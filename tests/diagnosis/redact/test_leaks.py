@@ -25,6 +25,20 @@ KEY_NAMES = [
     "signingKey",
 ]  # fmt: skip
 
+VENDOR_KEYS = [
+    "npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5",
+    "pypi-AgEIcHlwaS5vcmcCJGE4ZjY0NDY1LTk3MjQtNDhlMS1iN2E1LWY5ZWFiNjk0YjQ2ZgACKlsz",
+    "dckr_pat_2b3e36beeb386dfdaacb9b46004",
+    "ya29.a0AfB_byC7dE9fG1hI3jK5lM7nO9pQ1rS3tU5vW7xY9zA1bC3dE5fG7",
+    "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",
+    "dapi0123456789abcdef0123456789abcdef-2",
+    "glsa_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW_0a1b2c3d",
+    "sk_live_51H8xYzAbCdEfGhIjKlMnOpQr",
+    "IQoJb3JpZ2luX2VjEHYaCXVzLWVhc3QtMSJHMEUCIQDabcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMN"
+    "OPQRSTUVWXYZ0123456789abcdef",
+    "AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQ",
+]
+
 LEAKS = [
     # A credential key in mid-line, then a passphrase of lowercase words: not a sentence.
     pytest.param(
@@ -71,6 +85,13 @@ LEAKS = [
     pytest.param("password => hunter2zz", f"password => {SV}", id="arrow-bare-value"),
     # Keys that name a secret with a word before `key`.
     *(pytest.param(f"{key}=Zq81xY-9k", f"{key}={SV}", id=key) for key in KEY_NAMES),
+    # Vendor keys known by their prefix.
+    *(
+        pytest.param(
+            f"auth with {key} failed", "auth with [REDACTED:vendor-key] failed", id=key[:8]
+        )
+        for key in VENDOR_KEYS
+    ),
     # A connection string's `;Password=`: words up to the next `;`, or braced.
     pytest.param(
         "Server=db;User Id=sa;Password=correct horse;Encrypt=yes",
