@@ -112,6 +112,7 @@ def _rule(kind: str, pattern: str, accept: Callable[[re.Match[str]], bool] | Non
 
 
 _ON_LINE = r"[^\n]{0,160}?[ \t]"  # the rest of a command line, up to one of its flags
+_LOG_PREFIX = r"(?:[^\s]{1,64}[ \t]+){1,4}"  # a log line's prefix: up to four words
 _PEM_END = r"-----END[A-Z ]*PRIVATE KEY[A-Z ]*-----"
 _PEM_NL = r"(?:\r?\n|\\{1,2}(?:r\\{1,2})?n)"  # a newline, or one escaped once or twice
 _B64 = r"A-Za-z0-9+/"
@@ -119,10 +120,13 @@ _B64 = r"A-Za-z0-9+/"
 RULES: tuple[Rule, ...] = (
     # No possessive quantifiers here: CPython before 3.11.5 mishandles them with DOTALL
     # alternations, and this rule must hold on every 3.11 (Debian 12 ships 3.11.2).
+    # A line may carry its log's prefix (`kubectl logs --timestamps`, `--prefix`, a logger's
+    # time and level): then only a whole line of base64 (long, or padded) is the key's.
     _rule("private-key", rf"-----BEGIN[A-Z ]*PRIVATE KEY[A-Z ]*-----(?:(?:{_PEM_NL}[ \t]*"
           rf"(?:[{_B64}=]{{16,}}|[{_B64}=]+(?=[ \t]*(?:[\r\n\\\"']|-----|$))"
-          rf"|(?:Proc-Type|DEK-Info):[^\r\n\\\"']*))|[ \t]+[{_B64}=]{{16,}})*"
-          rf"(?:(?:{_PEM_NL}|[ \t])*{_PEM_END})?"
+          rf"|(?:Proc-Type|DEK-Info):[^\r\n\\\"']*))|[ \t]+[{_B64}=]{{16,}}"
+          rf"|\r?\n{_LOG_PREFIX}(?:[{_B64}]{{16,}}=*|[{_B64}]+={{1,2}})(?=[ \t]*(?:\r?\n|$)))*"
+          rf"(?:(?:{_PEM_NL}(?:{_LOG_PREFIX})?|[ \t])*{_PEM_END})?"
           rf"|(?<![{_B64}=\\\s])[{_B64}=\\\s]{{40,}}{_PEM_END}"),
     _rule("jwt", r"\beyJ[\w-]{6,}+\.[\w-]{6,}+(?:\.[\w-]*+)?"),
     _rule("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_\w{40,}+)"),

@@ -25,6 +25,13 @@ KEY_NAMES = [
     "signingKey",
 ]  # fmt: skip
 
+PEM = [
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+    "IIgjIC3qKFDd85Nw3cHOeQCpMnGrSw8IHKCnbavOFvGNG8C1GC0zYFDqxTXsD5k/",
+    "8Y0qF8+s73d+Sl9q0mJofrE7j43gZMpabJ0d+LZV5SwzMyu/A2JyL+RVOvoIEPup",
+    "-----END RSA PRIVATE KEY-----",
+]
 VENDOR_KEYS = [
     "npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5",
     "pypi-AgEIcHlwaS5vcmcCJGE4ZjY0NDY1LTk3MjQtNDhlMS1iN2E1LWY5ZWFiNjk0YjQ2ZgACKlsz",
@@ -91,6 +98,22 @@ LEAKS = [
             f"auth with {key} failed", "auth with [REDACTED:vendor-key] failed", id=key[:8]
         )
         for key in VENDOR_KEYS
+    ),
+    # A private key whose lines carry their log's prefix.
+    pytest.param(
+        "\n".join(f"2024-06-05T13:37:42.1Z {line}" for line in PEM),
+        "2024-06-05T13:37:42.1Z [REDACTED:private-key]",
+        id="pem-lines-with-timestamps",
+    ),
+    pytest.param(
+        "\n".join(f"[pod/trainer-0/main] {line}" for line in [*PEM[:3], "loaded"]),
+        "[pod/trainer-0/main] [REDACTED:private-key]\n[pod/trainer-0/main] loaded",
+        id="pem-lines-with-kubectl-prefix-cut-short",
+    ),
+    pytest.param(
+        "\n".join(f"2024-06-05 13:37:42,123 INFO {line}" for line in [*PEM[:3], "kQ==", "done"]),
+        "2024-06-05 13:37:42,123 INFO [REDACTED:private-key]\n2024-06-05 13:37:42,123 INFO done",
+        id="pem-lines-with-logger-prefix-and-padded-last-line",
     ),
     # A connection string's `;Password=`: words up to the next `;`, or braced.
     pytest.param(
