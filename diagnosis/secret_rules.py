@@ -26,6 +26,7 @@ from diagnosis.secret_checks import (
 )
 from diagnosis.secret_values import (
     bare_aws_secret,
+    basic_credential,
     bearer,
     cli_token,
     encoded,
@@ -97,7 +98,7 @@ _HINTS = {
     "cli-token": "login config", "stated-secret": "pass pwd secret token key credential",
     "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
     "password-word": "pass pw",
-    "bearer-token": "bearer", "env-secret": "value",
+    "bearer-token": "bearer", "basic-credential": "basic", "env-secret": "value",
     "cli-password": "login sshpass mysql mongo redis-cli sqlcmd bcp osql ldap storepass keypass "
                     "smb rpcclient",
     "basic-auth-flag": "-u --user --proxy-user --http-user", "xml-secret": "</",
@@ -191,6 +192,9 @@ RULES: tuple[Rule, ...] = (
     _rule("cookie", r"(?i)(?P<key>cookie)(?<!\wcookie)(?P<close>\\?[\"']?)(?P<sep>[ \t]*:[ \t]*)"
           r"\\?[\"']?(?P<s>[^\r\n\"\\]+)", header),
     _rule("bearer-token", r"(?i)bearer(?<!\wbearer)[ \t]+(?P<s>[\w.~+/=-]{8,}+)", bearer),
+    # `Basic <base64 of user:password>` away from its header (a Go client's debug dump).
+    _rule("basic-credential", rf"(?i:basic)(?<!\wbasic)[ \t]+(?P<s>[{_B64}]{{8,}}+={{0,2}})"
+          rf"(?![{_B64}=])", basic_credential),
     # A command line's password flag, as each tool spells it (flags are case-sensitive:
     # `redis-cli -p` is a port, `sqlcmd -p` prints statistics); keytool's and jarsigner's
     # `-storepass` and `-keypass` are theirs alone. mysql's `-p` takes its value

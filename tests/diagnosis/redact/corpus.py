@@ -264,6 +264,7 @@ LEAKS: tuple[Leak, ...] = (
     Leak("maven-settings-xml", "[ERROR] settings.xml: <server><id>nexus</id><username>ci</username><password>Mvn-Pa55-42</password></server>", ("Mvn-Pa55-42",), ("xml-secret",)),
     Leak("npm-token-prose", "npm ERR! 401 Unauthorized: using npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5 for registry.npmjs.org", ("npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5",), ("vendor-key",)),
     Leak("gcp-access-token-prose", "metadata server returned ya29.a0AfB_byC7dE9fG1hI3jK5lM7nO9pQ1rS3tU5vW7xY9zA1bC3dE5fG7 (expires in 3599s)", ("ya29.a0AfB_byC7dE9fG1hI3jK5lM7nO9pQ1rS3tU5vW7xY9zA1bC3dE5fG7",), ("vendor-key",)),
+    Leak("basic-credential-prose", f"registry client: retrying GET /v2/ with Basic {BASIC} after 401", (BASIC,), ("basic-credential",)),
     Leak("event-last-applied", 'kubectl.kubernetes.io/last-applied-configuration: {"apiVersion":"v1","data":{"password":"aHVudGVyMi1wcm9k"},"kind":"Secret","metadata":{"name":"db"}}', ("aHVudGVyMi1wcm9k",), ("secret-value",)),
 )
 

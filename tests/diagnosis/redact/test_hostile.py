@@ -39,6 +39,9 @@ PIECES = [
     "ya29.a",
     "IQoJb3JpZ2luX2Vj",
     "sk_live_a",
+    # HTTP Basic credentials away from their header
+    "Basic dXNlcjpwYXNz",
+    "basic a",
     # an XML element named for a credential
     "<password>",
     "<password>a</",

@@ -115,6 +115,12 @@ LEAKS = [
         "2024-06-05 13:37:42,123 INFO [REDACTED:private-key]\n2024-06-05 13:37:42,123 INFO done",
         id="pem-lines-with-logger-prefix-and-padded-last-line",
     ),
+    # HTTP Basic credentials away from their header.
+    pytest.param(
+        "Get https://r.io/v2/: using Basic Y2ktYm90OnFvRktPV3NlZ3RFeHFGYXc= (retry 2)",
+        "Get https://r.io/v2/: using Basic [REDACTED:basic-credential] (retry 2)",
+        id="basic-credential-in-prose",
+    ),
     # A connection string's `;Password=`: words up to the next `;`, or braced.
     pytest.param(
         "Server=db;User Id=sa;Password=correct horse;Encrypt=yes",
@@ -252,6 +258,8 @@ PROSE = [
     # keys that end in `key` and name no secret
     "CACHE_KEY=run-7 PARTITION_KEY=user SORT_KEY=ts S3_KEY=ckpt/epoch10.pt",
     "partition key: user_id",
+    # `basic` before a word that is no base64 of `user:password`
+    'WWW-Authenticate: Basic realm="Registry" basic authentication required; basic Zm9vYmFyYmF6',
     # elements that are not credentials
     "<secretName>hf-token</secretName><tokenizer>llama</tokenizer><password>****</password>",
     # flags that take no password: a port, a database, statistics
