@@ -84,6 +84,15 @@ _SENTENCE_WORDS = (
 _PLACEHOLDER = re.compile(
     r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
 )
+#: Source code where a value would be (a traceback quotes its line): a call or an index on a
+#: dotted name (`os.environ["HF_TOKEN"]`, `client.get(name=n)`), on a bare name only with no
+#: argument or a quoted one (`getpass()`, `getenv("TOKEN")`: `hunter2(!)` is a password), or
+#: a shell's command substitution (`$(cat /run/secrets/pw)`); what it yields is not in the text.
+_CODE = re.compile(
+    r"(?:(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+(?:\([ \t]*+(?:[A-Za-z_\"'][^()\n]*+)?\)"
+    r"|\[[^\[\]\n]*+\])|[A-Za-z_]\w*+(?:\([ \t]*+(?:[\"'][^()\n]*+)?\)|\[[\"'][^\[\]\n]*+\])"
+    r"|\$\([^()\n]*+\))(?![^\s),;])"
+)
 SCHEMES = _words("bearer basic token digest negotiate apikey")
 _PROSE_VALUE = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _GOES_ON = re.compile(r" [A-Za-z]")
@@ -162,10 +171,12 @@ def key_value(m: re.Match[str]) -> bool:
     """`KEY=value`, `key: value`, `--key value`: a credential key with a credential value."""
     key = m.group("key")
     value, value_end = _first_word(m)
-    if _placeholder(value) or (
-        m.group("s4") is not None and _QUOTED_PAIR.match(m.string, m.start("s4"))
+    if m.group("s4") is not None and (
+        _QUOTED_PAIR.match(m.string, m.start("s4")) or _CODE.match(m.string, m.start("s4"))
     ):
-        return False  # a placeholder, or a (user, password) pair: the auth-tuple rule's
+        return False  # a (user, password) pair (the auth-tuple rule's), or source code
+    if _placeholder(value):
+        return False
     if key.lstrip("-").lower() == "authorization":
         return False  # the `authorization` rule knows its schemes
     spaced = not m.group("sep").strip()

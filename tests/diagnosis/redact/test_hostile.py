@@ -34,6 +34,11 @@ PIECES = [
     ";pwd=a ",
     ";Password={",
     ";pwd=a b=",
+    # source code where a value would be
+    "token = a.",
+    "token = a(",
+    "token = a.b[",
+    "token=$(",
     # vendor keys known by their prefix
     "npm_",
     "ya29.a",

@@ -286,3 +286,36 @@ def test_every_character_a_renderer_drops_is_dropped_before_the_rules():
     ]
     text = "password" + "".join(dropped) + "=hunter2zz"
     assert Redactor().clean(text) == f"password={SV}"
+
+
+#: Source lines a traceback quotes: the value is code, and what it yields is not in the text.
+SOURCE_LINES = [
+    '    token = os.environ["HF_TOKEN"]',
+    "    password = getpass.getpass()",
+    '    client = OpenAI(api_key=os.environ["OPENAI_API_KEY"], timeout=30)',
+    '    password = os.environ.get("DB_PASSWORD", "")',
+    "    secret = client.access_secret_version(name=name)",
+    '    HF_TOKEN = getenv("HF_TOKEN")',
+    '\ttoken := os.Getenv("TOKEN")',
+    "+ export HF_TOKEN=$(cat /run/secrets/hf)",
+]
+
+
+@pytest.mark.parametrize("text", SOURCE_LINES)
+def test_a_source_line_after_a_key_stays(text: str):
+    redactor = Redactor()
+    assert redactor.clean(text) == text
+    assert redactor.total == 0
+
+
+#: ... but a password that merely ends in brackets is no call.
+NOT_CODE = [
+    pytest.param("    password = hunter2(!)", "hunter2", id="symbols-in-brackets"),
+    pytest.param("PASSWORD=Tr0ub4dor(3)", "Tr0ub4dor", id="digit-in-brackets"),
+    pytest.param("password: s3cr3t[x]", "s3cr3t", id="unquoted-index"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), NOT_CODE)
+def test_a_password_shaped_like_a_call_is_masked(text: str, secret: str):
+    assert secret not in Redactor().clean(text)
