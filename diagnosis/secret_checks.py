@@ -42,6 +42,7 @@ _NOT_SECRET_LAST = _words(
     "provider url uri endpoint host server ttl expiry expires expiration timeout duration length "
     "size limit count version format enabled required secrets tokens stdin prompt helper"
 )
+_LITERALS = _words("none null nil true false")
 _FLAG_FIRST = _words("no use enable disable skip allow require with without")
 _KEPT_VALUES = _words(
     "true false yes no on off null none nil empty required optional unset redacted hidden masked "
@@ -175,8 +176,8 @@ def key_value(m: re.Match[str]) -> bool:
         _QUOTED_PAIR.match(m.string, m.start("s4")) or _CODE.match(m.string, m.start("s4"))
     ):
         return False  # a (user, password) pair (the auth-tuple rule's), or source code
-    if _placeholder(value):
-        return False
+    if _placeholder(value) or secret_value(m).lower() in _LITERALS:
+        return False  # `${DB_PASSWORD}`, `token=None`, `use_auth_token=True`
     if key.lstrip("-").lower() == "authorization":
         return False  # the `authorization` rule knows its schemes
     spaced = not m.group("sep").strip()

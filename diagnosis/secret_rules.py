@@ -48,22 +48,28 @@ _WORD = rf"(?:[^\s{_SOFT}]|(?![;,][\w .-]+=)[{_SOFT}]++(?=[^\s{_SOFT}]))*+"
 # A word glued to a colon (`staple:x`, `host:5432`) is part of the value, not a next key.
 _NOT_A_KEY = r"(?![\w.-]++\\?[\"']?[ \t]*(?:=|:(?![^\s\"'])))"
 _MORE_WORDS = rf"(?(eq)(?:(?<![.:])[ \t]++{_NOT_A_KEY}[^\W_]{_WORD})*+)"
+# A YAML block scalar (`token: |`, `password: >-`) is the lines after it, indented alike.
+_BLOCK = (
+    r"[|>][-+1-9]{0,2}[ \t]*(?:#[^\r\n]*+)?\r?\n(?P<ind>[ \t]++)"
+    r"(?P<s5>\S[^\r\n]*+(?:\r?\n(?P=ind)[^\r\n]*+)*+)"
+)
 _VALUE = (
     r"(?:\\\"(?P<s>(?:[^\"\\\n]|\\[^\"\n])*+)\\\""
     r"|\"(?P<s2>(?:[^\"\\\n]|\\.)*+)\"(?=[\s,;:)}\]\\]|$)"
     r"|'(?P<s3>[^'\n]*+)'(?=[\s,;:)}\]\\]|$)"
-    rf"|(?P<s4>\S{_WORD}{_MORE_WORDS}))"
+    rf"|{_BLOCK}|(?P<s4>\S{_WORD}{_MORE_WORDS}))"
 )
 _KEY_HINTS = "pass pwd pw secret token key auth session cookie credential jwt bearer"
 _KEY_HINT = rf"(?i:{'|'.join(_KEY_HINTS.split())})"
 # The word before a bare `key` is part of its name: `api key:`, `access key =` (`sensitive_key`
 # judges the two words as one, `apikey`).
 _QUALIFIER = r"(?:[A-Za-z][\w-]*+[ ](?=(?i:key)(?![\w.-])))?"
+# `close`: what closes a quoted key (`"password":`), or a quoted index (`os.environ["X"] =`).
 # `eq`: a separator after which a bare value may be words (`=`, Ruby's and PHP's `=>`, Go's
 # `:=`, or `:` and a space: YAML); `key:value` glued is a Go map's or an image's, `--key value`
 # a flag's: one word.
 _SEP = (
-    r"(?P<close>\\?[\"']?)"
+    r"(?P<close>\\?(?:[\"']\]?)?)"
     r"(?P<sep>(?P<eq>[ \t]*(?::=|=>?)[ \t]*|[ \t]*:[ \t]+)|[ \t]*:|[ \t]+)"
 )
 
@@ -222,7 +228,9 @@ RULES: tuple[Rule, ...] = (
     _rule("cli-token", r"(?i:\blogin)(?:[ \t]+--(?:relogin|verify|anonymously|token|key|password"
           r"|api-key|with-token|cloud|host=\S+)\b)*[ \t]+(?P<s>[\w.~+/=-]{16,}+)(?![\w.~+/=-])"
           r"|\b(?:npm|yarn|pnpm)[ \t]+config[ \t]+set[ \t]+\S*?:?_auth(?:Token)?[ \t]+"
-          r"(?P<s2>[\w.~+/=-]{16,}+)", cli_token),
+          r"(?P<s2>[\w.~+/=-]{16,}+)"
+          r"|\bwandb\.login\([^)\n]{0,160}?\bkey[ \t]*=[ \t]*(?P<q>[\"'])(?P<s3>[^\"'\n]+)(?P=q)",
+          cli_token),
     _rule("stated-secret", r"(?i:\b(?:password|passwd|passphrase|secret|token|api[ _-]?key"
           r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?[ \t]*:?)[ \t]+"
           r"(?P<q>[\"'`]?)(?P<s>[^\s\"'`]+)(?P=q)"
@@ -237,7 +245,7 @@ RULES: tuple[Rule, ...] = (
     # An XML element named for a credential (Maven's settings.xml, a SOAP fault's echo).
     _rule("xml-secret", r"<(?P<key>[A-Za-z][\w.:-]*+)>(?P<s>[^<\r\n]++)</(?P=key)>", element),
     _rule("secret-value",
-          rf"(?<![\w./-])(?=-|{_QUALIFIER}[\w.-]++\\?[\"']?[ \t]*[:=])"
+          rf"(?<![\w./-])(?=-|{_QUALIFIER}[\w.-]++\\?(?:[\"']\]?)?[ \t]*[:=])"
           rf"(?P<key>{_QUALIFIER}(?=[\w.-]*?{_KEY_HINT})[\w.-]++){_SEP}{_VALUE}", key_value),
     _rule("secret-blob", r"(?i)\b(?:password|passwd|passphrase|secret|token|api[_ -]?key"
           r"|access[_ -]?key|private[_ -]?key|credentials?|auth|session|cookie|(?P<weak>key))\b"

@@ -26,6 +26,12 @@ PIECES = [
     "my api key: ",
     "api key ",
     "a key: b ",
+    # a YAML block scalar, an indexed key, a literal, wandb.login
+    "token: |\n  ",
+    "token: >\n a\n",
+    "['token'] = ",
+    "token=None ",
+    "wandb.login(key='",
     # `=>` and `:=` separators
     "password => ",
     "password :=",

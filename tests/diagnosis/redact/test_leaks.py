@@ -90,6 +90,36 @@ LEAKS = [
     ),
     pytest.param('password := "hunter2zz"', f'password := "{SV}"', id="go-short-declaration"),
     pytest.param("password => hunter2zz", f"password => {SV}", id="arrow-bare-value"),
+    # A YAML block scalar: the value is the indented lines after the key.
+    pytest.param(
+        "auth:\n  token: |\n    Zq81xY-line-1\n    Zq81xY-line-2\n  host: db",
+        f"auth:\n  token: |\n    {SV}\n  host: db",
+        id="yaml-block-scalar",
+    ),
+    pytest.param(
+        "password: >-  # folded\n  correct horse\nnext: 1",
+        f"password: >-  # folded\n  {SV}\nnext: 1",
+        id="yaml-folded-scalar-with-comment",
+    ),
+    pytest.param(
+        "env:\n- name: DB_PASSWORD\n  value: |\n    amber falcon\n- name: X",
+        "env:\n- name: DB_PASSWORD\n  value: |\n    [REDACTED:env-secret]\n- name: X",
+        id="env-entry-block-scalar",
+    ),
+    # A key indexed in source code (`os.environ["…"] = …`), a traceback's line.
+    pytest.param(
+        'os.environ["WANDB_API_KEY"] = "0123456789abcdef0123456789abcdef01234567"',
+        f'os.environ["WANDB_API_KEY"] = "{SV}"',
+        id="environ-index-assignment",
+    ),
+    pytest.param(
+        "$config['db_password'] = 'x y';", f"$config['db_password'] = '{SV}';", id="php-index"
+    ),
+    pytest.param(
+        'wandb.login(anonymous="never", key="0123456789abcdef0123456789abcdef01234567")',
+        'wandb.login(anonymous="never", key="[REDACTED:cli-token]")',
+        id="wandb-login-key-argument",
+    ),
     # Keys that name a secret with a word before `key`.
     *(pytest.param(f"{key}=Zq81xY-9k", f"{key}={SV}", id=key) for key in KEY_NAMES),
     # Vendor keys known by their prefix.
@@ -255,6 +285,10 @@ PROSE = [
     "token expired",
     "request 7 failed: token: could not be refreshed",
     "registry token: unable to reach the auth server",
+    # null and boolean literals after a credential key
+    "Namespace(token=None, lr=0.1, use_auth_token=True, password=null, hf_token=False)",
+    # a block scalar under a key that names no secret
+    "description: |\n  the token is rotated\n  weekly",
     # keys that end in `key` and name no secret
     "CACHE_KEY=run-7 PARTITION_KEY=user SORT_KEY=ts S3_KEY=ckpt/epoch10.pt",
     "partition key: user_id",
