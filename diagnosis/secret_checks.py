@@ -35,7 +35,8 @@ _QUOTED_PAIR = re.compile(r"[(\[][ \t]*([\"'])[^\"'\n]*\1[ \t]*,[ \t]*([\"'])[^\
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SUBSTRINGS = _words("password passwd passphrase secret credential cookie apikey accesskey "
                      "privatekey sessionid authkey encryptionkey masterkey signingkey hmackey "
-                     "appkey licensekey storagekey accountkey deploykey kagglekey")  # fmt: skip
+                     "appkey licensekey storagekey accountkey deploykey kagglekey "
+                     "subscriptionkey")  # fmt: skip
 _WORDS = _words("token pwd pw pass auth authorization session jwt oauth")
 _NOT_SECRET_LAST = _words(
     "name names ref refs file files path paths dir mount volume namespace type kind mode method "
@@ -178,6 +179,8 @@ def key_value(m: re.Match[str]) -> bool:
         return False  # a (user, password) pair (the auth-tuple rule's), or source code
     if _placeholder(value) or secret_value(m).lower() in _LITERALS:
         return False  # `${DB_PASSWORD}`, `token=None`, `use_auth_token=True`
+    if key.lower() == "pwd" and value.startswith(("/", "~")):
+        return False  # the shell's working directory (`PWD=/home/alice`), in every env dump
     if key.lstrip("-").lower() == "authorization":
         return False  # the `authorization` rule knows its schemes
     spaced = not m.group("sep").strip()

@@ -99,7 +99,7 @@ _HINTS = {
     "credential-file": "key", "netrc-password": "machine default",
     "slack-webhook": "hooks.slack.com/", "google-api-key": "aiza", "aws-access-key-id": "akia asia",
     "aws-secret-key": "akia asia secret", "azure-storage-key": "accountkey sharedaccess",
-    "url-password": "://", "url-token": "? & ; # sig",
+    "url-password": ":// %3a%2f%2f", "url-token": "? & ; # sig %3f %26 %23",
     "auth-tuple": "auth credential login pass pwd secret token",
     "cli-token": "login config", "stated-secret": "pass pwd secret token key credential",
     "docker-auth": "auth", "authorization": "authorization", "cookie": "cookie",
@@ -169,7 +169,10 @@ RULES: tuple[Rule, ...] = (
           r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<s>[^;\s\"']+)"),
     # The user may itself contain `@` (`user@example.com:pw@host`); the password ends at
     # the last `@` before the host.
-    _rule("url-password", r"(?<=://)[^/\s:\"'<>]*+:(?P<s>[^/\s\"'<>]+)@"),
+    # A URL's password; inside another URL's query it is percent-encoded (`https%3A%2F%2F`).
+    _rule("url-password", r"(?<=://)[^/\s:\"'<>]*+:(?P<s>[^/\s\"'<>]+)@"
+          r"|(?<=%3[Aa]%2[Ff]%2[Ff])(?:[^\s\"'<>%/]|%(?!3[Aa]|2[Ff]|40))*+%3[Aa]"
+          r"(?P<s2>(?:[^\s\"'<>%/]|%(?!2[Ff]|40))++)%40"),
     # A URL's query or fragment, or a connection string's `;Pwd=…`: there a value runs on over
     # words to the next `;` (ADO.NET and ODBC allow spaces), or is braced (`Pwd={a;b}`).
     _rule("url-token", r"(?i)(?:(?:[?&#]|(?P<semi>;))(?:key|code|auth|sas|token|access_token"
@@ -177,7 +180,12 @@ RULES: tuple[Rule, ...] = (
           r"|(?:[?&;#]|(?<![\w.%-]))(?:sig|signature|x-amz-signature|x-amz-credential"
           r"|x-amz-security-token|x-goog-signature|x-goog-credential))="
           r"(?:(?(semi)(?P<s>\{[^{}\r\n]*+\})|(?!))|(?P<s2>[^&;\s\"'#<>]+"
-          r"(?(semi)(?:[ \t]++(?![\w.-]++[ \t]*=)[^\W_][^&;\s\"'#<>]*+)*+)))"),
+          r"(?(semi)(?:[ \t]++(?![\w.-]++[ \t]*=)[^\W_][^&;\s\"'#<>]*+)*+)))"
+          # ... and percent-encoded inside another URL's query (`?next=%2Fa%3Ftoken%3D…`)
+          r"|(?:%3F|%26|%23)(?:key|code|auth|sas|token|access_token|id_token|refresh_token"
+          r"|auth_token|api_key|apikey|secret|client_secret|password|pwd|sig|signature"
+          r"|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature"
+          r"|x-goog-credential)%3D(?P<s3>(?:[^&;\s\"'#<>%]|%(?!26|23))++)"),
     _rule("ngc-legacy-key", rf"(?:(?P<ngc>(?i:ngc))[^\n]{{0,48}}?)?(?<![{_B64}])"
           rf"(?P<s>[{_B64}]{{84,}}+={{0,2}})(?![{_B64}=])", ngc_legacy),
     # A credential file printed whole: kaggle.json's `"key"` beside its `"username"`.

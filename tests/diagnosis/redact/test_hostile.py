@@ -45,6 +45,11 @@ PIECES = [
     "token = a(",
     "token = a.b[",
     "token=$(",
+    # percent-encoded URLs inside a query
+    "%3Ftoken%3D",
+    "%26sig%3Da%",
+    "%3A%2F%2Fa%3A",
+    "%3A%2F%2F",
     # vendor keys known by their prefix
     "npm_",
     "ya29.a",

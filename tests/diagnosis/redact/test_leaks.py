@@ -22,7 +22,7 @@ GHP = "ghp_L6Ch7teYjqhPApp2zBauu1zKgo6aXlrdNsmI"
 KEY_NAMES = [
     "ENCRYPTION_KEY", "MASTER_KEY", "SIGNING_KEY", "HMAC_KEY", "DD_APP_KEY", "APP_KEY",
     "LICENSE_KEY", "AZURE_STORAGE_KEY", "STORAGE_ACCOUNT_KEY", "DEPLOY_KEY", "KAGGLE_KEY",
-    "signingKey",
+    "signingKey", "Ocp-Apim-Subscription-Key",
 ]  # fmt: skip
 
 PEM = [
@@ -150,6 +150,17 @@ LEAKS = [
         "Get https://r.io/v2/: using Basic Y2ktYm90OnFvRktPV3NlZ3RFeHFGYXc= (retry 2)",
         "Get https://r.io/v2/: using Basic [REDACTED:basic-credential] (retry 2)",
         id="basic-credential-in-prose",
+    ),
+    # A URL inside another URL's query is percent-encoded.
+    pytest.param(
+        "GET /login?next=%2Fapi%3Ftoken%3DZq81xY-9k%26x%3D1 HTTP/1.1",
+        f"GET /login?next=%2Fapi%3Ftoken%3D{UT}%26x%3D1 HTTP/1.1",
+        id="encoded-query-token",
+    ),
+    pytest.param(
+        "302 to /cb?redirect=https%3A%2F%2Fbob%3AHunter2zz%40git.acme.io%2Frepo&x=1",
+        "302 to /cb?redirect=https%3A%2F%2Fbob%3A[REDACTED:url-password]%40git.acme.io%2Frepo&x=1",
+        id="encoded-url-password",
     ),
     # A connection string's `;Password=`: words up to the next `;`, or braced.
     pytest.param(
@@ -285,6 +296,8 @@ PROSE = [
     "token expired",
     "request 7 failed: token: could not be refreshed",
     "registry token: unable to reach the auth server",
+    # the shell's working directory in an env dump
+    "PWD=/home/alice/train OLDPWD=/root HOME=/root",
     # null and boolean literals after a credential key
     "Namespace(token=None, lr=0.1, use_auth_token=True, password=null, hf_token=False)",
     # a block scalar under a key that names no secret
