@@ -256,9 +256,19 @@ def _credential_word(value: str) -> bool:
 
 
 def stated(m: re.Match[str]) -> bool:
-    """`the password is <value>` / `PASSWORD <value>` where the value reads as a credential."""
+    """`the password is <value>` / `PASSWORD <value>` where the value reads as a credential.
+
+    A value of words (quoted, or after `is:`) is a passphrase unless it reads as a sentence
+    (`the token was "revoked by an admin"`, `the password is: not set`).
+    """
     caps = m.group("caps")
-    return (caps is None or sensitive_key(caps)) and _credential_word(secret_value(m))
+    if caps is not None and not sensitive_key(caps):
+        return False
+    value = secret_value(m)
+    words = [w.strip(_WORD_PUNCTUATION).lower() for w in value.split()]
+    if len(words) > 1:
+        return not any(w in _SENTENCE_WORDS for w in words)
+    return _credential_word(value)
 
 
 def prose_password(m: re.Match[str]) -> bool:

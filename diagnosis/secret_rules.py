@@ -239,11 +239,12 @@ RULES: tuple[Rule, ...] = (
           r"(?P<s2>[\w.~+/=-]{16,}+)"
           r"|\bwandb\.login\([^)\n]{0,160}?\bkey[ \t]*=[ \t]*(?P<q>[\"'])(?P<s3>[^\"'\n]+)(?P=q)",
           cli_token),
+    # `the password is <value>`: a quoted value may be words; so may a bare one after `is:`.
     _rule("stated-secret", r"(?i:\b(?:password|passwd|passphrase|secret|token|api[ _-]?key"
-          r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?[ \t]*:?)[ \t]+"
-          r"(?P<q>[\"'`]?)(?P<s>[^\s\"'`]+)(?P=q)"
+          r"|access[ _-]?key)[ \t]+(?:is|was)(?:[ \t]+set[ \t]+to)?[ \t]*(?P<eq>:)?)[ \t]+"
+          rf"(?:(?P<q>[\"'`])(?P<s>[^\"'`\n]++)(?P=q)|(?P<s2>[^\s\"'`]+{_MORE_WORDS}))"
           r"|(?<![\w.$-])(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|PASS(?![A-Z])|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY"
-          r"|CREDENTIALS?))(?P<caps>[A-Z][A-Z0-9_]*+)[ \t]+(?P<s2>[^\s\"'`=:][^\s\"'`]*+)",
+          r"|CREDENTIALS?))(?P<caps>[A-Z][A-Z0-9_]*+)[ \t]+(?P<s3>[^\s\"'`=:][^\s\"'`]*+)",
           stated),
     _rule("password-word", r"(?i:\b(?:password|passwd|pwd|pw))[ \t]+(?P<s>[^\s\"'`]++)",
           prose_password),

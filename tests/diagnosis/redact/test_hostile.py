@@ -32,6 +32,10 @@ PIECES = [
     "['token'] = ",
     "token=None ",
     "wandb.login(key='",
+    # `the password is` a quoted value, or words after a colon
+    "password is 'a ",
+    "password is: a ",
+    "token was `",
     # `=>` and `:=` separators
     "password => ",
     "password :=",

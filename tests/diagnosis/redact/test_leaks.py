@@ -16,6 +16,7 @@ from diagnosis.redact import Redactor
 SV = "[REDACTED:secret-value]"
 CLI = "[REDACTED:cli-password]"
 UT = "[REDACTED:url-token]"
+ST = "[REDACTED:stated-secret]"
 GHP = "ghp_L6Ch7teYjqhPApp2zBauu1zKgo6aXlrdNsmI"
 
 #: Environment variables whose last word, `key`, names a secret only with the word before it.
@@ -119,6 +120,20 @@ LEAKS = [
         'wandb.login(anonymous="never", key="0123456789abcdef0123456789abcdef01234567")',
         'wandb.login(anonymous="never", key="[REDACTED:cli-token]")',
         id="wandb-login-key-argument",
+    ),
+    # `the password is …`: a quoted value may be words, and so may a bare one after `is:`.
+    pytest.param(
+        "the password is `hunter two`", f"the password is `{ST}`", id="stated-backticked-words"
+    ),
+    pytest.param(
+        "the password was 'correct horse battery'",
+        f"the password was '{ST}'",
+        id="stated-quoted-passphrase",
+    ),
+    pytest.param(
+        "note: the password is: hunter two three",
+        f"note: the password is: {ST}",
+        id="stated-colon-passphrase",
     ),
     # Keys that name a secret with a word before `key`.
     *(pytest.param(f"{key}=Zq81xY-9k", f"{key}={SV}", id=key) for key in KEY_NAMES),
@@ -296,6 +311,8 @@ PROSE = [
     "token expired",
     "request 7 failed: token: could not be refreshed",
     "registry token: unable to reach the auth server",
+    # a sentence after `the password is`, quoted or after a colon
+    'the token was "revoked by an admin"; the password is: not set',
     # the shell's working directory in an env dump
     "PWD=/home/alice/train OLDPWD=/root HOME=/root",
     # null and boolean literals after a credential key
