@@ -68,19 +68,26 @@ _SENTENCE_VERBS = _words(
     "is was are be been not could cannot can will would may might must should has have had "
     "does did do also still already now"
 )
-#: Words that make a run of lowercase words after a key in mid-line a sentence, an error's
-#: text (`failed to fetch token: unexpected status`, `read db password: permission denied`),
-#: not a passphrase (`db password: correct horse battery staple`): function words, states,
-#: and the words Go and POSIX errors are made of.
-_SENTENCE_WORDS = (
-    _SENTENCE_VERBS
+#: Whether lowercase words after a key (in mid-line, or quoted after `password is`) are a
+#: sentence, an error's text (`failed to fetch token: unexpected status`, `read db password:
+#: permission denied`), or a passphrase (`db password: correct horse battery staple`). A
+#: sentence holds a function word no passphrase list holds (none of these is in EFF's 7,776
+#: diceware words), or starts with a state or a word Go and POSIX errors start with (a few
+#: of those are diceware words: 0.3% of passphrases start with one).
+_GLUE = _words(
+    "is was are be been being not no nor the a an to of for in into on at by with without and "
+    "or but if as than then so because due while when has have does did do can will would may "
+    "might must should it its this can't couldn't doesn't don't didn't isn't wasn't won't"
+)
+_SENTENCE_STARTS = (
+    _GLUE
+    | _SENTENCE_VERBS
     | _KEPT_VALUES
     | _words(
-        "a an the no nor or and but if as to of for from with without in into on at by than then "
-        "so because due while when before after such can't cannot couldn't doesn't don't didn't "
-        "isn't wasn't won't unexpected unknown unable invalid illegal malformed bad permission "
+        "from such that unexpected unknown unable invalid illegal malformed bad permission "
         "connection context deadline exceeded refused reset timeout timed dial lookup open read "
-        "write status request response server certificate x509 oauth2 json directory exist exists"
+        "write status request response server certificate json yaml rpc tls http directory "
+        "exist exists"
     )
 )
 _PLACEHOLDER = re.compile(
@@ -158,10 +165,15 @@ def _plain_value(m: re.Match[str], value: str, value_end: int) -> bool:
         # (`token: could not reach the server`, a log line of ours or a client's)
         goes_on = _GOES_ON.match(text, value_end) is not None
         return goes_on and value.lower() in _SENTENCE_VERBS
-    # Mid-line, an error's text (`fetch token: unexpected status`) holds a word of a sentence;
-    # a passphrase (`db password: correct horse battery staple`) does not.
-    words = (w.strip(_WORD_PUNCTUATION).lower() for w in secret_value(m).split())
-    return any(w in _SENTENCE_WORDS for w in words)
+    # Mid-line, an error's text (`fetch token: unexpected status`) reads as a sentence; a
+    # passphrase (`db password: correct horse battery staple`) does not.
+    return _sentence(secret_value(m))
+
+
+def _sentence(value: str) -> bool:
+    """Whether words read as a sentence (`_GLUE`, `_SENTENCE_STARTS`), not as a passphrase."""
+    words = [w.strip(_WORD_PUNCTUATION).lower() for w in value.split()]
+    return bool(words) and (words[0] in _SENTENCE_STARTS or any(w in _GLUE for w in words))
 
 
 def _placeholder(value: str) -> bool:
@@ -265,9 +277,8 @@ def stated(m: re.Match[str]) -> bool:
     if caps is not None and not sensitive_key(caps):
         return False
     value = secret_value(m)
-    words = [w.strip(_WORD_PUNCTUATION).lower() for w in value.split()]
-    if len(words) > 1:
-        return not any(w in _SENTENCE_WORDS for w in words)
+    if len(value.split()) > 1:
+        return not _sentence(value)
     return _credential_word(value)
 
 

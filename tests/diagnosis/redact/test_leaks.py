@@ -61,6 +61,11 @@ LEAKS = [
         id="mid-line-key-after-prose",
     ),
     pytest.param(
+        "db password: correct horse open staple",
+        f"db password: {SV}",
+        id="mid-line-passphrase-holding-an-error-word",
+    ),
+    pytest.param(
         "level=info msg=init db password: violet orbit (rotated)",
         f"level=info msg=init db password: {SV} (rotated)",
         id="mid-line-key-passphrase-then-more",
@@ -312,6 +317,8 @@ STAYS = [
     "token expired",
     "request 7 failed: token: could not be refreshed",
     "registry token: unable to reach the auth server",
+    "failed to verify token: token is expired",
+    "get token: rpc error: code = Unavailable",
     # a sentence after `the password is`, quoted or after a colon
     'the token was "revoked by an admin"; the password is: not set',
     # the shell's working directory in an env dump
