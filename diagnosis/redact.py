@@ -7,6 +7,11 @@ key name, the URL host and the surrounding sentence stay readable. Cleaning is i
 markers are never re-redacted or counted again. The shapes are in `secret_rules`; `shorten`
 and `clip` cut long quoted text without cutting through a marker.
 
+Terminal escape sequences (colour codes), control characters other than line breaks and tabs,
+and invisible format characters (zero-width, bidi, soft hyphen) are dropped first: every
+renderer drops them, so a secret they split (`ghp_abc<ESC>[0mdef…`, a coloured `password`
+key) would reach the reader whole. The rules read the text as it will be shown.
+
 A rule that rejects a value looks inside it again (`config=url?password=…`), and inside what
 it finds there, up to `_LOOKS_INSIDE` levels deep. Deeper than that it fails closed: the rest
 of the text is masked unread, so no secret a deeper look would find stays visible, and
@@ -36,6 +41,16 @@ __all__ = [
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 _AFTER_MARKER = frozenset(" \t\r\n@/:?&#\"'\\;,)]}>")
+#: An escape sequence (CSI such as a colour code, OSC such as a title or a link, or one more
+#: character), a control character but `\t`, `\n` and `\r`, a lone surrogate, or a format
+#: character (Unicode category Cf: soft hyphen, zero-width, bidi, invisible tags).
+_INVISIBLE = re.compile(
+    r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|\][^\x07\x1b\n]*+(?:\x07|\x1b\\)?|[@-_])?"
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
+    r"\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff"
+    r"\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    r"\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
 
 
 @dataclass(frozen=True)
@@ -96,6 +111,8 @@ class Redactor:
         """Return `text` with every recognised secret replaced by `[REDACTED:<kind>]`."""
         if not text:
             return ""
+        if _INVISIBLE.search(text):
+            text = _INVISIBLE.sub("", text)
         # Every rule's hints are searched once per text; only the rules they call for (and
         # the few without hints) run, in rule order. A rule that masks something changes the
         # text, and markers carry words (`key`) later rules' hints look for: the hints are

@@ -15,6 +15,7 @@ __all__ = [
     "SCHEMES",
     "authorization",
     "credential_file",
+    "element",
     "env_pair",
     "header",
     "key_value",
@@ -33,13 +34,16 @@ def _words(text: str) -> frozenset[str]:
 _QUOTED_PAIR = re.compile(r"[(\[][ \t]*([\"'])[^\"'\n]*\1[ \t]*,[ \t]*([\"'])[^\"'\n]+\2")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SUBSTRINGS = _words("password passwd passphrase secret credential cookie apikey accesskey "
-                     "privatekey sessionid authkey")  # fmt: skip
+                     "privatekey sessionid authkey encryptionkey masterkey signingkey hmackey "
+                     "appkey licensekey storagekey accountkey deploykey kagglekey "
+                     "subscriptionkey")  # fmt: skip
 _WORDS = _words("token pwd pw pass auth authorization session jwt oauth")
 _NOT_SECRET_LAST = _words(
     "name names ref refs file files path paths dir mount volume namespace type kind mode method "
     "provider url uri endpoint host server ttl expiry expires expiration timeout duration length "
     "size limit count version format enabled required secrets tokens stdin prompt helper"
 )
+_LITERALS = _words("none null nil true false")
 _FLAG_FIRST = _words("no use enable disable skip allow require with without")
 _KEPT_VALUES = _words(
     "true false yes no on off null none nil empty required optional unset redacted hidden masked "
@@ -64,12 +68,44 @@ _SENTENCE_VERBS = _words(
     "is was are be been not could cannot can will would may might must should has have had "
     "does did do also still already now"
 )
+#: Whether lowercase words after a key (in mid-line, or quoted after `password is`) are a
+#: sentence, an error's text (`failed to fetch token: unexpected status`, `read db password:
+#: permission denied`), or a passphrase (`db password: correct horse battery staple`). A
+#: sentence holds a function word no passphrase list holds (none of these is in EFF's 7,776
+#: diceware words), or starts with a state or a word Go and POSIX errors start with (a few
+#: of those are diceware words: 0.3% of passphrases start with one).
+_GLUE = _words(
+    "is was are be been being not no nor the a an to of for in into on at by with without and "
+    "or but if as than then so because due while when has have does did do can will would may "
+    "might must should it its this can't couldn't doesn't don't didn't isn't wasn't won't"
+)
+_SENTENCE_STARTS = (
+    _GLUE
+    | _SENTENCE_VERBS
+    | _KEPT_VALUES
+    | _words(
+        "from such that unexpected unknown unable invalid illegal malformed bad permission "
+        "connection context deadline exceeded refused reset timeout timed dial lookup open read "
+        "write status request response server certificate json yaml rpc tls http directory "
+        "exist exists"
+    )
+)
 _PLACEHOLDER = re.compile(
     r"\*+|x{3,}|X{3,}|\.{3,}|<[\w .-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{[^}]*\}\}|\[[\w .-]*\]"
+)
+#: Source code where a value would be (a traceback quotes its line): a call or an index on a
+#: dotted name (`os.environ["HF_TOKEN"]`, `client.get(name=n)`), on a bare name only with no
+#: argument or a quoted one (`getpass()`, `getenv("TOKEN")`: `hunter2(!)` is a password), or
+#: a shell's command substitution (`$(cat /run/secrets/pw)`); what it yields is not in the text.
+_CODE = re.compile(
+    r"(?:(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+(?:\([ \t]*+(?:[A-Za-z_\"'][^()\n]*+)?\)"
+    r"|\[[^\[\]\n]*+\])|[A-Za-z_]\w*+(?:\([ \t]*+(?:[\"'][^()\n]*+)?\)|\[[\"'][^\[\]\n]*+\])"
+    r"|\$\([^()\n]*+\))(?![^\s),;])"
 )
 SCHEMES = _words("bearer basic token digest negotiate apikey")
 _PROSE_VALUE = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _GOES_ON = re.compile(r" [A-Za-z]")
+_WORD_PUNCTUATION = ".,:;!?()[]{}\"'`"
 _BLANK = re.compile(r"[ \t]")
 _MIN_WORD_SECRET = 4  # a word with fewer letters and digits after `password is` is prose
 
@@ -110,7 +146,7 @@ def _plain_value(m: re.Match[str], value: str, value_end: int) -> bool:
     The colon form is where prose lives: `refused the credentials: Unauthorized`, an auth
     scheme (`Authorization: Basic <credential>`: the credential has its own rule), or
     containerd's `failed to fetch anonymous token: unexpected status: 401`, an unquoted key
-    mid-line followed by a lowercase word, and the sentence goes on. `value` is the word
+    mid-line followed by lowercase words that read as a sentence. `value` is the word
     judged, ending at `value_end`.
     """
     text = m.string
@@ -124,12 +160,20 @@ def _plain_value(m: re.Match[str], value: str, value_end: int) -> bool:
         return False
     key_at = m.start("key")
     line_start = text.rfind("\n", 0, key_at) + 1
-    goes_on = _GOES_ON.match(text, value_end) is not None
     if not text[line_start:key_at].strip(" \t-#"):
         # YAML: the key starts its line, unless a word of prose starts a sentence that goes on
         # (`token: could not reach the server`, a log line of ours or a client's)
+        goes_on = _GOES_ON.match(text, value_end) is not None
         return goes_on and value.lower() in _SENTENCE_VERBS
-    return goes_on
+    # Mid-line, an error's text (`fetch token: unexpected status`) reads as a sentence; a
+    # passphrase (`db password: correct horse battery staple`) does not.
+    return _sentence(secret_value(m))
+
+
+def _sentence(value: str) -> bool:
+    """Whether words read as a sentence (`_GLUE`, `_SENTENCE_STARTS`), not as a passphrase."""
+    words = [w.strip(_WORD_PUNCTUATION).lower() for w in value.split()]
+    return bool(words) and (words[0] in _SENTENCE_STARTS or any(w in _GLUE for w in words))
 
 
 def _placeholder(value: str) -> bool:
@@ -141,10 +185,14 @@ def key_value(m: re.Match[str]) -> bool:
     """`KEY=value`, `key: value`, `--key value`: a credential key with a credential value."""
     key = m.group("key")
     value, value_end = _first_word(m)
-    if _placeholder(value) or (
-        m.group("s4") is not None and _QUOTED_PAIR.match(m.string, m.start("s4"))
+    if m.group("s4") is not None and (
+        _QUOTED_PAIR.match(m.string, m.start("s4")) or _CODE.match(m.string, m.start("s4"))
     ):
-        return False  # a placeholder, or a (user, password) pair: the auth-tuple rule's
+        return False  # a (user, password) pair (the auth-tuple rule's), or source code
+    if _placeholder(value) or secret_value(m).lower() in _LITERALS:
+        return False  # `${DB_PASSWORD}`, `token=None`, `use_auth_token=True`
+    if key.lower() == "pwd" and value.startswith(("/", "~")):
+        return False  # the shell's working directory (`PWD=/home/alice`), in every env dump
     if key.lstrip("-").lower() == "authorization":
         return False  # the `authorization` rule knows its schemes
     spaced = not m.group("sep").strip()
@@ -186,13 +234,20 @@ def netrc(m: re.Match[str]) -> bool:
 
 
 def not_uid_gid(m: re.Match[str]) -> bool:
-    """`docker run -u 1000:1000` is a user and group id, not a password."""
-    return not m.group("s").isdigit()
+    """`docker run -u 1000:1000` is a user and group id, `-u http://app` a URL: no password."""
+    value = m.group("s")
+    return not value.isdigit() and not value.startswith("//")
 
 
 def env_pair(m: re.Match[str]) -> bool:
     """A `name:`/`value:` env entry whose name is a credential key."""
     return sensitive_key(m.group("name"))
+
+
+def element(m: re.Match[str]) -> bool:
+    """`<password>…</password>`: an element named for a credential, holding a value."""
+    name = m.group("key").rpartition(":")[2]
+    return sensitive_key(name) and not _placeholder(secret_value(m).strip())
 
 
 def header(m: re.Match[str]) -> bool:
@@ -213,9 +268,18 @@ def _credential_word(value: str) -> bool:
 
 
 def stated(m: re.Match[str]) -> bool:
-    """`the password is <value>` / `PASSWORD <value>` where the value reads as a credential."""
+    """`the password is <value>` / `PASSWORD <value>` where the value reads as a credential.
+
+    A value of words (quoted, or after `is:`) is a passphrase unless it reads as a sentence
+    (`the token was "revoked by an admin"`, `the password is: not set`).
+    """
     caps = m.group("caps")
-    return (caps is None or sensitive_key(caps)) and _credential_word(secret_value(m))
+    if caps is not None and not sensitive_key(caps):
+        return False
+    value = secret_value(m)
+    if len(value.split()) > 1:
+        return not _sentence(value)
+    return _credential_word(value)
 
 
 def prose_password(m: re.Match[str]) -> bool:

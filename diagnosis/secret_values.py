@@ -8,6 +8,7 @@ import re
 
 __all__ = [
     "bare_aws_secret",
+    "basic_credential",
     "bearer",
     "cli_token",
     "encoded",
@@ -19,7 +20,7 @@ __all__ = [
     "trailing_punctuation_end",
 ]
 
-_SECRET_GROUPS = ("s", "s2", "s3", "s4")
+_SECRET_GROUPS = ("s", "s2", "s3", "s4", "s5", "s6", "s7")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
@@ -75,6 +76,15 @@ def bearer(m: re.Match[str]) -> bool:
     """`bearer <token>` where the token is long or not a plain word."""
     token = secret_value(m)
     return len(token) >= _MIN_OPAQUE_TOKEN or not token.isalpha()
+
+
+def basic_credential(m: re.Match[str]) -> bool:
+    """Base64 of `user:password`, as HTTP Basic authentication sends it."""
+    try:
+        decoded = base64.b64decode(secret_value(m), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return ":" in decoded and decoded.isprintable()
 
 
 def encoded(m: re.Match[str]) -> bool:

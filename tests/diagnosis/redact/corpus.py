@@ -218,7 +218,7 @@ LEAKS: tuple[Leak, ...] = (
     Leak("caps-password-space", "PASSWORD hunter2-prod", ("hunter2-prod",), ("stated-secret",)),
     Leak("caps-env-table", "MLFLOW_TRACKING_PASSWORD   mlf-Pa55-42   (from secret mlflow-creds)", ("mlf-Pa55-42",), ("stated-secret",)),
     Leak("caps-pass-space", "env | grep DB: DB_PASS Kx9-pl2-Qw", ("Kx9-pl2-Qw",), ("stated-secret",)),
-    Leak("two-word-key-colon", "oauth app created; client secret: Zx81-sp3ctrum-99", ("Zx81-sp3ctrum-99",), ("stated-secret",)),
+    Leak("two-word-key-colon", "oauth app created; client secret: Zx81-sp3ctrum-99", ("Zx81-sp3ctrum-99",), ("secret-value",)),
     Leak("kv-pw", "./bench --user admin --pw=Tr0ub4dor-7 --rounds 3", ("Tr0ub4dor-7",), ("secret-value",)),
     Leak("npm-auth-token", f"npm config set //npm.acme.io/:_authToken {OAUTH_PROXY}", (OAUTH_PROXY,), ("cli-token",)),
     Leak("blob-after-key", "wandb: using key Zq81xYwAbcdEF9gH2kLmN0pQ for run 7", ("Zq81xYwAbcdEF9gH2kLmN0pQ",), ("secret-blob",)),
@@ -260,6 +260,11 @@ LEAKS: tuple[Leak, ...] = (
     Leak("vault-batch-env", f"VAULT_TOKEN={VAULT_BATCH} python fetch_creds.py", (VAULT_BATCH,), ("vendor-token",)),
     Leak("postman-key", f"newman run api.json --postman-api-key-alias ci {POSTMAN}", (POSTMAN_ID, POSTMAN_SECRET), ("vendor-token",)),
     Leak("tailscale-key", f"tailscale up --authkey={TAILSCALE} --hostname=trainer-0", (TAILSCALE,), ("vendor-token",)),
+    # ------------------------------------------------------------ found by hunting
+    Leak("maven-settings-xml", "[ERROR] settings.xml: <server><id>nexus</id><username>ci</username><password>Mvn-Pa55-42</password></server>", ("Mvn-Pa55-42",), ("xml-secret",)),
+    Leak("npm-token-prose", "npm ERR! 401 Unauthorized: using npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5 for registry.npmjs.org", ("npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5",), ("vendor-key",)),
+    Leak("gcp-access-token-prose", "metadata server returned ya29.a0AfB_byC7dE9fG1hI3jK5lM7nO9pQ1rS3tU5vW7xY9zA1bC3dE5fG7 (expires in 3599s)", ("ya29.a0AfB_byC7dE9fG1hI3jK5lM7nO9pQ1rS3tU5vW7xY9zA1bC3dE5fG7",), ("vendor-key",)),
+    Leak("basic-credential-prose", f"registry client: retrying GET /v2/ with Basic {BASIC} after 401", (BASIC,), ("basic-credential",)),
     Leak("event-last-applied", 'kubectl.kubernetes.io/last-applied-configuration: {"apiVersion":"v1","data":{"password":"aHVudGVyMi1wcm9k"},"kind":"Secret","metadata":{"name":"db"}}', ("aHVudGVyMi1wcm9k",), ("secret-value",)),
 )
 
