@@ -78,6 +78,16 @@ _SYMPTOM_WORDS = _set(
     crashlooped crashloops oomed backoff"""
 )
 
+#: What pods and workloads show as their status: a state (`stuck at ContainerCreating`),
+#: never where or what (`at`/`in` before it reads no cluster or project).
+_STATES = _set(
+    """containercreating podinitializing terminating terminated completed succeeded unknown
+    creating deleting suspended resuming degraded timedout createcontainerconfigerror
+    createcontainererror runcontainererror containerstatusunknown invalidimagename
+    errimageneverpull imageinspecterror registryunavailable failedscheduling unschedulable
+    failedmount failedattachvolume notready schedulinggated"""
+)
+
 _HYPHENATED = _set(
     """crash-loop crash-looping crash-looped image-pull re-run re-check re-diagnose out-of-memory
     oom-killed follow-up set-up check-in e-mail real-time right-now read-only built-in up-to-date
@@ -86,7 +96,7 @@ _HYPHENATED = _set(
 )
 
 #: Never a workload, project or cluster name, wherever it stands.
-NOT_NAMES = CHATTER | FILLER | _SMALL | _SYMPTOM_WORDS | _HYPHENATED
+NOT_NAMES = CHATTER | FILLER | _SMALL | _SYMPTOM_WORDS | _STATES | _HYPHENATED
 
 #: "the second one" picks the second button.
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2}

@@ -1317,6 +1317,34 @@ ROWS: list[Row] = [
         workload="train-bert",
         symptom=PULL,
     ),
+    # a pod's status after `at`, `in` or `on` is the symptom, never a cluster or a project
+    r("@bot stuck at ContainerCreating", "cluster", symptom=PENDING),
+    r("@bot train-bert stuck at ContainerCreating", "cluster", workload="train-bert", symptom=PENDING),
+    r(
+        "@bot train-bert is stuck in ContainerCreating on prod-a, nlp",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r("@bot stuck in Pending", "cluster", symptom=PENDING),
+    r("@bot stuck on Init:0/1", "cluster", symptom=INIT),
+    r("@bot stuck in ImagePullBackOff", "cluster", symptom=PULL),
+    r(
+        "@bot pods stuck at PodInitializing for train-bert",
+        "cluster",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert stuck at CreateContainerConfigError on prod-b",
+        "project",
+        cluster="prod-b",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r("why is it stuck at ContainerCreating?", directed=False, symptom=PENDING),
+    r("hmm no, it's still stuck in ContainerCreating", directed=False, symptom=PENDING),
     # --- a pasted `kubectl get` table: rows are pods; READY and AGE are nothing ----------------
     r(
         "@bot why did `bert-ft-squad` fail? see [UI](https://acme.run.ai/workloads) and:\n"
