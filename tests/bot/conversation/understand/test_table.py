@@ -199,6 +199,21 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    # a project in brackets after the cluster is the project, and the cluster stays one
+    r("@bot train-bert on prod-a (nlp)", cluster="prod-a", project="nlp", workload="train-bert"),
+    r(
+        "@bot train-bert keeps getting OOMKilled at prod-a (ml-team)",
+        cluster="prod-a",
+        project="ml-team",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did `train-bert` fail on *prod-a* (`nlp`)?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot prod-a (vision) eval-7", cluster="prod-a", project="vision", workload="eval-7"),
     r(
         "@bot #prod-b `bert-ft-3` in vision",
         cluster="prod-b",
@@ -1773,6 +1788,13 @@ GUESSES: list[Row] = [
         others=("bert-ft-3",),
     ),
     r("@bot nlp/train-bert on prod-a", cluster="prod-a", project="nlp", workload="train-bert"),
+    r("@bot train-bert on prod-a (nlp)", cluster="prod-a", project="nlp", workload="train-bert"),
+    r(
+        "@bot why did train-bert fail at prod-b (vision)?",
+        cluster="prod-b",
+        project="vision",
+        workload="train-bert",
+    ),
 ]
 
 
