@@ -9,9 +9,9 @@ from functools import cached_property
 
 from bot.conversation.parse import Query
 from bot.conversation.understand.found import Found
-from bot.conversation.understand.vocabulary import is_common
+from bot.conversation.understand.vocabulary import is_common, near_misses
 
-__all__ = ["Known", "linked", "merged", "not_known", "unplaced", "whole_words"]
+__all__ = ["Known", "as_workload", "linked", "merged", "not_known", "unplaced", "whole_words"]
 
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -141,6 +141,33 @@ def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()
         cluster_options=cluster_options,
         project_options=project_options,
     )
+
+
+def as_workload(query: Query, known: Known) -> tuple[Query, tuple[str, ...]]:
+    """`OOM on train-bert`, `NCCL timeout in train-bert-2`: the place read is the workload.
+
+    For a message that names no workload otherwise: a cluster read only from `on X`/`at X`
+    (or else a project only from `in X`) that is shaped like a workload's name and, once
+    the clusters (or projects) are listed, is none of the known clusters and projects nor
+    close to one (`prod-aa` is a near miss, asked about). The slot it left is asked. Also
+    returns the name still to link while that list is not known (`Understood.unplaced`).
+    """
+    for slot, value, listed in (
+        ("cluster", query.cluster, known.clusters),
+        ("project", query.project, known.projects),
+    ):
+        if value is None or value not in query.placed:
+            continue
+        if _UUID.match(value.lower()) or not _NAME_SHAPED.search(value):
+            return query, ()
+        if listed is None:
+            return query, (value.lower(),)
+        if known.is_cluster(value) or known.is_project(value) or near_misses(value, listed):
+            return query, ()
+        if slot == "cluster":
+            return replace(query, workload_name=value.lower(), cluster=None), ()
+        return replace(query, workload_name=value.lower(), project=None), ()
+    return query, ()
 
 
 def not_known(said: Query, used: Query, known: Known) -> tuple[str, ...]:

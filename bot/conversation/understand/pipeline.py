@@ -23,6 +23,7 @@ from bot.conversation.understand.dates import dated, without_dates
 from bot.conversation.understand.identifiers import extract
 from bot.conversation.understand.linking import (
     Known,
+    as_workload,
     linked,
     merged,
     not_known,
@@ -164,6 +165,8 @@ def understand(
     said, query = query, linked(query, rest, known, plain.channels)
     if query.workload_id:
         others = []
+    named = bool(others or found.pods or has_workload or wrong or (fragment and correction))
+    query, doubtful = _placed(query, known, named=named, expecting=expecting)
     if wrong is not None:
         spare = unplaced(rest, query, (), plain.channels)
         query, others = _retargeted(query, others, wrong.group(1).lower(), spare)
@@ -179,9 +182,24 @@ def understand(
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
-        unplaced=unplaced(rest, query, pods, plain.channels),
+        unplaced=(*unplaced(rest, query, pods, plain.channels), *doubtful),
         not_known=not_known(said, query, known),
     )
+
+
+def _placed(
+    query: Query, known: Known, *, named: bool, expecting: Expecting | None
+) -> tuple[Query, tuple[str, ...]]:
+    """`why does nccl-2.18 hang on train-bert`: where it happens is the workload (`as_workload`).
+
+    Only when nothing else names the workload (`named`: other names, pods, the thread's
+    workload, or a slot corrected) and the bot did not ask for a cluster or a project.
+    """
+    if named or query.workload_name or query.workload_id:
+        return query, ()
+    if expecting in {Expecting.CLUSTER, Expecting.PROJECT}:
+        return query, ()
+    return as_workload(query, known)
 
 
 def _slots(query: Query) -> bool:

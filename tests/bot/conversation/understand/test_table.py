@@ -402,6 +402,41 @@ ROWS: list[Row] = [
         symptom=CRASH,
     ),
     r("@bot qwen-2.5 failed, prod-a", "project", cluster="prod-a", workload="qwen-2.5"),
+    # a library, with its version or not, is never the workload, not even as what failed;
+    # where it fails (`on X`, `in X`) is the workload unless a cluster or project is called X
+    r("@bot why does nccl-2.18 hang", "cluster"),
+    r("@bot why does nccl-2.18 hang on train-bert", "cluster", workload="train-bert"),
+    r(
+        "@bot why does cuda-12.4 fail on train-bert in nlp",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot is nccl-2.18 stuck on prod-a?", "workload", cluster="prod-a", symptom=PENDING),
+    r("@bot why is python3.11 crashing", "cluster"),
+    r("@bot torch 2.3 OOM on train-bert", "cluster", workload="train-bert"),
+    r("@bot nccl timeout on train-bert-2", "cluster", workload="train-bert-2"),
+    r(
+        "@bot NCCL watchdog timeout in train-bert-2, prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-bert-2",
+    ),
+    r("@bot errors on `eval-7` since 3am :fire:", "cluster", workload="eval-7"),
+    r(
+        "@bot why did it fail on prod-aa",  # a near miss is a cluster, asked about
+        "cluster? prod-a prod-b prod-c",
+        cluster="prod-aa",
+        near_clusters=("prod-a", "prod-b", "prod-c"),
+    ),
+    r("@bot why does nccl-2.18 hang on prod-b", "workload", cluster="prod-b"),
+    r("@bot why is nccl-2.18 slow in vision?", "cluster", project="vision"),
+    r(
+        "@bot eval-7 (v2) in vision on prod-a",
+        cluster="prod-a",
+        project="vision",
+        workload="eval-7",
+    ),
     # a month is never a project, a quarter or a bare version number never a workload
     r(
         "@bot training-job-42 on prod-a has been failing in November",
@@ -1334,7 +1369,12 @@ ROWS: list[Row] = [
     ),
     # a pod's status after `at`, `in` or `on` is the symptom, never a cluster or a project
     r("@bot stuck at ContainerCreating", "cluster", symptom=PENDING),
-    r("@bot train-bert stuck at ContainerCreating", "cluster", workload="train-bert", symptom=PENDING),
+    r(
+        "@bot train-bert stuck at ContainerCreating",
+        "cluster",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
     r(
         "@bot train-bert is stuck in ContainerCreating on prod-a, nlp",
         cluster="prod-a",
