@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
+from bot.conversation.intent import alongside
 from bot.conversation.parse import Expecting, FollowUp, Query, parse, symptom_said
 from bot.conversation.parse_bounds import bounded
 from bot.conversation.understand.dates import dated, without_dates
@@ -145,7 +146,11 @@ def understand(
         chatter = Query(chatter=True, ignored_chars=capped.ignored)
         return Understood(chatter, talk=talk, thanks=thanks)
     named = bool(found.anything or query.workload_name or query.workload_id)
-    if asked and query.symptom is None and (named or correction or _slots(query)):
+    if (
+        asked
+        and query.symptom is None
+        and (named or _correcting(rest, correction=correction) or _slots(query))
+    ):
         # a request, not talk: `eval-7: CrashLoopBackOff`, `wrong job, it's eval-7 that's stuck`
         symptom = symptom or stuck_said or symptom_said(rest)
     rerun = query.follow_up is FollowUp.RERUN and not named
@@ -200,6 +205,11 @@ def _placed(
     if expecting in {Expecting.CLUSTER, Expecting.PROJECT}:
         return query, ()
     return as_workload(query, known)
+
+
+def _correcting(rest: str, *, correction: bool) -> bool:
+    """A correction (`no, it's crashlooping`), not someone agreeing (`no, same here, …`)."""
+    return correction and not alongside(rest)
 
 
 def _slots(query: Query) -> bool:

@@ -1771,6 +1771,25 @@ ROWS: list[Row] = [
     r("same here, still crashlooping", directed=False),
     r("it crashed on me too", directed=False),
     r("same, it hasn't started for me either", directed=False),
+    # ... even after `no`, `sorry` or `wait`: someone agreeing corrects nothing
+    r("no, same here, still crashlooping", directed=False),
+    r("nope, same for me, still pending", directed=False),
+    r("sorry, same issue here - stuck in init", directed=False),
+    r("no, me too, image pull errors", directed=False),
+    r("wait, mine is stuck pending too", directed=False),
+    r("no, still crashlooping here", directed=False),
+    r("actually same, crashlooping on my side as well", directed=False),
+    # ... while a correction of the symptom, or of a slot, still is one
+    r("no, it's crashlooping, not pending", directed=False, symptom=CRASH),
+    r("no, it takes too long, still pending", directed=False, symptom=PENDING),
+    r(
+        "no, same here on prod-b, still crashlooping",
+        directed=False,
+        cluster="prod-b",
+        symptom=CRASH,
+        correction=True,
+    ),
+    r("@bot no, same here, still crashlooping", symptom=CRASH),  # addressed to the bot
 ]
 
 
