@@ -11,7 +11,15 @@ from bot.conversation.parse import Query
 from bot.conversation.understand.found import Found
 from bot.conversation.understand.vocabulary import is_common, near_misses
 
-__all__ = ["Known", "as_workload", "linked", "merged", "not_known", "unplaced", "whole_words"]
+__all__ = [
+    "Known",
+    "as_workload",
+    "linked",
+    "merged",
+    "not_known",
+    "unplaced",
+    "whole_words",
+]
 
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -217,7 +225,11 @@ def _choice(
 def _typed(
     query: Query, rest: str, words: list[str], known: Known
 ) -> tuple[str | None, str | None, str | None]:
-    """The typed cluster, project and workload, each an everyday word only if known."""
+    """The typed cluster, project and workload, each an everyday word only if known.
+
+    A known project is never the cluster, nor a known cluster the project (`on nlp`, `in
+    prod-a`: the preposition was the wrong one, the name is right).
+    """
     cluster, project, name = query.cluster, query.project, query.workload_name
     pieces = _contractions(rest)  # `doesn't` is never `doesn` and `t`
     if cluster and (is_common(cluster) or cluster.lower() in pieces):
@@ -228,6 +240,10 @@ def _typed(
             if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
                 name = cluster.lower()
             cluster = exact
+        elif known.is_project(cluster):
+            cluster = None  # `eval-7 on nlp`: the project, which `linked` reads as one
+    if project and known.is_cluster(project) and not known.is_project(project):
+        project = None  # `eval-7 failed in prod-a`: the cluster, which `linked` reads as one
     if project and (is_common(project) or project in pieces):
         project = project if known.is_project(project) else None
     if name and (is_common(name) or name in pieces):

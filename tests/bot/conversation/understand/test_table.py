@@ -1033,6 +1033,10 @@ ROWS: list[Row] = [
         project="ml-team",
         workload="training-job-42",
     ),
+    # a known cluster after `in` is the cluster, a known project after `on` the project
+    r("@bot why did eval-7 fail in prod-a", "project", cluster="prod-a", workload="eval-7"),
+    r("@bot eval-7 on nlp in prod-b", cluster="prod-b", project="nlp", workload="eval-7"),
+    r("@bot eval-7 on vision", "cluster", project="vision", workload="eval-7"),
     # --- chatter: never a slot ------------------------------------------------------------
     r("brb", directed=False, chatter=True),
     r("checking now", directed=False, chatter=True),
