@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime
 from bot.conversation.intent import alongside
 from bot.conversation.parse import Expecting, FollowUp, Query, parse, symptom_said
 from bot.conversation.parse_bounds import bounded
-from bot.conversation.understand.dates import dated, without_dates
+from bot.conversation.understand.dates import dated
 from bot.conversation.understand.identifiers import extract
 from bot.conversation.understand.linking import (
     Known,
@@ -31,10 +31,11 @@ from bot.conversation.understand.linking import (
     unplaced,
     whole_words,
 )
-from bot.conversation.understand.markup import FENCE, Markup, normalise
+from bot.conversation.understand.markup import Markup, normalise
+from bot.conversation.understand.pasted import further, uncoded
 from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common
 from bot.conversation.understand.when import stuck, weekday_lookback
-from bot.conversation.words import THANKS, without_times
+from bot.conversation.words import THANKS
 
 __all__ = ["BOT_NAMES", "Known", "Understood", "understand"]
 
@@ -118,7 +119,7 @@ def understand(
     if plain.addressed_other and not directed:
         return Understood(Query(chatter=True, ignored_chars=capped.ignored), talk=True)
     found = extract(plain.text, plain.links, known.folded[1], known.folded[0])
-    rest = _uncoded(_without(found.rest, found.ignored_uuids))
+    rest, pasted = uncoded(_without(found.rest, found.ignored_uuids))
     today = today or datetime.now(UTC).date()
     day = dated(rest, today, asked=not directed)  # `on 2025-11-04` is never a cluster
     asked = not directed and expecting is None
@@ -175,7 +176,7 @@ def understand(
     if wrong is not None:
         spare = unplaced(rest, query, (), plain.channels)
         query, others = _retargeted(query, others, wrong.group(1).lower(), spare)
-    others = [n for n in others if n not in {query.workload_name, query.cluster, query.project}]
+    others = further(others, query, pasted)
     pods = tuple(found.pods) if not (query.workload_name or query.workload_id) else ()
     names_something = query.names_something or bool(pods or fragment)
     return Understood(
@@ -254,22 +255,3 @@ def _without(text: str, uuids: set[str]) -> str:
     if not uuids:
         return text
     return _UUID.sub(lambda m: " " if m.group(0).lower() in uuids else m.group(0), text)
-
-
-#: Between code blocks cut in one pass: a character no message keeps (`clean` drops it).
-_APART = "\x00"
-
-
-def _uncoded(text: str) -> str:
-    """`text` without its `FENCE` lines, its code blocks' times and dates cut (`AGE 5m`)."""
-    if FENCE not in text:
-        return text
-    blocks = text.split(FENCE)
-    code = blocks[1::2]
-    # All blocks in one pass (a message of backticks is thousands of empty blocks); no time or
-    # date spans the NUL between two, and should one ever take it, each block goes alone.
-    cut = without_times(without_dates(_APART.join(code))).split(_APART)
-    if len(cut) != len(code):
-        cut = [without_times(without_dates(block)) for block in code]
-    blocks[1::2] = cut
-    return "\n".join(blocks)

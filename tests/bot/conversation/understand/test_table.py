@@ -1404,6 +1404,35 @@ ROWS: list[Row] = [
     ),
     r("why is it stuck at ContainerCreating?", directed=False, symptom=PENDING),
     r("hmm no, it's still stuck in ContainerCreating", directed=False, symptom=PENDING),
+    # --- a pasted `kubectl describe`: who reported an event, its count, what it names ---------
+    r(
+        "@bot why is this stuck?\n```$ kubectl describe pod train-bert-0-0 -n runai-nlp\n"
+        "Name:         train-bert-0-0\nNamespace:    runai-nlp\nStatus:       Pending\nEvents:\n"
+        "  Type     Reason            Age   From             Message\n"
+        "  Warning  FailedScheduling  2m    runai-scheduler  0/8 nodes are available: "
+        "8 Insufficient nvidia.com/gpu.```\non prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("train-bert-0-0",),
+        symptom=PENDING,
+    ),
+    r(
+        "@bot help pls :pray:\n```Events:\n  Type     Reason       Age                From     "
+        "Message\n  Warning  FailedMount  3m (x12 over 25m)  kubelet  MountVolume.SetUp failed "
+        'for volume "data" : persistentvolumeclaim "nlp-data" not found```\n'
+        "it's train-bert in nlp, prod-b",
+        cluster="prod-b",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot ```Warning  BackOff  2m (x40 over 12m)  kubelet  Back-off restarting failed "
+        "container trainer in pod eval-7-0-0_runai-vision(5d0c2b8e)```\nthat's eval-7 on prod-c, "
+        "vision",
+        cluster="prod-c",
+        project="vision",
+        workload="eval-7",
+    ),
     # --- a pasted `kubectl get` table: rows are pods; READY and AGE are nothing ----------------
     r(
         "@bot why did `bert-ft-squad` fail? see [UI](https://acme.run.ai/workloads) and:\n"
