@@ -42,7 +42,7 @@ def uncoded(text: str) -> tuple[str, frozenset[str]]:
 def further(others: list[str], query: Query, pasted: frozenset[str]) -> list[str]:
     """The further workloads: never a slot's value, nor only pasted beside one written.
 
-    `pasted`: the words only code blocks hold (`uncoded`). A workload the asker wrote
+    `pasted`: the words only code blocks (`uncoded`) or quotes hold. A workload the asker wrote
     (`it's train-bert`) is the one asked about; a paste's `pvc "nlp-data" not found` is not
     a second one. Names that are all pasted (a list of workloads) are kept.
     """

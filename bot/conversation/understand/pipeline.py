@@ -176,7 +176,7 @@ def understand(
     if wrong is not None:
         spare = unplaced(rest, query, (), plain.channels)
         query, others = _retargeted(query, others, wrong.group(1).lower(), spare)
-    others = further(others, query, pasted)
+    others = further(others, query, pasted | plain.quoted)
     pods = tuple(found.pods) if not (query.workload_name or query.workload_id) else ()
     names_something = query.names_something or bool(pods or fragment)
     return Understood(

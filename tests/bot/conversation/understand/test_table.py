@@ -275,6 +275,25 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    # a quoted earlier message comes after what the asker writes now
+    r(
+        "@bot why did train-bert fail\n> it was fine on prod-b\nit's on prod-a now",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r(
+        "@bot > eval-7 in vision died on prod-b\nsame for train-bert in nlp on prod-a?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot > @alice: train-bert died again on prod-a\ncan you check? nlp",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
     r(
         "@bot ```train-bert in nlp on prod-a```",
         cluster="prod-a",
