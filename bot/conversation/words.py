@@ -289,6 +289,13 @@ def _loose(text: str) -> int:
     return sum(1 for w in words if w and w not in _ASKING and not _NAMED.search(w))
 
 
+#: Where a running job hangs (`stuck at step 0`, `stuck in the dataloader`, `stuck at 99%`):
+#: it is running, so that `stuck` asks nothing about Pending.
+_AT_A_STEP = (
+    r"\s++(?:at|on|in|during|after)\s++(?:the\s++|a\s++)?(?:steps?|epochs?|iter(?:ation)?s?|"
+    r"barrier|checkpoint(?:ing)?|batch(?:es)?|dataloader|all-?reduce|all-?gather|nccl|"
+    r"\d++(?:\.\d++)?+\s*+%)"
+)
 #: Past tense: "why did it fail" asks about a finished run, not a current symptom.
 PAST = re.compile(
     r"\b(did|was|were|failed|crashed|died|last run|yesterday|earlier)\b", re.IGNORECASE
@@ -323,7 +330,8 @@ SYMPTOMS: tuple[tuple[Symptom, re.Pattern[str]], ...] = (
     (
         Symptom.PENDING,
         re.compile(
-            r"\b(?:stuck|pending|queued|still waiting|not (?:yet )?scheduled)\b", re.IGNORECASE
+            rf"\b(?:stuck(?!{_AT_A_STEP})|pending|queued|still waiting|not (?:yet )?scheduled)\b",
+            re.IGNORECASE,
         ),
     ),
 )

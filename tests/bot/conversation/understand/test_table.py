@@ -1390,6 +1390,22 @@ ROWS: list[Row] = [
         workload="train-bert",
         symptom=PULL,
     ),
+    # ... and a running job stuck at a step of its training is no Pending question
+    r("@bot why is train-bert stuck on step 0", "cluster", workload="train-bert"),
+    r(
+        "@bot train-bert stuck at barrier on prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r("@bot why is train-bert stuck at 99%?", "cluster", workload="train-bert"),
+    r(
+        "@bot train-bert stuck in the dataloader, nlp on prod-b",
+        cluster="prod-b",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot eval-7 hangs at checkpoint, prod-a", "project", cluster="prod-a", workload="eval-7"),
     # a pod's status after `at`, `in` or `on` is the symptom, never a cluster or a project
     r("@bot stuck at ContainerCreating", "cluster", symptom=PENDING),
     r(
