@@ -1333,6 +1333,32 @@ ROWS: list[Row] = [
     r("it was fine over the weekend", directed=False),
     r("I'll check the last 3 days myself", directed=False),
     r("it died after 5m", directed=False),
+    # how long a run ran is no lookback, in a request either
+    r(
+        "@bot train-bert in nlp on prod-a died after 30 min",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot train-bert on prod-a crashed 2h in",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a: NCCL timeout after about an hour",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot train-bert OOMs after 2 hours on prod-a in nlp, last 7 days",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="7d",
+    ),
     # --- "stuck" questions are about the current run ---------------------------------------
     r(
         "@bot train-bert in nlp on prod-a hasn't started in 20 min",
