@@ -153,7 +153,7 @@ def _workload(text: str, query: Query, *, bare: bool) -> Query:
     failed = subjects(text) if bare else frozenset()  # `why did qwen-2.5 fail`: not a version
     versions: dict[str, None] = {}
     for raw in text.split():
-        token = raw.strip(_PUNCTUATION).lower()
+        token = raw.strip(_PUNCTUATION).lower().removesuffix("'s")  # `train-bert's pods`
         if UUID_RE.match(token):
             workload_id = workload_id or token
         elif not (bare and NAME_RE.match(token) and any(ch.isdigit() or ch == "-" for ch in token)):

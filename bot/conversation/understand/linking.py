@@ -285,6 +285,7 @@ def unplaced(
 def whole_words(query: Query, rest: str) -> Query:
     """Values that are whole words of the message (`in` inside `built-in` reads no `built-`)."""
     words = {w.strip(_PUNCTUATION).lower() for w in rest.split()}
+    words |= {p for p in map(_possessor, rest.split()) if p}  # `train-bert's pods`
 
     def whole(value: str | None) -> str | None:
         return value if value is None or value.lower() in words else None
@@ -299,11 +300,23 @@ def whole_words(query: Query, rest: str) -> Query:
 
 
 def _contractions(text: str) -> set[str]:
-    """The parts of every word with an apostrophe (`doesn't` → `doesn`, `t`)."""
+    """The parts of every word with an apostrophe (`doesn't` → `doesn`, `t`).
+
+    Not what owns something (`train-bert's pods`): that is a whole word, a name or not.
+    """
     parts: set[str] = set()
     for word in _APOSTROPHE.findall(text):
-        parts.update(p.lower() for p in re.split(r"['\u2019]", word) if p)
+        split = [p.lower() for p in re.split(r"['\u2019]", word) if p]
+        parts.update(split[1:] if _possessor(word) else split)
     return parts
+
+
+def _possessor(word: str) -> str | None:
+    """`train-bert` of `train-bert's` (with either apostrophe); None: no `'s` ends the word."""
+    head, _, tail = word.lower().rstrip(_PUNCTUATION).rpartition("s")
+    if tail or not head.endswith(("'", "\u2019")):
+        return None
+    return head[:-1] or None
 
 
 def _words(text: str) -> list[str]:

@@ -275,6 +275,20 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    # what owns something is a whole word: `train-bert's pods` names train-bert
+    r(
+        "@bot train-bert's pods on prod-a keep restarting",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot why did train-bert\u2019s pods die on prod-a in nlp",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
     # a quoted earlier message comes after what the asker writes now
     r(
         "@bot why did train-bert fail\n> it was fine on prod-b\nit's on prod-a now",
