@@ -97,8 +97,12 @@ _CANDIDATE = re.compile(
 # runai-openapi-2.24-subset.json), so `job qwen-2.5` and `why did qwen-2.5 fail` read it.
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
-# `Q4`, `v2`, `v1.2.3`; `x12`, how often `kubectl describe` saw an event (`3m (x12 over 25m)`)
-_NEVER_RE = re.compile(r"^(?:q[1-4]|v\d++(?:\.\d++)*+|x\d++)$", re.IGNORECASE)
+# `Q4`, `v2`, `v1.2.3`; `x12`, how often `kubectl describe` saw an event (`3m (x12 over 25m)`);
+# an amount of memory (`64Gi`, `80GB`, `512Mi`)
+_NEVER_RE = re.compile(
+    r"^(?:q[1-4]|v\d++(?:\.\d++)*+|x\d++|\d++(?:\.\d++)?+(?:[kmgtp]i?b?|[kmgtp]ib))$",
+    re.IGNORECASE,
+)
 # ... yet the subject of a failure is the workload it names: `why did qwen-2.5 fail`, `is
 # qwen-2.5 crashlooping?`, `qwen-2.5 failed in nlp` (a version is what was bumped, never
 # what failed or is stuck). Each starts at a question word, the text's start or a clause's.

@@ -1,4 +1,4 @@
-"""The software a workload runs, never a workload: libraries, runtimes, drivers, cluster parts.
+"""What a workload runs on, never a workload: libraries, runtimes, drivers, GPUs, cluster parts.
 
 `why does nccl-2.18 hang`, `cuda 12.4 OOM on train-bert`, `after the torch-2.3 bump`: the
 library (with its version or not) is what the workload uses, so it is never read as the
@@ -39,6 +39,11 @@ _COMPONENTS = _set(
     nvidia-device-plugin nvidia-dcgm-exporter dcgm-exporter gpu-feature-discovery
     node-exporter runai-operator runai-agent"""
 )
+#: GPUs by model (`OOM on a100`, `the h100 nodes`): hardware, never a workload.
+_GPUS = _set(
+    """a100 a100-40gb a100-80gb h100 h100-80gb h200 b100 b200 gb200 gh200 v100 a10 a10g a30
+    a40 l4 l40 l40s t4 p100 k80 mi250 mi250x mi300 mi300x"""
+)
 _NAMES = "|".join(re.escape(n) for n in sorted(_LIBRARIES, key=len, reverse=True))
 # A library, then a version (`nccl-2.18`, `cuda12.4`, `python3.11`, `torch-2.3.0`) and its
 # build tags (`-cu121`, `-py3`), all optional. Possessive: each character is read once.
@@ -49,6 +54,6 @@ _LIBRARY_RE = re.compile(
 
 
 def is_software(word: str) -> bool:
-    """Whether `word` names a library (with or without its version) or a cluster component."""
+    """Whether `word` names a library (with or without its version), a GPU or a component."""
     folded = word.lower()
-    return folded in _COMPONENTS or bool(_LIBRARY_RE.match(folded))
+    return folded in _COMPONENTS or folded in _GPUS or bool(_LIBRARY_RE.match(folded))

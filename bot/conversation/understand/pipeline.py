@@ -171,7 +171,7 @@ def understand(
     said, query = query, linked(query, rest, known, plain.channels)
     if query.workload_id:
         others = []
-    named = bool(others or found.pods or has_workload or wrong or (fragment and correction))
+    named = bool(others or found.pods or wrong or (correction and (has_workload or fragment)))
     query, doubtful = _placed(query, known, named=named, expecting=expecting)
     if wrong is not None:
         spare = unplaced(rest, query, (), plain.channels)
@@ -198,8 +198,8 @@ def _placed(
 ) -> tuple[Query, tuple[str, ...]]:
     """`why does nccl-2.18 hang on train-bert`: where it happens is the workload (`as_workload`).
 
-    Only when nothing else names the workload (`named`: other names, pods, the thread's
-    workload, or a slot corrected) and the bot did not ask for a cluster or a project.
+    Only when nothing else names the workload (`named`: other names, pods, or a correction
+    of the thread's request) and the bot did not ask for a cluster or a project.
     """
     if named or query.workload_name or query.workload_id:
         return query, ()

@@ -205,6 +205,13 @@ async def test_a_library_alone_is_never_the_workload_so_the_workload_is_asked(de
     assert asked.text.startswith("Which workload?")
 
 
+async def test_in_a_thread_where_a_library_hangs_is_the_next_workload(demo):
+    await demo.say(EVERYTHING)
+    [report] = reports(await demo.say("why does nccl-2.18 hang on eval-harness?"))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "eval-harness"
+
+
 async def test_where_a_known_cluster_is_named_a_library_leaves_the_workload_asked(demo):
     asked = (await demo.say("why does nccl-2.18 hang on prod-a")).last()
     assert isinstance(asked, Question)

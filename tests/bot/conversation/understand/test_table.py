@@ -448,6 +448,7 @@ ROWS: list[Row] = [
     r("@bot is nccl-2.18 stuck on prod-a?", "workload", cluster="prod-a", symptom=PENDING),
     r("@bot why is python3.11 crashing", "cluster"),
     r("@bot torch 2.3 OOM on train-bert", "cluster", workload="train-bert"),
+    r("@bot OOM on a100 for train-bert, needs 80GB", "cluster", workload="train-bert"),
     r("@bot nccl timeout on train-bert-2", "cluster", workload="train-bert-2"),
     r(
         "@bot NCCL watchdog timeout in train-bert-2, prod-a",
@@ -2044,6 +2045,9 @@ IN_A_THREAD: list[Row] = [
         workload="prep-coco",
         symptom=PENDING,
     ),
+    r("bumped the limit to 64Gi, still OOMKilled. why?", directed=False),  # an amount
+    r("why does nccl-2.18 hang on eval-7?", workload="eval-7"),  # where a library hangs
+    r("it's also failing on eval-7", directed=False, workload="eval-7"),
 ]
 
 
