@@ -91,7 +91,8 @@ _STATES = _set(
 _HYPHENATED = _set(
     """crash-loop crash-looping crash-looped image-pull re-run re-check re-diagnose out-of-memory
     oom-killed follow-up set-up check-in e-mail real-time right-now read-only built-in up-to-date
-    non-zero init-container init-containers cross-post cross-posted cross-posting x-post
+    non-zero non-ready not-ready non-running init-container init-containers cross-post
+    cross-posted cross-posting x-post
     x-posted x-posting"""
 )
 

@@ -107,7 +107,7 @@ def _link(link: Link, found: Found) -> None:
 
 def _alert_title(title: str, found: Found, clusters: set[str]) -> str:
     """`[FIRING:1] KubePodCrashLooping runai-nlp (… bert-ft-0-0 … <pod uid>)`: values only."""
-    for word in re.split(r"[\s(),]++", title):
+    for word in re.split(r"[\s(),/]++", title):  # `(runai-nlp/bert-ft-0-0)`: namespace, pod
         if word.casefold() in clusters:
             found.cluster = found.cluster or word
         elif word.lower().startswith(NAMESPACE_PREFIX):

@@ -75,7 +75,7 @@ def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
     project = typed_project or found.guessed_project
     workload_id = found.workload_id or query.workload_id
     free = [n for n in (query.workload_name, *query.others) if n is not None]
-    taken = {cluster, project, *found.pods}
+    taken = {cluster, project, *(p for p in found.pods if p not in found.names)}
     names = _workloads([*found.names, *(n for n in free if not is_common(n))], taken, known)
     if not (names or found.pods):  # `why did qwen-2.5 fail`, with no other workload named
         names = _workloads(query.versions, taken, known)

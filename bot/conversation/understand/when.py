@@ -4,7 +4,8 @@
 "since the deploy" names no time at all: it is kept as said, so the answer can say which
 lookback was used instead. "hasn't started in 20 min" is how long something has been
 waiting, not a lookback: it asks why the current run is not running (the Pending answer).
-"died after 30 min" and "OOMed 2h in" are how long a run ran: no lookback either.
+"died after 30 min", "OOMed 2h in" and an alert's "for longer than 15 minutes" are how
+long a run ran or waited: no lookback either.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ _STUCK = re.compile(
 _AMOUNT = r"(?:\d++\s*+|(?:an?|one|two|three|few|couple(?:\s++of)?)\s++)"
 _UNIT = r"(?:m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)\b"
 _RAN_FOR = re.compile(
-    rf"\bafter\s++(?:about\s++|around\s++|~)?{_AMOUNT}{_UNIT}"
+    rf"\b(?:after|(?:longer|more)\s++than)\s++(?:about\s++|around\s++|~)?{_AMOUNT}{_UNIT}"
     rf"|(?<![\w.-]){_AMOUNT}{_UNIT}\s++in(?=\s*+(?:[.,;:!?)]|$))",
     re.IGNORECASE | re.MULTILINE,
 )

@@ -574,6 +574,32 @@ ROWS: list[Row] = [
     r(f"@bot look: {UI}/workloads?clusterId={C}&workloadId={W} :fire:", cluster=C, id=W),
     # --- alert pastes: Alertmanager, Grafana, PagerDuty --------------------------------
     r(
+        "@bot # Alerts Firing:\nLabels:\n - alertname = KubePodNotReady\n - namespace = "
+        "runai-vision\n - pod = eval-7-0-0\nAnnotations:\n - description = Pod "
+        "runai-vision/eval-7-0-0 has been in a non-ready state for longer than 15 minutes "
+        "on cluster .",
+        "cluster",
+        project="vision",
+        pods=("eval-7-0-0",),
+    ),  # Alertmanager's Teams body: `non-ready` is no workload, `15 minutes` no lookback
+    r(
+        "@bot *Alert:* KubeJobFailed\n*Description:* Job runai-nlp/train-bert-x7 failed to "
+        "complete.\n*Details:*\n  \u2022 *alertname:* `KubeJobFailed`\n  \u2022 *job_name:* "
+        "`train-bert-x7`\n  \u2022 *namespace:* `runai-nlp`\non prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert-x7",
+    ),  # `job_name` names the workload, though `<namespace>/<name>` reads as a pod
+    r(
+        "@bot :fire: *[FIRING:1] KubePodCrashLooping* (runai-ml-team/training-job-42-0-1)\n"
+        "Pod runai-ml-team/training-job-42-0-1 (trainer) is in waiting state (reason: "
+        '"CrashLoopBackOff").\ncluster: prod-a',
+        cluster="prod-a",
+        project="ml-team",
+        pods=("training-job-42-0-1",),
+        symptom=CRASH,
+    ),  # a title's `namespace/pod` is both, never a project with a `/` in it
+    r(
         f"@bot alertname=KubePodCrashLooping cluster=prod-a namespace=runai-nlp pod=bert-ft-0-0 container=pytorch uid={UID}",
         cluster="prod-a",
         project="nlp",
