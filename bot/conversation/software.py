@@ -53,7 +53,13 @@ _LIBRARY_RE = re.compile(
 )
 
 
+#: How every name above starts: most words are told apart by their first two letters.
+_STARTS = frozenset(n[:2] for n in _LIBRARIES | _COMPONENTS | _GPUS)
+
+
 def is_software(word: str) -> bool:
     """Whether `word` names a library (with or without its version), a GPU or a component."""
     folded = word.lower()
+    if folded[:2] not in _STARTS:
+        return False
     return folded in _COMPONENTS or folded in _GPUS or bool(_LIBRARY_RE.match(folded))

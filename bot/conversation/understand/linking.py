@@ -25,6 +25,7 @@ _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _APOSTROPHE = re.compile(r"(?<![\w'\u2019-])[\w-]*+['\u2019][\w'\u2019-]*+")
 _PUNCTUATION = ".,;:!?\"'()[]{}*_~<>`"
+_POSSESSIVE = frozenset({"'s", "\u2019s"})
 _NAME_SHAPED = re.compile(r"[0-9-]")
 _MACHINE = frozenset({"node", "nodes", "host", "machine", "server"})
 _LINKING = frozenset({"is", "was", "called", "named"})
@@ -285,7 +286,8 @@ def unplaced(
 def whole_words(query: Query, rest: str) -> Query:
     """Values that are whole words of the message (`in` inside `built-in` reads no `built-`)."""
     words = {w.strip(_PUNCTUATION).lower() for w in rest.split()}
-    words |= {p for p in map(_possessor, rest.split()) if p}  # `train-bert's pods`
+    owners = (_possessor(w) for w in rest.split() if "'" in w or "\u2019" in w)
+    words |= {p for p in owners if p}  # `train-bert's pods`
 
     def whole(value: str | None) -> str | None:
         return value if value is None or value.lower() in words else None
@@ -307,7 +309,7 @@ def _contractions(text: str) -> set[str]:
     parts: set[str] = set()
     for word in _APOSTROPHE.findall(text):
         split = [p.lower() for p in re.split(r"['\u2019]", word) if p]
-        parts.update(split[1:] if _possessor(word) else split)
+        parts.update(split[1:] if word[-2:].lower() in _POSSESSIVE else split)
     return parts
 
 

@@ -234,10 +234,12 @@ def _unmarked(text: str) -> tuple[str, bool, frozenset[str]]:
             quote = not i % 2 and line.lstrip().startswith(">")
             (quoted if quote else lines).append(said)
         blocks.append(lines)
-    own = _lower_words(line for block in blocks for line in block)
-    blocks[-1 if len(blocks) % 2 else -2].extend(quoted)  # the last block outside code
+    only: frozenset[str] = frozenset()
+    if quoted:
+        only = _lower_words(quoted) - _lower_words(line for block in blocks for line in block)
+        blocks[-1 if len(blocks) % 2 else -2].extend(quoted)  # the last block outside code
     lines = [line for i, block in enumerate(blocks) for line in ([FENCE] if i else []) + block]
-    return "\n".join(line for line in lines if line), emoji, _lower_words(quoted) - own
+    return "\n".join(line for line in lines if line), emoji, only
 
 
 def _lower_words(lines: Iterable[str]) -> frozenset[str]:
