@@ -20,14 +20,14 @@ def _set(words: str) -> frozenset[str]:
 
 
 #: Libraries, runtimes, drivers and operating systems people name beside a failure.
+#: Not the words a workload may be named after too (`driver-2`, `kernel-bench`, `docker-1`).
 _LIBRARIES = _set(
-    """nccl rccl cuda cudnn cublas cufft cusparse cutlass nvcc nvidia-driver driver drivers
-    torch pytorch torchvision torchaudio torchrun tensorflow tf jax jaxlib keras transformers
-    accelerate deepspeed megatron megatron-core apex triton vllm xformers flash-attn
-    flash-attention bitsandbytes peft numpy scipy pandas python python3 py cpython pip conda
-    gcc glibc libc openmpi mpich mpi ucx nvshmem gdrcopy efa ofed mofed dcgm horovod onnx
-    onnxruntime tensorrt trt nvhpc hpcx containerd docker kubernetes k8s ubuntu rhel centos
-    rocky debian kernel linux protobuf grpc cuda-toolkit nvidia-container-toolkit
+    """nccl rccl cuda cudnn cublas cufft cusparse cutlass nvcc nvidia-driver torch pytorch
+    torchvision torchaudio torchrun tensorflow tf jax jaxlib keras transformers deepspeed
+    megatron megatron-core apex triton vllm xformers flash-attn flash-attention bitsandbytes
+    numpy scipy pandas python python3 cpython gcc glibc libc openmpi mpich mpi ucx nvshmem
+    gdrcopy efa ofed mofed dcgm horovod onnx onnxruntime tensorrt nvhpc hpcx containerd
+    kubernetes k8s ubuntu rhel centos debian cuda-toolkit nvidia-container-toolkit
     gpu-operator fabricmanager fabric-manager"""
 )
 #: Who reports a pod's events (`kubectl describe`'s `From` column) and other cluster parts.
