@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from bot.conversation.words import ORDINALS, clause_before, led, requested
 
-__all__ = ["FollowUp", "Intent", "intent", "symptom_asked"]
+__all__ = ["FollowUp", "Intent", "alongside", "intent", "symptom_asked"]
 
 _PICK_RE = re.compile(r"^(?:#|no\.?\s*|number\s+|option\s+|pick\s+)?(\d{1,3})[.)]?$", re.IGNORECASE)
 _ORDINAL_RE = re.compile(rf"^(?:the\s+)?({'|'.join(ORDINALS)})(?:\s+(?:one|option))?$")
@@ -58,6 +58,13 @@ _SENTENCE_END = re.compile(r"[.!?;\n]")
 _AROUND = 60  # how far around a symptom its sentence is read: bounded work per message
 _ASKED_WORDS = 3  # how long a question after the symptom's sentence may be (`any ideas?`)
 _PAST = re.compile(r"^[a-z]{2,}ed$")  # `fixed`, `restarted`; never `ed` or `red` alone
+#: Words that say it happens to the speaker too: `same here`, `me too`, `mine`, `as well`
+#: (`too`, `either` and `here` where a clause ends: `too slow` and `here's` say nothing so).
+_ALONGSIDE = re.compile(
+    r"\b(?:same|mine|ours|as\s++well|(?:for|on)\s++(?:me|us)|(?:my|our)\s++(?:side|end))\b"
+    r"|\b(?:too|either|here)(?=\s*+(?:[.,;:!?)\u2013\u2014-]|$))|(?<!\S)\+1(?!\S)",
+    re.IGNORECASE,
+)
 
 
 def _happened(words: list[str]) -> bool:
@@ -115,6 +122,14 @@ def _rerun_asked(text: str) -> bool:
         if requested(before) and not _happened(before[-_LAST_WORDS:]):
             return True
     return False
+
+
+def alongside(text: str) -> bool:
+    """Whether `text` says it happens to the speaker too (`no, same here, still crashlooping`).
+
+    Someone agreeing, or comparing notes: a symptom said so asks the bot nothing.
+    """
+    return _ALONGSIDE.search(text) is not None
 
 
 def symptom_asked(text: str, start: int, end: int) -> bool:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import re
 
+from bot.conversation.software import is_software
 from bot.conversation.understand.vocabulary import is_common
 from bot.conversation.words import NOT_NAMES
 
 __all__ = [
+    "CLUSTER_AT",
     "CLUSTER_OR",
     "CLUSTER_RES",
     "NAMED_WORKLOAD_RE",
     "NAME_RE",
+    "PROJECT_IN",
     "PROJECT_OR",
     "PROJECT_RES",
     "UUID_RE",
@@ -32,13 +35,19 @@ _NAME = r"[A-Za-z0-9]++(?:[.-]++[A-Za-z0-9]++)*+"
 _MAX_NAME = 253  # a Kubernetes name (DNS subdomain); a longer word is never a name
 UUID_RE = re.compile(rf"^{_UUID}$")
 NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
+# `on X`, `at X`, `in X` say where only by their preposition: a workload stands there too
+# (`OOM on train-bert`), so what they read is also kept apart (`Query.placed`).
+CLUSTER_AT = re.compile(
+    rf"\b(?:on|at)\s++(?:the\s++)?({_UUID}|{_NAME})(?:\s++cluster)?\b", re.IGNORECASE
+)
+PROJECT_IN = re.compile(rf"\bin\s++(?:the\s++)?({_NAME})(?:\s++project)?\b", re.IGNORECASE)
 CLUSTER_RES = (
     re.compile(rf"\bcluster\s++(?:is\s++|called\s++|named\s++)?({_UUID}|{_NAME})", re.IGNORECASE),
-    re.compile(rf"\b(?:on|at)\s++(?:the\s++)?({_UUID}|{_NAME})(?:\s++cluster)?\b", re.IGNORECASE),
+    CLUSTER_AT,
 )
 PROJECT_RES = (
     re.compile(rf"\bproject\s++(?:is\s++|called\s++|named\s++)?({_NAME})", re.IGNORECASE),
-    re.compile(rf"\bin\s++(?:the\s++)?({_NAME})(?:\s++project)?\b", re.IGNORECASE),
+    PROJECT_IN,
     # From the start of a word only (past a leading `-` or `.`): from every `-` inside
     # `a-a-a-…`, the name before `project` was read again, 252 characters each time.
     re.compile(rf"(?<![\w.-])[.-]*+({_NAME})\s++project\b", re.IGNORECASE),
@@ -88,7 +97,12 @@ _CANDIDATE = re.compile(
 # runai-openapi-2.24-subset.json), so `job qwen-2.5` and `why did qwen-2.5 fail` read it.
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
-_NEVER_RE = re.compile(r"^(?:q[1-4]|v\d++(?:\.\d++)++)$", re.IGNORECASE)  # `Q4`, `v1.2.3`
+# `Q4`, `v2`, `v1.2.3`; `x12`, how often `kubectl describe` saw an event (`3m (x12 over 25m)`);
+# an amount of memory (`64Gi`, `80GB`, `512Mi`)
+_NEVER_RE = re.compile(
+    r"^(?:q[1-4]|v\d++(?:\.\d++)*+|x\d++|\d++(?:\.\d++)?+(?:[kmgtp]i?b?|[kmgtp]ib))$",
+    re.IGNORECASE,
+)
 # ... yet the subject of a failure is the workload it names: `why did qwen-2.5 fail`, `is
 # qwen-2.5 crashlooping?`, `qwen-2.5 failed in nlp` (a version is what was bumped, never
 # what failed or is stuck). Each starts at a question word, the text's start or a clause's.
@@ -120,21 +134,26 @@ _SUBJECT_RES = (
 def could_be_name(word: str, *, version: bool = False) -> bool:
     """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long.
 
-    Nor a version (`torch-2.3`), unless `version`: the word was given as a name; and never a
-    quarter or a bare version number (`Q4`, `v1.2.3`).
+    Nor a version (`torch-2.3`) or a library (`nccl`, `cuda-12.4`: `bot.conversation.software`),
+    unless `version`: the word was given as a name (`job cuda-test`); and never a quarter, a
+    bare version number or an event count (`Q4`, `v1.2.3`, `x12`).
     """
     return (
         len(word) <= _MAX_NAME
         and word.lower() not in NOT_NAMES
         and not _TIME_RE.match(word)
         and not _NEVER_RE.match(word)
-        and (version or not _VERSION_RE.match(word))
+        and (version or not (_VERSION_RE.match(word) or is_software(word)))
     )
 
 
 def subjects(text: str) -> frozenset[str]:
-    """The names a failure is said of (`why did qwen-2.5 fail`): names, versions or not."""
-    return frozenset(m.group(1).lower() for p in _SUBJECT_RES for m in p.finditer(text))
+    """The names a failure is said of (`why did qwen-2.5 fail`): names, versions or not.
+
+    Never a library (`why does nccl-2.18 hang`): what the workload runs is not what failed.
+    """
+    said = (m.group(1).lower() for p in _SUBJECT_RES for m in p.finditer(text))
+    return frozenset(n for n in said if not is_software(n))
 
 
 def take(

@@ -14,10 +14,12 @@ from dataclasses import replace
 
 from bot.conversation.intent import FollowUp, intent, symptom_asked
 from bot.conversation.names import (
+    CLUSTER_AT,
     CLUSTER_OR,
     CLUSTER_RES,
     NAME_RE,
     NAMED_WORKLOAD_RE,
+    PROJECT_IN,
     PROJECT_OR,
     PROJECT_RES,
     UUID_RE,
@@ -151,7 +153,7 @@ def _workload(text: str, query: Query, *, bare: bool) -> Query:
     failed = subjects(text) if bare else frozenset()  # `why did qwen-2.5 fail`: not a version
     versions: dict[str, None] = {}
     for raw in text.split():
-        token = raw.strip(_PUNCTUATION).lower()
+        token = raw.strip(_PUNCTUATION).lower().removesuffix("'s")  # `train-bert's pods`
         if UUID_RE.match(token):
             workload_id = workload_id or token
         elif not (bare and NAME_RE.match(token) and any(ch.isdigit() or ch == "-" for ch in token)):
@@ -219,25 +221,30 @@ def _cluster_and_project(text: str, query: Query) -> tuple[str, Query]:
     and an or-phrase that may be no names at all; linking keeps the options only if they
     are known (`understand.linking`), and never over a value named on its own.
     """
+    placed = list(query.placed)
     if query.cluster is None:
         text, options = either(CLUSTER_OR, text)
-        text, cluster = _first(CLUSTER_RES, text)
+        text, cluster, by = _first(CLUSTER_RES, text)
+        placed += [cluster] if cluster and by is CLUSTER_AT else []
         query = replace(query, cluster=cluster, cluster_options=options)
     if query.project is None:
         text, options = either(PROJECT_OR, text)
-        text, project = _first(PROJECT_RES, text)
+        text, project, by = _first(PROJECT_RES, text)
         project = project.lower() if project else None
+        placed += [project] if project and by is PROJECT_IN else []
         query = replace(query, project=project, project_options=options)
-    return text, query
+    return text, replace(query, placed=tuple(placed))
 
 
-def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> tuple[str, str | None]:
-    """The name the first of `patterns` that finds one reads, cut out of the text."""
+def _first(
+    patterns: tuple[re.Pattern[str], ...], text: str
+) -> tuple[str, str | None, re.Pattern[str] | None]:
+    """The name the first of `patterns` that finds one reads, cut out of the text, and it."""
     for pattern in patterns:
         text, match = take(pattern, text)
         if match:
-            return text, match.group(1)
-    return text, None
+            return text, match.group(1), pattern
+    return text, None, None
 
 
 def _chatter(text: str) -> bool:

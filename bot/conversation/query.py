@@ -31,7 +31,9 @@ class Query:
     (`on prod-a or prod-b`): which one is asked, never picked; `excluded` are the names
     said not to be meant (`not nlp`), never a value; `versions` are version-shaped words
     read only as what failed (`why did qwen-2.5 fail`), a workload only when no other name
-    is one (`understand.linking`: `python-3.11 crashed training-job-42` asks about the job).
+    is one (`understand.linking`: `python-3.11 crashed training-job-42` asks about the job);
+    `placed` are the cluster and project read only from a preposition (`on X`, `at X`,
+    `in X`), where a workload stands too (`OOM on train-bert`: `linking.as_workload`).
     """
 
     cluster: str | None = None
@@ -51,6 +53,7 @@ class Query:
     project_options: tuple[str, ...] = field(default=())
     excluded: tuple[str, ...] = field(default=())
     versions: tuple[str, ...] = field(default=())
+    placed: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def names_something(self) -> bool:

@@ -78,15 +78,26 @@ _SYMPTOM_WORDS = _set(
     crashlooped crashloops oomed backoff"""
 )
 
+#: What pods and workloads show as their status: a state (`stuck at ContainerCreating`),
+#: never where or what (`at`/`in` before it reads no cluster or project).
+_STATES = _set(
+    """containercreating podinitializing terminating terminated completed succeeded unknown
+    creating deleting suspended resuming degraded timedout createcontainerconfigerror
+    createcontainererror runcontainererror containerstatusunknown invalidimagename
+    errimageneverpull imageinspecterror registryunavailable failedscheduling unschedulable
+    failedmount failedattachvolume notready schedulinggated"""
+)
+
 _HYPHENATED = _set(
     """crash-loop crash-looping crash-looped image-pull re-run re-check re-diagnose out-of-memory
     oom-killed follow-up set-up check-in e-mail real-time right-now read-only built-in up-to-date
-    non-zero init-container init-containers cross-post cross-posted cross-posting x-post
+    non-zero non-ready not-ready non-running init-container init-containers cross-post
+    cross-posted cross-posting x-post
     x-posted x-posting"""
 )
 
 #: Never a workload, project or cluster name, wherever it stands.
-NOT_NAMES = CHATTER | FILLER | _SMALL | _SYMPTOM_WORDS | _HYPHENATED
+NOT_NAMES = CHATTER | FILLER | _SMALL | _SYMPTOM_WORDS | _STATES | _HYPHENATED
 
 #: "the second one" picks the second button.
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2}
@@ -279,6 +290,13 @@ def _loose(text: str) -> int:
     return sum(1 for w in words if w and w not in _ASKING and not _NAMED.search(w))
 
 
+#: Where a running job hangs (`stuck at step 0`, `stuck in the dataloader`, `stuck at 99%`):
+#: it is running, so that `stuck` asks nothing about Pending.
+_AT_A_STEP = (
+    r"\s++(?:at|on|in|during|after)\s++(?:the\s++|a\s++)?(?:steps?|epochs?|iter(?:ation)?s?|"
+    r"barrier|checkpoint(?:ing)?|batch(?:es)?|dataloader|all-?reduce|all-?gather|nccl|"
+    r"\d++(?:\.\d++)?+\s*+%)"
+)
 #: Past tense: "why did it fail" asks about a finished run, not a current symptom.
 PAST = re.compile(
     r"\b(did|was|were|failed|crashed|died|last run|yesterday|earlier)\b", re.IGNORECASE
@@ -313,7 +331,8 @@ SYMPTOMS: tuple[tuple[Symptom, re.Pattern[str]], ...] = (
     (
         Symptom.PENDING,
         re.compile(
-            r"\b(?:stuck|pending|queued|still waiting|not (?:yet )?scheduled)\b", re.IGNORECASE
+            rf"\b(?:stuck(?!{_AT_A_STEP})|pending|queued|still waiting|not (?:yet )?scheduled)\b",
+            re.IGNORECASE,
         ),
     ),
 )

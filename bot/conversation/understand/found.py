@@ -68,6 +68,8 @@ class Found:
     def set_namespace(self, namespace: str) -> None:
         """`runai-<project>` names the project; any other namespace is kept to ask about."""
         folded = namespace.lower()
+        if not NAME_RE.match(folded):
+            return  # `runai-nlp/bert-ft-0-0` is no namespace (a name never holds a `/`)
         if folded.startswith(NAMESPACE_PREFIX) and len(folded) > len(NAMESPACE_PREFIX):
             self.project = self.project or folded[len(NAMESPACE_PREFIX) :]
         elif self.project is None:

@@ -41,6 +41,9 @@ _RUNAI_CLI = re.compile(r"(?<![\w./-])runai[ \t]++[^\n]*+")
 _ALERT_TITLE = re.compile(r"\[(?:FIRING|RESOLVED)(?::\d++)?\][^\n]*+", re.IGNORECASE)
 _COMPACT = re.compile(rf"(?<![\w./:@-])({_NAME})/({_NAME})(?![\w/])")
 _PAREN = re.compile(rf"(?<![\w.-])({_NAME})[ \t]*+\([ \t]*+({_NAME})[ \t]*+\)")
+#: Where a cluster stands (`on prod-a (nlp)`): the word just before a `name (project)`.
+_PLACE = re.compile(r"(?:^|\s)(?:on|at)[ \t]++$", re.IGNORECASE)
+_PLACE_CHARS = 4  # ` on ` or ` at `, and the spaces `_PAREN` allows after it
 _POD_SHAPE = re.compile(r"-\d++-\d++$")
 _LETTER = re.compile(r"[a-z]")
 
@@ -80,7 +83,7 @@ def extract(
     text = _RUNAI_CLI.sub(lambda m: _command(m.group(0), found, known, _runai), text)
     text = read_labels(text, found)
     text = _COMPACT.sub(lambda m: _compact(m, found, projects), text)
-    text = _PAREN.sub(lambda m: _paren(m, found, projects), text)
+    text = _PAREN.sub(lambda m: _paren(m, found, projects, known), text)
     found.rest = text
     return found
 
@@ -104,7 +107,7 @@ def _link(link: Link, found: Found) -> None:
 
 def _alert_title(title: str, found: Found, clusters: set[str]) -> str:
     """`[FIRING:1] KubePodCrashLooping runai-nlp (… bert-ft-0-0 … <pod uid>)`: values only."""
-    for word in re.split(r"[\s(),]++", title):
+    for word in re.split(r"[\s(),/]++", title):  # `(runai-nlp/bert-ft-0-0)`: namespace, pod
         if word.casefold() in clusters:
             found.cluster = found.cluster or word
         elif word.lower().startswith(NAMESPACE_PREFIX):
@@ -204,10 +207,26 @@ def _compact(match: re.Match[str], found: Found, projects: Collection[str] | Non
     return match.group(0)
 
 
-def _paren(match: re.Match[str], found: Found, projects: Collection[str] | None) -> str:
+def _paren(
+    match: re.Match[str], found: Found, projects: Collection[str] | None, clusters: set[str]
+) -> str:
+    """`train-bert (nlp)`: a workload and its project; `on prod-a (nlp)`: a cluster and one.
+
+    The name before the brackets is a cluster, left for the parser, when it is a known one or
+    stands where a cluster does (after `on` or `at`); only the project is read then.
+    """
     name, inner = match.group(1).lower(), match.group(2).lower()
     if is_common(name) or not (_LETTER.search(name) and _LETTER.search(inner)):
         return match.group(0)  # `eval-7 (2)`: a count, not a project
+    before = match.string[max(0, match.start() - _PLACE_CHARS * 2) : match.start()]
+    if name in clusters or _PLACE.search(before):
+        if projects is not None and inner in projects:
+            found.project = found.project or inner
+        elif projects is None and not is_common(inner):
+            found.guessed_project = found.guessed_project or inner
+        else:
+            return match.group(0)
+        return match.group(1)
     if projects is not None and inner in projects:
         found.project = found.project or inner
         found.add_name(name)

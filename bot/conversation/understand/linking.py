@@ -9,14 +9,23 @@ from functools import cached_property
 
 from bot.conversation.parse import Query
 from bot.conversation.understand.found import Found
-from bot.conversation.understand.vocabulary import is_common
+from bot.conversation.understand.vocabulary import is_common, near_misses
 
-__all__ = ["Known", "linked", "merged", "not_known", "unplaced", "whole_words"]
+__all__ = [
+    "Known",
+    "as_workload",
+    "linked",
+    "merged",
+    "not_known",
+    "unplaced",
+    "whole_words",
+]
 
 _WORD = re.compile(r"[A-Za-z0-9][\w.-]*+")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _APOSTROPHE = re.compile(r"(?<![\w'\u2019-])[\w-]*+['\u2019][\w'\u2019-]*+")
 _PUNCTUATION = ".,;:!?\"'()[]{}*_~<>`"
+_POSSESSIVE = frozenset({"'s", "\u2019s"})
 _NAME_SHAPED = re.compile(r"[0-9-]")
 _MACHINE = frozenset({"node", "nodes", "host", "machine", "server"})
 _LINKING = frozenset({"is", "was", "called", "named"})
@@ -67,7 +76,7 @@ def merged(query: Query, found: Found, known: Known) -> tuple[Query, list[str]]:
     project = typed_project or found.guessed_project
     workload_id = found.workload_id or query.workload_id
     free = [n for n in (query.workload_name, *query.others) if n is not None]
-    taken = {cluster, project, *found.pods}
+    taken = {cluster, project, *(p for p in found.pods if p not in found.names)}
     names = _workloads([*found.names, *(n for n in free if not is_common(n))], taken, known)
     if not (names or found.pods):  # `why did qwen-2.5 fail`, with no other workload named
         names = _workloads(query.versions, taken, known)
@@ -143,6 +152,33 @@ def linked(query: Query, rest: str, known: Known, channels: tuple[str, ...] = ()
     )
 
 
+def as_workload(query: Query, known: Known) -> tuple[Query, tuple[str, ...]]:
+    """`OOM on train-bert`, `NCCL timeout in train-bert-2`: the place read is the workload.
+
+    For a message that names no workload otherwise: a cluster read only from `on X`/`at X`
+    (or else a project only from `in X`) that is shaped like a workload's name and, once
+    the clusters (or projects) are listed, is none of the known clusters and projects nor
+    close to one (`prod-aa` is a near miss, asked about). The slot it left is asked. Also
+    returns the name still to link while that list is not known (`Understood.unplaced`).
+    """
+    for slot, value, listed in (
+        ("cluster", query.cluster, known.clusters),
+        ("project", query.project, known.projects),
+    ):
+        if value is None or value not in query.placed:
+            continue
+        if _UUID.match(value.lower()) or not _NAME_SHAPED.search(value):
+            return query, ()
+        if listed is None:
+            return query, (value.lower(),)
+        if known.is_cluster(value) or known.is_project(value) or near_misses(value, listed):
+            return query, ()
+        if slot == "cluster":
+            return replace(query, workload_name=value.lower(), cluster=None), ()
+        return replace(query, workload_name=value.lower(), project=None), ()
+    return query, ()
+
+
 def not_known(said: Query, used: Query, known: Known) -> tuple[str, ...]:
     """Of an `X or Y`, the names not known when the other was used, as notes to the answer."""
     dropped: list[str] = []
@@ -190,7 +226,11 @@ def _choice(
 def _typed(
     query: Query, rest: str, words: list[str], known: Known
 ) -> tuple[str | None, str | None, str | None]:
-    """The typed cluster, project and workload, each an everyday word only if known."""
+    """The typed cluster, project and workload, each an everyday word only if known.
+
+    A known project is never the cluster, nor a known cluster the project (`on nlp`, `in
+    prod-a`: the preposition was the wrong one, the name is right).
+    """
     cluster, project, name = query.cluster, query.project, query.workload_name
     pieces = _contractions(rest)  # `doesn't` is never `doesn` and `t`
     if cluster and (is_common(cluster) or cluster.lower() in pieces):
@@ -201,6 +241,10 @@ def _typed(
             if name is None and _NAME_SHAPED.search(cluster):  # other was the workload
                 name = cluster.lower()
             cluster = exact
+        elif known.is_project(cluster):
+            cluster = None  # `eval-7 on nlp`: the project, which `linked` reads as one
+    if project and known.is_cluster(project) and not known.is_project(project):
+        project = None  # `eval-7 failed in prod-a`: the cluster, which `linked` reads as one
     if project and (is_common(project) or project in pieces):
         project = project if known.is_project(project) else None
     if name and (is_common(name) or name in pieces):
@@ -242,6 +286,8 @@ def unplaced(
 def whole_words(query: Query, rest: str) -> Query:
     """Values that are whole words of the message (`in` inside `built-in` reads no `built-`)."""
     words = {w.strip(_PUNCTUATION).lower() for w in rest.split()}
+    owners = (_possessor(w) for w in rest.split() if "'" in w or "\u2019" in w)
+    words |= {p for p in owners if p}  # `train-bert's pods`
 
     def whole(value: str | None) -> str | None:
         return value if value is None or value.lower() in words else None
@@ -256,11 +302,23 @@ def whole_words(query: Query, rest: str) -> Query:
 
 
 def _contractions(text: str) -> set[str]:
-    """The parts of every word with an apostrophe (`doesn't` → `doesn`, `t`)."""
+    """The parts of every word with an apostrophe (`doesn't` → `doesn`, `t`).
+
+    Not what owns something (`train-bert's pods`): that is a whole word, a name or not.
+    """
     parts: set[str] = set()
     for word in _APOSTROPHE.findall(text):
-        parts.update(p.lower() for p in re.split(r"['\u2019]", word) if p)
+        split = [p.lower() for p in re.split(r"['\u2019]", word) if p]
+        parts.update(split[1:] if word[-2:].lower() in _POSSESSIVE else split)
     return parts
+
+
+def _possessor(word: str) -> str | None:
+    """`train-bert` of `train-bert's` (with either apostrophe); None: no `'s` ends the word."""
+    head, _, tail = word.lower().rstrip(_PUNCTUATION).rpartition("s")
+    if tail or not head.endswith(("'", "\u2019")):
+        return None
+    return head[:-1] or None
 
 
 def _words(text: str) -> list[str]:

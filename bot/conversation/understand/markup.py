@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import parse_qs, urlsplit
@@ -52,6 +53,8 @@ class Plain:
     channel is at most a cluster called exactly that, never a project or a workload."""
     emoji: bool = False
     """It held emoji shortcodes (`:eyes:`), which are never words: they are not in `text`."""
+    quoted: frozenset[str] = frozenset()
+    """The words (lower-cased) only its quoted lines (`> …`, an earlier message) hold."""
 
 
 # Slack: everything between < and > is one reference; it never holds another `<` or `>`.
@@ -74,6 +77,7 @@ _EMOJI_CODE = re.compile(r"(?<!\w):[\w+-]++:(?!\w)")
 _MARKERS = "*_~`>#"
 _URL_TRAIL = ".,;:!?)]}'\""
 _SAFE_LINKS = "safelinks.protection.outlook.com"
+_PUNCTUATION = ".,;:!?\"'()[]{}*_~<>`"
 
 
 def normalise(
@@ -93,8 +97,8 @@ def normalise(
         text, other = _teams(text, bot_names, links)
     text, at_other = _plain_mentions(_slack_people(text, bot_user_id), bot_names)
     text = _bare_urls(text, links).replace(OTHER_PERSON, " ")  # a person is never a slot
-    plain, emoji = _unmarked(text)
-    return Plain(plain, tuple(links), other or at_other, tuple(channels), emoji)
+    plain, emoji, quoted = _unmarked(text)
+    return Plain(plain, tuple(links), other or at_other, tuple(channels), emoji, quoted)
 
 
 def _slack_people(text: str, bot_user_id: str | None) -> str:
@@ -208,20 +212,36 @@ def _unwrapped(url: str) -> str:
     return url
 
 
-def _unmarked(text: str) -> tuple[str, bool]:
+def _unmarked(text: str) -> tuple[str, bool, frozenset[str]]:
     """Lines of words without the markers around them (`*prod-a*` → `prod-a`), and emoji.
 
     A code block's lines stand between `FENCE` lines: what is pasted there is read for
-    names, never for time words (`AGE 5m` is no lookback). Emoji shortcodes (`:eyes:`,
-    `:this-is-fine:`) are cut; the second value says whether there were any.
+    names, never for time words (`AGE 5m` is no lookback). Quoted lines (`> …`, an earlier
+    message) come after the asker's own, outside code: what they write now names the slots
+    first. Emoji shortcodes (`:eyes:`, `:this-is-fine:`) are cut; the second value says
+    whether there were any, the third is the words only quoted lines hold.
     """
-    lines, emoji = [], False
+    blocks: list[list[str]] = []
+    quoted: list[str] = []
+    emoji = False
     for i, block in enumerate(text.split(FENCE)):
-        if i:
-            lines.append(FENCE)
+        lines: list[str] = []
         for typed in block.splitlines():
             line, codes = _EMOJI_CODE.subn(" ", typed)
             emoji = emoji or bool(codes)
-            words = (w.strip(_MARKERS) for w in line.replace("`", " ").split())
-            lines.append(" ".join(w for w in words if w))
-    return "\n".join(line for line in lines if line), emoji
+            words = [w.strip(_MARKERS) for w in line.replace("`", " ").split()]
+            said = " ".join(w for w in words if w)
+            quote = not i % 2 and line.lstrip().startswith(">")
+            (quoted if quote else lines).append(said)
+        blocks.append(lines)
+    only: frozenset[str] = frozenset()
+    if quoted:
+        only = _lower_words(quoted) - _lower_words(line for block in blocks for line in block)
+        blocks[-1 if len(blocks) % 2 else -2].extend(quoted)  # the last block outside code
+    lines = [line for i, block in enumerate(blocks) for line in ([FENCE] if i else []) + block]
+    return "\n".join(line for line in lines if line), emoji, only
+
+
+def _lower_words(lines: Iterable[str]) -> frozenset[str]:
+    """The words of `lines`, lower-cased, without the punctuation around them."""
+    return frozenset(w.strip(_PUNCTUATION).lower() for line in lines for w in line.split())

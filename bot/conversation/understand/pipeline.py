@@ -17,22 +17,25 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
+from bot.conversation.intent import alongside
 from bot.conversation.parse import Expecting, FollowUp, Query, parse, symptom_said
 from bot.conversation.parse_bounds import bounded
-from bot.conversation.understand.dates import dated, without_dates
+from bot.conversation.understand.dates import dated
 from bot.conversation.understand.identifiers import extract
 from bot.conversation.understand.linking import (
     Known,
+    as_workload,
     linked,
     merged,
     not_known,
     unplaced,
     whole_words,
 )
-from bot.conversation.understand.markup import FENCE, Markup, normalise
+from bot.conversation.understand.markup import Markup, normalise
+from bot.conversation.understand.pasted import further, uncoded
 from bot.conversation.understand.vocabulary import CHATTER_PHRASE, is_common
 from bot.conversation.understand.when import stuck, weekday_lookback
-from bot.conversation.words import THANKS, without_times
+from bot.conversation.words import THANKS
 
 __all__ = ["BOT_NAMES", "Known", "Understood", "understand"]
 
@@ -116,7 +119,7 @@ def understand(
     if plain.addressed_other and not directed:
         return Understood(Query(chatter=True, ignored_chars=capped.ignored), talk=True)
     found = extract(plain.text, plain.links, known.folded[1], known.folded[0])
-    rest = _uncoded(_without(found.rest, found.ignored_uuids))
+    rest, pasted = uncoded(_without(found.rest, found.ignored_uuids))
     today = today or datetime.now(UTC).date()
     day = dated(rest, today, asked=not directed)  # `on 2025-11-04` is never a cluster
     asked = not directed and expecting is None
@@ -144,7 +147,11 @@ def understand(
         chatter = Query(chatter=True, ignored_chars=capped.ignored)
         return Understood(chatter, talk=talk, thanks=thanks)
     named = bool(found.anything or query.workload_name or query.workload_id)
-    if asked and query.symptom is None and (named or correction or _slots(query)):
+    if (
+        asked
+        and query.symptom is None
+        and (named or _correcting(rest, correction=correction) or _slots(query))
+    ):
         # a request, not talk: `eval-7: CrashLoopBackOff`, `wrong job, it's eval-7 that's stuck`
         symptom = symptom or stuck_said or symptom_said(rest)
     rerun = query.follow_up is FollowUp.RERUN and not named
@@ -164,10 +171,12 @@ def understand(
     said, query = query, linked(query, rest, known, plain.channels)
     if query.workload_id:
         others = []
+    named = bool(others or found.pods or wrong or (correction and (has_workload or fragment)))
+    query, doubtful = _placed(query, known, named=named, expecting=expecting)
     if wrong is not None:
         spare = unplaced(rest, query, (), plain.channels)
         query, others = _retargeted(query, others, wrong.group(1).lower(), spare)
-    others = [n for n in others if n not in {query.workload_name, query.cluster, query.project}]
+    others = further(others, query, pasted | plain.quoted)
     pods = tuple(found.pods) if not (query.workload_name or query.workload_id) else ()
     names_something = query.names_something or bool(pods or fragment)
     return Understood(
@@ -179,9 +188,29 @@ def understand(
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
-        unplaced=unplaced(rest, query, pods, plain.channels),
+        unplaced=(*unplaced(rest, query, pods, plain.channels), *doubtful),
         not_known=not_known(said, query, known),
     )
+
+
+def _placed(
+    query: Query, known: Known, *, named: bool, expecting: Expecting | None
+) -> tuple[Query, tuple[str, ...]]:
+    """`why does nccl-2.18 hang on train-bert`: where it happens is the workload (`as_workload`).
+
+    Only when nothing else names the workload (`named`: other names, pods, or a correction
+    of the thread's request) and the bot did not ask for a cluster or a project.
+    """
+    if named or query.workload_name or query.workload_id:
+        return query, ()
+    if expecting in {Expecting.CLUSTER, Expecting.PROJECT}:
+        return query, ()
+    return as_workload(query, known)
+
+
+def _correcting(rest: str, *, correction: bool) -> bool:
+    """A correction (`no, it's crashlooping`), not someone agreeing (`no, same here, …`)."""
+    return correction and not alongside(rest)
 
 
 def _slots(query: Query) -> bool:
@@ -226,22 +255,3 @@ def _without(text: str, uuids: set[str]) -> str:
     if not uuids:
         return text
     return _UUID.sub(lambda m: " " if m.group(0).lower() in uuids else m.group(0), text)
-
-
-#: Between code blocks cut in one pass: a character no message keeps (`clean` drops it).
-_APART = "\x00"
-
-
-def _uncoded(text: str) -> str:
-    """`text` without its `FENCE` lines, its code blocks' times and dates cut (`AGE 5m`)."""
-    if FENCE not in text:
-        return text
-    blocks = text.split(FENCE)
-    code = blocks[1::2]
-    # All blocks in one pass (a message of backticks is thousands of empty blocks); no time or
-    # date spans the NUL between two, and should one ever take it, each block goes alone.
-    cut = without_times(without_dates(_APART.join(code))).split(_APART)
-    if len(cut) != len(code):
-        cut = [without_times(without_dates(block)) for block in code]
-    blocks[1::2] = cut
-    return "\n".join(blocks)

@@ -51,7 +51,10 @@ _EVERYDAY = _set(
     yours ping lemme gonna wanna gotta kinda sorta ooh hmm ahh welp asap fyi imo imho
     afaik iirc tl;dr nvm np ty thx pls plz eta wip sec secs moment mins quick ok? ok!
     january february march april june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec"""
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    step steps epoch epochs iteration iterations iter barrier checkpoint checkpoints batch
+    batches rank ranks worker workers dataloader loss nan gradient gradients allreduce
+    all-reduce allgather all-gather"""
 )
 
 #: Never a name unless something is called exactly that.

@@ -4,6 +4,8 @@
 "since the deploy" names no time at all: it is kept as said, so the answer can say which
 lookback was used instead. "hasn't started in 20 min" is how long something has been
 waiting, not a lookback: it asks why the current run is not running (the Pending answer).
+"died after 30 min", "OOMed 2h in" and an alert's "for longer than 15 minutes" are how
+long a run ran or waited: no lookback either.
 """
 
 from __future__ import annotations
@@ -49,6 +51,15 @@ _STUCK = re.compile(
 )
 
 
+_AMOUNT = r"(?:\d++\s*+|(?:an?|one|two|three|few|couple(?:\s++of)?)\s++)"
+_UNIT = r"(?:m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)\b"
+_RAN_FOR = re.compile(
+    rf"\b(?:after|(?:longer|more)\s++than)\s++(?:about\s++|around\s++|~)?{_AMOUNT}{_UNIT}"
+    rf"|(?<![\w.-]){_AMOUNT}{_UNIT}\s++in(?=\s*+(?:[.,;:!?)]|$))",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def weekday_lookback(
     text: str, today: date, *, asked: bool = False
 ) -> tuple[str, str | None, str | None]:
@@ -56,8 +67,10 @@ def weekday_lookback(
 
     Returns the text without what was read, the lookback (`"3d"`), and an unreadable
     "since …" phrase as typed (None when there was none). `asked`: a weekday counts only
-    when asked for (`what about since tuesday?`, not `it was fine over the weekend`).
+    when asked for (`what about since tuesday?`, not `it was fine over the weekend`). How
+    long a run ran (`died after 30 min`) is cut too: it is no lookback.
     """
+    text = _RAN_FOR.sub(" ", text)
     match = _SINCE_DAY.search(text) or _WEEKEND.search(text)
     if match is not None and asked and not asked_for(text, match.start(), match.end()):
         return text, None, None

@@ -342,6 +342,8 @@ async def test_anything_else_after_an_answer_gets_a_one_line_private_hint(demo, 
         "mine is pending as well",
         "mine is still pending as well",
         "same here, still crashlooping",
+        "no, same here, still crashlooping",  # `no` opens it, yet it corrects nothing
+        "nope, mine is still pending as well",
         "it's still waiting for me too",
         "yeah it OOMed on me too last week",
         "I'll check the mount myself",
@@ -377,6 +379,8 @@ async def test_a_time_or_a_re_run_said_in_passing_checks_nothing_again(demo, tex
         ("the pod is crashlooping", False),
         ("I restarted it and now it's stuck pending. thoughts?", False),
         ("no, it's been stuck for 45 min", False),  # the wait is no lookback
+        ("no, it's crashlooping, not pending", False),  # a correction of the symptom
+        ("<@UBOT> no, same here, still crashlooping", True),
     ],
 )
 async def test_a_symptom_asked_of_the_bot_diagnoses_that_symptom(demo, text, directed):

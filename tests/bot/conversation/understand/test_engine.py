@@ -210,6 +210,35 @@ async def test_a_version_beside_a_workload_is_context_never_a_second_diagnosis(d
     assert not [r for r in recorder.replies() if "No workload named" in str(r)]
 
 
+async def test_a_library_that_hangs_on_a_workload_asks_the_cluster_about_that_workload(demo):
+    asked = (await demo.say("why does nccl-2.18 hang on training-job-42 in ml-team?")).last()
+    assert isinstance(asked, Question)
+    assert asked.text == CLUSTER_QUESTION
+    [report] = reports(await demo.say("prod-a", directed=False))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "training-job-42"
+
+
+async def test_a_library_alone_is_never_the_workload_so_the_workload_is_asked(demo):
+    await demo.say("why does nccl-2.18 hang")
+    asked = (await demo.say("prod-a", directed=False)).last()
+    assert isinstance(asked, Question)
+    assert asked.text.startswith("Which workload?")
+
+
+async def test_in_a_thread_where_a_library_hangs_is_the_next_workload(demo):
+    await demo.say(EVERYTHING)
+    [report] = reports(await demo.say("why does nccl-2.18 hang on eval-harness?"))
+    assert report.report.workload is not None
+    assert report.report.workload.name == "eval-harness"
+
+
+async def test_where_a_known_cluster_is_named_a_library_leaves_the_workload_asked(demo):
+    asked = (await demo.say("why does nccl-2.18 hang on prod-a")).last()
+    assert isinstance(asked, Question)
+    assert asked.text.startswith("Which workload?")
+
+
 # --- a project that is none of the asker's ------------------------------------------------
 
 

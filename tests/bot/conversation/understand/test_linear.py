@@ -62,6 +62,9 @@ PIECES = [
     "job 2025-11-04 ", "why did a 2025-11-04 fail ", "why did a ", "a/b:2025-11-04 ",
     "submitted 2025-11-04 and failed on Nov 4 ", "actually it failed on Nov 4 ",
     "I meant Nov 4 ", "since 2025-11-01 please ", "ran fine on Nov 4, what about ",
+    "stuck at step ", "stuck ", "after 1 h ", "1 h in. ", "longer than 2 ", "x's ", "a-1\u2019s ",
+    "no, same here ", "too. ", "on a-1 (b) ", "nccl-2.18 hang on ", "a100 ", "64Gi ",
+    "> a-1 on b\n", ">", "```\n> ", "(x12 over 5m) ",
 ]  # fmt: skip
 
 

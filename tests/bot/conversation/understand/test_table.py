@@ -199,6 +199,21 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
     ),
+    # a project in brackets after the cluster is the project, and the cluster stays one
+    r("@bot train-bert on prod-a (nlp)", cluster="prod-a", project="nlp", workload="train-bert"),
+    r(
+        "@bot train-bert keeps getting OOMKilled at prod-a (ml-team)",
+        cluster="prod-a",
+        project="ml-team",
+        workload="train-bert",
+    ),
+    r(
+        "@bot why did `train-bert` fail on *prod-a* (`nlp`)?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot prod-a (vision) eval-7", cluster="prod-a", project="vision", workload="eval-7"),
     r(
         "@bot #prod-b `bert-ft-3` in vision",
         cluster="prod-b",
@@ -256,6 +271,39 @@ ROWS: list[Row] = [
     ),
     r(
         "@bot > train-bert in nlp on prod-a failed again",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # what owns something is a whole word: `train-bert's pods` names train-bert
+    r(
+        "@bot train-bert's pods on prod-a keep restarting",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+        symptom=CRASH,
+    ),
+    r(
+        "@bot why did train-bert\u2019s pods die on prod-a in nlp",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    # a quoted earlier message comes after what the asker writes now
+    r(
+        "@bot why did train-bert fail\n> it was fine on prod-b\nit's on prod-a now",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r(
+        "@bot > eval-7 in vision died on prod-b\nsame for train-bert in nlp on prod-a?",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot > @alice: train-bert died again on prod-a\ncan you check? nlp",
         cluster="prod-a",
         project="nlp",
         workload="train-bert",
@@ -387,6 +435,42 @@ ROWS: list[Row] = [
         symptom=CRASH,
     ),
     r("@bot qwen-2.5 failed, prod-a", "project", cluster="prod-a", workload="qwen-2.5"),
+    # a library, with its version or not, is never the workload, not even as what failed;
+    # where it fails (`on X`, `in X`) is the workload unless a cluster or project is called X
+    r("@bot why does nccl-2.18 hang", "cluster"),
+    r("@bot why does nccl-2.18 hang on train-bert", "cluster", workload="train-bert"),
+    r(
+        "@bot why does cuda-12.4 fail on train-bert in nlp",
+        "cluster",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot is nccl-2.18 stuck on prod-a?", "workload", cluster="prod-a", symptom=PENDING),
+    r("@bot why is python3.11 crashing", "cluster"),
+    r("@bot torch 2.3 OOM on train-bert", "cluster", workload="train-bert"),
+    r("@bot OOM on a100 for train-bert, needs 80GB", "cluster", workload="train-bert"),
+    r("@bot nccl timeout on train-bert-2", "cluster", workload="train-bert-2"),
+    r(
+        "@bot NCCL watchdog timeout in train-bert-2, prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-bert-2",
+    ),
+    r("@bot errors on `eval-7` since 3am :fire:", "cluster", workload="eval-7"),
+    r(
+        "@bot why did it fail on prod-aa",  # a near miss is a cluster, asked about
+        "cluster? prod-a prod-b prod-c",
+        cluster="prod-aa",
+        near_clusters=("prod-a", "prod-b", "prod-c"),
+    ),
+    r("@bot why does nccl-2.18 hang on prod-b", "workload", cluster="prod-b"),
+    r("@bot why is nccl-2.18 slow in vision?", "cluster", project="vision"),
+    r(
+        "@bot eval-7 (v2) in vision on prod-a",
+        cluster="prod-a",
+        project="vision",
+        workload="eval-7",
+    ),
     # a month is never a project, a quarter or a bare version number never a workload
     r(
         "@bot training-job-42 on prod-a has been failing in November",
@@ -489,6 +573,32 @@ ROWS: list[Row] = [
     r(f"@bot {UI}/workloads?workloadId=not-a-uuid on prod-a", "workload", cluster="prod-a"),
     r(f"@bot look: {UI}/workloads?clusterId={C}&workloadId={W} :fire:", cluster=C, id=W),
     # --- alert pastes: Alertmanager, Grafana, PagerDuty --------------------------------
+    r(
+        "@bot # Alerts Firing:\nLabels:\n - alertname = KubePodNotReady\n - namespace = "
+        "runai-vision\n - pod = eval-7-0-0\nAnnotations:\n - description = Pod "
+        "runai-vision/eval-7-0-0 has been in a non-ready state for longer than 15 minutes "
+        "on cluster .",
+        "cluster",
+        project="vision",
+        pods=("eval-7-0-0",),
+    ),  # Alertmanager's Teams body: `non-ready` is no workload, `15 minutes` no lookback
+    r(
+        "@bot *Alert:* KubeJobFailed\n*Description:* Job runai-nlp/train-bert-x7 failed to "
+        "complete.\n*Details:*\n  \u2022 *alertname:* `KubeJobFailed`\n  \u2022 *job_name:* "
+        "`train-bert-x7`\n  \u2022 *namespace:* `runai-nlp`\non prod-a",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert-x7",
+    ),  # `job_name` names the workload, though `<namespace>/<name>` reads as a pod
+    r(
+        "@bot :fire: *[FIRING:1] KubePodCrashLooping* (runai-ml-team/training-job-42-0-1)\n"
+        "Pod runai-ml-team/training-job-42-0-1 (trainer) is in waiting state (reason: "
+        '"CrashLoopBackOff").\ncluster: prod-a',
+        cluster="prod-a",
+        project="ml-team",
+        pods=("training-job-42-0-1",),
+        symptom=CRASH,
+    ),  # a title's `namespace/pod` is both, never a project with a `/` in it
     r(
         f"@bot alertname=KubePodCrashLooping cluster=prod-a namespace=runai-nlp pod=bert-ft-0-0 container=pytorch uid={UID}",
         cluster="prod-a",
@@ -983,6 +1093,10 @@ ROWS: list[Row] = [
         project="ml-team",
         workload="training-job-42",
     ),
+    # a known cluster after `in` is the cluster, a known project after `on` the project
+    r("@bot why did eval-7 fail in prod-a", "project", cluster="prod-a", workload="eval-7"),
+    r("@bot eval-7 on nlp in prod-b", cluster="prod-b", project="nlp", workload="eval-7"),
+    r("@bot eval-7 on vision", "cluster", project="vision", workload="eval-7"),
     # --- chatter: never a slot ------------------------------------------------------------
     r("brb", directed=False, chatter=True),
     r("checking now", directed=False, chatter=True),
@@ -1260,6 +1374,32 @@ ROWS: list[Row] = [
     r("it was fine over the weekend", directed=False),
     r("I'll check the last 3 days myself", directed=False),
     r("it died after 5m", directed=False),
+    # how long a run ran is no lookback, in a request either
+    r(
+        "@bot train-bert in nlp on prod-a died after 30 min",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot train-bert on prod-a crashed 2h in",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r(
+        "@bot train-bert in nlp on prod-a: NCCL timeout after about an hour",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot train-bert OOMs after 2 hours on prod-a in nlp, last 7 days",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        lookback="7d",
+    ),
     # --- "stuck" questions are about the current run ---------------------------------------
     r(
         "@bot train-bert in nlp on prod-a hasn't started in 20 min",
@@ -1316,6 +1456,84 @@ ROWS: list[Row] = [
         project="nlp",
         workload="train-bert",
         symptom=PULL,
+    ),
+    # ... and a running job stuck at a step of its training is no Pending question
+    r("@bot why is train-bert stuck on step 0", "cluster", workload="train-bert"),
+    r(
+        "@bot train-bert stuck at barrier on prod-a",
+        "project",
+        cluster="prod-a",
+        workload="train-bert",
+    ),
+    r("@bot why is train-bert stuck at 99%?", "cluster", workload="train-bert"),
+    r(
+        "@bot train-bert stuck in the dataloader, nlp on prod-b",
+        cluster="prod-b",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r("@bot eval-7 hangs at checkpoint, prod-a", "project", cluster="prod-a", workload="eval-7"),
+    # a pod's status after `at`, `in` or `on` is the symptom, never a cluster or a project
+    r("@bot stuck at ContainerCreating", "cluster", symptom=PENDING),
+    r(
+        "@bot train-bert stuck at ContainerCreating",
+        "cluster",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert is stuck in ContainerCreating on prod-a, nlp",
+        cluster="prod-a",
+        project="nlp",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r("@bot stuck in Pending", "cluster", symptom=PENDING),
+    r("@bot stuck on Init:0/1", "cluster", symptom=INIT),
+    r("@bot stuck in ImagePullBackOff", "cluster", symptom=PULL),
+    r(
+        "@bot pods stuck at PodInitializing for train-bert",
+        "cluster",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r(
+        "@bot train-bert stuck at CreateContainerConfigError on prod-b",
+        "project",
+        cluster="prod-b",
+        workload="train-bert",
+        symptom=PENDING,
+    ),
+    r("why is it stuck at ContainerCreating?", directed=False, symptom=PENDING),
+    r("hmm no, it's still stuck in ContainerCreating", directed=False, symptom=PENDING),
+    # --- a pasted `kubectl describe`: who reported an event, its count, what it names ---------
+    r(
+        "@bot why is this stuck?\n```$ kubectl describe pod train-bert-0-0 -n runai-nlp\n"
+        "Name:         train-bert-0-0\nNamespace:    runai-nlp\nStatus:       Pending\nEvents:\n"
+        "  Type     Reason            Age   From             Message\n"
+        "  Warning  FailedScheduling  2m    runai-scheduler  0/8 nodes are available: "
+        "8 Insufficient nvidia.com/gpu.```\non prod-a",
+        cluster="prod-a",
+        project="nlp",
+        pods=("train-bert-0-0",),
+        symptom=PENDING,
+    ),
+    r(
+        "@bot help pls :pray:\n```Events:\n  Type     Reason       Age                From     "
+        "Message\n  Warning  FailedMount  3m (x12 over 25m)  kubelet  MountVolume.SetUp failed "
+        'for volume "data" : persistentvolumeclaim "nlp-data" not found```\n'
+        "it's train-bert in nlp, prod-b",
+        cluster="prod-b",
+        project="nlp",
+        workload="train-bert",
+    ),
+    r(
+        "@bot ```Warning  BackOff  2m (x40 over 12m)  kubelet  Back-off restarting failed "
+        "container trainer in pod eval-7-0-0_runai-vision(5d0c2b8e)```\nthat's eval-7 on prod-c, "
+        "vision",
+        cluster="prod-c",
+        project="vision",
+        workload="eval-7",
     ),
     # --- a pasted `kubectl get` table: rows are pods; READY and AGE are nothing ----------------
     r(
@@ -1688,6 +1906,25 @@ ROWS: list[Row] = [
     r("same here, still crashlooping", directed=False),
     r("it crashed on me too", directed=False),
     r("same, it hasn't started for me either", directed=False),
+    # ... even after `no`, `sorry` or `wait`: someone agreeing corrects nothing
+    r("no, same here, still crashlooping", directed=False),
+    r("nope, same for me, still pending", directed=False),
+    r("sorry, same issue here - stuck in init", directed=False),
+    r("no, me too, image pull errors", directed=False),
+    r("wait, mine is stuck pending too", directed=False),
+    r("no, still crashlooping here", directed=False),
+    r("actually same, crashlooping on my side as well", directed=False),
+    # ... while a correction of the symptom, or of a slot, still is one
+    r("no, it's crashlooping, not pending", directed=False, symptom=CRASH),
+    r("no, it takes too long, still pending", directed=False, symptom=PENDING),
+    r(
+        "no, same here on prod-b, still crashlooping",
+        directed=False,
+        cluster="prod-b",
+        symptom=CRASH,
+        correction=True,
+    ),
+    r("@bot no, same here, still crashlooping", symptom=CRASH),  # addressed to the bot
 ]
 
 
@@ -1745,6 +1982,13 @@ GUESSES: list[Row] = [
         others=("bert-ft-3",),
     ),
     r("@bot nlp/train-bert on prod-a", cluster="prod-a", project="nlp", workload="train-bert"),
+    r("@bot train-bert on prod-a (nlp)", cluster="prod-a", project="nlp", workload="train-bert"),
+    r(
+        "@bot why did train-bert fail at prod-b (vision)?",
+        cluster="prod-b",
+        project="vision",
+        workload="train-bert",
+    ),
 ]
 
 
@@ -1827,6 +2071,9 @@ IN_A_THREAD: list[Row] = [
         workload="prep-coco",
         symptom=PENDING,
     ),
+    r("bumped the limit to 64Gi, still OOMKilled. why?", directed=False),  # an amount
+    r("why does nccl-2.18 hang on eval-7?", workload="eval-7"),  # where a library hangs
+    r("it's also failing on eval-7", directed=False, workload="eval-7"),
 ]
 
 
