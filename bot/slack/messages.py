@@ -13,11 +13,10 @@ from typing import Any
 from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject, PlainTextObject
 
 from bot.conversation import Choice, EvidenceReply, Notice, Question, Reply, ReportReply
-from bot.render.wording import fit_label
 from bot.slack.render import blocks
 from bot.slack.render.blocks import ChartImage, SlackMessage
 from bot.slack.render.evidence import MAX_EVIDENCE_MESSAGES, render_evidence
-from bot.slack.render.mrkdwn import safe
+from bot.slack.render.mrkdwn import safe_label
 
 __all__ = ["CHOICE_ACTION", "picked_blocks", "to_slack"]
 
@@ -31,8 +30,7 @@ def _plain_label(label: str) -> str:
 
     A candidate's keeps its facts (`fit_label`), counted as Slack is sent them.
     """
-    fitted = fit_label(label, _LABEL_MAX, escaped=True)
-    return safe(fitted, _LABEL_MAX, single_line=True, plain=True) or "?"
+    return safe_label(label, _LABEL_MAX) or "?"
 
 
 def picked_blocks(blocks: list[dict[str, Any]], user: str, label: str) -> list[dict[str, Any]]:
@@ -85,8 +83,7 @@ def to_slack(
         case Question(picked=Choice() as picked):
             question = blocks.render_question(reply.text, [], block_id_prefix=CHOICE_ACTION)
             shown = picked_blocks(question.blocks, reply.asker or "", picked.label)
-            fitted = fit_label(picked.label, _LABEL_MAX, escaped=True)
-            label = safe(fitted, _LABEL_MAX, single_line=True)
+            label = safe_label(picked.label, _LABEL_MAX, plain=False)
             return [SlackMessage(text=f"{question.text}\n→ {label}", blocks=shown)]
         case Question():
             choices = [

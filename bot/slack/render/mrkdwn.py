@@ -25,6 +25,7 @@ from slack_sdk.models.blocks import (
 from bot.render import code_spans
 from bot.render.clean import ELLIPSIS, LONGEST_ENTITY, clean, one_line, truncate
 from bot.render.clean import utf16_len as slack_len
+from bot.render.wording import fit_label
 
 __all__ = [
     "SECTION_MAX",
@@ -39,6 +40,7 @@ __all__ = [
     "pack_lines",
     "pre",
     "safe",
+    "safe_label",
     "section",
     "slack_len",
 ]
@@ -118,6 +120,14 @@ def safe(
         return one_line(escaped) if single_line else escaped
 
     return _cut(render, text, limit, code_spans.PAIR_MAX + 2 if keep_code and not plain else 0)
+
+
+def safe_label(label: str, limit: int, *, plain: bool = True) -> str:
+    """A label on one line within `limit` units: a candidate's name is cut, never its facts.
+
+    Fitted as Slack is sent it (`fit_label` with the escaped count), then made `safe`.
+    """
+    return safe(fit_label(label, limit, escaped=True), limit, single_line=True, plain=plain)
 
 
 def _cut(render: Callable[[str], str], text: str, limit: int, ahead: int = 0) -> str:

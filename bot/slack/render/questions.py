@@ -8,9 +8,16 @@ from dataclasses import dataclass
 from slack_sdk.models.blocks import ActionsBlock, ButtonElement
 from slack_sdk.models.blocks import Block as SdkBlock
 
-from bot.render.wording import fit_label
 from bot.slack.render.layout import BUDGET, MAX_BLOCKS, SlackMessage
-from bot.slack.render.mrkdwn import SECTION_MAX, Block, block_chars, context, safe, section
+from bot.slack.render.mrkdwn import (
+    SECTION_MAX,
+    Block,
+    block_chars,
+    context,
+    safe,
+    safe_label,
+    section,
+)
 
 __all__ = ["Choice", "render_notice", "render_question"]
 
@@ -49,8 +56,7 @@ def render_question(text: str, choices: Sequence[Choice], *, block_id_prefix: st
     chars = BUDGET - block_chars(*blocks) - _MORE_RESERVE
     buttons: list[ButtonElement] = []
     for choice in choices:
-        fitted = fit_label(choice.label, _LABEL_MAX, escaped=True)  # as Slack is sent it
-        label = safe(fitted, _LABEL_MAX, single_line=True, plain=True) or "(no label)"
+        label = safe_label(choice.label, _LABEL_MAX) or "(no label)"
         button = ButtonElement(text=label, value=choice.value, action_id=choice.action_id)
         cost = block_chars(button.to_dict()) + len(f"{block_id_prefix}:choices:99")
         if cost > chars or len(buttons) >= _BUTTONS_MAX * (MAX_BLOCKS - 2):
