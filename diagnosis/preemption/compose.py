@@ -77,8 +77,10 @@ _RECLAIM_ADVICE: dict[tuple[Level | None, bool], str] = {
 _POSITION_MISSING: dict[str | None, str] = {
     None: "the project's quota position at the eviction (no reclaim line or metrics)",
     DEPARTMENT: "the project's own quota position at the eviction (the scheduler's reclaim "
-    "line gives its department's: the two workloads' projects have different departments)",
+    "line gives its department's{why})",
 }
+#: ...why, to whoever may read the preemptor (its department is the preemptor's to tell).
+_DEPARTMENTS_DIFFER = ": the two workloads' projects have different departments"
 #: ...and when the reclaim line's queue for it is not known to be the project's.
 _QUEUE_NOT_KNOWN = (
     "the project's own quota position at the eviction (the scheduler's reclaim line names a "
@@ -156,11 +158,12 @@ def _party_lines(ev: PreemptionEvidence) -> list[EvidenceLine]:
     return lines
 
 
-def _position_missing(position: QuotaPosition) -> str:
-    """What is said missing when the project's own position is not known."""
+def _position_missing(position: QuotaPosition, *, seen: bool) -> str:
+    """What is said missing when the project's own position is not known (`seen`: why too)."""
     if position.level is None and position.queue is not None:
         return _QUEUE_NOT_KNOWN
-    return _POSITION_MISSING.get(position.level, _POSITION_MISSING[None])
+    said = _POSITION_MISSING.get(position.level, _POSITION_MISSING[None])
+    return said.format(why=_DEPARTMENTS_DIFFER if seen else "")
 
 
 def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
@@ -252,7 +255,7 @@ def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Rep
     if times is None:
         missing.append("how often it was preempted (history unavailable)")
     if position.project is None and verdict.kind is K.RECLAIM_FAIR_SHARE:
-        missing.append(_position_missing(position))
+        missing.append(_position_missing(position, seen=seen))
     if not ev.tier2:
         missing.append(TIER2_PREEMPTION_MISSING)
     facts = PreemptionFacts(
