@@ -3,7 +3,8 @@
 It is written twice: for whoever may read the preemptor, and for anyone else
 (`Report.without_preemptor`, which `visibility` gives them): what only the preemptor's
 workload tells (whether the two departments differ, whose queue the reclaimer's is, its
-figures) is left out of the second, not masked in the first.
+figures, how its priority compares with the victim's) is left out of the second, not masked
+in the first.
 """
 
 from __future__ import annotations
@@ -183,6 +184,7 @@ def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Rep
     to a workload wrongly): in any other, the preemptor's workload tells nothing of the
     queues, and the other queue's figures are for nobody who is checked.
     """
+    flags = verdict.flags_for(seen=seen)
     seen = seen and verdict.kind is K.RECLAIM_FAIR_SHARE
     position = quota_position(ev, verdict, seen=seen)
     violated, broken = protection(ev, verdict.kind)
@@ -200,7 +202,7 @@ def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Rep
             text=f"Contradiction: {f}",
             source=verdict.eviction.source if verdict.eviction else "get_workload_status",
         )
-        for f in verdict.flags
+        for f in flags
     ]
     evidence += _party_lines(ev)
     say = reclaim_say(ev, verdict, position, seen=seen)
