@@ -3,7 +3,8 @@
 It is written twice: for whoever may read the preemptor, and for anyone else
 (`Report.without_preemptor`, which `visibility` gives them): what only the preemptor's
 workload tells (whether the two departments differ, whose queue the reclaimer's is, its
-figures) is left out of the second, not masked in the first.
+figures, how its priority compares with the victim's) is left out of the second, not masked
+in the first.
 """
 
 from __future__ import annotations
@@ -77,8 +78,10 @@ _RECLAIM_ADVICE: dict[tuple[Level | None, bool], str] = {
 _POSITION_MISSING: dict[str | None, str] = {
     None: "the project's quota position at the eviction (no reclaim line or metrics)",
     DEPARTMENT: "the project's own quota position at the eviction (the scheduler's reclaim "
-    "line gives its department's: the two workloads' projects have different departments)",
+    "line gives its department's{why})",
 }
+#: ...why, to whoever may read the preemptor (its department is the preemptor's to tell).
+_DEPARTMENTS_DIFFER = ": the two workloads' projects have different departments"
 #: ...and when the reclaim line's queue for it is not known to be the project's.
 _QUEUE_NOT_KNOWN = (
     "the project's own quota position at the eviction (the scheduler's reclaim line names a "
@@ -156,11 +159,12 @@ def _party_lines(ev: PreemptionEvidence) -> list[EvidenceLine]:
     return lines
 
 
-def _position_missing(position: QuotaPosition) -> str:
-    """What is said missing when the project's own position is not known."""
+def _position_missing(position: QuotaPosition, *, seen: bool) -> str:
+    """What is said missing when the project's own position is not known (`seen`: why too)."""
     if position.level is None and position.queue is not None:
         return _QUEUE_NOT_KNOWN
-    return _POSITION_MISSING.get(position.level, _POSITION_MISSING[None])
+    said = _POSITION_MISSING.get(position.level, _POSITION_MISSING[None])
+    return said.format(why=_DEPARTMENTS_DIFFER if seen else "")
 
 
 def compose_preemption(ev: PreemptionEvidence, verdict: KindVerdict) -> Report:
@@ -180,6 +184,7 @@ def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Rep
     to a workload wrongly): in any other, the preemptor's workload tells nothing of the
     queues, and the other queue's figures are for nobody who is checked.
     """
+    flags = verdict.flags_for(seen=seen)
     seen = seen and verdict.kind is K.RECLAIM_FAIR_SHARE
     position = quota_position(ev, verdict, seen=seen)
     violated, broken = protection(ev, verdict.kind)
@@ -197,7 +202,7 @@ def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Rep
             text=f"Contradiction: {f}",
             source=verdict.eviction.source if verdict.eviction else "get_workload_status",
         )
-        for f in verdict.flags
+        for f in flags
     ]
     evidence += _party_lines(ev)
     say = reclaim_say(ev, verdict, position, seen=seen)
@@ -252,7 +257,7 @@ def _compose(ev: PreemptionEvidence, verdict: KindVerdict, *, seen: bool) -> Rep
     if times is None:
         missing.append("how often it was preempted (history unavailable)")
     if position.project is None and verdict.kind is K.RECLAIM_FAIR_SHARE:
-        missing.append(_position_missing(position))
+        missing.append(_position_missing(position, seen=seen))
     if not ev.tier2:
         missing.append(TIER2_PREEMPTION_MISSING)
     facts = PreemptionFacts(

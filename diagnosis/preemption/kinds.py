@@ -5,8 +5,10 @@ Consistency is checked, not assumed: a priority preemption names a preemptor in 
 project with a strictly higher priority, and evicts only a preemptible victim (one whose
 preemptibility is not known is no mismatch); a reclaim takes from another queue. A record
 that contradicts itself or those rules means the mapping is wrong, so the kind is UNKNOWN and
-the contradiction is stated. A policy stop or a node failure never gets here: the failure
-diagnosis keeps them.
+the contradiction is stated. Whether the preemptor's priority is above the victim's is the
+preemptor's to tell: an asker who may not read it gets the flags its records alone give
+(`KindVerdict.flags_for`), and a neutral one when the kind turned on that comparison alone.
+A policy stop or a node failure never gets here: the failure diagnosis keeps them.
 """
 
 from __future__ import annotations
@@ -18,18 +20,34 @@ from diagnosis.preemption.evidence import Eviction, PreemptionEvidence, nearest
 from diagnosis.preemption.party import describe
 from diagnosis.preemption.texts import PreemptionKind
 
-__all__ = ["KINDS", "KindVerdict", "decide_kind"]
+__all__ = ["KINDS", "UNSEEN_PRIORITY", "KindVerdict", "decide_kind"]
 
 K = PreemptionKind
 
 
+#: The priority contradiction, for an asker who may not read the preemptor: no comparison.
+UNSEEN_PRIORITY = (
+    "the eviction record says a priority preemption, which the named preemptor's workload "
+    "does not bear out (its details are shown only to whoever may read it in Run:ai)"
+)
+
+
 @dataclass(frozen=True)
 class KindVerdict:
-    """The kind, the record that decided it, and any contradiction found on the way."""
+    """The kind, the record that decided it, and any contradiction found on the way.
+
+    `unseen_flags`: the contradictions stated to an asker who may not read the preemptor,
+    when they differ from `flags` (None: the same).
+    """
 
     kind: PreemptionKind
     eviction: Eviction | None = None
     flags: tuple[str, ...] = ()
+    unseen_flags: tuple[str, ...] | None = None
+
+    def flags_for(self, *, seen: bool) -> tuple[str, ...]:
+        """The contradictions stated to whoever may read the preemptor (`seen`), or anyone else."""
+        return self.flags if seen or self.unseen_flags is None else self.unseen_flags
 
 
 Rule = Callable[[PreemptionEvidence, list[Eviction]], KindVerdict | None]
@@ -58,6 +76,7 @@ def priority_preemption(ev: PreemptionEvidence, records: list[Eviction]) -> Kind
     if found is None:
         return None
     flags: list[str] = []
+    hidden: str | None = None  # the flag only the preemptor's workload gives
     namespace, _ = found.evictor()
     victim = ev.workload
     if namespace and victim.namespace and namespace != victim.namespace:
@@ -72,18 +91,23 @@ def priority_preemption(ev: PreemptionEvidence, records: list[Eviction]) -> Kind
         and victim.priority is not None
         and theirs <= victim.priority
     ):
-        # Named by its description, which is masked whole for who may not read it.
-        flags.append(
+        # Named by its description, which is masked whole for who may not read it; they get
+        # `flags_for(seen=False)`, which leaves the comparison out.
+        hidden = (
             f"the named preemptor {describe(ev.preemptor)} is not above the victim's "
             f"priority {victim.priority}"
         )
+        flags.append(hidden)
     movable = ev.victim_preemptibility
     if movable.preemptible is False:
         flags.append(
             f"a priority preemption of a non-preemptible victim ({movable.why}): priority "
             "preemption only evicts preemptible workloads"
         )
-    return KindVerdict(K.UNKNOWN if flags else K.PRIORITY_PREEMPTION, found, tuple(flags))
+    if hidden is None:
+        return KindVerdict(K.UNKNOWN if flags else K.PRIORITY_PREEMPTION, found, tuple(flags))
+    unseen = tuple(f for f in flags if f != hidden) or (UNSEEN_PRIORITY,)
+    return KindVerdict(K.UNKNOWN, found, tuple(flags), unseen)
 
 
 def reclaim(ev: PreemptionEvidence, records: list[Eviction]) -> KindVerdict | None:

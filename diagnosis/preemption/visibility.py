@@ -7,9 +7,10 @@ known so it cannot be checked, becomes "a workload in another project" (or "anot
 in this project") everywhere the report names it, and its JSON members are null; the words
 are the same whether a workload of its name was found, not found or not read. A candidate
 that only its timing ties to the eviction is left out instead. An asker who may not read the
-preemptor gets the answer written for them (`Report.without_preemptor`): nothing in it
-follows from the preemptor's workload (whether the departments differ, whose queue the
-reclaimer's is, that queue's figures), which no masking of names would hide. A department
+preemptor (or the candidate a contradicted record names) gets the answer written for them
+(`Report.without_preemptor`): nothing in it follows from the preemptor's workload (whether
+the departments differ, whose queue the reclaimer's is, that queue's figures, how its
+priority compares), which no masking of names would hide. A department
 queue of the reclaim line (`QueueFigures`) whose department the asker may not read (or that
 is not known, so it cannot be checked) loses its figures everywhere: its line in the quoted
 record, the position line, the headline's sentence and the advice that follow from it; the
@@ -107,7 +108,9 @@ async def _for(report: Report, checked: list[tuple[Party, bool]], authorize: Aut
         return report
     hidden = [p for p, ok in checked if not ok]
     unseen = report.without_preemptor
-    if unseen is not None and facts.by in hidden:
+    # The party a record named: the preemptor, or the candidate a contradicted record names.
+    named = [p for p in hidden if p == facts.by or (p in facts.candidates and not p.timed)]
+    if unseen is not None and named:
         report = unseen  # the answer for them: the same parties, nothing of the preemptor's
     elif unseen is not None:
         report = report.model_copy(

@@ -7,6 +7,9 @@ parent queues when the two departments differ). An asker who may not read the pr
 (serve-llama-70b in nlp) must not learn whether its department is this workload's: their
 answer is the same whichever it is, asked, shared with others, or shown again to them. Nor
 do they get the reclaimer's queue: its figures, or whose queue (project or department) it is.
+Nor, when the line names this workload's department by name, why it does (the departments
+differ), nor how the preemptor's priority compares with the victim's: whichever department or
+priority the preemptor has, their answer is the same.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from diagnosis import (
 from diagnosis.evidence import Gap
 from diagnosis.examine import _with_gaps
 from diagnosis.preemption.compose import compose_preemption
-from diagnosis.preemption.kinds import decide_kind
+from diagnosis.preemption.kinds import UNSEEN_PRIORITY, decide_kind
 from runai_sim.scenario import Scenario
 from tests.diagnosis.doubles import Memo
 from tests.diagnosis.preemption import builders as b
@@ -76,13 +79,16 @@ TRAININGS_OF_NLP = Asker(
 EVERYTHING = Asker("ml-team", "nlp", departments=(ML_PLATFORM, RESEARCH))
 
 
-def _unnamed_queues(theirs: str) -> Scenario:
-    """The scenario with queues named q-1 and q-2, and the preemptor in department `theirs`."""
+def _unnamed_queues(theirs: str, *, rename: bool = True) -> Scenario:
+    """The scenario with queues named q-1 and q-2, and the preemptor in department `theirs`.
+
+    `rename` False: the reclaim line keeps the departments' names (ml-platform, research).
+    """
     workloads = [w.model_copy(deep=True) for w in RECLAIM.workloads]
     for entry in workloads:
         events = [*(entry.events or ()), *(r["spec"].get("event") or {} for r in entry.history)]
         for record in events:
-            if "message" in record:
+            if "message" in record and rename:
                 text = record["message"].replace("ml-platform uses", "q-1 uses")
                 record["message"] = text.replace("research uses", "q-2 uses")
         if entry.workload["name"] == "serve-llama-70b":
@@ -180,27 +186,92 @@ def _not_above(priority: int) -> Scenario:
 
 
 @pytest.mark.parametrize(
-    ("asker", "said"),
+    "asker",
     [
-        pytest.param(
-            EVERYTHING,
-            "serve-llama-70b (project nlp, priority 40) is not above the victim's priority 50",
-            id="reader",
-        ),
-        pytest.param(
-            NOT_NLP,
-            "a workload in another project is not above the victim's priority 50",
-            id="not-a-reader",
-        ),
+        pytest.param(NOT_NLP, id="reads-both-departments"),
+        pytest.param(NOT_NLP_NOR_DEPARTMENTS, id="reads-no-department"),
+        pytest.param(TRAININGS_OF_NLP, id="reads-nlp-but-not-inferences"),
     ],
 )
-async def test_a_contradiction_states_the_preemptors_priority_only_to_its_readers(asker, said):
-    report = await _asked(_not_above(40), asker)
+async def test_a_line_naming_its_department_does_not_tell_them_whether_the_departments_differ(
+    asker,
+):
+    """The line names ml-platform, this workload's department, whichever the preemptor's is."""
+    same = await _asked(_unnamed_queues(ML_PLATFORM, rename=False), asker)
+    other = await _asked(_unnamed_queues(RESEARCH, rename=False), asker)
+    assert same == other
+    assert "different departments" not in _shown(same)
+    said = "the project's own quota position at the eviction (the scheduler's reclaim line "
+    assert f"{said}gives its department's)" in same.missing
+    reader = await _asked(_unnamed_queues(RESEARCH, rename=False), EVERYTHING)
+    assert any("different departments" in m for m in reader.missing)
+
+
+async def test_a_contradiction_states_the_preemptors_priority_only_to_its_readers():
+    report = await _asked(_not_above(40), EVERYTHING)
     assert report.preemption is not None
     assert report.preemption.kind == "UNKNOWN"
-    assert f"Contradiction: the named preemptor {said}" in [e.text for e in report.evidence]
-    if asker is NOT_NLP:
-        assert "priority 40" not in report.model_dump_json()
+    said = "serve-llama-70b (project nlp, priority 40) is not above the victim's priority 50"
+    assert f"Contradiction: the named preemptor {said}" in _texts(report)
+
+
+#: The named preemptor's priority: at, below and above the victim's 50.
+PRIORITIES = (10, 40, 50, 51, 125)
+
+
+@pytest.mark.parametrize(
+    "asker",
+    [
+        pytest.param(NOT_NLP, id="reads-both-departments"),
+        pytest.param(TRAININGS_OF_NLP, id="reads-nlp-but-not-inferences"),
+    ],
+)
+async def test_the_answer_is_the_same_whichever_priority_the_preemptor_has(asker):
+    """The record's namespace is the contradiction they are told; the priority, never."""
+    answers = [await _asked(_not_above(priority), asker) for priority in PRIORITIES]
+    assert all(answer == answers[0] for answer in answers), PRIORITIES
+    first = answers[0]
+    assert first.preemption is not None
+    assert first.preemption.kind == "UNKNOWN"
+    assert "not above" not in first.model_dump_json()
+    assert UNSEEN_PRIORITY not in first.model_dump_json()  # the record alone contradicts it
+    assert any(t.startswith("Contradiction: a priority preemption names") for t in _texts(first))
+
+
+def _same_project(priority: int) -> Scenario:
+    """`_not_above(priority)` with serve-llama-70b in ml-team: only the priority contradicts."""
+    scenario = _not_above(priority)
+    workloads = [w.model_copy(deep=True) for w in scenario.workloads]
+    for entry in workloads:
+        for record in entry.events or ():
+            if "message" in record:
+                record["message"] = record["message"].replace("runai-nlp/", "runai-ml-team/")
+        if entry.workload["name"] == "serve-llama-70b":
+            entry.workload.update(
+                {"projectId": "3", "projectName": "ml-team", "namespace": "runai-ml-team"}
+            )
+            entry.workload.update({"departmentId": ML_PLATFORM, "departmentName": "ml-platform"})
+    return scenario.model_copy(update={"workloads": workloads})
+
+
+#: ml-team's trainings (the victim), not its inferences (serve-llama-70b).
+TRAININGS_OF_ML_TEAM = Asker(kinds=(("ml-team", "Training"),), departments=(ML_PLATFORM,))
+
+
+@pytest.mark.parametrize("priority", [10, 40, 50])
+async def test_a_contradiction_only_the_preemptors_priority_gives_is_stated_without_it(priority):
+    """No other flag: they learn the record is not borne out, never by whose priority."""
+    reader = await _asked(_same_project(priority), Asker("ml-team"))
+    said = f"serve-llama-70b (project ml-team, priority {priority}) is not above the victim's"
+    assert f"Contradiction: the named preemptor {said} priority 50" in _texts(reader)
+    unseen = await _asked(_same_project(priority), TRAININGS_OF_ML_TEAM)
+    assert unseen == await _asked(_same_project(10), TRAININGS_OF_ML_TEAM)  # whichever it is
+    assert unseen.preemption is not None
+    assert unseen.preemption.kind == "UNKNOWN"
+    flags = [t for t in _texts(unseen) if t.startswith("Contradiction:")]
+    assert flags == [f"Contradiction: {UNSEEN_PRIORITY}"]
+    assert "not above" not in unseen.model_dump_json()
+    assert "serve-llama-70b" not in unseen.model_dump_json()
 
 
 UNKNOWN = bundled_scenario("preempted-unknown")  # vision-serve (an inference) started after

@@ -160,3 +160,30 @@ def test_queue_line_gpu_figures(resources: str, gpus: float | None):
     said = read_eviction(text)
     assert said is not None
     assert said.queues[0].uses == gpus
+
+
+@pytest.mark.parametrize(
+    ("given", "unseen"),
+    [
+        pytest.param(
+            {"events": [b.evict(b.PRIORITY)], "by": b.preemptor(priority=40)},
+            (kinds.UNSEEN_PRIORITY,),
+            id="only-the-priority-contradicts",
+        ),
+        pytest.param(
+            {"events": [b.evict(b.PRIORITY.replace("runai-ml-team/eval-prod", "runai-nlp/serve"))],
+             "by": b.preemptor(project="nlp", priority=40)},
+            ("a priority preemption names a preemptor in namespace runai-nlp, not the victim's "
+             "runai-ml-team (priority preemption stays inside a project)",),
+            id="the-record-contradicts-too",
+        ),
+    ],
+)  # fmt: skip
+def test_who_may_not_read_the_preemptor_is_not_told_how_its_priority_compares(
+    given: dict[str, Any], unseen: tuple[str, ...]
+):
+    verdict = decide_kind(b.preemption_evidence(**given))
+    assert verdict.kind is K.UNKNOWN
+    assert any("is not above the victim's priority 50" in f for f in verdict.flags)
+    assert verdict.flags_for(seen=True) == verdict.flags
+    assert verdict.flags_for(seen=False) == unseen
