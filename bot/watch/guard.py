@@ -25,9 +25,8 @@ from datetime import UTC, datetime
 import structlog
 
 from bot.authz import ALL_KINDS, ANY_KIND, Authorizer, Reason
-from bot.authz import Target as Scope
 from bot.ops.metrics import WATCH_POLLS
-from bot.push import Kv, NoticeSpec, notice_item, subscriber_identity
+from bot.push import Kv, NoticeSpec, notice_item, subscriber_decision
 from bot.watch.subscriptions import KINDS_TOLD, STOPPED, Subscription, Subscriptions, told_kinds
 from bot.work import Intake, QueueUnavailable, WorkQueue, admit
 
@@ -122,9 +121,14 @@ class SubscriberGuard:
     async def _reads(self, subscription: Subscription) -> str | None:
         """The subscriber's access as `Subscription.told` says it; None: it could not be read."""
         s = subscription
-        identity = subscriber_identity(s.target, s.subscribed_by)
-        scope = Scope(s.cluster_id, s.cluster_name, s.project, kind=ANY_KIND)
-        decision = await self._authorizer.check(identity, scope)
+        decision = await subscriber_decision(
+            self._authorizer,
+            s.target,
+            s.subscribed_by,
+            cluster=(s.cluster_id, s.cluster_name),
+            project=s.project,
+            kind=ANY_KIND,
+        )
         if decision.reason is Reason.UNCHECKED:
             return None
         if decision.reason is Reason.AUTHZ_OFF or ALL_KINDS in decision.readable:
