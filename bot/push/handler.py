@@ -108,35 +108,42 @@ class PushWork(ResolvedAlerts):
         if item.kind == "notice":
             await self._notice(NoticeSpec.model_validate(item.responder), journal, state)
             return
-        if item.kind == "alert":
-            alert = AlertSpec.model_validate(item.responder)
-            if self._alerts is None:
-                self._log.warning("push_alert_without_resolver")
-                return
-            if alert.status == "resolved":
-                await self._resolved(alert, journal, state)
-                return
-            await self._alerts.started(alert.key)
-            found = await self._alerts.resolve(alert)
-            if found is None:
-                await self._alerts.dropped(alert.key)
-                return
-            spec = found
-        else:
-            spec = PushSpec.model_validate(item.responder)
+        spec = await self._spec(item, journal, state)
+        if spec is None:
+            return
         poster = self._poster(spec.target)
         if poster is None:
             return
-        reports = [r for w in spec.workload_ids if (r := await self._diagnose(spec, w))]
-        if not reports:
+        shown = [(w, r) for w in spec.workload_ids if (r := await self._diagnose(spec, w))]
+        if not shown:
             if spec.alert_key and self._alerts is not None:
                 await self._alerts.dropped(spec.alert_key)
             return
         posts = JournaledPosts(poster, spec.target, journal, state)
-        if len(spec.workload_ids) > 1:
-            await self._storm(item, spec, reports, posts)
-        else:
-            await self._single(item, spec, reports[0], posts)
+        if len(spec.workload_ids) == 1:
+            await self._single(item.id, spec, shown[0][1], posts)
+        elif len(shown) > spec.storm_over:  # only what the channel may see counts
+            await self._storm(item, spec, [r for _, r in shown], posts)
+        else:  # too few left for a storm: each on its own, planned apart
+            for workload_id, report in shown:
+                await self._single(f"{item.id}:{workload_id}", spec, report, posts)
+
+    async def _spec(self, item: WorkItem, journal: Journal, state: JournalState) -> PushSpec | None:
+        """The workloads to post: the item's, or a firing alert's (None: nothing to post)."""
+        if item.kind != "alert":
+            return PushSpec.model_validate(item.responder)
+        alert = AlertSpec.model_validate(item.responder)
+        if self._alerts is None:
+            self._log.warning("push_alert_without_resolver")
+            return None
+        if alert.status == "resolved":
+            await self._resolved(alert, journal, state)
+            return None
+        await self._alerts.started(alert.key)
+        found = await self._alerts.resolve(alert)
+        if found is None:
+            await self._alerts.dropped(alert.key)
+        return found
 
     def _poster(self, target: Target) -> Poster | None:
         """The poster of `target`'s platform, None (logged) when this process has none."""
@@ -233,11 +240,11 @@ class PushWork(ResolvedAlerts):
         return ReportReply(report, LOOKBACK, (*notes, why), cluster_name=spec.cluster_name)
 
     async def _single(
-        self, item: WorkItem, spec: PushSpec, report: Report, posts: JournaledPosts
+        self, plan_id: str, spec: PushSpec, report: Report, posts: JournaledPosts
     ) -> None:
         group = fingerprint(spec.project, report)
         async with self._planner.locked(f"{spec.target.ident()}:{group}"):
-            plan = await self._planner.plan(item.id, spec.target, group)
+            plan = await self._planner.plan(plan_id, spec.target, group)
             thread = plan.thread
             notes: tuple[str, ...] = ()
             if plan.mode == "group":
@@ -247,7 +254,7 @@ class PushWork(ResolvedAlerts):
                 thread = await self._overflow(spec, plan, posts)
             thread = await self._answer(spec, self._reply(spec, report, *notes), posts, thread)
             if plan.mode != "overflow":
-                await self._planner.joined(spec.target, group, thread, item.id, plan)
+                await self._planner.joined(spec.target, group, thread, plan_id, plan)
         if spec.alert_key and self._alerts is not None:
             await self._alerts.posted(spec.alert_key, spec.target, thread)
         self._posted(spec, report, plan.mode, posts)
