@@ -16,8 +16,10 @@ A `notice` item (a watch stopped or narrowed) is one message of its own, posted 
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime
 
 import structlog
@@ -34,6 +36,7 @@ from bot.conversation import (
 )
 from bot.conversation.answers import pushed
 from bot.conversation.auditing import audit_event
+from bot.conversation.store import ThreadBusy
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink, LogAuditSink
 from bot.ops.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
@@ -83,12 +86,20 @@ class PushWork(ResolvedAlerts):
         deadline_s: float = 30.0,
         clock: Callable[[], datetime | None] = lambda: None,
         resolution_wait_s: float | None = None,
+        conversation_wait_s: float | None = None,
     ) -> None:
         """`authorizer` checks the subscriber of a watch made in chat.
 
         `resolution_wait_s`: a resolution's wait for its firing alert's answer (by default
-        the diagnosis deadline and `RESOLVED_GRACE_S`).
+        the diagnosis deadline and `RESOLVED_GRACE_S`). `conversation_wait_s`: how long an
+        answer waits for the lock of the conversation it is kept in (a DM's, busy with a
+        person's turn) while holding its group's; under the planner's own wait (half of it
+        by default), so the next failure of the group never goes on without it.
         """
+        wait = planner.lock_wait_s / 2 if conversation_wait_s is None else conversation_wait_s
+        if not 0 < wait < planner.lock_wait_s:
+            raise ValueError("conversation_wait_s must be under the planner's lock wait")
+        self._conversation_wait_s = wait
         self._runai, self._kube, self._store = runai, kube, store
         self._authorizer = authorizer
         self._planner, self._posters, self._alerts = planner, posters, alerts
@@ -252,7 +263,12 @@ class PushWork(ResolvedAlerts):
                 PUSH_SUPPRESSED.labels(reason="grouped").inc()
             elif plan.mode == "overflow":
                 thread = await self._overflow(spec, plan, posts)
-            thread = await self._answer(spec, self._reply(spec, report, *notes), posts, thread)
+            try:
+                thread = await self._answer(spec, self._reply(spec, report, *notes), posts, thread)
+            except ThreadBusy:
+                if plan.mode != "overflow" and posts.untouched:
+                    await self._planner.forget(plan_id)  # retried: planned again, then
+                raise  # left pending, tried again later; the group's lock is let go now
             if plan.mode != "overflow":
                 await self._planner.joined(spec.target, group, thread, plan_id, plan)
         if spec.alert_key and self._alerts is not None:
@@ -303,10 +319,22 @@ class PushWork(ResolvedAlerts):
         target = spec.target
         known = posts.click_thread(thread)
         key = target.key(known) if known else target.key("").new_root()
-        async with self._store.lock(key):
+        async with self._conversation(key):
             _, thread = await posts.post(reply, thread=thread)
             await self._remember(spec, [reply.report], target.key(known or thread))
         return thread
+
+    @asynccontextmanager
+    async def _conversation(self, key: ThreadKey) -> AsyncIterator[None]:
+        """Hold `key`'s lock, waited for only `conversation_wait_s` (then `ThreadBusy`)."""
+        async with AsyncExitStack() as held:
+            try:
+                async with asyncio.timeout(self._conversation_wait_s):
+                    await held.enter_async_context(self._store.lock(key))
+            except TimeoutError:
+                self._log.warning("push_conversation_busy", thread=key.thread)
+                raise ThreadBusy("a turn still holds the conversation: tried again") from None
+            yield
 
     async def _remember(self, spec: PushSpec, reports: list[Report], key: ThreadKey) -> None:
         """Keep the thread's answers, as an asked one's, so their buttons and follow-ups work.
