@@ -18,6 +18,7 @@ from bot.push.item import (
 from bot.push.kv import Kv, KvUnavailable, MemoryKv, RedisKv
 from bot.push.plan import Planner
 from bot.push.posters import ConsolePoster, OnPosted, Poster, Posters
+from bot.push.subscriber import subscriber_decision
 
 __all__ = [
     "PENDING",
@@ -41,5 +42,6 @@ __all__ = [
     "alert_item",
     "notice_item",
     "push_item",
+    "subscriber_decision",
     "subscriber_identity",
 ]

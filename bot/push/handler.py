@@ -16,8 +16,10 @@ A `notice` item (a watch stopped or narrowed) is one message of its own, posted 
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime
 
 import structlog
@@ -34,6 +36,7 @@ from bot.conversation import (
 )
 from bot.conversation.answers import pushed
 from bot.conversation.auditing import audit_event
+from bot.conversation.store import ThreadBusy
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink, LogAuditSink
 from bot.ops.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
@@ -83,12 +86,20 @@ class PushWork(ResolvedAlerts):
         deadline_s: float = 30.0,
         clock: Callable[[], datetime | None] = lambda: None,
         resolution_wait_s: float | None = None,
+        conversation_wait_s: float | None = None,
     ) -> None:
         """`authorizer` checks the subscriber of a watch made in chat.
 
         `resolution_wait_s`: a resolution's wait for its firing alert's answer (by default
-        the diagnosis deadline and `RESOLVED_GRACE_S`).
+        the diagnosis deadline and `RESOLVED_GRACE_S`). `conversation_wait_s`: how long an
+        answer waits for the lock of the conversation it is kept in (a DM's, busy with a
+        person's turn) while holding its group's; under the planner's own wait (half of it
+        by default), so the next failure of the group never goes on without it.
         """
+        wait = planner.lock_wait_s / 2 if conversation_wait_s is None else conversation_wait_s
+        if not 0 < wait < planner.lock_wait_s:
+            raise ValueError("conversation_wait_s must be under the planner's lock wait")
+        self._conversation_wait_s = wait
         self._runai, self._kube, self._store = runai, kube, store
         self._authorizer = authorizer
         self._planner, self._posters, self._alerts = planner, posters, alerts
@@ -108,35 +119,42 @@ class PushWork(ResolvedAlerts):
         if item.kind == "notice":
             await self._notice(NoticeSpec.model_validate(item.responder), journal, state)
             return
-        if item.kind == "alert":
-            alert = AlertSpec.model_validate(item.responder)
-            if self._alerts is None:
-                self._log.warning("push_alert_without_resolver")
-                return
-            if alert.status == "resolved":
-                await self._resolved(alert, journal, state)
-                return
-            await self._alerts.started(alert.key)
-            found = await self._alerts.resolve(alert)
-            if found is None:
-                await self._alerts.dropped(alert.key)
-                return
-            spec = found
-        else:
-            spec = PushSpec.model_validate(item.responder)
+        spec = await self._spec(item, journal, state)
+        if spec is None:
+            return
         poster = self._poster(spec.target)
         if poster is None:
             return
-        reports = [r for w in spec.workload_ids if (r := await self._diagnose(spec, w))]
-        if not reports:
+        shown = [(w, r) for w in spec.workload_ids if (r := await self._diagnose(spec, w))]
+        if not shown:
             if spec.alert_key and self._alerts is not None:
                 await self._alerts.dropped(spec.alert_key)
             return
         posts = JournaledPosts(poster, spec.target, journal, state)
-        if len(spec.workload_ids) > 1:
-            await self._storm(item, spec, reports, posts)
-        else:
-            await self._single(item, spec, reports[0], posts)
+        if len(spec.workload_ids) == 1:
+            await self._single(item.id, spec, shown[0][1], posts)
+        elif len(shown) > spec.storm_over:  # only what the channel may see counts
+            await self._storm(item, spec, [r for _, r in shown], posts)
+        else:  # too few left for a storm: each on its own, planned apart
+            for workload_id, report in shown:
+                await self._single(f"{item.id}:{workload_id}", spec, report, posts)
+
+    async def _spec(self, item: WorkItem, journal: Journal, state: JournalState) -> PushSpec | None:
+        """The workloads to post: the item's, or a firing alert's (None: nothing to post)."""
+        if item.kind != "alert":
+            return PushSpec.model_validate(item.responder)
+        alert = AlertSpec.model_validate(item.responder)
+        if self._alerts is None:
+            self._log.warning("push_alert_without_resolver")
+            return None
+        if alert.status == "resolved":
+            await self._resolved(alert, journal, state)
+            return None
+        await self._alerts.started(alert.key)
+        found = await self._alerts.resolve(alert)
+        if found is None:
+            await self._alerts.dropped(alert.key)
+        return found
 
     def _poster(self, target: Target) -> Poster | None:
         """The poster of `target`'s platform, None (logged) when this process has none."""
@@ -233,11 +251,11 @@ class PushWork(ResolvedAlerts):
         return ReportReply(report, LOOKBACK, (*notes, why), cluster_name=spec.cluster_name)
 
     async def _single(
-        self, item: WorkItem, spec: PushSpec, report: Report, posts: JournaledPosts
+        self, plan_id: str, spec: PushSpec, report: Report, posts: JournaledPosts
     ) -> None:
         group = fingerprint(spec.project, report)
         async with self._planner.locked(f"{spec.target.ident()}:{group}"):
-            plan = await self._planner.plan(item.id, spec.target, group)
+            plan = await self._planner.plan(plan_id, spec.target, group)
             thread = plan.thread
             notes: tuple[str, ...] = ()
             if plan.mode == "group":
@@ -245,9 +263,14 @@ class PushWork(ResolvedAlerts):
                 PUSH_SUPPRESSED.labels(reason="grouped").inc()
             elif plan.mode == "overflow":
                 thread = await self._overflow(spec, plan, posts)
-            thread = await self._answer(spec, self._reply(spec, report, *notes), posts, thread)
+            try:
+                thread = await self._answer(spec, self._reply(spec, report, *notes), posts, thread)
+            except ThreadBusy:
+                if plan.mode != "overflow" and posts.untouched:
+                    await self._planner.forget(plan_id)  # retried: planned again, then
+                raise  # left pending, tried again later; the group's lock is let go now
             if plan.mode != "overflow":
-                await self._planner.joined(spec.target, group, thread, item.id, plan)
+                await self._planner.joined(spec.target, group, thread, plan_id, plan)
         if spec.alert_key and self._alerts is not None:
             await self._alerts.posted(spec.alert_key, spec.target, thread)
         self._posted(spec, report, plan.mode, posts)
@@ -296,10 +319,22 @@ class PushWork(ResolvedAlerts):
         target = spec.target
         known = posts.click_thread(thread)
         key = target.key(known) if known else target.key("").new_root()
-        async with self._store.lock(key):
+        async with self._conversation(key):
             _, thread = await posts.post(reply, thread=thread)
             await self._remember(spec, [reply.report], target.key(known or thread))
         return thread
+
+    @asynccontextmanager
+    async def _conversation(self, key: ThreadKey) -> AsyncIterator[None]:
+        """Hold `key`'s lock, waited for only `conversation_wait_s` (then `ThreadBusy`)."""
+        async with AsyncExitStack() as held:
+            try:
+                async with asyncio.timeout(self._conversation_wait_s):
+                    await held.enter_async_context(self._store.lock(key))
+            except TimeoutError:
+                self._log.warning("push_conversation_busy", thread=key.thread)
+                raise ThreadBusy("a turn still holds the conversation: tried again") from None
+            yield
 
     async def _remember(self, spec: PushSpec, reports: list[Report], key: ThreadKey) -> None:
         """Keep the thread's answers, as an asked one's, so their buttons and follow-ups work.

@@ -79,6 +79,10 @@ class PushSpec(BaseModel):
     """Workload kinds (`Training`, ...) that may be posted; None: every kind."""
     window: str = "in the last poll"
     """How a storm summary names its time span ("in the last minute")."""
+    storm_over: int = Field(default=1, ge=1)
+    """A storm summary only when more than this many of `workload_ids` may be posted (the
+    watch's `WATCH_STORM_THRESHOLD`); fewer are each posted on their own, so a summary never
+    counts a failure the channel may not see."""
     symptom: str | None = None
     preemption_only: bool = False
     """A possible preemption (Pending after running): posted only if the diagnosis agrees."""

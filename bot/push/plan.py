@@ -55,16 +55,26 @@ class Group:
 class Planner:
     """Plans items and records the groups and overflow threads they make, in `Kv`."""
 
-    def __init__(self, kv: Kv, *, window_s: float, max_posts_per_h: int) -> None:
+    def __init__(
+        self,
+        kv: Kv,
+        *,
+        window_s: float,
+        max_posts_per_h: int,
+        lock_wait_s: float = _LOCK_WAIT_S,
+    ) -> None:
         self._kv = kv
         self.window_s = window_s
         self.max_posts_per_h = max_posts_per_h
+        self.lock_wait_s = lock_wait_s
+        """How long `locked` waits for a group before going on without it: whatever waits
+        while holding one must wait for less (`PushWork`'s conversation wait)."""
 
     @asynccontextmanager
     async def locked(self, name: str) -> AsyncIterator[None]:
         """Hold `name` (one group of one channel) across replicas while planning and posting."""
         token, key = uuid.uuid4().hex, f"lock:{name}"
-        deadline = time.monotonic() + _LOCK_WAIT_S
+        deadline = time.monotonic() + self.lock_wait_s
         while not await self._kv.claim(key, token, _LOCK_TTL_S):
             if time.monotonic() > deadline:
                 break  # a dead holder's lease outlived the wait: go on rather than never post
@@ -84,6 +94,10 @@ class Planner:
         plan = await self._decide(target, group, item_id, storm=storm)
         await self._kv.set(f"plan:{item_id}", json.dumps(asdict(plan)), ttl_s=_PLAN_TTL_S)
         return plan
+
+    async def forget(self, item_id: str) -> None:
+        """Drop `item_id`'s kept plan: it posted nothing, so its next attempt plans afresh."""
+        await self._kv.delete(f"plan:{item_id}")
 
     async def _decide(
         self, target: Target, group: str | None, item_id: str, *, storm: bool

@@ -33,6 +33,11 @@ class JournaledPosts:
         """How many posts an earlier attempt had already made (updated, not posted again)."""
         self._log = structlog.get_logger(__name__)
 
+    @property
+    def untouched(self) -> bool:
+        """Nothing was posted for this item yet, by this attempt or an earlier one."""
+        return self._next == 0 and not self._shown
+
     def click_thread(self, thread: str | None) -> str | None:
         """See `Poster.click_thread`, in this item's channel."""
         return self._poster.click_thread(self._target, thread)

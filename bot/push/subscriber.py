@@ -13,18 +13,37 @@ from __future__ import annotations
 
 import structlog
 
-from bot.authz import Authorizer, Reason
+from bot.authz import AnyKind, Authorizer, Decision, Reason
 from bot.authz import Target as Scope
 from bot.errors import BotError
 from bot.ops.metrics import PUSH_SUPPRESSED
-from bot.push.item import PushSpec, subscriber_identity
+from bot.push.item import PushSpec, Target, subscriber_identity
 from diagnosis import WorkloadAccess
 
-__all__ = ["SubscriberCheck", "SubscriberUnchecked"]
+__all__ = ["SubscriberCheck", "SubscriberUnchecked", "subscriber_decision"]
 
 
 class SubscriberUnchecked(BotError):
     """The subscriber's access could not be read: nothing is posted; tried again later."""
+
+
+async def subscriber_decision(
+    authorizer: Authorizer,
+    target: Target,
+    subscriber: str,
+    *,
+    cluster: tuple[str, str],
+    project: str,
+    kind: str | AnyKind | None,
+) -> Decision:
+    """What `subscriber`'s own access (they subscribed `target`) reads of `kind` in `project`.
+
+    `cluster` is its ID and the name a refusal would give it. The one place a watch's
+    subscriber is turned into an identity and a scope, for the poll and the push alike.
+    """
+    identity = subscriber_identity(target, subscriber)
+    scope = Scope(cluster[0], cluster[1], project, kind=kind)
+    return await authorizer.check(identity, scope)
 
 
 class SubscriberCheck:
@@ -41,14 +60,14 @@ class SubscriberCheck:
         spec = self._spec
         if spec.subscriber is None:
             return True
-        scope = Scope(
-            workload.cluster_id,
-            spec.cluster_name or workload.cluster_id,
-            workload.project or "",
+        decision = await subscriber_decision(
+            self._authorizer,
+            spec.target,
+            spec.subscriber,
+            cluster=(workload.cluster_id, spec.cluster_name or workload.cluster_id),
+            project=workload.project or "",
             kind=workload.kind,
         )
-        identity = subscriber_identity(spec.target, spec.subscriber)
-        decision = await self._authorizer.check(identity, scope)
         if not decision.allowed:
             self.last_refusal = decision.reason
         return decision.allowed

@@ -38,12 +38,12 @@ def _where(project: str, cluster: str) -> str:
 
 
 def _state(subscription: Subscription) -> str:
-    """What its subscriber's access changed, as `watches` says it ("" when nothing)."""
+    """What the watch no longer covers, as `watches` says it ("" when nothing)."""
     if subscription.stopped_at is not None or subscription.told == STOPPED:
         at = (subscription.stopped_at or subscription.since).strftime("%Y-%m-%d %H:%M UTC")
-        return f": stopped {at}, its subscriber can no longer read it"
+        return f": stopped {at}"  # never why: that would be its subscriber's access
     if (kinds := told_kinds(subscription.told)) is not None:
-        return f": only {kinds}, all its subscriber can still read"
+        return f": only {kinds}"
     return ""
 
 

@@ -8,10 +8,11 @@ that access reads now:
   so a later poll catches up; nothing is posted on unknown, and nothing is stopped;
 - no kind (the rule was removed, the project is gone, the subscriber has no Run:ai user):
   the watch stops, no longer polled, and its channel is told once, naming nothing of the
-  project's workloads; it stays listed as stopped until `unwatch` or a new `watch`;
+  project's workloads nor anyone's access; it stays listed as stopped until `unwatch` or a
+  new `watch`;
 - some kinds only: the watch goes on, each push posts only those (`bot.push.subscriber`
-  checks every workload), and the channel is told once which; and once more if every kind
-  is read again.
+  checks every workload), and the channel is told once which kinds the watch covers (not
+  whose access changed); and once more if it covers every kind again.
 
 A notice is a work item like a failure's, posted once through the queue and journal. What
 the channel was told is kept in the subscription, changed only if nobody changed it
@@ -25,9 +26,8 @@ from datetime import UTC, datetime
 import structlog
 
 from bot.authz import ALL_KINDS, ANY_KIND, Authorizer, Reason
-from bot.authz import Target as Scope
 from bot.ops.metrics import WATCH_POLLS
-from bot.push import Kv, NoticeSpec, notice_item, subscriber_identity
+from bot.push import Kv, NoticeSpec, notice_item, subscriber_decision
 from bot.watch.subscriptions import KINDS_TOLD, STOPPED, Subscription, Subscriptions, told_kinds
 from bot.work import Intake, QueueUnavailable, WorkQueue, admit
 
@@ -38,28 +38,27 @@ NOTICE_DEADLINE_S = 86_400.0
 
 
 def notice_text(subscription: Subscription, told: str) -> str:
-    """What the channel is told when its watch stops, narrows, or reads every kind again."""
+    """What the channel is told when its watch stops, narrows, or covers every kind again.
+
+    It says what the watch now covers, never whose access changed nor what that person may
+    read: the channel learns what it will and will not be shown, nothing about anyone's grants.
+    """
     s = subscription
     where = f"project {s.project} on {s.cluster_name}"
     again = f"`watch {s.project} on {s.cluster_name}`"
     if told == STOPPED:
         return (
-            f"This channel no longer watches {where}: {s.subscribed_by}, who subscribed it, "
-            "can no longer read its workloads in Run:ai, so nothing more is posted for it. "
+            f"This channel no longer watches {where}: nothing more is posted for it. "
             f"Someone who may read every kind of workload there can {again} again; "
             f"`unwatch {s.project} on {s.cluster_name}` removes it."
         )
     if (kinds := told_kinds(told)) is not None:
         return (
-            f"This channel's watch of {where} now posts only failures of {kinds}: the "
-            f"Run:ai access of {s.subscribed_by}, who subscribed it, no longer reads the "
-            f"project's other workloads. Someone who may read every kind there can {again} "
-            "to have them all posted again."
+            f"This channel's watch of {where} now covers only {kinds}: failures of other "
+            f"kinds of workload there are no longer posted. Someone who may read every kind "
+            f"there can {again} to have them all posted again."
         )
-    return (
-        f"This channel's watch of {where} posts failures of every kind of workload again: "
-        f"the Run:ai access of {s.subscribed_by}, who subscribed it, reads them all."
-    )
+    return f"This channel's watch of {where} covers every kind of workload again."
 
 
 class SubscriberGuard:
@@ -122,9 +121,14 @@ class SubscriberGuard:
     async def _reads(self, subscription: Subscription) -> str | None:
         """The subscriber's access as `Subscription.told` says it; None: it could not be read."""
         s = subscription
-        identity = subscriber_identity(s.target, s.subscribed_by)
-        scope = Scope(s.cluster_id, s.cluster_name, s.project, kind=ANY_KIND)
-        decision = await self._authorizer.check(identity, scope)
+        decision = await subscriber_decision(
+            self._authorizer,
+            s.target,
+            s.subscribed_by,
+            cluster=(s.cluster_id, s.cluster_name),
+            project=s.project,
+            kind=ANY_KIND,
+        )
         if decision.reason is Reason.UNCHECKED:
             return None
         if decision.reason is Reason.AUTHZ_OFF or ALL_KINDS in decision.readable:

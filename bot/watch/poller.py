@@ -276,7 +276,9 @@ class WatchPoller:
         items: list[tuple[str, WorkItem]] = []
         if len(failed) > self._storm_threshold:
             ids = tuple(w.id for w in failed)
-            spec = PushSpec.model_validate({**base, "workload_ids": ids})
+            spec = PushSpec.model_validate(
+                {**base, "workload_ids": ids, "storm_over": self._storm_threshold}
+            )
             stamp = max(str(w.phase_updated_at) for w in failed)
             dedupe = f"watch:{subscription.id}:storm:{ids[0]}:{ids[-1]}:{stamp}"
             items.append((dedupe, push_item(spec, deadline_s=PUSH_DEADLINE_S)))

@@ -26,6 +26,7 @@ from bot.conversation import (
 )
 from bot.conversation.answers import clicked
 from bot.conversation.parse import Expecting
+from bot.conversation.store import ThreadBusy
 from bot.push import MemoryKv, Planner, PushSpec, PushWork, Target, push_item
 from bot.push.alert_answers import AlertStillFiring
 from bot.push.item import PENDING, AlertSpec, Pending, alert_item
@@ -114,7 +115,8 @@ async def rig() -> AsyncIterator[Rig]:
             runai=up.runai,
             kube=up.kube,
             store=store,
-            planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3),
+            # A group's lock is waited for 0.2 s, a conversation's half that (not 30 s and 15).
+            planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3, lock_wait_s=0.2),
             posters={"slack": poster},
             authorizer=Authorizer(up.runai),
             alerts=Threads(),
@@ -258,6 +260,22 @@ async def test_a_failure_pushed_into_a_dm_thread_is_kept_in_that_thread(rig: Rig
     assert saved.last_report == reply.reply.report
 
 
+async def test_a_dm_busy_with_a_turn_leaves_the_failure_pending_and_its_group_whole(rig: Rig):
+    """Never waiting for the DM while holding the group's lock past the group's own wait."""
+    first, second = _item(_spec(OOM_ID, target=DM)), _item(_spec(OOM_ID, target=DM))
+    async with rig.store.lock(DM.key("im")):  # a person's turn in the DM, however long
+        async with asyncio.timeout(10):  # only so that the old code's wait fails, not hangs
+            with pytest.raises(ThreadBusy):  # left pending: the queue tries it again
+                await rig.run(first)
+    assert rig.poster.messages == []
+    await rig.run(second)  # the same failure again: the group was let go, it posts
+    await rig.run(first)  # tried again: planned afresh, so it joins the thread
+    [root] = rig.poster.roots()
+    assert [m.thread for m in rig.poster.messages] == [None, root.ref]
+    await rig.run(first)  # delivered once more: nothing twice
+    assert len(rig.poster.messages) == 2
+
+
 async def test_past_the_hourly_budget_answers_go_into_one_overflow_thread(rig: Rig):
     for workload in (OOM_ID, EVAL_ID, LLAMA_ID):
         await rig.run(_item(_spec(workload)))
@@ -364,7 +382,8 @@ async def _pushed(scenario: Scenario, workload_id: str) -> tuple[str, list[str]]
             runai=up.runai,
             kube=up.kube,
             store=store,
-            planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3),
+            # A group's lock is waited for 0.2 s, a conversation's half that (not 30 s and 15).
+            planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3, lock_wait_s=0.2),
             posters={"slack": poster},
             authorizer=Authorizer(up.runai),
             alerts=Threads(),

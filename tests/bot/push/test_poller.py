@@ -133,6 +133,7 @@ async def test_more_than_the_threshold_at_once_is_one_storm(rig: Rig):
     [storm] = await rig.queued()
     assert set(storm.workload_ids) == {OOM_ID, EVAL_ID, LLAMA_ID}
     assert storm.window == "in the last minute"
+    assert storm.storm_over == 2, "the push posts a storm only if more than this may be shown"
 
 
 async def test_a_crash_between_queueing_and_the_mark_loses_and_doubles_nothing(rig: Rig):

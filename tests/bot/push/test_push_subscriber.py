@@ -27,6 +27,7 @@ from tests.bot.push.scenes import DEMO, OOM_ID
 
 CLUSTER = "2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92"
 EVAL_ID = "fcfaaec8-47fa-404b-a64e-169ccc4af8e8"
+LLAMA_ID = "9cc179ae-4b7d-44b7-98ae-eacf42d4218d"  # an inference in these tests (see `rig`)
 TARGET = Target(platform="slack", team="T1", channel="D1")
 #: eve reads only inferences in ml-team (the demo's "ML engineer" role on the project).
 EVE_RULE = {
@@ -63,6 +64,9 @@ async def rig() -> AsyncIterator[Rig]:
     world = DEMO.model_copy(deep=True)
     assert world.access_rules is not None
     world.access_rules.append(EVE_RULE)
+    for entry in world.workloads:  # one inference among ml-team's failed trainings
+        if entry.workload["id"] == LLAMA_ID:
+            entry.workload["type"] = "Inference"
     async with simulated(world, transport="asgi", retries=0) as up:
         assert up.simulator is not None
         poster = RecordingPoster()
@@ -120,6 +124,30 @@ async def test_a_rule_removed_after_the_poll_is_honoured_when_posting(rig: Rig):
     await rig.run(_item())
     assert rig.poster.messages == []
     assert PUSH_SUPPRESSED.labels(reason="subscriber_access")._value.get() == before + 3
+
+
+@pytest.mark.parametrize(
+    ("subscriber", "summary", "answers"),
+    [
+        ("bob@acme.ai", "3 workloads in ml-team failed", 3),  # reads all: a storm
+        ("eve@acme.ai", None, 1),  # reads the inference only: no storm of what it may not see
+        ("alice@acme.ai", "3 workloads in ml-team failed", 3),
+    ],
+)
+async def test_a_storm_counts_only_what_its_subscriber_may_read(
+    rig: Rig, subscriber: str, summary: str | None, answers: int
+):
+    await rig.run(_item(OOM_ID, EVAL_ID, LLAMA_ID, subscriber=subscriber, storm_over=2))
+    notices = [m.reply.text for m in rig.poster.messages if isinstance(m.reply, Notice)]
+    reports = [m.reply for m in rig.poster.messages if isinstance(m.reply, ReportReply)]
+    assert [n[: len(summary or "")] for n in notices] == ([summary] if summary else [])
+    assert len(reports) == answers
+    if summary is None:  # the one left is posted as any single failure: a message of its own
+        [only] = rig.poster.messages
+        assert only.thread is None
+        assert isinstance(only.reply, ReportReply)
+        assert only.reply.report.workload is not None
+        assert only.reply.report.workload.id == LLAMA_ID
 
 
 async def test_an_access_that_could_not_be_read_posts_nothing_and_is_tried_again(rig: Rig):

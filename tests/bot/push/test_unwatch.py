@@ -106,12 +106,12 @@ async def test_a_watch_is_removed_by_its_cluster_name_or_id(chat: Chat, cluster:
     [
         (
             {"stopped_at": EARLIER + timedelta(hours=1), "told": STOPPED},
-            ": stopped {at}, its subscriber can no longer read it",
+            ": stopped {at}",
             "fresh",
         ),
         (
             {"told": "kinds:inferences,trainings", "notices": 1},
-            ": only inferences and trainings, all its subscriber can still read",
+            ": only inferences and trainings",
             "kept",
         ),
     ],
@@ -122,7 +122,8 @@ async def test_a_watch_its_subscriber_cannot_fully_read_is_listed_so_and_may_be_
 ):
     kept = await _keep(chat, **changes)
     at = (kept.stopped_at or kept.since).strftime("%Y-%m-%d %H:%M UTC")
-    assert listed.format(at=at) in await chat.say("watches")
+    [line] = [x for x in (await chat.say("watches")).splitlines() if "ml-team" in x]
+    assert line.endswith(listed.format(at=at)), "what the watch covers, never why"
     said = await chat.say("watch ml-team on prod-a", as_email="alice@acme.ai")
     assert said.startswith("runai-why> alice@acme.ai subscribed this channel to failures of")
     [now] = await chat.subscriptions.stored()

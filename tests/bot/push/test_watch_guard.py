@@ -19,6 +19,7 @@ from bot.app.backends import simulated
 from bot.authz import Authorizer, AuthzMode
 from bot.ops.metrics import WATCH_POLLS
 from bot.push import KvUnavailable, MemoryKv, NoticeSpec, PushSpec, Target
+from bot.watch.guard import notice_text
 from bot.watch.poller import WatchPoller
 from bot.watch.subscriptions import STOPPED, Declared, Subscription, Subscriptions
 from bot.work import MemoryWorkQueue
@@ -30,20 +31,17 @@ TARGET = Target(platform="slack", team="T1", channel="D1")
 BOB = "bob@acme.ai"
 ML_ENGINEER = 4  # the demo's role that reads inferences only
 STOPPED_TEXT = (
-    "This channel no longer watches project ml-team on prod-a: bob@acme.ai, who subscribed "
-    "it, can no longer read its workloads in Run:ai, so nothing more is posted for it. Someone "
-    "who may read every kind of workload there can `watch ml-team on prod-a` again; "
+    "This channel no longer watches project ml-team on prod-a: nothing more is posted for it. "
+    "Someone who may read every kind of workload there can `watch ml-team on prod-a` again; "
     "`unwatch ml-team on prod-a` removes it."
 )
 NARROWED_TEXT = (
-    "This channel's watch of project ml-team on prod-a now posts only failures of inferences: "
-    "the Run:ai access of bob@acme.ai, who subscribed it, no longer reads the project's other "
-    "workloads. Someone who may read every kind there can `watch ml-team on prod-a` to have "
-    "them all posted again."
+    "This channel's watch of project ml-team on prod-a now covers only inferences: failures of "
+    "other kinds of workload there are no longer posted. Someone who may read every kind there "
+    "can `watch ml-team on prod-a` to have them all posted again."
 )
 EVERY_KIND_TEXT = (
-    "This channel's watch of project ml-team on prod-a posts failures of every kind of "
-    "workload again: the Run:ai access of bob@acme.ai, who subscribed it, reads them all."
+    "This channel's watch of project ml-team on prod-a covers every kind of workload again."
 )
 
 
@@ -120,6 +118,25 @@ async def _rig(mode: AuthzMode = "runai", **subscription: Any) -> AsyncIterator[
 async def rig() -> AsyncIterator[Rig]:
     async for made in _rig():
         yield made
+
+
+@pytest.mark.parametrize(
+    ("told", "text"),
+    [(STOPPED, STOPPED_TEXT), ("kinds:inferences", NARROWED_TEXT), ("", EVERY_KIND_TEXT)],
+    ids=["stopped", "narrowed", "every-kind"],
+)
+def test_a_notice_says_what_the_watch_covers_never_whose_access_changed(told: str, text: str):
+    watch = Subscription(
+        target=TARGET,
+        cluster_id=CLUSTER,
+        cluster_name="prod-a",
+        project="ml-team",
+        subscribed_by=BOB,
+    )
+    said = notice_text(watch, told)
+    assert said == text
+    assert "bob" not in said
+    assert "access" not in said
 
 
 async def test_a_subscriber_who_lost_access_stops_the_watch_and_the_channel_is_told_once(rig: Rig):
