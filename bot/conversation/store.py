@@ -71,8 +71,14 @@ class StateStore(Protocol):
         """Store the thread's state, refreshing its TTL."""
         ...
 
-    def lock(self, key: ThreadKey) -> AbstractAsyncContextManager[None]:
-        """Serialise turns of one thread across tasks (and replicas, for Redis)."""
+    def lock(
+        self, key: ThreadKey, *, wait_s: float | None = None
+    ) -> AbstractAsyncContextManager[None]:
+        """Serialise turns of one thread across tasks (and replicas, for Redis).
+
+        `wait_s` bounds the wait for a lock another turn holds (None: the store's own bound);
+        past it `ThreadBusy` is raised and nothing is held.
+        """
         ...
 
     async def claim(self, token: str, ttl_s: int) -> bool:
@@ -105,10 +111,18 @@ class MemoryStore:
         self._states[key] = (time.monotonic() + self._ttl_s, state.model_dump_json())
 
     @asynccontextmanager
-    async def lock(self, key: ThreadKey) -> AsyncIterator[None]:
-        """See `StateStore.lock`."""
-        async with self._locks.setdefault(key, asyncio.Lock()):
+    async def lock(self, key: ThreadKey, *, wait_s: float | None = None) -> AsyncIterator[None]:
+        """See `StateStore.lock` (an asyncio lock: a wait cut short holds nothing)."""
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        try:
+            async with asyncio.timeout(wait_s):
+                await lock.acquire()
+        except TimeoutError:
+            raise ThreadBusy("another turn is still answering in this thread") from None
+        try:
             yield
+        finally:
+            lock.release()
 
     async def claim(self, token: str, ttl_s: int) -> bool:
         """See `StateStore.claim`."""
@@ -184,12 +198,16 @@ class RedisStore:
         return True
 
     @asynccontextmanager
-    async def lock(self, key: ThreadKey) -> AsyncIterator[None]:
-        """See `StateStore.lock`; the lock expires by itself if a replica dies holding it."""
+    async def lock(self, key: ThreadKey, *, wait_s: float | None = None) -> AsyncIterator[None]:
+        """See `StateStore.lock`; the lock expires by itself if a replica dies holding it.
+
+        The wait is Redis's own (`blocking_timeout`), never a cancellation from outside: one
+        landing while `SET NX` is on the wire could leave the lock taken by nobody.
+        """
         lock = self._redis.lock(
             key.redis_key("lock"),
             timeout=self._lock_ttl_s or self._lock_timeout_s,
-            blocking_timeout=self._lock_timeout_s,
+            blocking_timeout=self._lock_timeout_s if wait_s is None else wait_s,
         )
         async with _translated("lock"):
             acquired = await self._take(lock, key)

@@ -16,7 +16,6 @@ A `notice` item (a watch stopped or narrowed) is one message of its own, posted 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -329,9 +328,10 @@ class PushWork(ResolvedAlerts):
         """Hold `key`'s lock, waited for only `conversation_wait_s` (then `ThreadBusy`)."""
         async with AsyncExitStack() as held:
             try:
-                async with asyncio.timeout(self._conversation_wait_s):
-                    await held.enter_async_context(self._store.lock(key))
-            except TimeoutError:
+                await held.enter_async_context(
+                    self._store.lock(key, wait_s=self._conversation_wait_s)
+                )
+            except ThreadBusy:
                 self._log.warning("push_conversation_busy", thread=key.thread)
                 raise ThreadBusy("a turn still holds the conversation: tried again") from None
             yield

@@ -76,10 +76,12 @@ class FailingStore(MemoryStore):
             raise self.error
         return await super().load(key)
 
-    def lock(self, key: ThreadKey) -> AbstractAsyncContextManager[None]:  # type: ignore[override]
+    def lock(  # type: ignore[override]
+        self, key: ThreadKey, *, wait_s: float | None = None
+    ) -> AbstractAsyncContextManager[None]:
         if self.error is not None:
             raise self.error
-        return super().lock(key)
+        return super().lock(key, wait_s=wait_s)
 
 
 @pytest.fixture

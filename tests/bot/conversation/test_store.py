@@ -60,6 +60,16 @@ async def test_lock_serialises_one_thread(store):
     assert order in (["a-in", "a-out", "b-in", "b-out"], ["b-in", "b-out", "a-in", "a-out"])
 
 
+async def test_a_bounded_wait_for_a_held_lock_is_busy_and_leaves_it_to_its_holder(store):
+    """`wait_s` cuts the wait short: nothing is taken, and the next turn gets the lock."""
+    async with store.lock(KEY):
+        with pytest.raises(ThreadBusy):
+            async with store.lock(KEY, wait_s=0.1):
+                pytest.fail("a held lock was taken twice")
+    async with asyncio.timeout(2), store.lock(KEY, wait_s=0.1):  # free again at once
+        pass
+
+
 async def test_redis_state_expires(redis_client):
     store = RedisStore(redis_client, ttl_s=60)
     await store.save(KEY, ConversationState())

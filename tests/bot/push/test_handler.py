@@ -53,9 +53,9 @@ class LockingStore(MemoryStore):
         super().__init__()
         self.locked: list[ThreadKey] = []
 
-    def lock(self, key: ThreadKey) -> Any:
+    def lock(self, key: ThreadKey, *, wait_s: float | None = None) -> Any:
         self.locked.append(key)
-        return super().lock(key)
+        return super().lock(key, wait_s=wait_s)
 
 
 @dataclass
