@@ -2,7 +2,7 @@
 
 A `push` item names workloads of one project on one cluster and the channel to post in. Each
 is diagnosed with the service account, but only within what the channel was given: a
-workload of another cluster, project or kind is never shown there (`authorize`), nor any
+workload of another cluster, project or kind is never shown there (`PushDiagnosis`), nor any
 department's quota and usage (which sum other projects'), and, for a watch made in chat,
 nothing its subscriber's own access does not read now (`bot.push.subscriber`). Then the
 `Planner` says where the answer goes (a new message, the thread of the same failure with its
@@ -26,45 +26,31 @@ import structlog
 from bot.authz import Authorizer
 from bot.conversation import (
     Answer,
-    Incoming,
     Notice,
     ReportReply,
-    Slots,
     StateStore,
     ThreadKey,
 )
 from bot.conversation.answers import pushed
-from bot.conversation.auditing import audit_event
 from bot.conversation.store import ThreadBusy
 from bot.durable.flight import Flights
 from bot.ops.audit import AuditSink, LogAuditSink
 from bot.ops.metrics import PUSH_LAG, PUSH_POSTS, PUSH_SUPPRESSED
-from bot.ops.observe import observe_stage, record_diagnosis
 from bot.push.alert_answers import RESOLVED_GRACE_S, AlertResolver, ResolvedAlerts
-from bot.push.item import BOT_USER, AlertSpec, NoticeSpec, PushSpec, Target
+from bot.push.diagnosing import LOOKBACK, PushDiagnosis, slots_of
+from bot.push.item import AlertSpec, NoticeSpec, PushSpec, Target
 from bot.push.plan import Plan, Planner
 from bot.push.posters import Poster, Posters
 from bot.push.posts import JournaledPosts
-from bot.push.subscriber import SubscriberCheck
 from bot.push.wording import fingerprint, recurrence_note, source_note, storm_summary
 from bot.work import Journal, JournalState, WorkItem
 from diagnosis import (
-    AccessDenied,
-    DepartmentAccess,
-    DiagnosisRequest,
     KubeConnector,
-    Outcome,
     Report,
     RunaiReader,
-    Symptom,
-    WorkloadAccess,
-    diagnose,
-    parse_lookback,
 )
 
 __all__ = ["PushWork"]
-
-LOOKBACK = "24h"
 
 
 class PushWork(ResolvedAlerts):
@@ -99,11 +85,17 @@ class PushWork(ResolvedAlerts):
         if not 0 < wait < planner.lock_wait_s:
             raise ValueError("conversation_wait_s must be under the planner's lock wait")
         self._conversation_wait_s = wait
-        self._runai, self._kube, self._store = runai, kube, store
-        self._authorizer = authorizer
+        self._store = store
+        self._diagnose = PushDiagnosis(
+            runai=runai,
+            kube=kube,
+            authorizer=authorizer,
+            flights=flights,
+            audit=audit or LogAuditSink(),
+            deadline_s=deadline_s,
+            clock=clock,
+        )
         self._planner, self._posters, self._alerts = planner, posters, alerts
-        self._flights, self._audit = flights, audit or LogAuditSink()
-        self._deadline_s, self._clock = deadline_s, clock
         self._resolution_wait_s = (
             deadline_s + RESOLVED_GRACE_S if resolution_wait_s is None else resolution_wait_s
         )
@@ -176,73 +168,6 @@ class PushWork(ResolvedAlerts):
     async def give_up(self, item: WorkItem, state: JournalState, text: str) -> None:
         """See `Handler.give_up`: nobody asked, so nobody is told; it is logged."""
         self._log.error("push_given_up", kind=item.kind, reason=text, posts=len(state.posts))
-
-    async def _diagnose(self, spec: PushSpec, workload_id: str) -> Report | None:
-        """The report, or None when the workload is outside what the channel was given.
-
-        Raises `SubscriberUnchecked` when its subscriber's access could not be read.
-        """
-        subscriber = SubscriberCheck(self._authorizer, spec)
-
-        async def authorize(workload: WorkloadAccess | DepartmentAccess) -> bool:
-            if isinstance(workload, DepartmentAccess):
-                return False  # the channel was given a project: never its department's figures
-            return (
-                workload.cluster_id == spec.cluster_id
-                and (workload.project or "") == spec.project
-                and (spec.kinds is None or (workload.kind or "") in spec.kinds)
-                and await subscriber.reads(workload)
-            )
-
-        request = DiagnosisRequest(
-            cluster_id=spec.cluster_id,
-            workload_id=workload_id,
-            lookback=parse_lookback(LOOKBACK),
-            symptom=Symptom(spec.symptom) if spec.symptom else None,
-        )
-        started = time.perf_counter()
-        try:
-            report = await diagnose(
-                request,
-                runai=self._runai,
-                kube=self._kube,
-                now=self._clock(),
-                authorize=authorize,
-                deadline_s=self._deadline_s,
-                share=self._flights,
-                observe=observe_stage,
-            )
-        except AccessDenied:
-            subscriber.refused(workload_id)
-            return None
-        if spec.preemption_only and report.outcome is not Outcome.PREEMPTED:
-            self._log.info("push_not_preempted", workload_id=workload_id, outcome=report.outcome)
-            return None
-        seconds = time.perf_counter() - started
-        target = spec.target
-        fields = {
-            "platform": target.platform,
-            "team_id": target.team,
-            "channel_id": target.channel,
-            "user_id": BOT_USER,
-            "cluster_id": spec.cluster_id,
-            "push": spec.source,
-        }
-        record_diagnosis(report, failed=None, seconds=seconds, fields=fields)
-        slots = self._slots(spec, workload_id)
-        incoming = Incoming(target.key(""), BOT_USER, directed=False)  # not the alert's placeholder
-        await self._audit.record(audit_event(incoming, slots, report, None, seconds))
-        return report
-
-    @staticmethod
-    def _slots(spec: PushSpec, workload_id: str) -> Slots:
-        return Slots(
-            cluster_id=spec.cluster_id,
-            cluster_label=spec.cluster_name,
-            workload_id=workload_id,
-            project=spec.project,
-            lookback=LOOKBACK,
-        )
 
     def _reply(self, spec: PushSpec, report: Report, *notes: str) -> ReportReply:
         cluster = spec.cluster_name or spec.cluster_id
@@ -346,7 +271,7 @@ class PushWork(ResolvedAlerts):
             state = await self._store.load(key)
             for report in reports:
                 workload_id = report.workload.id if report.workload else spec.workload_ids[0]
-                slots = self._slots(spec, workload_id)
+                slots = slots_of(spec, workload_id)
                 state = pushed(state, Answer(report=report, slots=slots, lookback=LOOKBACK))
             if state is not None:
                 await self._store.save(
