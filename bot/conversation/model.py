@@ -211,7 +211,8 @@ class Answer(BaseModel):
     """An answer shown in a thread, kept so that the buttons on it act on it.
 
     `slots` are those it was diagnosed with, `report_for` whose access it was computed with
-    (empty: no one's), `private` whether only its asker saw it (channel policy).
+    (empty: no one's), `private` whether only its asker saw it (channel policy),
+    `answered_at` when it was shown (None: kept before that was).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -221,6 +222,7 @@ class Answer(BaseModel):
     lookback: str | None = None
     report_for: str = ""
     private: bool = False
+    answered_at: datetime | None = None
 
 
 class ConversationState(BaseModel):
@@ -248,6 +250,7 @@ class ConversationState(BaseModel):
     answer_private: bool = False  # the last answer was shown only to its asker (channel policy)
     # The slots `last_report` was diagnosed with (None: a state saved before they were kept).
     answer_slots: Slots | None = None
+    answered_at: datetime | None = None  # when `last_report` was shown (None: before it was kept)
     # The thread's earlier answers, oldest first, one per workload and a bounded number
     # (`bot.conversation.answers`): the buttons on each act on it, not on `last_report`.
     earlier: tuple[Answer, ...] = ()

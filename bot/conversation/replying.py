@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Protocol
 
 from bot.conversation.answers import archived
@@ -133,7 +134,8 @@ async def reply_with_report(
     if report == state.last_report and lookback == state.last_lookback and seen:
         label = report.category.value if report.category else report.outcome.value
         await show(Notice(unchanged(label, lookback)))
-        return answered(state, candidates=(), report_for=incoming.user)  # theirs as well
+        now = datetime.now(UTC)  # computed again just now, with their access: theirs as well
+        return answered(state, candidates=(), report_for=incoming.user, answered_at=now)
     await show(ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label))
     done = answered(
         state,
@@ -143,6 +145,7 @@ async def reply_with_report(
         answer_private=private,
         report_for=incoming.user,
         answer_slots=state.slots,
+        answered_at=datetime.now(UTC),
         earlier=archived(state, report),
     )
     if private and report.workload is not None:

@@ -9,9 +9,11 @@ only to someone who may see that answer today. `ShownAgain.refusal` checks the s
 the answer was diagnosed with (cluster, project and kind), and a refusal names nothing of
 the answer. A refused re-run leaves the thread's answer as it was. The answer was computed
 with one person's access (`ConversationState.report_for`), who is not always the thread's
-asker (a teammate's mention makes them the asker even when it is denied): its evidence shown
-to anyone else names only what that person may read (`diagnosis.for_viewer`), and only the
-person it was computed for may post it to the thread.
+asker (a teammate's mention makes them the asker even when it is denied), and access
+changes: whoever it is shown to again, the person it was computed for included, gets what
+they may read today (`diagnosis.for_viewer`, with their current access; the authorizer
+caches; its asker gets it whole while nothing it names is refused), and only the person it
+was computed for may post it to the thread, cut to theirs.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from bot.conversation.messages import ALREADY_ANSWERED, NOTHING_TO_SHOW, only_as
 from bot.conversation.model import ConversationState, EvidenceReply, Incoming, Notice, ReportReply
 from bot.conversation.replying import Responder
 from bot.conversation.turns import Turns
-from diagnosis import for_viewer
+from diagnosis import DepartmentAccess, Report, WorkloadAccess, for_viewer
 
 __all__ = ["ShownAgain"]
 
@@ -75,6 +77,33 @@ class ShownAgain:
         await responder.post(refusal)
         return None
 
+    @staticmethod
+    async def _cut(
+        gate: Gate, incoming: Incoming, state: ConversationState, report: Report
+    ) -> Report:
+        """`report` as this turn's person may read it today, whoever it was computed for.
+
+        What it names beyond the workload (a department's figures, a preemptor, the run
+        compared with) was checked with its asker's access when it was computed, perhaps
+        long ago: it is checked again with this person's now (`for_viewer`). The person it
+        was computed for gets it as it was while every check still passes; once one fails,
+        the cut, as anyone else would.
+        """
+        if report.workload is None:
+            return report
+        label = state.slots.cluster_label or report.workload.cluster_id
+        authorize = gate.authorize(report.workload.cluster_id, label)
+        refused = False
+
+        async def checked(access: WorkloadAccess | DepartmentAccess) -> bool:
+            nonlocal refused
+            allowed = await authorize(access)
+            refused = refused or not allowed
+            return allowed
+
+        cut = await for_viewer(report, checked)
+        return report if incoming.user == state.report_for and not refused else cut
+
     async def evidence(
         self, incoming: Incoming, state: ConversationState, responder: Responder
     ) -> None:
@@ -85,12 +114,7 @@ class ShownAgain:
         gate = await self._allowed(incoming, state, responder)
         if gate is None:
             return
-        report = state.last_report
-        if report.workload is not None and incoming.user != state.report_for:
-            # Computed with someone else's access: what it names beyond the workload is
-            # checked again with this person's.
-            label = state.slots.cluster_label or report.workload.cluster_id
-            report = await for_viewer(report, gate.authorize(report.workload.cluster_id, label))
+        report = await self._cut(gate, incoming, state, state.last_report)
         lookback = state.last_lookback or "24h"
         private = state.answer_private
         await responder.post(EvidenceReply(report, lookback, private=private))
@@ -114,7 +138,8 @@ class ShownAgain:
         """The person a private answer (channel policy) was for posts it to the thread.
 
         Only they saw it, and it was computed with their access: not whoever asks in the
-        thread since. Their access is checked again first: it may have changed since.
+        thread since. Their access is checked again first, and what is posted is cut to it:
+        it may have changed since. The thread then keeps what it shows.
         """
         if state.last_report is None or not state.answer_private:
             await responder.post(Notice(ALREADY_ANSWERED, private=True))
@@ -123,9 +148,11 @@ class ShownAgain:
             owner = self._mention(state.report_for or state.asker)
             await responder.post(Notice(only_asker(owner), private=True))
             return None
-        if await self._allowed(incoming, state, responder) is None:
+        gate = await self._allowed(incoming, state, responder)
+        if gate is None:
             return None
-        report, lookback = state.last_report, state.last_lookback or "24h"
+        report = await self._cut(gate, incoming, state, state.last_report)
+        lookback = state.last_lookback or "24h"
         reply = ReportReply(report, lookback, state.notes, cluster_name=state.slots.cluster_label)
-        await responder.post(reply)
-        return state.model_copy(update={"answer_private": False})
+        await responder.post(reply)  # its buttons carry the digest of the report kept below
+        return state.model_copy(update={"answer_private": False, "last_report": report})

@@ -20,6 +20,7 @@ import structlog
 from redis.asyncio.lock import Lock
 from redis.exceptions import LockError
 
+from bot.conversation.answers import fresh
 from bot.conversation.model import ConversationState, ThreadKey
 from bot.durable.connect import redis_failure
 from bot.durable.renewal import renewing
@@ -64,7 +65,11 @@ class StateStore(Protocol):
     """Where conversations live between turns."""
 
     async def load(self, key: ThreadKey) -> ConversationState | None:
-        """The thread's state, or None when the bot does not own the thread."""
+        """The thread's state, or None when the bot does not own the thread.
+
+        Without the answers older than the TTL (`bot.conversation.answers.fresh`): the
+        state's own TTL is refreshed by every save, an answer's is not.
+        """
         ...
 
     async def save(self, key: ThreadKey, state: ConversationState) -> None:
@@ -104,7 +109,7 @@ class MemoryStore:
         entry = self._states.get(key)
         if entry is None or entry[0] < time.monotonic():
             return None
-        return ConversationState.model_validate_json(entry[1])
+        return fresh(ConversationState.model_validate_json(entry[1]), self._ttl_s)
 
     async def save(self, key: ThreadKey, state: ConversationState) -> None:
         """See `StateStore.save`."""
@@ -170,7 +175,7 @@ class RedisStore:
         else:
             async with _translated("load"):
                 raw = await self._redis.get(key.redis_key("conv"))
-        return ConversationState.model_validate_json(raw) if raw else None
+        return fresh(ConversationState.model_validate_json(raw), self._ttl_s) if raw else None
 
     async def save(self, key: ThreadKey, state: ConversationState) -> None:
         """See `StateStore.save`."""

@@ -3,13 +3,16 @@
 `report_buttons` decides, for every platform, which buttons a report carries; Slack draws
 them as Block Kit buttons, Teams as card actions. A front end routes a click by `action_id`
 and hands the button's value (`report_target`) to the engine with the click, which reads it
-back with `ActionTarget.from_value` to find the answer the button is on.
+back with `ActionTarget.from_value` to find the answer the button is on: by its workload and
+a short digest of the report itself (`answer_id`), so two answers about one workload in a
+thread are told apart. The value only addresses an answer; it never decides what is shown.
 The "Open in Run:ai" link is built only from the configured control-plane URL and the IDs,
 and only when every ID looks like an ID: text from upstream never becomes part of a link.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -28,6 +31,7 @@ __all__ = [
     "VALUE_MAX",
     "ActionTarget",
     "ReportButton",
+    "answer_id",
     "report_buttons",
     "report_target",
     "runai_workload_url",
@@ -50,6 +54,7 @@ ACTIONLESS_OUTCOMES = frozenset({Outcome.NEEDS_INPUT, Outcome.NOT_FOUND, Outcome
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 _LOOKBACK = re.compile(r"^[0-9]{1,6}[a-z]{1,3}$")
+_ANSWER = re.compile(r"^[0-9a-f]{16}$")
 #: The longest button value and link made: Slack's button limits (2,000 and 3,000
 #: characters), which Teams' card actions are held to as well. `tests/bot/slack/render`
 #: checks them against slack_sdk.
@@ -59,11 +64,16 @@ URL_MAX = 3_000
 
 @dataclass(frozen=True)
 class ActionTarget:
-    """What a report button acts on: the workload by ID on its cluster, and the lookback."""
+    """What a report button acts on: the workload by ID on its cluster, and the lookback.
+
+    `answer` is the `answer_id` of the report the button is on (None on buttons posted
+    before it was carried).
+    """
 
     cluster_id: str
     workload_id: str
     lookback: str | None = None
+    answer: str | None = None
 
     def to_value(self) -> str | None:
         """The button value (compact JSON), or None when an ID is not ID-shaped.
@@ -76,6 +86,8 @@ class ActionTarget:
         body = {"cluster_id": self.cluster_id, "workload_id": self.workload_id}
         if self.lookback and _LOOKBACK.match(self.lookback):
             body["lookback"] = self.lookback
+        if self.answer and _ANSWER.match(self.answer):
+            body["answer"] = self.answer
         value = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
         return value if len(value) <= VALUE_MAX else None
 
@@ -92,10 +104,11 @@ class ActionTarget:
             raise ValueError("not a report action value") from error
         if not isinstance(body, dict):
             body = {}  # reported below as a value without IDs.
-        cluster, workload, lookback = (
+        cluster, workload, lookback, answer = (
             body.get("cluster_id"),
             body.get("workload_id"),
             body.get("lookback"),
+            body.get("answer"),
         )
         if not (isinstance(cluster, str) and cluster and isinstance(workload, str) and workload):
             raise ValueError("a report action value needs cluster_id and workload_id")
@@ -103,7 +116,19 @@ class ActionTarget:
             raise ValueError("a report action value carries ID-shaped IDs only")
         if lookback is not None and not (isinstance(lookback, str) and _LOOKBACK.match(lookback)):
             raise ValueError("lookback must look like 24h or 7d")
-        return cls(cluster, workload, lookback)
+        if answer is not None and not (isinstance(answer, str) and _ANSWER.match(answer)):
+            raise ValueError("answer must be an answer_id")
+        return cls(cluster, workload, lookback, answer)
+
+
+def answer_id(report: Report) -> str:
+    """A short digest of `report`: which of a thread's answers a button is on.
+
+    The same report read back from the thread's stored state gives the same digest. It is
+    an address only, never a secret: what a click may show is checked as for any request.
+    """
+    text = json.dumps(report.model_dump(mode="json"), ensure_ascii=True)  # any text digests
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def report_target(report: Report, lookback: str | None) -> str | None:
@@ -111,7 +136,7 @@ def report_target(report: Report, lookback: str | None) -> str | None:
     w = report.workload
     if w is None or not w.id or not w.cluster_id:
         return None
-    return ActionTarget(w.cluster_id, w.id, lookback).to_value()
+    return ActionTarget(w.cluster_id, w.id, lookback, answer_id(report)).to_value()
 
 
 def runai_workload_url(runai_url: str | None, cluster_id: str, workload_id: str) -> str | None:

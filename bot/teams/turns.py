@@ -15,17 +15,14 @@ from contextvars import ContextVar
 
 from bot.config import DEDUPE_TTL_S
 from bot.conversation import ConversationEngine, Incoming, Markup, Responder, ThreadKey
-from bot.conversation.edges import ANYONES_CHOICES, admit, anyones, converse
+from bot.conversation.edges import admit, anyones, converse
 from bot.teams.activity import Inbound
 from bot.teams.responder import TeamsResponder
 
-__all__ = ["ASKER_NAME", "REPORT_ACTIONS", "TeamsTurns", "current_inbound", "thread_key"]
+__all__ = ["ASKER_NAME", "TeamsTurns", "current_inbound", "thread_key"]
 
 #: How "only … can pick" names the asker (a Teams user ID means nothing to people).
 ASKER_NAME = "the person who asked"
-
-#: The answer card's buttons: anyone may press them (the engine's `ANYONES_CHOICES`).
-REPORT_ACTIONS = ANYONES_CHOICES
 
 current_inbound: ContextVar[Inbound | None] = ContextVar("teams_inbound", default=None)
 """The activity the running turn answers, for `TeamsIdentify` (one task per turn)."""

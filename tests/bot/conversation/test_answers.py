@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from bot.conversation import (
@@ -11,11 +13,13 @@ from bot.conversation import (
     Answer,
     ConversationState,
     Slots,
+    ThreadKey,
     report_choice,
 )
-from bot.conversation.answers import MAX_EARLIER, archived, clicked, current, pushed
+from bot.conversation.answers import MAX_EARLIER, archived, clicked, current, fresh, pushed
 from bot.conversation.parse import Expecting
-from bot.render.actions import VALUE_MAX, ActionTarget, report_target
+from bot.conversation.store import MemoryStore
+from bot.render.actions import VALUE_MAX, ActionTarget, answer_id, report_target
 from diagnosis import Report
 from tests.bot.render.reports import WORKLOAD, report
 
@@ -171,7 +175,11 @@ def test_a_push_into_a_conversation_with_a_question_waiting_keeps_it_for_its_but
 
 def test_the_target_is_the_one_the_buttons_carry():
     r = _report("w1")
-    assert report_target(r, "24h") == _target("w1")
+    value = report_target(r, "24h")
+    assert value is not None
+    assert ActionTarget.from_value(value) == ActionTarget("prod-a", "w1", "24h", answer_id(r))
+    stored = Report.model_validate_json(r.model_dump_json())
+    assert report_target(stored, "24h") == value, "the report read back from the state: the same"
     assert report_target(report(workload=None), "24h") is None
 
 
@@ -182,3 +190,114 @@ def test_the_longest_target_fits_in_a_button_value_with_any_action():
     for action in (SHOW_EVIDENCE, RERUN, PUBLISH):
         assert len(report_choice(action, longest)) <= VALUE_MAX
     assert ActionTarget("c" * 129, "w", "24h").to_value() is None
+
+
+def _pushed_beside_the_last() -> tuple[ConversationState, Report]:
+    """A DM waiting on "did you mean a past run?" about w3, then a push about w3 again."""
+    waiting = THREAD.model_copy(
+        update={"expecting": Expecting.WORKLOAD, "question": "Did you mean a past run?"}
+    )
+    new = _report("w3").model_copy(update={"headline": "pushed about w3"})
+    return pushed(waiting, Answer(report=new, slots=_slots("w3"), lookback="24h")), new
+
+
+@pytest.mark.parametrize(
+    ("which", "headline"),
+    [
+        pytest.param("pushed", "pushed about w3", id="the pushed answer's buttons: it"),
+        pytest.param("last", "about w3", id="the last answer's buttons: it"),
+        pytest.param("before digests", "about w3", id="a button without a digest: the last"),
+        pytest.param("replaced", "about w3", id="an answer since replaced: its workload's"),
+    ],
+)
+def test_two_answers_about_one_workload_are_told_apart_by_their_buttons(which: str, headline: str):
+    after, new = _pushed_beside_the_last()
+    assert after.question == "Did you mean a past run?", "the question still waits"
+    gone = _report("w3").model_copy(update={"headline": "checked again since"})
+    target = {
+        "pushed": report_target(new, "24h"),
+        "last": report_target(_report("w3"), "7d"),
+        "before digests": _target("w3"),
+        "replaced": report_target(gone, "24h"),
+    }[which]
+    shown = clicked(after, target)
+    assert shown is not None
+    assert shown.last_report is not None
+    assert shown.last_report.headline == headline
+
+
+def test_the_longest_target_with_its_digest_fits_in_a_button_value_with_any_action():
+    longest = ActionTarget("c" * 128, "w" * 128, "999999abc", "0" * 16).to_value()
+    assert longest is not None
+    assert ActionTarget.from_value(longest).answer == "0" * 16
+    for action in (SHOW_EVIDENCE, RERUN, PUBLISH):
+        assert len(report_choice(action, longest)) <= VALUE_MAX
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '{"cluster_id":"prod-a","workload_id":"w1","answer":"xyz"}',
+        '{"cluster_id":"prod-a","workload_id":"w1","answer":7}',
+        '{"cluster_id":"prod-a","workload_id":"w1","answer":"' + "0" * 17 + '"}',
+    ],
+)
+def test_a_digest_not_of_ours_is_no_target(value: str):
+    assert clicked(THREAD, value) is None
+
+
+NOW = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
+DAY = 86_400
+
+
+@pytest.mark.parametrize(
+    ("last_age", "earlier_ages", "last_kept", "earlier_kept"),
+    [
+        pytest.param(None, [None, None], True, ["w1", "w2"], id="kept before times were"),
+        pytest.param(60, [60, DAY - 1], True, ["w1", "w2"], id="within the TTL"),
+        pytest.param(60, [DAY + 1, 60], True, ["w2"], id="an earlier one past it"),
+        pytest.param(DAY + 1, [60, 60], False, ["w1", "w2"], id="the last one past it"),
+        pytest.param(30 * DAY, [30 * DAY, 30 * DAY], False, [], id="a DM used every day"),
+    ],
+)
+def test_answers_older_than_the_ttl_are_dropped_whatever_refreshed_the_state(
+    last_age: int | None,
+    earlier_ages: list[int | None],
+    last_kept: bool,  # noqa: FBT001 - a table's column
+    earlier_kept: list[str],
+):
+    def at(age: int | None) -> datetime | None:
+        return None if age is None else NOW - timedelta(seconds=age)
+
+    earlier = tuple(
+        a.model_copy(update={"answered_at": at(age)})
+        for a, age in zip(THREAD.earlier, earlier_ages, strict=True)
+    )
+    state = THREAD.model_copy(update={"answered_at": at(last_age), "earlier": earlier})
+    kept = fresh(state, DAY, NOW)
+    assert (kept.last_report is not None) is last_kept
+    assert (kept.report_for == "UB") is last_kept
+    assert [a.slots.workload_id for a in kept.earlier] == earlier_kept
+    assert kept.slots == state.slots, "the thread's slots stay"
+
+
+async def test_the_store_gives_a_state_without_its_expired_answers():
+    store = MemoryStore(ttl_s=DAY)
+    key = ThreadKey("slack", "T1", "D1", "")
+    old = datetime.now(UTC) - timedelta(seconds=DAY + 60)
+    await store.save(key, THREAD.model_copy(update={"answered_at": old}))
+    loaded = await store.load(key)
+    assert loaded is not None
+    assert loaded.last_report is None
+    assert clicked(loaded, _target("w3")) is None
+
+
+def test_an_answer_shown_or_pushed_gets_its_time():
+    after, _ = _pushed_beside_the_last()
+    assert after.earlier[-1].answered_at is not None
+    new = pushed(None, _answer("w5"))
+    assert new.answered_at is not None
+    stamped = THREAD.model_copy(update={"answered_at": NOW})
+    shown = clicked(stamped, _target("w1"))
+    assert shown is not None
+    assert shown.earlier[-1].answered_at == NOW, "the last one keeps its time when archived"

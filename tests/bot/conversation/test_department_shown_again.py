@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import cast
 
+import pytest
+
 from bot.authz import Authorizer, Decision, Identity, Reach, Reason, Target
 from bot.authz.decision import ALL_KINDS, ANY_KIND
-from bot.conversation import RERUN, Access, EvidenceReply, Incoming, ReportReply
+from bot.conversation import PUBLISH, RERUN, Access, EvidenceReply, Incoming, ReportReply
 from diagnosis import Report
 from tests.bot.conversation.harness import Harness, Recorder, harness
 from tests.diagnosis.department_limit import (
@@ -95,3 +97,33 @@ async def test_checking_again_gives_each_person_what_they_may_read():
     assert other.pending is not None
     assert other.pending.reason == "OVER_LIMIT"
     assert "limit 12 GPUs" in back.headline
+
+
+@pytest.mark.parametrize(
+    ("again", "reads", "figures"),
+    [
+        pytest.param(EVIDENCE, {ML_PLATFORM}, True, id="all the evidence, still a reader"),
+        pytest.param(EVIDENCE, set(), False, id="all the evidence, no longer a reader"),
+        pytest.param(PUBLISH, {ML_PLATFORM}, True, id="posted to the thread, still a reader"),
+        pytest.param(PUBLISH, set(), False, id="posted to the thread, no longer a reader"),
+    ],
+)
+async def test_the_person_an_answer_was_for_gets_it_again_with_their_access_of_today(
+    again: str,
+    reads: set[str],
+    figures: bool,  # noqa: FBT001 - a table's column
+):
+    async for chat in _thread():
+        theirs = _report(await chat.say(BY_ID, user="UR"))
+        DEPARTMENTS["UR"] = reads  # their department rule changed since
+        try:
+            if again == PUBLISH:
+                [posted] = (await chat.click(PUBLISH, user="UR")).replies()
+                assert isinstance(posted, ReportReply)
+                shown = posted.report
+            else:
+                shown = _report(await chat.say(again, user="UR"))
+        finally:
+            DEPARTMENTS["UR"] = {ML_PLATFORM}
+    assert _figures(theirs) != []
+    assert (_figures(shown) != []) is figures

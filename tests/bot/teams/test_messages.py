@@ -19,7 +19,7 @@ from bot.conversation import (
     report_action,
     report_choice,
 )
-from bot.render.actions import ActionTarget, runai_workload_url
+from bot.render.actions import ActionTarget, answer_id, runai_workload_url
 from bot.render.sparkline import memory_sparkline
 from bot.render.wording import OUTCOME_WORDS, cli_command
 from bot.teams.messages import CARD_CONTENT_TYPE, choice_data, to_teams
@@ -145,10 +145,11 @@ ACTION_CASES = [
     ids=[c[0] for c in ACTION_CASES],
 )
 def test_the_report_buttons_are_the_slack_ones(overrides, runai_url, titles):
-    [main, *_] = render(ReportReply(answer(**overrides), "24h"), runai_url=runai_url)
+    report = answer(**overrides)
+    [main, *_] = render(ReportReply(report, "24h"), runai_url=runai_url)
     shown = actions(main)
     assert list(shown) == titles
-    target = ActionTarget(CLUSTER, ID, "24h").to_value()  # the answer the buttons are on
+    target = ActionTarget(CLUSTER, ID, "24h", answer_id(report)).to_value()  # the answer they're on
     if "Show all evidence" in shown:
         evidence = report_choice(SHOW_EVIDENCE, target)
         assert shown["Show all evidence"] == {

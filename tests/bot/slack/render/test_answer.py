@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.render.actions import OPEN_IN_RUNAI, RERUN, SHOW_ALL_EVIDENCE
+from bot.render.actions import OPEN_IN_RUNAI, RERUN, SHOW_ALL_EVIDENCE, answer_id
 from bot.render.text import render_text
 from bot.render.wording import OUTCOME_WORDS, cli_command, first_line_label
 from bot.slack.render.blocks import (
@@ -113,7 +113,8 @@ def test_running_no_failure_asks_whether_a_past_run_was_meant():
 
 
 def test_buttons_show_all_evidence_rerun_and_open_in_run_ai():
-    (message,) = render_report(answer(), lookback="7d", runai_url="https://acme.run.ai")
+    shown = answer()
+    (message,) = render_report(shown, lookback="7d", runai_url="https://acme.run.ai")
     found = buttons(message.blocks)
     assert list(found) == [SHOW_ALL_EVIDENCE, RERUN, OPEN_IN_RUNAI]
     assert [b["text"]["text"] for b in found.values()] == [
@@ -121,7 +122,8 @@ def test_buttons_show_all_evidence_rerun_and_open_in_run_ai():
         "Check again",
         "Open in Run:ai",
     ]
-    value = f'{{"cluster_id":"{CLUSTER}","workload_id":"{ID}","lookback":"7d"}}'
+    digest = answer_id(shown)
+    value = f'{{"cluster_id":"{CLUSTER}","workload_id":"{ID}","lookback":"7d","answer":"{digest}"}}'
     assert found[SHOW_ALL_EVIDENCE]["value"] == found[RERUN]["value"] == value
     assert found[OPEN_IN_RUNAI]["url"] == (
         f"https://acme.run.ai/workloads?clusterId={CLUSTER}&workloadId={ID}"
