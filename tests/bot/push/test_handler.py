@@ -260,6 +260,32 @@ async def test_a_failure_pushed_into_a_dm_thread_is_kept_in_that_thread(rig: Rig
     assert saved.last_report == reply.reply.report
 
 
+async def test_a_push_into_a_dm_whose_question_waits_keeps_both_answers_apart(rig: Rig):
+    """The DM's last answer is about the pushed workload: each answer's buttons act on it."""
+    asked = (await _eval_harness(rig)).report
+    older = asked.model_copy(update={"headline": "the answer the asker was given earlier"})
+    before = _asked_in_the_dm(
+        last_report=older,
+        last_lookback="24h",
+        report_for="U1",
+        expecting=Expecting.WORKLOAD,
+        question="Did you mean a past run?",
+    )
+    await rig.store.save(DM.key("im"), before)
+    await rig.run(_item(_spec(EVAL_ID, target=DM)))
+    [root] = rig.poster.roots()
+    assert isinstance(root.reply, ReportReply)
+    saved = await rig.store.load(DM.key("im"))
+    assert saved is not None
+    assert saved.question == "Did you mean a past run?", "the DM's question still waits"
+    on_pushed = clicked(saved, report_target(root.reply.report, "24h"))
+    on_older = clicked(saved, report_target(older, "24h"))
+    assert on_pushed is not None
+    assert on_older is not None
+    assert on_pushed.last_report == root.reply.report
+    assert on_older.last_report == older
+
+
 async def test_a_dm_busy_with_a_turn_leaves_the_failure_pending_and_its_group_whole(rig: Rig):
     """Never waiting for the DM while holding the group's lock past the group's own wait."""
     first, second = _item(_spec(OOM_ID, target=DM)), _item(_spec(OOM_ID, target=DM))
