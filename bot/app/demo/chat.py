@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from importlib import resources
 
 from bot.app.backends import simulated
@@ -17,7 +18,7 @@ from bot.app.demo.console import PROMPT, ConsoleSession
 from bot.app.demo.push import FAIL_COMMAND, DemoPush
 from bot.app.demo.scenarios import request_from_expectation
 from bot.app.demo.terminal import TerminalLines
-from bot.authz import Authorizer
+from bot.authz import AccessReader, Authorizer
 from bot.conversation import (
     Access,
     Incoming,
@@ -52,6 +53,16 @@ def _welcome(scenario: Scenario, email: str) -> str:
     )
 
 
+@asynccontextmanager
+async def _authorizer(runai: AccessReader) -> AsyncIterator[Authorizer]:
+    """An `Authorizer` whose reads started ahead stop before the clients they use close."""
+    authorizer = Authorizer(runai)
+    try:
+        yield authorizer
+    finally:
+        await authorizer.aclose()
+
+
 async def run_chat(
     scenario: Scenario,
     *,
@@ -65,8 +76,8 @@ async def run_chat(
     Every question is asked as `as_email`, whose Run:ai access (the scenario's access model)
     decides what it may see, exactly as for a Slack user with that confirmed e-mail.
     """
-    async with simulated(scenario.model_copy(deep=True)) as up:
-        access = Access(Authorizer(up.runai), console_identity(as_email))
+    async with simulated(scenario.model_copy(deep=True)) as up, _authorizer(up.runai) as who:
+        access = Access(who, console_identity(as_email))
         store = MemoryStore()
         push = DemoPush(up, scenario, store, write, access.authorizer)
         engine = WatchingEngine(
@@ -102,8 +113,8 @@ async def diagnose_all(
     is listed; by ID, the workload's project before anything of it is used. A refusal is
     yielded as the private denial's text instead of a report.
     """
-    async with simulated(scenario) as up:
-        access = Access(Authorizer(up.runai), console_identity(as_email))
+    async with simulated(scenario) as up, _authorizer(up.runai) as who:
+        access = Access(who, console_identity(as_email))
         names = {str(c.get("uuid")): str(c.get("name")) for c in scenario.clusters}
         key = ThreadKey(platform="console", team="local", channel="console", thread="all")
         for expectation in scenario.expect or []:

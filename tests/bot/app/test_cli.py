@@ -18,6 +18,7 @@ import pytest
 from bot.app import cli
 from bot.app.cli import main
 from bot.app.demo.scenarios import bundled_paths
+from bot.authz import Authorizer
 from bot.config import Settings
 from tests.terminal import read_until
 
@@ -346,6 +347,32 @@ def test_demo_script_from_stdin(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "I explain why a Run:ai workload failed" in out
     assert "Category: CRASH_APP_ERROR" in out
+
+
+@pytest.mark.e2e
+def test_the_demo_stops_its_access_reads_before_its_clients_close(capsys, monkeypatch):
+    """A read of someone's access started ahead must not outlive the demo's Run:ai client.
+
+    It would fail on the closed client and print "Task exception was never retrieved".
+    """
+    made: list[Authorizer] = []
+    closed: list[Authorizer] = []
+
+    class Recording(Authorizer):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+        async def aclose(self) -> None:
+            closed.append(self)
+            await super().aclose()
+
+    monkeypatch.setattr("bot.app.demo.chat.Authorizer", Recording)
+    monkeypatch.setattr("sys.stdin", io.StringIO("why did training-job-42 fail on ml-team\n"))
+    assert main(["demo", "--script", "-"]) == 0
+    assert made
+    assert closed == made
+    assert "Task exception was never retrieved" not in capsys.readouterr().err
 
 
 def test_malformed_runai_url_is_a_configuration_error(monkeypatch, capsys):
