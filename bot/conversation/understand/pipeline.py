@@ -188,7 +188,11 @@ def understand(
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
-        unplaced=(*unplaced(rest, query, pods, plain.channels), *doubtful),
+        unplaced=(
+            *unplaced(rest, query, pods, plain.channels),
+            *doubtful,
+            *_maybe_cluster(query, known),
+        ),
         not_known=not_known(said, query, known),
     )
 
@@ -206,6 +210,20 @@ def _placed(
     if expecting in {Expecting.CLUSTER, Expecting.PROJECT}:
         return query, ()
     return as_workload(query, known)
+
+
+def _maybe_cluster(query: Query, known: Known) -> tuple[str, ...]:
+    """`training-job-42 failed in prod-a`: a project read only from `in X`, no cluster named.
+
+    It may be the cluster: read again once the clusters are listed, where a known cluster is
+    never the project (`linking`). Nothing is named to anyone from the list.
+    """
+    project = query.project
+    if known.clusters is not None or query.cluster or query.cluster_options:
+        return ()
+    if not project or project not in query.placed:
+        return ()
+    return (project.lower(),)
 
 
 def _correcting(rest: str, *, correction: bool) -> bool:

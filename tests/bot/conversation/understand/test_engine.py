@@ -117,6 +117,27 @@ async def test_a_pod_of_a_kind_the_asker_may_not_read_is_as_unknown_as_no_pod():
     assert read == [], "a workload the asker may not read had its pods read for them"
 
 
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        pytest.param(
+            "why did training-job-42 fail in prod-a",
+            "Which project is `training-job-42` in?",
+            id="in a cluster: the cluster, the project asked",
+        ),
+        pytest.param(
+            "why did training-job-42 fail in ml-team", CLUSTER_QUESTION, id="in a project"
+        ),
+    ],
+)
+async def test_in_a_known_cluster_is_the_cluster_not_the_project(demo, text, asked):
+    question = (await demo.say(text)).last()
+    assert isinstance(question, Question)
+    assert question.text == asked
+    [report] = reports(await demo.say("ml-team" if "prod-a" in text else "prod-a"))
+    assert report.report.category is Category.OOM_KILLED
+
+
 async def test_a_pod_without_its_project_asks_for_the_project(demo):
     asked = (await demo.say("kubectl logs pod/training-job-42-0-1 on prod-a")).last()
     assert isinstance(asked, Question)
