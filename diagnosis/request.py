@@ -33,7 +33,7 @@ MAX_LOOKBACK = timedelta(days=30)
 _LOOKBACK_RE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$", re.IGNORECASE)
 _DAY = 86400
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
+_NAME_RE = re.compile(r"[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?")  # whole: `$` admits a "\n"
 _HOUR = 3600
 #: The lookbacks a diagnosis uses, each at most about twice the one before: 15m to 30d.
 LOOKBACK_STEPS = tuple(
@@ -102,7 +102,7 @@ def valid_name(text: str) -> bool:
     Whatever is sent to the API inside a filter (`filterBy=name==…`) is one, so a value
     cannot add a term of its own.
     """
-    return bool(_NAME_RE.match(text))
+    return _NAME_RE.fullmatch(text) is not None
 
 
 def _check_uuid(value: str | None, what: str) -> str | None:

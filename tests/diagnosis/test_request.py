@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from diagnosis.errors import InvalidRequest
-from diagnosis.request import LOOKBACK_STEPS, DiagnosisRequest, parse_lookback
+from diagnosis.request import LOOKBACK_STEPS, DiagnosisRequest, parse_lookback, valid_name
 
 CLUSTER = "71f69d83-ba66-4822-adf5-55ce55efd210"
 WORKLOAD = "3f1c2a9e-5b7d-4c1e-9a2f-8d6b0e4c7a11"
@@ -98,3 +98,26 @@ def test_thirty_asks_an_hour_apart_share_a_handful_of_diagnoses():
     asked = {DiagnosisRequest(lookback=timedelta(hours=h)).lookback for h in range(1, 31)}
     assert len(asked) == 7  # 1h, 2h, 3h, 6h, 12h, 24h, 2d; each at least what was asked
     assert all(step in LOOKBACK_STEPS for step in asked)
+
+
+@pytest.mark.parametrize(
+    ("text", "valid"),
+    [
+        ("train-42", True),
+        ("a.b", True),
+        ("x", True),
+        ("abc\n", False),
+        ("abc\n\n", False),
+        ("\nabc", False),
+        ("abc ", False),
+        ("Abc", False),
+        ("-abc", False),
+        ("abc-", False),
+        ("", False),
+        ("a" * 253, True),
+        ("a" * 254, False),
+    ],
+)
+def test_a_name_is_the_whole_text(text: str, valid: bool):  # noqa: FBT001 - a table column
+    """A trailing newline would ride into `filterBy` after a name that looks valid."""
+    assert valid_name(text) is valid
