@@ -30,6 +30,7 @@ __all__ = [
     "SHARED_DIAGNOSES",
     "STAGES",
     "STAGE_SECONDS",
+    "TEAMS_TOKENS_REJECTED",
     "UPSTREAM_CALLS",
     "exposition",
     "serving_registry",
@@ -108,6 +109,13 @@ REDACTIONS = Counter(
 AUTHZ_DENIALS = Counter(
     "runai_why_authz_denials",
     "Requests refused by per-user authorization, by reason.",
+    ["reason"],
+    registry=REGISTRY,
+)
+TEAMS_TOKENS_REJECTED = Counter(
+    "runai_why_teams_tokens_rejected",
+    "Teams requests refused (401) for their Bot Framework token, by reason ('lifetime': its "
+    "expiry further ahead than TEAMS_MAX_TOKEN_LIFETIME_S).",
     ["reason"],
     registry=REGISTRY,
 )

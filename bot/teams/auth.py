@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jwt
+import structlog
 
 from bot.config import MAX_TOKEN_LIFETIME_S, TOKEN_LEEWAY_S
 from bot.errors import BotError
+from bot.ops.metrics import TEAMS_TOKENS_REJECTED
 from bot.teams.signing_keys import KeysUnavailable, SigningKeys
 
 __all__ = [
@@ -43,6 +45,12 @@ _MAX_TOKEN_CHARS = 16_384
 
 class TokenRejected(BotError):
     """The request's token is missing or not valid; the message is for the log only."""
+
+
+def _rejected(reason: str, message: str) -> TokenRejected:
+    """The refusal to raise, counted by `reason` (`runai_why_teams_tokens_rejected_total`)."""
+    TEAMS_TOKENS_REJECTED.labels(reason=reason).inc()
+    return TokenRejected(message)
 
 
 @dataclass(frozen=True)
@@ -101,21 +109,21 @@ class InboundVerifier:
         scheme, _, token = authorization.strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
-            raise TokenRejected("no bearer token")
+            raise _rejected("missing", "no bearer token")
         if len(token) > _MAX_TOKEN_CHARS:
-            raise TokenRejected("token too long")
+            raise _rejected("too_long", "token too long")
         try:
             header = jwt.get_unverified_header(token)
         except jwt.InvalidTokenError as error:
-            raise TokenRejected(f"malformed token ({type(error).__name__})") from error
+            raise _rejected("malformed", f"malformed token ({type(error).__name__})") from error
         if header.get("alg") != "RS256":
-            raise TokenRejected("token not signed with RS256")
+            raise _rejected("malformed", "token not signed with RS256")
         kid = header.get("kid")
         if not isinstance(kid, str) or not kid:
-            raise TokenRejected("token names no key")
+            raise _rejected("malformed", "token names no key")
         key = await self.keys.get(kid)
         if key is None:
-            raise TokenRejected("token signed with an unknown key")
+            raise _rejected("unknown_key", "token signed with an unknown key")
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
@@ -127,10 +135,18 @@ class InboundVerifier:
                 options={"require": ["exp", "iss", "aud"]},
             )
         except jwt.InvalidTokenError as error:
-            raise TokenRejected(f"token invalid ({type(error).__name__})") from error
-        if claims["exp"] - self._clock() > self._max_lifetime_s:
-            # Accepted, it could be replayed after its activity was forgotten.
-            raise TokenRejected("token lives longer than TEAMS_MAX_TOKEN_LIFETIME_S")
+            raise _rejected("invalid", f"token invalid ({type(error).__name__})") from error
+        exp_in_s = claims["exp"] - self._clock()
+        if exp_in_s > self._max_lifetime_s:
+            # Accepted, it could be replayed after its activity was forgotten. Its issuer and
+            # lifetime tell an admin whether the Bot Framework's tokens now live longer.
+            structlog.get_logger(__name__).warning(
+                "teams_token_lifetime_refused",
+                exp_in_s=round(exp_in_s),
+                iss=claims["iss"],
+                max_lifetime_s=self._max_lifetime_s,
+            )
+            raise _rejected("lifetime", "token lives longer than TEAMS_MAX_TOKEN_LIFETIME_S")
         url = claims.get("serviceurl")
         return BotClaims(
             audience=self._app_id,

@@ -7,8 +7,10 @@ from collections.abc import AsyncIterator
 import httpx
 import jwt
 import pytest
+import structlog.testing
 
 from bot.config import DEDUPE_TTL_S, MAX_TOKEN_LIFETIME_S, Settings
+from bot.ops.metrics import TEAMS_TOKENS_REJECTED
 from bot.teams.auth import (
     LEEWAY_S,
     BotClaims,
@@ -113,6 +115,21 @@ async def test_a_token_living_longer_than_its_activity_is_remembered_is_refused(
         return
     with pytest.raises(TokenRejected, match="lives longer than TEAMS_MAX_TOKEN_LIFETIME_S"):
         await verifier.verify(token)
+
+
+async def test_a_token_refused_for_its_lifetime_says_so_to_the_admin(teams, verifier):
+    """Logged with its lifetime and issuer (never the token) and counted, to tell what to raise."""
+    counted = TEAMS_TOKENS_REJECTED.labels(reason="lifetime")
+    before = counted._value.get()
+    token = teams.token(expires_in=MAX_TOKEN_LIFETIME_S + 3600)
+    with structlog.testing.capture_logs() as logs, pytest.raises(TokenRejected):
+        await verifier.verify(f"Bearer {token}")
+    [logged] = [e for e in logs if e["event"] == "teams_token_lifetime_refused"]
+    assert logged["iss"] == ISSUER
+    assert MAX_TOKEN_LIFETIME_S + 3500 < logged["exp_in_s"] <= MAX_TOKEN_LIFETIME_S + 3600
+    assert logged["max_lifetime_s"] == MAX_TOKEN_LIFETIME_S
+    assert token not in repr(logs)
+    assert counted._value.get() == before + 1
 
 
 def test_an_activity_is_remembered_as_long_as_its_token_is_accepted():
