@@ -5,8 +5,9 @@ list) and looks up both its ID and its name (`of`). The webhook checks before it
 anything (`refusal`): an alert whose label names the cluster as a key does is taken; one about
 a project no key names, on any cluster, is refused at once (`no_channel`), without a call to
 Run:ai. Only a project keyed under another name of a cluster (the key by ID, the label by name)
-needs to know which cluster the label means: the cached cluster list says (`unknown_cluster`,
-or `no_channel`), and when it cannot be read the alert is taken and the worker decides.
+needs to know which cluster the label means: the cached cluster list says (`no_channel`), and
+when it cannot be read, or does not know the cluster (a cache older than a new cluster), the
+alert is taken and the worker, which reads the list afresh, decides.
 """
 
 from __future__ import annotations
@@ -54,6 +55,6 @@ class AlertChannels:
             structlog.get_logger(__name__).info("alert_channel_unchecked", error=str(error))
             return None
         cluster = next((c for c in known if cluster_ref in {c.uuid, c.name}), None)
-        if cluster is None:
-            return "unknown_cluster"
+        if cluster is None:  # perhaps newer than the cache: the worker reads the list afresh
+            return None
         return None if self.of(cluster, project) else "no_channel"

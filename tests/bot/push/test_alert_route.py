@@ -196,7 +196,7 @@ PROD_A = Cluster(uuid="2b7c3d1e-9f4a-4c58-a1d6-5e8f0b3c7d92", name="prod-a")
             {"prod-b/ml-team": "C1"}, "prod-a", _answer(unmapped=1), id="another cluster's"
         ),
         pytest.param(
-            {"prod-b/ml-team": "C1"}, "prod-z", _answer(unmapped=1), id="an unknown cluster"
+            {"prod-b/ml-team": "C1"}, "prod-z", _answer(queued=1), id="not in the cached list"
         ),
     ],
 )
@@ -208,6 +208,15 @@ async def test_a_label_naming_the_cluster_otherwise_than_the_key_is_checked_by_t
     async with _client(queue, cluster, channels=known) as client:
         sent = await client.post("/alerts/alertmanager", content=webhook(alert()), headers=AUTH)
     assert sent.json() == answer
+
+
+async def test_a_cluster_newer_than_the_cached_list_is_left_to_the_worker():
+    """Keyed by its new ID, named in the label: only a fresh list (the worker's) tells."""
+    queue = MemoryWorkQueue(max_items=10)
+    known = AlertChannels({"9e1f-new-uuid/ml-team": "C1"}, _clusters(PROD_A))
+    async with _client(queue, "prod-new", channels=known) as client:
+        sent = await client.post("/alerts/alertmanager", content=webhook(alert()), headers=AUTH)
+    assert sent.json() == _answer(queued=1)
 
 
 async def test_without_the_cluster_list_the_worker_decides():
