@@ -5,12 +5,14 @@ body is read; then the body is read within its cap, measured for nesting and par
 (`bot.web.body`), and checked as a version 4 payload. Each alert whose labels name a
 Run:ai workload in a project `ALERT_CHANNELS` gives a channel becomes a work item,
 deduplicated by its fingerprint, start and status in the same atomic step that queues it, so
-Alertmanager's repeats and group updates post nothing twice. One group is bounded: firing
-alerts about one workload are one item (`merged`), and past `ALERT_MAX_PER_GROUP` items the
-rest are left for a later send of the group (`excess`). Pushed items have their own bound in
-the queue, apart from people's requests. The answer says what was taken; 503 (Redis down,
-the pushed items' bound reached) makes Alertmanager send the group again, and what was
-already taken is then a duplicate.
+Alertmanager's repeats and group updates post nothing twice. Resolved alerts are taken first
+and outside the group's bound (each is a note in an existing thread, no Run:ai call). Firing
+ones are bounded: those about one workload are one item (`merged`), and past
+`ALERT_MAX_PER_GROUP` items the rest are `excess`, answered 503 so Alertmanager sends the
+group again, where the ones taken are duplicates and the next ones are taken. Pushed items
+have their own bound in the queue, apart from people's requests. The answer says what was
+taken; 503 (Redis down, the pushed items' bound reached, `excess`) makes Alertmanager send
+the group again, and what was already taken is then a duplicate.
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ class AlertIngress:
         if hook.truncatedAlerts:
             self._log.warning("alerts_truncated", truncated=hook.truncatedAlerts)
         tally = dict.fromkeys(("queued", "duplicates", "unmapped", "merged", "excess"), 0)
-        firing: set[tuple[str | None, ...]] = set()
+        mapped: list[AlertSpec] = []
         for alert in hook.alerts:
             ALERTS_RECEIVED.labels(status=alert.status).inc()
             spec = read_alert(alert, default_cluster=self._default_cluster)
@@ -106,19 +108,29 @@ class AlertIngress:
                     fingerprint=alert.fingerprint,
                 )
                 continue
-            outcome = await self._take(spec, firing, taken=tally["queued"])
+            mapped.append(spec)
+        # Resolutions first and unbounded: an `excess` one would leave its thread firing.
+        mapped.sort(key=lambda spec: spec.status != "resolved")
+        firing: set[tuple[str | None, ...]] = set()
+        taken = 0  # firing items queued by this request: duplicates take no place
+        for spec in mapped:
+            outcome = await self._take(spec, firing, taken=taken)
             if outcome is None:
                 return PlainTextResponse("Service Unavailable", status_code=503)
             tally[outcome] += 1
+            if spec.status == "firing" and outcome == "queued":
+                taken += 1
         if tally["merged"] or tally["excess"]:
             self._log.info("alert_group_bounded", merged=tally["merged"], excess=tally["excess"])
-        return JSONResponse(tally)
+        # `excess`: sent again soon (Alertmanager retries a 5xx), and the next ones taken.
+        return JSONResponse(tally, status_code=503 if tally["excess"] else 200)
 
     async def _take(
         self, spec: AlertSpec, firing: set[tuple[str | None, ...]], *, taken: int
     ) -> str | None:
         """Queue one mapped alert: what became of it (a key of the answer); None: 503.
 
+        `taken`: the firing items this request queued so far (a resolved alert is not bounded).
         `firing`: the workloads of this group's firing alerts so far (one item each), whether
         queued now or before (a duplicate), so a later send of the group merges them alike.
         """
@@ -132,9 +144,9 @@ class AlertIngress:
                 PUSH_SUPPRESSED.labels(reason="merged").inc()
                 return "merged"
             firing.add(workload)
-        if taken >= self._max_per_group:
-            PUSH_SUPPRESSED.labels(reason="excess").inc()
-            return "excess"
+            if taken >= self._max_per_group:
+                PUSH_SUPPRESSED.labels(reason="excess").inc()
+                return "excess"
         item = alert_item(spec, deadline_s=self._deadline_s)
         dedupe = f"alert:{spec.key}:{spec.status}"
         try:

@@ -42,9 +42,9 @@ class PushSettings(Concern):
         le=1000,
         validation_alias="alert_max_per_group",
         description=(
-            "`ALERT_MAX_PER_GROUP`, alerts one webhook request (one Alertmanager group) may "
-            "queue; firing alerts about one workload count once. The rest are answered as "
-            "`excess` and taken from a later send of the group."
+            "`ALERT_MAX_PER_GROUP`, firing alerts one webhook request (one Alertmanager group) "
+            "may queue; those about one workload count once, resolved ones not at all. The "
+            "rest are `excess`, answered 503, and taken when Alertmanager retries the group."
         ),
     )
     watches: list[dict[str, str | bool]] = Field(

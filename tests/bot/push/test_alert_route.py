@@ -132,14 +132,56 @@ async def test_alerts_about_a_project_without_a_channel_are_never_queued():
     assert await queue.depth() == 0
 
 
-async def test_a_group_queues_at_most_its_bound_and_the_rest_on_a_later_send():
+async def test_a_group_queues_at_most_its_bound_and_503_brings_the_rest_at_once():
+    """Past the bound the answer is 503: Alertmanager's retry takes the next ones."""
     queue = MemoryWorkQueue(max_items=10, max_pushed=100)
     async with _client(queue, max_per_group=3) as client:
         first = await client.post("/alerts/alertmanager", content=_pods(5), headers=AUTH)
         again = await client.post("/alerts/alertmanager", content=_pods(5), headers=AUTH)
-    assert first.json() == _answer(queued=3, excess=2)
-    assert again.json() == _answer(queued=2, duplicates=3)  # Alertmanager's next send
+    assert (first.status_code, first.json()) == (503, _answer(queued=3, excess=2))
+    assert (again.status_code, again.json()) == (200, _answer(queued=2, duplicates=3))
     assert await queue.depth() == 5
+
+
+async def test_retries_of_a_large_group_drain_it_each_alert_taken_once():
+    queue = MemoryWorkQueue(max_items=100, max_pushed=100)
+    answers: list[httpx.Response] = []
+    async with _client(queue, max_per_group=4) as client:
+        while not answers or answers[-1].status_code == 503:
+            answers.append(
+                await client.post("/alerts/alertmanager", content=_pods(10), headers=AUTH)
+            )
+    assert [a.json()["queued"] for a in answers] == [4, 4, 2]
+    assert [a.json()["duplicates"] for a in answers] == [0, 4, 8]
+    assert [a.status_code for a in answers] == [503, 503, 200]
+    assert await queue.depth() == 10
+
+
+def _resolved(count: int) -> list[dict[str, object]]:
+    return [alert(pod=f"done{i}-0-0", fingerprint=f"r{i}", status="resolved") for i in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("firing", "resolved", "status", "answer"),
+    [
+        pytest.param(3, 2, 200, _answer(queued=5), id="the bound full of firing ones"),
+        pytest.param(5, 2, 503, _answer(queued=5, excess=2), id="firing past the bound"),
+        pytest.param(0, 5, 200, _answer(queued=5), id="only resolved, past the bound"),
+    ],
+)
+async def test_resolved_alerts_are_taken_first_and_outside_the_bound(
+    firing: int, resolved: int, status: int, answer: dict[str, int]
+):
+    """A resolution left out would leave its thread showing the failure as firing."""
+    queue = MemoryWorkQueue(max_items=20, max_pushed=100)
+    fired = [alert(pod=f"job{i}-0-0", fingerprint=f"fp{i}") for i in range(firing)]
+    body = webhook(*fired, *_resolved(resolved))  # the resolved ones last, as sent
+    async with _client(queue, max_per_group=3) as client:
+        sent = await client.post("/alerts/alertmanager", content=body, headers=AUTH)
+    assert (sent.status_code, sent.json()) == (status, answer)
+    taken = await queue.take("w", count=20, block_s=0)
+    statuses = [d.item.responder["status"] for d in taken if d.item is not None]
+    assert statuses == ["resolved"] * resolved + ["firing"] * (answer["queued"] - resolved)
 
 
 async def test_firing_alerts_about_one_workload_are_one_item():
