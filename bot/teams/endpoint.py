@@ -171,8 +171,8 @@ class TeamsEndpoint:
                 headers={"Retry-After": "5"},
             )
         notice = intake_notice(taken)  # full, their own cap reached, or their place in line
-        refused = taken.intake in {Intake.FULL, Intake.CAPPED}
-        if notice is not None and refused and not self._refusals.first(dedupe_key(inbound)):
+        turned_away = taken.intake in {Intake.FULL, Intake.CAPPED}
+        if notice is not None and turned_away and not self._refusals.first(dedupe_key(inbound)):
             notice = None  # a redelivery: told on the first
         told = None if notice is None else BackgroundTask(self._tell, inbound, notice)
         if inbound.invoke:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
 import redis.asyncio
@@ -111,7 +112,7 @@ async def test_an_asker_past_their_cap_alone_is_told_privately_at_once(
     ],
 )
 async def test_a_refusal_is_told_after_the_200_and_not_again_on_a_redelivery(
-    redis_url: str, redis_client: redis.asyncio.Redis, bounds: dict[str, int], refusal: str
+    redis_url: str, redis_client: redis.asyncio.Redis, bounds: dict[str, Any], refusal: str
 ):
     """A slow send must not hold the 200 (Teams would deliver again), nor a redelivery tell twice."""
     async with running_teams(redis_url, embedded_worker=False, **bounds) as [bot]:
