@@ -221,6 +221,7 @@ class RedisWorkQueue:
             asker or "",
             self._journal_ttl_s,
             self._max_items + self._max_pushed,
+            scripts.RECOUNT_AFTER_S,
         ]
         async with _translated("enqueue"):
             intake, count, depth = cast("list[Any]", await self._enqueue(keys=keys, args=args))

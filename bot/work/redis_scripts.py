@@ -15,19 +15,34 @@ and each asker to a cap of their own. An entry carries what it is counted in as 
 it (only that one: a repeated call deletes nothing and lowers nothing), so a count is released
 exactly once, however many attempts, reclaims and hand-backs (`RETIRE` copies the fields) the
 entry went through. People's requests are the stream's length less the pushed count. A count a
-release never reached (a worker of an older version finished the entry) never refuses: before
-`ENQUEUE` refuses, it recounts the pushed items and the asker's entries from the stream (one
-`XRANGE`, bounded by the bounds' sum: a longer stream is not recounted). The counts also expire
-(each accepted `ENQUEUE` renews them), and an empty stream clears them.
+release never reached (a worker of an older version finished the entry) refuses for a minute
+at most: before `ENQUEUE` refuses, it recounts the pushed items and the asker's entries from the
+stream (one `XRANGE`, bounded by the bounds' sum: a longer stream is not recounted), but only
+when the count that refuses has gone untouched for `RECOUNT_AFTER_S` (a recount touches it),
+so a flood of refused requests scans the stream once a minute, not once each. The counts also
+expire (each accepted `ENQUEUE` renews them), and an empty stream clears them.
 """
 
 from __future__ import annotations
 
-__all__ = ["DEAD_LETTER", "ENQUEUE", "FINISH", "FORGET", "HEARTBEAT", "RECLAIM", "RETIRE"]
+__all__ = [
+    "DEAD_LETTER",
+    "ENQUEUE",
+    "FINISH",
+    "FORGET",
+    "HEARTBEAT",
+    "RECLAIM",
+    "RECOUNT_AFTER_S",
+    "RETIRE",
+]
+
+#: How long a count must have gone untouched before a refusal recounts it from the stream.
+RECOUNT_AFTER_S = 60
 
 #: KEYS: the stream, the dedupe key, the pushed count, then the asker's count (if any).
 #: ARGV: the group, the lane's bound, the dedupe TTL, the item, "1" if pushed, the asker's cap,
-#: the asker, the TTL of the counts, the longest stream worth recounting (both bounds' sum).
+#: the asker, the TTL of the counts, the longest stream worth recounting (both bounds' sum),
+#: and how long a count must have gone untouched (not raised nor recounted) to be recounted.
 ENQUEUE = """
 if redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate', 0, 0} end
 local depth = redis.call('XLEN', KEYS[1])
@@ -47,14 +62,17 @@ local function refusal()
   return nil
 end
 local function recount(key, counted)
-  if counted == 0 then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, counted, 'EX', ARGV[8])
-  end
+  redis.call('SET', key, counted, 'EX', ARGV[8])
+end
+local function stale(key)
+  if not key then return false end
+  local ttl = redis.call('TTL', key)
+  return ttl < 0 or ttl <= tonumber(ARGV[8]) - tonumber(ARGV[10])
 end
 local refused = refusal()
-if refused and depth <= tonumber(ARGV[9]) then
+local suspect = KEYS[3]
+if refused and refused[1] == 'capped' then suspect = KEYS[4] end
+if refused and depth <= tonumber(ARGV[9]) and stale(suspect) then
   local pushed, held = 0, 0
   for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
     for j = 1, #entry[2], 2 do

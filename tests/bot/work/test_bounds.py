@@ -12,6 +12,7 @@ import pytest
 import redis.asyncio
 
 from bot.work import Delivery, Intake, MemoryWorkQueue, RedisWorkQueue, WorkItem, WorkQueue
+from bot.work.redis_scripts import RECOUNT_AFTER_S
 from tests.bot.work.items import item, pushed
 
 pytestmark = pytest.mark.e2e
@@ -184,6 +185,20 @@ async def test_a_count_gone_wrong_is_recounted_before_it_refuses(
     for key, count in counts.items():
         assert await redis_client.get(key) == count
         assert 0 < await redis_client.ttl(key) <= 60  # and it expires, as a net
+
+
+async def test_a_flood_of_refusals_recounts_once_a_minute_not_once_each(
+    redis_client: redis.asyncio.Redis,
+):
+    """A count raised or recounted within `RECOUNT_AFTER_S` refuses without a scan."""
+    queue = RedisWorkQueue(redis_client, max_items=9, max_per_asker=CAP, journal_ttl_s=600)
+    await _ask(queue, "U2", "u2:0")  # the queue is not empty: no clearing by emptiness
+    await redis_client.set(_ASKER, CAP, ex=600)  # just touched, as if U1 were at the cap
+    assert await _ask(queue, "U1", "u1:0") is Intake.CAPPED
+    assert await redis_client.get(_ASKER) == str(CAP), "not scanned again within the minute"
+    await redis_client.expire(_ASKER, 600 - RECOUNT_AFTER_S)  # untouched for a minute
+    assert await _ask(queue, "U1", "u1:1") is Intake.ACCEPTED  # recounted: U1 holds none
+    assert await redis_client.get(_ASKER) == "1"
 
 
 async def test_a_recount_still_refuses_what_the_stream_holds(redis_client: redis.asyncio.Redis):
