@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from bot.conversation.model import Choice, ConversationState, Slots
 from bot.conversation.parse import Query
+from diagnosis import DiagnosisRequest, InvalidRequest, parse_lookback
 
-__all__ = ["apply_choice", "carried_over", "merge", "pending_choice"]
+__all__ = ["apply_choice", "carried_over", "lookback_used", "merge", "pending_choice"]
+
+
+def lookback_used(label: str) -> str:
+    """The lookback a diagnosis uses for `label`, as its answer names it (`5h` is `6h`)."""
+    try:
+        return DiagnosisRequest(lookback=parse_lookback(label)).lookback_label()
+    except InvalidRequest:  # the parser keeps only readable ones: shown as it was
+        return label
 
 
 def merge(slots: Slots, query: Query) -> Slots:
@@ -45,7 +54,7 @@ def carried_over(slots: Slots, query: Query) -> list[str]:
     if by_name and query.project is None and slots.project:
         carried.append(f"project {slots.project}")
     if query.lookback is None and slots.lookback:
-        carried.append(f"lookback {slots.lookback}")
+        carried.append(f"lookback {lookback_used(slots.lookback)}")
     return carried
 
 

@@ -12,8 +12,11 @@ bounded in one atomic step, `bot.teams.intake`), and Teams gets its 200 at once;
 on any replica, answers it (`bot.teams.work`). A card's `Action.Execute` invoke gets its
 invoke response.
 
-A full queue, or the asker's own cap reached, is told to the asker privately at once, and a
-wait their place in the queue. When Redis cannot take the activity, the answer is 503 and
+A full queue, or the asker's own cap reached, is told to the asker privately, and a wait
+their place in the queue: after the 200 (a Starlette background task), so a slow send never
+makes Teams deliver the activity again. A refusal claims no dedupe key, so a redelivery of a
+refused activity is refused again; its notice is sent once per dedupe key on this replica
+(`_Refusals`, bounded). When Redis cannot take the activity, the answer is 503 and
 nothing is sent: Teams delivers an activity again when the bot fails to answer it
 (documented for a reply later than 15 s; Microsoft also retries some error statuses,
 without documenting which), so it is taken then; for a card's invoke, the Teams client
@@ -23,9 +26,11 @@ shows the asker the click failed.
 from __future__ import annotations
 
 import math
+import time
 from http import HTTPStatus
 
 import structlog
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
@@ -40,11 +45,11 @@ from bot.teams.auth import (
     service_url_matches,
 )
 from bot.teams.connector import TeamsConnector
-from bot.teams.intake import submit
+from bot.teams.intake import dedupe_key, submit
 from bot.teams.responder import ReplyTarget, TeamsResponder
 from bot.web.body import Refused, check_length, load_json, read_body
 from bot.web.refusal import body_refusal, refusal
-from bot.work import QueueUnavailable, WorkQueue, intake_notice
+from bot.work import Intake, QueueUnavailable, WorkQueue, intake_notice
 
 __all__ = ["MAX_BODY_BYTES", "TeamsEndpoint"]
 
@@ -62,6 +67,27 @@ _REJECTED = "teams_request_rejected"
 
 def _refused(status: HTTPStatus, reason: str, **headers: str) -> Response:
     return refusal(_REJECTED, status, reason, headers)
+
+
+class _Refusals:
+    """The dedupe keys of refusals told lately (at most `limit`, each for `ttl_s`)."""
+
+    def __init__(self, ttl_s: float, limit: int = 1024) -> None:
+        self._ttl_s, self._limit = ttl_s, limit
+        self._until: dict[str, float] = {}
+
+    def first(self, key: str) -> bool:
+        """Whether `key`'s refusal is not yet told (and it is counted as told from now)."""
+        now = time.monotonic()
+        if self._until.get(key, 0.0) > now:
+            return False
+        self._until.pop(key, None)
+        if len(self._until) >= self._limit:
+            self._until = {k: t for k, t in self._until.items() if t > now}
+            while len(self._until) >= self._limit:  # the oldest told go first
+                del self._until[next(iter(self._until))]
+        self._until[key] = now + self._ttl_s
+        return True
 
 
 class TeamsEndpoint:
@@ -84,6 +110,7 @@ class TeamsEndpoint:
         self._runai_url = runai_url
         self._deadline_s = deadline_s
         self._dedupe_ttl_s = dedupe_ttl_s
+        self._refusals = _Refusals(dedupe_ttl_s)
 
     async def handle(self, request: Request) -> Response:
         """One request: a request ID for its logs, then the gate and the queue; timed as `ack`."""
@@ -143,12 +170,14 @@ class TeamsEndpoint:
                 status_code=HTTPStatus.SERVICE_UNAVAILABLE,
                 headers={"Retry-After": "5"},
             )
-        notice = intake_notice(taken)
-        if notice is not None:  # full, their own cap reached, or their place in the queue
-            await self._tell(inbound, notice)
+        notice = intake_notice(taken)  # full, their own cap reached, or their place in line
+        turned_away = taken.intake in {Intake.FULL, Intake.CAPPED}
+        if notice is not None and turned_away and not self._refusals.first(dedupe_key(inbound)):
+            notice = None  # a redelivery: told on the first
+        told = None if notice is None else BackgroundTask(self._tell, inbound, notice)
         if inbound.invoke:
-            return JSONResponse(_INVOKE_DONE)
-        return Response(status_code=HTTPStatus.OK)
+            return JSONResponse(_INVOKE_DONE, background=told)
+        return Response(status_code=HTTPStatus.OK, background=told)
 
     async def _tell(self, inbound: Inbound, text: str) -> None:
         """Tell the asker privately (a 1:1 chat with the bot); never raises."""

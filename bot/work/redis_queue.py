@@ -220,6 +220,8 @@ class RedisWorkQueue:
             self._max_per_asker or 0,
             asker or "",
             self._journal_ttl_s,
+            self._max_items + self._max_pushed,
+            scripts.RECOUNT_AFTER_S,
         ]
         async with _translated("enqueue"):
             intake, count, depth = cast("list[Any]", await self._enqueue(keys=keys, args=args))

@@ -15,17 +15,34 @@ and each asker to a cap of their own. An entry carries what it is counted in as 
 it (only that one: a repeated call deletes nothing and lowers nothing), so a count is released
 exactly once, however many attempts, reclaims and hand-backs (`RETIRE` copies the fields) the
 entry went through. People's requests are the stream's length less the pushed count. A count a
-release never reached (a worker of an older version finished the entry) is bounded: an asker's
-count expires, and an empty stream clears the counts of the next `ENQUEUE`.
+release never reached (a worker of an older version finished the entry) refuses for a minute
+at most: before `ENQUEUE` refuses, it recounts the pushed items and the asker's entries from the
+stream (one `XRANGE`, bounded by the bounds' sum: a longer stream is not recounted), but only
+when the count that refuses has gone untouched for `RECOUNT_AFTER_S` (a recount touches it),
+so a flood of refused requests scans the stream once a minute, not once each. The counts also
+expire (each accepted `ENQUEUE` renews them), and an empty stream clears them.
 """
 
 from __future__ import annotations
 
-__all__ = ["DEAD_LETTER", "ENQUEUE", "FINISH", "FORGET", "HEARTBEAT", "RECLAIM", "RETIRE"]
+__all__ = [
+    "DEAD_LETTER",
+    "ENQUEUE",
+    "FINISH",
+    "FORGET",
+    "HEARTBEAT",
+    "RECLAIM",
+    "RECOUNT_AFTER_S",
+    "RETIRE",
+]
+
+#: How long a count must have gone untouched before a refusal recounts it from the stream.
+RECOUNT_AFTER_S = 60
 
 #: KEYS: the stream, the dedupe key, the pushed count, then the asker's count (if any).
 #: ARGV: the group, the lane's bound, the dedupe TTL, the item, "1" if pushed, the asker's cap,
-#: the asker, the TTL of the asker's count.
+#: the asker, the TTL of the counts, the longest stream worth recounting (both bounds' sum),
+#: and how long a count must have gone untouched (not raised nor recounted) to be recounted.
 ENQUEUE = """
 if redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate', 0, 0} end
 local depth = redis.call('XLEN', KEYS[1])
@@ -33,29 +50,60 @@ if depth == 0 then
   redis.call('DEL', KEYS[3])
   if KEYS[4] then redis.call('DEL', KEYS[4]) end
 end
-local pushed = math.min(tonumber(redis.call('GET', KEYS[3]) or 0), depth)
+local function refusal()
+  if KEYS[4] then
+    local held = tonumber(redis.call('GET', KEYS[4]) or 0)
+    if held >= tonumber(ARGV[6]) then return {'capped', held, depth} end
+  end
+  local pushed = math.min(tonumber(redis.call('GET', KEYS[3]) or 0), depth)
+  local lane = depth - pushed
+  if ARGV[5] == '1' then lane = pushed end
+  if lane >= tonumber(ARGV[2]) then return {'full', 0, depth} end
+  return nil
+end
+local function recount(key, counted)
+  redis.call('SET', key, counted, 'EX', ARGV[8])
+end
+local function stale(key)
+  if not key then return false end
+  local ttl = redis.call('TTL', key)
+  return ttl < 0 or ttl <= tonumber(ARGV[8]) - tonumber(ARGV[10])
+end
+local refused = refusal()
+local suspect = KEYS[3]
+if refused and refused[1] == 'capped' then suspect = KEYS[4] end
+if refused and depth <= tonumber(ARGV[9]) and stale(suspect) then
+  local pushed, held = 0, 0
+  for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+    for j = 1, #entry[2], 2 do
+      if entry[2][j] == 'pushed' and entry[2][j + 1] == '1' then pushed = pushed + 1 end
+      if entry[2][j] == 'asker' and entry[2][j + 1] == ARGV[7] then held = held + 1 end
+    end
+  end
+  recount(KEYS[3], pushed)
+  if KEYS[4] then recount(KEYS[4], held) end
+  refused = refusal()
+end
+if refused then return refused end
 local fields = {'item', ARGV[4]}
 if KEYS[4] then
-  local held = tonumber(redis.call('GET', KEYS[4]) or 0)
-  if held >= tonumber(ARGV[6]) then return {'capped', held, depth} end
   fields[#fields + 1] = 'asker'
   fields[#fields + 1] = ARGV[7]
 end
-local lane = depth - pushed
 if ARGV[5] == '1' then
-  lane = pushed
   fields[#fields + 1] = 'pushed'
   fields[#fields + 1] = '1'
 end
-if lane >= tonumber(ARGV[2]) then return {'full', 0, depth} end
 local pending = 0
 local ok, summary = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[1])
 if ok then pending = summary[1] end
 redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
-if ARGV[5] == '1' then redis.call('INCR', KEYS[3]) end
-if KEYS[4] then
-  redis.call('INCR', KEYS[4])
-  redis.call('EXPIRE', KEYS[4], ARGV[8])
+local raised = {}
+if ARGV[5] == '1' then raised[#raised + 1] = KEYS[3] end
+if KEYS[4] then raised[#raised + 1] = KEYS[4] end
+for _, count in ipairs(raised) do
+  redis.call('INCR', count)
+  redis.call('EXPIRE', count, ARGV[8])
 end
 redis.call('XADD', KEYS[1], '*', unpack(fields))
 local ahead = depth - pending

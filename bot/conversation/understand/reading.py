@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from bot.conversation.access import Gate
 from bot.conversation.clusters import ClusterDirectory
-from bot.conversation.filling import merge
+from bot.conversation.filling import lookback_used, merge
 from bot.conversation.model import ConversationState, Incoming, Slots
 from bot.conversation.understand.pipeline import Known, Understood, understand
 from diagnosis import UpstreamError
@@ -110,7 +110,7 @@ def absorbed(state: ConversationState, understood: Understood) -> ConversationSt
         slots = slots.model_copy(update={"pod": None})
     notes = list(state.notes)
     if understood.unread_lookback:
-        used = slots.lookback or DEFAULT_LOOKBACK_LABEL
+        used = lookback_used(slots.lookback or DEFAULT_LOOKBACK_LABEL)
         notes.append(
             f"I could not read “{understood.unread_lookback}” as a time, so the lookback is "
             f"{used}; say e.g. `last 3 days` to change it."

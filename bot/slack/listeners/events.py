@@ -155,4 +155,5 @@ async def _thread_reply(deps: SlackDeps, request: SlackRequest) -> None:
         dedupe=_message_key(body, event),
         retry=True,
         first_delivery=request.first_delivery,
+        quiet_when_capped=True,  # a "thanks" during a backlog earns no notice
     )

@@ -3,6 +3,12 @@
 For events (`retry`), Redis down means the HTTP answer is an error, so Slack delivers the
 event again and nothing is lost; the asker hears about it once, on the first delivery. For
 clicks and shortcuts (never retried by Slack) the asker is told to try again.
+
+Every intake notice (their place, the queue full, their own cap reached) goes out beside the
+ack (`deps.notices`), never before it: a slow send must not make Slack deliver the event again.
+A refusal claims no dedupe key, so a retry of a refused event is refused again: its notice is
+sent on the first delivery only. A plain reply in a thread (`quiet_when_capped`: a "thanks" is
+no request) refused for its asker's cap is only logged (`bot.work.admit`).
 """
 
 from __future__ import annotations
@@ -29,10 +35,12 @@ async def take(
     retry: bool = False,
     first_delivery: bool = True,
     repeatable: bool = False,
+    quiet_when_capped: bool = False,
 ) -> None:
     """Enqueue the request; a refusal (full, the asker's cap) or Redis down is told at once.
 
     `repeatable`: a click its asker may send again under the same key (`bot.work.admit`).
+    `quiet_when_capped`: an undirected reply; over its asker's cap it is refused unannounced.
 
     Raises:
         RetryLater: `retry` is set and Redis is down (Slack will deliver the event again).
@@ -57,9 +65,8 @@ async def take(
             await responder.tell(not_taken_notice(error, retrying=True))
         raise RetryLater(str(error)) from error
     notice = intake_notice(taken)
-    if notice is None:
+    if notice is None or (quiet_when_capped and taken.intake is Intake.CAPPED):
         return
-    if taken.intake in {Intake.FULL, Intake.CAPPED}:
-        await responder.tell(notice)
-    else:  # their place in the queue: beside the ack, never delaying it
-        deps.notices.send(responder.tell(notice))
+    if taken.intake in {Intake.FULL, Intake.CAPPED} and not first_delivery:
+        return  # told on the first delivery: a retry is refused again, not told again
+    deps.notices.send(responder.tell(notice))

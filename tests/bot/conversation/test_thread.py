@@ -454,10 +454,15 @@ async def test_show_all_evidence_before_any_answer_says_so_privately(demo):
             "Cluster prod-a and project ml-team, from earlier in this thread.",
         ),
         ("<@UBOT> and eval-harness in ml-team?", "Cluster prod-a, from earlier in this thread."),
+        pytest.param(
+            "<@UBOT> and eval-harness in ml-team?",
+            "Cluster prod-a and lookback 6h, from earlier in this thread.",
+            id="the lookback as the answer names it, rounded up",
+        ),
     ],
 )
 async def test_a_value_carried_over_from_earlier_is_named(demo, follow_up, note):
-    await demo.say(EVERYTHING)
+    await demo.say(EVERYTHING + (" lookback=5h" if "lookback" in note else ""))
     report = (await demo.say(follow_up)).last()
     assert isinstance(report, ReportReply)
     assert report.report.category is Category.CRASH_APP_ERROR

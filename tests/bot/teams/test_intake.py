@@ -8,6 +8,7 @@ import pytest
 
 from bot.conversation import RERUN, SHOW_EVIDENCE
 from bot.teams.activity import Inbound
+from bot.teams.endpoint import _Refusals
 from bot.teams.intake import PLATFORM, TeamsSpec, dedupe_key, incoming_of
 from bot.teams.responder import ReplyTarget
 from bot.teams.turns import thread_key
@@ -101,3 +102,11 @@ def test_an_item_carries_the_activity_and_its_target_through_json(inbound: Inbou
     assert again.target == ReplyTarget.of(inbound)
     assert read.incoming == incoming_of(inbound)
     assert (read.incoming.choice, read.incoming.message_ref) == (inbound.choice, inbound.card_id)
+
+
+def test_refusals_told_are_remembered_each_for_a_while_and_at_most_a_bound_of_them():
+    told = _Refusals(ttl_s=60, limit=2)
+    firsts = [told.first(key) for key in ("a", "a", "b", "c", "b", "a")]
+    assert firsts == [True, False, True, True, False, True]  # "a", the oldest, made room
+    expired = _Refusals(ttl_s=0)
+    assert [expired.first("a"), expired.first("a")] == [True, True]  # its time was up

@@ -9,7 +9,9 @@ tests/bot/work/test_durable_e2e.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
 import pytest
 import redis.asyncio
@@ -78,7 +80,8 @@ async def test_a_full_queue_is_told_privately_at_once_and_a_wait_its_place(
     async with running_teams(redis_url, embedded_worker=False, queue_max_items=2) as [bot]:
         for user in ("29:u1", "29:u2", "29:u3"):
             assert (await bot.send(mention(bot, ASK, user=user))).status_code == 200
-        told = {c.conversation: c.body.get("text") for c in bot.teams.of("send")}
+        sent = await bot.teams.wait_for("send", count=2)  # beside the 200s, not before them
+        told = {c.conversation: c.body.get("text") for c in sent}
         assert told == {
             "a:personal-29:u2": _notice(queued(1)),
             "a:personal-29:u3": _notice(QUEUE_FULL),
@@ -93,12 +96,38 @@ async def test_an_asker_past_their_cap_alone_is_told_privately_at_once(
     async with running_teams(redis_url, embedded_worker=False, queue_max_per_asker=1) as [bot]:
         for user in ("29:u1", "29:u1", "29:u2"):
             assert (await bot.send(mention(bot, ASK, user=user))).status_code == 200
-        told = [(c.conversation, c.body.get("text")) for c in bot.teams.of("send")]
-        assert told == [
+        sent = await bot.teams.wait_for("send", count=2)
+        assert {(c.conversation, c.body.get("text")) for c in sent} == {
             ("a:personal-29:u1", _notice(capped(1))),
             ("a:personal-29:u2", _notice(queued(1))),  # nobody else is refused
-        ]
+        }
         assert await redis_client.xlen(STREAM) == 2
+
+
+@pytest.mark.parametrize(
+    ("bounds", "refusal"),
+    [
+        pytest.param({"queue_max_per_asker": 1}, capped(1), id="capped"),
+        pytest.param({"queue_max_items": 1}, QUEUE_FULL, id="full"),
+    ],
+)
+async def test_a_refusal_is_told_after_the_200_and_not_again_on_a_redelivery(
+    redis_url: str, redis_client: redis.asyncio.Redis, bounds: dict[str, Any], refusal: str
+):
+    """A slow send must not hold the 200 (Teams would deliver again), nor a redelivery tell twice."""
+    async with running_teams(redis_url, embedded_worker=False, **bounds) as [bot]:
+        assert (await bot.send(mention(bot, ASK))).status_code == 200  # taken: nothing to say
+        release = bot.teams.hold("send")
+        refused = mention(bot, ASK)
+        async with asyncio.timeout(10):  # a hang guard: the old code waited for the send
+            assert (await bot.send(refused)).status_code == 200
+            assert (await bot.send(refused)).status_code == 200  # Teams delivers it again
+        release.set()
+        await bot.send(mention(bot, ASK, user="29:u9"))  # a barrier: told after the redelivery
+        sent = await bot.teams.wait_for("send", count=2)
+        assert [c.body.get("text") for c in sent if c.conversation == "a:personal-29:u1"] == [
+            _notice(refusal)
+        ]
 
 
 async def test_redis_down_is_a_503_with_nothing_sent_and_the_retry_is_answered(

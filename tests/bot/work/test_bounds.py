@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 import redis.asyncio
 
-from bot.work import Delivery, Intake, MemoryWorkQueue, RedisWorkQueue, WorkQueue
+from bot.work import Delivery, Intake, MemoryWorkQueue, RedisWorkQueue, WorkItem, WorkQueue
+from bot.work.redis_scripts import RECOUNT_AFTER_S
 from tests.bot.work.items import item, pushed
 
 pytestmark = pytest.mark.e2e
@@ -139,3 +140,78 @@ async def test_a_count_no_release_reached_is_cleared_by_an_empty_queue_or_expire
     assert await redis_client.get("{runai-why-work}:asker:test:U1") == "1"
     assert 0 < await redis_client.ttl("{runai-why-work}:asker:test:U1") <= 60
     assert await redis_client.get(queue.pushed) is None
+
+
+_ASKER = "{runai-why-work}:asker:test:U1"
+_PUSHED = "{runai-why-work}:pushed"
+
+
+@pytest.mark.parametrize(
+    ("before", "leaked", "ask", "counts"),
+    [
+        pytest.param(
+            [item("U2")], {_ASKER: CAP}, item("U1"), {_ASKER: "1"}, id="an asker's count, high"
+        ),
+        pytest.param(
+            [item("U2"), item("U3")], {_PUSHED: 2}, pushed("f1"), {_PUSHED: "1"}, id="pushed, high"
+        ),
+        pytest.param(
+            [pushed("f0"), pushed("f1"), item("U2")],
+            {_PUSHED: None},
+            item("U1"),
+            {_PUSHED: "2", _ASKER: "1"},
+            id="pushed, lost: people's lane looked full",
+        ),
+    ],
+)
+async def test_a_count_gone_wrong_is_recounted_before_it_refuses(
+    redis_client: redis.asyncio.Redis,
+    before: list[WorkItem],
+    leaked: dict[str, int | None],
+    ask: WorkItem,
+    counts: dict[str, str],
+):
+    """A worker of an older version finished entries without lowering their counts."""
+    queue = RedisWorkQueue(
+        redis_client, max_items=3, max_pushed=2, max_per_asker=CAP, journal_ttl_s=60
+    )
+    for i, earlier in enumerate(before):  # the queue is not empty: no clearing by emptiness
+        assert (
+            await queue.enqueue(earlier, dedupe=f"e{i}", dedupe_ttl_s=60)
+        ).intake is Intake.ACCEPTED
+    for key, value in leaked.items():
+        await (redis_client.delete(key) if value is None else redis_client.set(key, value))
+    assert (await queue.enqueue(ask, dedupe="late", dedupe_ttl_s=60)).intake is Intake.ACCEPTED
+    for key, count in counts.items():
+        assert await redis_client.get(key) == count
+        assert 0 < await redis_client.ttl(key) <= 60  # and it expires, as a net
+
+
+async def test_a_flood_of_refusals_recounts_once_a_minute_not_once_each(
+    redis_client: redis.asyncio.Redis,
+):
+    """A count raised or recounted within `RECOUNT_AFTER_S` refuses without a scan."""
+    queue = RedisWorkQueue(redis_client, max_items=9, max_per_asker=CAP, journal_ttl_s=600)
+    await _ask(queue, "U2", "u2:0")  # the queue is not empty: no clearing by emptiness
+    await redis_client.set(_ASKER, CAP, ex=600)  # just touched, as if U1 were at the cap
+    assert await _ask(queue, "U1", "u1:0") is Intake.CAPPED
+    assert await redis_client.get(_ASKER) == str(CAP), "not scanned again within the minute"
+    await redis_client.expire(_ASKER, 600 - RECOUNT_AFTER_S)  # untouched for a minute
+    assert await _ask(queue, "U1", "u1:1") is Intake.ACCEPTED  # recounted: U1 holds none
+    assert await redis_client.get(_ASKER) == "1"
+
+
+async def test_a_recount_still_refuses_what_the_stream_holds(redis_client: redis.asyncio.Redis):
+    queue = RedisWorkQueue(
+        redis_client, max_items=9, max_pushed=1, max_per_asker=CAP, journal_ttl_s=60
+    )
+    for i in range(CAP):
+        await _ask(queue, "U1", f"u1:{i}")
+    await queue.enqueue(pushed("f0"), dedupe="alert:0", dedupe_ttl_s=60)
+    await redis_client.set(_ASKER, CAP + 5)
+    await redis_client.set(_PUSHED, 7)
+    assert await _ask(queue, "U1", "u1:late") is Intake.CAPPED
+    assert await redis_client.get(_ASKER) == str(CAP)  # recounted from the stream
+    refused = await queue.enqueue(pushed("f1"), dedupe="alert:1", dedupe_ttl_s=60)
+    assert refused.intake is Intake.FULL
+    assert await redis_client.get(_PUSHED) == "1"

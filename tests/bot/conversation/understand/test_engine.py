@@ -470,11 +470,21 @@ async def test_past_the_limit_the_rest_are_named_never_dropped(demo):
 # --- time words, chatter, help ------------------------------------------------------------
 
 
-async def test_an_unreadable_time_says_which_lookback_was_used(demo):
-    [report] = reports(await demo.say(f"{EVERYTHING} since the deploy"))
-    assert report.lookback == "24h"
+@pytest.mark.parametrize(
+    ("earlier", "used"),
+    [
+        pytest.param("", "24h", id="none: the default"),
+        pytest.param("lookback=5h", "6h", id="5h: rounded up, as the answer names it"),
+    ],
+)
+async def test_an_unreadable_time_says_which_lookback_was_used(demo, earlier, used):
+    if earlier:  # a thread whose lookback was set earlier, then a workload of its project
+        await demo.say(f"{EVERYTHING} {earlier}")
+    ask = "<@UBOT> and eval-harness" if earlier else EVERYTHING
+    [report] = reports(await demo.say(f"{ask} since the deploy"))
+    assert report.lookback == used
     assert (
-        "I could not read “since the deploy” as a time, so the lookback is 24h; say e.g. "
+        f"I could not read “since the deploy” as a time, so the lookback is {used}; say e.g. "
         "`last 3 days` to change it." in report.notes
     )
 
