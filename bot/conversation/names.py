@@ -18,9 +18,11 @@ __all__ = [
     "PROJECT_OR",
     "PROJECT_RES",
     "UUID_RE",
+    "bare_version",
     "could_be_name",
     "either",
     "excluded",
+    "node_shaped",
     "subjects",
     "take",
     "without_hosts",
@@ -97,11 +99,19 @@ _CANDIDATE = re.compile(
 # runai-openapi-2.24-subset.json), so `job qwen-2.5` and `why did qwen-2.5 fail` read it.
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9]*+(?:-[a-z][a-z0-9]*+)*+-\d++(?:\.\d++)++$", re.IGNORECASE)
 _TIME_RE = re.compile(r"^\d+(?:[.:]\d+)*(?:am|pm)?$", re.IGNORECASE)
-# `Q4`, `v2`, `v1.2.3`; `x12`, how often `kubectl describe` saw an event (`3m (x12 over 25m)`);
+# `Q4`, `v1.2.3`; `x12`, how often `kubectl describe` saw an event (`3m (x12 over 25m)`);
 # an amount of memory (`64Gi`, `80GB`, `512Mi`)
 _NEVER_RE = re.compile(
-    r"^(?:q[1-4]|v\d++(?:\.\d++)*+|x\d++|\d++(?:\.\d++)?+(?:[kmgtp]i?b?|[kmgtp]ib))$",
+    r"^(?:q[1-4]|v\d++(?:\.\d++)++|x\d++|\d++(?:\.\d++)?+(?:[kmgtp]i?b?|[kmgtp]ib))$",
     re.IGNORECASE,
+)
+# `v2`: part of a workload's name as often as a release (`the v3 one` is yolo-train-v3), so a
+# name only where nothing else names the workload (`parse`), never beside one (`eval-7 (v2)`).
+_BARE_VERSION_RE = re.compile(r"^v\d++$", re.IGNORECASE)
+# A machine by the shape of its name (`dgx-a100-07`, `node-12`, `gpu-node-3`, `ip-10-0-1-7`,
+# `ip-10-0-1-7.ec2.internal`): in a thread about a workload, `on` it names no workload.
+_NODE_SHAPED_RE = re.compile(
+    r"^(?:(?:dgx|node|gpu-node)-[a-z0-9]|ip-\d++-)|\.(?:compute|ec2)\.internal$", re.IGNORECASE
 )
 # ... yet the subject of a failure is the workload it names: `why did qwen-2.5 fail`, `is
 # qwen-2.5 crashlooping?`, `qwen-2.5 failed in nlp` (a version is what was bumped, never
@@ -135,16 +145,28 @@ def could_be_name(word: str, *, version: bool = False) -> bool:
     """Not a small word, a number, a time of day (`from`, `hmm`, `42`, `3pm`) or too long.
 
     Nor a version (`torch-2.3`) or a library (`nccl`, `cuda-12.4`: `bot.conversation.software`),
-    unless `version`: the word was given as a name (`job cuda-test`); and never a quarter, a
-    bare version number or an event count (`Q4`, `v1.2.3`, `x12`).
+    unless `version`: the word was given as a name (`job cuda-test`), nor a bare `v2` (see
+    `bare_version`); and never a quarter, a dotted version number, an event count or an
+    amount of memory (`Q4`, `v1.2.3`, `x12`, `64Gi`).
     """
     return (
         len(word) <= _MAX_NAME
         and word.lower() not in NOT_NAMES
         and not _TIME_RE.match(word)
         and not _NEVER_RE.match(word)
-        and (version or not (_VERSION_RE.match(word) or is_software(word)))
+        and (version or not (_VERSION_RE.match(word) or _BARE_VERSION_RE.match(word)))
+        and (version or not is_software(word))
     )
+
+
+def bare_version(word: str) -> bool:
+    """`v2`: a name only where nothing else names the workload (`could_be_name` says no)."""
+    return bool(_BARE_VERSION_RE.match(word))
+
+
+def node_shaped(word: str) -> bool:
+    """Whether `word` is shaped like a machine's name (`dgx-a100-07`, `ip-10-0-1-7`)."""
+    return bool(_NODE_SHAPED_RE.search(word))
 
 
 def subjects(text: str) -> frozenset[str]:

@@ -23,6 +23,7 @@ from bot.conversation.names import (
     PROJECT_OR,
     PROJECT_RES,
     UUID_RE,
+    bare_version,
     could_be_name,
     either,
     excluded,
@@ -32,9 +33,11 @@ from bot.conversation.names import (
 )
 from bot.conversation.parse_bounds import bounded
 from bot.conversation.query import Expecting, Query
+from bot.conversation.software import is_software
 from bot.conversation.words import (
     CHATTER,
     FILLER,
+    NOT_NAMES,
     PAST,
     SYMPTOMS,
     THANKS,
@@ -106,8 +109,21 @@ def _intent(text: str, query: Query) -> tuple[str, Query]:
 
 
 def _slot_words(text: str, *, version: bool) -> list[str]:
-    """The words of a reply that could be a value, without `it's`, `please`, `I think`."""
-    return [w for w in _words(text) if could_be_name(w, version=version)]
+    """The words of a reply that could be a value, without `it's`, `please`, `I think`.
+
+    Never a library or a GPU (`it was fine on torch 2.2`, `OOM on a100 again`), not even
+    where a workload is asked for: what a workload runs on is never its name.
+    """
+    return [w for w in _words(text) if could_be_name(w, version=version) and not is_software(w)]
+
+
+def _one_word(text: str, words: list[str]) -> bool:
+    """Whether the reply is that one word and small words (`it's prod-a please`), no sentence.
+
+    An amount, a version or a library dropped from `words` still counts: `still OOMing with
+    64Gi` and `bumped to 128Gi and now pending` say something else than a name.
+    """
+    return len(words) == 1 and len([w for w in _words(text) if w not in NOT_NAMES]) == 1
 
 
 def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str, Query]:
@@ -115,7 +131,7 @@ def _expected(text: str, expecting: Expecting | None, query: Query) -> tuple[str
     words = _slot_words(text, version=expecting is Expecting.WORKLOAD)
     if len(words) == _EITHER and {"or", "either"}.intersection(_words(text)):
         return _either(text, expecting, query, (words[0], words[1]))
-    if expecting is None or len(words) != 1 or query.excluded:
+    if expecting is None or not _one_word(text, words) or query.excluded:
         return text, query  # `vision not ml-team`: which slot `vision` is, linking says
     word = next(w.strip(_PUNCTUATION) for w in text.split() if _words(w) == words)
     if query.workload_name and expecting is not Expecting.WORKLOAD:
@@ -152,6 +168,7 @@ def _workload(text: str, query: Query, *, bare: bool) -> Query:
     workload_id, name, others = query.workload_id, query.workload_name, list(query.others)
     failed = subjects(text) if bare else frozenset()  # `why did qwen-2.5 fail`: not a version
     versions: dict[str, None] = {}
+    released: str | None = None  # `the v3 one`: a name only if nothing else is one
     for raw in text.split():
         token = raw.strip(_PUNCTUATION).lower().removesuffix("'s")  # `train-bert's pods`
         if UUID_RE.match(token):
@@ -163,8 +180,12 @@ def _workload(text: str, query: Query, *, bare: bool) -> Query:
                 name = token
             elif token != name and token not in others and len(others) < _MAX_OTHERS:
                 others.append(token)  # `why did a-1 and b-2 fail`: never dropped silently
+        elif bare_version(token):
+            released = released or token
         elif token in failed and could_be_name(token, version=True):
             versions.setdefault(token)  # `why did qwen-2.5 fail`: linking decides
+    if name is None and workload_id is None and not versions and not others:
+        name = released
     return replace(
         query,
         workload_id=workload_id,

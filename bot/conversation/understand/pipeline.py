@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
 from bot.conversation.intent import alongside
+from bot.conversation.names import node_shaped
 from bot.conversation.parse import Expecting, FollowUp, Query, parse, symptom_said
 from bot.conversation.parse_bounds import bounded
 from bot.conversation.understand.dates import dated
@@ -172,7 +173,9 @@ def understand(
     if query.workload_id:
         others = []
     named = bool(others or found.pods or wrong or (correction and (has_workload or fragment)))
-    query, doubtful = _placed(query, known, named=named, expecting=expecting)
+    query, doubtful = _placed(
+        query, known, named=named, expecting=expecting, has_workload=has_workload
+    )
     if wrong is not None:
         spare = unplaced(rest, query, (), plain.channels)
         query, others = _retargeted(query, others, wrong.group(1).lower(), spare)
@@ -188,28 +191,55 @@ def understand(
         fragment=fragment.group(1).lower() if fragment is not None and correction else None,
         unread_lookback=unread if query.lookback is None else None,
         explicit=found.anything,
-        unplaced=(
-            *unplaced(rest, query, pods, plain.channels),
-            *doubtful,
-            *_maybe_cluster(query, known),
+        unplaced=tuple(
+            dict.fromkeys(
+                (
+                    *unplaced(rest, query, pods, plain.channels),
+                    *doubtful,
+                    *_maybe_cluster(query, known),
+                )
+            )
         ),
         not_known=not_known(said, query, known),
     )
 
 
 def _placed(
-    query: Query, known: Known, *, named: bool, expecting: Expecting | None
+    query: Query,
+    known: Known,
+    *,
+    named: bool,
+    expecting: Expecting | None,
+    has_workload: bool,
 ) -> tuple[Query, tuple[str, ...]]:
     """`why does nccl-2.18 hang on train-bert`: where it happens is the workload (`as_workload`).
 
     Only when nothing else names the workload (`named`: other names, pods, or a correction
-    of the thread's request) and the bot did not ask for a cluster or a project.
+    of the thread's request) and the bot did not ask for a cluster or a project. In a thread
+    about a workload, a machine it is said to be on is neither (`_off_node`).
     """
     if named or query.workload_name or query.workload_id:
         return query, ()
+    if has_workload and expecting is not Expecting.CLUSTER:
+        query = _off_node(query, known)
     if expecting in {Expecting.CLUSTER, Expecting.PROJECT}:
         return query, ()
     return as_workload(query, known)
+
+
+def _off_node(query: Query, known: Known) -> Query:
+    """`did anything change on dgx-a100-07?` in a thread about a workload: a machine, no slot.
+
+    A machine-shaped name read only from `on X` (`names.node_shaped`) that is no known
+    cluster is neither the cluster nor the next workload. Before the clusters are listed it
+    stays, so the engine lists them and reads the message again (`Understood.unplaced`).
+    """
+    cluster = query.cluster
+    if cluster is None or known.clusters is None:
+        return query
+    if cluster not in query.placed or not node_shaped(cluster) or known.is_cluster(cluster):
+        return query
+    return replace(query, cluster=None)
 
 
 def _maybe_cluster(query: Query, known: Known) -> tuple[str, ...]:

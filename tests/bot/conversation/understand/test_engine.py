@@ -260,6 +260,57 @@ async def test_where_a_known_cluster_is_named_a_library_leaves_the_workload_aske
     assert asked.text.startswith("Which workload?")
 
 
+def _diagnosed(recorder: Recorder) -> list[str]:
+    return [str(r) for r in recorder.replies() if "Diagnosing" in str(r)]
+
+
+@pytest.mark.parametrize(
+    "text", ["it was fine on torch 2.2", "OOM on a100 again", "crashing on torch 2.3 too"]
+)
+async def test_a_library_or_gpu_in_reply_to_a_pick_list_is_never_the_workload(demo, text):
+    """After "Pick one below" the bot expects a workload: `torch`, `a100` are never one."""
+    await demo.say("why did yolo-train-v3 fail in vision on prod-a")
+    recorder = await demo.say(text, directed=False)
+    assert _diagnosed(recorder) == []
+    state = await demo.store.load(demo.key)
+    assert state is not None
+    assert state.slots.workload_name == "yolo-train-v3"
+
+
+@pytest.mark.parametrize(
+    ("first", "text"),
+    [
+        (["why did training-job-42 fail", "1"], "bumped to 128Gi and now pending"),
+        (["why did training-job-42 fail on prod-a"], "still OOMing with 64Gi"),
+    ],
+)
+async def test_a_sentence_with_an_amount_never_answers_which_project(demo, first, text):
+    for said in first:
+        await demo.say(said, directed=said == first[0])
+    asked = (await demo.say(text, directed=False)).last()
+    assert isinstance(asked, Question)
+    assert "Which project is `training-job-42` in?" in asked.text
+
+
+async def test_a_bare_v3_is_part_of_a_name_and_the_workload_it_may_be_is_offered(demo):
+    asked = (await demo.say("why did the v3 one fail in vision on prod-a")).last()
+    assert isinstance(asked, Question)
+    assert "Did you mean yolo-train-v3?" in asked.text
+
+
+async def test_a_node_asked_about_in_a_thread_is_never_the_next_workload():
+    """`on dgx-a100-07` in a thread about a workload names the machine it ran on."""
+    async for h in harness(DEMO):
+        out: list[str] = []
+        session = ConsoleSession(h.engine, out.append)
+        await session.say(EVERYTHING)
+        shown = len(out)
+        await session.say("did anything change on dgx-a100-07?")
+        later = "".join(out[shown:])
+        assert "Diagnosing" not in later
+        assert "dgx-a100-07" not in later
+
+
 # --- a project that is none of the asker's ------------------------------------------------
 
 

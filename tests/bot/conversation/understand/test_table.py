@@ -486,6 +486,29 @@ ROWS: list[Row] = [
         workload="training-job-42",
     ),
     r("@bot train-bert v1.2.3 failed", "cluster", workload="train-bert"),
+    # ... but a bare `v3` is part of a name where nothing else names the workload
+    r(
+        "@bot why did the v3 one fail in vision on prod-a",
+        cluster="prod-a",
+        project="vision",
+        workload="v3",
+    ),
+    r("v3", "cluster", expecting=WORKLOAD, directed=False, workload="v3"),
+    r("@bot train-bert v2 failed", "cluster", workload="train-bert"),
+    # a library, a GPU or an amount never answers a question, nor the word beside an amount
+    r("it was fine on torch 2.2", "cluster", expecting=WORKLOAD, directed=False),
+    r("OOM on a100 again", "cluster", expecting=WORKLOAD, directed=False),
+    r("crashing on torch 2.3 too", "cluster", expecting=WORKLOAD, directed=False),
+    r("still OOMing with 64Gi", "cluster", expecting=PROJECT, directed=False),
+    r("still OOMing with 80GB", "cluster", expecting=CLUSTER, directed=False),
+    r("still OOMing with 96Gi", "cluster", expecting=WORKLOAD, directed=False),
+    r(
+        "bumped to 128Gi and now pending",
+        "cluster",
+        expecting=PROJECT,
+        directed=False,
+        symptom=PENDING,
+    ),
     r(
         "@bot why did train-bert fail in nlp on prod-a? it was running on dgx-a100-07",
         cluster="prod-a",
@@ -2074,6 +2097,12 @@ IN_A_THREAD: list[Row] = [
     r("bumped the limit to 64Gi, still OOMKilled. why?", directed=False),  # an amount
     r("why does nccl-2.18 hang on eval-7?", workload="eval-7"),  # where a library hangs
     r("it's also failing on eval-7", directed=False, workload="eval-7"),
+    # a machine the thread's workload ran on is neither the cluster nor the next workload
+    r("did anything change on dgx-a100-07?", directed=False),
+    r("is it on node-12 again?", directed=False, follow_up=FollowUp.RERUN),
+    r("anything odd on ip-10-0-1-7.ec2.internal?", directed=False),
+    r("it was fine on torch 2.2", expecting=WORKLOAD, directed=False),
+    r("it's on prod-b", directed=False, cluster="prod-b"),  # a cluster still is one
 ]
 
 
@@ -2087,6 +2116,12 @@ def test_a_version_in_a_thread_about_a_workload_is_no_new_workload(row: Row, mar
         bot_user_id=BOT_ID,
         today=TODAY,
         directed=row.directed,
+        expecting=row.expecting,
         has_workload=True,
     )
     assert summary(understood) == {**_NONE, **row.want}
+
+
+def test_a_name_left_over_is_listed_once():
+    understood = understand("what about in ml-team", directed=False, has_workload=True)
+    assert understood.unplaced == ("ml-team",)
