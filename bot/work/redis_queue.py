@@ -17,8 +17,7 @@ exact: `bot.work.redis_scripts`.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from typing import Any, cast
 
 import redis.asyncio as redis
@@ -29,9 +28,9 @@ from redis.exceptions import ResponseError
 from bot.durable.coalesce import Coalesced
 from bot.work import redis_scripts as scripts
 from bot.work.item import Delivery, Enqueued, Intake, WorkItem
-from bot.work.queue import JournalState, QueueUnavailable, ShownPost
+from bot.work.redis_journal import RedisJournal, text, translated
 
-__all__ = ["PREFIX", "RedisJournal", "RedisWorkQueue"]
+__all__ = ["PREFIX", "RedisWorkQueue"]
 
 #: The hash tag keeps every key of the queue in one Cluster slot.
 PREFIX = "{runai-why-work}"
@@ -39,18 +38,6 @@ GROUP = "workers"
 _DEAD_MAXLEN = 10_000
 #: Slack in the idle time a reclaim requires: Redis counts idle time in whole milliseconds.
 _SLACK_MS = 5
-
-
-@asynccontextmanager
-async def _translated(what: str) -> AsyncIterator[None]:
-    try:
-        yield
-    except (redis.RedisError, OSError) as error:
-        raise QueueUnavailable(f"Redis is unavailable ({what}: {type(error).__name__})") from error
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _parse(
@@ -77,74 +64,6 @@ def _parse(
         asker=fields.get("asker") or None,
         pushed=fields.get("pushed") == "1",
     )
-
-
-def _state(raw: Any) -> JournalState:
-    """A journal hash as read (`HGETALL`), as the state it records."""
-    fields = {_text(k): _text(v) for k, v in raw.items()}
-    posts: list[ShownPost] = []
-    while (shown := fields.get(f"post:{len(posts)}")) is not None:
-        kind, _, ref = shown.partition(":")
-        posts.append(ShownPost(ref, progress=kind == "progress"))
-    return JournalState(
-        tuple(posts),
-        thread=fields.get("thread") or None,
-        answered="answered" in fields,
-        attempts=int(fields.get("attempts") or 0),
-        spent=int(fields.get("spent") or 0),
-    )
-
-
-def _shown(index: int, post: ShownPost) -> dict[str | bytes, str | bytes]:
-    """The journal's field of the `index`-th post (no ref: sent where it cannot be updated)."""
-    kind = "progress" if post.progress else "post"
-    return {f"post:{index}": f"{kind}:{post.ref}"}
-
-
-class RedisJournal:
-    """An item's journal: the hash `{runai-why-work}:job:<id>`, expiring with the dedupe keys."""
-
-    def __init__(self, client: redis.Redis, key: str, ttl_s: int) -> None:
-        self._redis, self._key, self._ttl_s = client, key, ttl_s
-
-    async def load(self) -> JournalState:
-        """See `Journal.load`."""
-        async with _translated("journal"):
-            return _state(await self._redis.hgetall(self._key))
-
-    async def begin(self, entry_id: str) -> JournalState:
-        """See `Journal.begin` (`entry` recorded, `attempts` counted, the hash read: one trip)."""
-        async with _translated("journal"), self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self._key, "entry", entry_id)
-            pipe.hincrby(self._key, "attempts", 1)
-            pipe.expire(self._key, self._ttl_s)
-            pipe.hgetall(self._key)
-            *_, raw = await pipe.execute()
-        return _state(raw)
-
-    async def record_post(self, index: int, post: ShownPost, thread: str | None) -> None:
-        """See `Journal.record_post`."""
-        mapping = _shown(index, post)
-        if thread:
-            mapping["thread"] = thread
-        await self._write(mapping)
-
-    async def record_spent(self, uses: int, post: tuple[int, ShownPost] | None = None) -> None:
-        """See `Journal.record_spent` (`HINCRBY`: attempts' counts add up, never overwrite)."""
-        await self._write(_shown(*post) if post else {}, spent=uses)
-
-    async def _write(self, mapping: dict[str | bytes, str | bytes], *, spent: int = 0) -> None:
-        async with _translated("journal"), self._redis.pipeline(transaction=True) as pipe:
-            if mapping:
-                pipe.hset(self._key, mapping=mapping)  # type: ignore[arg-type]
-            if spent:
-                pipe.hincrby(self._key, "spent", spent)
-            pipe.expire(self._key, self._ttl_s)
-            await pipe.execute()
-
-    async def mark_answered(self) -> None:
-        """See `Journal.mark_answered`."""
-        await self._write({"answered": "1"})
 
 
 class RedisWorkQueue:
@@ -223,9 +142,9 @@ class RedisWorkQueue:
             self._max_items + self._max_pushed,
             scripts.RECOUNT_AFTER_S,
         ]
-        async with _translated("enqueue"):
+        async with translated("enqueue"):
             intake, count, depth = cast("list[Any]", await self._enqueue(keys=keys, args=args))
-        taken = Intake(_text(intake))
+        taken = Intake(text(intake))
         if taken is Intake.CAPPED:
             return Enqueued(taken, depth=int(depth), held=int(count))
         return Enqueued(taken, int(count), int(depth))
@@ -242,7 +161,7 @@ class RedisWorkQueue:
 
     async def take(self, consumer: str, count: int, block_s: float) -> list[Delivery]:
         """See `WorkQueue.take` (`XREADGROUP ... >`; BLOCK 0 would wait forever: none)."""
-        async with _translated("take"):
+        async with translated("take"):
             if not self._group_ready:
                 await self.ensure_group()
             try:
@@ -261,9 +180,9 @@ class RedisWorkQueue:
         deliveries = []
         for _, entries in answer or []:
             for entry_id, raw_fields in entries:
-                fields = {_text(k): _text(v) for k, v in (raw_fields or {}).items()}
+                fields = {text(k): text(v) for k, v in (raw_fields or {}).items()}
                 deliveries.append(
-                    _parse(_text(entry_id), fields.get("item", ""), 1, fields, reclaimed=False)
+                    _parse(text(entry_id), fields.get("item", ""), 1, fields, reclaimed=False)
                 )
         return deliveries
 
@@ -282,7 +201,7 @@ class RedisWorkQueue:
         ][:count]
         args: list[str | int] = [GROUP, consumer, int(min_idle_s * 1000), count]
         args += [arg for pair in due for arg in pair]
-        async with _translated("reclaim"):
+        async with translated("reclaim"):
             try:
                 claimed, idle = cast(
                     "list[Any]", await self._reclaim(keys=[self.stream], args=args)
@@ -297,14 +216,14 @@ class RedisWorkQueue:
             entry_id: self._idle[entry_id]
             if entry_id in self._idle and entry_id not in tried
             else (int(idle_ms), seen)
-            for entry_id, idle_ms in ((_text(e), i) for e, i in idle)
+            for entry_id, idle_ms in ((text(e), i) for e, i in idle)
         }
         return [
             _parse(
-                _text(entry_id),
-                _text(raw),
+                text(entry_id),
+                text(raw),
                 int(times),
-                {"earlier": _text(earlier), "asker": _text(asker), "pushed": _text(pushed)},
+                {"earlier": text(earlier), "asker": text(asker), "pushed": text(pushed)},
                 reclaimed=True,
             )
             for entry_id, raw, times, earlier, asker, pushed in claimed
@@ -316,9 +235,9 @@ class RedisWorkQueue:
             return []
         journals = [self._journal_key(d.item.id) if d.item else self.stream for d in held]
         args = [GROUP, consumer, *(d.entry_id for d in held)]
-        async with _translated("heartbeat"):
+        async with translated("heartbeat"):
             stale = await self._heartbeat(keys=[self.stream, *journals], args=args)
-        return [_text(entry_id) for entry_id in cast("list[Any]", stale)]
+        return [text(entry_id) for entry_id in cast("list[Any]", stale)]
 
     async def finish(self, delivery: Delivery, *, release: bool = False) -> None:
         """See `WorkQueue.finish` (one script; with `release`, the dedupe key goes too)."""
@@ -328,7 +247,7 @@ class RedisWorkQueue:
         if release and item is not None and item.dedupe is not None:
             keys.append(self._seen_key(item.dedupe))
         args: list[str | int] = [GROUP, delivery.entry_id, self._journal_ttl_s]
-        async with _translated("finish"):
+        async with translated("finish"):
             await self._finish(keys=keys, args=args)
 
     def _seen_key(self, dedupe: str) -> str:
@@ -346,17 +265,17 @@ class RedisWorkQueue:
             self._journal_ttl_s,
         ]
         keys = [self.stream, self.dead, journal, *self._counts(delivery)]
-        async with _translated("dead_letter"):
+        async with translated("dead_letter"):
             await self._dead_letter(keys=keys, args=args)
 
     async def retire(self, consumer: str) -> int:
         """See `WorkQueue.retire` (one script: a copy of each at the tail, then DELCONSUMER)."""
-        async with _translated("retire"):
+        async with translated("retire"):
             return int(await self._retire(keys=[self.stream], args=[GROUP, consumer]))
 
     async def forget(self, idle_s: float) -> int:
         """See `WorkQueue.forget` (one script: `XINFO CONSUMERS`, `XGROUP DELCONSUMER`)."""
-        async with _translated("forget"):
+        async with translated("forget"):
             try:
                 args: list[str | int] = [GROUP, int(idle_s * 1000)]
                 return int(await self._forget(keys=[self.stream], args=args))
@@ -367,5 +286,5 @@ class RedisWorkQueue:
 
     async def depth(self) -> int:
         """See `WorkQueue.depth` (`XLEN`)."""
-        async with _translated("depth"):
+        async with translated("depth"):
             return int(await self._redis.xlen(self.stream))
