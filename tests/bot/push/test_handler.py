@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.app.backends import simulated
+from bot.app.backends import Backends, simulated
 from bot.app.demo.scenarios import bundled_scenario
 from bot.authz import Authorizer
 from bot.conversation import (
@@ -107,23 +107,29 @@ def _spec(*ids: str, **changes: Any) -> PushSpec:
     return PushSpec.model_validate(fields | changes)
 
 
+def _work(
+    up: Backends, scenario: Scenario, poster: RecordingPoster, store: MemoryStore
+) -> PushWork:
+    """The handler over `up`, posting with `poster`, at `scenario`'s time."""
+    return PushWork(
+        runai=up.runai,
+        kube=up.kube,
+        store=store,
+        # A group's lock is waited for 0.2 s, a conversation's half that (not 30 s and 15).
+        planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3, lock_wait_s=0.2),
+        posters={"slack": poster},
+        authorizer=Authorizer(up.runai),
+        alerts=Threads(),
+        clock=lambda: scenario.now,
+        resolution_wait_s=0.5,
+    )
+
+
 @pytest.fixture
 async def rig() -> AsyncIterator[Rig]:
     async with simulated(DEMO, transport="asgi") as up:
         poster, store, queue = RecordingPoster(), LockingStore(), MemoryWorkQueue(max_items=50)
-        work = PushWork(
-            runai=up.runai,
-            kube=up.kube,
-            store=store,
-            # A group's lock is waited for 0.2 s, a conversation's half that (not 30 s and 15).
-            planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3, lock_wait_s=0.2),
-            posters={"slack": poster},
-            authorizer=Authorizer(up.runai),
-            alerts=Threads(),
-            clock=lambda: DEMO.now,
-            resolution_wait_s=0.5,
-        )
-        yield Rig(work, poster, queue, store)
+        yield Rig(_work(up, DEMO, poster, store), poster, queue, store)
 
 
 def _item(spec: PushSpec) -> WorkItem:
@@ -404,18 +410,7 @@ async def _pushed(scenario: Scenario, workload_id: str) -> tuple[str, list[str]]
     async with simulated(scenario, transport="asgi") as up:
         assert up.simulator is not None
         poster, store = RecordingPoster(), MemoryStore()
-        work = PushWork(
-            runai=up.runai,
-            kube=up.kube,
-            store=store,
-            # A group's lock is waited for 0.2 s, a conversation's half that (not 30 s and 15).
-            planner=Planner(MemoryKv(), window_s=3600, max_posts_per_h=3, lock_wait_s=0.2),
-            posters={"slack": poster},
-            authorizer=Authorizer(up.runai),
-            alerts=Threads(),
-            clock=lambda: scenario.now,
-            resolution_wait_s=0.5,
-        )
+        work = _work(up, scenario, poster, store)
         spec = _spec(workload_id, cluster_id=scenario.clusters[0]["uuid"])
         item = _item(spec)
         journal = MemoryWorkQueue(max_items=5).journal(item.id)
