@@ -60,7 +60,24 @@ async def test_why_is_it_still_pending_is_answered_with_the_reason_and_the_numbe
 
 
 VIT = "why is vit-pretrain-xl in vision still pending on cluster prod-a?"
+
+
 #: What research's figures look like in an answer: its usage sums nlp's too.
+async def _evidence_asked_by_alice(bot: Bot, root: str = "1700000300.000100") -> str:
+    """Alice says "show all evidence" in the thread at `root`: what is posted there, as text."""
+    again = app_mention_event(
+        f"<@{BOT_USER_ID}> show all evidence",
+        user=ALICE,
+        channel="C1",
+        ts="1700000301.000100",
+        thread_ts=root,
+    )
+    assert (await bot.send(event_body(again))).status_code == 200
+    [_, shown] = await bot.slack.wait_for_async("chat.postMessage", count=2)
+    assert shown.body.get("thread_ts") == root
+    return json.dumps(shown.body, ensure_ascii=False)
+
+
 RESEARCH_FIGURES = ("deserved 36 GPUs", "allocated 18", "get_department")
 
 
@@ -93,21 +110,10 @@ async def test_all_the_evidence_of_a_readers_answer_leaves_the_department_out_fo
 ):
     """Bob's answer used research's figures; Alice asks for all its evidence in his thread."""
     _alice(fake_slack)
-    root = "1700000300.000100"
     async with running_bots(fake_slack, redis_url) as [bot]:
         answer = await _ask(bot, VIT)
         assert "deserved 36 GPUs, allocated 18" in answer
-        again = app_mention_event(
-            f"<@{BOT_USER_ID}> show all evidence",
-            user=ALICE,
-            channel="C1",
-            ts="1700000301.000100",
-            thread_ts=root,
-        )
-        assert (await bot.send(event_body(again))).status_code == 200
-        [_, shown] = await bot.slack.wait_for_async("chat.postMessage", count=2)
-    said = json.dumps(shown.body, ensure_ascii=False)
-    assert shown.body.get("thread_ts") == root
+        said = await _evidence_asked_by_alice(bot)
     for figure in RESEARCH_FIGURES:
         assert figure not in said, figure
     assert "not read for you" in said
@@ -140,21 +146,10 @@ async def test_a_teammate_asking_for_the_evidence_sees_only_the_preemptor_they_m
     the evidence in his thread: the preemptor is checked again, with her access.
     """
     fake_slack.users[ALICE] = {"profile": {"display_name": "alice", "email": "alice@acme.ai"}}
-    root = "1700000300.000100"
     async with running_bots(fake_slack, redis_url) as [bot]:
         answer = await _ask(bot, "what happened to llama-sft-qlora in ml-team on cluster prod-a?")
         assert "serve-llama-70b" in answer
-        again = app_mention_event(
-            f"<@{BOT_USER_ID}> show all evidence",
-            user=ALICE,
-            channel="C1",
-            ts="1700000301.000100",
-            thread_ts=root,
-        )
-        assert (await bot.send(event_body(again))).status_code == 200
-        [_, shown] = await bot.slack.wait_for_async("chat.postMessage", count=2)
-    said = json.dumps(shown.body, ensure_ascii=False)
-    assert shown.body.get("thread_ts") == root
+        said = await _evidence_asked_by_alice(bot)
     assert "serve-llama-70b" not in said
     assert "a workload in another project" in said
     assert "8 GPUs with a quota of 16" not in said  # nor its project's queue figures
