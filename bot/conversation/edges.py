@@ -28,6 +28,7 @@ from bot.conversation.messages import (
     STORE_BUSY_RETRYING,
     STORE_DOWN,
     STORE_RETRYING,
+    capped,
     describe_upstream,
     only_asker,
     queued,
@@ -78,12 +79,17 @@ class Taken(Protocol):
 
     @property
     def intake(self) -> str:
-        """What the queue did with it: "accepted", "duplicate" or "full"."""
+        """What the queue did with it: "accepted", "duplicate", "full" or "capped"."""
         ...
 
     @property
     def ahead(self) -> int:
         """Accepted: the requests waiting in front of it."""
+        ...
+
+    @property
+    def held(self) -> int:
+        """Capped: the asker's own requests waiting or being answered."""
         ...
 
 
@@ -228,9 +234,15 @@ def not_taken_notice(error: Exception, *, retrying: bool = False) -> str:
 
 
 def taken_notice(taken: Taken) -> str | None:
-    """What the asker is told when the queue answered: full, or their place; None: nothing."""
+    """What the asker is told when the queue answered: full, over their own cap, or their place.
+
+    None: nothing (taken at once, or a duplicate). Only the asker over their cap is refused
+    for it: everyone else's requests are taken as before.
+    """
     if taken.intake == "full":
         return QUEUE_FULL
+    if taken.intake == "capped":
+        return capped(taken.held)
     if taken.intake == "accepted" and taken.ahead:
         return queued(taken.ahead)
     return None  # taken at once, or a duplicate of one taken already

@@ -33,6 +33,7 @@ __all__ = [
     "STORE_BUSY_RETRYING",
     "STORE_DOWN",
     "STORE_RETRYING",
+    "capped",
     "carried_note",
     "describe_upstream",
     "expired",
@@ -246,6 +247,16 @@ GAVE_UP = (
     "I tried to answer this request several times and failed each time, so I stopped. "
     "The operators have the details; please ask again."
 )
+
+
+def capped(held: int) -> str:
+    """Told privately when the asker already has as many requests in the queue as one may."""
+    many = "request" if held == 1 else "requests"
+    return (
+        f"You already have {held} {many} waiting or being answered, as many as I take from "
+        "one person at a time, so I did not take this one and lost nothing. Please ask again "
+        "once one of them is answered."
+    )
 
 
 def queued(ahead: int) -> str:

@@ -34,6 +34,7 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
+from bot.conversation.edges import taken_notice
 from bot.ops.observe import begin_request, timed
 from bot.teams.activity import Inbound, NotForUs, read_activity
 from bot.teams.auth import (
@@ -49,7 +50,7 @@ from bot.teams.intake import dedupe_key, submit
 from bot.teams.responder import ReplyTarget, TeamsResponder
 from bot.web.body import Refused, check_length, load_json, read_body
 from bot.web.refusal import body_refusal, refusal
-from bot.work import Intake, QueueUnavailable, WorkQueue, intake_notice
+from bot.work import Intake, QueueUnavailable, WorkQueue
 
 __all__ = ["MAX_BODY_BYTES", "TeamsEndpoint"]
 
@@ -170,7 +171,7 @@ class TeamsEndpoint:
                 status_code=HTTPStatus.SERVICE_UNAVAILABLE,
                 headers={"Retry-After": "5"},
             )
-        notice = intake_notice(taken)  # full, their own cap reached, or their place in line
+        notice = taken_notice(taken)  # full, their own cap reached, or their place in line
         turned_away = taken.intake in {Intake.FULL, Intake.CAPPED}
         if notice is not None and turned_away and not self._refusals.first(dedupe_key(inbound)):
             notice = None  # a redelivery: told on the first

@@ -5,7 +5,6 @@ from bot.work.attempt import Handler
 from bot.work.item import PUSHED_PLATFORM, Delivery, Enqueued, Intake, WorkItem, new_item
 from bot.work.journal import JournaledResponder
 from bot.work.memory_queue import MemoryWorkQueue
-from bot.work.notice import intake_notice
 from bot.work.queue import Journal, JournalState, QueueUnavailable, ShownPost, WorkQueue
 from bot.work.redis_queue import RedisWorkQueue
 from bot.work.worker import Worker
@@ -27,6 +26,5 @@ __all__ = [
     "WorkQueue",
     "Worker",
     "admit",
-    "intake_notice",
     "new_item",
 ]

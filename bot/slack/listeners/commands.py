@@ -9,11 +9,11 @@ commands). The same invocation sent again (a replay of its signed body) is taken
 from __future__ import annotations
 
 from bot.conversation import Incoming, Markup, ThreadKey
-from bot.conversation.edges import not_taken_notice
+from bot.conversation.edges import not_taken_notice, taken_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, submit, trigger_key
 from bot.slack.listeners.routes import Ack, Route, SlackRequest
-from bot.work import QueueUnavailable, intake_notice
+from bot.work import QueueUnavailable
 
 __all__ = ["COMMAND", "ROUTES", "take_command"]
 
@@ -47,7 +47,7 @@ async def take_command(deps: SlackDeps, request: SlackRequest) -> Ack:
         )
     except QueueUnavailable as error:
         return Ack(not_taken_notice(error))
-    return Ack(intake_notice(taken))  # no text: taken, or a replay of one taken already
+    return Ack(taken_notice(taken))  # no text: taken, or a replay of one taken already
 
 
 ROUTES = [Route("command", COMMAND, take_command)]

@@ -16,10 +16,10 @@ from __future__ import annotations
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Incoming
-from bot.conversation.edges import not_taken_notice
+from bot.conversation.edges import not_taken_notice, taken_notice
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec, RetryLater, submit
-from bot.work import Intake, QueueUnavailable, intake_notice
+from bot.work import Intake, QueueUnavailable
 
 __all__ = ["take"]
 
@@ -64,7 +64,7 @@ async def take(
         if first_delivery:
             await responder.tell(not_taken_notice(error, retrying=True))
         raise RetryLater(str(error)) from error
-    notice = intake_notice(taken)
+    notice = taken_notice(taken)
     if notice is None or (quiet_when_capped and taken.intake is Intake.CAPPED):
         return
     if taken.intake in {Intake.FULL, Intake.CAPPED} and not first_delivery:

