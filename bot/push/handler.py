@@ -221,7 +221,7 @@ class PushWork(ResolvedAlerts):
         summary = Notice(storm_summary(spec.project, spec.window, reports))
         _, thread = await posts.post(summary, thread=thread)  # no buttons: nothing to click
         key = spec.target.key(posts.click_thread(thread) or thread)
-        async with self._store.lock(key):  # see `_answer`
+        async with self._conversation(key):  # see `_answer`
             for report in reports:
                 await posts.post(self._reply(spec, report), thread=thread)
                 self._posted(spec, report, "storm", posts)
