@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 
 from diagnosis.evidence import Evidence, Gap, Signal
 from diagnosis.exitcodes import SIGKILL_EXIT
-from diagnosis.fetch import Fetched, fetch_history, gather_gap
+from diagnosis.fetch import Fetched, fetch_history, gather_gap, ready
 from diagnosis.kube.collect import Tier2, collect_tier2, describe_nodes
 from diagnosis.kube.reader import KubeReader
 from diagnosis.lexicon import SignalKind
@@ -75,10 +75,6 @@ class _Soon(Generic[T]):
             self._task.cancel()
 
 
-async def _ready(value: T) -> T:
-    return value
-
-
 class Reads:
     """The Run:ai reads of Steps 2-4 for one workload, started as soon as they can be.
 
@@ -109,7 +105,7 @@ class Reads:
         )
         # History read already (to tell a survived eviction) is not read again.
         self.history = asyncio.ensure_future(
-            fetch_history(runai, workload.id, since) if history is None else _ready(history)
+            fetch_history(runai, workload.id, since) if history is None else ready(history)
         )
         self.node_names: list[str] | None = None  # known once the pods are
 

@@ -36,6 +36,7 @@ __all__ = [
     "fetch_history",
     "gap_for",
     "gather_gap",
+    "ready",
     "within_deadline",
 ]
 
@@ -168,3 +169,8 @@ async def fetch_history(
     except UpstreamError as error:
         return Fetched(None, gap_for(HISTORY, "history", error))
     return Fetched(records)
+
+
+async def ready(value: T) -> T:
+    """`value` as an awaitable, to gather beside reads when it is already known."""
+    return value

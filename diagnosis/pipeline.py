@@ -30,7 +30,7 @@ from diagnosis.fetch import DEFAULT_DEADLINE_S, EVIDENCE_WINDOW, deadline, withi
 from diagnosis.kube.reader import KubeConnector
 from diagnosis.report import Outcome, Report
 from diagnosis.request import DiagnosisRequest
-from diagnosis.resolve import Resolved, resolve_by_name, workload_ref
+from diagnosis.resolve import WAITING, Resolved, resolve_by_name, workload_ref
 from diagnosis.runai.models import Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.sharing import Share, SharedLookups, report_key, shared_report
@@ -39,9 +39,6 @@ from diagnosis.stops import needs_input
 from diagnosis.surroundings import Surroundings
 
 __all__ = ["DEFAULT_DEADLINE_S", "EVIDENCE_WINDOW", "diagnose"]
-
-#: The phases a Pending answer (the one answer that reads a department) may be about.
-_WAITING = frozenset({"pending", "initializing", "creating"})
 
 
 async def _resolve(
@@ -75,7 +72,7 @@ async def _reads_department(workload: Workload, authorize: Authorize | None) -> 
     without a per-asker check). Asked only where a Pending answer could read them: for any
     other phase it is False for everyone, so it never splits the report they share.
     """
-    if (workload.phase or "").lower() not in _WAITING:
+    if (workload.phase or "").lower() not in WAITING:  # only a Pending answer reads a department
         return False
     return await may_read_department(authorize, workload.cluster_id, workload.department_id)
 

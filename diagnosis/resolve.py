@@ -25,7 +25,7 @@ from diagnosis.runai.models import Event, Workload
 from diagnosis.runai.reader import RunaiReader
 from diagnosis.signals import events_signals, status_signals
 
-__all__ = ["Resolved", "resolve_by_name", "workload_ref"]
+__all__ = ["WAITING", "Resolved", "resolve_by_name", "workload_ref"]
 
 TERMINAL = frozenset({"failed", "crashed", "stopped", "completed", "succeeded"})
 ACTIVE = frozenset({"running", "pending"})

@@ -24,7 +24,7 @@ from typing import TypeVar
 
 from diagnosis.errors import NotFound, UpstreamError
 from diagnosis.evidence import Gap, Signal
-from diagnosis.fetch import Fetched, fetch_history, gap_for, gather_gap, within_deadline
+from diagnosis.fetch import Fetched, fetch_history, gap_for, gather_gap, ready, within_deadline
 from diagnosis.kube.collect import namespace_for
 from diagnosis.kube.event_models import KubeEvent
 from diagnosis.kube.models import Pod as KubePod
@@ -33,6 +33,7 @@ from diagnosis.kube.scheduler_reads import podgroup_events, podgroup_name
 from diagnosis.kube.scheduling_client import GET_PODGROUP, GET_QUEUE
 from diagnosis.kube.scheduling_models import PodGroup
 from diagnosis.kube.signals import source
+from diagnosis.pending.department import GET_DEPARTMENT
 from diagnosis.pending.evidence import PendingEvidence, pending_since, sayings
 from diagnosis.request import DiagnosisRequest
 from diagnosis.runai.models import Event, HistoryRecord, Node, Pod, Workload
@@ -47,7 +48,6 @@ MAX_POOLS = 3
 #: Unplaced pods described through Kubernetes.
 MAX_PODS = 3
 _KubeLine = tuple[str | None, str | None, datetime | None, str, str]
-GET_DEPARTMENT = "get_department"
 
 
 class _Tier2:
@@ -243,7 +243,7 @@ async def collect_pending(
             (
                 fetch_history(runai, workload.id, since)
                 if history_read is None
-                else _given(history_read)
+                else ready(history_read)
             ),
             gather_gap("get_nodepools", "node pools", runai.list_node_pools(cluster_id=cluster)),
             gather_gap(
@@ -307,7 +307,3 @@ async def collect_pending(
 
 async def _none() -> None:
     return None
-
-
-async def _given(value: T) -> T:
-    return value
