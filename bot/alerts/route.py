@@ -60,7 +60,7 @@ class AlertIngress:
         channels: AlertChannels,
         default_cluster: str | None,
         deadline_s: float,
-        max_per_group: int = 20,
+        max_per_group: int,
     ) -> None:
         self._expected = f"Bearer {token}".encode()
         self._queue = queue
