@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import structlog
 
+from bot.conversation.clusters import cluster_by_ref
 from diagnosis import Cluster, UpstreamError
 
 __all__ = ["AlertChannels"]
@@ -54,7 +55,7 @@ class AlertChannels:
         except UpstreamError as error:
             structlog.get_logger(__name__).info("alert_channel_unchecked", error=str(error))
             return None
-        cluster = next((c for c in known if cluster_ref in {c.uuid, c.name}), None)
+        cluster = cluster_by_ref(known, cluster_ref)
         if cluster is None:  # perhaps newer than the cache: the worker reads the list afresh
             return None
         return None if self.of(cluster, project) else "no_channel"

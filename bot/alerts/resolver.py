@@ -19,6 +19,7 @@ from typing import Protocol
 import structlog
 
 from bot.alerts.channels import AlertChannels
+from bot.conversation.clusters import cluster_by_ref
 from bot.ops.metrics import ALERTS_UNMAPPED
 from bot.push import PENDING, AlertSpec, Kv, Pending, PushSpec, Target
 from diagnosis import Cluster, NotFound, RunaiReader, valid_name
@@ -120,7 +121,7 @@ class AlertRouting:
 
     async def _cluster(self, ref: str) -> Cluster | None:
         clusters = await self._runai.list_clusters()
-        return next((c for c in clusters if ref in {c.uuid, c.name}), None)
+        return cluster_by_ref(clusters, ref)
 
     async def _workload(self, alert: AlertSpec, cluster_id: str, project: str) -> _Workload | None:
         """The alert's workload, if it is on `cluster_id` in `project` (and has the name asked)."""

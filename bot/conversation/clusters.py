@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pydantic import TypeAdapter
@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 from bot.durable.flight import Flights
 from diagnosis import Cluster, Payload, RunaiReader
 
-__all__ = ["ClusterDirectory", "ClusterMatch"]
+__all__ = ["ClusterDirectory", "ClusterMatch", "cluster_by_ref"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,11 @@ class ClusterMatch:
 
 
 _CLUSTERS = TypeAdapter(tuple[Cluster, ...])
+
+
+def cluster_by_ref(clusters: Iterable[Cluster], ref: str) -> Cluster | None:
+    """The cluster whose UUID or name is `ref` exactly, as a setting or a label spells it."""
+    return next((c for c in clusters if ref in {c.uuid, c.name}), None)
 
 
 class ClusterDirectory:

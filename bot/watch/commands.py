@@ -24,6 +24,7 @@ import structlog
 
 from bot.authz import Reason
 from bot.conversation import Access, Gate, Notice, Responder
+from bot.conversation.clusters import cluster_by_ref
 from bot.conversation.messages import describe_upstream
 from bot.push import Target
 from bot.watch.command import WatchCommand
@@ -110,7 +111,7 @@ class WatchCommands:
 
     async def _cluster(self, ref: str) -> Cluster | None:
         clusters = await self._runai.list_clusters()
-        return next((c for c in clusters if ref in {c.uuid, c.name}), None)
+        return cluster_by_ref(clusters, ref)
 
     async def _watch(
         self, command: WatchCommand, target: Target, cluster: Cluster, who: str, out: Responder

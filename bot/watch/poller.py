@@ -29,6 +29,7 @@ import structlog
 from pydantic import BaseModel
 
 from bot.authz import Authorizer
+from bot.conversation.clusters import cluster_by_ref
 from bot.durable.renewal import renewing
 from bot.ops.metrics import PUSH_NEW_FAILURES, PUSH_SUPPRESSED, WATCH_POLLS
 from bot.push import Kv, KvUnavailable, PushSpec, push_item
@@ -199,7 +200,7 @@ class WatchPoller:
             self._log.warning("watch_clusters_unavailable", error=str(error))
             return found
         for declared in self._subscriptions.declared:
-            cluster = next((c for c in clusters if declared.cluster in {c.uuid, c.name}), None)
+            cluster = cluster_by_ref(clusters, declared.cluster)
             if cluster is None:
                 self._log.warning("watch_cluster_unknown", cluster=declared.cluster)
                 continue
